@@ -1,0 +1,100 @@
+// Operator routes (API.md §9): admin token only. `attest admin ...` wraps them.
+import { Type } from 'typebox';
+import type { AreaRoutes, RouteGuard } from '../../server/context.js';
+import { Data, DateTime, Nullable, Slug, Uuid } from '../../server/schemas.js';
+import { PERMISSIONS, ROLES } from '../../server/permissions.js';
+import { PLANS } from '../orgs/service.js';
+import * as admin from './service.js';
+
+const guard: RouteGuard = { credentials: ['admin_token'], factory: 'none' };
+const Plan = Type.Union(PLANS.map((p) => Type.Literal(p)));
+const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
+const Org = Type.Object({ id: Uuid, name: Type.String(), plan: Type.String(), created_at: DateTime, updated_at: DateTime });
+const User = Type.Object({ id: Uuid, email: Type.String(), name: Type.String(), created_at: DateTime });
+const Member = Type.Object({ userId: Uuid, email: Type.String(), name: Type.String(), role: Type.String(), joined_at: DateTime });
+const App = Type.Object({
+  id: Uuid, tenant_id: Uuid, name: Type.String(), display_name: Type.String(), created_at: DateTime, created_by: Type.String(),
+  updated_at: DateTime, updated_by: Type.String(), runner_updates: Type.Object({ mode: Type.String(), version: Nullable(Type.String()) }),
+});
+const OrgParams = Type.Object({ orgName: Slug });
+
+export const adminRoutes: AreaRoutes = (app) => {
+  app.post('/v1/admin/orgs', {
+    config: { guard },
+    schema: {
+      summary: 'Create an organization', tags: ['admin'],
+      body: Type.Object({ name: Slug, plan: Type.Optional(Plan) }, { additionalProperties: false }),
+      response: { 201: Data(Org) },
+    },
+  }, async (req, reply) => reply.status(201).send({ data: await admin.createOrg(req.ctx, req.body.name, req.body.plan ?? 'free') }));
+
+  app.patch('/v1/admin/orgs/:orgName', {
+    config: { guard },
+    schema: {
+      summary: "Change an organization's plan", tags: ['admin'], params: OrgParams,
+      body: Type.Object({ plan: Plan }, { additionalProperties: false }),
+      response: { 200: Data(Org) },
+    },
+  }, async (req) => ({ data: await admin.changePlan(req.ctx, req.params.orgName, req.body.plan) }));
+
+  app.post('/v1/admin/users', {
+    config: { guard },
+    schema: {
+      summary: 'Create a user', tags: ['admin'],
+      body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      response: { 201: Data(User) },
+    },
+  }, async (req, reply) => reply.status(201).send({ data: await admin.createUser(req.ctx, req.body.email, req.body.name) }));
+
+  app.post('/v1/admin/orgs/:orgName/members', {
+    config: { guard },
+    schema: {
+      summary: 'Add a user to an organization', tags: ['admin'], params: OrgParams,
+      body: Type.Object({ userId: Uuid, role: Role }, { additionalProperties: false }),
+      response: { 201: Data(Member) },
+    },
+  }, async (req, reply) => reply.status(201).send({ data: await admin.addMember(req.ctx, req.params.orgName, req.body.userId, req.body.role) }));
+
+  app.delete('/v1/admin/orgs/:orgName/members/:userId', {
+    config: { guard },
+    schema: { summary: 'Remove a member', tags: ['admin'], params: Type.Object({ orgName: Slug, userId: Uuid }) },
+  }, async (req, reply) => {
+    await admin.removeMember(req.ctx, req.params.orgName, req.params.userId);
+    return reply.status(204).send();
+  });
+
+  app.post('/v1/admin/users/:userId/login-tokens', {
+    config: { guard },
+    schema: {
+      summary: 'Mint a CLI login token for a user', tags: ['admin'], params: Type.Object({ userId: Uuid }),
+      response: { 201: Data(Type.Object({ token: Type.String(), id: Uuid, userId: Uuid })) },
+    },
+  }, async (req, reply) => reply.status(201).send({ data: await admin.mintLoginToken(req.ctx, req.params.userId) }));
+
+  app.post('/v1/admin/orgs/:orgName/management-keys', {
+    config: { guard },
+    schema: {
+      summary: 'Mint an org management key', tags: ['admin'], params: OrgParams,
+      body: Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 100 }),
+        createdBy: Uuid,
+        permissions: Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))), { maxItems: PERMISSIONS.length, uniqueItems: true }),
+      }, { additionalProperties: false }),
+      response: {
+        201: Data(Type.Object({
+          key: Type.String(), id: Uuid, name: Type.String(), permissions: Type.Array(Type.String()), key_prefix: Type.String(),
+          created_at: DateTime, created_by: Uuid,
+        })),
+      },
+    },
+  }, async (req, reply) => reply.status(201).send({ data: await admin.mintManagementKey(req.ctx, req.params.orgName, req.body.name, req.body.createdBy, req.body.permissions) }));
+
+  app.post('/v1/admin/orgs/:orgName/apps', {
+    config: { guard },
+    schema: {
+      summary: 'Create a factory in an organization', tags: ['admin'], params: OrgParams,
+      body: Type.Object({ name: Slug, display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false }),
+      response: { 201: Data(App) },
+    },
+  }, async (req, reply) => reply.status(201).send({ data: await admin.createApp(req.ctx, req.params.orgName, req.body.name, req.body.display_name) }));
+};

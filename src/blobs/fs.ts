@@ -1,0 +1,59 @@
+// Blobs as files: <dir>/<aa>/<sha256>. Written to a temp file, fsynced and renamed, so a crash never
+// leaves a partial blob under its final name.
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isSha256, type BlobStore } from './store.js';
+
+export class FsBlobStore implements BlobStore {
+  readonly kind = 'fs' as const;
+
+  constructor(private readonly dir: string) {}
+
+  private pathOf(sha256: string): string {
+    if (!isSha256(sha256)) throw new Error('blob name must be a lowercase sha256 hex digest');
+    return path.join(this.dir, sha256.slice(0, 2), sha256);
+  }
+
+  async put(sha256: string, bytes: Buffer): Promise<void> {
+    const final = this.pathOf(sha256);
+    if (await this.has(sha256)) return;
+    await fs.mkdir(path.dirname(final), { recursive: true });
+    const tmp = `${final}.${crypto.randomUUID()}.tmp`;
+    const handle = await fs.open(tmp, 'w', 0o600);
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(tmp, final);
+  }
+
+  async get(sha256: string): Promise<Buffer | null> {
+    try {
+      return await fs.readFile(this.pathOf(sha256));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async has(sha256: string): Promise<boolean> {
+    try {
+      await fs.access(this.pathOf(sha256));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async check(): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const probe = path.join(this.dir, `.health-${crypto.randomUUID()}`);
+    await fs.writeFile(probe, 'ok');
+    const back = await fs.readFile(probe, 'utf8');
+    await fs.rm(probe, { force: true });
+    if (back !== 'ok') throw new Error('blob store read back different bytes');
+  }
+}

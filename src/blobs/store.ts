@@ -1,0 +1,15 @@
+// Content-addressed blob storage (sha256). Files under the data dir by default; S3 when configured.
+export interface BlobStore {
+  readonly kind: 'fs' | 's3';
+  /** Store bytes under their sha256 (hex). Storing the same bytes twice is a no-op. Durable on return. */
+  put(sha256: string, bytes: Buffer): Promise<void>;
+  /** The bytes, or null when absent. */
+  get(sha256: string): Promise<Buffer | null>;
+  has(sha256: string): Promise<boolean>;
+  /** A write-read round trip for health checks; throws when the store is unusable. */
+  check(): Promise<void>;
+}
+
+export function isSha256(value: string): boolean {
+  return /^[0-9a-f]{64}$/.test(value);
+}

@@ -1,0 +1,61 @@
+// Opens the store: embedded SQLite (libsql, a file in the data dir) by default, PostgreSQL when
+// DATABASE_URL is set. Both run the same migration list at start-up.
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'libsql';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+
+export interface DbHandle {
+  db: Db;
+  dialect: Dialect;
+  /** Where the data lives, for logs: a file path or the URL without its password. */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  dataDir: string;
+  databaseUrl: string | null;
+  databaseSchema?: string | null;
+}
+
+const PG_INT8 = 20;
+const PG_NUMERIC = 1700;
+
+export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.databaseSchema ?? null);
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  const file = path.join(opts.dataDir, 'attest.db');
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: a committed transaction survives a power cut too, so a 2xx really means durable.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+function openPostgres(url: string, schema: string | null): DbHandle {
+  const parsed = new URL(url);
+  parsed.password = parsed.password ? '***' : '';
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    types: {
+      getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+        oid === PG_INT8 || oid === PG_NUMERIC ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
+    },
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', location: parsed.toString() + (schema ? ` (schema ${schema})` : ''), close: () => db.destroy() };
+}

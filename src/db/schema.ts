@@ -1,0 +1,95 @@
+// The database interface Kysely types queries with. Core tables live here; each area adds its own tables
+// by augmenting `Database` from its store.ts (declare module '../../db/schema.js'), so areas never edit
+// this file to add a table.
+//
+// Conventions, the same on SQLite and PostgreSQL:
+// - ids are text uuids minted by the gateway;
+// - instants are bigint epoch milliseconds (*_at); pg's int8 is parsed back to number;
+// - booleans are integers 0/1; JSON is text; money is integer micro-dollars.
+
+export interface OrgsTable {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string;
+  created_at: number;
+}
+
+export interface MembershipsTable {
+  org_id: string;
+  user_id: string;
+  role: string;
+  created_at: number;
+}
+
+export interface AppsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  display_name: string;
+  runner_updates_mode: string;
+  runner_updates_version: string | null;
+  created_at: number;
+  created_by: string;
+  updated_at: number;
+  updated_by: string;
+  deleted_at: number | null;
+}
+
+export type CredentialKind = 'factory_key' | 'login_token' | 'management_key' | 'item_key' | 'admin_token';
+
+export interface CredentialsTable {
+  id: string;
+  kind: CredentialKind;
+  digest: string;
+  /** First characters of the plaintext, safe to show (e.g. sk_outerlayer_AbCd). */
+  prefix: string;
+  name: string;
+  org_id: string | null;
+  app_id: string | null;
+  /** Owner of a login token. */
+  user_id: string | null;
+  /** User who minted a factory or management key; their leaving the org disables the key. */
+  created_by: string | null;
+  work_item_id: string | null;
+  /** JSON array of permissions (factory and management keys). */
+  permissions: string;
+  expires_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export interface AuditLogTable {
+  id: string;
+  org_id: string;
+  seq: number;
+  action_type: string;
+  actor_id: string;
+  actor_type: string;
+  actor_name: string;
+  actor_email: string;
+  actor_label: string;
+  target_id: string;
+  target_type: string;
+  target_identifier: string;
+  details: string;
+  created_at: number;
+  prev_hash: string;
+  row_hash: string;
+}
+
+export interface Database {
+  orgs: OrgsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  apps: AppsTable;
+  credentials: CredentialsTable;
+  audit_log: AuditLogTable;
+}

@@ -1,0 +1,149 @@
+// Builds the gateway: store, migrations, bootstrap, plugins (guard, errors, OpenAPI) and every area.
+import crypto from 'node:crypto';
+import path from 'node:path';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { openDatabase } from '../db/connection.js';
+import { migrateToLatest } from '../db/migrate.js';
+import type { Kysely } from 'kysely';
+import { FsBlobStore } from '../blobs/fs.js';
+import type { BlobStore } from '../blobs/store.js';
+import { PrincipalResolver } from './auth/principal.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { App, Gateway } from './context.js';
+import { registerErrorHandling } from './error-handler.js';
+import { ERROR_CODES } from './errors.js';
+import { registerGuard } from './guard.js';
+import { deriveSecret, loadPepper } from './pepper.js';
+import { RateLimits } from './ratelimit.js';
+import { bootstrap } from './bootstrap.js';
+import { AREAS } from '../areas/index.js';
+
+export interface BuildOptions {
+  config: Config;
+  clock?: Clock;
+  logger?: FastifyServerOptions['logger'];
+  blobs?: BlobStore;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** JSON bodies are capped at 1 MiB unless a route says otherwise (API.md §8). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(options: BuildOptions): Promise<App> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const handle = await openDatabase(config);
+  try {
+    await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect);
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const pepper = loadPepper(config.dataDir, config.keyPepper);
+  const rateLimits = RateLimits.create(config.redisUrl, config.redisPrefix, app.log);
+  const blobs = options.blobs ?? new FsBlobStore(path.join(config.dataDir, 'blobs'));
+  const gateway: Gateway = {
+    config,
+    db: handle.db,
+    dialect: handle.dialect,
+    clock,
+    pepper,
+    anonSecret: deriveSecret(pepper, 'actor-pseudonyms'),
+    auth: new PrincipalResolver(handle.db, pepper, clock, config.authCacheMs),
+    rateLimits,
+    blobs,
+    bootstrap: await bootstrap(handle.db, pepper, clock, config),
+    areas: new Set(),
+    startedAt: clock.now(),
+  };
+  app.decorate('attest', gateway);
+  app.decorateRequest('ctx', null as never);
+  app.log.info({ store: handle.location, dialect: handle.dialect, rateLimits: rateLimits.store, blobs: blobs.kind }, 'store ready');
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+  app.addHook('onClose', async () => {
+    await rateLimits.close();
+    await handle.close();
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Attest gateway API', version: '1.0.0', description: 'Agent Evidence Gateway API (v1). Error codes: see components.schemas.Error.' },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'sk_outerlayer_ factory key, olu_ login token, olk_ management key, oli_ item key or ola_ admin token' },
+          appId: { type: 'apiKey', in: 'header', name: 'X-Outerlayer-App-Id' },
+        },
+        schemas: {
+          Error: {
+            type: 'object',
+            required: ['error'],
+            properties: {
+              error: {
+                type: 'object',
+                required: ['code', 'message'],
+                additionalProperties: true,
+                properties: {
+                  code: { type: 'string', enum: Object.keys(ERROR_CODES), description: Object.entries(ERROR_CODES).map(([c, v]) => `${c} (${v.status}): ${v.description}`).join('\n') },
+                  message: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const guard = route.config?.guard;
+      const base = (schema ?? {}) as Record<string, unknown>;
+      const responses = { ...((base.response as Record<string, unknown> | undefined) ?? {}) };
+      responses['4XX'] = { description: 'Error envelope', $ref: '#/components/schemas/Error' };
+      responses['5XX'] = { description: 'Error envelope', $ref: '#/components/schemas/Error' };
+      const security = guard && guard.credentials !== 'public' ? [{ bearer: [] }] : [];
+      return {
+        schema: {
+          ...base,
+          response: responses,
+          security,
+          ...(guard?.permission ? { description: `${String(base.description ?? '')}\n\nRequires permission \`${guard.permission}\`.`.trim() } : {}),
+        } as typeof schema,
+        url,
+      };
+    },
+  });
+
+  registerErrorHandling(app);
+  registerGuard(app);
+
+  for (const area of AREAS) {
+    await app.register(async (scoped) => {
+      scoped.addHook('onRoute', (route) => {
+        route.config = { ...(route.config ?? {}), area: area.name };
+        gateway.areas.add(area.name);
+      });
+      area.routes(scoped as App);
+    });
+  }
+  return app as App;
+}

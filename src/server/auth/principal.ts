@@ -1,0 +1,142 @@
+// Who is calling: a credential plaintext resolved to a principal, with a short-lived in-process cache.
+// The cache is what makes revocation "immediate on this node, within authCacheMs on the others": the
+// node that revokes clears its own cache; other nodes drop entries when they age out.
+import type { Db } from '../../db/connection.js';
+import type { CredentialKind } from '../../db/schema.js';
+import { apiError } from '../errors.js';
+import { isPermission, ROLE_PERMISSIONS, isRole, type Permission, type Role } from '../permissions.js';
+import type { Clock } from '../clock.js';
+import { digestOf, parsePlaintext } from '../credentials.js';
+import * as store from './store.js';
+
+export type Plan = 'free' | 'paid' | 'enterprise';
+
+export interface Principal {
+  kind: CredentialKind;
+  credentialId: string;
+  /** The person behind the call: a login token's owner, or the member who minted a key. */
+  userId: string | null;
+  orgId: string | null;
+  orgName: string | null;
+  plan: Plan | null;
+  appId: string | null;
+  workItemId: string | null;
+  role: Role | null;
+  permissions: ReadonlySet<Permission>;
+  /** How the caller is shown in the audit log. */
+  label: string;
+}
+
+interface CacheEntry {
+  at: number;
+  result: Principal | { error: 'unauthorized' | 'creator_not_member' };
+}
+
+export class PrincipalResolver {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly pepper: string,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** Forget everything cached, after a revocation or membership change on this node. */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  digest(plaintext: string): string {
+    return digestOf(plaintext, this.pepper);
+  }
+
+  /**
+   * Resolve a plaintext. `appId` is the factory a login token wants to act on (from the header or the
+   * path); other kinds carry their factory themselves. Throws 401/403 ApiErrors.
+   */
+  async resolve(plaintext: string, appId: string | null): Promise<Principal> {
+    const kind = parsePlaintext(plaintext);
+    if (!kind) throw apiError('unauthorized', 'The credential is malformed or its checksum does not match.');
+    const digest = this.digest(plaintext);
+    const key = `${digest}|${kind === 'login_token' ? (appId ?? '') : ''}`;
+    const now = this.clock.now();
+    let entry = this.cache.get(key);
+    if (!entry || now - entry.at >= this.ttlMs || now < entry.at) {
+      entry = { at: now, result: await this.load(digest, kind, appId) };
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(key, entry);
+    }
+    const result = entry.result;
+    if ('error' in result) {
+      throw result.error === 'creator_not_member'
+        ? apiError('creator_not_member', 'The member who created this key is no longer in the organization.')
+        : apiError('unauthorized', 'The credential is unknown, expired or revoked.');
+    }
+    return result;
+  }
+
+  private async load(digest: string, kind: CredentialKind, appId: string | null): Promise<CacheEntry['result']> {
+    const row = await store.findByDigest(this.db, digest);
+    const now = this.clock.now();
+    if (!row || row.kind !== kind || row.revoked_at !== null) return { error: 'unauthorized' };
+    if (row.expires_at !== null && row.expires_at <= now) return { error: 'unauthorized' };
+    const storedPermissions = (JSON.parse(row.permissions) as string[]).filter(isPermission);
+    const base = {
+      kind,
+      credentialId: row.id,
+      userId: row.user_id ?? row.created_by,
+      orgId: row.org_id,
+      orgName: null as string | null,
+      plan: null as Plan | null,
+      appId: row.app_id,
+      workItemId: row.work_item_id,
+      role: null as Role | null,
+      permissions: new Set<Permission>(storedPermissions) as ReadonlySet<Permission>,
+      label: row.name,
+    };
+
+    switch (kind) {
+      case 'admin_token':
+        return { ...base, label: 'operator' };
+      case 'factory_key':
+      case 'item_key': {
+        if (!row.app_id) return { error: 'unauthorized' };
+        const app = await store.findLiveApp(this.db, row.app_id);
+        if (!app) return { error: 'unauthorized' };
+        if (kind === 'factory_key' && row.created_by) {
+          const member = await store.findMembership(this.db, app.orgId, row.created_by);
+          if (!member) return { error: 'creator_not_member' };
+        }
+        return { ...base, orgId: app.orgId, orgName: app.orgName, plan: app.plan as Plan };
+      }
+      case 'management_key': {
+        if (!row.org_id) return { error: 'unauthorized' };
+        const org = await store.findOrg(this.db, row.org_id);
+        if (!org) return { error: 'unauthorized' };
+        if (row.created_by && !(await store.findMembership(this.db, org.id, row.created_by))) return { error: 'creator_not_member' };
+        return { ...base, orgName: org.name, plan: org.plan as Plan };
+      }
+      case 'login_token': {
+        if (!row.user_id) return { error: 'unauthorized' };
+        const user = await store.findUser(this.db, row.user_id);
+        if (!user) return { error: 'unauthorized' };
+        const withUser = { ...base, userId: user.id, label: user.email };
+        if (!appId) return { ...withUser, permissions: new Set<Permission>() };
+        const app = await store.findLiveApp(this.db, appId);
+        if (!app) return { error: 'unauthorized' };
+        const member = await store.findMembership(this.db, app.orgId, user.id);
+        if (!member || !isRole(member.role)) return { error: 'unauthorized' };
+        return {
+          ...withUser,
+          orgId: app.orgId,
+          orgName: app.orgName,
+          plan: app.plan as Plan,
+          appId: app.appId,
+          role: member.role,
+          permissions: new Set(ROLE_PERMISSIONS[member.role]),
+        };
+      }
+    }
+  }
+}

@@ -1,0 +1,84 @@
+// Configuration from the environment (README has the table). Everything has a default that starts the
+// gateway on its embedded store, so `attest serve` needs no settings at all.
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** postgres:// URL; null = embedded SQLite file in the data directory. */
+  databaseUrl: string | null;
+  /** PostgreSQL schema to use (search_path); tests give every file its own. */
+  databaseSchema: string | null;
+  redisUrl: string | null;
+  /** Prefix of every Redis key, so several gateways (or test runs) can share one Redis. */
+  redisPrefix: string;
+  keyPepper: string | null;
+  adminToken: string | null;
+  minRunnerVersion: string | null;
+  runnerUpgradeDocs: string;
+  publicUrl: string;
+  /** How long a resolved credential may be reused from memory before the store is asked again. */
+  authCacheMs: number;
+  claimMinTtlSeconds: number;
+  logLevel: string;
+  github: { apiUrl: string; appId: string | null; privateKey: string | null; webhookSecret: string | null };
+  s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string; region: string } | null;
+}
+
+type Env = Record<string, string | undefined>;
+
+function intFrom(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+function str(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? null : v;
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const port = intFrom(env, 'PORT', 8787);
+  const databaseUrl = str(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error('DATABASE_URL must be a postgres:// URL (unset it to use the embedded SQLite store)');
+  }
+  const s3Endpoint = str(env, 'S3_ENDPOINT');
+  const config: Config = {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: path.resolve(env.ATTEST_DATA_DIR ?? './.attest'),
+    databaseUrl,
+    databaseSchema: str(env, 'ATTEST_DATABASE_SCHEMA'),
+    redisUrl: str(env, 'REDIS_URL'),
+    redisPrefix: env.ATTEST_REDIS_PREFIX ?? 'attest',
+    keyPepper: str(env, 'ATTEST_KEY_PEPPER'),
+    adminToken: str(env, 'ATTEST_ADMIN_TOKEN'),
+    minRunnerVersion: str(env, 'ATTEST_MIN_RUNNER_VERSION'),
+    runnerUpgradeDocs: env.ATTEST_RUNNER_UPGRADE_DOCS ?? 'https://attest.dev/docs/upgrade',
+    publicUrl: (env.ATTEST_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    authCacheMs: intFrom(env, 'ATTEST_AUTH_CACHE_MS', 5000),
+    claimMinTtlSeconds: intFrom(env, 'ATTEST_CLAIM_MIN_TTL_SECONDS', 60),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    github: {
+      apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
+      appId: str(env, 'GITHUB_APP_ID'),
+      privateKey: str(env, 'GITHUB_APP_PRIVATE_KEY'),
+      webhookSecret: str(env, 'GITHUB_WEBHOOK_SECRET'),
+    },
+    s3: s3Endpoint
+      ? {
+          endpoint: s3Endpoint,
+          bucket: env.S3_BUCKET ?? 'attest',
+          accessKeyId: env.S3_ACCESS_KEY_ID ?? '',
+          secretAccessKey: env.S3_SECRET_ACCESS_KEY ?? '',
+          region: env.S3_REGION ?? 'us-east-1',
+        }
+      : null,
+  };
+  return { ...config, ...overrides };
+}

@@ -1,0 +1,118 @@
+// What a handler and a service know about the call: who, which factory, the store, a clock.
+// Services take a RequestContext and never read headers.
+import type { FastifyBaseLogger, FastifyInstance, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Db, Dialect } from '../db/connection.js';
+import type { CredentialKind } from '../db/schema.js';
+import type { Config } from './config.js';
+import type { Clock } from './clock.js';
+import type { Permission } from './permissions.js';
+import type { Principal, PrincipalResolver } from './auth/principal.js';
+import type { BucketName, RateLimits } from './ratelimit.js';
+import type { BlobStore } from '../blobs/store.js';
+import { apiError } from './errors.js';
+
+export interface BootstrapResult {
+  created: boolean;
+  orgName: string;
+  orgId: string;
+  appId: string;
+  userId: string;
+  userEmail: string;
+  /** Present only on the boot that created them. */
+  adminToken?: string;
+  loginToken?: string;
+}
+
+/** Everything one gateway process shares across requests. */
+export interface Gateway {
+  config: Config;
+  db: Db;
+  dialect: Dialect;
+  clock: Clock;
+  pepper: string;
+  /** Secret for actor pseudonyms (derived from the pepper). */
+  anonSecret: string;
+  auth: PrincipalResolver;
+  rateLimits: RateLimits;
+  blobs: BlobStore;
+  bootstrap: BootstrapResult;
+  /** Names of the areas whose routes are registered (capabilities). */
+  areas: Set<string>;
+  startedAt: number;
+}
+
+export interface RequestContext {
+  gateway: Gateway;
+  db: Db;
+  clock: Clock;
+  config: Config;
+  log: FastifyBaseLogger;
+  requestId: string;
+  principal: Principal | null;
+}
+
+/** A context whose caller is known to act on one factory. */
+export interface FactoryContext extends RequestContext {
+  principal: Principal;
+  orgId: string;
+  appId: string;
+}
+
+export interface OrgContext extends RequestContext {
+  principal: Principal;
+  orgId: string;
+}
+
+export function factoryContext(ctx: RequestContext): FactoryContext {
+  const p = ctx.principal;
+  if (!p || !p.orgId || !p.appId) throw apiError('internal_error', 'route is missing its factory guard');
+  return { ...ctx, principal: p, orgId: p.orgId, appId: p.appId };
+}
+
+export function orgContext(ctx: RequestContext): OrgContext {
+  const p = ctx.principal;
+  if (!p || !p.orgId) throw apiError('internal_error', 'route is missing its org guard');
+  return { ...ctx, principal: p, orgId: p.orgId };
+}
+
+/** How a route declares who may call it (read by the guard plugin; no handler checks auth by hand). */
+export interface RouteGuard {
+  /** Credential kinds accepted, or 'public' for no credential. */
+  credentials: readonly CredentialKind[] | 'public';
+  permission?: Permission;
+  /**
+   * Where the factory comes from. 'header' (default for factory credentials): X-Outerlayer-App-Id, required;
+   * 'header-optional-for-key': a factory key may leave the header out (/v1/mcp);
+   * 'path': the `appId` path parameter (/v1/apps/{appId}/mcp); 'none': the route is not a factory route.
+   */
+  factory?: 'header' | 'header-optional-for-key' | 'path' | 'none';
+  /** Path parameter that names a factory the caller must be acting on (403 otherwise). */
+  appParam?: string;
+  /** Path parameter that names the org a management key must belong to (403 otherwise). */
+  orgParam?: string;
+  /** Status for a credential of a kind the route does not take: 401 by default. */
+  wrongKindStatus?: 401 | 403;
+  /** The permission reported when wrongKindStatus is 403. */
+  wrongKindPermission?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    guard?: RouteGuard;
+    rateLimit?: BucketName;
+    /** The area a route belongs to; set by the area registry. */
+    area?: string;
+  }
+  interface FastifyRequest {
+    ctx: RequestContext;
+  }
+  interface FastifyInstance {
+    attest: Gateway;
+  }
+}
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** An area registers its routes on the typed app. */
+export type AreaRoutes = (app: App) => void;

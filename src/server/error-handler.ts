@@ -1,0 +1,128 @@
+// Maps every error to the envelope { error: { code, message, ...extra } } in one place. Nothing unexpected
+// leaks: no stack, no SQL, no driver message; a 5xx is logged with its request id.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { ApiError, apiError, type ErrorCode } from './errors.js';
+import type { App } from './context.js';
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+  keyword?: string;
+}
+
+const CONTEXT_CODES: Record<string, ErrorCode> = {
+  body: 'invalid_request_body',
+  querystring: 'invalid_query_params',
+  params: 'invalid_path_params',
+  headers: 'invalid_request_body',
+};
+
+function issuePath(issue: ValidationIssue): string {
+  const base = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const extra =
+    issue.keyword === 'required' ? String(issue.params?.missingProperty ?? '')
+    : issue.keyword === 'additionalProperties' ? String(issue.params?.additionalProperty ?? '')
+    : '';
+  return [base, extra].filter(Boolean).join('.') || '(root)';
+}
+
+function issueMessage(issue: ValidationIssue): string {
+  if (issue.keyword === 'additionalProperties') return 'is not a known field';
+  if (issue.keyword === 'required') return 'is required';
+  return issue.message ?? 'is invalid';
+}
+
+/** Errors that mean the data store did not answer (as opposed to a bug or bad data). */
+export function isStoreUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH'].includes(code)) return true;
+    // PostgreSQL: connection exceptions (08xxx), admin shutdown / cannot connect now (57P0x), too many connections.
+    if (/^08/.test(code) || /^57P0/.test(code) || code === '53300') return true;
+    if (['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY'].includes(code.split(':')[0] ?? '')) return true;
+  }
+  return /driver has already been destroyed|Cannot use a pool after calling end|Connection terminated|timeout exceeded when trying to connect|database connection is not open|The database connection is not open/i.test(
+    err.message,
+  );
+}
+
+function send(reply: FastifyReply, err: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  return reply.status(err.status).send({ error: { code: err.code, message: err.message, ...err.extra } });
+}
+
+export function registerErrorHandling(app: App): void {
+  // A router of our own mirrors every route so a 404 can tell "no such path" from "wrong method".
+  const mirror = FindMyWay();
+  const methodsByRoute = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD') continue;
+      const key = route.url;
+      const set = methodsByRoute.get(key) ?? new Set<string>();
+      if (set.size === 0) methodsByRoute.set(key, set);
+      set.add(method);
+      try {
+        mirror.on(method as 'GET', route.url, () => undefined, { url: key });
+      } catch {
+        // already known
+      }
+    }
+  });
+
+  app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split('?')[0] ?? req.url;
+    const allowed = new Set<string>();
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+      const found = mirror.find(method as 'GET', path);
+      if (found) allowed.add(method);
+    }
+    if (allowed.size > 0) {
+      if (allowed.has('GET')) allowed.add('HEAD');
+      reply.header('Allow', [...allowed].join(', '));
+      return send(reply, apiError('method_not_allowed', `${req.method} is not allowed on ${path}.`));
+    }
+    return send(reply, apiError('route_not_found', `No route ${req.method} ${path}.`));
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError | Error, req: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) {
+      if (error.status >= 500) req.log.error({ err: error, requestId: req.id }, 'request failed');
+      return send(reply, error);
+    }
+    const fe = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+    if (fe.validation) {
+      const code = CONTEXT_CODES[fe.validationContext ?? 'body'] ?? 'invalid_request_body';
+      const details = fe.validation.map((issue) => ({ path: issuePath(issue), message: issueMessage(issue) }));
+      const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
+      return send(reply, apiError(code, `Invalid ${fe.validationContext ?? 'body'}: ${summary}`.slice(0, 500), { details }));
+    }
+    switch (fe.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return send(reply, apiError('payload_too_large', 'The body is larger than this route accepts.', { limit: req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit }));
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return send(reply, apiError('invalid_json', 'The body is not valid JSON.'));
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return send(reply, apiError('unsupported_media_type', `Content-Type ${String(req.headers['content-type'] ?? '')} is not accepted here; send application/json.`));
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return send(reply, apiError('invalid_request_body', 'Content-Length does not match the body.'));
+    }
+    if (error instanceof SyntaxError || fe.statusCode === 400) {
+      return send(reply, apiError('invalid_json', 'The body is not valid JSON.'));
+    }
+    if (fe.statusCode === 413) {
+      return send(reply, apiError('payload_too_large', 'The body is larger than this route accepts.', { limit: req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit }));
+    }
+    if (isStoreUnavailable(error)) {
+      req.log.error({ err: error, requestId: req.id }, 'data store unavailable');
+      return send(reply, apiError('store_unavailable', 'A data store did not answer; retry shortly.', {}, { 'Retry-After': '5' }));
+    }
+    req.log.error({ err: error, requestId: req.id }, 'unexpected error');
+    return send(reply, apiError('internal_error', 'The gateway failed unexpectedly. Quote the request id when reporting it.', { request_id: req.id }));
+  });
+}

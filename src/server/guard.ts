@@ -1,0 +1,172 @@
+// The one place that enforces what routes declare: runner version (426), credential kind and factory
+// header (401/400/403), permission (403 with required_permission) and the rate-limit bucket (429).
+// Handlers never check any of this by hand.
+import semver from 'semver';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CredentialKind } from '../db/schema.js';
+import { ApiError, apiError } from './errors.js';
+import { parsePlaintext } from './credentials.js';
+import type { App, Gateway, RouteGuard } from './context.js';
+import type { Principal } from './auth/principal.js';
+import { recordAudit } from '../areas/orgs/audit.js';
+
+export const APP_HEADER = 'x-outerlayer-app-id';
+export const RUNNER_HEADER = 'x-outerlayer-runner-version';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const FACTORY_KINDS: readonly CredentialKind[] = ['factory_key', 'login_token', 'item_key'];
+
+function bearer(req: FastifyRequest): string | null {
+  const header = req.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+function singleHeader(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function checkRunnerVersion(gateway: Gateway, req: FastifyRequest): void {
+  const raw = singleHeader(req, RUNNER_HEADER);
+  if (raw === undefined) return;
+  const version = semver.valid(raw.trim());
+  if (!version) throw apiError('invalid_runner_version', `X-Outerlayer-Runner-Version "${raw.slice(0, 40)}" is not a semantic version.`);
+  const minimum = gateway.config.minRunnerVersion;
+  if (minimum && semver.lt(version, minimum)) {
+    throw apiError('runner_upgrade_required', `This gateway accepts runners from version ${minimum}; upgrade the CLI.`, {
+      minimum,
+      docs: gateway.config.runnerUpgradeDocs,
+    });
+  }
+}
+
+function pathParam(req: FastifyRequest, name: string): string | undefined {
+  const params = req.params as Record<string, string | undefined> | undefined;
+  return params?.[name];
+}
+
+/** Decide which factory the call acts on, before the credential is resolved (login tokens need it). */
+function requestedFactory(req: FastifyRequest, guard: RouteGuard, kind: CredentialKind): string | null {
+  const mode = guard.factory ?? 'header';
+  if (mode === 'none') return null;
+  if (mode === 'path') {
+    const fromPath = pathParam(req, guard.appParam ?? 'appId');
+    if (!fromPath || !UUID.test(fromPath)) throw apiError('invalid_path_params', 'appId must be a uuid.');
+    return fromPath.toLowerCase();
+  }
+  const header = singleHeader(req, APP_HEADER);
+  if (header === undefined || header === '') {
+    if (kind === 'login_token') throw apiError('app_id_required', 'A login token needs the X-Outerlayer-App-Id header naming the factory.');
+    if (kind === 'factory_key' && mode === 'header-optional-for-key') return null;
+    if (kind === 'item_key') return null;
+    throw apiError('unauthorized', 'The X-Outerlayer-App-Id header is required with a factory key.');
+  }
+  if (!UUID.test(header)) throw apiError('invalid_app_id', 'X-Outerlayer-App-Id must be the factory id (a uuid).');
+  return header.toLowerCase();
+}
+
+async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteGuard): Promise<Principal> {
+  const plaintext = bearer(req);
+  if (!plaintext) throw apiError('unauthorized', 'Send Authorization: Bearer <credential>.');
+  const kinds = guard.credentials as readonly CredentialKind[];
+  const claimed = parsePlaintext(plaintext);
+  if (!claimed) throw apiError('unauthorized', 'The credential is malformed or its checksum does not match.');
+  if (!kinds.includes(claimed)) {
+    // Resolve first, so an unknown credential is still a plain 401 and not a hint about the route.
+    await gateway.auth.resolve(plaintext, null);
+    if (guard.wrongKindStatus === 403) {
+      throw apiError('forbidden', 'This route does not accept this kind of credential.', {
+        required_permission: guard.wrongKindPermission ?? guard.permission ?? 'item_key',
+      });
+    }
+    throw apiError('unauthorized', 'This kind of credential does not work on this route.');
+  }
+  const isFactoryRoute = kinds.some((k) => FACTORY_KINDS.includes(k)) && (guard.factory ?? 'header') !== 'none';
+  const wanted = isFactoryRoute ? requestedFactory(req, guard, claimed) : null;
+  const principal = await gateway.auth.resolve(plaintext, wanted);
+  if (isFactoryRoute && (principal.kind === 'factory_key' || principal.kind === 'item_key')) {
+    if (wanted !== null && wanted !== principal.appId) throw apiError('unauthorized', 'The credential does not belong to the factory the request names.');
+  }
+  if (isFactoryRoute && !principal.appId) throw apiError('unauthorized', 'The credential does not act on a factory.');
+  if (guard.appParam && (guard.factory ?? 'header') !== 'path') {
+    const fromPath = pathParam(req, guard.appParam);
+    if (fromPath !== undefined && fromPath.toLowerCase() !== principal.appId) {
+      throw apiError('forbidden', 'The path names a factory other than the one this request acts on.', { required_permission: guard.permission ?? 'apps.read' });
+    }
+  }
+  if (guard.orgParam) {
+    const fromPath = pathParam(req, guard.orgParam);
+    if (fromPath !== undefined && fromPath.toLowerCase() !== principal.orgName) {
+      throw apiError('forbidden', 'The path names an organization this credential does not belong to.', { required_permission: guard.permission ?? 'members.read' });
+    }
+  }
+  return principal;
+}
+
+async function auditDenial(gateway: Gateway, req: FastifyRequest, principal: Principal, permission: string): Promise<void> {
+  if (!principal.orgId) return;
+  try {
+    await recordAudit(gateway.db, gateway.clock, {
+      orgId: principal.orgId,
+      actionType: 'permission.denied',
+      actor: principal,
+      targetType: principal.appId ? 'app' : 'org',
+      targetId: principal.appId ?? principal.orgId,
+      targetIdentifier: `${req.method} ${req.routeOptions.url ?? req.url}`,
+      details: { required_permission: permission },
+    });
+  } catch (err) {
+    req.log.warn({ err }, 'could not record permission denial in the audit log');
+  }
+}
+
+export function setRateHeaders(reply: FastifyReply, limit: number, remaining: number, resetAt: number | null): void {
+  reply.header('X-RateLimit-Limit', String(limit));
+  reply.header('X-RateLimit-Remaining', String(Math.max(0, remaining)));
+  if (resetAt !== null) reply.header('X-RateLimit-Reset', String(resetAt));
+}
+
+export function registerGuard(app: App): void {
+  const gateway = app.attest;
+
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.guard && !String(route.url).startsWith('/documentation')) {
+      throw new Error(`route ${route.method} ${route.url} declares no guard`);
+    }
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    req.ctx = {
+      gateway,
+      db: gateway.db,
+      clock: gateway.clock,
+      config: gateway.config,
+      log: req.log,
+      requestId: req.id,
+      principal: null,
+    };
+    const guard = req.routeOptions.config.guard;
+    if (!guard) return; // 404s and framework routes
+    if ((req.routeOptions.url ?? '').startsWith('/v1/')) checkRunnerVersion(gateway, req);
+    if (guard.credentials === 'public') return;
+
+    const principal = await authenticate(gateway, req, guard);
+    req.ctx.principal = principal;
+    if (guard.permission && !principal.permissions.has(guard.permission)) {
+      await auditDenial(gateway, req, principal, guard.permission);
+      throw apiError('forbidden', `This credential lacks the permission ${guard.permission}.`, { required_permission: guard.permission });
+    }
+
+    const bucket = req.routeOptions.config.rateLimit;
+    if (bucket && principal.orgId) {
+      const decision = await gateway.rateLimits.consume(bucket, principal.orgId, principal.plan ?? 'free');
+      setRateHeaders(reply, decision.limit, decision.remaining, decision.resetAt);
+      if (!decision.allowed) {
+        throw new ApiError(429, 'rate_limited', `Rate limit of ${decision.limit} requests a minute reached for this organization.`, {}, {
+          'Retry-After': String(decision.retryAfterSeconds),
+        });
+      }
+    }
+  });
+}

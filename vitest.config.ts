@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Each test file builds its own gateway on its own database (a temp SQLite file, or a fresh
+    // PostgreSQL schema when TEST_DATABASE_URL is set), so files may run side by side.
+    fileParallelism: true,
+  },
+});
