@@ -1,0 +1,79 @@
+// `attest serve` and `attest migrate`.
+import type { Command } from 'commander';
+import { buildApp } from '../server/app.js';
+import { loadConfig } from '../server/config.js';
+import { openDatabase } from '../db/connection.js';
+import { migrateToLatest } from '../db/migrate.js';
+import type { Kysely } from 'kysely';
+
+interface ServeFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+}
+
+function envWithFlags(flags: ServeFlags): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...(flags.port ? { PORT: flags.port } : {}),
+    ...(flags.host ? { HOST: flags.host } : {}),
+    ...(flags.dataDir ? { ATTEST_DATA_DIR: flags.dataDir } : {}),
+  };
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('Start the gateway (embedded SQLite in the data dir unless DATABASE_URL is set)')
+    .option('-p, --port <port>', 'port to listen on (env PORT, default 8787)')
+    .option('--host <host>', 'address to bind (env HOST, default 0.0.0.0)')
+    .option('-d, --data-dir <dir>', 'data directory (env ATTEST_DATA_DIR, default ./.attest)')
+    .action(async (flags: ServeFlags) => {
+      const config = loadConfig(envWithFlags(flags));
+      const app = await buildApp({ config });
+      const boot = app.attest.bootstrap;
+      const address = await app.listen({ port: config.port, host: config.host });
+      const out = process.stdout;
+      out.write(`Attest gateway listening on ${address} (public URL ${config.publicUrl})\n`);
+      out.write(`Store: ${app.attest.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${app.attest.rateLimits.store}\n`);
+      if (boot.created) {
+        out.write('\nFirst boot: created org "default" (enterprise), user admin@localhost (owner) and factory "default".\n');
+        out.write('These credentials are shown once (also saved to bootstrap.json in the data dir, mode 0600):\n');
+        out.write(`  factory id (X-Outerlayer-App-Id): ${boot.appId}\n`);
+        if (boot.adminToken) out.write(`  admin token (operator routes):     ${boot.adminToken}\n`);
+        if (boot.loginToken) out.write(`  login token (admin@localhost):     ${boot.loginToken}\n`);
+        out.write('\n');
+      }
+      let closing = false;
+      const shutdown = (signal: string) => {
+        if (closing) return;
+        closing = true;
+        app.log.info({ signal }, 'draining in-flight requests and closing the store');
+        app.close().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            app.log.error({ err }, 'error while shutting down');
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+      process.on('SIGINT', () => shutdown('SIGINT'));
+    });
+
+  program
+    .command('migrate')
+    .description('Apply pending database migrations and exit')
+    .option('-d, --data-dir <dir>', 'data directory (env ATTEST_DATA_DIR, default ./.attest)')
+    .action(async (flags: ServeFlags) => {
+      const config = loadConfig(envWithFlags(flags));
+      const handle = await openDatabase(config);
+      try {
+        const result = await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect);
+        const applied = (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Already up to date.\n');
+      } finally {
+        await handle.close();
+      }
+    });
+}
