@@ -69,7 +69,7 @@ export function registerServe(program: Command): void {
       const config = loadConfig(envWithFlags(flags));
       const handle = await openDatabase(config);
       try {
-        const result = await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect);
+        const result = await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
         const applied = (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Already up to date.\n');
       } finally {

@@ -29,8 +29,16 @@ class FolderProvider implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db, provider: new FolderProvider(dialect) });
+/**
+ * `schema` (PostgreSQL) names where the migration bookkeeping tables live. Naming it matters: Kysely
+ * looks for its tables across every schema of the database and would otherwise find another schema's.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect, schema: string | null = null): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db,
+    provider: new FolderProvider(dialect),
+    ...(dialect === 'postgres' ? { migrationTableSchema: schema ?? 'public' } : {}),
+  });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error(String(result.error));
   return result;

@@ -19,13 +19,15 @@ import { registerGuard } from './guard.js';
 import { deriveSecret, loadPepper } from './pepper.js';
 import { RateLimits } from './ratelimit.js';
 import { bootstrap } from './bootstrap.js';
-import { AREAS } from '../areas/index.js';
+import { AREAS, type Area } from '../areas/index.js';
 
 export interface BuildOptions {
   config: Config;
   clock?: Clock;
   logger?: FastifyServerOptions['logger'];
   blobs?: BlobStore;
+  /** Areas registered after the built-in ones (tests use it to exercise the guard on probe routes). */
+  extraAreas?: readonly Area[];
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -38,7 +40,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   const handle = await openDatabase(config);
   try {
-    await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect);
+    await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
   } catch (err) {
     await handle.close();
     throw err;
@@ -136,7 +138,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   registerErrorHandling(app);
   registerGuard(app);
 
-  for (const area of AREAS) {
+  for (const area of [...AREAS, ...(options.extraAreas ?? [])]) {
     await app.register(async (scoped) => {
       scoped.addHook('onRoute', (route) => {
         route.config = { ...(route.config ?? {}), area: area.name };

@@ -11,6 +11,7 @@ import { buildApp } from '../../src/server/app.js';
 import { ManualClock } from '../../src/server/clock.js';
 import { loadConfig, type Config } from '../../src/server/config.js';
 import type { App, BootstrapResult } from '../../src/server/context.js';
+import type { Area } from '../../src/areas/index.js';
 
 export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 export const usingRedis = Boolean(process.env.TEST_REDIS_URL);
@@ -49,6 +50,8 @@ export interface StartOptions {
   clock?: ManualClock;
   /** Start a second replica on the same store (and pepper) as this one. */
   replicaOf?: TestGateway;
+  /** Extra areas (probe routes) registered after the built-in ones. */
+  extraAreas?: readonly Area[];
 }
 
 async function freshSchema(url: string): Promise<string> {
@@ -96,7 +99,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
     if (process.env.TEST_REDIS_URL) env.REDIS_URL = process.env.TEST_REDIS_URL;
     config = loadConfig({ ...env, ...opts.env });
   }
-  const app = await buildApp({ config, clock });
+  const app = await buildApp({ config, clock, ...(opts.extraAreas ? { extraAreas: opts.extraAreas } : {}) });
   await app.ready();
   const boot = app.attest.bootstrap;
   const adminToken = boot.adminToken ?? opts.replicaOf?.adminToken ?? '';
@@ -123,7 +126,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
   return {
     app, clock, config, boot, adminToken, call,
     close: async () => {
-      await app.close();
+      await app.close().catch(() => undefined);
       if (ownsStore) {
         if (config.databaseUrl && config.databaseSchema) await dropSchema(config.databaseUrl, config.databaseSchema);
         fs.rmSync(config.dataDir, { recursive: true, force: true });
