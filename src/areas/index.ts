@@ -4,6 +4,7 @@ import type { AreaRoutes } from '../server/context.js';
 import { adminRoutes } from './admin/routes.js';
 import { apiKeysRoutes } from './api-keys/routes.js';
 import { healthRoutes } from './health/routes.js';
+import { contextRoutes } from './context/routes.js';
 
 export interface Area {
   name: string;
@@ -14,4 +15,5 @@ export const AREAS: readonly Area[] = [
   { name: 'health', routes: healthRoutes },
   { name: 'admin', routes: adminRoutes },
   { name: 'api-keys', routes: apiKeysRoutes },
+  { name: 'context', routes: contextRoutes },
 ];

@@ -1,0 +1,104 @@
+// Context: POST /v1/context/sync, GET /v1/context/changes, GET /v1/context/source (API.md §6).
+import { Type } from 'typebox';
+import { factoryContext, type AreaRoutes } from '../../server/context.js';
+import { Data, DateTime, Nullable } from '../../server/schemas.js';
+import { listChanges, readSource, syncContext } from './service.js';
+
+/** A whole `.outerlayer/` tree travels base64-encoded in one body; the sync limit of API.md §8 applies. */
+export const CONTEXT_SYNC_BODY_LIMIT = 8 * 1024 * 1024;
+
+const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
+const CommitSha = Type.String({ pattern: '^[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?$', description: 'A full git commit id (40 hex, or 64 for SHA-256 repositories).' });
+const ChangeKind = Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]);
+const FileEntry = Type.Object({ path: Type.String(), sha256: Type.String(), bytes: Type.Integer() });
+
+const SyncResult = Type.Object({
+  commitSha: Type.String(),
+  branch: Nullable(Type.String()),
+  syncedAt: DateTime,
+  previousCommitSha: Nullable(Type.String()),
+  fileCount: Type.Integer(),
+  totalBytes: Type.Integer(),
+  created: Type.Boolean(),
+  newBlobs: Type.Integer(),
+  changes: Type.Object({ added: Type.Integer(), modified: Type.Integer(), removed: Type.Integer() }),
+});
+
+const CommitChanges = Type.Object({
+  commitSha: Type.String(),
+  branch: Nullable(Type.String()),
+  syncedAt: DateTime,
+  previousCommitSha: Nullable(Type.String()),
+  fileCount: Type.Integer(),
+  totalBytes: Type.Integer(),
+  changes: Type.Array(Type.Object({ path: Type.String(), change: ChangeKind, sha256: Nullable(Type.String()), previousSha256: Nullable(Type.String()) })),
+});
+
+const Source = Type.Object({
+  commitSha: Type.String(),
+  branch: Nullable(Type.String()),
+  syncedAt: DateTime,
+  path: Nullable(Type.String()),
+  kind: Type.Union([Type.Literal('tree'), Type.Literal('file')]),
+  files: Type.Array(FileEntry),
+  content: Nullable(Type.String({ description: 'The file bytes, base64, when kind is file.' })),
+});
+
+export const contextRoutes: AreaRoutes = (app) => {
+  app.post('/v1/context/sync', {
+    bodyLimit: CONTEXT_SYNC_BODY_LIMIT,
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'context.write' } },
+    schema: {
+      summary: 'Store the whole .outerlayer/ tree at a commit', tags: ['context'],
+      description: 'Send every file of the tree (base64). Unchanged files are stored once (content-addressed). 201 when the commit is new; 200 when the same tree was already synced at this commit; 409 `conflict` when the commit was synced with other contents.',
+      body: Type.Object({
+        commitSha: CommitSha,
+        branch: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+        files: Type.Array(
+          Type.Object({ path: Type.String({ minLength: 1, maxLength: 1024 }), content: Type.String() }, { additionalProperties: false }),
+          { maxItems: 2000 },
+        ),
+      }, { additionalProperties: false }),
+      response: { 200: Data(SyncResult), 201: Data(SyncResult) },
+    },
+  }, async (req, reply) => {
+    const result = await syncContext(factoryContext(req.ctx), req.body);
+    return reply.status(result.created ? 201 : 200).send({ data: result });
+  });
+
+  app.get('/v1/context/changes', {
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'context.read' }, rateLimit: 'observability-read' },
+    schema: {
+      summary: 'Synced-commit history, newest first, with per-file changes', tags: ['context'],
+      description: 'Each commit lists the files added, modified or removed relative to the commit synced before it.',
+      querystring: Type.Object({
+        limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+        offset: Type.Integer({ minimum: 0, maximum: 10000, default: 0 }),
+        branch: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+      }, { additionalProperties: false }),
+      response: {
+        200: Type.Object({
+          data: Type.Array(CommitChanges),
+          pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+        }),
+      },
+    },
+  }, async (req) => {
+    const { limit, offset, branch } = req.query;
+    const page = await listChanges(factoryContext(req.ctx), { limit, offset, ...(branch !== undefined ? { branch } : {}) });
+    return { data: page.data, pagination: { total: page.total, limit, offset } };
+  });
+
+  app.get('/v1/context/source', {
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'context.read' }, rateLimit: 'observability-read' },
+    schema: {
+      summary: 'The tree listing, a directory, or one file at a synced commit', tags: ['context'],
+      description: 'Without commitSha: the latest synced commit. Without path: the whole tree. A path naming a directory lists the files under it; a path naming a file returns its bytes (base64). 404 `context_not_found` for an unknown commit or path.',
+      querystring: Type.Object({
+        commitSha: Type.Optional(CommitSha),
+        path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+      }, { additionalProperties: false }),
+      response: { 200: Data(Source) },
+    },
+  }, async (req) => ({ data: await readSource(factoryContext(req.ctx), req.query.commitSha, req.query.path) }));
+};

@@ -1,0 +1,105 @@
+// Context tree history (the `.outerlayer/` tree per synced commit) and pull-request state from the code
+// host's webhooks (state, checks, reverts). File bytes live in the blob store (content-addressed); these
+// tables hold only the per-factory trees and what changed between synced commits.
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../connection.js';
+
+export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+  // One row per synced commit. `seq` orders the history per factory (sync order, 1 upward): "previous
+  // synced commit" means the row with the next lower seq.
+  await db.schema
+    .createTable('context_commits')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('org_id', 'text', (c) => c.notNull())
+    .addColumn('app_id', 'text', (c) => c.notNull())
+    .addColumn('seq', 'integer', (c) => c.notNull())
+    .addColumn('commit_sha', 'text', (c) => c.notNull())
+    .addColumn('branch', 'text')
+    .addColumn('tree_sha256', 'text', (c) => c.notNull())
+    .addColumn('file_count', 'integer', (c) => c.notNull())
+    .addColumn('total_bytes', 'bigint', (c) => c.notNull())
+    .addColumn('previous_commit_sha', 'text')
+    .addColumn('synced_at', 'bigint', (c) => c.notNull())
+    .addColumn('synced_by', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('context_commits_app_sha').on('context_commits').columns(['app_id', 'commit_sha']).unique().execute();
+  await db.schema.createIndex('context_commits_app_seq').on('context_commits').columns(['app_id', 'seq']).unique().execute();
+
+  // The tree at a commit: path → blob sha256. Unchanged files point at the same blob.
+  await db.schema
+    .createTable('context_files')
+    .addColumn('commit_id', 'text', (c) => c.notNull().references('context_commits.id').onDelete('cascade'))
+    .addColumn('app_id', 'text', (c) => c.notNull())
+    .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('sha256', 'text', (c) => c.notNull())
+    .addColumn('bytes', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('context_files_pk', ['commit_id', 'path'])
+    .execute();
+
+  // What a commit changed relative to the previous synced commit, computed once at sync time.
+  await db.schema
+    .createTable('context_changes')
+    .addColumn('commit_id', 'text', (c) => c.notNull().references('context_commits.id').onDelete('cascade'))
+    .addColumn('app_id', 'text', (c) => c.notNull())
+    .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('change', 'text', (c) => c.notNull())
+    .addColumn('sha256', 'text')
+    .addColumn('previous_sha256', 'text')
+    .addPrimaryKeyConstraint('context_changes_pk', ['commit_id', 'path'])
+    .execute();
+
+  // Pull requests of the factory's connected repositories, as the code host's webhooks report them.
+  await db.schema
+    .createTable('pull_requests')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('org_id', 'text', (c) => c.notNull())
+    .addColumn('app_id', 'text', (c) => c.notNull())
+    .addColumn('repository', 'text', (c) => c.notNull())
+    .addColumn('number', 'integer', (c) => c.notNull())
+    .addColumn('url', 'text', (c) => c.notNull())
+    .addColumn('title', 'text', (c) => c.notNull())
+    .addColumn('author', 'text')
+    .addColumn('head_branch', 'text', (c) => c.notNull())
+    .addColumn('head_sha', 'text', (c) => c.notNull())
+    .addColumn('base_branch', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('merged', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('opened_at', 'bigint', (c) => c.notNull())
+    .addColumn('closed_at', 'bigint')
+    .addColumn('merged_at', 'bigint')
+    // GitHub's pull_request.updated_at: a redelivered older event never rolls state back.
+    .addColumn('source_updated_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('pull_requests_app_repo_number').on('pull_requests').columns(['app_id', 'repository', 'number']).unique().execute();
+  await db.schema.createIndex('pull_requests_app_repo_head').on('pull_requests').columns(['app_id', 'repository', 'head_branch']).execute();
+
+  // "PR B reverts PR A" references, recorded when B merges. A is named by number ("Reverts owner/repo#12")
+  // or by title (`Revert "<title>"`); read time joins them, so the order webhooks arrive in does not matter.
+  await db.schema
+    .createTable('pr_revert_refs')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('app_id', 'text', (c) => c.notNull())
+    .addColumn('repository', 'text', (c) => c.notNull())
+    .addColumn('reverting_number', 'integer', (c) => c.notNull())
+    .addColumn('target_number', 'integer')
+    .addColumn('target_title', 'text')
+    .addColumn('merged_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('pr_revert_refs_app_repo').on('pr_revert_refs').columns(['app_id', 'repository']).execute();
+
+  // Check suites and check runs per head commit; a PR's ciGreen is derived from those of its head sha.
+  await db.schema
+    .createTable('pr_checks')
+    .addColumn('app_id', 'text', (c) => c.notNull())
+    .addColumn('repository', 'text', (c) => c.notNull())
+    .addColumn('check_id', 'text', (c) => c.notNull())
+    .addColumn('head_sha', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('conclusion', 'text')
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('pr_checks_pk', ['app_id', 'repository', 'check_id'])
+    .execute();
+  await db.schema.createIndex('pr_checks_app_repo_sha').on('pr_checks').columns(['app_id', 'repository', 'head_sha']).execute();
+}
