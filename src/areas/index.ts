@@ -4,6 +4,7 @@ import type { AreaRoutes } from '../server/context.js';
 import { adminRoutes } from './admin/routes.js';
 import { apiKeysRoutes } from './api-keys/routes.js';
 import { healthRoutes } from './health/routes.js';
+import { workItemsRoutes } from './work-items/routes.js';
 import { contextRoutes } from './context/routes.js';
 
 export interface Area {
@@ -15,5 +16,6 @@ export const AREAS: readonly Area[] = [
   { name: 'health', routes: healthRoutes },
   { name: 'admin', routes: adminRoutes },
   { name: 'api-keys', routes: apiKeysRoutes },
+  { name: 'work-items', routes: workItemsRoutes },
   { name: 'context', routes: contextRoutes },
 ];

@@ -1,0 +1,189 @@
+// Work items and claims: list/read/upsert/patch/withdraw items, claim, renew and release leases, and
+// declare pull requests onto an item. Shapes: spec part 2 (list entry) and API.md §5–§6.
+import { Type } from 'typebox';
+import { factoryContext, type AreaRoutes } from '../../server/context.js';
+import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import {
+  BLOCK_CLASSES, CLAIM_DEFAULT_TTL_SECONDS, CLAIM_MAX_TTL_SECONDS, STAGES, TRACKERS,
+  claimToWire, claimWorkItem, declarePullRequest, getWorkItem, listPullRequestsOf, listWorkItems, patchWorkItem, releaseClaim,
+  renewClaim, toWire, upsertWorkItem, withdrawWorkItem,
+} from './service.js';
+
+const Tracker = Type.Union(TRACKERS.map((t) => Type.Literal(t)));
+const Stage = Type.Union(STAGES.map((s) => Type.Literal(s)));
+const BlockClass = Type.Union(BLOCK_CLASSES.map((b) => Type.Literal(b)));
+const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
+const Section = Type.String({ maxLength: 100 });
+const Title = Type.String({ minLength: 1, maxLength: 500 });
+
+export const ClaimSchema = Type.Object({
+  id: Uuid,
+  source: Type.String(),
+  branch: Nullable(Type.String()),
+  claimedAt: DateTime,
+  expiresAt: DateTime,
+});
+
+const listEntryFields = {
+  id: Uuid,
+  number: Type.Integer(),
+  tracker: Type.String(),
+  trackerKey: Type.String(),
+  title: Type.String(),
+  specRepository: Type.String(),
+  specNumber: Type.Integer(),
+  stage: Type.String(),
+  section: Type.String(),
+  blockClass: Type.String(),
+  claim: Nullable(ClaimSchema),
+  startable: Type.Boolean(),
+};
+export const WorkItemListEntrySchema = Type.Object(listEntryFields);
+export const WorkItemSchema = Type.Object({
+  ...listEntryFields,
+  repository: Nullable(Type.String()),
+  withdrawn: Type.Boolean(),
+  withdrawnAt: Nullable(DateTime),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+const ItemParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'The work item uuid or its number in the factory.' }) });
+const LinkedPullRequestSchema = Type.Object({ repository: Type.String(), number: Type.Integer(), url: Type.String(), linkedAt: DateTime });
+
+const READ = { credentials: ['factory_key', 'login_token'], permission: 'work.read' } as const;
+const WRITE = { credentials: ['factory_key', 'login_token'], permission: 'work.write' } as const;
+
+export const workItemsRoutes: AreaRoutes = (app) => {
+  const minTtl = app.attest.config.claimMinTtlSeconds;
+
+  app.get('/v1/work-items', {
+    config: { guard: READ },
+    schema: {
+      summary: "List the factory's live work items", tags: ['work-items'],
+      description: 'Live (not withdrawn) items by number, up to 100 a page. Send `pagination.cursor` back as `cursor` for the next page; a malformed cursor answers 400 invalid_cursor.',
+      querystring: Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 400 })) }, { additionalProperties: false }),
+      response: { 200: Type.Object({ data: Type.Array(WorkItemListEntrySchema), pagination: Type.Object({ cursor: Nullable(Type.String()) }) }) },
+    },
+  }, async (req) => {
+    const page = await listWorkItems(factoryContext(req.ctx), req.query.cursor);
+    return { data: page.items, pagination: { cursor: page.cursor } };
+  });
+
+  app.post('/v1/work-items', {
+    config: { guard: WRITE },
+    schema: {
+      summary: 'Create or update a work item (upsert by tracker + trackerKey)', tags: ['work-items'],
+      description: '201 when the item was created (it gets the next number in the factory), 200 when an item with the same tracker and trackerKey was updated. Fields left out keep their value (on create: stage backlog, section "", blockClass none, specRepository = repository or "", specNumber 0). Re-stating a withdrawn item makes it active again.',
+      body: Type.Object({
+        tracker: Tracker,
+        trackerKey: Type.String({ minLength: 1, maxLength: 200 }),
+        title: Title,
+        specRepository: Type.Optional(Type.String({ maxLength: 200 })),
+        specNumber: Type.Optional(Type.Integer({ minimum: 0 })),
+        stage: Type.Optional(Stage),
+        section: Type.Optional(Section),
+        blockClass: Type.Optional(BlockClass),
+        repository: Type.Optional(Nullable(Repository)),
+      }, { additionalProperties: false }),
+      response: { 200: Data(WorkItemSchema), 201: Data(WorkItemSchema) },
+    },
+  }, async (req, reply) => {
+    const { item, created } = await upsertWorkItem(factoryContext(req.ctx), req.body);
+    return reply.status(created ? 201 : 200).send({ data: toWire(item) });
+  });
+
+  app.get('/v1/work-items/:id', {
+    config: { guard: READ },
+    schema: { summary: 'Read one work item by id or number', tags: ['work-items'], params: ItemParams, response: { 200: Data(WorkItemSchema) } },
+  }, async (req) => ({ data: toWire(await getWorkItem(factoryContext(req.ctx), req.params.id)) }));
+
+  app.patch('/v1/work-items/:id', {
+    config: { guard: WRITE },
+    schema: {
+      summary: 'Change stage, section, blockClass, title or repository', tags: ['work-items'],
+      description: 'A withdrawn item answers 409 work_item_withdrawn. `repository: null` clears it.',
+      params: ItemParams,
+      body: Type.Object({
+        stage: Type.Optional(Stage),
+        section: Type.Optional(Section),
+        blockClass: Type.Optional(BlockClass),
+        title: Type.Optional(Title),
+        repository: Type.Optional(Nullable(Repository)),
+      }, { additionalProperties: false }),
+      response: { 200: Data(WorkItemSchema) },
+    },
+  }, async (req) => ({ data: toWire(await patchWorkItem(factoryContext(req.ctx), req.params.id, req.body)) }));
+
+  app.post('/v1/work-items/:id/withdraw', {
+    config: { guard: WRITE },
+    schema: {
+      summary: 'Withdraw a work item', tags: ['work-items'],
+      description: 'Idempotent. A withdrawn item leaves the list, cannot be claimed or changed, and its claim key gets 409 work_item_withdrawn.',
+      params: ItemParams, response: { 200: Data(WorkItemSchema) },
+    },
+  }, async (req) => ({ data: toWire(await withdrawWorkItem(factoryContext(req.ctx), req.params.id)) }));
+
+  app.post('/v1/work-items/:id/claims', {
+    config: { guard: WRITE },
+    schema: {
+      summary: 'Claim a work item for a branch (returns the item key once)', tags: ['work-items'],
+      description: `Exactly one live claim per item: another live claim answers 409 work_item_claimed. The lease lasts ttlSeconds (${minTtl}–${CLAIM_MAX_TTL_SECONDS}, default ${CLAIM_DEFAULT_TTL_SECONDS}); an expired lease frees the item. \`itemKey\` (oli_) is shown only here; it authenticates only as this item.`,
+      params: ItemParams,
+      body: Type.Object({
+        source: Type.String({ minLength: 1, maxLength: 200 }),
+        branch: Type.String({ minLength: 1, maxLength: 255 }),
+        ttlSeconds: Type.Optional(Type.Integer({ minimum: minTtl, maximum: CLAIM_MAX_TTL_SECONDS })),
+      }, { additionalProperties: false }),
+      response: { 201: Data(Type.Object({ claim: ClaimSchema, itemKey: Type.String() })) },
+    },
+  }, async (req, reply) => {
+    const { claim, itemKey } = await claimWorkItem(factoryContext(req.ctx), req.params.id, req.body);
+    return reply.status(201).send({ data: { claim: claimToWire(claim), itemKey } });
+  });
+
+  app.put('/v1/work-items/:id/claims/current', {
+    config: { guard: { credentials: ['item_key'] } },
+    schema: {
+      summary: "Renew the caller's claim", tags: ['work-items'],
+      description: 'Item key only. Moves expiresAt to now + the claim\'s ttlSeconds. 410 claim_expired once the lease has run out (claim again).',
+      params: ItemParams, response: { 200: Data(Type.Object({ claim: ClaimSchema })) },
+    },
+  }, async (req) => ({ data: { claim: claimToWire(await renewClaim(factoryContext(req.ctx), req.params.id)) } }));
+
+  app.delete('/v1/work-items/:id/claims/current', {
+    config: { guard: { credentials: ['item_key', 'factory_key', 'login_token'] } },
+    schema: {
+      summary: 'Release the claim', tags: ['work-items'],
+      description: "The claim's item key releases its own claim; a factory key or login token needs work.write and releases whatever claim is open. The item key is revoked. 204.",
+      params: ItemParams,
+    },
+  }, async (req, reply) => {
+    await releaseClaim(factoryContext(req.ctx), req.params.id);
+    return reply.status(204).send();
+  });
+
+  app.post('/v1/work-items/:id/pull-requests', {
+    config: { guard: WRITE },
+    schema: {
+      summary: 'Declare a pull request onto the work item', tags: ['work-items'],
+      description: 'Idempotent per repository + number. Artifacts anchored to a declared pull request count as evidence of the item. `url` defaults to the github.com pull request page.',
+      params: ItemParams,
+      body: Type.Object({
+        repository: Repository,
+        number: Type.Integer({ minimum: 1 }),
+        url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: '^https?://' })),
+      }, { additionalProperties: false }),
+      response: { 201: Data(LinkedPullRequestSchema) },
+    },
+  }, async (req, reply) => {
+    const pr = await declarePullRequest(factoryContext(req.ctx), req.params.id, req.body);
+    return reply.status(201).send({ data: { ...pr, linkedAt: new Date(pr.linkedAt).toISOString() } });
+  });
+
+  app.get('/v1/work-items/:id/pull-requests', {
+    config: { guard: READ },
+    schema: { summary: 'Pull requests declared onto the work item', tags: ['work-items'], params: ItemParams, response: { 200: Data(Type.Array(LinkedPullRequestSchema)) } },
+  }, async (req) => ({
+    data: (await listPullRequestsOf(factoryContext(req.ctx), req.params.id)).map((p) => ({ ...p, linkedAt: new Date(p.linkedAt).toISOString() })),
+  }));
+};

@@ -1,0 +1,258 @@
+// SQL for work items, their claims and the pull requests declared onto them. Every query names the
+// factory (app_id); rules (liveness, startability, who may do what) live in service.ts.
+import type { Transaction } from 'kysely';
+import type { Db } from '../../db/connection.js';
+import type { Database } from '../../db/schema.js';
+
+export interface WorkItemsTable {
+  id: string;
+  org_id: string;
+  app_id: string;
+  number: number;
+  tracker: string;
+  tracker_key: string;
+  title: string;
+  spec_repository: string;
+  spec_number: number;
+  stage: string;
+  section: string;
+  block_class: string;
+  repository: string | null;
+  withdrawn_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ClaimsTable {
+  id: string;
+  org_id: string;
+  app_id: string;
+  work_item_id: string;
+  source: string;
+  branch: string | null;
+  ttl_seconds: number;
+  claimed_at: number;
+  expires_at: number;
+  credential_id: string | null;
+  ended_at: number | null;
+  end_reason: string | null;
+}
+
+export interface WorkItemPullRequestsTable {
+  app_id: string;
+  work_item_id: string;
+  repository: string;
+  number: number;
+  url: string;
+  linked_at: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    work_items: WorkItemsTable;
+    claims: ClaimsTable;
+    work_item_pull_requests: WorkItemPullRequestsTable;
+  }
+}
+
+export type WorkItemRow = WorkItemsTable;
+export type ClaimRow = ClaimsTable;
+type Tx = Transaction<Database>;
+
+// ---- work items ----
+
+export function findItemById(db: Db, appId: string, id: string): Promise<WorkItemRow | undefined> {
+  return db.selectFrom('work_items').selectAll().where('app_id', '=', appId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findItemByNumber(db: Db, appId: string, number: number): Promise<WorkItemRow | undefined> {
+  return db.selectFrom('work_items').selectAll().where('app_id', '=', appId).where('number', '=', number).executeTakeFirst();
+}
+
+export function findItemByTrackerKey(db: Db, appId: string, tracker: string, trackerKey: string): Promise<WorkItemRow | undefined> {
+  return db
+    .selectFrom('work_items')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('tracker', '=', tracker)
+    .where('tracker_key', '=', trackerKey)
+    .executeTakeFirst();
+}
+
+export async function highestNumber(db: Db, appId: string): Promise<number> {
+  const row = await db
+    .selectFrom('work_items')
+    .select((eb) => eb.fn.max('number').as('n'))
+    .where('app_id', '=', appId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function insertItem(db: Db, row: WorkItemRow): Promise<void> {
+  await db.insertInto('work_items').values(row).execute();
+}
+
+export type ItemChanges = Partial<Pick<WorkItemRow, 'title' | 'spec_repository' | 'spec_number' | 'stage' | 'section' | 'block_class' | 'repository' | 'withdrawn_at'>>;
+
+export async function updateItem(db: Db, appId: string, id: string, changes: ItemChanges, now: number): Promise<void> {
+  await db
+    .updateTable('work_items')
+    .set({ ...changes, updated_at: now })
+    .where('app_id', '=', appId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Marks the item withdrawn unless it already is; true when this call withdrew it. */
+export async function withdrawItem(db: Db, appId: string, id: string, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('work_items')
+    .set({ withdrawn_at: now, updated_at: now })
+    .where('app_id', '=', appId)
+    .where('id', '=', id)
+    .where('withdrawn_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export interface ItemWithOpenClaim {
+  item: WorkItemRow;
+  claim: ClaimRow | null;
+}
+
+/** Live (not withdrawn) items of the factory with number > afterNumber, by number, with their open claim. */
+export async function listLiveItems(db: Db, appId: string, afterNumber: number, limit: number): Promise<ItemWithOpenClaim[]> {
+  const items = await db
+    .selectFrom('work_items')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('withdrawn_at', 'is', null)
+    .where('number', '>', afterNumber)
+    .orderBy('number')
+    .limit(limit)
+    .execute();
+  if (items.length === 0) return [];
+  const claims = await db
+    .selectFrom('claims')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('ended_at', 'is', null)
+    .where('work_item_id', 'in', items.map((i) => i.id))
+    .execute();
+  const byItem = new Map(claims.map((c) => [c.work_item_id, c]));
+  return items.map((item) => ({ item, claim: byItem.get(item.id) ?? null }));
+}
+
+// ---- claims ----
+
+export function findOpenClaim(db: Db, appId: string, workItemId: string): Promise<ClaimRow | undefined> {
+  return db
+    .selectFrom('claims')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('work_item_id', '=', workItemId)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export function findLatestClaim(db: Db, appId: string, workItemId: string): Promise<ClaimRow | undefined> {
+  return db
+    .selectFrom('claims')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('work_item_id', '=', workItemId)
+    .orderBy('claimed_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export function findClaimByCredential(db: Db, appId: string, credentialId: string): Promise<ClaimRow | undefined> {
+  return db.selectFrom('claims').selectAll().where('app_id', '=', appId).where('credential_id', '=', credentialId).executeTakeFirst();
+}
+
+/**
+ * Ends the item's open claim if its lease ran out by `now`. It is the first statement of the claim
+ * transaction on purpose: a write first takes SQLite's write lock (waiting on busy_timeout) before anything
+ * is read, and on PostgreSQL it row-locks the expired claim so a racing claimer re-checks after us.
+ * Returns the item keys of the claims it ended, so the caller can revoke them in the same transaction.
+ */
+export async function endExpiredClaim(tx: Tx, appId: string, workItemId: string, now: number): Promise<string[]> {
+  const ended = await tx
+    .updateTable('claims')
+    .set({ ended_at: now, end_reason: 'expired' })
+    .where('app_id', '=', appId)
+    .where('work_item_id', '=', workItemId)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '<=', now)
+    .returning(['credential_id'])
+    .execute();
+  return ended.map((c) => c.credential_id).filter((id): id is string => id !== null);
+}
+
+export async function insertClaim(db: Db, row: ClaimRow): Promise<void> {
+  await db.insertInto('claims').values(row).execute();
+}
+
+export async function setClaimCredential(db: Db, claimId: string, credentialId: string): Promise<void> {
+  await db.updateTable('claims').set({ credential_id: credentialId }).where('id', '=', claimId).execute();
+}
+
+/** Pushes the lease of a still-live claim to newExpiresAt; false when the claim ended or expired first. */
+export async function extendClaim(db: Db, appId: string, claimId: string, now: number, newExpiresAt: number): Promise<boolean> {
+  const res = await db
+    .updateTable('claims')
+    .set({ expires_at: newExpiresAt })
+    .where('app_id', '=', appId)
+    .where('id', '=', claimId)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Ends an open claim; false when someone else ended it first. */
+export async function endClaim(db: Db, appId: string, claimId: string, now: number, reason: string): Promise<boolean> {
+  const res = await db
+    .updateTable('claims')
+    .set({ ended_at: now, end_reason: reason })
+    .where('app_id', '=', appId)
+    .where('id', '=', claimId)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export async function revokeItemKeys(db: Db, appId: string, credentialIds: string[], now: number): Promise<void> {
+  if (credentialIds.length === 0) return;
+  await db
+    .updateTable('credentials')
+    .set({ revoked_at: now })
+    .where('app_id', '=', appId)
+    .where('kind', '=', 'item_key')
+    .where('id', 'in', credentialIds)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+// ---- pull requests declared onto an item ----
+
+export async function upsertPullRequest(db: Db, row: WorkItemPullRequestsTable): Promise<void> {
+  await db
+    .insertInto('work_item_pull_requests')
+    .values(row)
+    .onConflict((oc) => oc.columns(['work_item_id', 'repository', 'number']).doUpdateSet({ url: row.url }))
+    .execute();
+}
+
+export function listPullRequests(db: Db, appId: string, workItemId: string) {
+  return db
+    .selectFrom('work_item_pull_requests')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('work_item_id', '=', workItemId)
+    .orderBy('linked_at')
+    .orderBy('repository')
+    .orderBy('number')
+    .execute();
+}
