@@ -4,7 +4,7 @@ import path from 'node:path';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { openDatabase } from '../db/connection.js';
+import { openDatabase, type DbHandle } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Kysely } from 'kysely';
 import { FsBlobStore } from '../blobs/fs.js';
@@ -40,11 +40,16 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   const handle = await openDatabase(config);
   try {
-    await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
+    return await assemble(options, handle, clock);
   } catch (err) {
-    await handle.close();
+    await handle.close().catch(() => undefined);
     throw err;
   }
+}
+
+async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): Promise<App> {
+  const { config } = options;
+  await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
 
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
