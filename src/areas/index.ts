@@ -3,9 +3,20 @@
 import type { AreaRoutes } from '../server/context.js';
 import { adminRoutes } from './admin/routes.js';
 import { apiKeysRoutes } from './api-keys/routes.js';
+import { accountRoutes } from './account/routes.js';
+import { appsRoutes } from './apps/routes.js';
+import { orgsRoutes } from './orgs/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { workItemsRoutes } from './work-items/routes.js';
+import { criteriaRoutes } from './criteria/routes.js';
+import { findingsRoutes } from './findings/routes.js';
+import { hostsRoutes } from './hosts/routes.js';
+import { capabilitiesRoutes } from './capabilities/routes.js';
+import { pricingRoutes } from './pricing/routes.js';
+import { oauthRoutes } from './oauth/routes.js';
 import { contextRoutes } from './context/routes.js';
+import { artifactsRoutes } from './artifacts/routes.js';
+import { resultsRoutes } from './results/routes.js';
 
 export interface Area {
   name: string;
@@ -14,8 +25,19 @@ export interface Area {
 
 export const AREAS: readonly Area[] = [
   { name: 'health', routes: healthRoutes },
+  { name: 'capabilities', routes: capabilitiesRoutes },
+  { name: 'pricing', routes: pricingRoutes },
+  { name: 'oauth', routes: oauthRoutes },
   { name: 'admin', routes: adminRoutes },
   { name: 'api-keys', routes: apiKeysRoutes },
   { name: 'work-items', routes: workItemsRoutes },
+  { name: 'criteria', routes: criteriaRoutes },
+  { name: 'findings', routes: findingsRoutes },
+  { name: 'hosts', routes: hostsRoutes },
+  { name: 'apps', routes: appsRoutes },
+  { name: 'account', routes: accountRoutes },
+  { name: 'orgs', routes: orgsRoutes },
   { name: 'context', routes: contextRoutes },
+  { name: 'artifacts', routes: artifactsRoutes },
+  { name: 'results', routes: resultsRoutes },
 ];

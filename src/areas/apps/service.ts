@@ -1,12 +1,16 @@
 // Factories (apps): the rules and the wire shape of spec part 2 (App), no HTTP.
 import crypto from 'node:crypto';
+import semver from 'semver';
 import type { Db } from '../../db/connection.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Clock } from '../../server/clock.js';
 import type { Principal } from '../../server/auth/principal.js';
+import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../orgs/audit.js';
 import * as store from './store.js';
+
+export type RunnerUpdatesMode = 'follow' | 'pin';
 
 export interface AppWire {
   id: string;
@@ -17,7 +21,7 @@ export interface AppWire {
   created_by: string;
   updated_at: string;
   updated_by: string;
-  runner_updates: { mode: string; version: string | null };
+  runner_updates: { mode: RunnerUpdatesMode; version: string | null };
 }
 
 export function appToWire(row: store.AppRow): AppWire {
@@ -30,7 +34,7 @@ export function appToWire(row: store.AppRow): AppWire {
     created_by: row.created_by,
     updated_at: new Date(row.updated_at).toISOString(),
     updated_by: row.updated_by,
-    runner_updates: { mode: row.runner_updates_mode, version: row.runner_updates_version },
+    runner_updates: { mode: row.runner_updates_mode === 'pin' ? 'pin' : 'follow', version: row.runner_updates_version },
   };
 }
 
@@ -41,9 +45,9 @@ export interface CreateAppInput {
 
 export async function createApp(db: Db, clock: Clock, principal: Principal | null, orgId: string, input: CreateAppInput): Promise<AppWire> {
   const now = clock.now();
-  const by = principal?.userId ?? principal?.credentialId ?? 'system';
+  const by = changedBy(principal);
   const row: store.AppRow = {
-    id: crypto.randomUUID(), org_id: orgId, name: input.name, display_name: input.displayName ?? input.name,
+    id: crypto.randomUUID(), org_id: orgId, name: input.name.toLowerCase(), display_name: input.displayName ?? input.name,
     runner_updates_mode: 'follow', runner_updates_version: null, created_at: now, created_by: by, updated_at: now, updated_by: by, deleted_at: null,
   };
   try {
@@ -54,4 +58,116 @@ export async function createApp(db: Db, clock: Clock, principal: Principal | nul
   }
   await recordAudit(db, clock, { orgId, actionType: 'app.created', actor: principal, targetType: 'app', targetId: row.id, targetIdentifier: row.name });
   return appToWire(row);
+}
+
+/** Who a change is recorded as (created_by / updated_by): the person, else the credential, else the gateway. */
+function changedBy(principal: Principal | null): string {
+  return principal?.userId ?? principal?.credentialId ?? 'system';
+}
+
+async function requireLiveApp(ctx: FactoryContext, appId: string): Promise<store.AppRow> {
+  const row = await store.findLiveApp(ctx.db, ctx.orgId, appId.toLowerCase());
+  if (!row) throw apiError('app_not_found', 'No such factory in this organization.');
+  return row;
+}
+
+/**
+ * The factories the caller may see: a login token sees every live factory of the org of the factory it acts
+ * on (its owner is a member there); a factory key is bound to one factory and sees only that one.
+ */
+export async function listApps(ctx: FactoryContext): Promise<AppWire[]> {
+  if (ctx.principal.kind !== 'login_token') {
+    const own = await store.findLiveApp(ctx.db, ctx.orgId, ctx.appId);
+    return own ? [appToWire(own)] : [];
+  }
+  return (await store.listLiveApps(ctx.db, ctx.orgId)).map(appToWire);
+}
+
+export async function getApp(ctx: FactoryContext, appId: string): Promise<AppWire> {
+  return appToWire(await requireLiveApp(ctx, appId));
+}
+
+export async function createAppInOrg(ctx: FactoryContext, input: CreateAppInput): Promise<AppWire> {
+  return createApp(ctx.db, ctx.clock, ctx.principal, ctx.orgId, input);
+}
+
+export interface RunnerUpdatesInput {
+  mode: RunnerUpdatesMode;
+  version?: string | null;
+}
+
+export interface UpdateAppInput {
+  name?: string;
+  display_name?: string;
+  runner_updates?: RunnerUpdatesInput;
+}
+
+function invalidBody(path: string, message: string) {
+  return apiError('invalid_request_body', `${path} ${message}.`, { details: [{ path, message }] });
+}
+
+/** `pin` needs a semantic version; `follow` tracks the gateway's recommendation and takes none. */
+function runnerUpdatesColumns(input: RunnerUpdatesInput): { runner_updates_mode: string; runner_updates_version: string | null } {
+  const version = input.version ?? null;
+  if (input.mode === 'follow') {
+    if (version !== null) throw invalidBody('runner_updates.version', 'must be left out when mode is follow');
+    return { runner_updates_mode: 'follow', runner_updates_version: null };
+  }
+  if (version === null) throw invalidBody('runner_updates.version', 'is required when mode is pin');
+  const valid = semver.valid(version);
+  if (!valid) throw invalidBody('runner_updates.version', 'must be a semantic version such as 1.4.2');
+  return { runner_updates_mode: 'pin', runner_updates_version: valid };
+}
+
+export async function updateApp(ctx: FactoryContext, appId: string, input: UpdateAppInput): Promise<AppWire> {
+  const before = await requireLiveApp(ctx, appId);
+  const now = ctx.clock.now();
+  const patch: store.AppPatch = { updated_at: now, updated_by: changedBy(ctx.principal) };
+  if (input.name !== undefined) patch.name = input.name.toLowerCase();
+  if (input.display_name !== undefined) patch.display_name = input.display_name;
+  if (input.runner_updates !== undefined) Object.assign(patch, runnerUpdatesColumns(input.runner_updates));
+  try {
+    await store.updateApp(ctx.db, ctx.orgId, before.id, patch);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw apiError('duplicate_app_name', `A factory named "${patch.name ?? ''}" already exists in this organization.`);
+    throw err;
+  }
+  const after: store.AppRow = { ...before, ...patch };
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const field of ['name', 'display_name', 'runner_updates_mode', 'runner_updates_version'] as const) {
+    if (before[field] !== after[field]) changes[field] = { from: before[field], to: after[field] };
+  }
+  await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'app.updated', actor: ctx.principal, targetType: 'app', targetId: before.id, targetIdentifier: after.name, details: { changes } });
+  return appToWire(after);
+}
+
+/**
+ * Tombstone the factory: the row keeps its id (audit rows and other areas' data still point at it) but is
+ * gone from every read, its name is free again, and every credential bound to it is revoked at once.
+ */
+export async function deleteApp(ctx: FactoryContext, appId: string): Promise<void> {
+  const app = await requireLiveApp(ctx, appId);
+  const now = ctx.clock.now();
+  await store.tombstoneApp(ctx.db, ctx.orgId, app.id, now, changedBy(ctx.principal));
+  const revoked = await store.revokeAppCredentials(ctx.db, app.id, now);
+  ctx.gateway.auth.invalidate();
+  await recordAudit(ctx.db, ctx.clock, {
+    orgId: ctx.orgId, actionType: 'app.deleted', actor: ctx.principal, targetType: 'app', targetId: app.id, targetIdentifier: app.name,
+    details: { revoked_credentials: Number(revoked.numUpdatedRows) },
+  });
+}
+
+export interface MyFactoryWire {
+  id: string;
+  name: string;
+  display_name: string;
+  org: { id: string; name: string };
+  role: string;
+}
+
+/** Every live factory a user can use, across the orgs they belong to, with the org and their role there. */
+export async function factoriesOfUser(db: Db, userId: string): Promise<MyFactoryWire[]> {
+  return (await store.listFactoriesOfUser(db, userId)).map((r) => ({
+    id: r.id, name: r.name, display_name: r.display_name, org: { id: r.org_id, name: r.org_name }, role: r.role,
+  }));
 }

@@ -5,8 +5,9 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Clock } from '../../server/clock.js';
 import type { Principal } from '../../server/auth/principal.js';
 import { apiError } from '../../server/errors.js';
-import type { Role } from '../../server/permissions.js';
-import { recordAudit } from './audit.js';
+import type { OrgContext } from '../../server/context.js';
+import { ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '../../server/permissions.js';
+import { GENESIS_HASH, hashRow, recordAudit } from './audit.js';
 import * as store from './store.js';
 
 export const PLANS = ['free', 'paid', 'enterprise'] as const;
@@ -122,4 +123,181 @@ export async function removeMember(actor: Actor, org: store.OrgRow, userId: stri
 
 export async function membershipOf(db: Db, orgId: string, userId: string) {
   return store.findMembership(db, orgId, userId);
+}
+
+// ---- Org management through a management key (routes under /v1/orgs/{orgName}/...) ----
+
+export function actorOf(ctx: OrgContext): Actor {
+  return { db: ctx.db, clock: ctx.clock, principal: ctx.principal, invalidateAuth: () => ctx.gateway.auth.invalidate() };
+}
+
+export interface MemberWire {
+  userId: string;
+  email: string;
+  name: string;
+  role: string;
+  joined_at: string;
+}
+
+async function requireOrgById(db: Db, orgId: string): Promise<store.OrgRow> {
+  const org = await store.findOrgById(db, orgId);
+  if (!org) throw apiError('org_not_found', 'No such organization.');
+  return org;
+}
+
+export async function listMembers(ctx: OrgContext): Promise<MemberWire[]> {
+  return (await store.listMembers(ctx.db, ctx.orgId)).map((m) => ({ userId: m.user_id, email: m.email, name: m.name, role: m.role, joined_at: iso(m.created_at) }));
+}
+
+/**
+ * Add an existing user by email. Users are gateway-wide (one email, one person across orgs), so an org's
+ * key may not create them: an unknown email is 404 user_not_found and the operator creates the user first.
+ */
+export async function addMemberByEmail(ctx: OrgContext, email: string, role: Role): Promise<MemberWire> {
+  const org = await requireOrgById(ctx.db, ctx.orgId);
+  const user = await store.findUserByEmail(ctx.db, email);
+  if (!user) throw apiError('user_not_found', `No user with email "${email.toLowerCase()}"; the operator creates users (POST /v1/admin/users).`);
+  return addMember(actorOf(ctx), org, user, role);
+}
+
+export async function changeMemberRole(ctx: OrgContext, userId: string, role: Role): Promise<MemberWire> {
+  const membership = await store.findMembership(ctx.db, ctx.orgId, userId);
+  if (!membership) throw apiError('member_not_found', 'No such member in this organization.');
+  const user = await requireUser(ctx.db, userId);
+  if (membership.role !== role) {
+    if (membership.role === 'owner' && Number((await store.countOwners(ctx.db, ctx.orgId)).n) <= 1) {
+      throw apiError('last_owner', 'The organization must keep at least one owner.');
+    }
+    await store.updateMembershipRole(ctx.db, ctx.orgId, userId, role);
+    await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'member.role_changed', actor: ctx.principal, targetType: 'member', targetId: userId, targetIdentifier: user.email, details: { from: membership.role, to: role } });
+    // Login tokens act with the member's current role; cached principals carry the old one.
+    ctx.gateway.auth.invalidate();
+  }
+  return { userId, email: user.email, name: user.name, role, joined_at: iso(membership.created_at) };
+}
+
+export async function removeMemberFromOrg(ctx: OrgContext, userId: string): Promise<void> {
+  await removeMember(actorOf(ctx), await requireOrgById(ctx.db, ctx.orgId), userId);
+}
+
+export function listRoles(): { name: Role; permissions: Permission[] }[] {
+  return ROLES.map((name) => ({ name, permissions: [...ROLE_PERMISSIONS[name]] }));
+}
+
+// ---- The audit log (API.md §5) ----
+
+/** The plan that carries the audit_log entitlement. */
+const AUDIT_LOG_PLAN: PlanName = 'enterprise';
+
+async function requireAuditEntitlement(ctx: OrgContext): Promise<void> {
+  // Read the plan from the store, not the cached principal: a plan change applies to the next request.
+  const org = await requireOrgById(ctx.db, ctx.orgId);
+  if (org.plan !== AUDIT_LOG_PLAN) {
+    throw apiError('entitlement_required', `The audit log needs the ${AUDIT_LOG_PLAN} plan; this organization is on ${org.plan}.`, {
+      entitlement: 'audit_log', current: org.plan, limit: AUDIT_LOG_PLAN,
+    });
+  }
+}
+
+/** The spec's date pattern: YYYY-MM-DD, optionally THH:MM:SS with optional .f to .fff and optional Z. */
+export const AUDIT_DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z?)?$';
+const DAY_MS = 86_400_000;
+
+/**
+ * Epoch ms of a date that matched AUDIT_DATE_PATTERN, read as UTC. A bare date as an end bound means the
+ * whole day (up to its last millisecond). Calendar nonsense such as 2026-02-30 is a 400.
+ */
+export function parseAuditDate(value: string, param: string, bound: 'start' | 'end'): number {
+  const dateOnly = value.length === 10;
+  const ms = Date.parse(dateOnly ? `${value}T00:00:00.000Z` : value.endsWith('Z') ? value : `${value}Z`);
+  const sameDay = Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === value.slice(0, 10);
+  if (!sameDay) throw apiError('invalid_query_params', `${param} is not a real date.`, { details: [{ path: param, message: 'is not a real date' }] });
+  return dateOnly && bound === 'end' ? ms + DAY_MS - 1 : ms;
+}
+
+export interface AuditLogQuery {
+  page?: number;
+  pageSize?: number;
+  actionType?: string;
+  targetType?: string;
+  startDate?: string;
+  endDate?: string;
+}
+
+export interface AuditEntryWire {
+  id: string;
+  action_type: string;
+  actor_id: string;
+  actor_type: string;
+  actor_name: string;
+  actor_email: string;
+  actor_label: string;
+  target_id: string;
+  target_type: string;
+  target_identifier: string;
+  details_preview: string;
+  created_at: string;
+}
+
+const PREVIEW_CHARS = 200;
+
+export function detailsPreview(details: string): string {
+  return details.length <= PREVIEW_CHARS ? details : `${details.slice(0, PREVIEW_CHARS - 1)}…`;
+}
+
+export async function listAuditLog(ctx: OrgContext, query: AuditLogQuery) {
+  await requireAuditEntitlement(ctx);
+  const page = query.page ?? 1;
+  const pageSize = query.pageSize ?? 25;
+  const filter: store.AuditFilter = {};
+  if (query.actionType !== undefined) filter.actionType = query.actionType;
+  if (query.targetType !== undefined) filter.targetType = query.targetType;
+  if (query.startDate !== undefined) filter.from = parseAuditDate(query.startDate, 'startDate', 'start');
+  if (query.endDate !== undefined) filter.to = parseAuditDate(query.endDate, 'endDate', 'end');
+  if (filter.from !== undefined && filter.to !== undefined && filter.from > filter.to) {
+    throw apiError('invalid_date_range', 'startDate is after endDate.');
+  }
+  const total = Number((await store.countAudit(ctx.db, ctx.orgId, filter)).n);
+  const rows = await store.listAudit(ctx.db, ctx.orgId, filter, pageSize, (page - 1) * pageSize);
+  const data: AuditEntryWire[] = rows.map((r) => ({
+    id: r.id, action_type: r.action_type, actor_id: r.actor_id, actor_type: r.actor_type, actor_name: r.actor_name,
+    actor_email: r.actor_email, actor_label: r.actor_label, target_id: r.target_id, target_type: r.target_type,
+    target_identifier: r.target_identifier, details_preview: detailsPreview(r.details), created_at: iso(Number(r.created_at)),
+  }));
+  return { data, pagination: { page, pageSize, total, totalPages: Math.ceil(total / pageSize) } };
+}
+
+export interface AuditVerifyWire {
+  intact: boolean;
+  checked: number;
+  firstBadRow: { id: string; seq: number } | null;
+}
+
+const VERIFY_BATCH = 1000;
+
+/**
+ * Walk the org's chain oldest first: each row must follow the previous seq, carry the previous row's hash
+ * as prev_hash, and hash to its own row_hash. An edited row fails its own hash; a deleted row breaks the
+ * seq (and prev_hash) of the row after it. `checked` counts rows examined, the bad one included.
+ */
+export async function verifyAuditLog(ctx: OrgContext): Promise<AuditVerifyWire> {
+  await requireAuditEntitlement(ctx);
+  let checked = 0;
+  let prevSeq = 0;
+  let prevHash = GENESIS_HASH;
+  for (;;) {
+    const batch = await store.auditChainBatch(ctx.db, ctx.orgId, prevSeq, VERIFY_BATCH);
+    for (const r of batch) {
+      checked++;
+      const seq = Number(r.seq);
+      const { prev_hash: storedPrev, row_hash: storedHash, ...fields } = r;
+      const expected = hashRow(storedPrev, { ...fields, seq, created_at: Number(r.created_at) });
+      if (seq !== prevSeq + 1 || storedPrev !== prevHash || storedHash !== expected) {
+        return { intact: false, checked, firstBadRow: { id: r.id, seq } };
+      }
+      prevSeq = seq;
+      prevHash = storedHash;
+    }
+    if (batch.length < VERIFY_BATCH) return { intact: true, checked, firstBadRow: null };
+  }
 }

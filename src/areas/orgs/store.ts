@@ -57,3 +57,49 @@ export function countOwners(db: Db, orgId: string) {
     .where('role', '=', 'owner')
     .executeTakeFirstOrThrow();
 }
+
+export function listMembers(db: Db, orgId: string) {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id as user_id', 'users.email as email', 'users.name as name', 'memberships.role as role', 'memberships.created_at as created_at'])
+    .where('memberships.org_id', '=', orgId)
+    .orderBy('memberships.created_at')
+    .orderBy('users.email')
+    .execute();
+}
+
+export function updateMembershipRole(db: Db, orgId: string, userId: string, role: string) {
+  return db.updateTable('memberships').set({ role }).where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
+}
+
+export interface AuditFilter {
+  actionType?: string;
+  targetType?: string;
+  /** Inclusive bounds, epoch ms. */
+  from?: number;
+  to?: number;
+}
+
+function auditQuery(db: Db, orgId: string, filter: AuditFilter) {
+  let q = db.selectFrom('audit_log').where('org_id', '=', orgId);
+  if (filter.actionType !== undefined) q = q.where('action_type', '=', filter.actionType);
+  if (filter.targetType !== undefined) q = q.where('target_type', '=', filter.targetType);
+  if (filter.from !== undefined) q = q.where('created_at', '>=', filter.from);
+  if (filter.to !== undefined) q = q.where('created_at', '<=', filter.to);
+  return q;
+}
+
+export function countAudit(db: Db, orgId: string, filter: AuditFilter) {
+  return auditQuery(db, orgId, filter).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+}
+
+/** Newest first: seq is the order rows were chained in, so it breaks created_at ties (and survives clock steps). */
+export function listAudit(db: Db, orgId: string, filter: AuditFilter, limit: number, offset: number) {
+  return auditQuery(db, orgId, filter).selectAll().orderBy('seq', 'desc').limit(limit).offset(offset).execute();
+}
+
+/** One batch of the chain, oldest first, after `afterSeq`. */
+export function auditChainBatch(db: Db, orgId: string, afterSeq: number, limit: number) {
+  return db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+}

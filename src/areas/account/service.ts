@@ -1,0 +1,10 @@
+// Account: reads about the person behind a login token, across every org they belong to.
+import type { RequestContext } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
+import { factoriesOfUser, type MyFactoryWire } from '../apps/service.js';
+
+export async function myFactories(ctx: RequestContext): Promise<MyFactoryWire[]> {
+  const userId = ctx.principal?.kind === 'login_token' ? ctx.principal.userId : null;
+  if (!userId) throw apiError('internal_error', 'route is missing its login-token guard');
+  return factoriesOfUser(ctx.db, userId);
+}

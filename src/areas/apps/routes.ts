@@ -1,0 +1,89 @@
+// Factories (apps): GET/POST /v1/apps, GET/PATCH/DELETE /v1/apps/{appId} (spec part 2 App, part 5 rule 4).
+import { Type } from 'typebox';
+import { factoryContext, type AreaRoutes, type RouteGuard } from '../../server/context.js';
+import { Data, DateTime, Nullable, Slug, Uuid } from '../../server/schemas.js';
+import { createAppInOrg, deleteApp, getApp, listApps, updateApp } from './service.js';
+
+export const AppSchema = Type.Object({
+  id: Uuid,
+  tenant_id: Uuid,
+  name: Type.String(),
+  display_name: Type.String(),
+  created_at: DateTime,
+  created_by: Type.String(),
+  updated_at: DateTime,
+  updated_by: Type.String(),
+  runner_updates: Type.Object({
+    mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
+    version: Nullable(Type.String()),
+  }),
+});
+
+const DisplayName = Type.String({ minLength: 1, maxLength: 200 });
+// The path parameter is checked by the guard first (403 when it names another factory), so by the time
+// the schema sees it, it is the uuid of the factory the caller acts on.
+const AppParams = Type.Object({ appId: Uuid });
+const factoryGuard = (permission: 'apps.read' | 'apps.write', appParam?: string): RouteGuard => ({
+  credentials: ['factory_key', 'login_token'],
+  permission,
+  ...(appParam ? { appParam } : {}),
+});
+
+export const appsRoutes: AreaRoutes = (app) => {
+  app.get('/v1/apps', {
+    config: { guard: factoryGuard('apps.read') },
+    schema: {
+      summary: 'List the factories the caller may see', tags: ['apps'],
+      description: "A login token sees every live factory of the org of the factory its header names; a factory key sees only its own factory.",
+      response: { 200: Data(Type.Array(AppSchema)) },
+    },
+  }, async (req) => ({ data: await listApps(factoryContext(req.ctx)) }));
+
+  app.post('/v1/apps', {
+    config: { guard: factoryGuard('apps.write') },
+    schema: {
+      summary: "Create a factory in the caller's organization", tags: ['apps'],
+      description: 'Names are slugs, unique per organization case-insensitively (stored lower case); 409 duplicate_app_name otherwise.',
+      body: Type.Object({ name: Slug, display_name: Type.Optional(DisplayName) }, { additionalProperties: false }),
+      response: { 201: Data(AppSchema) },
+    },
+  }, async (req, reply) => {
+    const created = await createAppInOrg(factoryContext(req.ctx), { name: req.body.name, ...(req.body.display_name ? { displayName: req.body.display_name } : {}) });
+    return reply.status(201).send({ data: created });
+  });
+
+  app.get('/v1/apps/:appId', {
+    config: { guard: factoryGuard('apps.read', 'appId') },
+    schema: { summary: 'Read one factory', tags: ['apps'], params: AppParams, response: { 200: Data(AppSchema) } },
+  }, async (req) => ({ data: await getApp(factoryContext(req.ctx), req.params.appId) }));
+
+  app.patch('/v1/apps/:appId', {
+    config: { guard: factoryGuard('apps.write', 'appId') },
+    schema: {
+      summary: 'Rename a factory or change how its runners update', tags: ['apps'],
+      description: '`runner_updates.mode` follow (runners track the version the gateway recommends; no version) or pin (runners stay on `version`, a semantic version).',
+      params: AppParams,
+      body: Type.Object({
+        name: Type.Optional(Slug),
+        display_name: Type.Optional(DisplayName),
+        runner_updates: Type.Optional(Type.Object({
+          mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
+          version: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+        }, { additionalProperties: false })),
+      }, { additionalProperties: false, minProperties: 1 }),
+      response: { 200: Data(AppSchema) },
+    },
+  }, async (req) => ({ data: await updateApp(factoryContext(req.ctx), req.params.appId, req.body) }));
+
+  app.delete('/v1/apps/:appId', {
+    config: { guard: factoryGuard('apps.write', 'appId') },
+    schema: {
+      summary: 'Delete (tombstone) a factory and revoke its keys', tags: ['apps'],
+      description: 'The factory disappears from every read, its name becomes free, and every key bound to it is revoked at once.',
+      params: AppParams,
+    },
+  }, async (req, reply) => {
+    await deleteApp(factoryContext(req.ctx), req.params.appId);
+    return reply.status(204).send();
+  });
+};

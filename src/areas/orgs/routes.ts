@@ -1,0 +1,116 @@
+// Org management (management key only, spec part 5 rule 1): members, roles, the audit log and its verify.
+import { Type } from 'typebox';
+import { orgContext, type AreaRoutes, type RouteGuard } from '../../server/context.js';
+import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { ROLES, type Permission } from '../../server/permissions.js';
+import * as orgs from './service.js';
+
+// The guard answers 403 when the path names an org other than the key's, before any lookup, so a key
+// learns nothing about other orgs (not even whether they exist).
+const guard = (permission: Permission): RouteGuard => ({ credentials: ['management_key'], factory: 'none', orgParam: 'orgName', permission });
+
+const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
+const OrgParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }) });
+const MemberParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }), userId: Uuid });
+const Member = Type.Object({ userId: Uuid, email: Type.String(), name: Type.String(), role: Type.String(), joined_at: DateTime });
+const RoleEntry = Type.Object({ name: Type.String(), permissions: Type.Array(Type.String()) });
+const AuditEntry = Type.Object({
+  id: Uuid,
+  action_type: Type.String(),
+  actor_id: Type.String(),
+  actor_type: Type.String(),
+  actor_name: Type.String(),
+  actor_email: Type.String(),
+  actor_label: Type.String(),
+  target_id: Type.String(),
+  target_type: Type.String(),
+  target_identifier: Type.String(),
+  details_preview: Type.String(),
+  created_at: DateTime,
+});
+const AuditDate = Type.String({ pattern: orgs.AUDIT_DATE_PATTERN, description: 'YYYY-MM-DD, optionally THH:MM:SS with optional .f–.fff and optional Z; read as UTC. A bare endDate covers its whole day.' });
+
+export const orgsRoutes: AreaRoutes = (app) => {
+  app.get('/v1/orgs/:orgName/members', {
+    config: { guard: guard('members.read') },
+    schema: { summary: "List the organization's members", tags: ['orgs'], params: OrgParams, response: { 200: Data(Type.Array(Member)) } },
+  }, async (req) => ({ data: await orgs.listMembers(orgContext(req.ctx)) }));
+
+  app.post('/v1/orgs/:orgName/members', {
+    config: { guard: guard('members.write') },
+    schema: {
+      summary: 'Add an existing user to the organization by email', tags: ['orgs'],
+      description: 'The user must already exist (the operator creates users); an unknown email answers 404 user_not_found.',
+      params: OrgParams,
+      body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: Role }, { additionalProperties: false }),
+      response: { 201: Data(Member) },
+    },
+  }, async (req, reply) => reply.status(201).send({ data: await orgs.addMemberByEmail(orgContext(req.ctx), req.body.email, req.body.role) }));
+
+  app.patch('/v1/orgs/:orgName/members/:userId', {
+    config: { guard: guard('members.write') },
+    schema: {
+      summary: "Change a member's role", tags: ['orgs'], params: MemberParams,
+      body: Type.Object({ role: Role }, { additionalProperties: false }),
+      response: { 200: Data(Member) },
+    },
+  }, async (req) => ({ data: await orgs.changeMemberRole(orgContext(req.ctx), req.params.userId, req.body.role) }));
+
+  app.delete('/v1/orgs/:orgName/members/:userId', {
+    config: { guard: guard('members.write') },
+    schema: {
+      summary: 'Remove a member', tags: ['orgs'], params: MemberParams,
+      description: "The member's login tokens stop reaching the org's factories, and keys they created answer 403 creator_not_member.",
+    },
+  }, async (req, reply) => {
+    await orgs.removeMemberFromOrg(orgContext(req.ctx), req.params.userId);
+    return reply.status(204).send();
+  });
+
+  app.get('/v1/orgs/:orgName/roles', {
+    config: { guard: guard('members.read') },
+    schema: { summary: 'List the roles and the permissions each grants', tags: ['orgs'], params: OrgParams, response: { 200: Data(Type.Array(RoleEntry)) } },
+  }, async (req) => {
+    orgContext(req.ctx);
+    return { data: orgs.listRoles() };
+  });
+
+  app.get('/v1/orgs/:orgName/audit-log', {
+    config: { guard: guard('audit.read') },
+    schema: {
+      summary: "The organization's audit trail, newest first", tags: ['orgs'],
+      description: 'Needs the enterprise plan (402 entitlement_required otherwise).',
+      params: OrgParams,
+      querystring: Type.Object({
+        page: Type.Optional(Type.Integer({ minimum: 1 })),
+        pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+        actionType: Type.Optional(Type.String({ minLength: 1 })),
+        targetType: Type.Optional(Type.String({ minLength: 1 })),
+        startDate: Type.Optional(AuditDate),
+        endDate: Type.Optional(AuditDate),
+      }, { additionalProperties: false }),
+      response: {
+        200: Type.Object({
+          data: Type.Array(AuditEntry),
+          pagination: Type.Object({ page: Type.Integer(), pageSize: Type.Integer(), total: Type.Integer(), totalPages: Type.Integer() }),
+        }),
+      },
+    },
+  }, async (req) => orgs.listAuditLog(orgContext(req.ctx), req.query));
+
+  app.get('/v1/orgs/:orgName/audit-log/verify', {
+    config: { guard: guard('audit.read') },
+    schema: {
+      summary: "Check the organization's audit hash chain", tags: ['orgs'],
+      description: 'Walks the chain oldest first; firstBadRow is the first row whose seq, prev_hash or row_hash does not hold.',
+      params: OrgParams,
+      response: {
+        200: Data(Type.Object({
+          intact: Type.Boolean(),
+          checked: Type.Integer(),
+          firstBadRow: Nullable(Type.Object({ id: Uuid, seq: Type.Integer() })),
+        })),
+      },
+    },
+  }, async (req) => ({ data: await orgs.verifyAuditLog(orgContext(req.ctx)) }));
+};
