@@ -1,0 +1,48 @@
+// GET /.well-known/oauth-protected-resource and its path-suffixed forms (RFC 9728 §3.1): the bare document
+// for the gateway, for /v1/mcp and for /v1/apps/{appId}/mcp. Public; bare JSON (the RFC fixes the shape).
+import { Type } from 'typebox';
+import type { AreaRoutes } from '../../server/context.js';
+import { Uuid } from '../../server/schemas.js';
+import { protectedResourceMetadata } from './service.js';
+
+const Metadata = Type.Object({
+  resource: Type.String({ description: 'The protected resource URL this document describes.' }),
+  authorization_servers: Type.Array(Type.String()),
+  bearer_methods_supported: Type.Array(Type.String()),
+  scopes_supported: Type.Array(Type.String()),
+  resource_name: Type.String(),
+  resource_documentation: Type.String(),
+}, { description: 'RFC 9728 OAuth 2.0 Protected Resource Metadata (bare JSON, not in `data`).' });
+
+const BASE = '/.well-known/oauth-protected-resource';
+const CACHE = 'public, max-age=3600';
+
+export const oauthRoutes: AreaRoutes = (app) => {
+  app.get(BASE, {
+    config: { guard: { credentials: 'public' } },
+    schema: { summary: 'Protected resource metadata of the gateway (RFC 9728)', tags: ['oauth'], response: { 200: Metadata } },
+  }, async (req, reply) => {
+    reply.header('Cache-Control', CACHE);
+    return protectedResourceMetadata(req.ctx.config, '');
+  });
+
+  app.get(`${BASE}/v1/mcp`, {
+    config: { guard: { credentials: 'public' } },
+    schema: { summary: 'Protected resource metadata of /v1/mcp (RFC 9728)', tags: ['oauth'], response: { 200: Metadata } },
+  }, async (req, reply) => {
+    reply.header('Cache-Control', CACHE);
+    return protectedResourceMetadata(req.ctx.config, '/v1/mcp');
+  });
+
+  app.get(`${BASE}/v1/apps/:appId/mcp`, {
+    config: { guard: { credentials: 'public' } },
+    schema: {
+      summary: "Protected resource metadata of a factory's /v1/apps/{appId}/mcp (RFC 9728)", tags: ['oauth'],
+      params: Type.Object({ appId: Uuid }),
+      response: { 200: Metadata },
+    },
+  }, async (req, reply) => {
+    reply.header('Cache-Control', CACHE);
+    return protectedResourceMetadata(req.ctx.config, `/v1/apps/${req.params.appId.toLowerCase()}/mcp`);
+  });
+};

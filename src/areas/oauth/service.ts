@@ -1,0 +1,38 @@
+// RFC 9728 OAuth 2.0 Protected Resource Metadata for the gateway and its MCP endpoints. The document is
+// derived from configuration only (no store lookup), so it reveals nothing: a client can compute every
+// resource URL itself. The authorization server it names is the gateway itself (ATTEST_PUBLIC_URL); the
+// MCP/OAuth area serves that server's RFC 8414 metadata and its endpoints.
+import type { Config } from '../../server/config.js';
+import { PERMISSIONS } from '../../server/permissions.js';
+
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  bearer_methods_supported: string[];
+  scopes_supported: string[];
+  resource_name: string;
+  resource_documentation: string;
+}
+
+/**
+ * Scopes are the gateway's read permissions: an OAuth token acts with the intersection of its scopes and
+ * its user's own permissions, and MCP tools mirror REST reads with the same permissions.
+ */
+export const OAUTH_SCOPES: readonly string[] = PERMISSIONS.filter((p) => p.endsWith('.read'));
+
+/** `resourcePath` is the path of the protected resource ('' for the gateway as a whole, '/v1/mcp', ...). */
+export function protectedResourceMetadata(config: Config, resourcePath: string): ProtectedResourceMetadata {
+  return {
+    resource: `${config.publicUrl}${resourcePath}`,
+    authorization_servers: [config.publicUrl],
+    bearer_methods_supported: ['header'],
+    scopes_supported: [...OAUTH_SCOPES],
+    resource_name: 'Attest gateway',
+    resource_documentation: `${config.publicUrl}/v1/openapi.json`,
+  };
+}
+
+/** The URL of the metadata document for a resource path (what a 401's WWW-Authenticate points at). */
+export function protectedResourceMetadataUrl(config: Config, resourcePath: string): string {
+  return `${config.publicUrl}/.well-known/oauth-protected-resource${resourcePath}`;
+}

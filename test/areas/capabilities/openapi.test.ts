@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../../src/server/errors.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+
+/** Every method + path the server registered, read from Fastify's own route tree (HEAD left out). */
+function registeredRoutes(tree: string): string[] {
+  const routes: string[] = [];
+  const stack: string[] = [];
+  for (const line of tree.split('\n')) {
+    const m = /^((?:│ {3}| {4})*)[├└]── (\S+)(?: \(([^)]+)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = (m[1] ?? '').length / 4;
+    stack.length = depth;
+    stack.push(m[2]!);
+    const path = stack.join('').replace(/:(\w+)/g, '{$1}');
+    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+      if (method !== 'HEAD') routes.push(`${method} ${path}`);
+    }
+  }
+  return routes.sort();
+}
+
+describe('GET /v1/openapi.json', () => {
+  let gw: TestGateway;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let doc: any;
+  beforeAll(async () => {
+    gw = await startGateway();
+    const res = await gw.call('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+    doc = res.body;
+  });
+  afterAll(async () => { await gw?.close(); });
+
+  it('is a bare OpenAPI 3.1 document naming this server', () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(doc).not.toHaveProperty('data');
+    expect(doc.info.title).toBeTruthy();
+    expect(doc.servers).toEqual([{ url: 'http://attest.test' }]);
+  });
+
+  it('documents every registered route and nothing else', () => {
+    const registered = registeredRoutes(gw.app.printRoutes({ commonPrefix: false }));
+    expect(registered.length).toBeGreaterThan(10);
+    expect(registered).toContain('GET /v1/openapi.json');
+    expect(registered).toContain('DELETE /v1/api-keys/{id}');
+    const documented: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+      for (const method of Object.keys(ops)) {
+        if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) documented.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(documented.sort()).toEqual(registered);
+  });
+
+  it('lists every error code in components.schemas.Error, and every operation answers it on 4XX and 5XX', () => {
+    const error = doc.components.schemas.Error;
+    expect(error.properties.error.properties.code.enum.slice().sort()).toEqual(Object.keys(ERROR_CODES).sort());
+    for (const code of Object.keys(ERROR_CODES)) expect(error.properties.error.properties.code.description).toContain(code);
+    for (const ops of Object.values(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+      for (const op of Object.values(ops)) {
+        expect(JSON.stringify(op.responses['4XX'])).toContain('#/components/schemas/Error');
+        expect(JSON.stringify(op.responses['5XX'])).toContain('#/components/schemas/Error');
+      }
+    }
+  });
+
+  it('marks credentialed routes with bearer security and public ones with none', () => {
+    expect(doc.paths['/v1/api-keys'].get.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/v1/api-keys'].get.description).toContain('api_keys.read');
+    for (const path of ['/health', '/v1/health/ingestion', '/v1/pricing', '/v1/capabilities', '/.well-known/oauth-protected-resource']) {
+      expect(doc.paths[path].get.security).toEqual([]);
+    }
+  });
+
+  it('needs no credential and answers the same document each time', async () => {
+    const again = await gw.call('GET', '/v1/openapi.json', { token: 'sk_outerlayer_bad' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(doc);
+  });
+});
