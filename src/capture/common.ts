@@ -1,0 +1,147 @@
+// Pieces both transcript readers share: reading JSON lines tolerantly, warnings, timestamps, ids.
+import crypto from 'node:crypto';
+import path from 'node:path';
+import type { SessionEventV1, TurnUsage, WarningV1 } from './types.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+export function int(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}
+
+/** Collects warnings by (code, detail) so a thousand unknown lines make one entry with a count. */
+export class Warnings {
+  private readonly entries = new Map<string, WarningV1>();
+  add(code: string, detail?: string): void {
+    const key = `${code}\u0000${detail ?? ''}`;
+    const found = this.entries.get(key);
+    if (found) found.count += 1;
+    else this.entries.set(key, detail === undefined ? { code, count: 1 } : { code, count: 1, detail });
+  }
+  list(): WarningV1[] {
+    return [...this.entries.values()];
+  }
+}
+
+export interface JsonLine {
+  lineNo: number;
+  value: JsonObject;
+}
+
+/**
+ * Parses JSON lines. A line that does not parse is a warning, not a failure: `truncated_last_line` when it is
+ * the last one (a writer still appending), `malformed_line` otherwise.
+ */
+export function readJsonLines(text: string, warnings: Warnings): JsonLine[] {
+  const raw = text.split('\n');
+  let last = raw.length - 1;
+  while (last >= 0 && raw[last]!.trim() === '') last--;
+  const out: JsonLine[] = [];
+  for (let i = 0; i <= last; i++) {
+    const line = raw[i]!.trim();
+    if (line === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      warnings.add(i === last ? 'truncated_last_line' : 'malformed_line', `line ${i + 1}`);
+      continue;
+    }
+    if (!isObject(value)) {
+      warnings.add('malformed_line', `line ${i + 1}`);
+      continue;
+    }
+    out.push({ lineNo: i + 1, value });
+  }
+  return out;
+}
+
+/** ISO-8601 in UTC with milliseconds, or undefined when the value is not a time. */
+export function isoTime(value: unknown): string | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const ms = typeof value === 'number' ? value : Date.parse(value);
+  if (!Number.isFinite(ms)) return undefined;
+  return new Date(ms).toISOString();
+}
+
+/** A stable uuid-shaped id derived from `parts` (same input, same id on every machine and every sync). */
+export function derivedUuid(...parts: string[]): string {
+  const h = crypto.createHash('sha256').update(parts.join('\u0000')).digest();
+  h[6] = (h[6]! & 0x0f) | 0x80; // version 8 (custom)
+  h[8] = (h[8]! & 0x3f) | 0x80; // RFC 4122 variant
+  const hex = h.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function zeroUsage(): TurnUsage {
+  return { in: 0, out: 0, cacheRead: 0, cacheCreate: 0 };
+}
+
+/** A file path as the redacted tier shows it: relative to the session's cwd when inside it. */
+export function displayPath(file: string, cwd: string | undefined): string {
+  if (cwd && path.isAbsolute(file)) {
+    const rel = path.relative(cwd, file);
+    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel;
+  }
+  return file;
+}
+
+/** One line of an error, short enough to group errors by, never the whole output. */
+export function errorSignature(text: string): string | undefined {
+  const first = text
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.length > 0);
+  if (!first) return undefined;
+  return first.length > 160 ? `${first.slice(0, 157)}...` : first;
+}
+
+export class EventLog {
+  readonly events: SessionEventV1[] = [];
+  add(type: string, ts: string | undefined, turnIndex: number | undefined, data?: JsonObject, errorText?: string[]): void {
+    const ev: SessionEventV1 = { type, seq: this.events.length };
+    if (ts) ev.ts = ts;
+    if (turnIndex !== undefined && turnIndex >= 0) ev.turnIndex = turnIndex;
+    if (data && Object.keys(data).length > 0) ev.data = data;
+    if (errorText && errorText.length > 0) ev.errorText = errorText;
+    this.events.push(ev);
+  }
+}
+
+const EDIT_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'str_replace_based_edit_tool', 'apply_patch', 'write_file', 'edit_file']);
+
+export function isEditTool(name: string): boolean {
+  return EDIT_TOOLS.has(name);
+}
+
+/** Text that means the user declined a tool call (Claude Code and Codex wordings). */
+export function looksRejected(text: string): boolean {
+  return /the user doesn't want to proceed|user rejected|rejected by (?:the )?user|user denied|declined by (?:the )?user|permission denied by user|request interrupted by user/i.test(text);
+}
+
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : typeof b === 'string' ? b : ''))
+      .filter((t) => t.length > 0)
+      .join('\n');
+  }
+  return '';
+}
+
+const PR_URL = /https:\/\/github\.com\/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)\/pull\/(\d+)/;
+
+export function findPrUrl(text: string): { repository: string; prNumber: number; prUrl: string } | undefined {
+  const m = PR_URL.exec(text);
+  if (!m) return undefined;
+  return { repository: m[1]!, prNumber: Number(m[2]), prUrl: m[0] };
+}

@@ -1,0 +1,19 @@
+// Capture: agent transcripts on this machine → AgentSession v1 documents, cut to a redaction tier and
+// scrubbed of secrets before anything leaves the machine.
+export { parseClaudeCodeTranscript } from './claude.js';
+export { parseCodexRollout, normalizeRepoUrl } from './codex.js';
+export { applyTier, isCaptureTier, CAPTURE_TIERS } from './tier.js';
+export { scrubString, scrubDeep } from './scrub.js';
+export type {
+  AgentSessionV1,
+  CaptureTier,
+  ParseOptions,
+  TurnV1,
+  TurnUsage,
+  ToolCallV1,
+  ToolCallStatus,
+  SessionEventV1,
+  WarningV1,
+  PrRefV1,
+  ImageRefV1,
+} from './types.js';
