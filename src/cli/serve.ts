@@ -34,8 +34,6 @@ export function registerServe(program: Command): void {
       const boot = app.attest.bootstrap;
       const address = await app.listen({ port: config.port, host: config.host });
       const out = process.stdout;
-      out.write(`Attest gateway listening on ${address} (public URL ${config.publicUrl})\n`);
-      out.write(`Store: ${app.attest.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${app.attest.rateLimits.store}\n`);
       if (boot.created) {
         out.write('\nFirst boot: created org "default" (enterprise), user admin@localhost (owner) and factory "default".\n');
         out.write('These credentials are shown once (also saved to bootstrap.json in the data dir, mode 0600):\n');
@@ -44,6 +42,8 @@ export function registerServe(program: Command): void {
         if (boot.loginToken) out.write(`  login token (admin@localhost):     ${boot.loginToken}\n`);
         out.write('\n');
       }
+      out.write(`Store: ${app.attest.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${app.attest.rateLimits.store}\n`);
+      out.write(`Attest gateway listening on ${address} (public URL ${config.publicUrl})\n`);
       let closing = false;
       const shutdown = (signal: string) => {
         if (closing) return;

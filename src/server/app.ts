@@ -59,7 +59,6 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     },
     return503OnClosing: true,
-    forceCloseConnections: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

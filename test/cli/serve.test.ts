@@ -1,0 +1,143 @@
+// `attest serve` and `attest admin ...` as a user runs them: a spawned process on a temp data dir.
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MAIN = path.join(ROOT, 'src/main.ts');
+
+interface Running {
+  proc: ChildProcessWithoutNullStreams;
+  url: string;
+  stdout: () => string;
+  exited: Promise<number | null>;
+}
+
+const running: Running[] = [];
+afterEach(() => {
+  for (const r of running.splice(0)) r.proc.kill('SIGKILL');
+});
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '0', ...extra };
+  if (process.env.TEST_DATABASE_URL) {
+    // The CLI tests prove the embedded default; the store tests cover PostgreSQL.
+    delete env.DATABASE_URL;
+  }
+  return env;
+}
+
+async function serve(dataDir: string): Promise<Running> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir], { cwd: ROOT, env: cleanEnv({}) });
+  let out = '';
+  proc.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  proc.stderr.on('data', (b: Buffer) => { out += b.toString(); });
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 20_000);
+    proc.stdout.on('data', () => {
+      const m = /listening on (http:\/\/[\d.:]+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve(m[1]!); }
+    });
+    proc.on('exit', () => reject(new Error(`serve exited: ${out}`)));
+  });
+  const r = { proc, url, stdout: () => out, exited };
+  running.push(r);
+  return r;
+}
+
+function admin(url: string, token: string, args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'admin', '--url', url, '--token', token, ...args], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
+}
+
+describe('attest serve', () => {
+  it('first boot prints the bootstrap credentials once and saves them 0600; a restart keeps the data and prints none', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-cli-'));
+    const first = await serve(dataDir);
+    const saved = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
+    expect(first.stdout()).toContain(saved.adminToken);
+    expect(first.stdout()).toContain(saved.loginToken);
+    expect(first.stdout()).toContain(saved.factory.id);
+    expect(fs.statSync(path.join(dataDir, 'bootstrap.json')).mode & 0o777).toBe(0o600);
+    const health = await fetch(`${first.url}/health`);
+    expect(health.status).toBe(200);
+
+    // attest admin, human and --json output.
+    const created = admin(first.url, saved.adminToken, ['--json', 'user', 'create', 'ci@example.com', '--name', 'CI']);
+    expect(created.status).toBe(0);
+    const user = JSON.parse(created.stdout);
+    expect(user.email).toBe('ci@example.com');
+    const org = admin(first.url, saved.adminToken, ['org', 'create', 'robots', '--plan', 'paid']);
+    expect(org.status).toBe(0);
+    expect(org.stdout).toMatch(/created org robots/);
+    const member = admin(first.url, saved.adminToken, ['member', 'add', 'robots', user.id, '--role', 'admin']);
+    expect(member.status).toBe(0);
+    const token = admin(first.url, saved.adminToken, ['user', 'login-token', user.id]);
+    expect(token.stdout.trim()).toMatch(/^olu_/);
+    const dup = admin(first.url, saved.adminToken, ['--json', 'user', 'create', 'ci@example.com', '--name', 'CI']);
+    expect(dup.status).toBe(1);
+    expect(JSON.parse(dup.stdout).error.code).toBe('duplicate_user_email');
+    const wrongToken = admin(first.url, saved.loginToken, ['org', 'create', 'nope']);
+    expect(wrongToken.status).toBe(1);
+    expect(wrongToken.stderr).toMatch(/401/);
+
+    first.proc.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = await serve(dataDir);
+    expect(second.stdout()).not.toContain(saved.adminToken);
+    expect(second.stdout()).not.toContain('First boot');
+    // The user created before the restart is still there.
+    const again = admin(second.url, saved.adminToken, ['--json', 'user', 'create', 'ci@example.com', '--name', 'CI']);
+    expect(JSON.parse(again.stdout).error.code).toBe('duplicate_user_email');
+    second.proc.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('SIGTERM drains an in-flight request before exiting', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-cli-'));
+    const gw = await serve(dataDir);
+    const saved = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
+    const body = JSON.stringify({ email: 'late@example.com', name: 'Late' });
+    const target = new URL(`${gw.url}/v1/admin/users`);
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { authorization: `Bearer ${saved.adminToken}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => { text += c.toString(); });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      // Half the body now; SIGTERM; the rest after the signal has landed.
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        gw.proc.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 500);
+      }, 200);
+    });
+    const answered = await response;
+    expect(answered.status).toBe(201);
+    expect(JSON.parse(answered.body).data.email).toBe('late@example.com');
+    expect(await gw.exited).toBe(0);
+  });
+
+  it('attest migrate applies the migrations and is idempotent', () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-cli-'));
+    const run = () => spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'migrate', '--data-dir', dataDir], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
+    const first = run();
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/Applied: 0001_core/);
+    const second = run();
+    expect(second.status).toBe(0);
+    expect(second.stdout).toMatch(/Already up to date/);
+  });
+
+  it('attest admin new-token prints a token the gateway accepts as ATTEST_ADMIN_TOKEN', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'admin', 'new-token'], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^ola_[0-9A-Za-z]{42}$/);
+  });
+});
