@@ -6,7 +6,7 @@ import type { CredentialKind } from '../../db/schema.js';
 import { apiError } from '../errors.js';
 import { isPermission, ROLE_PERMISSIONS, isRole, type Permission, type Role } from '../permissions.js';
 import type { Clock } from '../clock.js';
-import { digestOf, parsePlaintext } from '../credentials.js';
+import { digestOf, digestsEqual, parsePlaintext } from '../credentials.js';
 import * as store from './store.js';
 
 export type Plan = 'free' | 'paid' | 'enterprise';
@@ -79,7 +79,8 @@ export class PrincipalResolver {
   private async load(digest: string, kind: CredentialKind, appId: string | null): Promise<CacheEntry['result']> {
     const row = await store.findByDigest(this.db, digest);
     const now = this.clock.now();
-    if (!row || row.kind !== kind || row.revoked_at !== null) return { error: 'unauthorized' };
+    // The index lookup finds the row; the constant-time comparison is what decides.
+    if (!row || !digestsEqual(row.digest, digest) || row.kind !== kind || row.revoked_at !== null) return { error: 'unauthorized' };
     if (row.expires_at !== null && row.expires_at <= now) return { error: 'unauthorized' };
     const storedPermissions = (JSON.parse(row.permissions) as string[]).filter(isPermission);
     const base = {
