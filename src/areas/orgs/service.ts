@@ -108,17 +108,36 @@ export async function addMember(actor: Actor, org: store.OrgRow, user: store.Use
   return { userId: user.id, email: user.email, name: user.name, role, joined_at: iso(now) };
 }
 
-export async function removeMember(actor: Actor, org: store.OrgRow, userId: string): Promise<void> {
-  const membership = await store.findMembership(actor.db, org.id, userId);
-  if (!membership) throw apiError('member_not_found', 'No such member in this organization.');
-  if (membership.role === 'owner' && Number((await store.countOwners(actor.db, org.id)).n) <= 1) {
+/**
+ * Change memberships of one org under a lock on the org row, so two concurrent demotions or removals of
+ * the last two owners cannot both pass the "at least one owner" check (PostgreSQL row lock; SQLite takes
+ * its single write lock). `change` returns what to audit, or null when nothing changed.
+ */
+async function underOrgLock<T>(db: Db, orgId: string, change: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (tx) => {
+    await store.lockOrg(tx, orgId);
+    return change(tx);
+  });
+}
+
+async function assertNotLastOwner(tx: Db, orgId: string, currentRole: string): Promise<void> {
+  if (currentRole === 'owner' && Number((await store.countOwners(tx, orgId)).n) <= 1) {
     throw apiError('last_owner', 'The organization must keep at least one owner.');
   }
-  await store.deleteMembership(actor.db, org.id, userId);
-  const user = await store.findUserById(actor.db, userId);
-  await recordAudit(actor.db, actor.clock, { orgId: org.id, actionType: 'member.removed', actor: actor.principal, targetType: 'member', targetId: userId, targetIdentifier: user?.email ?? userId, details: { role: membership.role } });
+}
+
+export async function removeMember(actor: Actor, org: store.OrgRow, userId: string): Promise<void> {
+  const membership = await underOrgLock(actor.db, org.id, async (tx) => {
+    const found = await store.findMembership(tx, org.id, userId);
+    if (!found) throw apiError('member_not_found', 'No such member in this organization.');
+    await assertNotLastOwner(tx, org.id, found.role);
+    await store.deleteMembership(tx, org.id, userId);
+    return found;
+  });
   // Their login tokens no longer reach this org's factories, and keys they minted answer 403.
   actor.invalidateAuth?.();
+  const user = await store.findUserById(actor.db, userId);
+  await recordAudit(actor.db, actor.clock, { orgId: org.id, actionType: 'member.removed', actor: actor.principal, targetType: 'member', targetId: userId, targetIdentifier: user?.email ?? userId, details: { role: membership.role } });
 }
 
 export async function membershipOf(db: Db, orgId: string, userId: string) {
@@ -161,19 +180,22 @@ export async function addMemberByEmail(ctx: OrgContext, email: string, role: Rol
 }
 
 export async function changeMemberRole(ctx: OrgContext, userId: string, role: Role): Promise<MemberWire> {
-  const membership = await store.findMembership(ctx.db, ctx.orgId, userId);
-  if (!membership) throw apiError('member_not_found', 'No such member in this organization.');
-  const user = await requireUser(ctx.db, userId);
-  if (membership.role !== role) {
-    if (membership.role === 'owner' && Number((await store.countOwners(ctx.db, ctx.orgId)).n) <= 1) {
-      throw apiError('last_owner', 'The organization must keep at least one owner.');
+  const user = await store.findUserById(ctx.db, userId);
+  const membership = await underOrgLock(ctx.db, ctx.orgId, async (tx) => {
+    const found = await store.findMembership(tx, ctx.orgId, userId);
+    if (!found || !user) throw apiError('member_not_found', 'No such member in this organization.');
+    if (found.role !== role) {
+      await assertNotLastOwner(tx, ctx.orgId, found.role);
+      await store.updateMembershipRole(tx, ctx.orgId, userId, role);
     }
-    await store.updateMembershipRole(ctx.db, ctx.orgId, userId, role);
-    await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'member.role_changed', actor: ctx.principal, targetType: 'member', targetId: userId, targetIdentifier: user.email, details: { from: membership.role, to: role } });
+    return found;
+  });
+  if (membership.role !== role && user) {
     // Login tokens act with the member's current role; cached principals carry the old one.
     ctx.gateway.auth.invalidate();
+    await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'member.role_changed', actor: ctx.principal, targetType: 'member', targetId: userId, targetIdentifier: user.email, details: { from: membership.role, to: role } });
   }
-  return { userId, email: user.email, name: user.name, role, joined_at: iso(membership.created_at) };
+  return { userId, email: user?.email ?? '', name: user?.name ?? '', role, joined_at: iso(membership.created_at) };
 }
 
 export async function removeMemberFromOrg(ctx: OrgContext, userId: string): Promise<void> {

@@ -103,3 +103,11 @@ export function listAudit(db: Db, orgId: string, filter: AuditFilter, limit: num
 export function auditChainBatch(db: Db, orgId: string, afterSeq: number, limit: number) {
   return db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
 }
+
+/**
+ * Take a write lock on the org row inside a transaction (a no-op update: a row lock on PostgreSQL, the
+ * database write lock on SQLite), so membership changes of one org run one at a time.
+ */
+export function lockOrg(db: Db, orgId: string) {
+  return db.updateTable('orgs').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', orgId).execute();
+}

@@ -104,6 +104,20 @@ describe('org management: members and roles', () => {
     expect(last.status).toBe(409);
   });
 
+  it('keeps one owner when the last two owners are demoted or removed at the same time', async () => {
+    for (const method of ['PATCH', 'DELETE'] as const) {
+      const tenant = await createTenant(gw);
+      const second = await addMember(gw, tenant, 'owner');
+      const results = await Promise.all([tenant.ownerId, second.userId].map((userId) =>
+        gw.call(method, `/v1/orgs/${tenant.orgName}/members/${userId}`, { ...mk(tenant), body: method === 'PATCH' ? { role: 'read' } : undefined })));
+      expect(results.map((r) => r.status).sort(), method).toEqual(method === 'PATCH' ? [200, 409] : [204, 409]);
+      expect(results.find((r) => r.status === 409)?.body.error.code).toBe('last_owner');
+      // Read the store: after a removal the key's own creator may be gone (its key then answers 403).
+      const owners = await gw.app.attest.db.selectFrom('memberships').select('user_id').where('org_id', '=', tenant.orgId).where('role', '=', 'owner').execute();
+      expect(owners, method).toHaveLength(1);
+    }
+  });
+
   it("removes a member: their login token stops working and keys they created answer 403 creator_not_member", async () => {
     const tenant = await createTenant(gw);
     const leaver = await addMember(gw, tenant, 'admin');
