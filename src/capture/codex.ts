@@ -6,7 +6,8 @@
 // `compacted`. Codex does not give assistant messages ids; each model response ends with a `token_count`
 // event whose `last_token_usage` is that response's usage, so a turn is everything the model produced up to
 // its token_count. A token_count whose running total did not move is a repeat (Codex re-emits it with fresh
-// rate-limit data) and is skipped. OpenAI counts cached input inside input_tokens; v1 keeps them apart.
+// rate-limit data) and is skipped. OpenAI counts cached input inside input_tokens, and `usage.in` keeps that
+// meaning for Codex turns (the gateway's pricer, src/pricing/cost.ts, reads non-Anthropic usage that way).
 // Older rollouts (no wrapper: the payload is the line itself) are read the same way.
 import crypto from 'node:crypto';
 import type { AgentSessionV1, CaptureTier, ParseOptions, PrRefV1, ToolCallV1, TurnV1 } from './types.js';
@@ -217,7 +218,7 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
       const turn = open ?? openAssistant(ts);
       const cached = int(last.cached_input_tokens);
       turn.usage = {
-        in: Math.max(0, int(last.input_tokens) - cached),
+        in: int(last.input_tokens),
         out: int(last.output_tokens),
         cacheRead: cached,
         cacheCreate: 0,

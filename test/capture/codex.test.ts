@@ -73,10 +73,10 @@ describe('parseCodexRollout', () => {
     expect(s.agent).toEqual({ type: 'codex', version: '0.46.0', entrypoint: 'codex_cli_rs' });
     expect(s.env).toEqual({ cwd: '/home/dev/shop', gitBranch: 'fix/cart', gitRepo: 'github.com/acme/shop', commitSha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678' });
     expect(s.models).toEqual(['gpt-5-codex']);
-    // Cached input is counted inside input_tokens by OpenAI; v1 keeps it apart: in = 5200 - 4500.
-    expect(s.totals).toMatchObject({ inputTokens: 700, outputTokens: 210, cacheReadTokens: 4500, cacheCreationTokens: 0 });
+    // OpenAI counts cached input inside input_tokens; Codex turns keep that meaning (the gateway's pricer expects it).
+    expect(s.totals).toMatchObject({ inputTokens: 5200, outputTokens: 210, cacheReadTokens: 4500, cacheCreationTokens: 0 });
     expect(s.turns.map((t) => t.role)).toEqual(['user', 'assistant', 'assistant', 'assistant', 'user', 'assistant']);
-    expect(s.turns[1]!.usage).toEqual({ in: 200, out: 80, cacheRead: 1000, cacheCreate: 0 });
+    expect(s.turns[1]!.usage).toEqual({ in: 1200, out: 80, cacheRead: 1000, cacheCreate: 0 });
     expect(s.turns[1]!.model).toBe('gpt-5-codex');
     const calls = s.turns.flatMap((t) => t.toolCalls);
     expect(calls.map((c) => [c.name, c.status, c.isEdit])).toEqual([

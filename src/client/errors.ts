@@ -1,0 +1,41 @@
+// The one error type the API client throws: the gateway's error envelope `{ error: { code, message, ... } }`
+// mapped to fields a caller can branch on, plus the transport failures (gateway down, timeout) as status 0.
+
+export class ApiClientError extends Error {
+  override readonly name = 'ApiClientError';
+  /** HTTP status; 0 when no answer came (connection refused, DNS, timeout). */
+  readonly status: number;
+  /** The gateway's `error.code` (lower_snake_case), or `network_error` / `timeout` / `invalid_response`. */
+  readonly code: string;
+  /** Seconds to wait before retrying, from `Retry-After` (429 and some 503s). */
+  readonly retryAfter: number | undefined;
+  /** Everything else the envelope carried (required_permission, limit, minimum, details, ...). */
+  readonly extra: Record<string, unknown>;
+  readonly method: string;
+  readonly path: string;
+
+  constructor(init: { status: number; code: string; message: string; retryAfter?: number; extra?: Record<string, unknown>; method: string; path: string; cause?: unknown }) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = init.status;
+    this.code = init.code;
+    this.retryAfter = init.retryAfter;
+    this.extra = init.extra ?? {};
+    this.method = init.method;
+    this.path = init.path;
+  }
+
+  /** True for failures worth retrying unchanged: no answer, 5xx, 429. */
+  get retryable(): boolean {
+    return this.status === 0 || this.status === 429 || this.status >= 500;
+  }
+}
+
+/** Seconds from a Retry-After value (delta-seconds or an HTTP date), or undefined. */
+export function parseRetryAfter(value: string | null, nowMs: number = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(?:\.\d+)?$/.test(trimmed)) return Number(trimmed);
+  const at = Date.parse(trimmed);
+  if (Number.isFinite(at)) return Math.max(0, Math.ceil((at - nowMs) / 1000));
+  return undefined;
+}
