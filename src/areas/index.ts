@@ -15,8 +15,14 @@ import { capabilitiesRoutes } from './capabilities/routes.js';
 import { pricingRoutes } from './pricing/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { contextRoutes } from './context/routes.js';
+import { webhooksRoutes } from './webhooks/routes.js';
+import { prsRoutes } from './prs/routes.js';
 import { artifactsRoutes } from './artifacts/routes.js';
 import { resultsRoutes } from './results/routes.js';
+import { repositoriesRoutes } from './repositories/routes.js';
+import { workItemPullRequestRoutes } from './work-item-pr/routes.js';
+import { agentsRoutes } from './agents/routes.js';
+import { sessionsRoutes } from './sessions/routes.js';
 
 export interface Area {
   name: string;
@@ -38,6 +44,12 @@ export const AREAS: readonly Area[] = [
   { name: 'account', routes: accountRoutes },
   { name: 'orgs', routes: orgsRoutes },
   { name: 'context', routes: contextRoutes },
+  { name: 'webhooks', routes: webhooksRoutes },
+  { name: 'prs', routes: prsRoutes },
   { name: 'artifacts', routes: artifactsRoutes },
   { name: 'results', routes: resultsRoutes },
+  { name: 'repositories', routes: repositoriesRoutes },
+  { name: 'work-item-pr', routes: workItemPullRequestRoutes },
+  { name: 'agents', routes: agentsRoutes },
+  { name: 'sessions', routes: sessionsRoutes },
 ];

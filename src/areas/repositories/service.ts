@@ -1,0 +1,155 @@
+// Connected repositories: a factory connects a repository its GitHub App installation lists; each entry
+// reports, live from GitHub, whether builds may open pull requests there (the installation's pull
+// request write permission: granted, pending acceptance, or missing from the App) and whether the default
+// branch requires a pull request (branch rules or classic protection).
+import crypto from 'node:crypto';
+import { isUniqueViolation } from '../../db/errors.js';
+import { githubApp, pullRequestWriteOf, type GitHubApp, type PullRequestWrite } from '../../codehost/github.js';
+import type { FactoryContext } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
+import { recordAudit } from '../orgs/audit.js';
+import * as store from './store.js';
+
+export interface RepositoryEntry {
+  repository: string;
+  connected: boolean;
+  installationId: number;
+  defaultBranch: string;
+  pullRequestWrite: PullRequestWrite;
+  defaultBranchRequiresPullRequest: boolean;
+}
+
+/** What other areas need to act on a connected repository. */
+export interface ConnectedRepository {
+  id: string;
+  repository: string;
+  owner: string;
+  name: string;
+  installationId: number;
+  defaultBranch: string;
+}
+
+function connectedOf(row: store.RepositoryRow): ConnectedRepository {
+  const [owner, name] = row.full_name.split('/') as [string, string];
+  return { id: row.id, repository: row.full_name, owner, name, installationId: Number(row.installation_id), defaultBranch: row.default_branch };
+}
+
+/** The factory's connection of `owner/repo` (any case), or null. */
+export async function findConnectedRepository(ctx: FactoryContext, fullName: string): Promise<ConnectedRepository | null> {
+  const row = await store.findRepository(ctx.db, ctx.appId, fullName);
+  return row ? connectedOf(row) : null;
+}
+
+/** The live entry of one connection; installation facts are shared across entries of one listing. */
+async function entryOf(
+  github: GitHubApp,
+  row: store.RepositoryRow,
+  requested: () => Promise<Record<string, string>>,
+  installationPermissions: (id: number) => Promise<Record<string, string> | null>,
+): Promise<RepositoryEntry> {
+  const base = connectedOf(row);
+  const granted = await installationPermissions(base.installationId);
+  const client = granted ? await github.installation(base.installationId) : null;
+  const seen = client ? await client.repository(base.owner, base.name) : null;
+  if (!client || !seen) {
+    // The installation is gone or no longer lists the repository: builds can do nothing there.
+    return { repository: base.repository, connected: true, installationId: base.installationId, defaultBranch: base.defaultBranch, pullRequestWrite: 'missing', defaultBranchRequiresPullRequest: false };
+  }
+  return {
+    repository: seen.fullName,
+    connected: true,
+    installationId: base.installationId,
+    defaultBranch: seen.defaultBranch,
+    pullRequestWrite: pullRequestWriteOf(granted, await requested()),
+    defaultBranchRequiresPullRequest: await client.requiresPullRequest(base.owner, base.name, seen.defaultBranch),
+  };
+}
+
+function memo<K, V>(fn: (k: K) => Promise<V>): (k: K) => Promise<V> {
+  const seen = new Map<K, Promise<V>>();
+  return (k) => {
+    let p = seen.get(k);
+    if (!p) {
+      p = fn(k);
+      seen.set(k, p);
+    }
+    return p;
+  };
+}
+
+export async function listRepositories(ctx: FactoryContext): Promise<RepositoryEntry[]> {
+  const rows = await store.listRepositories(ctx.db, ctx.appId);
+  if (rows.length === 0) return [];
+  const github = githubApp(ctx.gateway);
+  const requested = memo((_: null) => github.requestedPermissions());
+  const installationPermissions = memo((id: number) => github.installationPermissions(id));
+  const entries: RepositoryEntry[] = [];
+  // One repository at a time: a factory has few, and GitHub's secondary limits punish bursts.
+  for (const row of rows) entries.push(await entryOf(github, row, () => requested(null), installationPermissions));
+  return entries;
+}
+
+export interface ConnectInput {
+  repository: string;
+  installationId: number;
+}
+
+/**
+ * Connects a repository the installation lists (422 repository_not_in_installation otherwise, also when
+ * the installation does not exist). Connecting again updates the installation; `created` says which.
+ */
+export async function connectRepository(ctx: FactoryContext, input: ConnectInput): Promise<{ entry: RepositoryEntry; created: boolean }> {
+  const github = githubApp(ctx.gateway);
+  const notListed = () =>
+    apiError('repository_not_in_installation', `The App installation ${input.installationId} does not include ${input.repository}.`, {
+      repository: input.repository, installationId: input.installationId,
+    });
+  const granted = await github.installationPermissions(input.installationId);
+  if (!granted) throw notListed();
+  const client = await github.installation(input.installationId);
+  if (!client) throw notListed();
+  const found = await client.listsRepository(input.repository);
+  if (!found) throw notListed();
+
+  const now = ctx.clock.now();
+  const existing = await store.findRepository(ctx.db, ctx.appId, found.fullName);
+  let created = false;
+  if (existing) {
+    await store.updateConnection(ctx.db, ctx.appId, existing.id, {
+      full_name: found.fullName, github_id: found.id, installation_id: input.installationId, default_branch: found.defaultBranch, updated_at: now,
+    });
+  } else {
+    try {
+      await store.insertRepository(ctx.db, {
+        id: crypto.randomUUID(), org_id: ctx.orgId, app_id: ctx.appId, full_name: found.fullName, full_name_key: store.nameKey(found.fullName),
+        github_id: found.id, installation_id: input.installationId, default_branch: found.defaultBranch, connected_by: ctx.principal.userId,
+        created_at: now, updated_at: now,
+      });
+      created = true;
+    } catch (err) {
+      // A concurrent connect of the same repository won; the connection exists either way.
+      if (!isUniqueViolation(err)) throw err;
+    }
+    if (created) {
+      await recordAudit(ctx.db, ctx.clock, {
+        orgId: ctx.orgId, actionType: 'repository.connected', actor: ctx.principal, targetType: 'repository', targetId: found.fullName,
+        targetIdentifier: found.fullName, details: { installationId: input.installationId },
+      });
+    }
+  }
+  const row = await store.findRepository(ctx.db, ctx.appId, found.fullName);
+  if (!row) throw apiError('internal_error', 'The connection vanished while it was being made.');
+  const entry = await entryOf(github, row, () => github.requestedPermissions(), async () => granted);
+  return { entry, created };
+}
+
+export async function disconnectRepository(ctx: FactoryContext, fullName: string): Promise<void> {
+  const row = await store.findRepository(ctx.db, ctx.appId, fullName);
+  if (!row || !(await store.deleteRepository(ctx.db, ctx.appId, fullName))) {
+    throw apiError('repository_not_found', `${fullName} is not connected to this factory.`);
+  }
+  await recordAudit(ctx.db, ctx.clock, {
+    orgId: ctx.orgId, actionType: 'repository.disconnected', actor: ctx.principal, targetType: 'repository', targetId: row.full_name,
+    targetIdentifier: row.full_name, details: { installationId: Number(row.installation_id) },
+  });
+}

@@ -1,0 +1,347 @@
+// The gateway acting as a GitHub App (API.md §7): an app JWT for app-level routes, an installation token
+// (cached until shortly before it expires) for repository routes, and only public GitHub REST routes.
+// Every failure of the code host that is worth retrying (5xx, 429, a secondary rate limit, a network error
+// or timeout) becomes 503 github_unavailable with Retry-After; a gateway without an App answers 503
+// repository_tokens_unavailable. Other GitHub answers (404, 422) are returned to the caller as values.
+import { createAppAuth } from '@octokit/auth-app';
+import { Octokit } from '@octokit/rest';
+import type { Clock } from '../server/clock.js';
+import type { Config } from '../server/config.js';
+import type { Gateway } from '../server/context.js';
+import { apiError, ApiError } from '../server/errors.js';
+
+/** A cached token is replaced this long before GitHub says it expires, so no call races the expiry. */
+export const TOKEN_REFRESH_MARGIN_MS = 5 * 60_000;
+/** One GitHub call may take this long before it counts as a network failure. */
+const REQUEST_TIMEOUT_MS = 15_000;
+/** Retry-After when GitHub failed without saying how long to wait. */
+const DEFAULT_RETRY_AFTER_S = { failure: 5, rateLimit: 60 } as const;
+
+export type PullRequestWrite = 'granted' | 'pending' | 'missing';
+
+export interface InstallationToken {
+  token: string;
+  expiresAt: number;
+  /** What the installation has granted (GitHub's permissions object of the token, e.g. pull_requests: write). */
+  permissions: Record<string, string>;
+}
+
+export interface RepositoryInfo {
+  id: number;
+  fullName: string;
+  defaultBranch: string;
+}
+
+export interface PullRequestRef {
+  number: number;
+  url: string;
+}
+
+/** The parts of an Octokit RequestError this module reads. */
+interface GitHubHttpError {
+  status: number;
+  message: string;
+  response?: { headers?: Record<string, string | number | undefined>; data?: unknown };
+}
+
+function isHttpError(err: unknown): err is GitHubHttpError {
+  return typeof err === 'object' && err !== null && typeof (err as { status?: unknown }).status === 'number';
+}
+
+function headerNumber(err: GitHubHttpError, name: string): number | null {
+  const raw = err.response?.headers?.[name];
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : null;
+}
+
+function unavailable(message: string, retryAfterS: number): ApiError {
+  const seconds = String(Math.max(1, Math.ceil(retryAfterS)));
+  return apiError('github_unavailable', message, {}, { 'Retry-After': seconds });
+}
+
+/**
+ * A GitHub failure the caller should retry later, as the 503 it becomes; null when the answer is a real
+ * answer (404, 422, ...) that the caller interprets.
+ */
+export function retryableFailure(err: unknown, nowMs: number): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (!isHttpError(err)) {
+    // Not an HTTP answer at all: a socket or DNS failure, or our own timeout.
+    return unavailable('The code host could not be reached; safe to retry.', DEFAULT_RETRY_AFTER_S.failure);
+  }
+  const retryAfter = headerNumber(err, 'retry-after');
+  const remaining = headerNumber(err, 'x-ratelimit-remaining');
+  const reset = headerNumber(err, 'x-ratelimit-reset');
+  const resetIn = reset !== null ? reset - nowMs / 1000 : null;
+  const rateLimited =
+    err.status === 429 ||
+    (err.status === 403 && (remaining === 0 || retryAfter !== null || /rate limit/i.test(err.message)));
+  if (rateLimited) {
+    return unavailable('The code host is rate limiting the App; safe to retry.', retryAfter ?? (resetIn !== null && resetIn > 0 ? resetIn : DEFAULT_RETRY_AFTER_S.rateLimit));
+  }
+  if (err.status >= 500) {
+    // Octokit reports network failures and aborted (timed out) requests as status 500 too.
+    return unavailable('The code host failed to answer; safe to retry.', retryAfter ?? DEFAULT_RETRY_AFTER_S.failure);
+  }
+  return null;
+}
+
+/** A 404 (or 403/451 for a repository the token cannot see) means "not there for this App". */
+function isNotFound(err: unknown): boolean {
+  return isHttpError(err) && (err.status === 404 || err.status === 451);
+}
+
+function errorMessages(err: GitHubHttpError): string {
+  const data = err.response?.data as { message?: unknown; errors?: Array<{ message?: unknown; code?: unknown; field?: unknown }> } | undefined;
+  const parts = [String(data?.message ?? err.message)];
+  for (const e of data?.errors ?? []) parts.push([e.message, e.code, e.field].filter((x) => typeof x === 'string').join(' '));
+  return parts.join(' | ');
+}
+
+/** GitHub PEM keys are often pasted into env files with literal "\n"; accept both forms. */
+export function normalizePrivateKey(raw: string): string {
+  const trimmed = raw.trim();
+  return trimmed.includes('\\n') ? trimmed.replace(/\\n/g, '\n') : trimmed;
+}
+
+/** Octokit logs every non-2xx answer; this module turns them into API errors, so it stays quiet. */
+const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+function withTimeout(octokit: Octokit): Octokit {
+  octokit.hook.before('request', (options) => {
+    options.request = { ...(options.request ?? {}), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) };
+  });
+  return octokit;
+}
+
+/** The App, as configured for one gateway process. */
+export class GitHubApp {
+  private readonly appOctokit: Octokit;
+  private readonly auth: ReturnType<typeof createAppAuth>;
+  private readonly tokens = new Map<number, InstallationToken>();
+  private readonly pendingTokens = new Map<number, Promise<InstallationToken>>();
+  /** How many installation tokens this process minted (observability and tests). */
+  tokensMinted = 0;
+
+  constructor(
+    private readonly apiUrl: string,
+    appId: string,
+    privateKey: string,
+    private readonly clock: Clock,
+  ) {
+    const baseUrl = apiUrl.replace(/\/+$/, '');
+    const auth = { appId, privateKey: normalizePrivateKey(privateKey) };
+    this.appOctokit = withTimeout(new Octokit({ baseUrl, authStrategy: createAppAuth, auth, userAgent: 'attest-gateway', log: quiet }));
+    this.auth = createAppAuth({ ...auth, request: this.appOctokit.request });
+  }
+
+  /** Run one GitHub call, turning retryable failures into 503 github_unavailable. */
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      const failure = retryableFailure(err, this.clock.now());
+      if (failure) throw failure;
+      if (isHttpError(err) && err.status === 401) {
+        throw apiError('repository_tokens_unavailable', 'GitHub refused the App credentials (GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY).');
+      }
+      throw err;
+    }
+  }
+
+  /** The permissions the App itself requests (GET /app); an installation may not have accepted them yet. */
+  async requestedPermissions(): Promise<Record<string, string>> {
+    const { data } = await this.call(() => this.appOctokit.rest.apps.getAuthenticated());
+    return (data?.permissions ?? {}) as Record<string, string>;
+  }
+
+  /** The permissions an installation has granted (GET /app/installations/{id}); null when it does not exist. */
+  async installationPermissions(installationId: number): Promise<Record<string, string> | null> {
+    try {
+      const { data } = await this.call(() => this.appOctokit.rest.apps.getInstallation({ installation_id: installationId }));
+      return (data.permissions ?? {}) as Record<string, string>;
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * An installation token, from the cache unless it is within TOKEN_REFRESH_MARGIN_MS of its expiry or
+   * `fresh` is asked for. Concurrent callers share one mint. Null when the installation does not exist.
+   */
+  async installationToken(installationId: number, fresh = false): Promise<InstallationToken | null> {
+    const cached = this.tokens.get(installationId);
+    if (!fresh && cached && cached.expiresAt - TOKEN_REFRESH_MARGIN_MS > this.clock.now()) return cached;
+    let pending = this.pendingTokens.get(installationId);
+    if (!pending) {
+      pending = this.mintToken(installationId).finally(() => this.pendingTokens.delete(installationId));
+      this.pendingTokens.set(installationId, pending);
+    }
+    try {
+      return await pending;
+    } catch (err) {
+      if (isNotFound(err)) {
+        this.tokens.delete(installationId);
+        return null;
+      }
+      throw err;
+    }
+  }
+
+  private async mintToken(installationId: number): Promise<InstallationToken> {
+    const minted = await this.call(() => this.auth({ type: 'installation', installationId, refresh: true }));
+    this.tokensMinted++;
+    // GitHub states an absolute expiry in its own clock; keep the lifetime it grants, measured on ours,
+    // so a skewed local clock (or a test clock) never keeps a dead token.
+    const lifetimeMs = Date.parse(minted.expiresAt) - Date.now();
+    const token: InstallationToken = {
+      token: minted.token,
+      expiresAt: this.clock.now() + lifetimeMs,
+      permissions: { ...(minted.permissions as Record<string, string>) },
+    };
+    this.tokens.set(installationId, token);
+    return token;
+  }
+
+  /** Repository routes, acting as the installation. */
+  async installation(installationId: number, fresh = false): Promise<InstallationClient | null> {
+    const token = await this.installationToken(installationId, fresh);
+    if (!token) return null;
+    const octokit = withTimeout(new Octokit({ baseUrl: this.apiUrl.replace(/\/+$/, ''), auth: token.token, userAgent: 'attest-gateway', log: quiet }));
+    return new InstallationClient(octokit, token, (fn) => this.call(fn));
+  }
+}
+
+export function pullRequestWriteOf(installation: Record<string, string> | null, requested: Record<string, string>): PullRequestWrite {
+  if (installation?.pull_requests === 'write') return 'granted';
+  return requested.pull_requests === 'write' ? 'pending' : 'missing';
+}
+
+/** Repository-level calls with one installation token. */
+export class InstallationClient {
+  constructor(
+    private readonly octokit: Octokit,
+    readonly token: InstallationToken,
+    private readonly call: <T>(fn: () => Promise<T>) => Promise<T>,
+  ) {}
+
+  get pullRequestWrite(): boolean {
+    return this.token.permissions.pull_requests === 'write';
+  }
+
+  /** Whether the installation lists the repository (GET /installation/repositories, every page). */
+  async listsRepository(fullName: string): Promise<RepositoryInfo | null> {
+    const wanted = fullName.toLowerCase();
+    const repos = await this.call(() =>
+      this.octokit.paginate(this.octokit.rest.apps.listReposAccessibleToInstallation, { per_page: 100 }),
+    );
+    const found = repos.find((r) => r.full_name.toLowerCase() === wanted);
+    return found ? { id: found.id, fullName: found.full_name, defaultBranch: found.default_branch } : null;
+  }
+
+  /** The repository as the installation sees it; null when the installation cannot see it. */
+  async repository(owner: string, repo: string): Promise<RepositoryInfo | null> {
+    try {
+      const { data } = await this.call(() => this.octokit.rest.repos.get({ owner, repo }));
+      return { id: data.id, fullName: data.full_name, defaultBranch: data.default_branch };
+    } catch (err) {
+      if (isNotFound(err) || (isHttpError(err) && err.status === 403)) return null;
+      throw err;
+    }
+  }
+
+  /** The branch's head sha; null when the branch is not on the remote. */
+  async branchHead(owner: string, repo: string, branch: string): Promise<string | null> {
+    try {
+      const { data } = await this.call(() => this.octokit.rest.repos.getBranch({ owner, repo, branch }));
+      return data.commit.sha;
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  /** How many commits `head` has that `base` lacks. */
+  async aheadBy(owner: string, repo: string, base: string, head: string): Promise<number> {
+    const { data } = await this.call(() =>
+      this.octokit.rest.repos.compareCommitsWithBasehead({ owner, repo, basehead: `${base}...${head}`, per_page: 1 }),
+    );
+    return data.ahead_by;
+  }
+
+  /**
+   * Whether the branch requires a pull request: a `pull_request` branch rule (rulesets, readable with
+   * metadata permission) or classic protection with required reviews (readable only with administration
+   * permission; when the App cannot read it, the rules alone decide).
+   */
+  async requiresPullRequest(owner: string, repo: string, branch: string): Promise<boolean> {
+    const { data: rules } = await this.call(() => this.octokit.rest.repos.getBranchRules({ owner, repo, branch, per_page: 100 }));
+    if (rules.some((r) => r.type === 'pull_request')) return true;
+    try {
+      const { data } = await this.call(() => this.octokit.rest.repos.getBranchProtection({ owner, repo, branch }));
+      return Boolean(data.required_pull_request_reviews);
+    } catch (err) {
+      if (isHttpError(err) && (err.status === 404 || err.status === 403)) return false;
+      throw err;
+    }
+  }
+
+  /** The open pull request whose head is `branch` of this repository, if any (whoever opened it). */
+  async openPullRequest(owner: string, repo: string, branch: string): Promise<PullRequestRef | null> {
+    const { data } = await this.call(() =>
+      this.octokit.rest.pulls.list({ owner, repo, state: 'open', head: `${owner}:${branch}`, per_page: 100 }),
+    );
+    // GitHub filters by head already; checking again keeps a fork's same-named branch out.
+    const mine = data.find((p) => p.head.ref === branch && (p.head.repo?.full_name ?? '').toLowerCase() === `${owner}/${repo}`.toLowerCase());
+    return mine ? { number: mine.number, url: mine.html_url } : null;
+  }
+
+  /**
+   * Open a pull request. Returns 'exists' when GitHub says one is already open for the branch (a retried
+   * or concurrent call won the race), 'no_commits' when GitHub finds nothing to merge, 'no_branch' when it
+   * does not know the head.
+   */
+  async createPullRequest(
+    owner: string, repo: string, input: { head: string; base: string; title: string; body: string },
+  ): Promise<PullRequestRef | 'exists' | 'no_commits' | 'no_branch'> {
+    try {
+      const { data } = await this.call(() => this.octokit.rest.pulls.create({ owner, repo, ...input }));
+      return { number: data.number, url: data.html_url };
+    } catch (err) {
+      if (isHttpError(err) && err.status === 422) {
+        const text = errorMessages(err);
+        if (/already exists/i.test(text)) return 'exists';
+        if (/no commits between/i.test(text)) return 'no_commits';
+        if (/head|invalid/i.test(text)) return 'no_branch';
+      }
+      throw err;
+    }
+  }
+
+  async updatePullRequest(owner: string, repo: string, number: number, input: { title: string; body: string }): Promise<PullRequestRef> {
+    const { data } = await this.call(() => this.octokit.rest.pulls.update({ owner, repo, pull_number: number, ...input }));
+    return { number: data.number, url: data.html_url };
+  }
+}
+
+const apps = new WeakMap<Gateway, { key: string; app: GitHubApp }>();
+
+/** The gateway's App (one per process, so the token cache is shared); 503 when none is configured. */
+export function githubApp(gateway: Gateway): GitHubApp {
+  const github: Config['github'] = gateway.config.github;
+  if (!github.appId || !github.privateKey) {
+    throw apiError('repository_tokens_unavailable', 'This gateway has no GitHub App configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY).');
+  }
+  const key = `${github.apiUrl}|${github.appId}`;
+  const existing = apps.get(gateway);
+  if (existing && existing.key === key) return existing.app;
+  const app = new GitHubApp(github.apiUrl, github.appId, github.privateKey, gateway.clock);
+  apps.set(gateway, { key, app });
+  return app;
+}
+
+export function isGitHubConfigured(gateway: Gateway): boolean {
+  return Boolean(gateway.config.github.appId && gateway.config.github.privateKey);
+}

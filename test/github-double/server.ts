@@ -1,0 +1,597 @@
+// A GitHub test double: a real HTTP server speaking the GitHub REST routes the gateway calls, with the
+// JSON shapes real GitHub returns (templates from GitHub's OpenAPI examples), GitHub's authentication
+// (an RS256 app JWT verified with the App's public key; installation tokens it minted) and GitHub's
+// rules where the gateway depends on them (one open pull request per head and base, 422 texts,
+// "Resource not accessible by integration" without a permission, 404 for repositories outside the
+// installation). Faults (5xx, 429, secondary rate limit, a dropped connection) can be queued per route.
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { example, retarget, type Json } from './templates.js';
+
+export interface DoubleRepository {
+  owner: string;
+  name: string;
+  id: number;
+  defaultBranch: string;
+  /** Branch name → commit shas, oldest first. */
+  branches: Map<string, string[]>;
+  /** Branch name → rule types (rulesets) that apply to it, e.g. ['pull_request']. */
+  rules: Map<string, string[]>;
+  /** Branch name → classic protection; requiredReviews = a pull request is required. */
+  protection: Map<string, { requiredReviews: boolean }>;
+  nextNumber: number;
+}
+
+export interface DoubleInstallation {
+  id: number;
+  account: string;
+  /** Permissions the installation has granted (what its tokens carry). */
+  permissions: Record<string, string>;
+  /** full names (lower case) the installation lists. */
+  repositories: Set<string>;
+}
+
+export interface DoublePull {
+  repo: string;
+  number: number;
+  id: number;
+  state: 'open' | 'closed';
+  title: string;
+  body: string | null;
+  head: string;
+  headSha: string;
+  base: string;
+  user: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Fault {
+  /** Matched against "METHOD /path" (path without query). */
+  route: RegExp;
+  kind: 'status' | 'network';
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface RecordedCall {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  auth: 'jwt' | 'token' | 'none';
+  status: number;
+  body: unknown;
+  /** The OpenAPI path template this call was routed to, e.g. /repos/{owner}/{repo}. */
+  route: string | null;
+}
+
+interface TokenGrant {
+  installationId: number;
+  expiresAt: number;
+  permissions: Record<string, string>;
+}
+
+const DOCS = 'https://docs.github.com/rest';
+
+class HttpAnswer {
+  constructor(readonly status: number, readonly body: unknown, readonly headers: Record<string, string> = {}) {}
+}
+
+function notFound(): HttpAnswer {
+  return new HttpAnswer(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
+}
+
+function forbiddenByIntegration(): HttpAnswer {
+  return new HttpAnswer(403, { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' });
+}
+
+function validationFailed(errors: unknown[]): HttpAnswer {
+  return new HttpAnswer(422, { message: 'Validation Failed', errors, documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`, status: '422' });
+}
+
+function sha(): string {
+  return crypto.randomBytes(20).toString('hex');
+}
+
+export interface AppKeys {
+  privateKeyPem: string;
+  publicKey: crypto.KeyObject;
+}
+
+/** An RSA key pair in the form GitHub hands out for an App (PKCS#1 PEM). */
+export function generateAppKeys(): AppKeys {
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { privateKeyPem: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), publicKey };
+}
+
+export class GitHubDouble {
+  readonly appId: number;
+  readonly slug = 'attest-test-app';
+  /** What the App requests; an installation may lag behind (pending). */
+  appPermissions: Record<string, string> = { contents: 'read', pull_requests: 'write', metadata: 'read', checks: 'read' };
+  readonly installations = new Map<number, DoubleInstallation>();
+  readonly repositories = new Map<string, DoubleRepository>();
+  readonly pulls: DoublePull[] = [];
+  readonly faults: Fault[] = [];
+  readonly calls: RecordedCall[] = [];
+  private readonly tokens = new Map<string, TokenGrant>();
+  private server: http.Server | null = null;
+  private nextRepoId = 1_296_269;
+  private nextPullId = 1_000;
+  /** Milliseconds an installation token lives (GitHub: one hour). */
+  tokenLifetimeMs = 60 * 60_000;
+  url = '';
+
+  constructor(private readonly publicKey: crypto.KeyObject, appId = 424_242) {
+    this.appId = appId;
+  }
+
+  async start(): Promise<string> {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        this.handle(req, res, Buffer.concat(chunks).toString('utf8'));
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    const { port } = this.server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${port}`;
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.server = null;
+  }
+
+  // ---- state helpers for tests -------------------------------------------------------------------
+
+  addInstallation(account: string, permissions: Record<string, string> = { ...this.appPermissions }): DoubleInstallation {
+    const id = 31_000_000 + this.installations.size + 1;
+    const installation: DoubleInstallation = { id, account, permissions, repositories: new Set() };
+    this.installations.set(id, installation);
+    return installation;
+  }
+
+  /** A repository with a default branch holding `baseCommits` commits, listed by `installation` if given. */
+  addRepository(fullName: string, opts: { installation?: DoubleInstallation; defaultBranch?: string; baseCommits?: number } = {}): DoubleRepository {
+    const [owner, name] = fullName.split('/') as [string, string];
+    const defaultBranch = opts.defaultBranch ?? 'main';
+    const repo: DoubleRepository = {
+      owner, name, id: this.nextRepoId++, defaultBranch,
+      branches: new Map([[defaultBranch, Array.from({ length: opts.baseCommits ?? 3 }, sha)]]),
+      rules: new Map(), protection: new Map(), nextNumber: 1,
+    };
+    this.repositories.set(fullName.toLowerCase(), repo);
+    opts.installation?.repositories.add(fullName.toLowerCase());
+    return repo;
+  }
+
+  /** Push `branch` with `commits` new commits on top of the default branch (0 = same as the default). */
+  pushBranch(fullName: string, branch: string, commits = 1): string {
+    const repo = this.repo(fullName);
+    const base = repo.branches.get(repo.defaultBranch) ?? [];
+    const shas = [...base, ...Array.from({ length: commits }, sha)];
+    repo.branches.set(branch, shas);
+    return shas[shas.length - 1]!;
+  }
+
+  /** A pull request opened by someone else (a person), as GitHub would hold it. */
+  openPullAs(user: string, fullName: string, head: string, title: string): DoublePull {
+    const repo = this.repo(fullName);
+    const pull = this.newPull(repo, { head, base: repo.defaultBranch, title, body: null, user });
+    return pull;
+  }
+
+  openPulls(fullName: string, head?: string): DoublePull[] {
+    return this.pulls.filter((p) => p.repo === fullName.toLowerCase() && p.state === 'open' && (head === undefined || p.head === head));
+  }
+
+  /** Fail the next request matching `route` the given way. */
+  fail(route: RegExp, fault: Omit<Fault, 'route'>): void {
+    this.faults.push({ route, ...fault });
+  }
+
+  tokenRequests(): number {
+    return this.calls.filter((c) => c.method === 'POST' && /^\/app\/installations\/\d+\/access_tokens$/.test(c.path) && c.status === 201).length;
+  }
+
+  calledRoutes(): Set<string> {
+    return new Set(this.calls.filter((c) => c.route).map((c) => `${c.method} ${c.route}`));
+  }
+
+  repo(fullName: string): DoubleRepository {
+    const repo = this.repositories.get(fullName.toLowerCase());
+    if (!repo) throw new Error(`double has no repository ${fullName}`);
+    return repo;
+  }
+
+  // ---- HTTP --------------------------------------------------------------------------------------
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string): void {
+    const url = new URL(req.url ?? '/', 'http://double');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const pathname = url.pathname.replace(/^\/api\/v3/, '');
+    const faultIndex = this.faults.findIndex((f) => f.route.test(`${method} ${pathname}`));
+    if (faultIndex >= 0) {
+      const [fault] = this.faults.splice(faultIndex, 1);
+      this.calls.push({ method, path: pathname, query: url.searchParams, auth: 'none', status: fault!.kind === 'network' ? 0 : fault!.status!, body: fault!.body ?? null, route: null });
+      if (fault!.kind === 'network') {
+        req.socket.destroy();
+        return;
+      }
+      this.send(res, new HttpAnswer(fault!.status!, fault!.body ?? { message: 'Server Error' }, fault!.headers));
+      return;
+    }
+    let body: Json = {};
+    if (raw) {
+      try {
+        body = JSON.parse(raw) as Json;
+      } catch {
+        this.send(res, new HttpAnswer(400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' }));
+        return;
+      }
+    }
+    const call: RecordedCall = { method, path: pathname, query: url.searchParams, auth: 'none', status: 0, body: null, route: null };
+    let answer: HttpAnswer;
+    try {
+      answer = this.route(req, method, pathname, url.searchParams, body, call);
+    } catch (err) {
+      answer = err instanceof HttpAnswer ? err : new HttpAnswer(500, { message: String(err) });
+    }
+    call.status = answer.status;
+    call.body = answer.body;
+    this.calls.push(call);
+    this.send(res, answer);
+  }
+
+  private send(res: http.ServerResponse, answer: HttpAnswer): void {
+    const text = answer.status === 204 ? '' : JSON.stringify(answer.body);
+    res.writeHead(answer.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'x-github-api-version-selected': '2022-11-28',
+      'x-ratelimit-limit': '5000',
+      'x-ratelimit-remaining': answer.status === 429 ? '0' : '4999',
+      'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+      ...answer.headers,
+    });
+    res.end(text);
+  }
+
+  private authorization(req: http.IncomingMessage): { scheme: string; value: string } | null {
+    const header = req.headers.authorization;
+    if (!header) return null;
+    const [scheme, value] = header.split(/\s+/, 2);
+    return scheme && value ? { scheme: scheme.toLowerCase(), value } : null;
+  }
+
+  /** The App JWT: RS256, signed with the App's key, iss = app id, not expired, at most 10 minutes long. */
+  private requireJwt(req: http.IncomingMessage, call: RecordedCall): void {
+    const auth = this.authorization(req);
+    const refuse = (message: string) => new HttpAnswer(401, { message, documentation_url: DOCS, status: '401' });
+    if (!auth || auth.scheme !== 'bearer') throw refuse('A JSON web token could not be decoded');
+    const parts = auth.value.split('.');
+    if (parts.length !== 3) throw refuse('A JSON web token could not be decoded');
+    const [h, p, s] = parts as [string, string, string];
+    const header = JSON.parse(Buffer.from(h, 'base64url').toString()) as { alg?: string };
+    if (header.alg !== 'RS256') throw refuse("'alg' must be RS256");
+    const ok = crypto.verify('RSA-SHA256', Buffer.from(`${h}.${p}`), this.publicKey, Buffer.from(s, 'base64url'));
+    if (!ok) throw refuse('A JSON web token could not be decoded');
+    const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as { iss?: unknown; iat?: number; exp?: number };
+    const now = Math.floor(Date.now() / 1000);
+    if (String(claims.iss) !== String(this.appId)) throw refuse("'Issuer' claim ('iss') must be an Integer");
+    if (typeof claims.exp !== 'number' || claims.exp < now) throw refuse("'Expiration time' claim ('exp') is too far in the future");
+    if (typeof claims.iat !== 'number' || claims.iat > now + 60 || claims.exp - claims.iat > 600) throw refuse("'Issued at' claim ('iat') must be an Integer representing a time in the past.");
+    call.auth = 'jwt';
+  }
+
+  private requireToken(req: http.IncomingMessage, call: RecordedCall): TokenGrant {
+    const auth = this.authorization(req);
+    const grant = auth && (auth.scheme === 'token' || auth.scheme === 'bearer') ? this.tokens.get(auth.value) : undefined;
+    if (!grant || grant.expiresAt <= Date.now()) throw new HttpAnswer(401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
+    call.auth = 'token';
+    return grant;
+  }
+
+  /** The repository, if the token's installation lists it; GitHub answers 404 otherwise. */
+  private visibleRepo(grant: TokenGrant, owner: string, name: string): DoubleRepository {
+    const key = `${owner}/${name}`.toLowerCase();
+    const installation = this.installations.get(grant.installationId);
+    const repo = this.repositories.get(key);
+    if (!repo || !installation || !installation.repositories.has(key)) throw notFound();
+    return repo;
+  }
+
+  private route(req: http.IncomingMessage, method: string, pathname: string, query: URLSearchParams, body: Json, call: RecordedCall): HttpAnswer {
+    const seg = pathname.split('/').slice(1).map((s) => decodeURIComponent(s));
+    const at = (template: string) => {
+      call.route = template;
+    };
+
+    if (method === 'GET' && pathname === '/app') {
+      at('/app');
+      this.requireJwt(req, call);
+      return new HttpAnswer(200, this.appBody());
+    }
+    if (seg[0] === 'app' && seg[1] === 'installations' && seg[2] && /^\d+$/.test(seg[2])) {
+      const installation = this.installations.get(Number(seg[2]));
+      if (method === 'GET' && seg.length === 3) {
+        at('/app/installations/{installation_id}');
+        this.requireJwt(req, call);
+        if (!installation) return notFound();
+        return new HttpAnswer(200, this.installationBody(installation));
+      }
+      if (method === 'POST' && seg[3] === 'access_tokens' && seg.length === 4) {
+        at('/app/installations/{installation_id}/access_tokens');
+        this.requireJwt(req, call);
+        if (!installation) return notFound();
+        return new HttpAnswer(201, this.mintToken(installation));
+      }
+    }
+    if (method === 'GET' && pathname === '/installation/repositories') {
+      at('/installation/repositories');
+      const grant = this.requireToken(req, call);
+      return this.installationRepositories(grant, query);
+    }
+    if (seg[0] === 'repos' && seg.length >= 3) {
+      const owner = seg[1]!;
+      const name = seg[2]!;
+      const rest = seg.slice(3);
+      if (method === 'GET' && rest.length === 0) {
+        at('/repos/{owner}/{repo}');
+        const repo = this.visibleRepo(this.requireToken(req, call), owner, name);
+        return new HttpAnswer(200, this.fullRepositoryBody(repo));
+      }
+      if (method === 'GET' && rest[0] === 'branches' && rest.length >= 2) {
+        // Branch names may hold slashes; GitHub takes them encoded or not.
+        const grant = this.requireToken(req, call);
+        const repo = this.visibleRepo(grant, owner, name);
+        if (rest[rest.length - 1] === 'protection' && rest.length >= 3) {
+          at('/repos/{owner}/{repo}/branches/{branch}/protection');
+          if (grant.permissions.administration !== 'read' && grant.permissions.administration !== 'write') return forbiddenByIntegration();
+          const branch = rest.slice(1, -1).join('/');
+          const protection = repo.protection.get(branch);
+          if (!repo.branches.has(branch)) return notFound();
+          if (!protection) return new HttpAnswer(404, { message: 'Branch not protected', documentation_url: DOCS, status: '404' });
+          return new HttpAnswer(200, this.protectionBody(repo, branch, protection.requiredReviews));
+        }
+        at('/repos/{owner}/{repo}/branches/{branch}');
+        const branch = rest.slice(1).join('/');
+        if (!repo.branches.has(branch)) return new HttpAnswer(404, { message: 'Branch not found', documentation_url: DOCS, status: '404' });
+        return new HttpAnswer(200, this.branchBody(repo, branch));
+      }
+      if (method === 'GET' && rest[0] === 'rules' && rest[1] === 'branches' && rest.length >= 3) {
+        at('/repos/{owner}/{repo}/rules/branches/{branch}');
+        const repo = this.visibleRepo(this.requireToken(req, call), owner, name);
+        const branch = rest.slice(2).join('/');
+        return new HttpAnswer(200, (repo.rules.get(branch) ?? []).map((type, i) => this.ruleBody(repo, type, i)));
+      }
+      if (method === 'GET' && rest[0] === 'compare' && rest.length >= 2) {
+        at('/repos/{owner}/{repo}/compare/{basehead}');
+        const repo = this.visibleRepo(this.requireToken(req, call), owner, name);
+        const basehead = rest.slice(1).join('/');
+        const split = basehead.indexOf('...');
+        if (split < 0) return notFound();
+        return this.compare(repo, basehead.slice(0, split), basehead.slice(split + 3));
+      }
+      if (rest[0] === 'pulls') {
+        const grant = this.requireToken(req, call);
+        const repo = this.visibleRepo(grant, owner, name);
+        if (method === 'GET' && rest.length === 1) {
+          at('/repos/{owner}/{repo}/pulls');
+          return this.listPulls(repo, query);
+        }
+        if (method === 'POST' && rest.length === 1) {
+          at('/repos/{owner}/{repo}/pulls');
+          if (grant.permissions.pull_requests !== 'write') return forbiddenByIntegration();
+          return this.createPull(repo, body);
+        }
+        if (method === 'PATCH' && rest.length === 2 && /^\d+$/.test(rest[1]!)) {
+          at('/repos/{owner}/{repo}/pulls/{pull_number}');
+          if (grant.permissions.pull_requests !== 'write') return forbiddenByIntegration();
+          const pull = this.pulls.find((p) => p.repo === this.key(repo) && p.number === Number(rest[1]));
+          if (!pull) return notFound();
+          if (typeof body.title === 'string') pull.title = body.title;
+          if (typeof body.body === 'string') pull.body = body.body;
+          pull.updatedAt = new Date().toISOString();
+          return new HttpAnswer(200, this.pullBody(repo, pull, 'pull-request'));
+        }
+      }
+    }
+    return notFound();
+  }
+
+  private key(repo: DoubleRepository): string {
+    return `${repo.owner}/${repo.name}`.toLowerCase();
+  }
+
+  private retarget<T>(value: T, repo: DoubleRepository): T {
+    return retarget(value, repo.owner, repo.name, this.url, this.url.replace('127.0.0.1', 'localhost'));
+  }
+
+  private appBody(): Json {
+    const body = example('integration');
+    return { ...body, id: this.appId, slug: this.slug, name: 'Attest test App', permissions: { ...this.appPermissions }, events: ['pull_request', 'check_run', 'check_suite'] };
+  }
+
+  private installationBody(installation: DoubleInstallation): Json {
+    const body = example('base-installation');
+    const account = { ...(body.account as Json), login: installation.account };
+    return { ...body, id: installation.id, app_id: this.appId, app_slug: this.slug, account, permissions: { ...installation.permissions }, repository_selection: 'selected', target_type: 'Organization' };
+  }
+
+  private mintToken(installation: DoubleInstallation): Json {
+    const token = `ghs_${crypto.randomBytes(18).toString('base64url').replace(/[-_]/g, 'x')}`;
+    const expiresAt = Date.now() + this.tokenLifetimeMs;
+    this.tokens.set(token, { installationId: installation.id, expiresAt, permissions: { ...installation.permissions } });
+    const body = example('installation-token');
+    delete body.repositories;
+    // GitHub states expires_at to the second.
+    return { ...body, token, expires_at: new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'), permissions: { ...installation.permissions }, repository_selection: 'selected' };
+  }
+
+  private repositoryBody(repo: DoubleRepository): Json {
+    const list = example<{ repositories: Json[] }>('repository-paginated-2');
+    const template = this.retarget(list.repositories[0]!, repo);
+    return { ...template, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
+  }
+
+  private fullRepositoryBody(repo: DoubleRepository): Json {
+    const template = this.retarget(example('full-repository-default-response'), repo);
+    return { ...template, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
+  }
+
+  private installationRepositories(grant: TokenGrant, query: URLSearchParams): HttpAnswer {
+    const installation = this.installations.get(grant.installationId);
+    const all = [...(installation?.repositories ?? [])].map((k) => this.repositories.get(k)).filter((r): r is DoubleRepository => Boolean(r));
+    const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30)));
+    const page = Math.max(1, Number(query.get('page') ?? 1));
+    const slice = all.slice((page - 1) * perPage, page * perPage);
+    const headers: Record<string, string> = {};
+    const pages = Math.ceil(all.length / perPage);
+    if (page < pages) {
+      headers.link = `<${this.url}/installation/repositories?per_page=${perPage}&page=${page + 1}>; rel="next", <${this.url}/installation/repositories?per_page=${perPage}&page=${pages}>; rel="last"`;
+    }
+    return new HttpAnswer(200, { total_count: all.length, repository_selection: 'selected', repositories: slice.map((r) => this.repositoryBody(r)) }, headers);
+  }
+
+  private branchBody(repo: DoubleRepository, branch: string): Json {
+    const template = this.retarget(example('branch-get'), repo);
+    const shas = repo.branches.get(branch)!;
+    const head = shas[shas.length - 1]!;
+    const commit = { ...(template.commit as Json), sha: head, url: `${this.url}/repos/${repo.owner}/${repo.name}/commits/${head}` };
+    const isProtected = repo.protection.has(branch) || (repo.rules.get(branch) ?? []).length > 0;
+    return { ...template, name: branch, commit, protected: isProtected, protection_url: `${this.url}/repos/${repo.owner}/${repo.name}/branches/${encodeURIComponent(branch)}/protection` };
+  }
+
+  private protectionBody(repo: DoubleRepository, branch: string, requiredReviews: boolean): Json {
+    const body = this.retarget(example('branch-protection'), repo);
+    body.url = `${this.url}/repos/${repo.owner}/${repo.name}/branches/${encodeURIComponent(branch)}/protection`;
+    if (!requiredReviews) delete body.required_pull_request_reviews;
+    return body;
+  }
+
+  private ruleBody(repo: DoubleRepository, type: string, index: number): Json {
+    const base = { type, ruleset_source_type: 'Repository', ruleset_source: `${repo.owner}/${repo.name}`, ruleset_id: 40 + index };
+    if (type === 'pull_request') {
+      return {
+        ...base,
+        parameters: {
+          allowed_merge_methods: ['merge', 'squash', 'rebase'],
+          dismiss_stale_reviews_on_push: false,
+          require_code_owner_review: false,
+          require_last_push_approval: false,
+          required_approving_review_count: 1,
+          required_review_thread_resolution: false,
+        },
+      };
+    }
+    return base;
+  }
+
+  private compare(repo: DoubleRepository, base: string, head: string): HttpAnswer {
+    const baseShas = repo.branches.get(base);
+    const headShas = repo.branches.get(head);
+    if (!baseShas || !headShas) return notFound();
+    const inBase = new Set(baseShas);
+    const inHead = new Set(headShas);
+    const ahead = headShas.filter((s) => !inBase.has(s));
+    const behind = baseShas.filter((s) => !inHead.has(s));
+    const template = this.retarget(example('commit-comparison'), repo);
+    const commitTemplate = (template.commits as Json[])[0]!;
+    const mergeBase = [...headShas].reverse().find((s) => inBase.has(s)) ?? baseShas[0]!;
+    const status = ahead.length && behind.length ? 'diverged' : ahead.length ? 'ahead' : behind.length ? 'behind' : 'identical';
+    return new HttpAnswer(200, {
+      ...template,
+      url: `${this.url}/repos/${repo.owner}/${repo.name}/compare/${base}...${head}`,
+      base_commit: { ...(template.base_commit as Json), sha: baseShas[baseShas.length - 1] },
+      merge_base_commit: { ...(template.merge_base_commit as Json), sha: mergeBase },
+      status,
+      ahead_by: ahead.length,
+      behind_by: behind.length,
+      total_commits: ahead.length,
+      commits: ahead.map((s) => ({ ...commitTemplate, sha: s })),
+      files: [],
+    });
+  }
+
+  private newPull(repo: DoubleRepository, input: { head: string; base: string; title: string; body: string | null; user: string }): DoublePull {
+    const shas = repo.branches.get(input.head)!;
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const pull: DoublePull = {
+      repo: this.key(repo), number: repo.nextNumber++, id: this.nextPullId++, state: 'open', title: input.title, body: input.body,
+      head: input.head, headSha: shas[shas.length - 1]!, base: input.base, user: input.user, createdAt: now, updatedAt: now,
+    };
+    this.pulls.push(pull);
+    return pull;
+  }
+
+  private pullBody(repo: DoubleRepository, pull: DoublePull, template: 'pull-request' | 'simple'): Json {
+    const raw = template === 'pull-request' ? example('pull-request') : example<Json[]>('pull-request-simple-items')[0]!;
+    const body = this.retarget(raw, repo);
+    const html = `${this.url.replace('127.0.0.1', 'localhost')}/${repo.owner}/${repo.name}/pull/${pull.number}`;
+    const api = `${this.url}/repos/${repo.owner}/${repo.name}/pulls/${pull.number}`;
+    const side = (ref: string, s: string, which: 'head' | 'base') => {
+      const t = body[which] as Json;
+      return { ...t, label: `${repo.owner}:${ref}`, ref, sha: s, repo: this.repositoryBodyForPull(repo, t.repo as Json) };
+    };
+    const baseShas = repo.branches.get(pull.base) ?? [];
+    return {
+      ...body,
+      id: pull.id, number: pull.number, state: pull.state, title: pull.title, body: pull.body,
+      url: api, html_url: html, created_at: pull.createdAt, updated_at: pull.updatedAt,
+      user: { ...(body.user as Json), login: pull.user, type: pull.user.endsWith('[bot]') ? 'Bot' : 'User' },
+      head: side(pull.head, pull.headSha, 'head'),
+      base: side(pull.base, baseShas[baseShas.length - 1] ?? pull.headSha, 'base'),
+      merged_at: null, closed_at: null, draft: false,
+    };
+  }
+
+  private repositoryBodyForPull(repo: DoubleRepository, template: Json): Json {
+    return { ...template, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
+  }
+
+  private listPulls(repo: DoubleRepository, query: URLSearchParams): HttpAnswer {
+    const state = query.get('state') ?? 'open';
+    const head = query.get('head');
+    const base = query.get('base');
+    const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30)));
+    let list = this.pulls.filter((p) => p.repo === this.key(repo) && (state === 'all' || p.state === state));
+    if (head) {
+      // GitHub's head filter is "user:ref-name"; without the user part it filters nothing.
+      const colon = head.indexOf(':');
+      if (colon > 0) {
+        const user = head.slice(0, colon).toLowerCase();
+        const ref = head.slice(colon + 1);
+        list = user === repo.owner.toLowerCase() ? list.filter((p) => p.head === ref) : [];
+      }
+    }
+    if (base) list = list.filter((p) => p.base === base);
+    list = [...list].sort((a, b) => b.number - a.number).slice(0, perPage);
+    return new HttpAnswer(200, list.map((p) => this.pullBody(repo, p, 'simple')));
+  }
+
+  private createPull(repo: DoubleRepository, body: Json): HttpAnswer {
+    const { title, head, base } = body;
+    if (typeof head !== 'string' || typeof base !== 'string') return validationFailed([{ resource: 'PullRequest', field: typeof head !== 'string' ? 'head' : 'base', code: 'missing_field' }]);
+    const headRef = head.includes(':') ? head.slice(head.indexOf(':') + 1) : head;
+    if (!repo.branches.has(base)) return validationFailed([{ resource: 'PullRequest', field: 'base', code: 'invalid' }]);
+    if (!repo.branches.has(headRef)) return validationFailed([{ resource: 'PullRequest', field: 'head', code: 'invalid' }]);
+    if (this.pulls.some((p) => p.repo === this.key(repo) && p.state === 'open' && p.head === headRef && p.base === base)) {
+      return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner}:${headRef}.` }]);
+    }
+    const inBase = new Set(repo.branches.get(base));
+    if (!(repo.branches.get(headRef) ?? []).some((s) => !inBase.has(s))) {
+      return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${headRef}` }]);
+    }
+    if (typeof title !== 'string' || title === '') return validationFailed([{ resource: 'PullRequest', field: 'title', code: 'missing_field' }]);
+    const pull = this.newPull(repo, { head: headRef, base, title, body: typeof body.body === 'string' ? body.body : null, user: `${this.slug}[bot]` });
+    return new HttpAnswer(201, this.pullBody(repo, pull, 'pull-request'));
+  }
+}

@@ -1,0 +1,33 @@
+// A gateway wired to a fresh GitHub double: the App's key pair is generated here, the gateway gets the
+// private key through GITHUB_APP_PRIVATE_KEY and the double verifies the App JWT with the public key.
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { generateAppKeys, GitHubDouble } from './server.js';
+
+export interface GatewayWithGitHub {
+  gw: TestGateway;
+  github: GitHubDouble;
+  close(): Promise<void>;
+}
+
+export async function startGatewayWithGitHub(env: Record<string, string> = {}): Promise<GatewayWithGitHub> {
+  const keys = generateAppKeys();
+  const github = new GitHubDouble(keys.publicKey);
+  const url = await github.start();
+  const gw = await startGateway({
+    env: {
+      GITHUB_API_URL: url,
+      GITHUB_APP_ID: String(github.appId),
+      // As operators paste it into env files: one line with literal \n.
+      GITHUB_APP_PRIVATE_KEY: keys.privateKeyPem.replace(/\n/g, '\\n'),
+      ...env,
+    },
+  });
+  return {
+    gw,
+    github,
+    close: async () => {
+      await gw.close();
+      await github.close();
+    },
+  };
+}

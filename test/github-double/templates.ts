@@ -1,0 +1,45 @@
+// Response templates for the GitHub double, taken from GitHub's own OpenAPI description
+// (@octokit/openapi, components.examples): the double fills in its state on top of the shapes GitHub
+// documents, so its answers carry every field real answers carry. schema.test.ts checks the result
+// against the OpenAPI response schemas and against recorded real responses (@octokit/fixtures).
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  components: { examples: Record<string, { value: unknown }>; schemas: Record<string, unknown>; responses: Record<string, unknown> };
+}
+
+let cached: OpenApiDocument | null = null;
+
+/** GitHub's OpenAPI description of api.github.com (parsed once per process). */
+export function githubOpenApi(): OpenApiDocument {
+  if (!cached) {
+    const dir = path.dirname(require.resolve('@octokit/openapi/package.json'));
+    cached = JSON.parse(fs.readFileSync(path.join(dir, 'generated', 'api.github.com.json'), 'utf8')) as OpenApiDocument;
+  }
+  return cached;
+}
+
+export type Json = Record<string, unknown>;
+
+/** A deep copy of a documented example, e.g. 'pull-request', 'full-repository-default-response'. */
+export function example<T = Json>(name: string): T {
+  const found = githubOpenApi().components.examples[name];
+  if (!found) throw new Error(`no OpenAPI example named ${name}`);
+  return structuredClone(found.value) as T;
+}
+
+/** Rewrite the example's repository (octocat/Hello-World) into another one, in every URL and name. */
+export function retarget<T>(value: T, owner: string, repo: string, apiBase: string, webBase: string): T {
+  let text = JSON.stringify(value);
+  text = text
+    .replaceAll('https://api.github.com', apiBase)
+    .replaceAll('https://github.com', webBase)
+    .replaceAll('octocat/Hello-World', `${owner}/${repo}`)
+    .replaceAll('"Hello-World"', JSON.stringify(repo));
+  return JSON.parse(text) as T;
+}
