@@ -63,6 +63,8 @@ export const ERROR_CODES = {
   claim_expired: { status: 410, description: 'The work item has no live lease; claim it again.' },
   // 413
   payload_too_large: { status: 413, description: 'The body is larger than the route accepts; see limit (bytes).' },
+  // 416
+  range_not_satisfiable: { status: 416, description: 'The Range header selects no byte of the content; see Content-Range for its length.' },
   // 422
   work_item_has_no_repository: { status: 422, description: 'The work item names no repository.' },
   repository_not_connected: { status: 422, description: 'The factory has not connected the repository.' },

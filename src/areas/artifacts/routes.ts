@@ -1,0 +1,212 @@
+// Artifacts: POST /v1/artifacts, GET /v1/artifacts (by pull request), GET /v1/artifacts/{id},
+// GET /v1/artifacts/{id}/content (bytes, Range) and GET /v1/work-items/{workItemId}/artifacts.
+import { Type } from 'typebox';
+import { factoryContext, type AreaRoutes } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
+import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import {
+  ARTIFACT_REQUEST_LIMIT,
+  createArtifact,
+  getArtifact,
+  isActiveContent,
+  listPullRequestArtifacts,
+  readContent,
+} from './service.js';
+import { listWorkItemArtifacts, resolveWorkItemForArtifact } from './work-item.js';
+
+const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
+
+// `owner/repo` as code hosts spell it.
+const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
+const PrNumber = Type.Integer({ minimum: 1, maximum: 2147483647 });
+// type/subtype with optional parameters (RFC 9110 §8.3.1); anything else is a bad media type (400).
+const MediaType = Type.String({
+  minLength: 3,
+  maxLength: 200,
+  pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\\s*;\\s*[A-Za-z0-9!#$&^_.+-]+=(\"[^\"\\\\\\r\\n]*\"|[A-Za-z0-9!#$&^_.+-]+))*$",
+});
+
+const Artifact = Type.Object({
+  id: Uuid,
+  clientArtifactId: Type.String(),
+  kind: Type.Union([Type.Literal('video'), Type.Literal('screenshot'), Type.Literal('report'), Type.Literal('log'), Type.Literal('file')]),
+  caption: Type.String(),
+  filename: Type.String(),
+  mediaType: Type.String(),
+  bytes: Type.Integer(),
+  sha256: Type.String(),
+  criterionId: Nullable(Type.String()),
+  prNumber: Nullable(Type.Integer()),
+  repository: Nullable(Type.String()),
+  workItemId: Nullable(Type.String()),
+  supersedes: Nullable(Type.String()),
+  session: Nullable(Type.Object({ sessionId: Type.String(), turnIndex: Nullable(Type.Integer()) })),
+  emittedAt: DateTime,
+  createdAt: DateTime,
+  url: Type.String({ description: "The artifact's page on the dashboard: {ATTEST_PUBLIC_URL}/artifacts/{id}" }),
+  contentUrl: Type.String({ description: 'Where the bytes are served (GET /v1/artifacts/{id}/content).' }),
+});
+
+const ArtifactBody = Type.Object(
+  {
+    schemaVersion: Type.Literal(1),
+    artifact: Type.Object(
+      {
+        clientArtifactId: Type.String({ minLength: 1, maxLength: 200 }),
+        filename: Type.String({ minLength: 1, maxLength: 1024 }),
+        mediaType: MediaType,
+        bytes: Type.Integer({ minimum: 0 }),
+        sha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }),
+        caption: Type.String({ maxLength: 4000 }),
+        criterionId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        emittedAt: DateTime,
+        prNumber: Type.Optional(PrNumber),
+        repository: Type.Optional(Repository),
+        workItemId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The work item id (uuid) or its number in the factory.' })),
+        supersedes: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'id or clientArtifactId of the artifact this one replaces.' })),
+        session: Type.Optional(
+          Type.Object(
+            { sessionId: Type.String({ minLength: 1, maxLength: 200 }), turnIndex: Type.Optional(Type.Integer({ minimum: 0 })) },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    blob: Type.Object({ data: Type.String({ description: 'The bytes, standard base64.' }) }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+);
+
+interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * One byte range of RFC 9110 §14.1.2. Null when the header is absent, malformed or asks for several
+ * ranges (then the whole content is sent, as the RFC allows); 'unsatisfiable' when it selects nothing.
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | null {
+  if (header === undefined) return null;
+  const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!match) return null;
+  const [, first = '', last = ''] = match;
+  if (first === '' && last === '') return null;
+  if (first === '') {
+    const suffix = Number(last);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(first);
+  if (last !== '' && Number(last) < start) return null;
+  if (start >= size) return 'unsatisfiable';
+  const end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  return { start, end };
+}
+
+/** An RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name. */
+function contentDisposition(type: 'inline' | 'attachment', filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${type}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+export const artifactsRoutes: AreaRoutes = (app) => {
+  app.post('/v1/artifacts', {
+    bodyLimit: ARTIFACT_REQUEST_LIMIT,
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.write' } },
+    schema: {
+      summary: 'Upload an evidence artifact',
+      tags: ['artifacts'],
+      description:
+        'Stores the bytes (content-addressed) and the artifact, anchored to a pull request (repository + prNumber), a work item and/or a session. ' +
+        'Idempotent on clientArtifactId: the same bytes again answer 200 with the stored artifact; other bytes answer 409 artifact_content_conflict. ' +
+        'Limits: 12 MiB a request, 8 MiB a blob (413 payload_too_large with limit).',
+      body: ArtifactBody,
+      response: { 201: Data(Artifact), 200: Data(Artifact) },
+    },
+  }, async (req, reply) => {
+    const ctx = factoryContext(req.ctx);
+    const { artifact, created } = await createArtifact(ctx, req.body.artifact, req.body.blob.data, resolveWorkItemForArtifact);
+    return reply.status(created ? 201 : 200).send({ data: artifact });
+  });
+
+  app.get('/v1/artifacts', {
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read' } },
+    schema: {
+      summary: 'List the live artifacts anchored to a pull request',
+      tags: ['artifacts'],
+      description: 'Oldest first; artifacts replaced by a later one are left out.',
+      querystring: Type.Object({ repository: Repository, prNumber: PrNumber }, { additionalProperties: false }),
+      response: { 200: Data(Type.Array(Artifact)) },
+    },
+  }, async (req) => ({ data: await listPullRequestArtifacts(factoryContext(req.ctx), req.query.repository, req.query.prNumber) }));
+
+  app.get('/v1/artifacts/:id', {
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read' } },
+    schema: { summary: 'Read one artifact', tags: ['artifacts'], params: Type.Object({ id: Uuid }), response: { 200: Data(Artifact) } },
+  }, async (req) => ({ data: await getArtifact(factoryContext(req.ctx), req.params.id) }));
+
+  app.get('/v1/artifacts/:id/content', {
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read' } },
+    schema: {
+      summary: "Read an artifact's bytes",
+      tags: ['artifacts'],
+      description:
+        'Streams the bytes with their media type. Supports a single `Range: bytes=` range (206 Partial Content; 416 range_not_satisfiable with `Content-Range: bytes */size`). ' +
+        'HTML, SVG and other XML or script types are sent as attachments; every answer carries `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy, so no artifact can run script in the gateway origin.',
+      params: Type.Object({ id: Uuid }),
+    },
+  }, async (req, reply) => {
+    const { artifact, bytes } = await readContent(factoryContext(req.ctx), req.params.id);
+    const size = bytes.length;
+    const etag = `"${artifact.sha256}"`;
+    // If-Range naming another version means "send it all" (RFC 9110 §13.1.5).
+    const ifRange = req.headers['if-range'];
+    const rangeHeader = ifRange === undefined || ifRange === etag ? req.headers.range : undefined;
+    const range = parseRange(rangeHeader, size);
+    if (range === 'unsatisfiable') {
+      throw apiError('range_not_satisfiable', `The range "${String(rangeHeader).slice(0, 100)}" selects no byte of ${size}.`, { size }, {
+        'Content-Range': `bytes */${size}`,
+        'Accept-Ranges': 'bytes',
+      });
+    }
+    reply.header('X-Content-Type-Options', 'nosniff');
+    // Even if a browser renders it, the document gets an opaque origin, no script and no subresources.
+    reply.header('Content-Security-Policy', "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; sandbox");
+    reply.header('Cross-Origin-Resource-Policy', 'same-origin');
+    reply.header('Content-Disposition', contentDisposition(isActiveContent(artifact.media_type) ? 'attachment' : 'inline', artifact.filename));
+    reply.header('Cache-Control', 'private, max-age=0, must-revalidate');
+    reply.header('Accept-Ranges', 'bytes');
+    reply.header('ETag', etag);
+    reply.type(artifact.media_type);
+    if (range) {
+      reply.status(206);
+      reply.header('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+      return reply.send(bytes.subarray(range.start, range.end + 1));
+    }
+    return reply.send(bytes);
+  });
+
+  app.get('/v1/work-items/:id/artifacts', {
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read' } },
+    schema: {
+      summary: 'List the live artifacts of a work item',
+      tags: ['artifacts', 'work-items'],
+      description:
+        'Oldest first: artifacts anchored to the item, to a pull request declared onto it, or emitted from a session linked to it ' +
+        '(a session that emitted an artifact naming the item). Replaced artifacts are left out. At most 200, the oldest kept; ' +
+        '`pagination.truncated` is true when more exist. `workItemId` is the item id or its number in the factory. ' +
+        'Errors: 400 invalid_path_params, 403 forbidden (needs artifacts.read), 404 work_item_not_found.',
+      // Named `id` like the work-items area's other routes on this path (one router node); the spec calls it workItemId.
+      params: Type.Object({
+        id: Type.String({
+          pattern: '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[1-9][0-9]{0,14})$',
+          description: 'The work item id (uuid) or its number in the factory.',
+        }),
+      }),
+      response: { 200: Type.Object({ data: Type.Array(Artifact), pagination: Type.Object({ truncated: Type.Boolean() }) }) },
+    },
+  }, async (req) => listWorkItemArtifacts(factoryContext(req.ctx), req.params.id));
+};
