@@ -280,7 +280,9 @@ export async function listAuditLog(ctx: OrgContext, query: AuditLogQuery) {
     throw apiError('invalid_date_range', 'startDate is after endDate.');
   }
   const total = Number((await store.countAudit(ctx.db, ctx.orgId, filter)).n);
-  const rows = await store.listAudit(ctx.db, ctx.orgId, filter, pageSize, (page - 1) * pageSize);
+  const offset = (page - 1) * pageSize;
+  // A page past the end is empty; not asking the store keeps absurd offsets away from bigint limits.
+  const rows = offset < total ? await store.listAudit(ctx.db, ctx.orgId, filter, pageSize, offset) : [];
   const data: AuditEntryWire[] = rows.map((r) => ({
     id: r.id, action_type: r.action_type, actor_id: r.actor_id, actor_type: r.actor_type, actor_name: r.actor_name,
     actor_email: r.actor_email, actor_label: r.actor_label, target_id: r.target_id, target_type: r.target_type,

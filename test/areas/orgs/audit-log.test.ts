@@ -84,6 +84,9 @@ describe('org audit log', () => {
     expect(beyond.status).toBe(200);
     expect(beyond.body.data).toEqual([]);
     expect(beyond.body.pagination).toEqual({ page: 9, pageSize: 5, total: 12, totalPages: 3 });
+    const far = await log(tenant, '?page=900000000000000000&pageSize=100');
+    expect(far.status).toBe(200);
+    expect(far.body.data).toEqual([]);
 
     const created = await log(tenant, '?actionType=app.created');
     expect(created.body.pagination.total).toBe(8); // 'main' plus 7
