@@ -290,7 +290,7 @@ export async function upsertWorkItem(ctx: FactoryContext, input: UpsertWorkItemI
       id: crypto.randomUUID(),
       org_id: ctx.orgId,
       app_id: ctx.appId,
-      number: (await store.highestNumber(ctx.db, ctx.appId)) + 1,
+      number: 0,
       tracker: input.tracker,
       tracker_key: input.trackerKey,
       title: input.title,
@@ -305,11 +305,19 @@ export async function upsertWorkItem(ctx: FactoryContext, input: UpsertWorkItemI
       updated_at: now,
     };
     try {
-      await store.insertItem(ctx.db, row);
+      // Number and row in one transaction: a failed insert (the same tracker key created meanwhile) gives
+      // the number back, so numbers stay gapless.
+      row.number = await ctx.db.transaction().execute(async (trx) => {
+        const number = await store.takeNextNumber(trx, ctx.appId);
+        await store.insertItem(trx, { ...row, number });
+        return number;
+      });
       return { item: itemRecord(row, null, now), created: true };
     } catch (err) {
-      // Another writer took this number or created the same tracker key: look again.
       if (!isUniqueViolation(err)) throw err;
+      // The same tracker key was created meanwhile (look again and update it), or the counter lags behind
+      // the items (move it past them and take the next number).
+      await store.bumpCounterTo(ctx.db, ctx.appId, await store.highestNumber(ctx.db, ctx.appId));
     }
   }
   throw apiError('store_unavailable', 'Could not assign a work item number; retry.', {}, { 'Retry-After': '1' });

@@ -47,8 +47,14 @@ export interface WorkItemPullRequestsTable {
   linked_at: number;
 }
 
+export interface WorkItemCountersTable {
+  app_id: string;
+  last_number: number;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
+    work_item_counters: WorkItemCountersTable;
     work_items: WorkItemsTable;
     claims: ClaimsTable;
     work_item_pull_requests: WorkItemPullRequestsTable;
@@ -77,6 +83,22 @@ export function findItemByTrackerKey(db: Db, appId: string, tracker: string, tra
     .where('tracker', '=', tracker)
     .where('tracker_key', '=', trackerKey)
     .executeTakeFirst();
+}
+
+/** Takes the factory's next item number (1 for its first). Call inside the transaction that inserts the item. */
+export async function takeNextNumber(db: Db, appId: string): Promise<number> {
+  const row = await db
+    .insertInto('work_item_counters')
+    .values({ app_id: appId, last_number: 1 })
+    .onConflict((oc) => oc.column('app_id').doUpdateSet((eb) => ({ last_number: eb('work_item_counters.last_number', '+', 1) })))
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_number);
+}
+
+/** Moves the counter past `number` when it lags behind (items recorded without it, e.g. imported). */
+export async function bumpCounterTo(db: Db, appId: string, number: number): Promise<void> {
+  await db.updateTable('work_item_counters').set({ last_number: number }).where('app_id', '=', appId).where('last_number', '<', number).execute();
 }
 
 export async function highestNumber(db: Db, appId: string): Promise<number> {

@@ -31,6 +31,15 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addUniqueConstraint('work_items_app_tracker_key', ['app_id', 'tracker', 'tracker_key'])
     .execute();
 
+  // The last number handed out per factory. Taking a number is one upsert on this row inside the create
+  // transaction, so concurrent creates queue on the row lock instead of colliding and retrying; the
+  // unique (app_id, number) above stays the guarantee.
+  await db.schema
+    .createTable('work_item_counters')
+    .addColumn('app_id', 'text', (c) => c.primaryKey())
+    .addColumn('last_number', 'bigint', (c) => c.notNull())
+    .execute();
+
   await db.schema
     .createTable('claims')
     .addColumn('id', 'text', (c) => c.primaryKey())
