@@ -1,0 +1,288 @@
+// The cost of agent sessions: every assistant turn priced from its model and token counts with
+// @pydantic/genai-prices. Money stays integer: a turn is priced in nano-dollars (exact for every price the
+// package quotes per million tokens with up to three decimals), sums are integer nanos, and what is stored
+// and summed downstream is integer micro-dollars, rounded once per session and model.
+import { calcPrice } from '@pydantic/genai-prices';
+
+/** Token counts of one turn as AgentSession v1 carries them (`turns[].usage`). */
+export interface TurnTokens {
+  in: number;
+  out: number;
+  cacheRead: number;
+  cacheCreate: number;
+}
+
+/**
+ * Tokens split by kind, the same way for every vendor: `input` is the uncached prompt only, so the whole
+ * prompt is input + cacheRead + cacheWrite.
+ */
+export interface TokensByKind {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export type CostStatus = 'complete' | 'partial' | 'unpriced';
+
+/** The minimal view of a turn the pricer reads. */
+export interface PricedTurnInput {
+  role: string;
+  model?: string;
+  ts?: string;
+  usage?: TurnTokens;
+  costUsd?: number | null;
+}
+
+export interface ModelCost {
+  model: string;
+  tokens: TokensByKind;
+  /** Assistant turns of this model. */
+  turns: number;
+  costNanos: number;
+  /** Turns of this model left without any cost (the server cannot price them and the client sent none). */
+  unpricedTurns: number;
+}
+
+export interface SessionCost {
+  costNanos: number;
+  costMicros: number;
+  status: CostStatus;
+  /** Models of turns left without any cost, sorted. */
+  unpricedModels: string[];
+  byModel: ModelCost[];
+  tokens: TokensByKind;
+}
+
+/** Fallback when a session carries no assistant turn with usage (e.g. a metrics-only upload). */
+export interface SessionTotalsInput {
+  models: string[];
+  startedAt?: string;
+  totals: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number; costUsd?: number | null };
+}
+
+export const UNKNOWN_MODEL = 'unknown';
+
+const NANOS_PER_USD = 1e9;
+
+/** Anthropic reports cache tokens beside input; everyone else (OpenAI, Codex, Gemini) inside it. */
+function isAnthropicModel(model: string): boolean {
+  return /claude|anthropic/i.test(model);
+}
+
+function providerHint(model: string): string | undefined {
+  if (isAnthropicModel(model)) return 'anthropic';
+  if (/^(gpt-|o\d|codex|chatgpt)/i.test(model)) return 'openai';
+  return undefined;
+}
+
+/** Normalise a turn's tokens to the vendor-neutral split (input excludes cache tokens). */
+export function tokensByKind(model: string, usage: TurnTokens): TokensByKind {
+  const additive = isAnthropicModel(model) || usage.cacheRead + usage.cacheCreate > usage.in;
+  return {
+    input: additive ? usage.in : usage.in - usage.cacheRead - usage.cacheCreate,
+    output: usage.out,
+    cacheRead: usage.cacheRead,
+    cacheWrite: usage.cacheCreate,
+  };
+}
+
+type Usage = { input_tokens: number; cache_read_tokens: number; cache_write_tokens: number; output_tokens: number };
+
+function calc(model: string, usage: Usage, timestamp: Date | undefined) {
+  const attempt = (providerId: string | undefined) => {
+    try {
+      return calcPrice(usage, model, { ...(providerId ? { providerId } : {}), ...(timestamp ? { timestamp } : {}) });
+    } catch {
+      return null;
+    }
+  };
+  const hint = providerHint(model);
+  return attempt(hint) ?? (hint ? attempt(undefined) : null);
+}
+
+/** $/Mtok of each token kind, as calcPrice charges them, for a model whose price is flat. */
+interface FlatRates {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+}
+
+// calcPrice costs 70-250 µs a call, too slow for thousands of turns a second. Where the price in force is
+// flat (no token tiers) the cost is linear in each token kind, so the rates are asked of calcPrice once
+// (one million tokens of each kind) and reused for that model and UTC day; prices change by start date, so
+// a day never straddles two prices. Tiered prices and time-of-day prices go through calcPrice turn by
+// turn. test/pricing/cost.test.ts checks that both paths agree.
+const rateCache = new Map<string, FlatRates | 'per-turn' | null>();
+
+function ratesOf(model: string, at: Date | undefined): FlatRates | 'per-turn' | null {
+  const when = at ?? new Date();
+  const key = `${model}|${when.toISOString().slice(0, 10)}`;
+  const cached = rateCache.get(key);
+  if (cached !== undefined) return cached;
+  const M = 1_000_000;
+  const probe = calc(model, { input_tokens: M, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: 0 }, when);
+  let rates: FlatRates | 'per-turn' | null = null;
+  if (probe) {
+    const byTimeOfDay = Array.isArray(probe.model.prices) && probe.model.prices.some((p) => p.constraint?.type === 'time_of_date');
+    const flat = !byTimeOfDay && Object.values(probe.model_price).every((v) => v === undefined || typeof v === 'number');
+    if (!flat) {
+      rates = 'per-turn';
+    } else {
+      const price = (u: Usage) => calc(model, u, when)?.total_price ?? Number.NaN;
+      rates = {
+        input: probe.total_price,
+        cacheRead: price({ input_tokens: M, cache_read_tokens: M, cache_write_tokens: 0, output_tokens: 0 }),
+        cacheWrite: price({ input_tokens: M, cache_read_tokens: 0, cache_write_tokens: M, output_tokens: 0 }),
+        output: price({ input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: M }),
+      };
+      if (!Object.values(rates).every(Number.isFinite)) rates = 'per-turn';
+    }
+  }
+  if (rateCache.size > 10_000) rateCache.clear();
+  rateCache.set(key, rates);
+  return rates;
+}
+
+/**
+ * The server's price of one turn in nano-dollars, or null when the package does not know the model.
+ * genai-prices wants `input_tokens` to be the whole prompt including cache tokens.
+ */
+export function priceTurnNanos(model: string, tokens: TokensByKind, at?: Date): number | null {
+  if (!model) return null;
+  const when = at && Number.isFinite(at.getTime()) ? at : undefined;
+  const rates = ratesOf(model, when);
+  if (rates === null) return null;
+  if (rates !== 'per-turn') {
+    // $/Mtok × tokens = µ$; × 1000 = n$ (exact for prices with up to three decimals).
+    return Math.round(
+      (tokens.input * rates.input + tokens.cacheRead * rates.cacheRead + tokens.cacheWrite * rates.cacheWrite + tokens.output * rates.output) * 1000,
+    );
+  }
+  return priceTurnNanosExact(model, tokens, when);
+}
+
+/** calcPrice for this one turn (tiered and dated prices; also what the fast path is checked against). */
+export function priceTurnNanosExact(model: string, tokens: TokensByKind, at?: Date): number | null {
+  const usage = {
+    input_tokens: tokens.input + tokens.cacheRead + tokens.cacheWrite,
+    cache_read_tokens: tokens.cacheRead,
+    cache_write_tokens: tokens.cacheWrite,
+    output_tokens: tokens.output,
+  };
+  const timestamp = at && Number.isFinite(at.getTime()) ? at : undefined;
+  const result = calc(model, usage, timestamp);
+  if (!result || !Number.isFinite(result.total_price)) return null;
+  return Math.round(result.total_price * NANOS_PER_USD);
+}
+
+export function usdToNanos(usd: number): number {
+  return Math.round(usd * NANOS_PER_USD);
+}
+
+export function nanosToMicros(nanos: number): number {
+  return Math.round(nanos / 1000);
+}
+
+/** Micro-dollars as a number of dollars for the wire (exact to the micro-dollar). */
+export function microsToUsd(micros: number): number {
+  return micros / 1e6;
+}
+
+function emptyTokens(): TokensByKind {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+}
+
+function addTokens(into: TokensByKind, t: TokensByKind): void {
+  into.input += t.input;
+  into.output += t.output;
+  into.cacheRead += t.cacheRead;
+  into.cacheWrite += t.cacheWrite;
+}
+
+/**
+ * Price a session: each assistant turn by the server when it knows the model, else by the client's
+ * `costUsd` when given, else the turn stays unpriced. `complete` = every assistant turn has a cost
+ * (vacuously true without assistant turns), `unpriced` = none has, `partial` otherwise.
+ */
+export function priceSession(turns: readonly PricedTurnInput[], fallback?: SessionTotalsInput): SessionCost {
+  const models = new Map<string, ModelCost>();
+  const tokens = emptyTokens();
+  let costNanos = 0;
+  let assistantTurns = 0;
+  let pricedTurns = 0;
+  const unpriced = new Set<string>();
+
+  const bucket = (model: string): ModelCost => {
+    let m = models.get(model);
+    if (!m) {
+      m = { model, tokens: emptyTokens(), turns: 0, costNanos: 0, unpricedTurns: 0 };
+      models.set(model, m);
+    }
+    return m;
+  };
+
+  for (const turn of turns) {
+    if (turn.role !== 'assistant') continue;
+    const model = turn.model && turn.model.trim() ? turn.model : UNKNOWN_MODEL;
+    const usage = turn.usage;
+    if (!usage && (turn.costUsd === undefined || turn.costUsd === null)) {
+      // An assistant turn without usage (a local error message, an interrupted reply) used no tokens.
+      continue;
+    }
+    assistantTurns += 1;
+    const m = bucket(model);
+    m.turns += 1;
+    const t = usage ? tokensByKind(model, usage) : emptyTokens();
+    addTokens(m.tokens, t);
+    addTokens(tokens, t);
+    const zero = t.input + t.output + t.cacheRead + t.cacheWrite === 0;
+    let nanos = usage ? (zero ? 0 : priceTurnNanos(model, t, turn.ts ? new Date(turn.ts) : undefined)) : null;
+    if (nanos === null && typeof turn.costUsd === 'number') nanos = usdToNanos(turn.costUsd);
+    if (nanos === null) {
+      m.unpricedTurns += 1;
+      unpriced.add(model);
+      continue;
+    }
+    pricedTurns += 1;
+    m.costNanos += nanos;
+    costNanos += nanos;
+  }
+
+  if (assistantTurns === 0 && fallback) return priceTotals(fallback);
+
+  const status: CostStatus = pricedTurns === assistantTurns ? 'complete' : pricedTurns === 0 ? 'unpriced' : 'partial';
+  return {
+    costNanos,
+    costMicros: nanosToMicros(costNanos),
+    status,
+    unpricedModels: [...unpriced].sort(),
+    byModel: [...models.values()].sort((a, b) => a.model.localeCompare(b.model)),
+    tokens,
+  };
+}
+
+/** A session with totals but no priced turns: priced from totals when it names exactly one model. */
+function priceTotals(input: SessionTotalsInput): SessionCost {
+  const t = input.totals;
+  const usage: TurnTokens = { in: t.inputTokens, out: t.outputTokens, cacheRead: t.cacheReadTokens, cacheCreate: t.cacheCreationTokens };
+  const hasTokens = usage.in + usage.out + usage.cacheRead + usage.cacheCreate > 0;
+  if (!hasTokens && (t.costUsd === undefined || t.costUsd === null)) {
+    return { costNanos: 0, costMicros: 0, status: 'complete', unpricedModels: [], byModel: [], tokens: emptyTokens() };
+  }
+  const model = input.models.length === 1 && input.models[0] ? input.models[0] : UNKNOWN_MODEL;
+  const tokens = tokensByKind(model, usage);
+  let nanos = model !== UNKNOWN_MODEL ? priceTurnNanos(model, tokens, input.startedAt ? new Date(input.startedAt) : undefined) : null;
+  if (nanos === null && typeof t.costUsd === 'number') nanos = usdToNanos(t.costUsd);
+  const priced = nanos !== null;
+  const costNanos = nanos ?? 0;
+  return {
+    costNanos,
+    costMicros: nanosToMicros(costNanos),
+    status: priced ? 'complete' : 'unpriced',
+    unpricedModels: priced ? [] : [model],
+    byModel: [{ model, tokens, turns: 0, costNanos, unpricedTurns: priced ? 0 : 1 }],
+    tokens,
+  };
+}
