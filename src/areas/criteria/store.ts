@@ -1,0 +1,38 @@
+// SQL for a work item's acceptance criteria: one ordered list per item, replaced whole.
+import type { Db } from '../../db/connection.js';
+
+export interface CriteriaTable {
+  app_id: string;
+  work_item_id: string;
+  position: number;
+  criterion_id: string;
+  text: string;
+  proof: string | null;
+  updated_at: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    criteria: CriteriaTable;
+  }
+}
+
+export type CriterionRow = CriteriaTable;
+
+export function listCriteria(db: Db, appId: string, workItemId: string): Promise<CriterionRow[]> {
+  return db
+    .selectFrom('criteria')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('work_item_id', '=', workItemId)
+    .orderBy('position')
+    .execute();
+}
+
+/** Replaces the item's list in one transaction, so a reader sees the old list or the new one, never a mix. */
+export async function replaceCriteria(db: Db, appId: string, workItemId: string, rows: CriterionRow[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('criteria').where('app_id', '=', appId).where('work_item_id', '=', workItemId).execute();
+    if (rows.length > 0) await trx.insertInto('criteria').values(rows).execute();
+  });
+}

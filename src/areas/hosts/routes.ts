@@ -1,0 +1,47 @@
+// Runner hosts: POST /v1/hosts/heartbeat upserts the calling host; GET /v1/hosts lists the factory's hosts
+// with a status derived at read time.
+import { Type } from 'typebox';
+import { factoryContext, type AreaRoutes } from '../../server/context.js';
+import { Data, DateTime } from '../../server/schemas.js';
+import { heartbeat, listHosts } from './service.js';
+
+const HostStatus = Type.Union([Type.Literal('online'), Type.Literal('busy'), Type.Literal('stale'), Type.Literal('offline')]);
+const Host = Type.Object({
+  hostId: Type.String(),
+  name: Type.String(),
+  runnerVersion: Type.String(),
+  capacity: Type.Integer(),
+  activeJobs: Type.Integer(),
+  labels: Type.Array(Type.String()),
+  firstSeenAt: DateTime,
+  lastHeartbeatAt: DateTime,
+  status: HostStatus,
+});
+
+export const hostsRoutes: AreaRoutes = (app) => {
+  app.post('/v1/hosts/heartbeat', {
+    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'hosts.write' } },
+    schema: {
+      summary: "A runner host's heartbeat", tags: ['hosts'],
+      description: 'Creates the host on its first heartbeat and refreshes it on every later one (keyed by hostId within the factory).',
+      body: Type.Object({
+        hostId: Type.String({ minLength: 1, maxLength: 200 }),
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        runnerVersion: Type.String({ minLength: 1, maxLength: 64 }),
+        capacity: Type.Integer({ minimum: 0, maximum: 10000 }),
+        activeJobs: Type.Integer({ minimum: 0, maximum: 10000 }),
+        labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
+      }, { additionalProperties: false }),
+      response: { 200: Data(Host) },
+    },
+  }, async (req) => ({ data: await heartbeat(factoryContext(req.ctx), req.body) }));
+
+  app.get('/v1/hosts', {
+    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'hosts.read' } },
+    schema: {
+      summary: "The factory's runner hosts with their derived status", tags: ['hosts'],
+      description: 'status: online (last heartbeat ≤ 90 s ago, activeJobs below capacity), busy (≤ 90 s, at capacity), stale (≤ 10 min), offline (older). Computed at read time.',
+      response: { 200: Data(Type.Array(Host)) },
+    },
+  }, async (req) => ({ data: await listHosts(factoryContext(req.ctx)) }));
+};

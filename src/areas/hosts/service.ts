@@ -1,0 +1,76 @@
+// Runner hosts: a heartbeat upserts the host; the status is derived when read, from the age of the last
+// heartbeat and the load it reported (API.md §5), so no job has to mark hosts stale or offline.
+import type { FactoryContext } from '../../server/context.js';
+import * as store from './store.js';
+
+export const ONLINE_MS = 90_000;
+export const STALE_MS = 600_000;
+
+export type HostStatus = 'online' | 'busy' | 'stale' | 'offline';
+
+export interface HeartbeatInput {
+  hostId: string;
+  name: string;
+  runnerVersion: string;
+  capacity: number;
+  activeJobs: number;
+  labels?: string[];
+}
+
+export interface HostWire {
+  hostId: string;
+  name: string;
+  runnerVersion: string;
+  capacity: number;
+  activeJobs: number;
+  labels: string[];
+  firstSeenAt: string;
+  lastHeartbeatAt: string;
+  status: HostStatus;
+}
+
+/** online: heard from within 90 s and below capacity; busy: within 90 s at capacity; stale: within 10 min; offline: older. */
+export function statusOf(host: Pick<store.HostRow, 'last_heartbeat_at' | 'capacity' | 'active_jobs'>, now: number): HostStatus {
+  const age = now - Number(host.last_heartbeat_at);
+  if (age > STALE_MS) return 'offline';
+  if (age > ONLINE_MS) return 'stale';
+  return Number(host.active_jobs) >= Number(host.capacity) ? 'busy' : 'online';
+}
+
+function toWire(h: store.HostRow, now: number): HostWire {
+  return {
+    hostId: h.host_id,
+    name: h.name,
+    runnerVersion: h.runner_version,
+    capacity: Number(h.capacity),
+    activeJobs: Number(h.active_jobs),
+    labels: JSON.parse(h.labels) as string[],
+    firstSeenAt: new Date(Number(h.first_seen_at)).toISOString(),
+    lastHeartbeatAt: new Date(Number(h.last_heartbeat_at)).toISOString(),
+    status: statusOf(h, now),
+  };
+}
+
+export async function heartbeat(ctx: FactoryContext, input: HeartbeatInput): Promise<HostWire> {
+  const now = ctx.clock.now();
+  await store.upsertHost(ctx.db, {
+    app_id: ctx.appId,
+    host_id: input.hostId,
+    org_id: ctx.orgId,
+    name: input.name,
+    runner_version: input.runnerVersion,
+    capacity: input.capacity,
+    active_jobs: input.activeJobs,
+    labels: JSON.stringify([...new Set(input.labels ?? [])]),
+    first_seen_at: now,
+    last_heartbeat_at: now,
+  });
+  const row = await store.findHost(ctx.db, ctx.appId, input.hostId);
+  if (!row) throw new Error('host vanished right after its heartbeat');
+  return toWire(row, now);
+}
+
+export async function listHosts(ctx: FactoryContext): Promise<HostWire[]> {
+  const now = ctx.clock.now();
+  return (await store.listHosts(ctx.db, ctx.appId)).map((h) => toWire(h, now));
+}

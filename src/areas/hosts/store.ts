@@ -1,0 +1,50 @@
+// SQL for runner hosts, keyed by (factory, hostId); always scoped by factory.
+import type { Db } from '../../db/connection.js';
+
+export interface HostsTable {
+  app_id: string;
+  host_id: string;
+  org_id: string;
+  name: string;
+  runner_version: string;
+  capacity: number;
+  active_jobs: number;
+  /** JSON array of strings. */
+  labels: string;
+  first_seen_at: number;
+  last_heartbeat_at: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    hosts: HostsTable;
+  }
+}
+
+export type HostRow = HostsTable;
+
+/** Inserts the host or refreshes it; first_seen_at keeps its first value. One statement, so racing heartbeats cannot duplicate a host. */
+export async function upsertHost(db: Db, row: HostRow): Promise<void> {
+  await db
+    .insertInto('hosts')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['app_id', 'host_id']).doUpdateSet({
+        name: row.name,
+        runner_version: row.runner_version,
+        capacity: row.capacity,
+        active_jobs: row.active_jobs,
+        labels: row.labels,
+        last_heartbeat_at: row.last_heartbeat_at,
+      }),
+    )
+    .execute();
+}
+
+export function findHost(db: Db, appId: string, hostId: string): Promise<HostRow | undefined> {
+  return db.selectFrom('hosts').selectAll().where('app_id', '=', appId).where('host_id', '=', hostId).executeTakeFirst();
+}
+
+export function listHosts(db: Db, appId: string): Promise<HostRow[]> {
+  return db.selectFrom('hosts').selectAll().where('app_id', '=', appId).orderBy('name').orderBy('host_id').execute();
+}
