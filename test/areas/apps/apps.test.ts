@@ -92,11 +92,27 @@ describe('apps (factories)', () => {
   });
 
   it('refuses missing, wrong-kind and other-factory credentials', async () => {
-    expect((await gw.call('GET', '/v1/apps')).status).toBe(401);
-    expect((await gw.call('GET', '/v1/apps', { token: t.managementKey, appId: t.appId })).status).toBe(401);
-    expect((await gw.call('GET', `/v1/apps/${t.appId}`, { token: t.managementKey, appId: t.appId })).status).toBe(401);
-    expect((await gw.call('POST', '/v1/apps', { token: t.managementKey, appId: t.appId, body: { name: 'nope' } })).status).toBe(401);
-    expect((await gw.call('GET', '/v1/apps', { token: gw.adminToken, appId: t.appId })).status).toBe(401);
+    const routes: [string, string, unknown][] = [
+      ['GET', '/v1/apps', undefined],
+      ['POST', '/v1/apps', { name: 'nope' }],
+      ['GET', `/v1/apps/${t.appId}`, undefined],
+      ['PATCH', `/v1/apps/${t.appId}`, { display_name: 'nope' }],
+      ['DELETE', `/v1/apps/${t.appId}`, undefined],
+    ];
+    for (const [method, url, body] of routes) {
+      const none = await gw.call(method as 'GET', url, { appId: t.appId, body });
+      expect(none.status, `${method} ${url} none`).toBe(401);
+      expect(none.body.error.code).toBe('unauthorized');
+      // A management key or the operator token never works on factory endpoints (spec part 5 rule 1).
+      for (const token of [t.managementKey, gw.adminToken, 'sk_outerlayer_garbage']) {
+        const res = await gw.call(method as 'GET', url, { token, appId: t.appId, body });
+        expect(res.status, `${method} ${url} ${token.slice(0, 4)}`).toBe(401);
+        expect(res.body.error.code).toBe('unauthorized');
+      }
+    }
+    const still = await gw.call('GET', `/v1/apps/${t.appId}`, as(t));
+    expect(still.body.data.display_name).toBe('main');
+    expect((await gw.call('GET', '/v1/apps', as(t))).body.data.map((a: { name: string }) => a.name)).not.toContain('nope');
     const noHeader = await gw.call('GET', '/v1/apps', { token: t.loginToken });
     expect(noHeader.status).toBe(400);
     expect(noHeader.body.error.code).toBe('app_id_required');
