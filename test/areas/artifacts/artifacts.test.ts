@@ -120,6 +120,15 @@ describe('artifacts', () => {
       expect(theirs.body.data.id).not.toBe(first.body.data.id);
     });
 
+    it('settles concurrent first uploads of one clientArtifactId: one 201, the rest 200 with the same artifact', async () => {
+      const body = artifactBody(Buffer.from('raced bytes'), { repository: 'acme/race', prNumber: 1 });
+      const answers = await Promise.all(Array.from({ length: 6 }, () => post(body)));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+      expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
+      const list = await gw.call('GET', '/v1/artifacts?repository=acme/race&prNumber=1', auth);
+      expect(list.body.data).toHaveLength(1);
+    });
+
     it('answers 400 nothing_to_attach when there is no pull request, work item or session', async () => {
       const body = artifactBody(Buffer.from('orphan'), { clientArtifactId: 'orphan-1' }, { unanchored: true });
       const res = await post(body);

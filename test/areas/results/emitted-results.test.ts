@@ -100,6 +100,14 @@ describe('emitted results', () => {
       expect((await emit(body, { token: other.factoryKey, appId: other.appId })).status).toBe(201);
     });
 
+    it('settles concurrent first emits of one clientEmitId: one 201, the rest 200', async () => {
+      const body = emitBody({ repository: 'acme/race' });
+      const answers = await Promise.all(Array.from({ length: 6 }, () => emit(body)));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+      expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
+      expect((await list('acme/race', 12)).body.data).toHaveLength(1);
+    });
+
     it('answers 400 invalid_link for a link that is not http or https, and stores nothing', async () => {
       for (const link of ['ftp://ci.example.com/run', 'javascript:alert(1)', 'not a url', 'file:///etc/passwd', 'data:text/html,hi', '/runs/1']) {
         const res = await emit(emitBody({ link, repository: 'acme/links' }));
