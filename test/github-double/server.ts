@@ -50,7 +50,8 @@ export interface DoublePull {
 export interface Fault {
   /** Matched against "METHOD /path" (path without query). */
   route: RegExp;
-  kind: 'status' | 'network';
+  /** status: answer with it; network: drop the connection unanswered; lost-answer: do the work, then drop the connection. */
+  kind: 'status' | 'network' | 'lost-answer';
   status?: number;
   headers?: Record<string, string>;
   body?: unknown;
@@ -219,7 +220,11 @@ export class GitHubDouble {
     const method = (req.method ?? 'GET').toUpperCase();
     const pathname = url.pathname.replace(/^\/api\/v3/, '');
     const faultIndex = this.faults.findIndex((f) => f.route.test(`${method} ${pathname}`));
-    if (faultIndex >= 0) {
+    let loseAnswer = false;
+    if (faultIndex >= 0 && this.faults[faultIndex]!.kind === 'lost-answer') {
+      this.faults.splice(faultIndex, 1);
+      loseAnswer = true;
+    } else if (faultIndex >= 0) {
       const [fault] = this.faults.splice(faultIndex, 1);
       this.calls.push({ method, path: pathname, query: url.searchParams, auth: 'none', status: fault!.kind === 'network' ? 0 : fault!.status!, body: fault!.body ?? null, route: null });
       if (fault!.kind === 'network') {
@@ -248,6 +253,10 @@ export class GitHubDouble {
     call.status = answer.status;
     call.body = answer.body;
     this.calls.push(call);
+    if (loseAnswer) {
+      req.socket.destroy();
+      return;
+    }
     this.send(res, answer);
   }
 

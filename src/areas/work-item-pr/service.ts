@@ -44,10 +44,11 @@ export async function putPullRequest(ctx: FactoryContext, workItemId: string, in
   const branch = claim.branch;
 
   if (!item.repository) throw apiError('work_item_has_no_repository', 'The work item names no repository.');
+  // Without an App nothing below can be done (a connection made while one was configured is useless).
+  const github = githubApp(ctx.gateway);
   const repo = await findConnectedRepository(ctx, item.repository);
   if (!repo) throw apiError('repository_not_connected', `The factory has not connected ${item.repository}.`, { repository: item.repository });
 
-  const github = githubApp(ctx.gateway);
   const notInInstallation = () =>
     apiError('repository_not_in_installation', `The App installation ${repo.installationId} does not include ${repo.repository}.`, { repository: repo.repository });
   let client: InstallationClient | null = await github.installation(repo.installationId);
