@@ -1,0 +1,66 @@
+// Agents: POST /v1/agents/sync (AgentSession v1 ingest, as existing CLIs send it) and
+// GET /v1/agents/blob/{sha256} (content-addressed session images).
+import { Type } from 'typebox';
+import { factoryContext, type AreaRoutes } from '../../server/context.js';
+import { Data, Nullable } from '../../server/schemas.js';
+import { apiError } from '../../server/errors.js';
+import { getBlob, sync, SYNC_LIMITS, type SyncBody } from './service.js';
+
+const SyncResult = Type.Object({
+  accepted: Type.Array(Type.String(), { description: 'ids of the sessions stored (or already stored: a re-send is idempotent)' }),
+  rejected: Type.Array(Type.Object({ index: Type.Integer(), id: Nullable(Type.String()), reason: Type.String() })),
+  blobsStored: Type.Integer({ description: 'distinct blobs of this request now held by the factory' }),
+  rejectedBlobs: Type.Array(Type.Object({ index: Type.Integer(), sha256: Nullable(Type.String()), reason: Type.String() })),
+  tenantTier: Type.String({ description: "the org's plan: free, paid or enterprise" }),
+});
+
+export const agentsRoutes: AreaRoutes = (app) => {
+  app.post('/v1/agents/sync', {
+    bodyLimit: SYNC_LIMITS.bodyBytes,
+    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.write' } },
+    schema: {
+      summary: 'Ingest agent sessions (AgentSession v1) and their images',
+      tags: ['agents'],
+      description:
+        'Each session is validated on its own against AgentSession v1: a bad one is listed in `rejected` (index, id, reason) and the rest are stored. ' +
+        'Idempotent: a session sent again, or in `chunk` parts, is stored and counted once; a longer version replaces a shorter one. ' +
+        'Blobs `{ sha256, mediaType, bytes, data (base64) }` are re-hashed; a mismatch is listed in `rejectedBlobs`. ' +
+        'A 2xx means everything accepted is durable. Limits: 50 sessions, 64 blobs, 2 MiB a blob, 8 MiB a request (413 payload_too_large with limit).',
+      body: Type.Object({
+        schemaVersion: Type.Literal(1),
+        sessions: Type.Array(Type.Unknown(), { minItems: 1 }),
+        blobs: Type.Optional(Type.Array(Type.Unknown())),
+      }),
+      response: { 200: Data(SyncResult) },
+    },
+    // The app's ajv coerces a lone value into a one-item array; a sync whose sessions or blobs is not an
+    // array is malformed, so it is refused before that coercion runs.
+    preValidation: async (req) => {
+      const body = req.body as Record<string, unknown> | null;
+      if (typeof body !== 'object' || body === null) return;
+      for (const field of ['sessions', 'blobs'] as const) {
+        if (field in body && !Array.isArray(body[field])) {
+          throw apiError('invalid_request_body', `Invalid body: ${field} must be an array`, { details: [{ path: field, message: 'must be an array' }] });
+        }
+      }
+    },
+  }, async (req) => ({ data: await sync(factoryContext(req.ctx), req.body as SyncBody) }));
+
+  app.get('/v1/agents/blob/:sha256', {
+    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.read' } },
+    schema: {
+      summary: 'Read a session image by its sha256',
+      tags: ['agents'],
+      description: 'The bytes with their media type. Content-addressed, so the answer never changes: cached as immutable.',
+      params: Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
+    },
+  }, async (req, reply) => {
+    const blob = await getBlob(factoryContext(req.ctx), req.params.sha256);
+    const etag = `"${req.params.sha256}"`;
+    reply.header('Cache-Control', 'private, max-age=31536000, immutable');
+    reply.header('ETag', etag);
+    reply.header('X-Content-Type-Options', 'nosniff');
+    if (req.headers['if-none-match'] === etag) return reply.status(304).send();
+    return reply.type(blob.mediaType).send(blob.bytes);
+  });
+};

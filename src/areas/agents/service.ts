@@ -1,0 +1,111 @@
+// POST /v1/agents/sync: limits, per-blob hash checks, per-session validation, then one transaction that stores
+// everything accepted (a 2xx means durable). GET /v1/agents/blob/{sha256}: a factory's image bytes.
+import crypto from 'node:crypto';
+import type { FactoryContext } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
+import { actorOfCaller, storeSessions } from '../sessions/service.js';
+import type { AgentSessionV1 } from '../sessions/document.js';
+import { checkSession } from './validate.js';
+import * as store from './store.js';
+
+const MiB = 1024 * 1024;
+
+/** API.md §8. */
+export const SYNC_LIMITS = { bodyBytes: 8 * MiB, sessions: 50, blobs: 64, blobBytes: 2 * MiB } as const;
+
+export interface SyncBody {
+  schemaVersion: 1;
+  sessions: unknown[];
+  blobs?: unknown[];
+}
+
+export interface SyncResult {
+  accepted: string[];
+  rejected: { index: number; id: string | null; reason: string }[];
+  blobsStored: number;
+  rejectedBlobs: { index: number; sha256: string | null; reason: string }[];
+  tenantTier: string;
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+interface CheckedBlob {
+  sha256: string;
+  mediaType: string;
+  bytes: Buffer;
+}
+
+function tooLarge(what: string, limit: number, unit: string) {
+  return apiError('payload_too_large', `${what} (limit ${limit} ${unit}); split the upload.`, { limit, unit });
+}
+
+function checkBlob(value: unknown, index: number): { ok: true; blob: CheckedBlob } | { ok: false; sha256: string | null; reason: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, sha256: null, reason: 'blob must be an object { sha256, mediaType, bytes, data }' };
+  const b = value as Record<string, unknown>;
+  const sha = typeof b.sha256 === 'string' ? b.sha256 : null;
+  if (sha === null || !SHA256.test(sha)) return { ok: false, sha256: sha, reason: 'sha256 must be 64 lowercase hex digits' };
+  if (typeof b.mediaType !== 'string' || !/^[\w.+-]+\/[\w.+-]+$/.test(b.mediaType)) return { ok: false, sha256: sha, reason: 'mediaType must be a media type such as image/png' };
+  if (typeof b.data !== 'string') return { ok: false, sha256: sha, reason: 'data must be base64' };
+  // Checked before decoding so an oversized blob costs nothing (base64 carries 3 bytes in 4 characters).
+  if (Math.floor((b.data.length * 3) / 4) - 2 > SYNC_LIMITS.blobBytes) throw tooLarge(`blobs[${index}] is larger than a blob may be`, SYNC_LIMITS.blobBytes, 'bytes');
+  if (!BASE64.test(b.data)) return { ok: false, sha256: sha, reason: 'data is not valid base64' };
+  const bytes = Buffer.from(b.data, 'base64');
+  if (bytes.length > SYNC_LIMITS.blobBytes) throw tooLarge(`blobs[${index}] is larger than a blob may be`, SYNC_LIMITS.blobBytes, 'bytes');
+  if (b.bytes !== undefined && b.bytes !== bytes.length) return { ok: false, sha256: sha, reason: `bytes says ${String(b.bytes)} but data decodes to ${bytes.length}` };
+  const actual = crypto.createHash('sha256').update(bytes).digest('hex');
+  if (actual !== sha) return { ok: false, sha256: sha, reason: `sha256 does not match the data (the data hashes to ${actual})` };
+  return { ok: true, blob: { sha256: sha, mediaType: b.mediaType, bytes } };
+}
+
+export async function sync(ctx: FactoryContext, body: SyncBody): Promise<SyncResult> {
+  if (body.sessions.length > SYNC_LIMITS.sessions) throw tooLarge(`${body.sessions.length} sessions is more than one sync takes`, SYNC_LIMITS.sessions, 'sessions');
+  const rawBlobs = body.blobs ?? [];
+  if (rawBlobs.length > SYNC_LIMITS.blobs) throw tooLarge(`${rawBlobs.length} blobs is more than one sync takes`, SYNC_LIMITS.blobs, 'blobs');
+
+  const blobs: CheckedBlob[] = [];
+  const rejectedBlobs: SyncResult['rejectedBlobs'] = [];
+  rawBlobs.forEach((value, index) => {
+    const checked = checkBlob(value, index);
+    if (checked.ok) blobs.push(checked.blob);
+    else rejectedBlobs.push({ index, sha256: checked.sha256, reason: checked.reason });
+  });
+
+  const accepted: AgentSessionV1[] = [];
+  const rejected: SyncResult['rejected'] = [];
+  body.sessions.forEach((value, index) => {
+    const checked = checkSession(value);
+    if (checked.ok) {
+      accepted.push(checked.session);
+    } else {
+      const id = typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
+      rejected.push({ index, id, reason: checked.reason });
+    }
+  });
+
+  // Bytes first (each put is durable on return), then the rows that make them visible, in one transaction
+  // with the sessions: a crash in between leaves at most an unreferenced file, never a dangling row.
+  for (const blob of blobs) await ctx.gateway.blobs.put(blob.sha256, blob.bytes);
+  const actor = await actorOfCaller(ctx);
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    await store.recordBlobs(trx, blobs.map((b) => ({ app_id: ctx.appId, sha256: b.sha256, media_type: b.mediaType, bytes: b.bytes.length, created_at: now })));
+    await storeSessions(ctx, trx, accepted, actor);
+  });
+
+  return {
+    accepted: accepted.map((s) => s.id),
+    rejected,
+    blobsStored: new Set(blobs.map((b) => b.sha256)).size,
+    rejectedBlobs,
+    tenantTier: ctx.principal.plan ?? 'free',
+  };
+}
+
+export async function getBlob(ctx: FactoryContext, sha256: string): Promise<{ mediaType: string; bytes: Buffer }> {
+  const row = await store.findBlob(ctx.db, ctx.appId, sha256);
+  if (!row) throw apiError('blob_not_found', 'No such blob in this factory.');
+  const bytes = await ctx.gateway.blobs.get(sha256);
+  if (!bytes) throw apiError('blob_not_found', 'No such blob in this factory.');
+  return { mediaType: row.media_type, bytes };
+}

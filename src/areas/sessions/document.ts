@@ -1,0 +1,285 @@
+// The stored session document and what the gateway derives from it: merging re-sent versions and chunk
+// parts, compression for storage, and the summary the list reads. No SQL, no HTTP.
+import zlib from 'node:zlib';
+import { priceSession, type SessionCost } from '../../pricing/cost.js';
+
+/** The fields of AgentSession v1 the gateway reads. The schema allows more; they are kept as sent. */
+export interface AgentSessionV1 {
+  schemaVersion: 1;
+  id: string;
+  agent: { type: string; version?: string; entrypoint?: string; origin?: string; [k: string]: unknown };
+  env: { cwd?: string; gitBranch?: string; gitRepo?: string; commitSha?: string; os?: string; [k: string]: unknown };
+  startedAt: string;
+  endedAt?: string;
+  models: string[];
+  turns: TurnV1[];
+  events: EventV1[];
+  totals: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number; costUsd?: number | null; wallClockMs?: number; [k: string]: unknown };
+  captureTier: 'metrics' | 'redacted' | 'full';
+  warnings: { code: string; count: number; detail?: string }[];
+  actor?: { id?: string; email?: string; [k: string]: unknown };
+  subagent?: { agentId?: string; parentSessionId?: string; [k: string]: unknown };
+  outcome?: { prNumber?: number; prUrl?: string; prs?: { prNumber: number; prUrl?: string; commitShas?: string[] }[]; commitShas?: string[]; [k: string]: unknown };
+  title?: string;
+  vendor?: Record<string, unknown>;
+  workerKind?: 'seat' | 'cloud' | 'ci' | 'shared';
+  chunk?: { part: number; of: number; counts: Record<string, number> };
+  [k: string]: unknown;
+}
+
+export interface TurnV1 {
+  index: number;
+  role: 'user' | 'assistant';
+  toolCalls: { name: string; status: 'ok' | 'error' | 'rejected'; isEdit: boolean; [k: string]: unknown }[];
+  ts?: string;
+  model?: string;
+  source?: 'human' | 'peer' | 'notification';
+  usage?: { in: number; out: number; cacheRead: number; cacheCreate: number };
+  costUsd?: number | null;
+  images?: { mediaType: string; sha256: string; bytes?: number }[];
+  [k: string]: unknown;
+}
+
+export interface EventV1 {
+  type: string;
+  seq: number;
+  ts?: string;
+  turnIndex?: number;
+  data?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+export type Origin = 'interactive' | 'agent' | 'worker';
+
+export interface SessionSummary {
+  sessionKey: string;
+  sessionId: string;
+  parentSessionId: string | null;
+  subagentId: string | null;
+  isSubagent: boolean;
+  agentType: string;
+  agentVersion: string | null;
+  origin: Origin;
+  workerKind: string | null;
+  repo: string;
+  branch: string;
+  project: string;
+  commitSha: string | null;
+  title: string | null;
+  captureTier: string;
+  startedAt: number;
+  endedAt: number | null;
+  durationMs: number;
+  turnCount: number;
+  userTurnCount: number;
+  steeringCount: number;
+  eventCount: number;
+  toolCallCount: number;
+  toolErrorCount: number;
+  rejectedToolCallCount: number;
+  apiErrorCount: number;
+  errorCount: number;
+  toolErrorRatePpm: number;
+  models: string[];
+  prRefs: { prNumber: number; prUrl?: string }[];
+  chunkOf: number | null;
+  chunkParts: number[];
+  cost: SessionCost;
+}
+
+/** The session's identity in a factory: its id, and for a subagent transcript its agent id too. */
+export function sessionKeyOf(doc: Pick<AgentSessionV1, 'id' | 'subagent'>): string {
+  const agentId = doc.subagent?.agentId;
+  return agentId ? `${doc.id}#${agentId}` : doc.id;
+}
+
+/**
+ * `owner/repo` for GitHub remotes in any spelling (https, ssh, scp-like, with or without .git), `host/path`
+ * for other hosts, lower-cased so the same repository always groups together. '' when unknown.
+ */
+export function normalizeRepo(raw: string | undefined): string {
+  if (!raw) return '';
+  let s = raw.trim();
+  if (!s) return '';
+  s = s.replace(/^[a-z+]+:\/\//i, '').replace(/^[^@/]+@/, '');
+  s = s.replace(/^([^/:]+):(?!\d+\/)/, '$1/');
+  s = s.replace(/:\d+\//, '/');
+  s = s.replace(/\.git$/i, '').replace(/\/+$/, '');
+  s = s.toLowerCase();
+  if (s.startsWith('github.com/')) s = s.slice('github.com/'.length);
+  return s;
+}
+
+function originOf(doc: AgentSessionV1): Origin {
+  const declared = doc.agent.origin;
+  if (declared === 'interactive' || declared === 'agent' || declared === 'worker') return declared;
+  if (doc.workerKind) return 'worker';
+  const entry = (doc.agent.entrypoint ?? '').toLowerCase();
+  if (/sdk|headless|exec|print|github|action|ci/.test(entry)) return 'agent';
+  return 'interactive';
+}
+
+function lastSegment(p: string): string {
+  const parts = p.split(/[\\/]/).filter(Boolean);
+  return parts[parts.length - 1] ?? '';
+}
+
+function parseInstant(value: string | undefined): number | null {
+  if (!value) return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+function prRefsOf(doc: AgentSessionV1): { prNumber: number; prUrl?: string }[] {
+  const refs = new Map<number, { prNumber: number; prUrl?: string }>();
+  const add = (prNumber: unknown, prUrl: unknown) => {
+    if (typeof prNumber !== 'number' || !Number.isInteger(prNumber) || prNumber <= 0) return;
+    const existing = refs.get(prNumber);
+    const url = typeof prUrl === 'string' ? prUrl : existing?.prUrl;
+    refs.set(prNumber, url ? { prNumber, prUrl: url } : { prNumber });
+  };
+  add(doc.outcome?.prNumber, doc.outcome?.prUrl);
+  for (const pr of doc.outcome?.prs ?? []) add(pr.prNumber, pr.prUrl);
+  for (const e of doc.events) if (e.type === 'pr_linked') add(e.data?.prNumber, e.data?.prUrl);
+  return [...refs.values()].sort((a, b) => a.prNumber - b.prNumber);
+}
+
+/** Everything the list and the metrics read, derived from the (merged) document. */
+export function summarize(doc: AgentSessionV1): SessionSummary {
+  let userTurns = 0;
+  let humanTurns = 0;
+  let toolCalls = 0;
+  let toolErrors = 0;
+  let rejected = 0;
+  let lastTs: number | null = null;
+  const models = new Set<string>(doc.models.filter((m) => m && m.trim()));
+  for (const turn of doc.turns) {
+    if (turn.role === 'user') {
+      userTurns += 1;
+      if (!turn.source || turn.source === 'human') humanTurns += 1;
+    } else if (turn.model && turn.usage) {
+      models.add(turn.model);
+    }
+    for (const call of turn.toolCalls) {
+      toolCalls += 1;
+      if (call.status === 'error') toolErrors += 1;
+      else if (call.status === 'rejected') rejected += 1;
+    }
+    const ts = parseInstant(turn.ts);
+    if (ts !== null && (lastTs === null || ts > lastTs)) lastTs = ts;
+  }
+  const apiErrors = doc.events.filter((e) => e.type === 'api_error').length;
+  const startedAt = parseInstant(doc.startedAt) ?? 0;
+  const endedAt = parseInstant(doc.endedAt) ?? lastTs;
+  const durationMs = doc.totals.wallClockMs ?? (endedAt !== null ? Math.max(0, endedAt - startedAt) : 0);
+  const repo = normalizeRepo(doc.env.gitRepo);
+  const isSubagent = Boolean(doc.subagent && (doc.subagent.agentId || doc.subagent.parentSessionId));
+  const cost = priceSession(doc.turns, { models: doc.models, startedAt: doc.startedAt, totals: doc.totals });
+  return {
+    sessionKey: sessionKeyOf(doc),
+    sessionId: doc.id,
+    parentSessionId: doc.subagent?.parentSessionId ?? null,
+    subagentId: doc.subagent?.agentId ?? null,
+    isSubagent,
+    agentType: doc.agent.type,
+    agentVersion: doc.agent.version ?? null,
+    origin: originOf(doc),
+    workerKind: doc.workerKind ?? null,
+    repo,
+    branch: doc.env.gitBranch ?? '',
+    project: repo ? lastSegment(repo) : lastSegment(doc.env.cwd ?? ''),
+    commitSha: doc.env.commitSha ?? null,
+    title: doc.title ?? null,
+    captureTier: doc.captureTier,
+    startedAt,
+    endedAt,
+    durationMs,
+    turnCount: doc.turns.length,
+    userTurnCount: userTurns,
+    steeringCount: Math.max(0, humanTurns - 1),
+    eventCount: doc.events.length,
+    toolCallCount: toolCalls,
+    toolErrorCount: toolErrors,
+    rejectedToolCallCount: rejected,
+    apiErrorCount: apiErrors,
+    errorCount: toolErrors + apiErrors,
+    toolErrorRatePpm: toolCalls ? Math.round((toolErrors * 1_000_000) / toolCalls) : 0,
+    models: [...models].sort(),
+    prRefs: prRefsOf(doc),
+    chunkOf: doc.chunk?.of ?? null,
+    chunkParts: doc.chunk ? [doc.chunk.part] : [],
+    cost,
+  };
+}
+
+/** How much of a session a document holds: a longer version wins over a shorter one. */
+function extent(doc: AgentSessionV1): [number, number, number] {
+  return [doc.turns.length, doc.events.length, parseInstant(doc.endedAt) ?? 0];
+}
+
+function compareExtent(a: AgentSessionV1, b: AgentSessionV1): number {
+  const x = extent(a);
+  const y = extent(b);
+  for (let i = 0; i < x.length; i += 1) if (x[i]! !== y[i]!) return x[i]! - y[i]!;
+  return 0;
+}
+
+export interface MergeResult {
+  doc: AgentSessionV1;
+  /** false when the stored version already holds everything the incoming one says (a retry or a stale copy). */
+  changed: boolean;
+  chunkParts: number[];
+}
+
+/**
+ * Combine what is stored with what arrived. A whole session (no `chunk`) replaces the stored one unless it is
+ * shorter (a stale retry). A chunk part is merged in: turns by index and events by seq (the newer part wins
+ * on the same index), session fields from the newer part, startedAt the earliest and endedAt the latest.
+ */
+export function mergeSession(stored: AgentSessionV1 | null, storedParts: number[], incoming: AgentSessionV1): MergeResult {
+  if (!stored) return { doc: incoming, changed: true, chunkParts: incoming.chunk ? [incoming.chunk.part] : [] };
+  if (!incoming.chunk) {
+    if (compareExtent(incoming, stored) < 0) return { doc: stored, changed: false, chunkParts: storedParts };
+    return { doc: incoming, changed: JSON.stringify(incoming) !== JSON.stringify(stored), chunkParts: [] };
+  }
+  const turns = new Map<number, TurnV1>();
+  for (const t of stored.turns) turns.set(t.index, t);
+  for (const t of incoming.turns) turns.set(t.index, t);
+  const events = new Map<number, EventV1>();
+  for (const e of stored.events) events.set(e.seq, e);
+  for (const e of incoming.events) events.set(e.seq, e);
+  const started = [stored.startedAt, incoming.startedAt].sort((a, b) => (parseInstant(a) ?? 0) - (parseInstant(b) ?? 0))[0]!;
+  const ends = [stored.endedAt, incoming.endedAt].filter((v): v is string => typeof v === 'string');
+  const ended = ends.sort((a, b) => (parseInstant(b) ?? 0) - (parseInstant(a) ?? 0))[0];
+  const models = [...new Set([...stored.models, ...incoming.models])];
+  const warnings = new Map<string, AgentSessionV1['warnings'][number]>();
+  for (const w of [...stored.warnings, ...incoming.warnings]) {
+    const prev = warnings.get(w.code);
+    if (!prev || w.count > prev.count) warnings.set(w.code, w);
+  }
+  const merged: AgentSessionV1 = {
+    ...stored,
+    ...incoming,
+    startedAt: started,
+    ...(ended ? { endedAt: ended } : {}),
+    models,
+    turns: [...turns.values()].sort((a, b) => a.index - b.index),
+    events: [...events.values()].sort((a, b) => a.seq - b.seq),
+    warnings: [...warnings.values()],
+  };
+  const chunkParts = [...new Set([...storedParts, incoming.chunk.part])].sort((a, b) => a - b);
+  return { doc: merged, changed: JSON.stringify(merged) !== JSON.stringify(stored), chunkParts };
+}
+
+/** Session documents are stored gzip-compressed in the database, in the same transaction as the summary. */
+export function encodeDocument(doc: AgentSessionV1): { encoding: 'gzip'; rawBytes: number; body: Buffer } {
+  const raw = Buffer.from(JSON.stringify(doc));
+  return { encoding: 'gzip', rawBytes: raw.length, body: zlib.gzipSync(raw, { level: 6 }) };
+}
+
+export function decodeDocument(encoding: string, body: Uint8Array | ArrayBuffer): AgentSessionV1 {
+  // pg gives a Buffer, libsql an ArrayBuffer.
+  const buf = body instanceof ArrayBuffer ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const raw = encoding === 'gzip' ? zlib.gunzipSync(buf) : buf;
+  return JSON.parse(raw.toString('utf8')) as AgentSessionV1;
+}

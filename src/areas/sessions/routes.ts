@@ -1,0 +1,133 @@
+// Sessions: GET /v1/sessions (the filtered list with its wrapper) and GET /v1/sessions/{traceId} (the full
+// transcript). Both read-only, rate limited per org.
+import { Type } from 'typebox';
+import { factoryContext, type AreaRoutes } from '../../server/context.js';
+import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { getSession, listSessions, SIGNALS, SORT_KEYS } from './service.js';
+
+const Score = Type.Object({ label: Type.String(), score: Type.Number() });
+const Tokens = Type.Object({ input: Type.Integer(), output: Type.Integer(), cacheRead: Type.Integer(), cacheWrite: Type.Integer() });
+
+const Session = Type.Object({
+  actorId: Type.String(),
+  agentType: Type.String(),
+  branch: Type.String(),
+  costStatus: Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]),
+  costUsd: Type.Number(),
+  durationMs: Type.Number(),
+  endedAt: DateTime,
+  errorCount: Type.Number(),
+  models: Type.Array(Type.String()),
+  project: Type.String(),
+  rejectedToolCallCount: Type.Number(),
+  sessionId: Type.String(),
+  startedAt: DateTime,
+  title: Type.String(),
+  toolCallCount: Type.Number(),
+  traceId: Type.String(),
+  turnCount: Type.Number(),
+  unpricedModels: Type.Array(Type.String()),
+  updatedAt: DateTime,
+  userTurnCount: Type.Number(),
+  workerKind: Type.String(),
+  actorName: Type.String(),
+  contextSourceVerification: Type.Union([Type.Literal('verified'), Type.Literal('unverified'), Type.Literal('absent')]),
+  origin: Type.Union([Type.Literal('interactive'), Type.Literal('agent'), Type.Literal('worker')]),
+  prOutcomes: Type.Array(Type.Object({ prNumber: Type.Number(), prUrl: Type.String(), ciGreen: Score, merged: Score, reverted: Score })),
+  // Additive fields beyond the spec's list.
+  repo: Type.String(),
+  agentVersion: Nullable(Type.String()),
+  captureTier: Type.String(),
+  tokens: Tokens,
+  steeringCount: Type.Number(),
+  toolErrorCount: Type.Number(),
+  apiErrorCount: Type.Number(),
+  toolErrorRate: Type.Number(),
+  isSubagent: Type.Boolean(),
+  parentSessionId: Nullable(Type.String()),
+});
+
+const SessionList = Type.Object({
+  sessions: Type.Array(Session),
+  total: Type.Integer(),
+  repo: Type.String(),
+  repoSelection: Type.Union([Type.Literal('dominant'), Type.Literal('one'), Type.Literal('none'), Type.Literal('all')]),
+  repositories: Type.Array(Type.Object({ repo: Type.String(), sessions: Type.Integer() })),
+  repositoriesTotal: Type.Integer(),
+  hiddenRepositories: Type.Integer(),
+  hiddenSessions: Type.Integer(),
+  scope: Type.Union([Type.Literal('self'), Type.Literal('team')]),
+  actors: Type.Array(Type.String()),
+  actorNames: Type.Record(Type.String(), Type.String()),
+  agentTypes: Type.Array(Type.String()),
+  branches: Type.Array(Type.String()),
+  models: Type.Array(Type.String()),
+  workerKinds: Type.Array(Type.String()),
+  originCounts: Type.Object({ agent: Type.Number(), interactive: Type.Number(), worker: Type.Number() }),
+});
+
+const AnyObject = Type.Object({}, { additionalProperties: true });
+
+const SessionDetail = Type.Object({
+  ...Session.properties,
+  env: AnyObject,
+  outcome: Nullable(AnyObject),
+  subagent: Nullable(AnyObject),
+  chunk: Type.Object({ of: Nullable(Type.Integer()), partsReceived: Type.Array(Type.Integer()) }),
+  turns: Type.Array(Type.Unknown()),
+  events: Type.Array(Type.Unknown()),
+  warnings: Type.Array(Type.Unknown()),
+  modelUsage: Type.Array(Type.Object({ model: Type.String(), turns: Type.Integer(), costUsd: Type.Number(), tokens: Tokens })),
+});
+
+const Filter = (max: number) => Type.Optional(Type.String({ maxLength: max }));
+
+const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000, default: 0 })),
+  repo: Filter(500),
+  repoScope: Type.Optional(Type.Literal('all')),
+  branch: Filter(500),
+  agentType: Filter(500),
+  model: Filter(500),
+  workerKind: Filter(500),
+  actor: Filter(500),
+  origin: Filter(500),
+  q: Filter(200),
+  from: Type.Optional(DateTime),
+  to: Type.Optional(DateTime),
+  sort: Type.Optional(Type.Union(SORT_KEYS.map((k) => Type.Literal(k)))),
+  dir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+  signal: Type.Optional(Type.Union(SIGNALS.map((s) => Type.Literal(s)))),
+  includeSubagents: Type.Optional(Type.String({ maxLength: 5 })),
+  // Declared so that it answers 400 pr_filter_unsupported rather than a generic unknown-parameter error.
+  pr: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+
+export const sessionsRoutes: AreaRoutes = (app) => {
+  app.get('/v1/sessions', {
+    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.read' }, rateLimit: 'observability-read' },
+    schema: {
+      summary: 'List agent sessions',
+      tags: ['sessions'],
+      description:
+        'Scoped to the dominant repo (highest total spend) unless `repo` (empty = sessions with no repository) or `repoScope=all` is given. ' +
+        'Without sessions.read_team actors are pseudonymous (`anon-` + 16 hex, name `anonymous`) and `actor` answers 400 actor_filter_forbidden. ' +
+        '`pr` answers 400 pr_filter_unsupported. Sort: startedAt, cost, errors, turns, steering, toolErrorRate; dir asc|desc; ' +
+        'signal: hands-on, denied, tool-errors, provider-errors, clean; origin: comma list of interactive, agent, worker.',
+      querystring: ListQuery,
+      response: { 200: Data(SessionList) },
+    },
+  }, async (req) => ({ data: await listSessions(factoryContext(req.ctx), req.query) }));
+
+  app.get('/v1/sessions/:traceId', {
+    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.read' }, rateLimit: 'session-detail' },
+    schema: {
+      summary: 'Read one session with its full transcript',
+      tags: ['sessions'],
+      description: 'Session fields, turns with tool calls (images link to GET /v1/agents/blob/{sha256}), events, warnings and per-model usage.',
+      params: Type.Object({ traceId: Uuid }),
+      response: { 200: Data(SessionDetail) },
+    },
+  }, async (req) => ({ data: await getSession(factoryContext(req.ctx), req.params.traceId) }));
+};

@@ -1,0 +1,494 @@
+// Agent sessions: storing what POST /v1/agents/sync accepted (idempotent, merged, counted once), the
+// session list (GET /v1/sessions) and the transcript read (GET /v1/sessions/{traceId}). No HTTP here.
+import crypto from 'node:crypto';
+import type { Db } from '../../db/connection.js';
+import type { FactoryContext } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
+import { microsToUsd, nanosToMicros, type CostStatus } from '../../pricing/cost.js';
+import { requireUser } from '../orgs/service.js';
+import {
+  decodeDocument, encodeDocument, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type Origin, type SessionSummary,
+} from './document.js';
+import * as store from './store.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// Ingest
+
+export interface SessionActor {
+  actorId: string;
+  actorName: string;
+  credentialId: string;
+}
+
+/** Who sends: the credential's person (a login token's owner or a key's creator), else the key itself. */
+export async function actorOfCaller(ctx: FactoryContext): Promise<SessionActor> {
+  const p = ctx.principal;
+  if (p.userId) {
+    try {
+      const user = await requireUser(ctx.db, p.userId);
+      return { actorId: p.userId, actorName: user.name || user.email, credentialId: p.credentialId };
+    } catch {
+      // the user row is gone; fall back to the credential's label
+    }
+    return { actorId: p.userId, actorName: p.label, credentialId: p.credentialId };
+  }
+  return { actorId: p.credentialId, actorName: p.label, credentialId: p.credentialId };
+}
+
+function facetContributions(row: Pick<store.SessionRow, 'is_subagent' | 'repo' | 'actor_id' | 'actor_name' | 'agent_type' | 'branch' | 'models' | 'worker_kind' | 'origin'>): store.FacetDelta[] {
+  if (row.is_subagent) return [];
+  const out: store.FacetDelta[] = [];
+  const add = (kind: store.FacetKind, value: string | null, label: string | null = null) => {
+    if (value) out.push({ repo: row.repo, kind, value, label, delta: 1 });
+  };
+  add('actor', row.actor_id, row.actor_name);
+  add('agentType', row.agent_type);
+  add('branch', row.branch);
+  for (const m of JSON.parse(row.models) as string[]) add('model', m);
+  add('workerKind', row.worker_kind);
+  add('origin', row.origin);
+  return out;
+}
+
+/** New minus old, so a replaced session moves its counts instead of adding them twice. */
+function facetDeltas(before: store.FacetDelta[], after: store.FacetDelta[]): store.FacetDelta[] {
+  const byKey = new Map<string, store.FacetDelta>();
+  const key = (d: store.FacetDelta) => `${d.repo}\u0000${d.kind}\u0000${d.value}`;
+  for (const d of before) byKey.set(key(d), { ...d, delta: (byKey.get(key(d))?.delta ?? 0) - 1 });
+  for (const d of after) {
+    const prev = byKey.get(key(d));
+    byKey.set(key(d), { ...d, delta: (prev?.delta ?? 0) + 1 });
+  }
+  return [...byKey.values()].filter((d) => d.delta !== 0);
+}
+
+function rowOf(ctx: FactoryContext, id: string, s: SessionSummary, actor: SessionActor, now: number, createdAt: number): store.SessionRow {
+  return {
+    id,
+    org_id: ctx.orgId,
+    app_id: ctx.appId,
+    session_key: s.sessionKey,
+    session_id: s.sessionId,
+    parent_session_id: s.parentSessionId,
+    subagent_id: s.subagentId,
+    is_subagent: s.isSubagent ? 1 : 0,
+    actor_id: actor.actorId,
+    actor_name: actor.actorName,
+    credential_id: actor.credentialId,
+    agent_type: s.agentType,
+    agent_version: s.agentVersion,
+    origin: s.origin,
+    worker_kind: s.workerKind,
+    repo: s.repo,
+    branch: s.branch,
+    project: s.project,
+    commit_sha: s.commitSha,
+    title: s.title,
+    capture_tier: s.captureTier,
+    started_at: s.startedAt,
+    ended_at: s.endedAt,
+    duration_ms: s.durationMs,
+    turn_count: s.turnCount,
+    user_turn_count: s.userTurnCount,
+    steering_count: s.steeringCount,
+    event_count: s.eventCount,
+    tool_call_count: s.toolCallCount,
+    tool_error_count: s.toolErrorCount,
+    rejected_tool_call_count: s.rejectedToolCallCount,
+    api_error_count: s.apiErrorCount,
+    error_count: s.errorCount,
+    tool_error_rate_ppm: s.toolErrorRatePpm,
+    input_tokens: s.cost.tokens.input,
+    output_tokens: s.cost.tokens.output,
+    cache_read_tokens: s.cost.tokens.cacheRead,
+    cache_write_tokens: s.cost.tokens.cacheWrite,
+    cost_micros: s.cost.costMicros,
+    cost_status: s.cost.status,
+    unpriced_models: JSON.stringify(s.cost.unpricedModels),
+    models: JSON.stringify(s.models),
+    pr_refs: JSON.stringify(s.prRefs),
+    chunk_of: s.chunkOf,
+    chunk_parts: JSON.stringify(s.chunkParts),
+    created_at: createdAt,
+    updated_at: now,
+  };
+}
+
+function usageRows(row: store.SessionRow, s: SessionSummary): store.ModelUsageRow[] {
+  return s.cost.byModel.map((m) => ({
+    session_id: row.id,
+    org_id: row.org_id,
+    app_id: row.app_id,
+    model: m.model,
+    started_at: row.started_at,
+    repo: row.repo,
+    actor_id: row.actor_id,
+    agent_type: row.agent_type,
+    is_subagent: row.is_subagent,
+    turn_count: m.turns,
+    unpriced_turn_count: m.unpricedTurns,
+    input_tokens: m.tokens.input,
+    output_tokens: m.tokens.output,
+    cache_read_tokens: m.tokens.cacheRead,
+    cache_write_tokens: m.tokens.cacheWrite,
+    cost_micros: nanosToMicros(m.costNanos),
+  }));
+}
+
+/**
+ * Store accepted sessions inside the caller's transaction (`db`). The same session sent again, or in chunk
+ * parts, lands on one row; its facet and repo counters move by the difference, so it is counted once.
+ */
+export async function storeSessions(ctx: FactoryContext, db: Db, docs: readonly AgentSessionV1[], actor: SessionActor): Promise<void> {
+  const dialect = ctx.gateway.dialect;
+  const now = ctx.clock.now();
+  for (const incoming of docs) {
+    const key = sessionKeyOf(incoming);
+    let existing = await store.findByKey(db, dialect, ctx.appId, key);
+    if (!existing) {
+      const summary = summarize(incoming);
+      const row = rowOf(ctx, crypto.randomUUID(), summary, actor, now, now);
+      if (await store.insertSessionIfAbsent(db, row)) {
+        await afterWrite(ctx, db, null, row, summary, incoming);
+        continue;
+      }
+      // Another request inserted it first (PostgreSQL, concurrent sync): merge into theirs.
+      existing = await store.findByKey(db, dialect, ctx.appId, key);
+      if (!existing) throw apiError('internal_error', 'session row vanished during ingest');
+    }
+    const storedDoc = await store.getDocument(db, ctx.appId, existing.id);
+    const stored = storedDoc ? decodeDocument(storedDoc.encoding, storedDoc.body) : null;
+    const merged = mergeSession(stored, JSON.parse(existing.chunk_parts) as number[], incoming);
+    if (!merged.changed) continue;
+    const summary = { ...summarize(merged.doc), chunkParts: merged.chunkParts, chunkOf: merged.doc.chunk?.of ?? null };
+    const kept: SessionActor = { actorId: existing.actor_id, actorName: existing.actor_name, credentialId: existing.credential_id };
+    const row = rowOf(ctx, existing.id, summary, kept, now, existing.created_at);
+    const { id: _id, org_id: _o, app_id: _a, session_key: _k, created_at: _c, ...changes } = row;
+    await store.updateSession(db, ctx.appId, existing.id, changes);
+    await afterWrite(ctx, db, existing, row, summary, merged.doc);
+  }
+}
+
+async function afterWrite(ctx: FactoryContext, db: Db, before: store.SessionRow | null, row: store.SessionRow, summary: SessionSummary, doc: AgentSessionV1): Promise<void> {
+  await store.replaceModelUsage(db, ctx.appId, row.id, usageRows(row, summary));
+  const encoded = encodeDocument(doc);
+  await store.putDocument(db, { session_id: row.id, app_id: ctx.appId, encoding: encoded.encoding, raw_bytes: encoded.rawBytes, body: encoded.body });
+  const deltas = facetDeltas(before ? facetContributions(before) : [], facetContributions(row));
+  await store.applyFacetDeltas(db, ctx.appId, deltas);
+  if (before && before.repo !== row.repo) {
+    await store.applyRepoDelta(db, ctx.appId, before.repo, before.is_subagent ? 0 : -1, -before.cost_micros);
+    await store.applyRepoDelta(db, ctx.appId, row.repo, row.is_subagent ? 0 : 1, row.cost_micros);
+  } else {
+    const sessions = (row.is_subagent ? 0 : 1) - (before ? (before.is_subagent ? 0 : 1) : 0);
+    await store.applyRepoDelta(db, ctx.appId, row.repo, sessions, row.cost_micros - (before?.cost_micros ?? 0));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reads
+
+export interface PrOutcome {
+  prNumber: number;
+  prUrl: string;
+  ciGreen: { label: string; score: number };
+  merged: { label: string; score: number };
+  reverted: { label: string; score: number };
+}
+
+export interface SessionWire {
+  traceId: string;
+  sessionId: string;
+  actorId: string;
+  actorName: string;
+  agentType: string;
+  agentVersion: string | null;
+  branch: string;
+  repo: string;
+  project: string;
+  title: string;
+  origin: Origin;
+  workerKind: string;
+  captureTier: string;
+  costStatus: CostStatus;
+  costUsd: number;
+  unpricedModels: string[];
+  models: string[];
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  startedAt: string;
+  endedAt: string;
+  updatedAt: string;
+  durationMs: number;
+  turnCount: number;
+  userTurnCount: number;
+  steeringCount: number;
+  toolCallCount: number;
+  toolErrorCount: number;
+  rejectedToolCallCount: number;
+  apiErrorCount: number;
+  errorCount: number;
+  toolErrorRate: number;
+  isSubagent: boolean;
+  parentSessionId: string | null;
+  contextSourceVerification: 'verified' | 'unverified' | 'absent';
+  prOutcomes: PrOutcome[];
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** Stable pseudonym of an actor for callers without sessions.read_team: `anon-` + 16 hex of an HMAC. */
+export function pseudonymOf(secret: string, actorId: string): string {
+  return `anon-${crypto.createHmac('sha256', secret).update(actorId).digest('hex').slice(0, 16)}`;
+}
+
+interface ActorView {
+  team: boolean;
+  id(actorId: string): string;
+  name(actorId: string, name: string): string;
+}
+
+function actorView(ctx: FactoryContext): ActorView {
+  const team = ctx.principal.permissions.has('sessions.read_team');
+  const secret = ctx.gateway.anonSecret;
+  return {
+    team,
+    id: (actorId) => (team ? actorId : pseudonymOf(secret, actorId)),
+    name: (_actorId, name) => (team ? name : 'anonymous'),
+  };
+}
+
+function toWire(row: store.SessionRow, actors: ActorView): SessionWire {
+  return {
+    traceId: row.id,
+    sessionId: row.session_id,
+    actorId: actors.id(row.actor_id),
+    actorName: actors.name(row.actor_id, row.actor_name),
+    agentType: row.agent_type,
+    agentVersion: row.agent_version,
+    branch: row.branch,
+    repo: row.repo,
+    project: row.project,
+    title: row.title ?? '',
+    origin: row.origin as Origin,
+    workerKind: row.worker_kind ?? '',
+    captureTier: row.capture_tier,
+    costStatus: row.cost_status as CostStatus,
+    costUsd: microsToUsd(row.cost_micros),
+    unpricedModels: JSON.parse(row.unpriced_models) as string[],
+    models: JSON.parse(row.models) as string[],
+    tokens: { input: row.input_tokens, output: row.output_tokens, cacheRead: row.cache_read_tokens, cacheWrite: row.cache_write_tokens },
+    startedAt: iso(row.started_at),
+    endedAt: iso(row.ended_at ?? row.started_at + row.duration_ms),
+    updatedAt: iso(row.updated_at),
+    durationMs: row.duration_ms,
+    turnCount: row.turn_count,
+    userTurnCount: row.user_turn_count,
+    steeringCount: row.steering_count,
+    toolCallCount: row.tool_call_count,
+    toolErrorCount: row.tool_error_count,
+    rejectedToolCallCount: row.rejected_tool_call_count,
+    apiErrorCount: row.api_error_count,
+    errorCount: row.error_count,
+    toolErrorRate: row.tool_error_rate_ppm / 1_000_000,
+    isSubagent: row.is_subagent === 1,
+    parentSessionId: row.parent_session_id,
+    // Context sync is another area; until it reports synced commits a known commit is "unverified".
+    contextSourceVerification: row.commit_sha ? 'unverified' : 'absent',
+    // PR attribution (GET /v1/prs/*) fills these once that area lands; the field is part of the contract.
+    prOutcomes: [],
+  };
+}
+
+export const SORT_KEYS = ['startedAt', 'cost', 'errors', 'turns', 'steering', 'toolErrorRate'] as const;
+export const SIGNALS = ['hands-on', 'denied', 'tool-errors', 'provider-errors', 'clean'] as const;
+export const ORIGINS = ['interactive', 'agent', 'worker'] as const;
+
+const SORT_COLUMNS: Record<(typeof SORT_KEYS)[number], store.SortColumn> = {
+  startedAt: 'started_at',
+  cost: 'cost_micros',
+  errors: 'error_count',
+  turns: 'turn_count',
+  steering: 'steering_count',
+  toolErrorRate: 'tool_error_rate_ppm',
+};
+
+export interface ListQuery {
+  limit?: number;
+  offset?: number;
+  repo?: string;
+  repoScope?: 'all';
+  branch?: string;
+  agentType?: string;
+  model?: string;
+  workerKind?: string;
+  actor?: string;
+  origin?: string;
+  q?: string;
+  from?: string;
+  to?: string;
+  sort?: (typeof SORT_KEYS)[number];
+  dir?: 'asc' | 'desc';
+  signal?: (typeof SIGNALS)[number];
+  includeSubagents?: string;
+  pr?: string;
+}
+
+export interface SessionListWire {
+  sessions: SessionWire[];
+  total: number;
+  repo: string;
+  repoSelection: 'dominant' | 'one' | 'none' | 'all';
+  repositories: { repo: string; sessions: number }[];
+  repositoriesTotal: number;
+  hiddenRepositories: number;
+  hiddenSessions: number;
+  scope: 'self' | 'team';
+  actors: string[];
+  actorNames: Record<string, string>;
+  agentTypes: string[];
+  branches: string[];
+  models: string[];
+  workerKinds: string[];
+  originCounts: { agent: number; interactive: number; worker: number };
+}
+
+const MAX_REPOSITORIES_LISTED = 100;
+
+function queryError(path: string, message: string) {
+  return apiError('invalid_query_params', `Invalid querystring: ${path} ${message}`, { details: [{ path, message }] });
+}
+
+export async function listSessions(ctx: FactoryContext, query: ListQuery): Promise<SessionListWire> {
+  if (query.pr !== undefined) {
+    throw apiError('pr_filter_unsupported', 'The session list cannot filter by pull request; use GET /v1/prs/{owner}/{repo}/{number} for the sessions linked to a pull request.');
+  }
+  const actors = actorView(ctx);
+  if (query.actor !== undefined && !actors.team) {
+    throw apiError('actor_filter_forbidden', 'Filtering by actor needs the sessions.read_team permission.');
+  }
+  const origins = query.origin !== undefined ? query.origin.split(',').map((o) => o.trim()).filter(Boolean) : undefined;
+  for (const o of origins ?? []) {
+    if (!(ORIGINS as readonly string[]).includes(o)) throw queryError('origin', `must be a comma list of ${ORIGINS.join(', ')}`);
+  }
+  const from = query.from !== undefined ? Date.parse(query.from) : undefined;
+  const to = query.to !== undefined ? Date.parse(query.to) : undefined;
+  if (from !== undefined && to !== undefined && from > to) throw apiError('invalid_date_range', 'from must not be after to.');
+  let includeSubagents = false;
+  if (query.includeSubagents !== undefined) {
+    if (!['1', '0', 'true', 'false'].includes(query.includeSubagents)) throw queryError('includeSubagents', 'must be 1 or 0');
+    includeSubagents = query.includeSubagents === '1' || query.includeSubagents === 'true';
+  }
+
+  const repoRows = await store.repos(ctx.db, ctx.appId);
+  let repoSelection: SessionListWire['repoSelection'];
+  let repo: string | null;
+  if (query.repoScope === 'all') {
+    repoSelection = 'all';
+    repo = null;
+  } else if (query.repo !== undefined) {
+    repo = normalizeRepo(query.repo);
+    repoSelection = repo === '' ? 'none' : 'one';
+  } else {
+    repoSelection = 'dominant';
+    repo = repoRows[0]?.repo ?? '';
+  }
+
+  const filter: store.ListFilter = {
+    repo,
+    includeSubagents,
+    ...(query.branch !== undefined ? { branch: query.branch } : {}),
+    ...(query.agentType !== undefined ? { agentType: query.agentType } : {}),
+    ...(query.model !== undefined ? { model: query.model } : {}),
+    ...(query.workerKind !== undefined ? { workerKind: query.workerKind } : {}),
+    ...(query.actor !== undefined ? { actorId: query.actor } : {}),
+    ...(origins?.length ? { origins } : {}),
+    ...(query.q !== undefined ? { q: query.q } : {}),
+    ...(from !== undefined ? { from } : {}),
+    ...(to !== undefined ? { to } : {}),
+    ...(query.signal !== undefined ? { signal: query.signal } : {}),
+  };
+  const limit = query.limit ?? 25;
+  const offset = query.offset ?? 0;
+  const sort = SORT_COLUMNS[query.sort ?? 'startedAt'];
+  const dir = query.dir ?? 'desc';
+
+  const reposWithSessions = repoRows.filter((r) => r.sessions > 0);
+  const allSessions = reposWithSessions.reduce((n, r) => n + r.sessions, 0);
+  const inRepo = repo === null ? allSessions : (reposWithSessions.find((r) => r.repo === repo)?.sessions ?? 0);
+  const onlyScope = Object.keys(filter).length === 2 && !includeSubagents;
+
+  const [rows, total, facetRows] = await Promise.all([
+    store.listPage(ctx.db, ctx.gateway.dialect, ctx.appId, filter, sort, dir, limit, offset),
+    onlyScope ? Promise.resolve(inRepo) : store.countMatching(ctx.db, ctx.gateway.dialect, ctx.appId, filter),
+    store.facets(ctx.db, ctx.appId, repo),
+  ]);
+
+  const facetValues = (kind: store.FacetKind) => facetRows.filter((f) => f.kind === kind).map((f) => f.value).sort();
+  const actorRows = facetRows.filter((f) => f.kind === 'actor');
+  const actorNames: Record<string, string> = {};
+  for (const a of actorRows) actorNames[actors.id(a.value)] = actors.name(a.value, a.label ?? a.value);
+  for (const r of rows) actorNames[actors.id(r.actor_id)] ??= actors.name(r.actor_id, r.actor_name);
+  const originCounts = { agent: 0, interactive: 0, worker: 0 };
+  for (const f of facetRows) {
+    if (f.kind === 'origin' && (f.value === 'agent' || f.value === 'interactive' || f.value === 'worker')) originCounts[f.value] += Number(f.sessions);
+  }
+  const pinned = repo !== null && reposWithSessions.some((r) => r.repo === repo);
+  return {
+    sessions: rows.map((r) => toWire(r, actors)),
+    total,
+    repo: repo ?? '',
+    repoSelection,
+    repositories: reposWithSessions.slice(0, MAX_REPOSITORIES_LISTED).map((r) => ({ repo: r.repo, sessions: Number(r.sessions) })),
+    repositoriesTotal: reposWithSessions.length,
+    hiddenRepositories: repo === null ? 0 : reposWithSessions.length - (pinned ? 1 : 0),
+    hiddenSessions: repo === null ? 0 : allSessions - inRepo,
+    scope: actors.team ? 'team' : 'self',
+    actors: [...new Set(actorRows.map((a) => actors.id(a.value)))].sort(),
+    actorNames,
+    agentTypes: facetValues('agentType'),
+    branches: facetValues('branch'),
+    models: facetValues('model'),
+    workerKinds: facetValues('workerKind'),
+    originCounts,
+  };
+}
+
+export interface SessionDetailWire extends SessionWire {
+  env: Record<string, unknown>;
+  outcome: Record<string, unknown> | null;
+  subagent: Record<string, unknown> | null;
+  chunk: { of: number | null; partsReceived: number[] };
+  turns: unknown[];
+  events: unknown[];
+  warnings: unknown[];
+  modelUsage: { model: string; turns: number; costUsd: number; tokens: { input: number; output: number; cacheRead: number; cacheWrite: number } }[];
+}
+
+/** The full transcript: summary fields, turns with tool calls (images linked to the blob route), events. */
+export async function getSession(ctx: FactoryContext, traceId: string): Promise<SessionDetailWire> {
+  const row = await store.findById(ctx.db, ctx.appId, traceId);
+  if (!row) throw apiError('session_not_found', 'No such session in this factory.');
+  const [docRow, usage] = await Promise.all([store.getDocument(ctx.db, ctx.appId, row.id), store.modelUsageOf(ctx.db, ctx.appId, row.id)]);
+  if (!docRow) throw apiError('session_not_found', 'No such session in this factory.');
+  const doc = decodeDocument(docRow.encoding, docRow.body);
+  const turns = doc.turns.map((t) =>
+    t.images?.length ? { ...t, images: t.images.map((img) => ({ ...img, url: `/v1/agents/blob/${img.sha256}` })) } : t,
+  );
+  return {
+    ...toWire(row, actorView(ctx)),
+    env: { ...doc.env },
+    outcome: doc.outcome ?? null,
+    subagent: doc.subagent ?? null,
+    chunk: { of: row.chunk_of, partsReceived: JSON.parse(row.chunk_parts) as number[] },
+    turns,
+    events: doc.events,
+    warnings: doc.warnings,
+    modelUsage: usage
+      .sort((a, b) => a.model.localeCompare(b.model))
+      .map((u) => ({
+        model: u.model,
+        turns: u.turn_count,
+        costUsd: microsToUsd(u.cost_micros),
+        tokens: { input: u.input_tokens, output: u.output_tokens, cacheRead: u.cache_read_tokens, cacheWrite: u.cache_write_tokens },
+      })),
+  };
+}
