@@ -57,6 +57,9 @@ describe('artifacts', () => {
       const bytes = await gw.app.inject({ method: 'GET', url: `/v1/artifacts/${a.id}/content`, headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId } });
       expect(bytes.statusCode).toBe(200);
       expect(bytes.rawPayload.equals(content)).toBe(true);
+      // The bytes live in the content-addressed blob store under their sha256.
+      expect(await gw.app.attest.blobs.has(sha256(content))).toBe(true);
+      expect((await gw.app.attest.blobs.get(sha256(content)))?.equals(content)).toBe(true);
     });
 
     it('derives kind from the media type (API.md §5)', async () => {
@@ -390,6 +393,14 @@ describe('artifacts', () => {
       expect(JSON.parse(bad.body).error.code).toBe('invalid_path_params');
       const none = await gw.app.inject({ method: 'GET', url: `/v1/artifacts/${id}/content`, headers: { 'x-outerlayer-app-id': t.appId } });
       expect(none.statusCode).toBe(401);
+      expect((await gw.call('GET', `/v1/artifacts/${id}`, { appId: t.appId })).status).toBe(401);
+      // HEAD goes through the same guard and answers the headers only.
+      const headNone = await gw.app.inject({ method: 'HEAD', url: `/v1/artifacts/${id}/content` });
+      expect(headNone.statusCode).toBe(401);
+      const head = await gw.app.inject({ method: 'HEAD', url: `/v1/artifacts/${id}/content`, headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId } });
+      expect(head.statusCode).toBe(200);
+      expect(head.headers['content-length']).toBe('100');
+      expect(head.body).toBe('');
       const writer = await keyWith(gw, t, ['artifacts.write']);
       const denied = await get(id, {}, { token: writer, appId: t.appId });
       expect(denied.statusCode).toBe(403);
