@@ -12,7 +12,15 @@ import {
 const Tracker = Type.Union(TRACKERS.map((t) => Type.Literal(t)));
 const Stage = Type.Union(STAGES.map((s) => Type.Literal(s)));
 const BlockClass = Type.Union(BLOCK_CLASSES.map((b) => Type.Literal(b)));
-const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
+const REPOSITORY = { minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' };
+const Repository = Type.String(REPOSITORY);
+/**
+ * A string or null in a request body. Written as `type: [string, null]` rather than a union because the
+ * gateway's ajv coerces types: in `anyOf [string, null]` a null is coerced to "" by the first branch.
+ */
+const StringOrNull = (opts: { minLength?: number; maxLength?: number; pattern?: string } = {}) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...opts });
+
 const Section = Type.String({ maxLength: 100 });
 const Title = Type.String({ minLength: 1, maxLength: 500 });
 
@@ -83,7 +91,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         stage: Type.Optional(Stage),
         section: Type.Optional(Section),
         blockClass: Type.Optional(BlockClass),
-        repository: Type.Optional(Nullable(Repository)),
+        repository: Type.Optional(StringOrNull(REPOSITORY)),
       }, { additionalProperties: false }),
       response: { 200: Data(WorkItemSchema), 201: Data(WorkItemSchema) },
     },
@@ -108,7 +116,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         section: Type.Optional(Section),
         blockClass: Type.Optional(BlockClass),
         title: Type.Optional(Title),
-        repository: Type.Optional(Nullable(Repository)),
+        repository: Type.Optional(StringOrNull(REPOSITORY)),
       }, { additionalProperties: false }),
       response: { 200: Data(WorkItemSchema) },
     },

@@ -222,7 +222,7 @@ describe('work items', () => {
 
     it('refuses bad bodies, withdrawn items, other factories and missing permissions', async () => {
       const item = await newItem(gw, a);
-      for (const body of [{ stage: 'nope' }, { tracker: 'local' }, { number: 5 }, { title: '' }, { blockClass: null }]) {
+      for (const body of [{ stage: 'nope' }, { tracker: 'local' }, { number: 5 }, { title: '' }, { blockClass: null }, { repository: '' }, { repository: 'nope' }]) {
         const res = await gw.call('PATCH', `/v1/work-items/${item.id}`, { ...auth(a), body });
         expect(res.status, JSON.stringify(body)).toBe(400);
         expect(res.body.error.code).toBe('invalid_request_body');
