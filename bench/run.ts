@@ -1,0 +1,300 @@
+// `npm run bench [-- <scenario set>...] [--duration S] [--connections N] [--warmup S] [--log-level L] [--profile DIR]`
+//
+// Starts, in a child process, the gateway (buildApp on a temp SQLite data dir, 127.0.0.1, random port) and a
+// bare Fastify app with one JSON route; loads each with autocannon from this process, one at a time; prints
+// req/s and p99 per scenario with its ratio to the bare route. Servers and load generator live in separate
+// processes so the client's own cost does not flatten the differences between servers.
+//
+// Scenario sets: `core` (GET /health, authenticated GET /v1/api-keys) always runs, with the bare route as
+// the baseline. Every other bench/<name>.ts that exports `scenarios: BenchScenario[]` is a set: with no
+// argument all present sets run; `npm run bench -- sessions` runs core + bench/sessions.ts only.
+//
+// The contract for a set (bench/<name>.ts), no import from this file needed:
+//   export const scenarios = [{
+//     name: 'GET /v1/sessions',                       // row label
+//     async setup(target) { ... },                     // optional: create data through the API first
+//     request(target) { return { method: 'GET', path: '/v1/sessions', headers: target.factoryHeaders }; },
+//   }];
+// target: { baseUrl, appId, factoryKey, loginToken, adminToken, factoryHeaders }. `request` may also
+// return an array (autocannon cycles through it). Every response must be 2xx, or the row is marked FAILED.
+import { fork, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+
+export interface BenchTarget {
+  baseUrl: string;
+  appId: string;
+  /** A full-access factory key (sk_outerlayer_) of the bootstrap factory. */
+  factoryKey: string;
+  /** The bootstrap login token (olu_) of admin@localhost, owner of the default org. */
+  loginToken: string;
+  /** The operator token (ola_). */
+  adminToken: string;
+  /** Authorization + X-Outerlayer-App-Id for the factory key. */
+  factoryHeaders: Record<string, string>;
+}
+
+export interface BenchRequest {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface BenchScenario {
+  name: string;
+  setup?(target: BenchTarget): Promise<void>;
+  request(target: BenchTarget): BenchRequest | BenchRequest[];
+}
+
+interface ServerInfo {
+  gatewayUrl: string;
+  bareUrl: string;
+  appId: string;
+  loginToken: string;
+  adminToken: string;
+}
+
+interface Options {
+  sets: string[];
+  duration: number;
+  connections: number;
+  warmup: number;
+  logLevel: string;
+  /** Directory for a V8 CPU profile of the server process (--profile DIR), to see what a request costs. */
+  profileDir: string | null;
+}
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const BARE_PATH = '/bare';
+
+function parseArgs(argv: string[]): Options {
+  const opts: Options = { sets: [], duration: 5, connections: 10, warmup: 1, logLevel: process.env.LOG_LEVEL ?? 'info', profileDir: null };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === '--duration') opts.duration = Number(value());
+    else if (arg === '--connections') opts.connections = Number(value());
+    else if (arg === '--warmup') opts.warmup = Number(value());
+    else if (arg === '--log-level') opts.logLevel = value();
+    else if (arg === '--profile') opts.profileDir = path.resolve(value());
+    else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
+    else opts.sets.push(arg);
+  }
+  if (!(opts.duration > 0) || !(opts.connections > 0) || !(opts.warmup >= 0)) throw new Error('duration and connections must be positive');
+  return opts;
+}
+
+// ---------- the server side (child process) ----------
+
+async function serve(logLevel: string): Promise<void> {
+  const { buildApp } = await import('../src/server/app.js');
+  const { loadConfig } = await import('../src/server/config.js');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-bench-'));
+  const config = loadConfig({
+    ATTEST_DATA_DIR: dataDir,
+    ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'),
+    LOG_LEVEL: logLevel,
+    HOST: '127.0.0.1',
+    PORT: '0',
+  });
+  // The gateway logs as it would in production (JSON lines to stdout); the parent discards them.
+  const gateway = await buildApp({ config });
+  const gatewayUrl = await gateway.listen({ host: '127.0.0.1', port: 0 });
+
+  const bare = Fastify({ logger: false });
+  bare.get(BARE_PATH, async () => ({ data: { status: 'ok' } }));
+  const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+
+  const boot = gateway.attest.bootstrap;
+  if (!boot.loginToken || !boot.adminToken) throw new Error('bootstrap did not create tokens on a fresh data dir');
+  const info: ServerInfo = { gatewayUrl, bareUrl, appId: boot.appId, loginToken: boot.loginToken, adminToken: boot.adminToken };
+  process.send?.({ ready: info });
+  process.on('message', (msg: unknown) => {
+    if ((msg as { cpu?: boolean }).cpu) {
+      const used = process.cpuUsage();
+      process.send?.({ cpuMicros: used.user + used.system });
+    }
+    if ((msg as { stop?: boolean }).stop) {
+      void Promise.all([gateway.close(), bare.close()]).finally(() => {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        process.exit(0);
+      });
+    }
+  });
+}
+
+function startServers(logLevel: string, profileDir: string | null): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const execArgv = [...process.execArgv, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', logLevel], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`bench servers exited early (code ${code})`)));
+    child.on('message', (msg: unknown) => {
+      const ready = (msg as { ready?: ServerInfo }).ready;
+      if (ready) resolve({ child, info: ready });
+    });
+  });
+}
+
+// ---------- the load side (this process) ----------
+
+async function createFactoryKey(info: ServerInfo): Promise<string> {
+  const res = await fetch(`${info.gatewayUrl}/v1/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${info.loginToken}`, 'x-outerlayer-app-id': info.appId, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `bench-${Date.now()}`, preset: 'full-access' }),
+  });
+  const body = (await res.json()) as { data?: { plaintext_key?: string } };
+  if (res.status !== 201 || !body.data?.plaintext_key) throw new Error(`POST /v1/api-keys answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.data.plaintext_key;
+}
+
+const coreScenarios: BenchScenario[] = [
+  { name: 'GET /health', request: () => ({ path: '/health' }) },
+  { name: 'GET /v1/api-keys (factory key)', request: (t) => ({ path: '/v1/api-keys', headers: t.factoryHeaders }) },
+];
+
+interface ScenarioSet {
+  name: string;
+  scenarios: BenchScenario[];
+}
+
+async function loadSets(wanted: string[]): Promise<ScenarioSet[]> {
+  const sets: ScenarioSet[] = [];
+  const available = fs
+    .readdirSync(HERE)
+    .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.endsWith('.d.ts'))
+    .map((f) => f.slice(0, -3));
+  for (const name of wanted) {
+    if (name !== 'core' && !available.includes(name)) {
+      throw new Error(`no scenario set "${name}" (have: core${available.length ? ', ' + available.join(', ') : ''})`);
+    }
+  }
+  const chosen = wanted.length === 0 ? available : wanted.filter((n) => n !== 'core');
+  for (const name of chosen) {
+    const mod = (await import(pathToFileURL(path.join(HERE, `${name}.ts`)).href)) as { scenarios?: unknown };
+    if (!Array.isArray(mod.scenarios)) {
+      if (wanted.includes(name)) throw new Error(`bench/${name}.ts exports no scenarios array`);
+      continue; // a helper module, not a scenario set
+    }
+    sets.push({ name, scenarios: mod.scenarios as BenchScenario[] });
+  }
+  return sets;
+}
+
+interface Measured {
+  name: string;
+  reqPerSec: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  /** Server CPU (user + system) per request: what a request costs, independent of other load on the machine. */
+  cpuMicrosPerRequest: number;
+}
+
+async function load(url: string, requests: BenchRequest[], opts: Options, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url,
+    connections: opts.connections,
+    duration: seconds,
+    requests: requests.map((r) => ({ method: r.method ?? 'GET', path: r.path, ...(r.headers ? { headers: r.headers } : {}), ...(r.body !== undefined ? { body: r.body } : {}) })),
+  });
+}
+
+function serverCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (msg: unknown) => {
+      const micros = (msg as { cpuMicros?: number }).cpuMicros;
+      if (typeof micros === 'number') {
+        child.off('message', onMessage);
+        resolve(micros);
+      }
+    };
+    child.on('message', onMessage);
+    child.send({ cpu: true });
+  });
+}
+
+async function measure(child: ChildProcess, name: string, url: string, requests: BenchRequest[], opts: Options): Promise<Measured> {
+  if (opts.warmup > 0) await load(url, requests, opts, opts.warmup); // JIT and caches warm, not counted
+  const before = await serverCpu(child);
+  const r = await load(url, requests, opts, opts.duration);
+  const cpu = (await serverCpu(child)) - before;
+  return {
+    name, reqPerSec: r.requests.average, p99Ms: r.latency.p99, non2xx: r.non2xx, errors: r.errors,
+    cpuMicrosPerRequest: r.requests.total > 0 ? cpu / r.requests.total : 0,
+  };
+}
+
+function table(rows: Measured[], bare: Measured): string {
+  const header = ['scenario', 'req/s', 'p99 ms', 'ratio to bare', 'server CPU µs/req', 'note'];
+  const lines = rows.map((r) => [
+    r.name,
+    r.reqPerSec.toFixed(0),
+    r.p99Ms.toFixed(1),
+    `${(r.reqPerSec / bare.reqPerSec).toFixed(2)}x`,
+    r.cpuMicrosPerRequest.toFixed(0),
+    r.non2xx > 0 || r.errors > 0 ? `FAILED: ${r.non2xx} non-2xx, ${r.errors} errors` : '',
+  ]);
+  const all = [header, ...lines];
+  const widths = header.map((_, i) => Math.max(...all.map((l) => l[i]!.length)));
+  const fmt = (l: string[]) => l.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const sets = await loadSets(opts.sets);
+  const { child, info } = await startServers(opts.logLevel, opts.profileDir);
+  child.removeAllListeners('exit');
+  try {
+    const factoryKey = await createFactoryKey(info);
+    const target: BenchTarget = {
+      baseUrl: info.gatewayUrl,
+      appId: info.appId,
+      factoryKey,
+      loginToken: info.loginToken,
+      adminToken: info.adminToken,
+      factoryHeaders: { authorization: `Bearer ${factoryKey}`, 'x-outerlayer-app-id': info.appId },
+    };
+    console.log(`node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per scenario after ${opts.warmup} s warm-up; gateway log level ${opts.logLevel}`);
+    const bare = await measure(child, 'bare Fastify GET /bare', info.bareUrl, [{ path: BARE_PATH }], opts);
+    const rows: Measured[] = [bare];
+    for (const set of [{ name: 'core', scenarios: coreScenarios }, ...sets]) {
+      for (const scenario of set.scenarios) {
+        await scenario.setup?.(target);
+        const requests = [scenario.request(target)].flat();
+        rows.push(await measure(child, set.name === 'core' ? scenario.name : `[${set.name}] ${scenario.name}`, info.gatewayUrl, requests, opts));
+      }
+    }
+    console.log('');
+    console.log(table(rows, bare));
+    const authed = rows.find((r) => r.name === coreScenarios[1]!.name)!;
+    const ratio = authed.reqPerSec / bare.reqPerSec;
+    console.log('');
+    console.log(`authenticated read / bare = ${ratio.toFixed(2)}x (target >= 0.50x): ${ratio >= 0.5 ? 'met' : 'NOT met'}`);
+    if (rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
+  } finally {
+    child.send({ stop: true });
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+if (process.argv[2] === '--serve') {
+  await serve(process.argv[3] ?? 'info');
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await main().catch((err: unknown) => {
+    console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  });
+}
