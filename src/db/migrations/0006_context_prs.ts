@@ -1,6 +1,6 @@
-// Context tree history (the `.outerlayer/` tree per synced commit) and pull-request state from the code
-// host's webhooks (state, checks, reverts). File bytes live in the blob store (content-addressed); these
-// tables hold only the per-factory trees and what changed between synced commits.
+// Context tree history (the `.outerlayer/` tree per synced commit), pull-request state from the code
+// host's webhooks (state, checks, reverts) and per-tool counters for metrics. File bytes live in the blob
+// store (content-addressed); these tables hold only the per-factory trees and what changed between commits.
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
 
@@ -102,4 +102,22 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addPrimaryKeyConstraint('pr_checks_pk', ['app_id', 'repository', 'check_id'])
     .execute();
   await db.schema.createIndex('pr_checks_app_repo_sha').on('pr_checks').columns(['app_id', 'repository', 'head_sha']).execute();
+
+  // Per-session, per-tool call counters for the metrics' tool breakdown (GROUP BY tool in SQL). The session
+  // summary rows keep only totals; these rows are written beside them when a session is ingested.
+  await db.schema
+    .createTable('session_tool_usage')
+    .addColumn('session_id', 'text', (c) => c.notNull())
+    .addColumn('org_id', 'text', (c) => c.notNull())
+    .addColumn('app_id', 'text', (c) => c.notNull())
+    .addColumn('tool', 'text', (c) => c.notNull())
+    .addColumn('started_at', 'bigint', (c) => c.notNull())
+    .addColumn('repo', 'text', (c) => c.notNull())
+    .addColumn('is_subagent', 'integer', (c) => c.notNull())
+    .addColumn('calls', 'integer', (c) => c.notNull())
+    .addColumn('errors', 'integer', (c) => c.notNull())
+    .addColumn('rejected', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('session_tool_usage_pk', ['session_id', 'tool'])
+    .execute();
+  await db.schema.createIndex('session_tool_usage_app_time').on('session_tool_usage').columns(['app_id', 'started_at']).execute();
 }

@@ -1,0 +1,87 @@
+// SQL of session ↔ pull-request attribution. Reads the sessions area's summary rows (its tables; nothing
+// of theirs is written here) joined with this area's pull_requests, always scoped by factory.
+import type { Db } from '../../db/connection.js';
+import type { PullRequestRow } from './store.js';
+
+export interface SessionLinkRow {
+  id: string;
+  session_id: string;
+  repo: string;
+  branch: string;
+  pr_refs: string;
+  title: string | null;
+  agent_type: string;
+  started_at: number;
+  cost_micros: number;
+}
+
+const SESSION_LINK_COLUMNS = ['id', 'session_id', 'repo', 'branch', 'pr_refs', 'title', 'agent_type', 'started_at', 'cost_micros'] as const;
+
+/** Top-level sessions that name a pull request themselves (outcome or pr_linked events). */
+export function sessionsNamingPrs(db: Db, appId: string): Promise<SessionLinkRow[]> {
+  return db
+    .selectFrom('sessions')
+    .select(SESSION_LINK_COLUMNS)
+    .where('app_id', '=', appId)
+    .where('is_subagent', '=', 0)
+    .where('pr_refs', '<>', '[]')
+    .execute();
+}
+
+export interface BranchLinkRow extends SessionLinkRow {
+  pr_repository: string;
+  pr_number: number;
+}
+
+/**
+ * Top-level sessions on a pull request's head branch in the same repository, started before the PR was
+ * closed (a branch name reused later does not pull new sessions into an old PR).
+ */
+export function sessionsOnPrBranches(db: Db, appId: string, only?: { repository: string; number: number }): Promise<BranchLinkRow[]> {
+  let q = db
+    .selectFrom('pull_requests as p')
+    .innerJoin('sessions as s', (join) =>
+      join.onRef('s.app_id', '=', 'p.app_id').onRef('s.repo', '=', 'p.repository').onRef('s.branch', '=', 'p.head_branch'),
+    )
+    .select([
+      's.id', 's.session_id', 's.repo', 's.branch', 's.pr_refs', 's.title', 's.agent_type', 's.started_at', 's.cost_micros',
+      'p.repository as pr_repository', 'p.number as pr_number',
+    ])
+    .where('p.app_id', '=', appId)
+    .where('s.is_subagent', '=', 0)
+    .where((eb) => eb.or([eb('p.closed_at', 'is', null), eb('s.started_at', '<=', eb.ref('p.closed_at'))]));
+  if (only) q = q.where('p.repository', '=', only.repository).where('p.number', '=', only.number);
+  return q.execute();
+}
+
+export function sessionsByIds(db: Db, appId: string, ids: readonly string[]): Promise<SessionLinkRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS).where('app_id', '=', appId).where('id', 'in', [...ids]).execute();
+}
+
+export function pullRequestsByKeys(db: Db, appId: string, repositories: readonly string[], numbers: readonly number[]): Promise<PullRequestRow[]> {
+  if (repositories.length === 0 || numbers.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('pull_requests')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('repository', 'in', [...new Set(repositories)])
+    .where('number', 'in', [...new Set(numbers)])
+    .execute();
+}
+
+export function pullRequestsOnBranches(db: Db, appId: string, repositories: readonly string[], branches: readonly string[]): Promise<PullRequestRow[]> {
+  const nonEmpty = [...new Set(branches.filter((b) => b !== ''))];
+  if (repositories.length === 0 || nonEmpty.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('pull_requests')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('repository', 'in', [...new Set(repositories)])
+    .where('head_branch', 'in', nonEmpty)
+    .execute();
+}
+
+export function allPullRequests(db: Db, appId: string): Promise<PullRequestRow[]> {
+  return db.selectFrom('pull_requests').selectAll().where('app_id', '=', appId).execute();
+}

@@ -1,0 +1,290 @@
+// Session ↔ pull-request attribution and per-PR outcomes. A session links to a PR through what it names
+// itself (outcome.prNumber/prUrl/prs and pr_linked events, kept by the sessions area as `pr_refs`), or by
+// working on the PR's head branch in the same repository. PR state (open/closed/merged, reverted, CI) comes
+// from the code host's webhooks (state.ts).
+import type { FactoryContext } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
+import { listPullRequestArtifacts } from '../artifacts/service.js';
+import { listChecks } from '../results/service.js';
+import { describePullRequests, normalizeRepository, type CiVerdict, type PullRequestStateWire } from './state.js';
+import * as store from './attribution-store.js';
+import * as prStore from './store.js';
+
+export type LinkSource = 'session' | 'branch';
+
+interface PrKey {
+  repository: string;
+  number: number;
+}
+
+const keyOf = (k: PrKey) => `${k.repository}#${k.number}`;
+
+const PR_URL = /^https?:\/\/[^/]+\/([^/\s]+)\/([^/\s]+)\/pulls?\/(\d+)/i;
+
+/** The PRs a session names itself: the repository from the PR URL when given, else the session's own. */
+export function namedPrs(row: Pick<store.SessionLinkRow, 'repo' | 'pr_refs'>): (PrKey & { url: string | null })[] {
+  let refs: unknown;
+  try {
+    refs = JSON.parse(row.pr_refs);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(refs)) return [];
+  const out: (PrKey & { url: string | null })[] = [];
+  for (const ref of refs) {
+    if (!ref || typeof ref !== 'object') continue;
+    const { prNumber, prUrl } = ref as { prNumber?: unknown; prUrl?: unknown };
+    if (typeof prNumber !== 'number' || !Number.isSafeInteger(prNumber) || prNumber <= 0) continue;
+    const url = typeof prUrl === 'string' ? prUrl : null;
+    const m = url ? PR_URL.exec(url) : null;
+    const repository = m ? normalizeRepository(`${m[1]}/${m[2]}`) : row.repo;
+    if (!repository) continue;
+    if (!out.some((o) => o.repository === repository && o.number === prNumber)) out.push({ repository, number: prNumber, url });
+  }
+  return out;
+}
+
+function defaultUrl(k: PrKey): string {
+  return /^[^/]+\/[^/]+$/.test(k.repository) ? `https://github.com/${k.repository}/pull/${k.number}` : `https://${k.repository}/pull/${k.number}`;
+}
+
+// ---- outcome labels (the session list's prOutcomes, spec part 2) ------------------------------------------
+// Each outcome is { label, score } with score in [0, 1]: 1 the good outcome, 0 the bad one, 0.5 not decided
+// yet or not known (so averages over sessions are not pulled either way by missing data).
+
+export interface Scored {
+  label: string;
+  score: number;
+}
+
+export interface PrOutcome {
+  prNumber: number;
+  prUrl: string;
+  ciGreen: Scored;
+  merged: Scored;
+  reverted: Scored;
+}
+
+const CI_SCORES: Record<CiVerdict, Scored> = {
+  green: { label: 'green', score: 1 },
+  red: { label: 'red', score: 0 },
+  pending: { label: 'pending', score: 0.5 },
+  unknown: { label: 'unknown', score: 0.5 },
+};
+
+export function outcomeOf(key: PrKey, url: string | null, state: PullRequestStateWire | undefined): PrOutcome {
+  const prUrl = state?.url ?? url ?? defaultUrl(key);
+  if (!state) {
+    const unknown = { label: 'unknown', score: 0.5 };
+    return { prNumber: key.number, prUrl, ciGreen: unknown, merged: unknown, reverted: unknown };
+  }
+  return {
+    prNumber: key.number,
+    prUrl,
+    ciGreen: CI_SCORES[state.ci],
+    merged: state.merged ? { label: 'merged', score: 1 } : state.state === 'open' ? { label: 'open', score: 0.5 } : { label: 'closed', score: 0 },
+    reverted: !state.merged ? { label: 'unknown', score: 0.5 } : state.reverted ? { label: 'reverted', score: 0 } : { label: 'kept', score: 1 },
+  };
+}
+
+/**
+ * `prOutcomes` of each session of a page (the sessions area calls this): session row id (traceId) → the
+ * outcomes of every PR the session links to, ordered by PR number. Sessions with no PR map to [].
+ */
+export async function prOutcomesForSessions(ctx: FactoryContext, sessionIds: string[]): Promise<Map<string, PrOutcome[]>> {
+  const out = new Map<string, PrOutcome[]>(sessionIds.map((id) => [id, []]));
+  const rows = await store.sessionsByIds(ctx.db, ctx.appId, [...new Set(sessionIds)]);
+  if (rows.length === 0) return out;
+  const named = new Map(rows.map((r) => [r.id, namedPrs(r)]));
+  const repos = [...new Set(rows.map((r) => r.repo).filter(Boolean))];
+  const [byNumber, byBranch] = await Promise.all([
+    store.pullRequestsByKeys(ctx.db, ctx.appId, [...new Set([...named.values()].flat().map((k) => k.repository))], [...new Set([...named.values()].flat().map((k) => k.number))]),
+    store.pullRequestsOnBranches(ctx.db, ctx.appId, repos, rows.map((r) => r.branch)),
+  ]);
+  const prRows = new Map([...byNumber, ...byBranch].map((p) => [`${p.repository}#${p.number}`, p]));
+  const states = await describePullRequests(ctx, ctx.appId, [...prRows.values()]);
+  for (const row of rows) {
+    const links = new Map<string, PrOutcome>();
+    for (const k of named.get(row.id) ?? []) links.set(keyOf(k), outcomeOf(k, k.url, states.get(keyOf(k))));
+    for (const pr of byBranch) {
+      if (pr.repository !== row.repo || pr.head_branch !== row.branch) continue;
+      if (pr.closed_at !== null && row.started_at > pr.closed_at) continue;
+      const k = { repository: pr.repository, number: pr.number };
+      if (!links.has(keyOf(k))) links.set(keyOf(k), outcomeOf(k, pr.url, states.get(keyOf(k))));
+    }
+    out.set(row.id, [...links.values()].sort((a, b) => a.prNumber - b.prNumber));
+  }
+  return out;
+}
+
+// ---- PR outcomes list and one PR --------------------------------------------------------------------------
+
+export type PrState = 'open' | 'closed' | 'merged' | 'unknown';
+
+export interface PrOutcomeWire {
+  repository: string;
+  number: number;
+  url: string;
+  title: string | null;
+  branch: string | null;
+  state: PrState;
+  merged: boolean | null;
+  reverted: boolean | null;
+  ciGreen: boolean | null;
+  sessions: number;
+  costUsd: number;
+  costMicros: number;
+  firstSessionAt: string | null;
+  lastSessionAt: string | null;
+  openedAt: string | null;
+  mergedAt: string | null;
+}
+
+interface Attributed {
+  key: PrKey;
+  url: string | null;
+  sessions: Map<string, { row: store.SessionLinkRow; via: Set<LinkSource> }>;
+}
+
+function attribute(named: readonly store.SessionLinkRow[], onBranch: readonly store.BranchLinkRow[]): Map<string, Attributed> {
+  const prs = new Map<string, Attributed>();
+  const add = (key: PrKey, url: string | null, row: store.SessionLinkRow, via: LinkSource) => {
+    const k = keyOf(key);
+    let pr = prs.get(k);
+    if (!pr) {
+      pr = { key, url, sessions: new Map() };
+      prs.set(k, pr);
+    }
+    if (!pr.url && url) pr.url = url;
+    const s = pr.sessions.get(row.id) ?? { row, via: new Set<LinkSource>() };
+    s.via.add(via);
+    pr.sessions.set(row.id, s);
+  };
+  for (const row of named) for (const k of namedPrs(row)) add({ repository: k.repository, number: k.number }, k.url, row, 'session');
+  for (const row of onBranch) add({ repository: row.pr_repository, number: Number(row.pr_number) }, null, row, 'branch');
+  return prs;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const usd = (micros: number) => Math.round(micros) / 1_000_000;
+
+function toOutcome(a: Attributed, state: PullRequestStateWire | undefined): PrOutcomeWire {
+  let cost = 0;
+  let first: number | null = null;
+  let last: number | null = null;
+  for (const { row } of a.sessions.values()) {
+    cost += Number(row.cost_micros);
+    const t = Number(row.started_at);
+    if (first === null || t < first) first = t;
+    if (last === null || t > last) last = t;
+  }
+  return {
+    repository: a.key.repository,
+    number: a.key.number,
+    url: state?.url ?? a.url ?? defaultUrl(a.key),
+    title: state?.title ?? null,
+    branch: state?.branch ?? null,
+    state: state?.state ?? 'unknown',
+    merged: state ? state.merged : null,
+    reverted: state ? state.reverted : null,
+    ciGreen: state ? state.ciGreen : null,
+    sessions: a.sessions.size,
+    costUsd: usd(cost),
+    costMicros: cost,
+    firstSessionAt: iso(first),
+    lastSessionAt: iso(last),
+    openedAt: state?.openedAt ?? null,
+    mergedAt: state?.mergedAt ?? null,
+  };
+}
+
+export interface OutcomesQuery {
+  limit: number;
+  offset: number;
+  repo?: string;
+  state?: PrState;
+}
+
+/** PRs with at least one attributed session, most recent session first. */
+export async function listOutcomes(ctx: FactoryContext, query: OutcomesQuery): Promise<{ data: PrOutcomeWire[]; total: number }> {
+  const [named, onBranch, prRows] = await Promise.all([
+    store.sessionsNamingPrs(ctx.db, ctx.appId),
+    store.sessionsOnPrBranches(ctx.db, ctx.appId),
+    store.allPullRequests(ctx.db, ctx.appId),
+  ]);
+  const attributed = attribute(named, onBranch);
+  const states = await describePullRequests(ctx, ctx.appId, prRows.filter((p) => attributed.has(`${p.repository}#${p.number}`)));
+  const repo = query.repo === undefined ? undefined : normalizeRepository(query.repo);
+  const all = [...attributed.values()]
+    .map((a) => toOutcome(a, states.get(keyOf(a.key))))
+    .filter((o) => (repo === undefined || o.repository === repo) && (query.state === undefined || o.state === query.state))
+    .sort((a, b) => (a.lastSessionAt === b.lastSessionAt ? (a.repository === b.repository ? b.number - a.number : a.repository < b.repository ? -1 : 1) : (a.lastSessionAt ?? '') < (b.lastSessionAt ?? '') ? 1 : -1));
+  return { total: all.length, data: all.slice(query.offset, query.offset + query.limit) };
+}
+
+export interface PrSessionWire {
+  traceId: string;
+  sessionId: string;
+  title: string | null;
+  agentType: string;
+  startedAt: string;
+  costUsd: number;
+  linkedBy: LinkSource[];
+}
+
+export interface PrDetailWire extends PrOutcomeWire {
+  baseBranch: string | null;
+  headSha: string | null;
+  author: string | null;
+  revertedBy: number | null;
+  ci: CiVerdict;
+  closedAt: string | null;
+  sessionList: PrSessionWire[];
+  artifacts: Awaited<ReturnType<typeof listPullRequestArtifacts>>;
+  results: Awaited<ReturnType<typeof listChecks>>;
+}
+
+export async function getPullRequest(ctx: FactoryContext, owner: string, repo: string, number: number): Promise<PrDetailWire> {
+  const repository = normalizeRepository(`${owner}/${repo}`);
+  const key = { repository, number };
+  const [named, onBranch, row] = await Promise.all([
+    store.sessionsNamingPrs(ctx.db, ctx.appId),
+    store.sessionsOnPrBranches(ctx.db, ctx.appId, key),
+    prStore.findPullRequest(ctx.db, ctx.appId, repository, number),
+  ]);
+  const attributed = attribute(named, onBranch).get(keyOf(key));
+  if (!row && !attributed) throw apiError('pull_request_not_found', `No pull request ${repository}#${number} is known to this factory.`);
+  const state = row ? (await describePullRequests(ctx, ctx.appId, [row])).get(keyOf(key)) : undefined;
+  const base = toOutcome(attributed ?? { key, url: null, sessions: new Map() }, state);
+  // Evidence is stored with the repository as its sender spelled it; ask for both spellings.
+  const spellings = [...new Set([`${owner}/${repo}`, repository])];
+  const [artifactLists, resultLists] = await Promise.all([
+    Promise.all(spellings.map((r) => listPullRequestArtifacts(ctx, r, number))),
+    Promise.all(spellings.map((r) => listChecks(ctx, r, number))),
+  ]);
+  const artifacts = artifactLists.flat();
+  const results = resultLists.flat();
+  const sessionList = [...(attributed?.sessions.values() ?? [])]
+    .sort((a, b) => Number(a.row.started_at) - Number(b.row.started_at))
+    .map(({ row: s, via }) => ({
+      traceId: s.id,
+      sessionId: s.session_id,
+      title: s.title,
+      agentType: s.agent_type,
+      startedAt: new Date(Number(s.started_at)).toISOString(),
+      costUsd: usd(Number(s.cost_micros)),
+      linkedBy: [...via].sort(),
+    }));
+  return {
+    ...base,
+    baseBranch: state?.baseBranch ?? null,
+    headSha: state?.headSha ?? null,
+    author: state?.author ?? null,
+    revertedBy: state?.revertedBy ?? null,
+    ci: state?.ci ?? 'unknown',
+    closedAt: state?.closedAt ?? null,
+    sessionList,
+    artifacts,
+    results,
+  };
+}

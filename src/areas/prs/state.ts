@@ -1,0 +1,199 @@
+// Pull-request state as the code host reports it: apply webhook facts (a PR opened, edited, closed,
+// merged; a check suite or run finished), detect reverts, and derive each PR's CI verdict.
+import crypto from 'node:crypto';
+import type { RequestContext } from '../../server/context.js';
+import * as store from './store.js';
+
+export interface FactoryRef {
+  orgId: string;
+  appId: string;
+}
+
+export interface PullRequestFact {
+  /** `owner/repo` (compared case-insensitively). */
+  repository: string;
+  number: number;
+  url: string;
+  title: string;
+  body: string | null;
+  author: string | null;
+  headBranch: string;
+  headSha: string;
+  baseBranch: string;
+  open: boolean;
+  merged: boolean;
+  createdAt: number;
+  closedAt: number | null;
+  mergedAt: number | null;
+  updatedAt: number;
+}
+
+export interface CheckFact {
+  repository: string;
+  kind: 'suite' | 'run';
+  id: string;
+  headSha: string;
+  name: string;
+  status: string;
+  conclusion: string | null;
+}
+
+export type CiVerdict = 'green' | 'red' | 'pending' | 'unknown';
+
+export function normalizeRepository(repository: string): string {
+  return repository.trim().replace(/^https?:\/\/[^/]+\//i, '').replace(/^github\.com\//i, '').replace(/\.git$/i, '').toLowerCase();
+}
+
+export interface RevertTarget {
+  number: number | null;
+  title: string | null;
+}
+
+const REVERT_NUMBER = /\brevert(?:s|ing|ed)?:?\s+(?:(?:pr|pull request)\s+)?(?:([\w.-]+\/[\w.-]+))?#(\d+)/gi;
+const REVERT_TITLE = /^Revert\s+"(.+)"\s*$/;
+
+/**
+ * What a merged PR says it reverts: `Reverts owner/repo#12` / `reverts #12` in its title or body (GitHub's
+ * revert button writes the first), or a title `Revert "<title of the reverted PR>"`.
+ */
+export function revertTargets(repository: string, title: string, body: string | null): RevertTarget[] {
+  const out: RevertTarget[] = [];
+  const repo = normalizeRepository(repository);
+  for (const text of [title, body ?? '']) {
+    for (const m of text.matchAll(REVERT_NUMBER)) {
+      if (m[1] && normalizeRepository(m[1]) !== repo) continue;
+      const n = Number(m[2]);
+      if (Number.isSafeInteger(n) && n > 0 && !out.some((t) => t.number === n)) out.push({ number: n, title: null });
+    }
+  }
+  const titled = REVERT_TITLE.exec(title.trim());
+  if (titled?.[1]) out.push({ number: null, title: titled[1] });
+  return out;
+}
+
+export async function applyPullRequest(ctx: RequestContext, factory: FactoryRef, fact: PullRequestFact): Promise<'inserted' | 'updated' | 'stale'> {
+  const repository = normalizeRepository(fact.repository);
+  const now = ctx.clock.now();
+  const outcome = await store.upsertPullRequest(ctx.db, {
+    id: crypto.randomUUID(),
+    org_id: factory.orgId,
+    app_id: factory.appId,
+    repository,
+    number: fact.number,
+    url: fact.url,
+    title: fact.title,
+    author: fact.author,
+    head_branch: fact.headBranch,
+    head_sha: fact.headSha.toLowerCase(),
+    base_branch: fact.baseBranch,
+    state: fact.merged ? 'merged' : fact.open ? 'open' : 'closed',
+    merged: fact.merged ? 1 : 0,
+    opened_at: fact.createdAt,
+    closed_at: fact.closedAt,
+    merged_at: fact.mergedAt,
+    source_updated_at: fact.updatedAt,
+    updated_at: now,
+  });
+  if (outcome !== 'stale' && fact.merged) {
+    const refs = revertTargets(repository, fact.title, fact.body).map((t) => ({
+      id: crypto.randomUUID(),
+      app_id: factory.appId,
+      repository,
+      reverting_number: fact.number,
+      target_number: t.number,
+      target_title: t.title,
+      merged_at: fact.mergedAt ?? fact.updatedAt,
+    }));
+    await store.replaceRevertRefs(ctx.db, factory.appId, repository, fact.number, refs);
+  }
+  return outcome;
+}
+
+export async function applyCheck(ctx: RequestContext, factory: FactoryRef, fact: CheckFact): Promise<void> {
+  await store.upsertCheck(ctx.db, {
+    app_id: factory.appId,
+    repository: normalizeRepository(fact.repository),
+    check_id: `${fact.kind}:${fact.id}`,
+    head_sha: fact.headSha.toLowerCase(),
+    name: fact.name,
+    status: fact.status,
+    conclusion: fact.conclusion,
+    updated_at: ctx.clock.now(),
+  });
+}
+
+/**
+ * The CI verdict of a head commit. Check runs decide when there are any: a suite can stay `queued` forever
+ * for an installed App that never runs checks. Without runs, the suites decide. Any failed check → red;
+ * all completed → green; otherwise pending; no checks at all → unknown.
+ */
+export function ciVerdict(summaries: readonly store.CheckSummary[], repository: string, headSha: string): CiVerdict {
+  const mine = summaries.filter((s) => s.repository === repository && s.head_sha === headSha);
+  const runs = mine.find((s) => s.kind === 'run');
+  const decider = runs ?? mine.find((s) => s.kind === 'suite');
+  if (!decider || decider.total === 0) return 'unknown';
+  if (decider.failed > 0) return 'red';
+  if (decider.completed === decider.total) return 'green';
+  return 'pending';
+}
+
+export interface PullRequestStateWire {
+  repository: string;
+  number: number;
+  url: string;
+  title: string;
+  author: string | null;
+  branch: string;
+  baseBranch: string;
+  headSha: string;
+  state: store.PullRequestState;
+  merged: boolean;
+  reverted: boolean;
+  revertedBy: number | null;
+  ciGreen: boolean | null;
+  ci: CiVerdict;
+  openedAt: string;
+  closedAt: string | null;
+  mergedAt: string | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The stored PRs with their derived revert and CI state. */
+export async function describePullRequests(ctx: RequestContext, appId: string, rows: readonly store.PullRequestRow[]): Promise<Map<string, PullRequestStateWire>> {
+  const [summaries, reverts] = await Promise.all([
+    store.checkSummaries(ctx.db, appId, rows.map((r) => ({ repository: r.repository, head_sha: r.head_sha }))),
+    store.revertedBy(ctx.db, appId, rows),
+  ]);
+  const out = new Map<string, PullRequestStateWire>();
+  for (const r of rows) {
+    const key = `${r.repository}#${r.number}`;
+    const ci = ciVerdict(summaries, r.repository, r.head_sha);
+    out.set(key, {
+      repository: r.repository,
+      number: r.number,
+      url: r.url,
+      title: r.title,
+      author: r.author,
+      branch: r.head_branch,
+      baseBranch: r.base_branch,
+      headSha: r.head_sha,
+      state: r.state,
+      merged: r.merged === 1,
+      reverted: reverts.has(key),
+      revertedBy: reverts.get(key) ?? null,
+      ciGreen: ci === 'green' ? true : ci === 'red' ? false : null,
+      ci,
+      openedAt: new Date(r.opened_at).toISOString(),
+      closedAt: iso(r.closed_at),
+      mergedAt: iso(r.merged_at),
+    });
+  }
+  return out;
+}
+
+export async function pullRequestState(ctx: RequestContext, appId: string, repository: string, number: number): Promise<PullRequestStateWire | null> {
+  const row = await store.findPullRequest(ctx.db, appId, normalizeRepository(repository), number);
+  if (!row) return null;
+  return (await describePullRequests(ctx, appId, [row])).get(`${row.repository}#${row.number}`) ?? null;
+}

@@ -1,0 +1,175 @@
+// SQL of pull-request state (from the code host's webhooks): pull requests, checks, revert references.
+// Every statement is scoped by factory.
+import { sql } from 'kysely';
+import type { Db } from '../../db/connection.js';
+
+export type PullRequestState = 'open' | 'closed' | 'merged';
+
+export interface PullRequestsTable {
+  id: string;
+  org_id: string;
+  app_id: string;
+  /** `owner/repo`, lower case. */
+  repository: string;
+  number: number;
+  url: string;
+  title: string;
+  author: string | null;
+  head_branch: string;
+  head_sha: string;
+  base_branch: string;
+  state: PullRequestState;
+  merged: number;
+  opened_at: number;
+  closed_at: number | null;
+  merged_at: number | null;
+  source_updated_at: number;
+  updated_at: number;
+}
+
+export interface PrRevertRefsTable {
+  id: string;
+  app_id: string;
+  repository: string;
+  reverting_number: number;
+  target_number: number | null;
+  target_title: string | null;
+  merged_at: number;
+}
+
+export interface PrChecksTable {
+  app_id: string;
+  repository: string;
+  /** `suite:<id>` or `run:<id>`. */
+  check_id: string;
+  head_sha: string;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  updated_at: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    pull_requests: PullRequestsTable;
+    pr_revert_refs: PrRevertRefsTable;
+    pr_checks: PrChecksTable;
+  }
+}
+
+export type PullRequestRow = PullRequestsTable;
+
+export function findPullRequest(db: Db, appId: string, repository: string, number: number): Promise<PullRequestRow | undefined> {
+  return db
+    .selectFrom('pull_requests')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('repository', '=', repository)
+    .where('number', '=', number)
+    .executeTakeFirst();
+}
+
+/**
+ * Insert or update a pull request. An update applies only when the event is at least as new as what is
+ * stored (GitHub's updated_at), so a redelivered older event never rolls the state back.
+ */
+export async function upsertPullRequest(db: Db, row: PullRequestsTable): Promise<'inserted' | 'updated' | 'stale'> {
+  const existing = await findPullRequest(db, row.app_id, row.repository, row.number);
+  if (!existing) {
+    const inserted = await db.insertInto('pull_requests').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return 'inserted';
+  }
+  const { id: _id, org_id: _org, app_id: _app, repository: _repo, number: _n, ...changes } = row;
+  const updated = await db
+    .updateTable('pull_requests')
+    .set(changes)
+    .where('app_id', '=', row.app_id)
+    .where('repository', '=', row.repository)
+    .where('number', '=', row.number)
+    .where('source_updated_at', '<=', row.source_updated_at)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0 ? 'updated' : 'stale';
+}
+
+/** Replace what one merged PR says it reverts. */
+export async function replaceRevertRefs(db: Db, appId: string, repository: string, revertingNumber: number, refs: PrRevertRefsTable[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('pr_revert_refs').where('app_id', '=', appId).where('repository', '=', repository).where('reverting_number', '=', revertingNumber).execute();
+    if (refs.length) await trx.insertInto('pr_revert_refs').values(refs).execute();
+  });
+}
+
+export async function upsertCheck(db: Db, row: PrChecksTable): Promise<void> {
+  await db
+    .insertInto('pr_checks')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['app_id', 'repository', 'check_id']).doUpdateSet({
+        head_sha: row.head_sha,
+        name: row.name,
+        status: row.status,
+        conclusion: row.conclusion,
+        updated_at: row.updated_at,
+      }),
+    )
+    .execute();
+}
+
+export interface CheckSummary {
+  repository: string;
+  head_sha: string;
+  kind: 'suite' | 'run';
+  total: number;
+  completed: number;
+  failed: number;
+}
+
+const FAILED_CONCLUSIONS = ['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure'];
+
+/** Per (repository, head sha, kind): how many checks, how many completed, how many failed. */
+export async function checkSummaries(db: Db, appId: string, heads: readonly { repository: string; head_sha: string }[]): Promise<CheckSummary[]> {
+  if (heads.length === 0) return [];
+  const shas = [...new Set(heads.map((h) => h.head_sha))];
+  const rows = await db
+    .selectFrom('pr_checks')
+    .select([
+      'repository',
+      'head_sha',
+      sql<string>`case when check_id like 'run:%' then 'run' else 'suite' end`.as('kind'),
+      (eb) => eb.fn.countAll<number>().as('total'),
+      sql<number>`sum(case when status = 'completed' then 1 else 0 end)`.as('completed'),
+      sql<number>`sum(case when status = 'completed' and conclusion in (${sql.join(FAILED_CONCLUSIONS)}) then 1 else 0 end)`.as('failed'),
+    ])
+    .where('app_id', '=', appId)
+    .where('head_sha', 'in', shas)
+    .groupBy(['repository', 'head_sha', sql`case when check_id like 'run:%' then 'run' else 'suite' end`])
+    .execute();
+  return rows.map((r) => ({
+    repository: r.repository,
+    head_sha: r.head_sha,
+    kind: r.kind === 'run' ? 'run' : 'suite',
+    total: Number(r.total),
+    completed: Number(r.completed),
+    failed: Number(r.failed),
+  }));
+}
+
+/** Of the given merged PRs, those a later merged PR of the same repository reverts. */
+export async function revertedBy(db: Db, appId: string, prs: readonly PullRequestRow[]): Promise<Map<string, number>> {
+  const merged = prs.filter((p) => p.merged === 1);
+  if (merged.length === 0) return new Map();
+  const repos = [...new Set(merged.map((p) => p.repository))];
+  const refs = await db.selectFrom('pr_revert_refs').selectAll().where('app_id', '=', appId).where('repository', 'in', repos).execute();
+  const out = new Map<string, number>();
+  for (const pr of merged) {
+    const ref = refs.find(
+      (r) =>
+        r.repository === pr.repository &&
+        r.reverting_number !== pr.number &&
+        r.merged_at >= (pr.merged_at ?? 0) &&
+        (r.target_number === pr.number || (r.target_number === null && r.target_title === pr.title)),
+    );
+    if (ref) out.set(`${pr.repository}#${pr.number}`, ref.reverting_number);
+  }
+  return out;
+}

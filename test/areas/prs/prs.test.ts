@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type Tenant } from '../../helpers/gateway.js';
+import { connectRepository, deliver, checkDelivery, pullRequestDelivery, startWithGithub, type GithubGateway, type PullSpec } from '../webhooks/github.js';
+import { ingest, sessionDoc } from '../metrics/sessions.js';
+import { prOutcomesForSessions } from '../../../src/areas/prs/service.js';
+import type { FactoryContext } from '../../../src/server/context.js';
+
+const MODEL = 'claude-sonnet-4-5';
+const turn = { model: MODEL, in: 1000, out: 500, cacheRead: 2000 };
+
+function factoryCtx(g: GithubGateway, t: Tenant): FactoryContext {
+  const gateway = g.gw.app.attest;
+  return {
+    gateway, db: gateway.db, clock: gateway.clock, config: gateway.config, log: g.gw.app.log, requestId: 'test',
+    principal: {
+      kind: 'factory_key', credentialId: 'test', userId: t.ownerId, orgId: t.orgId, orgName: t.orgName, plan: 'enterprise',
+      appId: t.appId, workItemId: null, role: 'owner', permissions: new Set(), label: 'test',
+    },
+    orgId: t.orgId, appId: t.appId,
+  };
+}
+
+describe('PR attribution and outcomes', () => {
+  let g: GithubGateway;
+  let t: Tenant;
+  let other: Tenant;
+  const ids = {
+    outcome: 'a0000000-0000-4000-8000-000000000001',
+    event: 'a0000000-0000-4000-8000-000000000002',
+    branch: 'a0000000-0000-4000-8000-000000000003',
+    late: 'a0000000-0000-4000-8000-000000000004',
+    url: 'a0000000-0000-4000-8000-000000000005',
+    none: 'a0000000-0000-4000-8000-000000000006',
+  };
+  const as = (tenant: Tenant) => ({ token: tenant.factoryKey, appId: tenant.appId });
+  const pr = (spec: Partial<PullSpec> & Pick<PullSpec, 'number' | 'updatedAt'>): PullSpec => ({
+    repository: 'acme/api', title: `PR ${spec.number}`, head: `feature/${spec.number}`, installationId: g.installation.id, ...spec,
+  });
+  /** sessionId → { traceId, costUsd } as the session list reports them. */
+  let listed: Map<string, { traceId: string; costUsd: number }>;
+
+  beforeAll(async () => {
+    g = await startWithGithub();
+    t = await createTenant(g.gw, { plan: 'free' });
+    other = await createTenant(g.gw);
+    await connectRepository(g, t, 'acme/api');
+    await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 12, title: 'Fix rate limit', head: 'fix/rate-limit', headSha: 'e'.repeat(40), updatedAt: '2026-10-01T10:00:00Z' })));
+    await deliver(g, 'check_run', checkDelivery('check_run', { repository: 'acme/api', id: 1, headSha: 'e'.repeat(40), status: 'completed', conclusion: 'success', installationId: g.installation.id }));
+    await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 12, title: 'Fix rate limit', head: 'fix/rate-limit', headSha: 'e'.repeat(40), state: 'closed', merged: true, updatedAt: '2026-10-03T10:00:00Z' })));
+    await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 14, title: 'Unrelated', head: 'chore/unrelated', updatedAt: '2026-10-03T10:00:00Z' })));
+
+    await ingest(g.gw, as(t), [
+      sessionDoc({ id: ids.outcome, startedAt: '2026-10-01T09:00:00Z', repo: 'acme/api', branch: 'main', prNumber: 12, turns: [turn] }),
+      sessionDoc({ id: ids.event, startedAt: '2026-10-01T12:00:00Z', repo: 'acme/api', branch: 'other', prLinked: [12], turns: [turn, turn] }),
+      sessionDoc({ id: ids.branch, startedAt: '2026-10-02T08:00:00Z', repo: 'acme/api', branch: 'fix/rate-limit', turns: [turn, turn, turn] }),
+      // On the PR's branch, but after the PR merged: the branch name was reused.
+      sessionDoc({ id: ids.late, startedAt: '2026-10-05T08:00:00Z', repo: 'acme/api', branch: 'fix/rate-limit', turns: [turn] }),
+      // Names a PR of another repository by URL; no webhook state is known for it.
+      sessionDoc({ id: ids.url, startedAt: '2026-10-04T08:00:00Z', repo: 'acme/api', branch: 'x', prNumber: 5, prUrl: 'https://github.com/Acme/Web/pull/5', turns: [turn] }),
+      sessionDoc({ id: ids.none, startedAt: '2026-10-04T09:00:00Z', repo: 'acme/api', branch: 'y', turns: [turn] }),
+    ]);
+    // Another factory's session naming the same PR number stays in that factory.
+    await ingest(g.gw, as(other), [sessionDoc({ startedAt: '2026-10-01T09:00:00Z', repo: 'acme/api', branch: 'fix/rate-limit', prNumber: 12, turns: [turn] })]);
+
+    const list = await g.gw.call('GET', '/v1/sessions?repoScope=all&limit=100', as(t));
+    expect(list.status).toBe(200);
+    listed = new Map(list.body.data.sessions.map((s: { sessionId: string; traceId: string; costUsd: number }) => [s.sessionId, { traceId: s.traceId, costUsd: s.costUsd }]));
+    expect(listed.size).toBe(6);
+  });
+  afterAll(async () => { await g?.close(); });
+
+  it('lists attributed PRs with state, CI, sessions and cost', async () => {
+    const r = await g.gw.call('GET', '/v1/prs/outcomes', as(t));
+    expect(r.status).toBe(200);
+    expect(r.headers['x-ratelimit-limit']).toBe('100');
+    expect(r.body.pagination).toEqual({ total: 2, limit: 25, offset: 0 });
+    const [web, api] = r.body.data;
+    const cost = (...sessionIds: string[]) => sessionIds.reduce((n, id) => n + listed.get(id)!.costUsd, 0);
+    expect(api).toMatchObject({
+      repository: 'acme/api', number: 12, url: 'https://github.com/acme/api/pull/12', title: 'Fix rate limit', branch: 'fix/rate-limit',
+      state: 'merged', merged: true, reverted: false, ciGreen: true, sessions: 3,
+      firstSessionAt: '2026-10-01T09:00:00.000Z', lastSessionAt: '2026-10-02T08:00:00.000Z', mergedAt: '2026-10-03T10:00:00.000Z',
+    });
+    expect(api.costUsd).toBeGreaterThan(0);
+    expect(api.costUsd).toBeCloseTo(cost(ids.outcome, ids.event, ids.branch), 6);
+    expect(web).toMatchObject({
+      repository: 'acme/web', number: 5, url: 'https://github.com/Acme/Web/pull/5', title: null, state: 'unknown', merged: null, reverted: null, ciGreen: null, sessions: 1,
+    });
+    expect(web.costUsd).toBeCloseTo(cost(ids.url), 6);
+
+    const merged = await g.gw.call('GET', '/v1/prs/outcomes?state=merged', as(t));
+    expect(merged.body.data.map((p: { number: number }) => p.number)).toEqual([12]);
+    const byRepo = await g.gw.call('GET', '/v1/prs/outcomes?repo=Acme/Web', as(t));
+    expect(byRepo.body.data.map((p: { number: number }) => p.number)).toEqual([5]);
+    const paged = await g.gw.call('GET', '/v1/prs/outcomes?limit=1&offset=1', as(t));
+    expect(paged.body).toMatchObject({ data: [{ number: 12 }], pagination: { total: 2, limit: 1, offset: 1 } });
+    for (const q of ['limit=0', 'offset=10001', 'state=draft', 'pr=1']) {
+      const bad = await g.gw.call('GET', `/v1/prs/outcomes?${q}`, as(t));
+      expect(bad.status, q).toBe(400);
+      expect(bad.body.error.code).toBe('invalid_query_params');
+    }
+  });
+
+  it('gives one PR with its sessions and how each is linked', async () => {
+    const r = await g.gw.call('GET', '/v1/prs/acme/api/12', as(t));
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ number: 12, state: 'merged', ci: 'green', sessions: 3, artifacts: [], results: [] });
+    expect(r.body.data.sessionList).toEqual([
+      expect.objectContaining({ sessionId: ids.outcome, traceId: listed.get(ids.outcome)!.traceId, linkedBy: ['session'] }),
+      expect.objectContaining({ sessionId: ids.event, linkedBy: ['session'] }),
+      expect.objectContaining({ sessionId: ids.branch, linkedBy: ['branch'] }),
+    ]);
+    // A PR known only from webhooks, with no session.
+    const lone = await g.gw.call('GET', '/v1/prs/acme/api/14', as(t));
+    expect(lone.body.data).toMatchObject({ state: 'open', sessions: 0, costUsd: 0, sessionList: [] });
+    const unknown = await g.gw.call('GET', '/v1/prs/acme/api/999', as(t));
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('pull_request_not_found');
+    const bad = await g.gw.call('GET', '/v1/prs/acme/api/zero', as(t));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_path_params');
+  });
+
+  it('fills prOutcomes for a page of sessions', async () => {
+    const ctx = factoryCtx(g, t);
+    const traceIds = [ids.outcome, ids.branch, ids.late, ids.url, ids.none].map((s) => listed.get(s)!.traceId);
+    const map = await prOutcomesForSessions(ctx, [...traceIds, 'no-such-session']);
+    const merged12 = {
+      prNumber: 12, prUrl: 'https://github.com/acme/api/pull/12',
+      ciGreen: { label: 'green', score: 1 }, merged: { label: 'merged', score: 1 }, reverted: { label: 'kept', score: 1 },
+    };
+    expect(map.get(traceIds[0]!)).toEqual([merged12]);
+    expect(map.get(traceIds[1]!)).toEqual([merged12]);
+    expect(map.get(traceIds[2]!)).toEqual([]);
+    const unknown = { label: 'unknown', score: 0.5 };
+    expect(map.get(traceIds[3]!)).toEqual([{ prNumber: 5, prUrl: 'https://github.com/Acme/Web/pull/5', ciGreen: unknown, merged: unknown, reverted: unknown }]);
+    expect(map.get(traceIds[4]!)).toEqual([]);
+    expect(map.get('no-such-session')).toEqual([]);
+
+    // A revert changes the label of every session of the reverted PR.
+    await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 15, title: 'Revert "Fix rate limit"', body: 'Reverts acme/api#12', state: 'closed', merged: true, updatedAt: '2026-10-06T10:00:00Z' })));
+    const after = await prOutcomesForSessions(ctx, [traceIds[0]!]);
+    expect(after.get(traceIds[0]!)![0]!.reverted).toEqual({ label: 'reverted', score: 0 });
+    expect((await g.gw.call('GET', '/v1/prs/outcomes?state=merged', as(t))).body.data[0].reverted).toBe(true);
+    // Another factory's view of its own session is untouched by this factory's PR state.
+    expect((await prOutcomesForSessions(factoryCtx(g, other), traceIds)).get(traceIds[0]!)).toEqual([]);
+  });
+
+  it('needs prs.read, and keeps factories apart', async () => {
+    for (const url of ['/v1/prs/outcomes', '/v1/prs/acme/api/12']) {
+      const none = await g.gw.call('GET', url, { appId: t.appId });
+      expect(none.status).toBe(401);
+      const wrong = await g.gw.call('GET', url, { token: 'sk_outerlayer_000000000000000000000000000000000000aaaaaa', appId: t.appId });
+      expect(wrong.status).toBe(401);
+    }
+    const ingestKey = (await g.gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: 'ingest', preset: 'ingest' } })).body.data.plaintext_key;
+    const denied = await g.gw.call('GET', '/v1/prs/outcomes', { token: ingestKey, appId: t.appId });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).toMatchObject({ code: 'forbidden', required_permission: 'prs.read' });
+    expect((await g.gw.call('GET', '/v1/prs/acme/api/12', { token: ingestKey, appId: t.appId })).status).toBe(403);
+
+    // The other factory sees only its own session's reference (no webhook state: it did not connect the repo).
+    const theirs = await g.gw.call('GET', '/v1/prs/outcomes', as(other));
+    expect(theirs.body.data).toEqual([expect.objectContaining({ repository: 'acme/api', number: 12, state: 'unknown', sessions: 1 })]);
+    expect((await g.gw.call('GET', '/v1/prs/acme/api/14', as(other))).status).toBe(404);
+    expect((await g.gw.call('GET', '/v1/prs/outcomes', { token: other.factoryKey, appId: t.appId })).status).toBe(401);
+  });
+});
