@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { example, retarget, type Json } from './templates.js';
+import { example, recorded, retarget, type Json } from './templates.js';
 
 export interface DoubleRepository {
   owner: string;
@@ -453,7 +453,12 @@ export class GitHubDouble {
 
   private fullRepositoryBody(repo: DoubleRepository): Json {
     const template = this.retarget(example('full-repository-default-response'), repo);
-    return { ...template, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
+    // The example is a fork (source, parent) and lacks fields real answers carry (see schema.test.ts).
+    delete template.source;
+    delete template.parent;
+    return {
+      language: null, web_commit_signoff_required: false, allow_update_branch: false, use_squash_pr_title_as_default: false,
+      ...template, fork: false, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
   }
 
   private installationRepositories(grant: TokenGrant, query: URLSearchParams): HttpAnswer {
@@ -480,8 +485,13 @@ export class GitHubDouble {
   }
 
   private protectionBody(repo: DoubleRepository, branch: string, requiredReviews: boolean): Json {
-    const body = this.retarget(example('branch-protection'), repo);
+    // GitHub's OpenAPI example of protection does not match its own schema; a recorded real answer does.
+    let text = JSON.stringify(recorded('branch-protection', 'put', 200));
+    text = text.replaceAll('https://api.github.com', this.url).replaceAll('octokit-fixture-org/branch-protection', `${repo.owner}/${repo.name}`);
+    const body = JSON.parse(text) as Json;
     body.url = `${this.url}/repos/${repo.owner}/${repo.name}/branches/${encodeURIComponent(branch)}/protection`;
+    // No push restrictions to people or teams (the 2022 recording's team lacks the `type` GitHub now documents).
+    body.restrictions = { ...(body.restrictions as Json), users: [], teams: [], apps: [] };
     if (!requiredReviews) delete body.required_pull_request_reviews;
     return body;
   }
@@ -559,6 +569,8 @@ export class GitHubDouble {
       head: side(pull.head, pull.headSha, 'head'),
       base: side(pull.base, baseShas[baseShas.length - 1] ?? pull.headSha, 'base'),
       merged_at: null, closed_at: null, draft: false,
+      // A pull request the App just opened has no reviewers, teams, labels, assignees or milestone.
+      requested_reviewers: [], requested_teams: [], labels: [], assignees: [], assignee: null, milestone: null, auto_merge: null,
     };
   }
 

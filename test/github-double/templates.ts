@@ -43,3 +43,13 @@ export function retarget<T>(value: T, owner: string, repo: string, apiBase: stri
     .replaceAll('"Hello-World"', JSON.stringify(repo));
   return JSON.parse(text) as T;
 }
+
+/** A recorded real GitHub answer from @octokit/fixtures (scenario on api.github.com, method, status; last match). */
+export function recorded<T = Json>(scenario: string, method: string, status: number): T {
+  const dir = path.dirname(require.resolve('@octokit/fixtures/package.json'));
+  const file = path.join(dir, 'scenarios', 'api.github.com', scenario, 'normalized-fixture.json');
+  const fixtures = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{ method: string; status: number; response: unknown }>;
+  const found = fixtures.filter((f) => f.method === method && f.status === status).at(-1);
+  if (!found) throw new Error(`no recorded ${method} ${status} in ${scenario}`);
+  return structuredClone(found.response) as T;
+}

@@ -1,0 +1,189 @@
+// Keeps the GitHub double honest: every answer it gave while the gateway exercised every GitHub route it
+// uses is checked against GitHub's OpenAPI response schema (@octokit/openapi) for that route and status,
+// and the routes with recorded real responses (@octokit/fixtures) are checked against those too.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant } from '../helpers/gateway.js';
+import { startGatewayWithGitHub, type GatewayWithGitHub } from './setup.js';
+import { githubOpenApi } from './templates.js';
+
+/** The GitHub routes the gateway calls (API.md §7); a new call must be added here and to the double. */
+const ROUTES_THE_GATEWAY_CALLS = [
+  'GET /app',
+  'GET /app/installations/{installation_id}',
+  'POST /app/installations/{installation_id}/access_tokens',
+  'GET /installation/repositories',
+  'GET /repos/{owner}/{repo}',
+  'GET /repos/{owner}/{repo}/branches/{branch}',
+  'GET /repos/{owner}/{repo}/branches/{branch}/protection',
+  'GET /repos/{owner}/{repo}/rules/branches/{branch}',
+  'GET /repos/{owner}/{repo}/compare/{basehead}',
+  'GET /repos/{owner}/{repo}/pulls',
+  'POST /repos/{owner}/{repo}/pulls',
+  'PATCH /repos/{owner}/{repo}/pulls/{pull_number}',
+];
+
+type Node = unknown;
+
+/** OpenAPI 3.0 → JSON Schema: `nullable: true` becomes a null alternative; refs point into the "gh" document. */
+function toJsonSchema(node: Node): Node {
+  if (Array.isArray(node)) return node.map(toJsonSchema);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'example' || k === 'examples' || k === 'nullable' || k === 'discriminator' || k.startsWith('x-')) continue;
+    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `gh${v}` : toJsonSchema(v);
+  }
+  if ((node as { nullable?: unknown }).nullable === true) {
+    if (typeof out.type === 'string' && !out.$ref && !out.allOf && !out.anyOf && !out.oneOf) {
+      out.type = [out.type, 'null'];
+      if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+      return out;
+    }
+    return { anyOf: [out, { type: 'null' }] };
+  }
+  return out;
+}
+
+function pointer(...segments: string[]): string {
+  return segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+}
+
+interface Fixture {
+  method: string;
+  path: string;
+  status: number;
+  response: unknown;
+}
+
+function fixture(scenario: string): Fixture[] {
+  const require = createRequire(import.meta.url);
+  const dir = path.dirname(require.resolve('@octokit/fixtures/package.json'));
+  return JSON.parse(fs.readFileSync(path.join(dir, 'scenarios', 'api.github.com', scenario, 'normalized-fixture.json'), 'utf8')) as Fixture[];
+}
+
+/** Keys of the recorded real answer (recursively, for nested objects) the double's answer lacks, and type mismatches. */
+function shapeDifferences(real: unknown, ours: unknown, at = '', ignore: ReadonlySet<string> = new Set()): string[] {
+  if (real === null || ours === null || typeof real !== 'object' || typeof ours !== 'object') {
+    if (real !== null && ours !== null && typeof real !== typeof ours) return [`${at}: ${typeof real} vs ${typeof ours}`];
+    return [];
+  }
+  if (Array.isArray(real) || Array.isArray(ours)) return Array.isArray(real) === Array.isArray(ours) ? [] : [`${at}: array vs object`];
+  const diffs: string[] = [];
+  for (const [k, v] of Object.entries(real)) {
+    const where = at ? `${at}.${k}` : k;
+    if (ignore.has(where)) continue;
+    if (!(k in ours)) diffs.push(`${where}: missing`);
+    else diffs.push(...shapeDifferences(v, (ours as Record<string, unknown>)[k], where, ignore));
+  }
+  return diffs;
+}
+
+describe('the GitHub double answers as GitHub does', () => {
+  let env: GatewayWithGitHub;
+  let ajv: Ajv;
+  const doc = githubOpenApi();
+
+  beforeAll(async () => {
+    ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
+    ajv.addSchema(toJsonSchema({ components: doc.components, paths: doc.paths }) as object, 'gh');
+
+    // Exercise every route the gateway calls, with success and refusal answers.
+    env = await startGatewayWithGitHub();
+    const { gw, github } = env;
+    const t = await createTenant(gw);
+    const as = { token: t.factoryKey, appId: t.appId };
+    const inst = github.addInstallation('acme', { ...github.appPermissions, administration: 'read' });
+    github.addRepository('acme/api', { installation: inst });
+    github.repo('acme/api').protection.set('main', { requiredReviews: true });
+    expect((await gw.call('POST', '/v1/repositories', { ...as, body: { repository: 'acme/api', installationId: inst.id } })).status).toBe(201);
+    expect((await gw.call('POST', '/v1/repositories', { ...as, body: { repository: 'acme/api', installationId: 987_654 } })).status).toBe(422);
+    const item = await gw.call('POST', '/v1/work-items', { ...as, body: { tracker: 'github', trackerKey: 'acme/api#1', title: 'One', repository: 'acme/api' } });
+    const claim = await gw.call('POST', `/v1/work-items/${item.body.data.id}/claims`, { ...as, body: { source: 'r', branch: 'feature/one', ttlSeconds: 3600 } });
+    const key = claim.body.data.itemKey as string;
+    const put = () => gw.call('PUT', `/v1/work-items/${item.body.data.id}/pull-request`, { token: key, body: { title: 'One', body: 'Body' } });
+    expect((await put()).status).toBe(422); // branch not pushed: a 404 from GitHub
+    github.pushBranch('acme/api', 'feature/one', 0);
+    expect((await put()).status).toBe(422); // no commits
+    github.pushBranch('acme/api', 'feature/one', 1);
+    expect((await put()).status).toBe(201);
+    expect((await put()).status).toBe(200);
+    github.fail(/^GET \/repos\/acme\/api\/pulls$/, { kind: 'status', status: 200, body: [] });
+    expect((await put()).status).toBe(200); // GitHub's 422 "already exists" on create
+    github.repo('acme/api').rules.set('main', ['deletion', 'pull_request']);
+    expect((await gw.call('GET', '/v1/repositories', as)).body.data[0].defaultBranchRequiresPullRequest).toBe(true);
+    github.repo('acme/api').protection.delete('main');
+    github.repo('acme/api').rules.set('main', []);
+    expect((await gw.call('GET', '/v1/repositories', as)).status).toBe(200); // 404 "Branch not protected"
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('was driven through every GitHub route the gateway calls', () => {
+    expect([...env.github.calledRoutes()].sort()).toEqual([...ROUTES_THE_GATEWAY_CALLS].sort());
+  });
+
+  it('gives answers that match GitHub’s OpenAPI response schema for the route and status', () => {
+    const cache = new Map<string, ValidateFunction>();
+    const checked = new Set<string>();
+    const failures = new Set<string>();
+    const calls = env.github.calls.filter((c) => c.route && c.status > 0 && c.body !== null && typeof c.body === 'object');
+    expect(calls.length).toBeGreaterThan(20);
+    for (const call of calls) {
+      const method = call.method.toLowerCase();
+      const operation = doc.paths[call.route!]?.[method];
+      expect(operation, `${call.method} ${call.route} is in GitHub's OpenAPI description`).toBeDefined();
+      const response = operation!.responses[String(call.status)] as { $ref?: string; content?: Record<string, unknown> } | undefined;
+      // Statuses GitHub does not document for the route (a faked answer, or an undocumented 404 body).
+      if (!response) continue;
+      const ref = response.$ref
+        ? `gh#/${pointer('components', 'responses', response.$ref.split('/').pop()!, 'content', 'application/json', 'schema')}`
+        : `gh#/${pointer('paths', call.route!, method, 'responses', String(call.status), 'content', 'application/json', 'schema')}`;
+      let validate = cache.get(ref);
+      if (!validate) {
+        validate = ajv.compile({ $ref: ref });
+        cache.set(ref, validate);
+      }
+      if (!validate(call.body)) {
+        failures.add(`${call.method} ${call.route} ${call.status}: ${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 800)}`);
+      }
+      checked.add(`${call.method} ${call.route} ${call.status}`);
+    }
+    expect([...failures]).toEqual([]);
+    for (const route of ROUTES_THE_GATEWAY_CALLS) {
+      expect([...checked].some((c) => c.startsWith(`${route} 2`)), `a success answer of ${route} was checked`).toBe(true);
+    }
+    // Refusals the gateway interprets, checked against GitHub's documented error shapes.
+    expect(checked).toContain('GET /app/installations/{installation_id} 404');
+    expect(checked).toContain('POST /repos/{owner}/{repo}/pulls 422');
+  });
+
+  it('matches recorded real answers of GitHub (@octokit/fixtures)', () => {
+    const calls = env.github.calls;
+    // GET /repos/{owner}/{repo}: the recorded answer was for a user token, which adds the caller's
+    // permissions and the temp clone token; an installation token gets neither.
+    const realRepo = fixture('get-repository').find((f) => f.method === 'get' && f.status === 200)!.response;
+    const ourRepo = calls.find((c) => c.route === '/repos/{owner}/{repo}' && c.status === 200)!.body;
+    expect(shapeDifferences(realRepo, ourRepo, '', new Set(['permissions', 'temp_clone_token', 'organization', 'license']))).toEqual([]);
+
+    // Branch protection: the recorded 404 of an unprotected branch, and the protection object itself.
+    const protection = fixture('branch-protection');
+    const real404 = protection.find((f) => f.method === 'get' && f.status === 404)!.response as { message: string };
+    const our404 = calls.find((c) => c.route === '/repos/{owner}/{repo}/branches/{branch}/protection' && c.status === 404)!.body as { message: string };
+    expect(shapeDifferences(real404, our404)).toEqual([]);
+    expect(our404.message).toBe(real404.message);
+    const realProtection = protection.filter((f) => f.method === 'put' && f.status === 200).at(-1)!.response;
+    const ourProtection = calls.find((c) => c.route === '/repos/{owner}/{repo}/branches/{branch}/protection' && c.status === 200)!.body;
+    expect(shapeDifferences(realProtection, ourProtection)).toEqual([]);
+
+    // A 422 validation failure, as GitHub shapes it.
+    const real422 = fixture('errors').find((f) => f.status === 422)!.response;
+    const our422 = calls.find((c) => c.route === '/repos/{owner}/{repo}/pulls' && c.method === 'POST' && c.status === 422)!.body;
+    expect(shapeDifferences(real422, our422, '', new Set(['errors']))).toEqual([]);
+    expect((our422 as { message: string }).message).toBe((real422 as { message: string }).message);
+  });
+});
