@@ -43,7 +43,7 @@ export interface AppsTable {
   deleted_at: number | null;
 }
 
-export type CredentialKind = 'factory_key' | 'login_token' | 'management_key' | 'item_key' | 'admin_token';
+export type CredentialKind = 'factory_key' | 'login_token' | 'management_key' | 'item_key' | 'admin_token' | 'oauth_token';
 
 export interface CredentialsTable {
   id: string;
@@ -64,6 +64,8 @@ export interface CredentialsTable {
   expires_at: number | null;
   revoked_at: number | null;
   created_at: number;
+  /** OAuth access tokens: the resource (MCP URL) the token is bound to; null for other kinds (0008). */
+  audience: string | null;
 }
 
 export interface AuditLogTable {

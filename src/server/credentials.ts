@@ -11,6 +11,8 @@ export const CREDENTIAL_PREFIXES: Readonly<Record<CredentialKind, string>> = {
   management_key: 'olk_',
   item_key: 'oli_',
   admin_token: 'ola_',
+  /** OAuth 2.1 access token for MCP connector clients, bound to one resource (audience). */
+  oauth_token: 'olo_',
 };
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,6 +1,7 @@
 // The one place that enforces what routes declare: runner version (426), credential kind and factory
 // header (401/400/403), permission (403 with required_permission) and the rate-limit bucket (429).
 // Handlers never check any of this by hand.
+import crypto from 'node:crypto';
 import semver from 'semver';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CredentialKind } from '../db/schema.js';
@@ -13,7 +14,32 @@ import { recordAudit } from '../areas/orgs/audit.js';
 export const APP_HEADER = 'x-outerlayer-app-id';
 export const RUNNER_HEADER = 'x-outerlayer-runner-version';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const FACTORY_KINDS: readonly CredentialKind[] = ['factory_key', 'login_token', 'item_key'];
+const FACTORY_KINDS: readonly CredentialKind[] = ['factory_key', 'login_token', 'item_key', 'oauth_token'];
+
+/**
+ * MCP tools call their REST twins in process (app.inject) with the caller's own credential. An OAuth token
+ * works on no REST route by itself; it does on such an in-process call, which carries this per-process
+ * secret (never sent over the wire, so no outside request can carry it). The MCP route has already checked
+ * the token's audience.
+ */
+export const INTERNAL_CALL_HEADER = 'x-attest-internal-call';
+const INTERNAL_CALL_SECRET = crypto.randomBytes(32).toString('base64url');
+export function internalCallHeaders(): Record<string, string> {
+  return { [INTERNAL_CALL_HEADER]: INTERNAL_CALL_SECRET };
+}
+function isInternalCall(req: FastifyRequest): boolean {
+  const given = singleHeader(req, INTERNAL_CALL_HEADER);
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(INTERNAL_CALL_SECRET);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
+/** The resource URL a request addresses (what an OAuth token's audience must equal). */
+export function resourceUrlOf(gateway: Gateway, req: FastifyRequest): string {
+  const path = (req.url.split('?')[0] ?? '').toLowerCase();
+  return `${gateway.config.publicUrl}${path}`;
+}
 
 function bearer(req: FastifyRequest): string | null {
   const header = req.headers.authorization;
@@ -57,6 +83,7 @@ function requestedFactory(req: FastifyRequest, guard: RouteGuard, kind: Credenti
   }
   const header = singleHeader(req, APP_HEADER);
   if (header === undefined || header === '') {
+    if (kind === 'oauth_token') return null; // bound to its factory at consent
     if (kind === 'login_token') throw apiError('app_id_required', 'A login token needs the X-Outerlayer-App-Id header naming the factory.');
     if (kind === 'factory_key' && mode === 'header-optional-for-key') return null;
     if (kind === 'item_key') return null;
@@ -72,7 +99,8 @@ async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteG
   const kinds = guard.credentials as readonly CredentialKind[];
   const claimed = parsePlaintext(plaintext);
   if (!claimed) throw apiError('unauthorized', 'The credential is malformed or its checksum does not match.');
-  if (!kinds.includes(claimed)) {
+  const internalOAuth = claimed === 'oauth_token' && !kinds.includes(claimed) && isInternalCall(req);
+  if (!kinds.includes(claimed) && !internalOAuth) {
     // Resolve first, so an unknown credential is still a plain 401 and not a hint about the route.
     await gateway.auth.resolve(plaintext, null);
     if (guard.wrongKindStatus === 403) {
@@ -82,10 +110,13 @@ async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteG
     }
     throw apiError('unauthorized', 'This kind of credential does not work on this route.');
   }
-  const isFactoryRoute = kinds.some((k) => FACTORY_KINDS.includes(k)) && (guard.factory ?? 'header') !== 'none';
+  const isFactoryRoute = (internalOAuth || kinds.some((k) => FACTORY_KINDS.includes(k))) && (guard.factory ?? 'header') !== 'none';
   const wanted = isFactoryRoute ? requestedFactory(req, guard, claimed) : null;
   const principal = await gateway.auth.resolve(plaintext, wanted);
-  if (isFactoryRoute && (principal.kind === 'factory_key' || principal.kind === 'item_key')) {
+  if (principal.kind === 'oauth_token' && !internalOAuth && principal.audience !== resourceUrlOf(gateway, req)) {
+    throw apiError('invalid_token', 'This OAuth access token was issued for another resource.');
+  }
+  if (isFactoryRoute && (principal.kind === 'factory_key' || principal.kind === 'item_key' || principal.kind === 'oauth_token')) {
     if (wanted !== null && wanted !== principal.appId) throw apiError('unauthorized', 'The credential does not belong to the factory the request names.');
   }
   if (isFactoryRoute && !principal.appId) throw apiError('unauthorized', 'The credential does not act on a factory.');

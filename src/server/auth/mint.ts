@@ -16,6 +16,8 @@ export interface MintRequest {
   workItemId?: string | null;
   permissions?: readonly Permission[];
   expiresAt?: number | null;
+  /** OAuth access tokens: the resource URL the token is bound to. */
+  audience?: string | null;
   /** Use this plaintext instead of minting one (ATTEST_ADMIN_TOKEN). */
   plaintext?: string;
 }
@@ -46,6 +48,7 @@ export async function mintCredential(db: Db, pepper: string, now: number, req: M
     expires_at: req.expiresAt ?? null,
     revoked_at: null,
     created_at: now,
+    audience: req.audience ?? null,
   });
   return { id, plaintext, prefix, createdAt: now };
 }

@@ -25,6 +25,10 @@ export interface Principal {
   permissions: ReadonlySet<Permission>;
   /** How the caller is shown in the audit log. */
   label: string;
+  /** OAuth access tokens: the resource URL the token is bound to (checked by the guard on every call). */
+  audience?: string | null;
+  /** When the credential stops working (checked on every call, cached or not). */
+  expiresAt?: number | null;
 }
 
 interface CacheEntry {
@@ -68,6 +72,9 @@ export class PrincipalResolver {
       this.cache.set(key, entry);
     }
     const result = entry.result;
+    if (!('error' in result) && result.expiresAt != null && result.expiresAt <= now) {
+      throw apiError('unauthorized', 'The credential is unknown, expired or revoked.');
+    }
     if ('error' in result) {
       throw result.error === 'creator_not_member'
         ? apiError('creator_not_member', 'The member who created this key is no longer in the organization.')
@@ -95,6 +102,7 @@ export class PrincipalResolver {
       role: null as Role | null,
       permissions: new Set<Permission>(storedPermissions) as ReadonlySet<Permission>,
       label: row.name,
+      expiresAt: row.expires_at,
     };
 
     switch (kind) {
@@ -136,6 +144,29 @@ export class PrincipalResolver {
           appId: app.appId,
           role: member.role,
           permissions: new Set(ROLE_PERMISSIONS[member.role]),
+        };
+      }
+      case 'oauth_token': {
+        // Acts for its user on the one factory it was granted for, with its scopes intersected with the
+        // user's current role there (a demoted or removed member's tokens shrink or stop at once).
+        if (!row.user_id || !row.app_id) return { error: 'unauthorized' };
+        const user = await store.findUser(this.db, row.user_id);
+        const app = await store.findLiveApp(this.db, row.app_id);
+        if (!user || !app) return { error: 'unauthorized' };
+        const member = await store.findMembership(this.db, app.orgId, user.id);
+        if (!member || !isRole(member.role)) return { error: 'unauthorized' };
+        const rolePermissions = new Set<Permission>(ROLE_PERMISSIONS[member.role]);
+        return {
+          ...base,
+          userId: user.id,
+          orgId: app.orgId,
+          orgName: app.orgName,
+          plan: app.plan as Plan,
+          appId: app.appId,
+          role: member.role,
+          permissions: new Set(storedPermissions.filter((p) => rolePermissions.has(p))),
+          label: user.email,
+          audience: row.audience,
         };
       }
     }
