@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../src/server/errors.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 
-/** Every method + path the server registered, read from Fastify's own route tree (HEAD left out). */
+/**
+ * Every method + path the server registered, read from Fastify's own route tree (HEAD left out). Path
+ * parameters are compared without their names: the tree prints one node for routes that name the same
+ * position differently (`:id|:workItemId`), so it cannot say which name belongs to which route.
+ */
+const unnamed = (path: string) => path.replace(/\{[^/]*\}/g, '{}');
+
 function registeredRoutes(tree: string): string[] {
   const routes: string[] = [];
   const stack: string[] = [];
@@ -12,7 +18,7 @@ function registeredRoutes(tree: string): string[] {
     const depth = (m[1] ?? '').length / 4;
     stack.length = depth;
     stack.push(m[2]!);
-    const path = stack.join('').replace(/:(\w+)/g, '{$1}');
+    const path = unnamed(stack.join('').replace(/:[\w|:]+/g, '{}'));
     for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
       if (method !== 'HEAD') routes.push(`${method} ${path}`);
     }
@@ -44,11 +50,11 @@ describe('GET /v1/openapi.json', () => {
     const registered = registeredRoutes(gw.app.printRoutes({ commonPrefix: false }));
     expect(registered.length).toBeGreaterThan(10);
     expect(registered).toContain('GET /v1/openapi.json');
-    expect(registered).toContain('DELETE /v1/api-keys/{id}');
+    expect(registered).toContain('DELETE /v1/api-keys/{}');
     const documented: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
       for (const method of Object.keys(ops)) {
-        if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) documented.push(`${method.toUpperCase()} ${path}`);
+        if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) documented.push(`${method.toUpperCase()} ${unnamed(path)}`);
       }
     }
     expect(documented.sort()).toEqual(registered);
