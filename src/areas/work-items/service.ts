@@ -527,8 +527,10 @@ export async function recordLegacyClaim(
   const claimId = crypto.randomUUID();
   const now = ctx.clock.now();
   const expiresAt = input.claimedAt + input.ttlSeconds * 1000;
+  let ended: string[] = [];
   const key = await ctx.db.transaction().execute(async (trx) => {
-    await store.revokeItemKeys(trx, ctx.appId, await store.endExpiredClaim(trx, ctx.appId, item.id, now), now);
+    ended = await store.endExpiredClaim(trx, ctx.appId, item.id, now);
+    await store.revokeItemKeys(trx, ctx.appId, ended, now);
     const minted = await mintCredential(trx, ctx.gateway.pepper, now, {
       kind: 'item_key', name: `claim ${claimId}`, orgId: ctx.orgId, appId: ctx.appId, workItemId: item.id, createdBy: ctx.principal.userId,
     });
@@ -541,6 +543,7 @@ export async function recordLegacyClaim(
     if (isUniqueViolation(err)) throw apiError('work_item_claimed', 'Another live claim holds this work item.');
     throw err;
   });
+  if (ended.length > 0) ctx.gateway.auth.invalidate();
   return {
     claim: { id: claimId, workItemId: item.id, source: input.source, branch: null, ttlSeconds: input.ttlSeconds, claimedAt: input.claimedAt, expiresAt, credentialId: key.id, endedAt: null },
     itemKey: key.plaintext,
