@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
 import { githubApp, pullRequestWriteOf, type GitHubApp, type PullRequestWrite } from '../../codehost/github.js';
-import type { FactoryContext } from '../../server/context.js';
+import type { FactoryContext, RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../orgs/audit.js';
 import * as store from './store.js';
@@ -38,6 +38,14 @@ function connectedOf(row: store.RepositoryRow): ConnectedRepository {
 export async function findConnectedRepository(ctx: FactoryContext, fullName: string): Promise<ConnectedRepository | null> {
   const row = await store.findRepository(ctx.db, ctx.appId, fullName);
   return row ? connectedOf(row) : null;
+}
+
+/**
+ * Every factory that connected `owner/repo` through `installationId` (any installation when null), for
+ * code-host events that name a repository rather than a factory (webhooks). No GitHub call.
+ */
+export function factoriesConnectedTo(ctx: RequestContext, fullName: string, installationId: number | null): Promise<Array<{ orgId: string; appId: string }>> {
+  return store.factoriesConnectedTo(ctx.db, fullName, installationId);
 }
 
 /** The live entry of one connection; installation facts are shared across entries of one listing. */

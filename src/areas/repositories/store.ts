@@ -49,3 +49,18 @@ export async function deleteRepository(db: Db, appId: string, fullName: string):
   const result = await db.deleteFrom('repositories').where('app_id', '=', appId).where('full_name_key', '=', nameKey(fullName)).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/**
+ * Every live factory that connected `owner/repo` (through `installationId` when given). The one read
+ * across factories: a webhook delivery names a repository, not a factory.
+ */
+export function factoriesConnectedTo(db: Db, fullName: string, installationId: number | null): Promise<Array<{ orgId: string; appId: string }>> {
+  let q = db
+    .selectFrom('repositories')
+    .innerJoin('apps', 'apps.id', 'repositories.app_id')
+    .select(['repositories.org_id as orgId', 'repositories.app_id as appId'])
+    .where('repositories.full_name_key', '=', nameKey(fullName))
+    .where('apps.deleted_at', 'is', null);
+  if (installationId !== null) q = q.where('repositories.installation_id', '=', installationId);
+  return q.orderBy('repositories.app_id').execute();
+}

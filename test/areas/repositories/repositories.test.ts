@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { startGatewayWithGitHub, type GatewayWithGitHub } from '../../github-double/setup.js';
 import type { DoubleInstallation, GitHubDouble } from '../../github-double/server.js';
+import { factoriesConnectedTo } from '../../../src/areas/repositories/service.js';
+import type { RequestContext } from '../../../src/server/context.js';
 
 describe('repositories', () => {
   let env: GatewayWithGitHub;
@@ -162,6 +164,19 @@ describe('repositories', () => {
     expect((await gw.call('GET', '/v1/repositories', as(a))).body.data).toHaveLength(2);
   });
 
+  it('tells which factories connected a repository through an installation (for webhooks)', async () => {
+    const c = await createTenant(gw);
+    expect((await gw.call('POST', '/v1/repositories', { ...as(c), body: { repository: 'acme/API', installationId: installation.id } })).status).toBe(201);
+    const ctx: RequestContext = { gateway: gw.app.attest, db: gw.app.attest.db, clock: gw.clock, config: gw.config, log: gw.app.log, requestId: 't', principal: null };
+    const found = await factoriesConnectedTo(ctx, 'ACME/api', installation.id);
+    expect(found.map((f) => f.appId).sort()).toEqual([a.appId, c.appId].sort());
+    expect(found.find((f) => f.appId === c.appId)?.orgId).toBe(c.orgId);
+    expect(await factoriesConnectedTo(ctx, 'acme/api', installation.id + 12345)).toEqual([]);
+    expect(await factoriesConnectedTo(ctx, 'acme/nope', null)).toEqual([]);
+    expect((await gw.call('DELETE', '/v1/repositories/acme/api', as(c))).status).toBe(204);
+    expect((await factoriesConnectedTo(ctx, 'acme/api', null)).map((f) => f.appId)).toEqual([a.appId]);
+  });
+
   it('disconnects (204), then 404 repository_not_found', async () => {
     const del = await gw.call('DELETE', '/v1/repositories/ACME/web', as(a));
     expect(del.status).toBe(204);
@@ -171,9 +186,8 @@ describe('repositories', () => {
     const list = await gw.call('GET', '/v1/repositories', as(a));
     expect(list.body.data.map((r: { repository: string }) => r.repository)).toEqual(['Acme/Api']);
     const audit = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?targetType=repository`, { token: a.managementKey });
-    if (audit.status === 200) {
-      expect(audit.body.data.map((e: { action_type: string }) => e.action_type)).toEqual(expect.arrayContaining(['repository.connected', 'repository.disconnected']));
-    }
+    expect(audit.status).toBe(200);
+    expect(audit.body.data.map((e: { action_type: string }) => e.action_type)).toEqual(expect.arrayContaining(['repository.connected', 'repository.disconnected']));
   });
 
   it('turns GitHub 5xx, 429, secondary rate limits and network failures into 503 github_unavailable with Retry-After', async () => {
