@@ -169,7 +169,15 @@ describe('work items', () => {
       const own = await gw.call('GET', '/v1/work-items', auth(b));
       expect(own.status).toBe(200);
       expect(own.body.data).toEqual([]);
-      // A read-role member's login token may list.
+      // Credentials that do not act on a factory are refused; a login token needs the factory header.
+      expect((await gw.call('GET', '/v1/work-items', { token: a.managementKey, appId: a.appId })).status).toBe(401);
+      expect((await gw.call('GET', '/v1/work-items', { token: gw.adminToken, appId: a.appId })).status).toBe(401);
+      const noHeader = await gw.call('GET', '/v1/work-items', { token: a.loginToken });
+      expect(noHeader.status).toBe(400);
+      expect(noHeader.body.error.code).toBe('app_id_required');
+      expect((await gw.call('GET', '/v1/work-items', { token: a.factoryKey })).status).toBe(401);
+      expect((await gw.call('GET', '/v1/work-items', { token: a.loginToken, appId: a.appId })).status).toBe(200);
+      // A key with only work.read may list.
       const readOnly = await keyWith(gw, a, ['work.read']);
       expect((await gw.call('GET', '/v1/work-items', auth(a, readOnly))).status).toBe(200);
     });
