@@ -23,6 +23,7 @@ import { repositoriesRoutes } from './repositories/routes.js';
 import { workItemPullRequestRoutes } from './work-item-pr/routes.js';
 import { agentsRoutes } from './agents/routes.js';
 import { sessionsRoutes } from './sessions/routes.js';
+import { mcpRoutes } from './mcp/routes.js';
 
 export interface Area {
   name: string;
@@ -52,4 +53,5 @@ export const AREAS: readonly Area[] = [
   { name: 'work-item-pr', routes: workItemPullRequestRoutes },
   { name: 'agents', routes: agentsRoutes },
   { name: 'sessions', routes: sessionsRoutes },
+  { name: 'mcp', routes: mcpRoutes },
 ];
