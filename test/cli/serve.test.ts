@@ -54,7 +54,7 @@ function admin(url: string, token: string, args: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'admin', '--url', url, '--token', token, ...args], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
 }
 
-describe('attest serve', () => {
+describe('attest serve', { timeout: 180_000 }, () => {
   it('first boot prints the bootstrap credentials once and saves them 0600; a restart keeps the data and prints none', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-cli-'));
     const first = await serve(dataDir);
