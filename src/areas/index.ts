@@ -24,6 +24,7 @@ import { workItemPullRequestRoutes } from './work-item-pr/routes.js';
 import { agentsRoutes } from './agents/routes.js';
 import { sessionsRoutes } from './sessions/routes.js';
 import { mcpRoutes } from './mcp/routes.js';
+import { metricsRoutes } from './metrics/routes.js';
 
 export interface Area {
   name: string;
@@ -54,4 +55,5 @@ export const AREAS: readonly Area[] = [
   { name: 'agents', routes: agentsRoutes },
   { name: 'sessions', routes: sessionsRoutes },
   { name: 'mcp', routes: mcpRoutes },
+  { name: 'metrics', routes: metricsRoutes },
 ];

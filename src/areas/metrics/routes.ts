@@ -1,0 +1,154 @@
+// Metrics: GET /v1/metrics/models|overview|compare|breakdown|trends (metrics.read, observability-read bucket).
+import { Type, type TSchema } from 'typebox';
+import { factoryContext, type AreaRoutes } from '../../server/context.js';
+import { Data, DateTime, Nullable } from '../../server/schemas.js';
+import { breakdown, compare, DIMENSIONS, modelSpend, overview, trends } from './service.js';
+
+const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
+const GUARD = { guard: { credentials: FACTORY_CREDENTIALS, permission: 'metrics.read' as const }, rateLimit: 'observability-read' as const };
+
+/** A date (a whole UTC day) or a date-time with its offset. */
+const Instant = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$',
+  maxLength: 40,
+  description: 'YYYY-MM-DD (a date-only `to` includes that whole UTC day) or an ISO date-time with Z or an offset.',
+});
+const Repo = Type.String({ maxLength: 500, description: 'owner/repo; empty for sessions without a repository; absent for all repositories.' });
+const WindowQuery = { from: Type.Optional(Instant), to: Type.Optional(Instant), repo: Type.Optional(Repo) };
+const Window = Type.Object({ from: DateTime, to: DateTime });
+const Rate = Nullable(Type.Number({ minimum: 0 }));
+
+const Model = Type.Object({
+  model: Type.String(),
+  sessions: Type.Integer(),
+  turns: Type.Integer(),
+  unpricedTurns: Type.Integer(),
+  inputTokens: Type.Integer(),
+  outputTokens: Type.Integer(),
+  cacheReadTokens: Type.Integer(),
+  cacheWriteTokens: Type.Integer(),
+  costUsd: Type.Number(),
+  costMicros: Type.Integer(),
+});
+
+const ModelShare = Type.Object({
+  model: Type.String(), sessions: Type.Integer(), turns: Type.Integer(), costUsd: Type.Number(), costShare: Rate, turnShare: Rate,
+});
+
+const TileFields = {
+  sessions: Type.Integer(),
+  subagentSessions: Type.Integer(),
+  totalCostUsd: Type.Number(),
+  turns: Type.Integer(),
+  toolCalls: Type.Integer(),
+  toolErrorRate: Rate,
+  cleanSessionRate: Rate,
+  handsOnRate: Rate,
+  toolDenialRate: Rate,
+  activeActors: Type.Integer(),
+};
+const Tiles = Type.Object({ ...TileFields, totalCostMicros: Type.Integer(), modelMix: Type.Array(ModelShare) });
+
+function pairOf<T extends TSchema>(schema: T) {
+  return Type.Object({ current: schema, prior: schema });
+}
+
+const OverviewTiles = Type.Object({
+  ...Object.fromEntries(Object.entries(TileFields).map(([k, v]) => [k, pairOf(Nullable(v))])),
+  modelMix: pairOf(Type.Array(ModelShare)),
+});
+
+const Delta = Type.Object({ absolute: Nullable(Type.Number()), relative: Nullable(Type.Number()) });
+
+const BreakdownRow = Type.Object({
+  key: Nullable(Type.String()),
+  sessions: Type.Integer(),
+  costUsd: Type.Number(),
+  costMicros: Type.Integer(),
+  costShare: Rate,
+  turns: Type.Integer(),
+  toolCalls: Type.Integer(),
+  toolErrors: Type.Integer(),
+  rejectedToolCalls: Type.Integer(),
+  toolErrorRate: Rate,
+  inputTokens: Type.Integer(),
+  outputTokens: Type.Integer(),
+});
+
+const TrendPoint = Type.Object({
+  date: Type.String({ format: 'date' }),
+  sessions: Type.Integer(),
+  costUsd: Type.Number(),
+  costMicros: Type.Integer(),
+  turns: Type.Integer(),
+  toolCalls: Type.Integer(),
+  toolErrorRate: Rate,
+  toolDenialRate: Rate,
+  cleanSessionRate: Rate,
+  handsOnRate: Rate,
+  activeActors: Type.Integer(),
+});
+
+const optional = <T extends Record<string, unknown>>(q: T) => Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+
+export const metricsRoutes: AreaRoutes = (app) => {
+  app.get('/v1/metrics/models', {
+    config: GUARD,
+    schema: {
+      summary: 'Per-model token spend in a window', tags: ['metrics'],
+      description: 'Sessions, assistant turns, input/output/cache-read/cache-write tokens and cost per model, costliest first. Default window: the last 30 days. Subagent transcripts count (their tokens were spent).',
+      querystring: Type.Object(WindowQuery, { additionalProperties: false }),
+      response: { 200: Data(Type.Object({ window: Window, models: Type.Array(Model), totals: Type.Object({ ...Model.properties, model: Type.Optional(Type.String()), sessions: Type.Optional(Type.Integer()) }) })) },
+    },
+  }, async (req) => ({ data: await modelSpend(factoryContext(req.ctx), optional(req.query)) }));
+
+  app.get('/v1/metrics/overview', {
+    config: GUARD,
+    schema: {
+      summary: 'Fleet tiles of a window beside the window of equal length before it', tags: ['metrics'],
+      description: 'Each tile is { current, prior }. Session counts and rates are over top-level sessions; cost includes subagent transcripts. Rates are null when their denominator is 0.',
+      querystring: Type.Object(WindowQuery, { additionalProperties: false }),
+      response: { 200: Data(Type.Object({ window: Window, priorWindow: Window, tiles: OverviewTiles })) },
+    },
+  }, async (req) => ({ data: await overview(factoryContext(req.ctx), optional(req.query)) }));
+
+  app.get('/v1/metrics/compare', {
+    config: GUARD,
+    schema: {
+      summary: 'The tiles of two arbitrary windows side by side, with deltas (b − a)', tags: ['metrics'],
+      querystring: Type.Object({
+        aFrom: Type.Optional(Instant), aTo: Type.Optional(Instant), bFrom: Type.Optional(Instant), bTo: Type.Optional(Instant), repo: Type.Optional(Repo),
+      }, { additionalProperties: false }),
+      response: {
+        200: Data(Type.Object({
+          a: Type.Object({ window: Window, tiles: Tiles }),
+          b: Type.Object({ window: Window, tiles: Tiles }),
+          deltas: Type.Object(Object.fromEntries(Object.keys(TileFields).map((k) => [k, Delta]))),
+        })),
+      },
+    },
+  }, async (req) => ({ data: await compare(factoryContext(req.ctx), optional(req.query)) }));
+
+  app.get('/v1/metrics/breakdown', {
+    config: GUARD,
+    schema: {
+      summary: 'Sessions, cost and tool behaviour grouped by one dimension', tags: ['metrics'],
+      description: '`by`: branch, agent_type, worker_kind, model, tool, repo or origin. Costliest groups first (tool: most calls first); `groups` is the number of groups before `limit`.',
+      querystring: Type.Object({
+        ...WindowQuery,
+        by: Type.Union(DIMENSIONS.map((d) => Type.Literal(d))),
+        limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+      }, { additionalProperties: false }),
+      response: { 200: Data(Type.Object({ window: Window, by: Type.String(), groups: Type.Integer(), rows: Type.Array(BreakdownRow) })) },
+    },
+  }, async (req) => ({ data: await breakdown(factoryContext(req.ctx), optional(req.query)) }));
+
+  app.get('/v1/metrics/trends', {
+    config: GUARD,
+    schema: {
+      summary: 'Daily (UTC) points of a window, at most 366 days', tags: ['metrics'],
+      querystring: Type.Object(WindowQuery, { additionalProperties: false }),
+      response: { 200: Data(Type.Object({ window: Window, points: Type.Array(TrendPoint) })) },
+    },
+  }, async (req) => ({ data: await trends(factoryContext(req.ctx), optional(req.query)) }));
+};

@@ -1,0 +1,296 @@
+// Metrics: per-model token spend, fleet tiles with the prior window, two-window comparisons, breakdowns
+// and daily trends. The store computes every aggregate in SQL; this module validates windows, derives
+// rates from the summed counters and converts micro-dollars to dollars once, at the edge.
+import type { Db } from '../../db/connection.js';
+import type { FactoryContext } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
+import * as store from './store.js';
+import * as tools from './tools-store.js';
+
+export const DAY_MS = 86_400_000;
+export const DEFAULT_WINDOW_DAYS = 30;
+export const MAX_TREND_DAYS = 366;
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseInstant(name: string, value: string, endOfDay: boolean): number {
+  const ms = Date.parse(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
+  // Date.parse rolls 2026-02-30 over to March; a date that does not round-trip is not a date.
+  if (!Number.isFinite(ms) || (DATE_ONLY.test(value) && new Date(ms).toISOString().slice(0, 10) !== value)) {
+    throw apiError('invalid_query_params', `${name} is not a date or date-time.`, { details: [{ path: name, message: 'must be a date (YYYY-MM-DD) or an ISO date-time' }] });
+  }
+  return DATE_ONLY.test(value) && endOfDay ? ms + DAY_MS : ms;
+}
+
+/**
+ * A half-open window [from, to). A date-only `to` includes that whole (UTC) day. Absent: `to` is now and
+ * `from` 30 days earlier. from after to → 400 invalid_date_range.
+ */
+export function windowOf(now: number, from: string | undefined, to: string | undefined, names: [string, string] = ['from', 'to']): store.Window {
+  const end = to === undefined ? now : parseInstant(names[1], to, true);
+  const start = from === undefined ? end - DEFAULT_WINDOW_DAYS * DAY_MS : parseInstant(names[0], from, false);
+  if (start > end) {
+    throw apiError('invalid_date_range', `${names[0]} (${new Date(start).toISOString()}) is after ${names[1]} (${new Date(end).toISOString()}).`, {
+      details: [{ path: names[0], message: `must not be after ${names[1]}` }],
+    });
+  }
+  return { from: start, to: end };
+}
+
+const usd = (micros: number) => Math.round(micros) / 1_000_000;
+const ratio = (num: number, den: number) => (den > 0 ? num / den : null);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export interface WindowWire {
+  from: string;
+  to: string;
+}
+
+const windowWire = (w: store.Window): WindowWire => ({ from: iso(w.from), to: iso(w.to) });
+
+export interface ModelWire {
+  model: string;
+  sessions: number;
+  turns: number;
+  unpricedTurns: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+  costMicros: number;
+}
+
+function modelWire(m: store.ModelRow): ModelWire {
+  return { ...m, costUsd: usd(m.costMicros) };
+}
+
+export interface ModelsQuery {
+  from?: string;
+  to?: string;
+  repo?: string;
+}
+
+function scopeOf(ctx: FactoryContext, repo: string | undefined): store.Scope {
+  return repo === undefined ? { appId: ctx.appId } : { appId: ctx.appId, repo: repo.toLowerCase() };
+}
+
+export async function modelSpend(ctx: FactoryContext, q: ModelsQuery) {
+  const w = windowOf(ctx.clock.now(), q.from, q.to);
+  const rows = await store.models(ctx.db, scopeOf(ctx, q.repo), w);
+  const totals = rows.reduce(
+    (t, m) => ({
+      turns: t.turns + m.turns,
+      unpricedTurns: t.unpricedTurns + m.unpricedTurns,
+      inputTokens: t.inputTokens + m.inputTokens,
+      outputTokens: t.outputTokens + m.outputTokens,
+      cacheReadTokens: t.cacheReadTokens + m.cacheReadTokens,
+      cacheWriteTokens: t.cacheWriteTokens + m.cacheWriteTokens,
+      costMicros: t.costMicros + m.costMicros,
+    }),
+    { turns: 0, unpricedTurns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costMicros: 0 },
+  );
+  return { window: windowWire(w), models: rows.map(modelWire), totals: { ...totals, costUsd: usd(totals.costMicros) } };
+}
+
+export interface ModelShareWire {
+  model: string;
+  sessions: number;
+  turns: number;
+  costUsd: number;
+  /** Share of the window's cost (null when nothing was priced). */
+  costShare: number | null;
+  /** Share of the window's assistant turns. */
+  turnShare: number | null;
+}
+
+export interface TileValues {
+  sessions: number;
+  subagentSessions: number;
+  totalCostUsd: number;
+  totalCostMicros: number;
+  turns: number;
+  toolCalls: number;
+  /** Failed tool calls per tool call (top-level sessions). */
+  toolErrorRate: number | null;
+  /** Sessions with no tool error, no provider error and no denied tool call, per session. */
+  cleanSessionRate: number | null;
+  /** Sessions where a person steered (a human turn after the first), per session. */
+  handsOnRate: number | null;
+  /** Denied (rejected) tool calls per tool call. */
+  toolDenialRate: number | null;
+  activeActors: number;
+  modelMix: ModelShareWire[];
+}
+
+function modelMix(rows: readonly store.ModelRow[]): ModelShareWire[] {
+  const cost = rows.reduce((n, m) => n + m.costMicros, 0);
+  const turns = rows.reduce((n, m) => n + m.turns, 0);
+  return rows.map((m) => ({ model: m.model, sessions: m.sessions, turns: m.turns, costUsd: usd(m.costMicros), costShare: ratio(m.costMicros, cost), turnShare: ratio(m.turns, turns) }));
+}
+
+function tileValues(t: store.Tiles, models: readonly store.ModelRow[]): TileValues {
+  return {
+    sessions: t.sessions,
+    subagentSessions: t.subagentSessions,
+    totalCostUsd: usd(t.costMicros),
+    totalCostMicros: t.costMicros,
+    turns: t.turns,
+    toolCalls: t.toolCalls,
+    toolErrorRate: ratio(t.toolErrors, t.toolCalls),
+    cleanSessionRate: ratio(t.cleanSessions, t.sessions),
+    handsOnRate: ratio(t.handsOnSessions, t.sessions),
+    toolDenialRate: ratio(t.rejectedToolCalls, t.toolCalls),
+    activeActors: t.activeActors,
+    modelMix: modelMix(models),
+  };
+}
+
+async function tilesOf(ctx: FactoryContext, scope: store.Scope, windows: readonly store.Window[]): Promise<TileValues[]> {
+  const [tiles, ...models] = await Promise.all([store.tiles(ctx.db, scope, windows), ...windows.map((w) => store.models(ctx.db, scope, w))]);
+  return windows.map((_, i) => tileValues(tiles[i]!, models[i]!));
+}
+
+const NUMERIC_TILES = ['sessions', 'subagentSessions', 'totalCostUsd', 'turns', 'toolCalls', 'toolErrorRate', 'cleanSessionRate', 'handsOnRate', 'toolDenialRate', 'activeActors'] as const;
+type NumericTile = (typeof NUMERIC_TILES)[number];
+
+export async function overview(ctx: FactoryContext, q: ModelsQuery) {
+  const current = windowOf(ctx.clock.now(), q.from, q.to);
+  const prior = { from: current.from - (current.to - current.from), to: current.from };
+  const [now, before] = await tilesOf(ctx, scopeOf(ctx, q.repo), [current, prior]);
+  const tiles = {} as Record<NumericTile, { current: number | null; prior: number | null }> & { modelMix: { current: ModelShareWire[]; prior: ModelShareWire[] } };
+  for (const k of NUMERIC_TILES) tiles[k] = { current: now![k], prior: before![k] };
+  tiles.modelMix = { current: now!.modelMix, prior: before!.modelMix };
+  return { window: windowWire(current), priorWindow: windowWire(prior), tiles };
+}
+
+export interface CompareQuery {
+  aFrom?: string;
+  aTo?: string;
+  bFrom?: string;
+  bTo?: string;
+  repo?: string;
+}
+
+export async function compare(ctx: FactoryContext, q: CompareQuery) {
+  const now = ctx.clock.now();
+  const a = windowOf(now, q.aFrom, q.aTo, ['aFrom', 'aTo']);
+  const b = windowOf(now, q.bFrom, q.bTo, ['bFrom', 'bTo']);
+  const [ta, tb] = await tilesOf(ctx, scopeOf(ctx, q.repo), [a, b]);
+  const deltas = {} as Record<NumericTile, { absolute: number | null; relative: number | null }>;
+  for (const k of NUMERIC_TILES) {
+    const x = ta![k];
+    const y = tb![k];
+    deltas[k] = x === null || y === null ? { absolute: null, relative: null } : { absolute: y - x, relative: x !== 0 ? (y - x) / Math.abs(x) : null };
+  }
+  return { a: { window: windowWire(a), tiles: ta! }, b: { window: windowWire(b), tiles: tb! }, deltas };
+}
+
+export const DIMENSIONS = ['branch', 'agent_type', 'worker_kind', 'model', 'tool', 'repo', 'origin'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+export interface BreakdownQuery extends ModelsQuery {
+  by: Dimension;
+  limit: number;
+}
+
+export async function breakdown(ctx: FactoryContext, q: BreakdownQuery) {
+  const w = windowOf(ctx.clock.now(), q.from, q.to);
+  const scope = scopeOf(ctx, q.repo);
+  const result =
+    q.by === 'model' ? await store.breakdownByModel(ctx.db, scope, w, q.limit)
+    : q.by === 'tool' ? await tools.breakdownByTool(ctx.db, scope, w, q.limit)
+    : await store.breakdownBySession(ctx.db, scope, w, q.by, q.limit);
+  const totalCost = (await store.tiles(ctx.db, scope, [w]))[0]!.costMicros;
+  return {
+    window: windowWire(w),
+    by: q.by,
+    groups: result.groups,
+    rows: result.rows.map((r) => ({
+      key: r.key,
+      sessions: r.sessions,
+      costUsd: usd(r.costMicros),
+      costMicros: r.costMicros,
+      costShare: ratio(r.costMicros, totalCost),
+      turns: r.turns,
+      toolCalls: r.toolCalls,
+      toolErrors: r.toolErrors,
+      rejectedToolCalls: r.rejectedToolCalls,
+      toolErrorRate: ratio(r.toolErrors, r.toolCalls),
+      inputTokens: r.inputTokens,
+      outputTokens: r.outputTokens,
+    })),
+  };
+}
+
+export async function trends(ctx: FactoryContext, q: ModelsQuery) {
+  const w = windowOf(ctx.clock.now(), q.from, q.to);
+  const firstDay = Math.floor(w.from / DAY_MS);
+  const lastDay = Math.ceil(w.to / DAY_MS) - 1;
+  if (lastDay - firstDay + 1 > MAX_TREND_DAYS) {
+    throw apiError('invalid_query_params', `A trend covers at most ${MAX_TREND_DAYS} days.`, { details: [{ path: 'from', message: `must be within ${MAX_TREND_DAYS} days of to` }] });
+  }
+  const rows = new Map((await store.days(ctx.db, scopeOf(ctx, q.repo), w)).map((r) => [r.day, r]));
+  const points = [];
+  for (let day = firstDay; day <= lastDay && w.to > w.from; day++) {
+    const r = rows.get(day);
+    points.push({
+      date: new Date(day * DAY_MS).toISOString().slice(0, 10),
+      sessions: r?.sessions ?? 0,
+      costUsd: usd(r?.costMicros ?? 0),
+      costMicros: r?.costMicros ?? 0,
+      turns: r?.turns ?? 0,
+      toolCalls: r?.toolCalls ?? 0,
+      toolErrorRate: r ? ratio(r.toolErrors, r.toolCalls) : null,
+      toolDenialRate: r ? ratio(r.rejectedToolCalls, r.toolCalls) : null,
+      cleanSessionRate: r ? ratio(r.cleanSessions, r.sessions) : null,
+      handsOnRate: r ? ratio(r.handsOnSessions, r.sessions) : null,
+      activeActors: r?.activeActors ?? 0,
+    });
+  }
+  return { window: windowWire(w), points };
+}
+
+// ---- written at ingest ----------------------------------------------------------------------------------
+
+export interface ToolUsageSession {
+  /** The session row id (traceId). */
+  id: string;
+  orgId: string;
+  appId: string;
+  startedAt: number;
+  repo: string;
+  isSubagent: boolean;
+}
+
+/**
+ * Keeps the per-tool counters of one session in step with its stored document, for the tool breakdown.
+ * The sessions ingest calls this (inside its transaction: pass the transaction as `db`) each time it
+ * stores a session; calling it again for the same session replaces the counters.
+ */
+export async function recordSessionToolUsage(
+  db: Db,
+  session: ToolUsageSession,
+  turns: readonly { toolCalls?: readonly { name: string; status: string }[] }[],
+): Promise<void> {
+  const byTool = new Map<string, { calls: number; errors: number; rejected: number }>();
+  for (const turn of turns) {
+    for (const call of turn.toolCalls ?? []) {
+      const c = byTool.get(call.name) ?? { calls: 0, errors: 0, rejected: 0 };
+      c.calls += 1;
+      if (call.status === 'error') c.errors += 1;
+      else if (call.status === 'rejected') c.rejected += 1;
+      byTool.set(call.name, c);
+    }
+  }
+  await tools.replaceToolUsage(db, session.appId, session.id, [...byTool].map(([tool, c]) => ({
+    session_id: session.id,
+    org_id: session.orgId,
+    app_id: session.appId,
+    tool,
+    started_at: session.startedAt,
+    repo: session.repo,
+    is_subagent: session.isSubagent ? 1 : 0,
+    ...c,
+  })));
+}

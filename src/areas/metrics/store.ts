@@ -1,0 +1,274 @@
+// SQL of the metrics: every number is an aggregate computed by the database (GROUP BY, conditional sums)
+// over the sessions area's summary rows (`sessions`) and per-model usage rows (`session_model_usage`).
+// Nothing here loads sessions into memory; each query is scoped by factory and time window.
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Db } from '../../db/connection.js';
+import type { Database } from '../../db/schema.js';
+
+/** Half-open window [from, to) in epoch ms. */
+export interface Window {
+  from: number;
+  to: number;
+}
+
+export interface Scope {
+  appId: string;
+  /** undefined: every repository; '' sessions without a repository. */
+  repo?: string;
+}
+
+type SessionsEb = ExpressionBuilder<Database, 'sessions'>;
+type UsageEb = ExpressionBuilder<Database, 'session_model_usage'>;
+
+function inWindow(col: string, w: Window) {
+  return sql<SqlBool>`(${sql.ref(col)} >= ${w.from} and ${sql.ref(col)} < ${w.to})`;
+}
+
+function anyWindow(col: string, windows: readonly Window[]): Expression<SqlBool> {
+  return sql<SqlBool>`(${sql.join(windows.map((w) => inWindow(col, w)), sql` or `)})`;
+}
+
+/** Sum of `value` over the rows of window w (0 when none): one column of a conditional aggregate. */
+function sumIn(w: Window, value: ReturnType<typeof sql>, col = 'started_at') {
+  return sql<number>`coalesce(sum(case when ${inWindow(col, w)} then ${value} else 0 end), 0)`;
+}
+
+export interface Tiles {
+  sessions: number;
+  subagentSessions: number;
+  costMicros: number;
+  toolCalls: number;
+  toolErrors: number;
+  rejectedToolCalls: number;
+  cleanSessions: number;
+  handsOnSessions: number;
+  activeActors: number;
+  turns: number;
+}
+
+/**
+ * The overview tiles of each window in one pass over the factory's sessions. Session counts and rates are
+ * over top-level sessions; cost includes subagent transcripts (they are spent money of their own).
+ */
+export async function tiles(db: Db, scope: Scope, windows: readonly Window[]): Promise<Tiles[]> {
+  const top = sql`case when is_subagent = 0 then 1 else 0 end`;
+  const topOf = (expr: ReturnType<typeof sql>) => sql`case when is_subagent = 0 then ${expr} else 0 end`;
+  const clean = sql`case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0 and rejected_tool_call_count = 0 then 1 else 0 end`;
+  const handsOn = sql`case when is_subagent = 0 and steering_count > 0 then 1 else 0 end`;
+  const columns = windows.flatMap((w, i) => [
+    sumIn(w, top).as(`w${i}_sessions`),
+    sumIn(w, sql`is_subagent`).as(`w${i}_subagents`),
+    sumIn(w, sql`cost_micros`).as(`w${i}_cost`),
+    sumIn(w, topOf(sql`tool_call_count`)).as(`w${i}_tool_calls`),
+    sumIn(w, topOf(sql`tool_error_count`)).as(`w${i}_tool_errors`),
+    sumIn(w, topOf(sql`rejected_tool_call_count`)).as(`w${i}_rejected`),
+    sumIn(w, clean).as(`w${i}_clean`),
+    sumIn(w, handsOn).as(`w${i}_hands_on`),
+    sumIn(w, topOf(sql`turn_count`)).as(`w${i}_turns`),
+    sql<number>`count(distinct case when is_subagent = 0 and ${inWindow('started_at', w)} then actor_id end)`.as(`w${i}_actors`),
+  ]);
+  let q = db.selectFrom('sessions').select(columns).where('app_id', '=', scope.appId).where(anyWindow('started_at', windows));
+  if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
+  const row = ((await q.executeTakeFirst()) ?? {}) as Record<string, unknown>;
+  const n = (k: string) => Number(row[k] ?? 0);
+  return windows.map((_, i) => ({
+    sessions: n(`w${i}_sessions`),
+    subagentSessions: n(`w${i}_subagents`),
+    costMicros: n(`w${i}_cost`),
+    toolCalls: n(`w${i}_tool_calls`),
+    toolErrors: n(`w${i}_tool_errors`),
+    rejectedToolCalls: n(`w${i}_rejected`),
+    cleanSessions: n(`w${i}_clean`),
+    handsOnSessions: n(`w${i}_hands_on`),
+    activeActors: n(`w${i}_actors`),
+    turns: n(`w${i}_turns`),
+  }));
+}
+
+export interface ModelRow {
+  model: string;
+  sessions: number;
+  turns: number;
+  unpricedTurns: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costMicros: number;
+}
+
+function usageScope(scope: Scope) {
+  return (eb: UsageEb) => {
+    const parts: Expression<SqlBool>[] = [eb('session_model_usage.app_id', '=', scope.appId)];
+    if (scope.repo !== undefined) parts.push(eb('session_model_usage.repo', '=', scope.repo));
+    return eb.and(parts);
+  };
+}
+
+/** Per-model token spend in one window (subagent transcripts included: their tokens were spent too). */
+export async function models(db: Db, scope: Scope, w: Window): Promise<ModelRow[]> {
+  const rows = await db
+    .selectFrom('session_model_usage')
+    .select((eb) => [
+      'model',
+      eb.fn.count<number>('session_id').distinct().as('sessions'),
+      eb.fn.sum<number>('turn_count').as('turns'),
+      eb.fn.sum<number>('unpriced_turn_count').as('unpriced'),
+      eb.fn.sum<number>('input_tokens').as('input'),
+      eb.fn.sum<number>('output_tokens').as('output'),
+      eb.fn.sum<number>('cache_read_tokens').as('cache_read'),
+      eb.fn.sum<number>('cache_write_tokens').as('cache_write'),
+      eb.fn.sum<number>('cost_micros').as('cost'),
+    ])
+    .where(usageScope(scope))
+    .where(inWindow('started_at', w))
+    .groupBy('model')
+    .orderBy(sql`sum(cost_micros)`, 'desc')
+    .orderBy('model')
+    .execute();
+  return rows.map((r) => ({
+    model: r.model,
+    sessions: Number(r.sessions),
+    turns: Number(r.turns ?? 0),
+    unpricedTurns: Number(r.unpriced ?? 0),
+    inputTokens: Number(r.input ?? 0),
+    outputTokens: Number(r.output ?? 0),
+    cacheReadTokens: Number(r.cache_read ?? 0),
+    cacheWriteTokens: Number(r.cache_write ?? 0),
+    costMicros: Number(r.cost ?? 0),
+  }));
+}
+
+export type SessionDimension = 'branch' | 'agent_type' | 'worker_kind' | 'repo' | 'origin' | 'actor_id';
+
+export interface BreakdownRow {
+  key: string | null;
+  sessions: number;
+  costMicros: number;
+  turns: number;
+  toolCalls: number;
+  toolErrors: number;
+  rejectedToolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Top-level sessions of the window grouped by one of their columns, costliest first. */
+export async function breakdownBySession(db: Db, scope: Scope, w: Window, dimension: SessionDimension, limit: number): Promise<{ rows: BreakdownRow[]; groups: number }> {
+  const base = (eb: SessionsEb) => {
+    const parts: Expression<SqlBool>[] = [eb('app_id', '=', scope.appId), eb('is_subagent', '=', 0), inWindow('started_at', w)];
+    if (scope.repo !== undefined) parts.push(eb('repo', '=', scope.repo));
+    return eb.and(parts);
+  };
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('sessions')
+      .select((eb) => [
+        sql<string | null>`${sql.ref(dimension)}`.as('key'),
+        eb.fn.countAll<number>().as('sessions'),
+        eb.fn.sum<number>('cost_micros').as('cost'),
+        eb.fn.sum<number>('turn_count').as('turns'),
+        eb.fn.sum<number>('tool_call_count').as('tool_calls'),
+        eb.fn.sum<number>('tool_error_count').as('tool_errors'),
+        eb.fn.sum<number>('rejected_tool_call_count').as('rejected'),
+        eb.fn.sum<number>('input_tokens').as('input'),
+        eb.fn.sum<number>('output_tokens').as('output'),
+      ])
+      .where(base)
+      .groupBy(sql.ref(dimension))
+      .orderBy(sql`sum(cost_micros)`, 'desc')
+      .orderBy(sql`count(*)`, 'desc')
+      .orderBy(sql.ref(dimension))
+      .limit(limit)
+      .execute(),
+    db
+      .selectFrom('sessions')
+      // count(distinct) skips null; a null group (e.g. no worker kind) is a group of its own.
+      .select(sql<number>`count(distinct ${sql.ref(dimension)}) + max(case when ${sql.ref(dimension)} is null then 1 else 0 end)`.as('groups'))
+      .where(base)
+      .executeTakeFirst(),
+  ]);
+  return {
+    groups: Number(count?.groups ?? 0),
+    rows: rows.map((r) => ({
+      key: r.key,
+      sessions: Number(r.sessions),
+      costMicros: Number(r.cost ?? 0),
+      turns: Number(r.turns ?? 0),
+      toolCalls: Number(r.tool_calls ?? 0),
+      toolErrors: Number(r.tool_errors ?? 0),
+      rejectedToolCalls: Number(r.rejected ?? 0),
+      inputTokens: Number(r.input ?? 0),
+      outputTokens: Number(r.output ?? 0),
+    })),
+  };
+}
+
+/** Model breakdown: the per-model usage rows of the window (subagent transcripts included), per model. */
+export async function breakdownByModel(db: Db, scope: Scope, w: Window, limit: number): Promise<{ rows: BreakdownRow[]; groups: number }> {
+  const all = await models(db, scope, w);
+  return {
+    groups: all.length,
+    rows: all.slice(0, limit).map((m) => ({
+      key: m.model,
+      sessions: m.sessions,
+      costMicros: m.costMicros,
+      turns: m.turns,
+      toolCalls: 0,
+      toolErrors: 0,
+      rejectedToolCalls: 0,
+      inputTokens: m.inputTokens,
+      outputTokens: m.outputTokens,
+    })),
+  };
+}
+
+export interface DayRow {
+  day: number;
+  sessions: number;
+  costMicros: number;
+  turns: number;
+  toolCalls: number;
+  toolErrors: number;
+  rejectedToolCalls: number;
+  cleanSessions: number;
+  handsOnSessions: number;
+  activeActors: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Daily (UTC) aggregates of the window. */
+export async function days(db: Db, scope: Scope, w: Window): Promise<DayRow[]> {
+  const day = sql<number>`(started_at / ${sql.lit(DAY_MS)})`;
+  let q = db
+    .selectFrom('sessions')
+    .select([
+      day.as('day'),
+      sql<number>`sum(case when is_subagent = 0 then 1 else 0 end)`.as('sessions'),
+      sql<number>`sum(cost_micros)`.as('cost'),
+      sql<number>`sum(case when is_subagent = 0 then turn_count else 0 end)`.as('turns'),
+      sql<number>`sum(case when is_subagent = 0 then tool_call_count else 0 end)`.as('tool_calls'),
+      sql<number>`sum(case when is_subagent = 0 then tool_error_count else 0 end)`.as('tool_errors'),
+      sql<number>`sum(case when is_subagent = 0 then rejected_tool_call_count else 0 end)`.as('rejected'),
+      sql<number>`sum(case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0 and rejected_tool_call_count = 0 then 1 else 0 end)`.as('clean'),
+      sql<number>`sum(case when is_subagent = 0 and steering_count > 0 then 1 else 0 end)`.as('hands_on'),
+      sql<number>`count(distinct case when is_subagent = 0 then actor_id end)`.as('actors'),
+    ])
+    .where('app_id', '=', scope.appId)
+    .where(inWindow('started_at', w));
+  if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
+  const rows = await q.groupBy(day).orderBy(day).execute();
+  return rows.map((r) => ({
+    day: Number(r.day),
+    sessions: Number(r.sessions ?? 0),
+    costMicros: Number(r.cost ?? 0),
+    turns: Number(r.turns ?? 0),
+    toolCalls: Number(r.tool_calls ?? 0),
+    toolErrors: Number(r.tool_errors ?? 0),
+    rejectedToolCalls: Number(r.rejected ?? 0),
+    cleanSessions: Number(r.clean ?? 0),
+    handsOnSessions: Number(r.hands_on ?? 0),
+    activeActors: Number(r.actors ?? 0),
+  }));
+}

@@ -1,0 +1,72 @@
+// SQL of the per-session tool counters (session_tool_usage): written when a session is ingested, grouped
+// by tool for the breakdown. Scoped by factory.
+import { sql } from 'kysely';
+import type { Db } from '../../db/connection.js';
+import type { BreakdownRow, Scope, Window } from './store.js';
+
+export interface SessionToolUsageTable {
+  session_id: string;
+  org_id: string;
+  app_id: string;
+  tool: string;
+  started_at: number;
+  repo: string;
+  is_subagent: number;
+  calls: number;
+  errors: number;
+  rejected: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    session_tool_usage: SessionToolUsageTable;
+  }
+}
+
+/** Replace the tool counters of one session (a re-ingested, longer session replaces its shorter self). */
+export async function replaceToolUsage(db: Db, appId: string, sessionId: string, rows: SessionToolUsageTable[]): Promise<void> {
+  await db.deleteFrom('session_tool_usage').where('app_id', '=', appId).where('session_id', '=', sessionId).execute();
+  for (let i = 0; i < rows.length; i += 200) await db.insertInto('session_tool_usage').values(rows.slice(i, i + 200)).execute();
+}
+
+/** Top-level sessions' tool calls of the window per tool, most used first. */
+export async function breakdownByTool(db: Db, scope: Scope, w: Window, limit: number): Promise<{ rows: BreakdownRow[]; groups: number }> {
+  let q = db
+    .selectFrom('session_tool_usage')
+    .where('app_id', '=', scope.appId)
+    .where('is_subagent', '=', 0)
+    .where('started_at', '>=', w.from)
+    .where('started_at', '<', w.to);
+  if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
+  const [rows, count] = await Promise.all([
+    q
+      .select((eb) => [
+        'tool',
+        eb.fn.count<number>('session_id').distinct().as('sessions'),
+        eb.fn.sum<number>('calls').as('calls'),
+        eb.fn.sum<number>('errors').as('errors'),
+        eb.fn.sum<number>('rejected').as('rejected'),
+      ])
+      .groupBy('tool')
+      .orderBy(sql`sum(calls)`, 'desc')
+      .orderBy('tool')
+      .limit(limit)
+      .execute(),
+    q.select(sql<number>`count(distinct tool)`.as('groups')).executeTakeFirst(),
+  ]);
+  return {
+    groups: Number(count?.groups ?? 0),
+    rows: rows.map((r) => ({
+      key: r.tool,
+      sessions: Number(r.sessions),
+      // A tool call has no cost or tokens of its own; the breakdown reports calls, errors and denials.
+      costMicros: 0,
+      turns: 0,
+      toolCalls: Number(r.calls ?? 0),
+      toolErrors: Number(r.errors ?? 0),
+      rejectedToolCalls: Number(r.rejected ?? 0),
+      inputTokens: 0,
+      outputTokens: 0,
+    })),
+  };
+}
