@@ -505,12 +505,16 @@ export async function releaseClaim(ctx: FactoryContext, idOrNumber: string): Pro
   const claim = row;
   const now = ctx.clock.now();
   const reason = Number(claim.expires_at) <= now ? 'expired' : 'released';
-  await ctx.db.transaction().execute(async (trx) => {
-    if (await store.endClaim(trx, ctx.appId, claim.id, now, reason)) {
-      await store.revokeItemKeys(trx, ctx.appId, claim.credential_id ? [claim.credential_id] : [], now);
-    }
+  const ended = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await store.endClaim(trx, ctx.appId, claim.id, now, reason))) return false;
+    await store.revokeItemKeys(trx, ctx.appId, claim.credential_id ? [claim.credential_id] : [], now);
+    return true;
   });
   ctx.gateway.auth.invalidate();
+  // Someone other than the holder taking a lease away is worth a trace; a holder letting go is routine.
+  if (ended && ctx.principal.kind !== 'item_key') {
+    await audit(ctx, 'work_item.claim_released', item, { claimId: claim.id, source: claim.source, branch: claim.branch });
+  }
 }
 
 /**

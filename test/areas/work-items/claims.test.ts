@@ -159,6 +159,25 @@ describe('claims', () => {
     });
   });
 
+  it('takes its shortest lease from ATTEST_CLAIM_MIN_TTL_SECONDS, so a lease can expire in a second', async () => {
+    const quick = await startGateway({ env: { ATTEST_CLAIM_MIN_TTL_SECONDS: '1' } });
+    try {
+      const t = await createTenant(quick);
+      const item = await newItem(quick, t);
+      const zero = await claim(quick, t, item.id, { ttlSeconds: 0 });
+      expect(zero.status).toBe(400);
+      expect(zero.body.error.code).toBe('invalid_request_body');
+      const held = await claim(quick, t, item.id, { ttlSeconds: 1 });
+      expect(held.status).toBe(201);
+      expect((await claim(quick, t, item.id)).status).toBe(409);
+      quick.clock.advance(1000);
+      expect((await quick.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: held.body.data.itemKey })).status).toBe(410);
+      expect((await claim(quick, t, item.id)).status).toBe(201);
+    } finally {
+      await quick.close();
+    }
+  });
+
   describe('PUT /v1/work-items/{id}/claims/current (renew)', () => {
     it('moves expiresAt to now + ttl with the item key; 410 claim_expired once the lease ran out', async () => {
       const item = await newItem(gw, a);
@@ -246,7 +265,8 @@ describe('claims', () => {
 
       const res = await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: a.loginToken, appId: a.appId });
       expect(res.status).toBe(204);
-      expect((await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: held.body.data.itemKey })).status).toBe(401);
+      const audit = await gw.app.attest.db.selectFrom('audit_log').selectAll().where('org_id', '=', a.orgId).where('target_id', '=', item.id).execute();
+      expect(audit.map((r) => [r.action_type, r.actor_type, JSON.parse(r.details).claimId])).toEqual([['work_item.claim_released', 'user', held.body.data.claim.id]]);
       const none = await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, auth(a));
       expect(none.status).toBe(404);
       expect(none.body.error.code).toBe('claim_not_found');
