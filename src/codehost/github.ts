@@ -37,6 +37,51 @@ export interface PullRequestRef {
   url: string;
 }
 
+/** A pull request as GitHub answered a create or an update (what a pull_request webhook would carry). */
+export interface PullRequestSnapshot extends PullRequestRef {
+  title: string;
+  body: string | null;
+  author: string | null;
+  headRef: string;
+  headSha: string;
+  baseRef: string;
+  open: boolean;
+  merged: boolean;
+  createdAt: number;
+  updatedAt: number;
+  closedAt: number | null;
+  mergedAt: number | null;
+}
+
+interface PullRequestAnswer {
+  number: number;
+  html_url: string;
+  title: string;
+  body?: string | null;
+  user: { login: string } | null;
+  head: { ref: string; sha: string };
+  base: { ref: string };
+  state: string;
+  merged?: boolean;
+  merged_at: string | null;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+}
+
+function instant(iso: string | null): number | null {
+  return iso === null ? null : Date.parse(iso);
+}
+
+function snapshotOf(data: PullRequestAnswer): PullRequestSnapshot {
+  return {
+    number: data.number, url: data.html_url, title: data.title, body: data.body ?? null, author: data.user?.login ?? null,
+    headRef: data.head.ref, headSha: data.head.sha, baseRef: data.base.ref, open: data.state === 'open',
+    merged: Boolean(data.merged ?? data.merged_at), createdAt: Date.parse(data.created_at), updatedAt: Date.parse(data.updated_at),
+    closedAt: instant(data.closed_at), mergedAt: instant(data.merged_at),
+  };
+}
+
 /** The parts of an Octokit RequestError this module reads. */
 interface GitHubHttpError {
   status: number;
@@ -305,10 +350,10 @@ export class InstallationClient {
    */
   async createPullRequest(
     owner: string, repo: string, input: { head: string; base: string; title: string; body: string },
-  ): Promise<PullRequestRef | 'exists' | 'no_commits' | 'no_branch'> {
+  ): Promise<PullRequestSnapshot | 'exists' | 'no_commits' | 'no_branch'> {
     try {
       const { data } = await this.call(() => this.octokit.rest.pulls.create({ owner, repo, ...input }));
-      return { number: data.number, url: data.html_url };
+      return snapshotOf(data);
     } catch (err) {
       if (isHttpError(err) && err.status === 422) {
         const text = errorMessages(err);
@@ -320,9 +365,9 @@ export class InstallationClient {
     }
   }
 
-  async updatePullRequest(owner: string, repo: string, number: number, input: { title: string; body: string }): Promise<PullRequestRef> {
+  async updatePullRequest(owner: string, repo: string, number: number, input: { title: string; body: string }): Promise<PullRequestSnapshot> {
     const { data } = await this.call(() => this.octokit.rest.pulls.update({ owner, repo, pull_number: number, ...input }));
-    return { number: data.number, url: data.html_url };
+    return snapshotOf(data);
   }
 }
 

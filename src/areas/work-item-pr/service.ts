@@ -6,10 +6,11 @@
 // Retried and concurrent calls never open two pull requests: the open pull request on the branch is
 // looked up first, and when GitHub refuses a create because one already exists (another call won the
 // race), it is read again and edited instead.
-import { githubApp, type InstallationClient } from '../../codehost/github.js';
+import { githubApp, type InstallationClient, type PullRequestSnapshot } from '../../codehost/github.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../orgs/audit.js';
+import { applyPullRequest } from '../prs/state.js';
 import { findConnectedRepository } from '../repositories/service.js';
 import { getClaimForItemKey, getWorkItem, linkPullRequest } from '../work-items/service.js';
 
@@ -72,11 +73,11 @@ export async function putPullRequest(ctx: FactoryContext, workItemId: string, in
   if ((await client.aheadBy(owner, name, base, branch)) === 0) throw noCommits();
 
   const text = { title: input.title, body: input.body };
-  let result: PullRequestResult;
+  let pull: PullRequestSnapshot;
+  let created = false;
   const open = await client.openPullRequest(owner, name, branch);
   if (open) {
-    const edited = await client.updatePullRequest(owner, name, open.number, text);
-    result = { repository: seen.fullName, number: edited.number, url: edited.url, created: false };
+    pull = await client.updatePullRequest(owner, name, open.number, text);
   } else {
     const made = await client.createPullRequest(owner, name, { head: branch, base, ...text });
     if (made === 'no_commits') throw noCommits();
@@ -86,14 +87,22 @@ export async function putPullRequest(ctx: FactoryContext, workItemId: string, in
       if (!winner) {
         throw apiError('github_unavailable', 'GitHub reports an open pull request on the branch that it does not list yet; retry.', {}, { 'Retry-After': '1' });
       }
-      const edited = await client.updatePullRequest(owner, name, winner.number, text);
-      result = { repository: seen.fullName, number: edited.number, url: edited.url, created: false };
+      pull = await client.updatePullRequest(owner, name, winner.number, text);
     } else {
-      result = { repository: seen.fullName, number: made.number, url: made.url, created: true };
+      pull = made;
+      created = true;
     }
   }
+  const result: PullRequestResult = { repository: seen.fullName, number: pull.number, url: pull.url, created };
 
   await linkPullRequest(ctx, item.id, { repository: result.repository, number: result.number, url: result.url });
+  // PR state as GitHub just answered it, so attribution (GET /v1/prs/...) knows the pull request before
+  // its webhook arrives; a later webhook with newer facts wins (applyPullRequest keeps the newest).
+  await applyPullRequest(ctx, { orgId: ctx.orgId, appId: ctx.appId }, {
+    repository: result.repository, number: pull.number, url: pull.url, title: pull.title, body: pull.body, author: pull.author,
+    headBranch: pull.headRef, headSha: pull.headSha, baseBranch: pull.baseRef, open: pull.open, merged: pull.merged,
+    createdAt: pull.createdAt, closedAt: pull.closedAt, mergedAt: pull.mergedAt, updatedAt: pull.updatedAt,
+  });
   await recordAudit(ctx.db, ctx.clock, {
     orgId: ctx.orgId, actionType: result.created ? 'work_item.pull_request_opened' : 'work_item.pull_request_edited', actor: ctx.principal,
     targetType: 'work_item', targetId: item.id, targetIdentifier: `#${item.number}`,

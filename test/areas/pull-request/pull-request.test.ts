@@ -94,6 +94,15 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       expect(github.openPulls('acme/api', 'feature/widget')).toHaveLength(1);
       expect(github.openPulls('acme/api', 'feature/widget')[0]).toMatchObject({ title: 'Add the widget, v2', body: 'Now with tests.', base: 'main' });
       expect(await linked(gw, a, item)).toHaveLength(1);
+
+      // PR attribution knows it at once (before any webhook), with the edited title.
+      const attributed = await gw.call('GET', `/v1/prs/acme/api/${pr.number}`, { token: a.factoryKey, appId: a.appId });
+      expect(attributed.status).toBe(200);
+      expect(attributed.body.data).toMatchObject({
+        repository: 'acme/api', number: pr.number, url: r.body.data.url, title: 'Add the widget, v2', branch: 'feature/widget', state: 'open',
+        baseBranch: 'main', headSha: pr.headSha, author: 'attest-test-app[bot]',
+      });
+      expect((await gw.call('GET', `/v1/prs/acme/api/${pr.number}`, { token: b.factoryKey, appId: b.appId })).status).toBe(404);
     });
 
     it('open pull request on the branch opened by someone else → edits only its title and body: 200 created=false, linked', async () => {
