@@ -7,7 +7,9 @@
 //
 // Scenario sets: `core` (GET /health, authenticated GET /v1/api-keys) always runs, with the bare route as
 // the baseline. Every other bench/<name>.ts that exports `scenarios: BenchScenario[]` is a set: with no
-// argument all present sets run; `npm run bench -- sessions` runs core + bench/sessions.ts only.
+// argument all present sets run; `npm run bench -- sessions` runs core + bench/sessions.ts only. A set named
+// on the command line that also exports `run<Name>Bench()` (e.g. runMetricsBench) gets that stand-alone
+// benchmark run after the table, printed with `format<Name>Bench(result)` or `printRows(result)` if exported.
 //
 // The contract for a set (bench/<name>.ts), no import from this file needed:
 //   export const scenarios = [{
@@ -167,6 +169,28 @@ const coreScenarios: BenchScenario[] = [
 interface ScenarioSet {
   name: string;
   scenarios: BenchScenario[];
+  /** A set's own stand-alone benchmark (`run<Name>Bench`), run only when the set is named on the command line. */
+  standalone?: () => Promise<string>;
+}
+
+type Exports = Record<string, unknown>;
+
+/** `run<Name>Bench` and how to print its result (`format<Name>Bench`, or `printRows`, or JSON). */
+function standaloneOf(name: string, mod: Exports): (() => Promise<string>) | undefined {
+  const cap = name.replace(/(^|[-_])(\w)/g, (_, __, c: string) => c.toUpperCase());
+  const run = mod[`run${cap}Bench`];
+  if (typeof run !== 'function') return undefined;
+  const format = mod[`format${cap}Bench`];
+  const printRows = mod.printRows;
+  return async () => {
+    const result: unknown = await (run as () => Promise<unknown>)();
+    if (typeof format === 'function') return String((format as (r: unknown) => unknown)(result));
+    if (typeof printRows === 'function') {
+      (printRows as (r: unknown) => void)(result);
+      return '';
+    }
+    return JSON.stringify(result, null, 2);
+  };
 }
 
 async function loadSets(wanted: string[]): Promise<ScenarioSet[]> {
@@ -182,12 +206,15 @@ async function loadSets(wanted: string[]): Promise<ScenarioSet[]> {
   }
   const chosen = wanted.length === 0 ? available : wanted.filter((n) => n !== 'core');
   for (const name of chosen) {
-    const mod = (await import(pathToFileURL(path.join(HERE, `${name}.ts`)).href)) as { scenarios?: unknown };
-    if (!Array.isArray(mod.scenarios)) {
-      if (wanted.includes(name)) throw new Error(`bench/${name}.ts exports no scenarios array`);
-      continue; // a helper module, not a scenario set
+    const mod = (await import(pathToFileURL(path.join(HERE, `${name}.ts`)).href)) as Exports;
+    const named = wanted.includes(name);
+    const standalone = named ? standaloneOf(name, mod) : undefined;
+    const scenarios = Array.isArray(mod.scenarios) ? (mod.scenarios as BenchScenario[]) : [];
+    if (scenarios.length === 0 && !standalone) {
+      if (named) throw new Error(`bench/${name}.ts exports neither a scenarios array nor run${name[0]!.toUpperCase()}${name.slice(1)}Bench`);
+      continue; // a helper module, or a set with only a stand-alone run: skipped unless named
     }
-    sets.push({ name, scenarios: mod.scenarios as BenchScenario[] });
+    sets.push({ name, scenarios, ...(standalone ? { standalone } : {}) });
   }
   return sets;
 }
@@ -287,6 +314,13 @@ async function main(): Promise<void> {
   } finally {
     child.send({ stop: true });
     await new Promise((resolve) => child.once('exit', resolve));
+  }
+  // Stand-alone runs start their own servers; they go after ours have stopped so they do not share the CPU.
+  for (const set of sets) {
+    if (!set.standalone) continue;
+    console.log(`\n== ${set.name} (bench/${set.name}.ts) ==`);
+    const text = await set.standalone();
+    if (text) console.log(text);
   }
 }
 
