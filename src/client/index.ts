@@ -46,11 +46,12 @@ export interface SyncBody {
   blobs?: { sha256: string; data: string; mediaType?: string }[];
 }
 export interface SyncResult {
-  accepted: number;
-  rejected: number | { id?: string; code?: string; message?: string }[];
+  /** ids of the sessions stored (a re-send is idempotent). */
+  accepted: string[];
+  rejected: { index: number; id: string | null; reason: string }[];
   blobsStored: number;
+  rejectedBlobs?: { index: number; sha256: string | null; reason: string }[];
   tenantTier?: string;
-  [k: string]: unknown;
 }
 
 export interface Claim {
