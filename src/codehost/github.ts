@@ -181,14 +181,18 @@ export class GitHubApp {
     this.auth = createAppAuth({ ...auth, request: this.appOctokit.request });
   }
 
-  /** Run one GitHub call, turning retryable failures into 503 github_unavailable. */
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Run one GitHub call, turning retryable failures into 503 github_unavailable. A 401 on an app call
+   * means the App's id or key is wrong; on an installation call it is left to the caller (the token
+   * was revoked: InstallationClient renews it).
+   */
+  private async call<T>(fn: () => Promise<T>, as: 'app' | 'installation' = 'app'): Promise<T> {
     try {
       return await fn();
     } catch (err) {
       const failure = retryableFailure(err, this.clock.now());
       if (failure) throw failure;
-      if (isHttpError(err) && err.status === 401) {
+      if (as === 'app' && isHttpError(err) && err.status === 401) {
         throw apiError('repository_tokens_unavailable', 'GitHub refused the App credentials (GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY).');
       }
       throw err;
@@ -252,10 +256,16 @@ export class GitHubApp {
 
   /** Repository routes, acting as the installation. */
   async installation(installationId: number, fresh = false): Promise<InstallationClient | null> {
+    const session = await this.installationSession(installationId, fresh);
+    if (!session) return null;
+    return new InstallationClient(session, (fn) => this.call(fn, 'installation'), () => this.installationSession(installationId, true));
+  }
+
+  private async installationSession(installationId: number, fresh: boolean): Promise<InstallationSession | null> {
     const token = await this.installationToken(installationId, fresh);
     if (!token) return null;
     const octokit = withTimeout(new Octokit({ baseUrl: this.apiUrl.replace(/\/+$/, ''), auth: token.token, userAgent: 'attest-gateway', log: quiet }));
-    return new InstallationClient(octokit, token, (fn) => this.call(fn));
+    return { octokit, token };
   }
 }
 
@@ -265,15 +275,51 @@ export function pullRequestWriteOf(installation: Record<string, string> | null, 
 }
 
 /** Repository-level calls with one installation token. */
+interface InstallationSession {
+  octokit: Octokit;
+  token: InstallationToken;
+}
+
 export class InstallationClient {
+  private octokit: Octokit;
+  private current: InstallationToken;
+  private renewed = false;
+
   constructor(
-    private readonly octokit: Octokit,
-    readonly token: InstallationToken,
-    private readonly call: <T>(fn: () => Promise<T>) => Promise<T>,
-  ) {}
+    session: InstallationSession,
+    private readonly run: <T>(fn: () => Promise<T>) => Promise<T>,
+    private readonly renew: () => Promise<InstallationSession | null>,
+  ) {
+    this.octokit = session.octokit;
+    this.current = session.token;
+  }
+
+  get token(): InstallationToken {
+    return this.current;
+  }
+
+  /**
+   * One call with the installation token. When GitHub no longer accepts a cached token (revoked before
+   * its expiry), a fresh one is minted once and the call repeated; the calls read `this.octokit` when
+   * they run, so the repeat carries the new token.
+   */
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.run(fn);
+    } catch (err) {
+      if (!isHttpError(err) || err.status !== 401) throw err;
+      if (this.renewed) throw unavailable('GitHub refused a freshly minted installation token; safe to retry.', DEFAULT_RETRY_AFTER_S.failure);
+      this.renewed = true;
+      const session = await this.renew();
+      if (!session) throw apiError('repository_not_in_installation', 'The App installation no longer exists.');
+      this.octokit = session.octokit;
+      this.current = session.token;
+      return this.call(fn);
+    }
+  }
 
   get pullRequestWrite(): boolean {
-    return this.token.permissions.pull_requests === 'write';
+    return this.current.permissions.pull_requests === 'write';
   }
 
   /** Whether the installation lists the repository (GET /installation/repositories, every page). */

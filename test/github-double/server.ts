@@ -199,6 +199,11 @@ export class GitHubDouble {
     this.faults.push({ route, ...fault });
   }
 
+  /** Revoke every installation token issued so far (as DELETE /installation/token or an admin would). */
+  revokeTokens(): void {
+    this.tokens.clear();
+  }
+
   tokenRequests(): number {
     return this.calls.filter((c) => c.method === 'POST' && /^\/app\/installations\/\d+\/access_tokens$/.test(c.path) && c.status === 201).length;
   }

@@ -164,6 +164,30 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
     });
   });
 
+  it('renews a cached installation token GitHub no longer accepts, once, and carries on', async () => {
+    const item = await claimedItem(gw, a, { branch: 'revoked/token' });
+    github.pushBranch('acme/api', 'revoked/token', 1);
+    const before = github.tokenRequests();
+    github.revokeTokens();
+    const r = await put(gw, item);
+    expect(r.status).toBe(201);
+    expect(github.tokenRequests()).toBe(before + 1);
+    expect(github.calls.some((c) => c.status === 401 && c.path === '/repos/acme/api')).toBe(true);
+  });
+
+  it('spends five GitHub calls on a PUT with a cached token', async () => {
+    const item = await claimedItem(gw, a, { branch: 'count/calls' });
+    github.pushBranch('acme/api', 'count/calls', 1);
+    await put(gw, item);
+    const start = github.calls.length;
+    expect((await put(gw, item, PR('again'))).status).toBe(200);
+    // repository, branch, compare, list pulls by head, update.
+    expect(github.calls.slice(start).map((c) => `${c.method} ${c.route}`)).toEqual([
+      'GET /repos/{owner}/{repo}', 'GET /repos/{owner}/{repo}/branches/{branch}', 'GET /repos/{owner}/{repo}/compare/{basehead}',
+      'GET /repos/{owner}/{repo}/pulls', 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}',
+    ]);
+  });
+
   describe('status table (spec part 4)', () => {
     it('400 for a body that is not an object with string title (1–256) and string body (≤ 65536)', async () => {
       const item = await claimedItem(gw, a);
