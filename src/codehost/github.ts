@@ -112,8 +112,9 @@ function unavailable(message: string, retryAfterS: number): ApiError {
 export function retryableFailure(err: unknown, nowMs: number): ApiError | null {
   if (err instanceof ApiError) return err;
   if (!isHttpError(err)) {
-    // Not an HTTP answer at all: a socket or DNS failure, or our own timeout.
-    return unavailable('The code host could not be reached; safe to retry.', DEFAULT_RETRY_AFTER_S.failure);
+    // Octokit reports fetch failures as status 500; what else reaches here from the wire (a body cut
+    // off mid-read, a timeout) is a network failure too. Anything else is not GitHub's doing.
+    return isNetworkFailure(err) ? unavailable('The code host could not be reached; safe to retry.', DEFAULT_RETRY_AFTER_S.failure) : null;
   }
   const retryAfter = headerNumber(err, 'retry-after');
   const remaining = headerNumber(err, 'x-ratelimit-remaining');
@@ -132,7 +133,16 @@ export function retryableFailure(err: unknown, nowMs: number): ApiError | null {
   return null;
 }
 
-/** A 404 (or 403/451 for a repository the token cannot see) means "not there for this App". */
+function isNetworkFailure(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (['AbortError', 'TimeoutError', 'FetchError'].includes(err.name)) return true;
+  if (err.name === 'TypeError' && 'cause' in err) return true;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_\w+)$/.test(code)) return true;
+  return /fetch failed|terminated|socket hang up|other side closed/i.test(err.message);
+}
+
+/** A 404 (or 451, blocked for legal reasons) means "not there for this App". */
 function isNotFound(err: unknown): boolean {
   return isHttpError(err) && (err.status === 404 || err.status === 451);
 }
@@ -194,6 +204,10 @@ export class GitHubApp {
       if (failure) throw failure;
       if (as === 'app' && isHttpError(err) && err.status === 401) {
         throw apiError('repository_tokens_unavailable', 'GitHub refused the App credentials (GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY).');
+      }
+      if (as === 'app' && !isHttpError(err)) {
+        // Signing the App JWT failed before any request: the configured private key is unusable.
+        throw apiError('repository_tokens_unavailable', 'The GitHub App private key (GITHUB_APP_PRIVATE_KEY) cannot sign the App JWT.');
       }
       throw err;
     }

@@ -273,6 +273,21 @@ describe('repositories with a wrong App key', () => {
     await env?.close();
   });
 
+  it('answers 503 repository_tokens_unavailable when the configured private key cannot sign', async () => {
+    const gw2 = await startGateway({ env: { GITHUB_API_URL: env.github.url, GITHUB_APP_ID: String(env.github.appId), GITHUB_APP_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\\nnot a key\\n-----END RSA PRIVATE KEY-----' } });
+    try {
+      const inst = env.github.addInstallation('bad');
+      env.github.addRepository('bad/key', { installation: inst });
+      const t = await createTenant(gw2);
+      const r = await gw2.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository: 'bad/key', installationId: inst.id } });
+      expect(r.status).toBe(503);
+      expect(r.body.error.code).toBe('repository_tokens_unavailable');
+      expect(r.body.error.message).toMatch(/private key/);
+    } finally {
+      await gw2.close();
+    }
+  });
+
   it('answers 503 repository_tokens_unavailable when GitHub refuses the App JWT', async () => {
     const other = await startGatewayWithGitHub();
     try {
