@@ -36,3 +36,25 @@ export function protectedResourceMetadata(config: Config, resourcePath: string):
 export function protectedResourceMetadataUrl(config: Config, resourcePath: string): string {
   return `${config.publicUrl}/.well-known/oauth-protected-resource${resourcePath}`;
 }
+
+/** RFC 8414 metadata of the gateway's authorization server (issuer = ATTEST_PUBLIC_URL). */
+export function authorizationServerMetadata(config: Config): Record<string, unknown> {
+  const base = config.publicUrl;
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    registration_endpoint: `${base}/oauth/register`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    scopes_supported: [...OAUTH_SCOPES],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${base}/v1/openapi.json`,
+  };
+}

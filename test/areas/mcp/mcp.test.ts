@@ -36,7 +36,9 @@ async function mintKey(t: Tenant, body: Record<string, unknown>): Promise<string
 }
 
 /** A raw JSON-RPC POST (what an MCP client sends), for status codes and headers the SDK client hides. */
-function rpc(path: string, headers: Record<string, string>, body: unknown) {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+function rpc(path: string, headers: Record<string, string>, body: unknown): Promise<Omit<Response, 'json'> & { json(): Promise<Json> }> {
   return fetch(`${base}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -228,7 +230,7 @@ describe('credentials and factory on the MCP routes', () => {
         const res = await fetch(`${base}${path}`, { method, headers: auth(a.factoryKey) });
         expect(res.status).toBe(405);
         expect(res.headers.get('allow')).toBe('POST');
-        expect((await res.json()).error.code).toBe('method_not_allowed');
+        expect(((await res.json()) as Json).error.code).toBe('method_not_allowed');
       }
     }
   });

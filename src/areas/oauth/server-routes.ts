@@ -1,0 +1,136 @@
+// Routes of the authorization server. /oauth/authorize, /oauth/token, /oauth/register and /oauth/revoke are
+// the MCP SDK's own handlers (Express routers): each is a Fastify route, so the guard, the route table,
+// 404/405 and OpenAPI know it, whose handler hands the raw request (body already parsed by Fastify) to a
+// small Express app holding the SDK handler. Mounting the SDK's mcpAuthRouter as middleware instead would
+// run ahead of the guard and shadow the RFC 9728 routes above with the SDK's own shape.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
+import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
+import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
+import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
+import type { App } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
+import { parsePlaintext } from '../../server/credentials.js';
+import type { Principal } from '../../server/auth/principal.js';
+import { recordAudit } from '../orgs/audit.js';
+import { renderConsentPage, verifyConsentRequest, type ConsentRequest } from './consent.js';
+import { GatewayOAuthProvider } from './provider.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PUBLIC = { guard: { credentials: 'public' as const } };
+const PAGE_HEADERS = {
+  'Cache-Control': 'no-store',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+};
+
+const ConsentBody = Type.Object({
+  request: Type.String({ minLength: 1, maxLength: 16384 }),
+  decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]),
+  login_token: Type.Optional(Type.String({ maxLength: 200 })),
+  app_id: Type.Optional(Type.String({ maxLength: 64 })),
+}, { additionalProperties: false });
+
+export function registerAuthorizationServer(app: App): void {
+  const gateway = app.attest;
+  const provider = new GatewayOAuthProvider(gateway);
+
+  // The SDK handlers' own per-IP limiters are off: counters in process memory would not hold across
+  // replicas, and a consent needs a valid login token anyway.
+  const bridge = express();
+  bridge.disable('x-powered-by');
+  bridge.use('/oauth/authorize', authorizationHandler({ provider, rateLimit: false }));
+  bridge.use('/oauth/token', tokenHandler({ provider, rateLimit: false }));
+  bridge.use('/oauth/register', clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false }));
+  bridge.use('/oauth/revoke', revocationHandler({ provider, rateLimit: false }));
+
+  // Form posts (token, revoke, consent) arrive urlencoded; only this area accepts that media type.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+
+  const forward = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    reply.hijack();
+    const raw = req.raw as IncomingMessage & { body?: unknown };
+    // Fastify has read the body; the SDK's body parsers see a finished stream and keep this.
+    raw.body = req.body ?? {};
+    reply.raw.setHeader('X-Request-Id', req.id);
+    await new Promise<void>((resolve) => {
+      reply.raw.on('finish', resolve);
+      reply.raw.on('close', resolve);
+      bridge(raw as unknown as express.Request, reply.raw as ServerResponse as unknown as express.Response, (err?: unknown) => {
+        if (err) req.log.error({ err, requestId: req.id }, 'OAuth handler failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(err ? 500 : 404, { 'content-type': 'application/json' });
+          reply.raw.end(JSON.stringify({ error: err ? 'server_error' : 'invalid_request' }));
+        }
+        resolve();
+      });
+    });
+  };
+
+  app.get('/oauth/authorize', { config: PUBLIC, schema: { summary: 'Authorization endpoint (OAuth 2.1, PKCE S256): shows the consent page', tags: ['oauth'] } }, forward);
+  app.post('/oauth/authorize', { config: PUBLIC, schema: { summary: 'Authorization endpoint (form post)', tags: ['oauth'] } }, forward);
+  app.post('/oauth/token', { config: PUBLIC, schema: { summary: 'Token endpoint: authorization_code and refresh_token grants', tags: ['oauth'] } }, forward);
+  app.post('/oauth/register', { config: PUBLIC, schema: { summary: 'Dynamic client registration (RFC 7591); clients are public (PKCE)', tags: ['oauth'] } }, forward);
+  app.post('/oauth/revoke', { config: PUBLIC, schema: { summary: 'Token revocation (RFC 7009)', tags: ['oauth'] } }, forward);
+  // CORS preflight for browser-based MCP clients (answered by the SDK handlers' cors()).
+  for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke']) {
+    app.options(path, { config: PUBLIC, schema: { hide: true } as object }, forward);
+  }
+
+  app.post('/oauth/consent', {
+    config: PUBLIC,
+    schema: { summary: "The consent page's approval: issues the authorization code and redirects to the client", tags: ['oauth'], body: ConsentBody },
+  }, async (req, reply) => {
+    const request = verifyConsentRequest(gateway, req.body.request);
+    if (!request) throw apiError('invalid_request_body', 'The consent request expired or was altered; start the authorization again.');
+
+    const back = (params: Record<string, string>) => {
+      const url = new URL(request.redirectUri);
+      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      if (request.state !== null) url.searchParams.set('state', request.state);
+      url.searchParams.set('iss', gateway.config.publicUrl); // RFC 9207
+      return reply.header('Cache-Control', 'no-store').redirect(url.href, 302);
+    };
+    const again = (status: number, message: string) => reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(renderConsentPage(request, req.body.request, message));
+
+    if (req.body.decision === 'deny') return back({ error: 'access_denied', error_description: 'The user denied the request.' });
+
+    const appId = (request.appId ?? req.body.app_id ?? '').trim().toLowerCase();
+    if (!UUID.test(appId)) return again(400, 'Enter the factory id (a uuid).');
+    const token = (req.body.login_token ?? '').trim();
+    if (parsePlaintext(token) !== 'login_token') return again(401, 'That is not a login token (olu_…).');
+    let principal: Principal;
+    try {
+      principal = await gateway.auth.resolve(token, appId);
+    } catch {
+      return again(401, "The login token is not valid, or you are not a member of that factory's organization.");
+    }
+    if (principal.kind !== 'login_token' || !principal.userId || !principal.orgId || principal.appId !== appId) {
+      return again(401, "The login token is not valid, or you are not a member of that factory's organization.");
+    }
+    const code = await provider.issueCode(request, { userId: principal.userId, orgId: principal.orgId, appId });
+    await auditGrant(req, principal, request, appId);
+    return back({ code });
+  });
+}
+
+async function auditGrant(req: FastifyRequest, principal: Principal, request: ConsentRequest, appId: string): Promise<void> {
+  try {
+    await recordAudit(req.ctx.db, req.ctx.clock, {
+      orgId: principal.orgId!,
+      actionType: 'oauth.authorized',
+      actor: principal,
+      targetType: 'app',
+      targetId: appId,
+      targetIdentifier: request.clientName.slice(0, 200),
+      details: { client_id: request.clientId, scopes: request.scopes, resource: request.resource },
+    });
+  } catch (err) {
+    req.log.warn({ err }, 'could not record the OAuth grant in the audit log');
+  }
+}
