@@ -35,7 +35,12 @@ export async function actorOfCaller(ctx: FactoryContext): Promise<SessionActor> 
   return { actorId: p.credentialId, actorName: p.label, credentialId: p.credentialId };
 }
 
-function facetContributions(row: Pick<store.SessionRow, 'is_subagent' | 'repo' | 'actor_id' | 'actor_name' | 'agent_type' | 'branch' | 'models' | 'worker_kind' | 'origin'>): store.FacetDelta[] {
+export type FacetSource = Pick<store.SessionRow,
+  'is_subagent' | 'repo' | 'actor_id' | 'actor_name' | 'agent_type' | 'branch' | 'models' | 'worker_kind' | 'origin' |
+  'steering_count' | 'rejected_tool_call_count' | 'tool_error_count' | 'api_error_count'>;
+
+/** The counters one top-level session adds to (subagent sessions count in none). */
+export function facetContributions(row: FacetSource): store.FacetDelta[] {
   if (row.is_subagent) return [];
   const out: store.FacetDelta[] = [];
   const add = (kind: store.FacetKind, value: string | null, label: string | null = null) => {
@@ -47,6 +52,18 @@ function facetContributions(row: Pick<store.SessionRow, 'is_subagent' | 'repo' |
   for (const m of JSON.parse(row.models) as string[]) add('model', m);
   add('workerKind', row.worker_kind);
   add('origin', row.origin);
+  for (const signal of signalsOf(row)) add('signal', signal);
+  return out;
+}
+
+/** The list's `signal` filter values a session matches (the same rules as the SQL filter in store.ts). */
+export function signalsOf(row: Pick<store.SessionRow, 'steering_count' | 'rejected_tool_call_count' | 'tool_error_count' | 'api_error_count'>): store.Signal[] {
+  const out: store.Signal[] = [];
+  if (row.steering_count > 0) out.push('hands-on');
+  if (row.rejected_tool_call_count > 0) out.push('denied');
+  if (row.tool_error_count > 0) out.push('tool-errors');
+  if (row.api_error_count > 0) out.push('provider-errors');
+  if (row.tool_error_count === 0 && row.api_error_count === 0 && row.rejected_tool_call_count === 0) out.push('clean');
   return out;
 }
 
@@ -135,53 +152,132 @@ function usageRows(row: store.SessionRow, s: SessionSummary): store.ModelUsageRo
   }));
 }
 
-/**
- * Store accepted sessions inside the caller's transaction (`db`). The same session sent again, or in chunk
- * parts, lands on one row; its facet and repo counters move by the difference, so it is counted once.
- */
-export async function storeSessions(ctx: FactoryContext, db: Db, docs: readonly AgentSessionV1[], actor: SessionActor): Promise<void> {
-  const dialect = ctx.gateway.dialect;
-  const now = ctx.clock.now();
-  for (const incoming of docs) {
-    const key = sessionKeyOf(incoming);
-    let existing = await store.findByKey(db, dialect, ctx.appId, key);
-    if (!existing) {
-      const summary = summarize(incoming);
-      const row = rowOf(ctx, crypto.randomUUID(), summary, actor, now, now);
-      if (await store.insertSessionIfAbsent(db, row)) {
-        await afterWrite(ctx, db, null, row, summary, incoming);
-        continue;
-      }
-      // Another request inserted it first (PostgreSQL, concurrent sync): merge into theirs.
-      existing = await store.findByKey(db, dialect, ctx.appId, key);
-      if (!existing) throw apiError('internal_error', 'session row vanished during ingest');
-    }
-    const storedDoc = await store.getDocument(db, ctx.appId, existing.id);
-    const stored = storedDoc ? decodeDocument(storedDoc.encoding, storedDoc.body) : null;
-    const merged = mergeSession(stored, JSON.parse(existing.chunk_parts) as number[], incoming);
-    if (!merged.changed) continue;
-    const summary = { ...summarize(merged.doc), chunkParts: merged.chunkParts, chunkOf: merged.doc.chunk?.of ?? null };
-    const kept: SessionActor = { actorId: existing.actor_id, actorName: existing.actor_name, credentialId: existing.credential_id };
-    const row = rowOf(ctx, existing.id, summary, kept, now, existing.created_at);
-    const { id: _id, org_id: _o, app_id: _a, session_key: _k, created_at: _c, ...changes } = row;
-    await store.updateSession(db, ctx.appId, existing.id, changes);
-    await afterWrite(ctx, db, existing, row, summary, merged.doc);
-  }
+interface Pending {
+  key: string;
+  before: store.SessionRow | null;
+  /** What is stored (null when a row has no document yet), then the folded result. */
+  doc: AgentSessionV1 | null;
+  parts: number[];
+  changed: boolean;
+  summary?: SessionSummary;
 }
 
-async function afterWrite(ctx: FactoryContext, db: Db, before: store.SessionRow | null, row: store.SessionRow, summary: SessionSummary, doc: AgentSessionV1): Promise<void> {
-  await store.replaceModelUsage(db, ctx.appId, row.id, usageRows(row, summary));
-  const encoded = encodeDocument(doc);
-  await store.putDocument(db, { session_id: row.id, app_id: ctx.appId, encoding: encoded.encoding, raw_bytes: encoded.rawBytes, body: encoded.body });
-  const deltas = facetDeltas(before ? facetContributions(before) : [], facetContributions(row));
-  await store.applyFacetDeltas(db, ctx.appId, deltas);
-  if (before && before.repo !== row.repo) {
-    await store.applyRepoDelta(db, ctx.appId, before.repo, before.is_subagent ? 0 : -1, -before.cost_micros);
-    await store.applyRepoDelta(db, ctx.appId, row.repo, row.is_subagent ? 0 : 1, row.cost_micros);
-  } else {
-    const sessions = (row.is_subagent ? 0 : 1) - (before ? (before.is_subagent ? 0 : 1) : 0);
-    await store.applyRepoDelta(db, ctx.appId, row.repo, sessions, row.cost_micros - (before?.cost_micros ?? 0));
+/**
+ * Store accepted sessions inside the caller's transaction (`db`). The same session sent again, or in chunk
+ * parts, lands on one row; its facet and repo counters move by the difference, so it is counted once. The
+ * whole batch costs a handful of statements (one per table), not a handful per session.
+ */
+export async function storeSessions(ctx: FactoryContext, db: Db, docs: readonly AgentSessionV1[], actor: SessionActor): Promise<void> {
+  if (!docs.length) return;
+  const dialect = ctx.gateway.dialect;
+  const now = ctx.clock.now();
+
+  const pending = new Map<string, Pending>();
+  const load = async (keys: string[]) => {
+    const rows = await store.findByKeys(db, dialect, ctx.appId, keys);
+    const stored = await store.getDocuments(db, ctx.appId, rows.map((r) => r.id));
+    const docById = new Map(stored.map((d) => [d.session_id, d]));
+    for (const row of rows) {
+      const d = docById.get(row.id);
+      pending.set(row.session_key, {
+        key: row.session_key,
+        before: row,
+        doc: d ? decodeDocument(d.encoding, d.body) : null,
+        parts: JSON.parse(row.chunk_parts) as number[],
+        changed: false,
+      });
+    }
+  };
+  await load([...new Set(docs.map(sessionKeyOf))].sort());
+
+  // Fold every incoming version into what is stored, in the order sent.
+  const fold = (incoming: AgentSessionV1) => {
+    const key = sessionKeyOf(incoming);
+    const current = pending.get(key);
+    const merged = mergeSession(current?.doc ?? null, current?.parts ?? [], incoming);
+    if (!current) pending.set(key, { key, before: null, doc: merged.doc, parts: merged.chunkParts, changed: true });
+    else if (merged.changed) Object.assign(current, { doc: merged.doc, parts: merged.chunkParts, changed: true, summary: undefined });
+  };
+  for (const incoming of docs) fold(incoming);
+
+  let changed = [...pending.values()].filter((p): p is Pending & { doc: AgentSessionV1 } => p.changed && p.doc !== null);
+  const fresh = changed.filter((p) => !p.before);
+  if (fresh.length) {
+    const rows = fresh.map((p) => rowOf(ctx, crypto.randomUUID(), summaryOf(p), actor, now, now));
+    const inserted = await store.insertSessionsIfAbsent(db, rows);
+    const raced = fresh.filter((p) => !inserted.has(p.key));
+    if (raced.length) {
+      // Another request inserted some of them first (PostgreSQL, concurrent syncs): merge into theirs.
+      for (const p of raced) pending.delete(p.key);
+      await load(raced.map((p) => p.key).sort());
+      for (const incoming of docs) if (raced.some((p) => p.key === sessionKeyOf(incoming))) fold(incoming);
+    }
+    changed = [...pending.values()].filter((p): p is Pending & { doc: AgentSessionV1 } => p.changed && p.doc !== null);
+    await writeAll(ctx, db, changed, rows.filter((r) => inserted.has(r.session_key)), actor, now);
+    return;
   }
+  await writeAll(ctx, db, changed, [], actor, now);
+}
+
+type Folded = Pending & { doc: AgentSessionV1 };
+
+function summaryOf(p: Folded): SessionSummary {
+  p.summary ??= { ...summarize(p.doc), chunkParts: p.parts, chunkOf: p.doc.chunk?.of ?? null };
+  return p.summary;
+}
+
+/** Update the replaced rows, then usage, documents and counters of every changed session in one go each. */
+async function writeAll(ctx: FactoryContext, db: Db, changed: Folded[], insertedRows: store.SessionRow[], actor: SessionActor, now: number): Promise<void> {
+  const insertedByKey = new Map(insertedRows.map((r) => [r.session_key, r]));
+  const written: { before: store.SessionRow | null; row: store.SessionRow; summary: SessionSummary; doc: AgentSessionV1 }[] = [];
+  for (const p of changed) {
+    const summary = summaryOf(p);
+    const inserted = insertedByKey.get(p.key);
+    if (inserted && !p.before) {
+      written.push({ before: null, row: inserted, summary, doc: p.doc });
+      continue;
+    }
+    if (!p.before) continue; // lost a race and not reloaded: nothing of ours to write
+    const kept: SessionActor = { actorId: p.before.actor_id, actorName: p.before.actor_name, credentialId: p.before.credential_id };
+    const row = rowOf(ctx, p.before.id, summary, kept, now, p.before.created_at);
+    const { id: _id, org_id: _o, app_id: _a, session_key: _k, created_at: _c, ...changes } = row;
+    await store.updateSession(db, ctx.appId, p.before.id, changes);
+    written.push({ before: p.before, row, summary, doc: p.doc });
+  }
+  if (!written.length) return;
+
+  await store.replaceModelUsage(db, ctx.appId, written.filter((w) => w.before).map((w) => w.row.id), written.flatMap((w) => usageRows(w.row, w.summary)));
+  await store.putDocuments(db, written.map((w) => {
+    const encoded = encodeDocument(w.doc);
+    return { session_id: w.row.id, app_id: ctx.appId, encoding: encoded.encoding, raw_bytes: encoded.rawBytes, body: encoded.body };
+  }));
+
+  const facetTotals = new Map<string, store.FacetDelta>();
+  const repoTotals = new Map<string, store.RepoDelta>();
+  const addRepo = (repo: string, sessions: number, costMicros: number) => {
+    const r = repoTotals.get(repo) ?? { repo, sessions: 0, costMicros: 0 };
+    r.sessions += sessions;
+    r.costMicros += costMicros;
+    repoTotals.set(repo, r);
+  };
+  for (const w of written) {
+    for (const d of facetDeltas(w.before ? facetContributions(w.before) : [], facetContributions(w.row))) {
+      const key = `${d.repo}\u0000${d.kind}\u0000${d.value}`;
+      const t = facetTotals.get(key);
+      if (t) {
+        t.delta += d.delta;
+        t.label = d.label ?? t.label;
+      } else {
+        facetTotals.set(key, { ...d });
+      }
+    }
+    if (w.before) addRepo(w.before.repo, w.before.is_subagent ? 0 : -1, -w.before.cost_micros);
+    addRepo(w.row.repo, w.row.is_subagent ? 0 : 1, w.row.cost_micros);
+  }
+  // A fixed order keeps concurrent writers from taking counter rows in opposite orders (deadlocks).
+  const byKey = <T>(m: Map<string, T>) => [...m.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
+  await store.applyFacetDeltas(db, ctx.appId, byKey(facetTotals));
+  await store.applyRepoDeltas(db, ctx.appId, byKey(repoTotals));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -352,6 +448,8 @@ export interface SessionListWire {
 }
 
 const MAX_REPOSITORIES_LISTED = 100;
+/** Counting stops here: past the deepest page reachable (offset 10000 + limit 100), `total` is a lower bound. */
+export const TOTAL_CAP = 10_100;
 
 function queryError(path: string, message: string) {
   return apiError('invalid_query_params', `Invalid querystring: ${path} ${message}`, { details: [{ path, message }] });
@@ -414,13 +512,28 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   const reposWithSessions = repoRows.filter((r) => r.sessions > 0);
   const allSessions = reposWithSessions.reduce((n, r) => n + r.sessions, 0);
   const inRepo = repo === null ? allSessions : (reposWithSessions.find((r) => r.repo === repo)?.sessions ?? 0);
-  const onlyScope = Object.keys(filter).length === 2 && !includeSubagents;
+  // The total comes from the counters when they can answer it: scope alone, or scope and one facet filter.
+  // Anything else is counted, stopping past the deepest page the list can reach (offset ≤ 10000).
+  const facetFilters: [store.FacetKind, string[]][] = [];
+  if (filter.branch !== undefined) facetFilters.push(['branch', [filter.branch]]);
+  if (filter.agentType !== undefined) facetFilters.push(['agentType', [filter.agentType]]);
+  if (filter.model !== undefined) facetFilters.push(['model', [filter.model]]);
+  if (filter.workerKind !== undefined) facetFilters.push(['workerKind', [filter.workerKind]]);
+  if (filter.actorId !== undefined) facetFilters.push(['actor', [filter.actorId]]);
+  if (filter.origins?.length) facetFilters.push(['origin', [...new Set(filter.origins)]]);
+  if (filter.signal !== undefined) facetFilters.push(['signal', [filter.signal]]);
+  const scanned = includeSubagents || filter.q !== undefined || filter.from !== undefined || filter.to !== undefined || facetFilters.length > 1;
 
-  const [rows, total, facetRows] = await Promise.all([
+  const [rows, counted, facetRows] = await Promise.all([
     store.listPage(ctx.db, ctx.gateway.dialect, ctx.appId, filter, sort, dir, limit, offset),
-    onlyScope ? Promise.resolve(inRepo) : store.countMatching(ctx.db, ctx.gateway.dialect, ctx.appId, filter),
+    scanned ? store.countMatching(ctx.db, ctx.gateway.dialect, ctx.appId, filter, TOTAL_CAP) : Promise.resolve(null),
     store.facets(ctx.db, ctx.appId, repo),
   ]);
+  let total = counted ?? inRepo;
+  if (counted === null && facetFilters.length === 1) {
+    const [kind, values] = facetFilters[0]!;
+    total = facetRows.filter((f) => f.kind === kind && values.includes(f.value)).reduce((n, f) => n + Number(f.sessions), 0);
+  }
 
   const facetValues = (kind: store.FacetKind) => facetRows.filter((f) => f.kind === kind).map((f) => f.value).sort();
   const actorRows = facetRows.filter((f) => f.kind === 'actor');

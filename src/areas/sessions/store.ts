@@ -112,18 +112,29 @@ declare module '../../db/schema.js' {
 
 export type SessionRow = SessionsTable;
 export type ModelUsageRow = SessionModelUsageTable;
-export type FacetKind = 'actor' | 'agentType' | 'branch' | 'model' | 'workerKind' | 'origin';
+export type FacetKind = 'actor' | 'agentType' | 'branch' | 'model' | 'workerKind' | 'origin' | 'signal';
 
-export async function findByKey(db: Db, dialect: Dialect, appId: string, sessionKey: string): Promise<SessionRow | undefined> {
-  let q = db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('session_key', '=', sessionKey);
-  if (dialect === 'postgres') q = q.forUpdate();
-  return q.executeTakeFirst();
+/** The stored rows of these sessions, locked for the rest of the transaction on PostgreSQL. */
+export async function findByKeys(db: Db, dialect: Dialect, appId: string, sessionKeys: string[]): Promise<SessionRow[]> {
+  if (!sessionKeys.length) return [];
+  let q = db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('session_key', 'in', sessionKeys);
+  if (dialect === 'postgres') q = q.orderBy('session_key').forUpdate();
+  return q.execute();
 }
 
-/** Insert the row unless another writer got there first (then the caller reads theirs, locked). */
-export async function insertSessionIfAbsent(db: Db, row: SessionRow): Promise<boolean> {
-  const res = await db.insertInto('sessions').values(row).onConflict((oc) => oc.columns(['app_id', 'session_key']).doNothing()).executeTakeFirst();
-  return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+/** Insert rows unless another writer got there first; answers the keys inserted. */
+export async function insertSessionsIfAbsent(db: Db, rows: SessionRow[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  for (let i = 0; i < rows.length; i += 200) {
+    const res = await db
+      .insertInto('sessions')
+      .values(rows.slice(i, i + 200))
+      .onConflict((oc) => oc.columns(['app_id', 'session_key']).doNothing())
+      .returning('session_key')
+      .execute();
+    for (const r of res) inserted.add(r.session_key);
+  }
+  return inserted;
 }
 
 export async function updateSession(db: Db, appId: string, id: string, row: Omit<SessionRow, 'id' | 'org_id' | 'app_id' | 'session_key' | 'created_at'>): Promise<void> {
@@ -134,17 +145,31 @@ export async function modelUsageOf(db: Db, appId: string, sessionId: string): Pr
   return db.selectFrom('session_model_usage').selectAll().where('app_id', '=', appId).where('session_id', '=', sessionId).execute();
 }
 
-export async function replaceModelUsage(db: Db, appId: string, sessionId: string, rows: ModelUsageRow[]): Promise<void> {
-  await db.deleteFrom('session_model_usage').where('app_id', '=', appId).where('session_id', '=', sessionId).execute();
-  if (rows.length) await db.insertInto('session_model_usage').values(rows).execute();
+/** Replace the usage rows of these sessions (those of `replacedSessionIds` are deleted first). */
+export async function replaceModelUsage(db: Db, appId: string, replacedSessionIds: string[], rows: ModelUsageRow[]): Promise<void> {
+  if (replacedSessionIds.length) {
+    await db.deleteFrom('session_model_usage').where('app_id', '=', appId).where('session_id', 'in', replacedSessionIds).execute();
+  }
+  for (let i = 0; i < rows.length; i += 500) await db.insertInto('session_model_usage').values(rows.slice(i, i + 500)).execute();
 }
 
-export async function putDocument(db: Db, row: SessionDocumentsTable): Promise<void> {
-  await db
-    .insertInto('session_documents')
-    .values(row)
-    .onConflict((oc) => oc.column('session_id').doUpdateSet({ encoding: row.encoding, raw_bytes: row.raw_bytes, body: row.body }))
-    .execute();
+export async function putDocuments(db: Db, rows: SessionDocumentsTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 200) {
+    await db
+      .insertInto('session_documents')
+      .values(rows.slice(i, i + 200))
+      .onConflict((oc) => oc.column('session_id').doUpdateSet((eb) => ({
+        encoding: eb.ref('excluded.encoding'),
+        raw_bytes: eb.ref('excluded.raw_bytes'),
+        body: eb.ref('excluded.body'),
+      })))
+      .execute();
+  }
+}
+
+export async function getDocuments(db: Db, appId: string, sessionIds: string[]): Promise<SessionDocumentsTable[]> {
+  if (!sessionIds.length) return [];
+  return db.selectFrom('session_documents').selectAll().where('app_id', '=', appId).where('session_id', 'in', sessionIds).execute();
 }
 
 export async function getDocument(db: Db, appId: string, sessionId: string): Promise<SessionDocumentsTable | undefined> {
@@ -159,12 +184,13 @@ export interface FacetDelta {
   delta: number;
 }
 
+/** Move facet counters; `deltas` must hold each (repo, kind, value) once. */
 export async function applyFacetDeltas(db: Db, appId: string, deltas: FacetDelta[]): Promise<void> {
-  for (const d of deltas) {
-    if (d.delta === 0) continue;
+  const moving = deltas.filter((d) => d.delta !== 0);
+  for (let i = 0; i < moving.length; i += 300) {
     await db
       .insertInto('session_facets')
-      .values({ app_id: appId, repo: d.repo, kind: d.kind, value: d.value, label: d.label, sessions: d.delta })
+      .values(moving.slice(i, i + 300).map((d) => ({ app_id: appId, repo: d.repo, kind: d.kind, value: d.value, label: d.label, sessions: d.delta })))
       .onConflict((oc) =>
         oc.columns(['app_id', 'repo', 'kind', 'value']).doUpdateSet((eb) => ({
           sessions: eb('session_facets.sessions', '+', eb.ref('excluded.sessions')),
@@ -175,11 +201,19 @@ export async function applyFacetDeltas(db: Db, appId: string, deltas: FacetDelta
   }
 }
 
-export async function applyRepoDelta(db: Db, appId: string, repo: string, sessions: number, costMicros: number): Promise<void> {
-  if (sessions === 0 && costMicros === 0) return;
+export interface RepoDelta {
+  repo: string;
+  sessions: number;
+  costMicros: number;
+}
+
+/** Move repo counters; `deltas` must hold each repo once. */
+export async function applyRepoDeltas(db: Db, appId: string, deltas: RepoDelta[]): Promise<void> {
+  const moving = deltas.filter((d) => d.sessions !== 0 || d.costMicros !== 0);
+  if (!moving.length) return;
   await db
     .insertInto('session_repos')
-    .values({ app_id: appId, repo, sessions, cost_micros: costMicros })
+    .values(moving.map((d) => ({ app_id: appId, repo: d.repo, sessions: d.sessions, cost_micros: d.costMicros })))
     .onConflict((oc) =>
       oc.columns(['app_id', 'repo']).doUpdateSet((eb) => ({
         sessions: eb('session_repos.sessions', '+', eb.ref('excluded.sessions')),
@@ -263,7 +297,8 @@ function where(filter: ListFilter, _dialect: Dialect) {
     }
     if (filter.model !== undefined) {
       const model = filter.model;
-      parts.push(sql<SqlBool>`exists (select 1 from session_model_usage mu where mu.session_id = sessions.id and mu.app_id = sessions.app_id and mu.model = ${model})`);
+      // `models` is a JSON array of strings: match the quoted, escaped name (the same notion the model facet counts).
+      parts.push(sql<SqlBool>`sessions.models like ${`%${escapeLike(JSON.stringify(model))}%`} escape '\\'`);
     }
     switch (filter.signal) {
       case 'hands-on': parts.push(eb('sessions.steering_count', '>', 0)); break;
@@ -294,16 +329,28 @@ export async function listPage(
     .execute();
 }
 
-export async function countMatching(db: Db, dialect: Dialect, appId: string, filter: ListFilter): Promise<number> {
-  const row = await db
+/** How many sessions match, counting at most `cap` (a scan stops there). */
+export async function countMatching(db: Db, dialect: Dialect, appId: string, filter: ListFilter, cap: number): Promise<number> {
+  const matching = db
     .selectFrom('sessions')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select(sql`1`.as('one'))
     .where('sessions.app_id', '=', appId)
     .where(where(filter, dialect))
+    .limit(cap);
+  const row = await db
+    .selectFrom(matching.as('m'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 export async function findById(db: Db, appId: string, id: string): Promise<SessionRow | undefined> {
   return db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Bulk load of summary rows and their usage rows (benchmarks and imports); counters are the caller's job. */
+export async function insertBulk(db: Db, sessions: SessionRow[], usage: ModelUsageRow[]): Promise<void> {
+  // 500 rows × ~50 columns stays under SQLite's bound-parameter limit.
+  for (let i = 0; i < sessions.length; i += 500) await db.insertInto('sessions').values(sessions.slice(i, i + 500)).execute();
+  for (let i = 0; i < usage.length; i += 1000) await db.insertInto('session_model_usage').values(usage.slice(i, i + 1000)).execute();
 }

@@ -219,6 +219,29 @@ describe('GET /v1/sessions: fields, facets, sorts, filters (rule 7)', () => {
     expect(filtered.total).toBe(2);
   });
 
+  it('answers the same total from its counters as from counting rows, also after a session changes', async () => {
+    const filters = ['', 'branch=main', 'agentType=codex', 'model=claude-sonnet-4-6', 'workerKind=ci', 'origin=agent,interactive', 'signal=clean', 'signal=hands-on', `actor=${a.ownerId}`];
+    const check = async () => {
+      for (const f of filters) {
+        const fromCounters = await ok(a, `repoScope=all&limit=100&${f}`);
+        // A from= far in the past changes nothing but makes the list count rows.
+        const counted = await ok(a, `repoScope=all&limit=100&from=2000-01-01T00:00:00Z&${f}`);
+        expect(fromCounters.total, f).toBe(counted.total);
+        expect(fromCounters.total, f).toBe(fromCounters.sessions.length);
+      }
+    };
+    await check();
+    // alpha-2 moves to branch main with an error: the counters move with it.
+    const moved = build({ ...SESSIONS[1]!, branch: 'main', turns: [...SESSIONS[1]!.turns, { in: 10, out: 10, statuses: ['error'] }] });
+    const r = await gw.call('POST', '/v1/agents/sync', { token: ingestKey, appId: a.appId, body: { schemaVersion: 1, sessions: [moved] } });
+    expect(r.status).toBe(200);
+    expect((await ok(a, 'repoScope=all&branch=main')).total).toBe(3);
+    await check();
+    const restored = await gw.call('POST', '/v1/agents/sync', { token: ingestKey, appId: a.appId, body: { schemaVersion: 1, sessions: [build({ ...SESSIONS[1]!, turns: [...SESSIONS[1]!.turns, { in: 0, out: 0 }] })] } });
+    expect(restored.status).toBe(200);
+    await check();
+  });
+
   it('pages with limit and offset; total counts every match', async () => {
     const d = await ok(a, 'repoScope=all&sort=startedAt&dir=asc&limit=2&offset=1');
     expect(ids(d)).toEqual(['alpha-2', 'alpha-3']);

@@ -1,0 +1,347 @@
+// Session ingest and session-list benchmarks. Run directly: `npx tsx bench/sessions.ts [--sizes 1000,100000]
+// [--batches 40] [--requests 300] [--only ingest|list] [--no-postgres]`; it prints a table. `runSessionsBench()` returns the rows for bench/run.ts.
+//
+// - Ingest: POST /v1/agents/sync with batches of 25 realistic sessions (the raw Claude Code transcripts of
+//   ../shared/fixtures converted by the capture module at the redacted tier, as the CLI sends them, each with
+//   a fresh id so every session is a new insert), one request at a time, through the whole server
+//   (app.inject: routing, auth, validation, pricing, one durable transaction). SQLite, and PostgreSQL when
+//   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) answers.
+// - List: GET /v1/sessions p50/p99 over N stored sessions (bulk-loaded through the sessions store, not
+//   HTTP), default scope, filtered and sorted. The org's rate limit (1000/min) is lifted for the run: the
+//   bench measures the query, not the limiter.
+//
+// Also exports `scenarios` for `npm run bench` (autocannon over a real socket): the idempotent re-send of a
+// stored batch, the path a retrying CLI takes.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { parseClaudeCodeTranscript } from '../src/capture/index.js';
+import type { RateLimits } from '../src/server/ratelimit.js';
+import * as sessionsStore from '../src/areas/sessions/store.js';
+import { facetContributions } from '../src/areas/sessions/service.js';
+import { createTenant, startGateway, type Tenant, type TestGateway } from '../test/helpers/gateway.js';
+
+export interface Row {
+  store: 'sqlite' | 'postgres';
+  scenario: string;
+  sessions: number;
+  /** ingest: sessions a second */
+  sessionsPerSec?: number;
+  /** ingest: turns a second */
+  turnsPerSec?: number;
+  p50Ms?: number;
+  p99Ms?: number;
+  note?: string;
+}
+
+const FIXTURES = new URL('../../shared/fixtures/outerlayer-session-schema/raw/', import.meta.url);
+type Doc = Record<string, unknown> & { id: string; turns: unknown[] };
+
+function fixturePool(): Doc[] {
+  return fs
+    .readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => parseClaudeCodeTranscript(fs.readFileSync(new URL(f, FIXTURES), 'utf8'), { tier: 'redacted' }) as unknown as Doc);
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+async function withStore<T>(store: 'sqlite' | 'postgres', fn: (gw: TestGateway) => Promise<T>): Promise<T> {
+  const saved = process.env.TEST_DATABASE_URL;
+  if (store === 'postgres') process.env.TEST_DATABASE_URL = pgUrl();
+  else delete process.env.TEST_DATABASE_URL;
+  try {
+    const gw = await startGateway();
+    try {
+      return await fn(gw);
+    } finally {
+      await gw.close();
+    }
+  } finally {
+    if (saved === undefined) delete process.env.TEST_DATABASE_URL;
+    else process.env.TEST_DATABASE_URL = saved;
+  }
+}
+
+function pgUrl(): string {
+  return process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+}
+
+async function postgresAnswers(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: pgUrl(), connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Ingest
+
+async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number): Promise<Row> {
+  return withStore(store, async (gw) => {
+    const t = await createTenant(gw, { plan: 'paid' });
+    let cursor = 0;
+    const nextBatch = (): Doc[] => Array.from({ length: 25 }, () => ({ ...pool[cursor++ % pool.length]!, id: crypto.randomUUID() }));
+    const send = async (sessions: Doc[]) => {
+      const payload = JSON.stringify({ schemaVersion: 1, sessions });
+      const res = await gw.app.inject({
+        method: 'POST', url: '/v1/agents/sync', payload,
+        headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId, 'content-type': 'application/json' },
+      });
+      if (res.statusCode !== 200) throw new Error(`sync answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
+      const body = JSON.parse(res.body) as { data: { accepted: string[]; rejected: unknown[] } };
+      if (body.data.rejected.length) throw new Error(`sync rejected sessions: ${JSON.stringify(body.data.rejected).slice(0, 300)}`);
+    };
+    await send(nextBatch()); // warm-up: compiled validators, price rates, prepared statements
+    const prepared = Array.from({ length: batches }, nextBatch);
+    const turns = prepared.reduce((n, b) => n + b.reduce((m, s) => m + s.turns.length, 0), 0);
+    const start = performance.now();
+    for (const batch of prepared) await send(batch);
+    const seconds = (performance.now() - start) / 1000;
+    const sessions = batches * 25;
+    return {
+      store, scenario: 'POST /v1/agents/sync, 25 sessions a request', sessions,
+      sessionsPerSec: round(sessions / seconds, 0), turnsPerSec: round(turns / seconds, 0),
+      note: `${batches} requests, ${round(turns / sessions, 1)} turns a session, ${round((seconds * 1000) / batches, 1)} ms a request`,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// List
+
+const REPOS = ['acme/api', 'acme/web', 'acme/infra', 'acme/docs', ''];
+const REPO_WEIGHTS = [0.4, 0.3, 0.15, 0.1, 0.05];
+const BRANCHES = Array.from({ length: 40 }, (_, i) => (i === 0 ? 'main' : `feature-${i}`));
+const MODELS = ['claude-sonnet-4-6', 'claude-opus-4-8', 'claude-haiku-4-5-20251001', 'gpt-5-codex'];
+const AGENTS = ['claude-code', 'codex', 'cursor'];
+const ORIGINS = ['interactive', 'agent', 'worker'] as const;
+
+/** A deterministic pseudo-random source, so 1k and 100k runs have the same shape. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+
+function pick<T>(r: () => number, items: readonly T[], weights?: number[]): T {
+  if (!weights) return items[Math.floor(r() * items.length)]!;
+  let x = r();
+  for (let i = 0; i < items.length; i += 1) {
+    x -= weights[i]!;
+    if (x <= 0) return items[i]!;
+  }
+  return items[items.length - 1]!;
+}
+
+export async function bulkLoad(gw: TestGateway, t: Tenant, n: number, actors: string[]): Promise<void> {
+  const db = gw.app.attest.db;
+  const r = rng(7);
+  const now = Date.parse('2026-11-01T00:00:00Z');
+  const sessions: sessionsStore.SessionRow[] = [];
+  const usage: sessionsStore.ModelUsageRow[] = [];
+  const facets = new Map<string, sessionsStore.FacetDelta>();
+  const repos = new Map<string, { sessions: number; cost: number }>();
+  const count = (d: sessionsStore.FacetDelta) => {
+    const key = `${d.repo}|${d.kind}|${d.value}`;
+    const f = facets.get(key) ?? { ...d, delta: 0 };
+    f.delta += d.delta;
+    facets.set(key, f);
+  };
+  for (let i = 0; i < n; i += 1) {
+    const id = crypto.randomUUID();
+    const repo = pick(r, REPOS, REPO_WEIGHTS);
+    const branch = pick(r, BRANCHES);
+    const model = pick(r, MODELS);
+    const agent = model === 'gpt-5-codex' ? 'codex' : pick(r, AGENTS.slice(0, 1).concat(['cursor']));
+    const origin = pick(r, ORIGINS);
+    const actor = pick(r, actors);
+    const isSub = r() < 0.1 ? 1 : 0;
+    const startedAt = now - Math.floor(r() * 90 * 86_400_000);
+    const turns = 2 + Math.floor(r() * 120);
+    const toolCalls = Math.floor(turns * 1.2);
+    const toolErrors = r() < 0.3 ? Math.floor(r() * 5) : 0;
+    const rejected = r() < 0.1 ? 1 : 0;
+    const apiErrors = r() < 0.05 ? 1 : 0;
+    const cost = Math.floor(r() * 5_000_000);
+    const input = turns * 200;
+    const output = turns * 500;
+    const cacheRead = turns * 20_000;
+    const cacheWrite = turns * 1500;
+    sessions.push({
+      id, org_id: t.orgId, app_id: t.appId, session_key: id, session_id: id, parent_session_id: isSub ? crypto.randomUUID() : null,
+      subagent_id: isSub ? 'a1' : null, is_subagent: isSub, actor_id: actor, actor_name: `Actor ${actor.slice(0, 4)}`, credential_id: 'bench',
+      agent_type: agent, agent_version: '2.1.0', origin, worker_kind: origin === 'worker' ? 'ci' : null, repo, branch,
+      project: repo.split('/')[1] ?? '', commit_sha: null, title: `Session ${i} on ${branch}`, capture_tier: 'redacted',
+      started_at: startedAt, ended_at: startedAt + turns * 30_000, duration_ms: turns * 30_000, turn_count: turns,
+      user_turn_count: Math.ceil(turns / 4), steering_count: Math.floor(turns / 10), event_count: 2, tool_call_count: toolCalls,
+      tool_error_count: toolErrors, rejected_tool_call_count: rejected, api_error_count: apiErrors, error_count: toolErrors + apiErrors,
+      tool_error_rate_ppm: toolCalls ? Math.round((toolErrors * 1e6) / toolCalls) : 0, input_tokens: input, output_tokens: output,
+      cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cost_micros: cost, cost_status: 'complete', unpriced_models: '[]',
+      models: JSON.stringify([model]), pr_refs: '[]', chunk_of: null, chunk_parts: '[]', created_at: now, updated_at: now,
+    });
+    usage.push({
+      session_id: id, org_id: t.orgId, app_id: t.appId, model, started_at: startedAt, repo, actor_id: actor, agent_type: agent,
+      is_subagent: isSub, turn_count: Math.floor(turns / 2), unpriced_turn_count: 0, input_tokens: input, output_tokens: output,
+      cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cost_micros: cost,
+    });
+    const rc = repos.get(repo) ?? { sessions: 0, cost: 0 };
+    rc.cost += cost;
+    if (!isSub) rc.sessions += 1;
+    // The same counters ingest keeps (service.facetContributions), so the list reads what it would in production.
+    for (const d of facetContributions(sessions[sessions.length - 1]!)) count(d);
+    repos.set(repo, rc);
+  }
+  await db.transaction().execute(async (trx) => {
+    await sessionsStore.insertBulk(trx, sessions, usage);
+    await sessionsStore.applyFacetDeltas(trx, t.appId, [...facets.values()]);
+    await sessionsStore.applyRepoDeltas(trx, t.appId, [...repos].map(([repo, c]) => ({ repo, sessions: c.sessions, costMicros: c.cost })));
+  });
+  if (gw.app.attest.dialect === 'postgres') {
+    const { sql } = await import('kysely');
+    await sql`analyze`.execute(db);
+  }
+}
+
+const LIST_QUERIES: [string, string][] = [
+  ['default (dominant repo, newest first)', ''],
+  ['all repos, sort=cost desc', 'repoScope=all&sort=cost&dir=desc'],
+  ['branch=feature-7, newest first', 'branch=feature-7'],
+  ['signal=tool-errors, sort=cost', 'signal=tool-errors&sort=cost'],
+  ['model=claude-opus-4-8, sort=turns asc', 'model=claude-opus-4-8&sort=turns&dir=asc'],
+  ['q=on main, from/to 30 days', 'q=on%20main&from=2026-10-01T00:00:00Z&to=2026-10-31T00:00:00Z'],
+  ['all repos, offset=5000', 'repoScope=all&offset=5000'],
+];
+
+async function listLatency(store: 'sqlite' | 'postgres', size: number, requests: number): Promise<Row[]> {
+  return withStore(store, async (gw) => {
+    // Lift the per-org rate limit for the measurement (the limiter has its own benchmark in `npm run bench`).
+    const limits = gw.app.attest.rateLimits as { consume: RateLimits['consume'] };
+    limits.consume = async () => ({ allowed: true, limit: 1000, remaining: 999, resetAt: null, retryAfterSeconds: 0 });
+    const t = await createTenant(gw, { plan: 'paid' });
+    const actors = [t.ownerId, ...Array.from({ length: 9 }, () => crypto.randomUUID())];
+    const loadStart = performance.now();
+    await bulkLoad(gw, t, size, actors);
+    const loadSeconds = (performance.now() - loadStart) / 1000;
+    const rows: Row[] = [];
+    for (const [name, query] of LIST_QUERIES) {
+      const url = `/v1/sessions${query ? `?${query}` : ''}`;
+      const headers = { authorization: `Bearer ${t.loginToken}`, 'x-outerlayer-app-id': t.appId };
+      for (let i = 0; i < 20; i += 1) await gw.app.inject({ method: 'GET', url, headers }); // warm-up
+      const times: number[] = [];
+      for (let i = 0; i < requests; i += 1) {
+        const start = performance.now();
+        const res = await gw.app.inject({ method: 'GET', url, headers });
+        times.push(performance.now() - start);
+        if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+      }
+      times.sort((x, y) => x - y);
+      rows.push({ store, scenario: `GET /v1/sessions ${name}`, sessions: size, p50Ms: round(percentile(times, 50)), p99Ms: round(percentile(times, 99)), note: `${requests} requests; load ${round(loadSeconds, 1)} s` });
+    }
+    return rows;
+  });
+}
+
+export interface SessionsBenchOptions {
+  sizes?: number[];
+  batches?: number;
+  requests?: number;
+  postgres?: boolean;
+  only?: 'ingest' | 'list';
+  log?: (line: string) => void;
+}
+
+export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise<Row[]> {
+  const log = opts.log ?? ((line: string) => console.error(line));
+  const sizes = opts.sizes ?? [1000, 100_000];
+  const batches = opts.batches ?? 40;
+  const requests = opts.requests ?? 300;
+  const stores: ('sqlite' | 'postgres')[] = ['sqlite'];
+  if (opts.postgres !== false && (await postgresAnswers())) stores.push('postgres');
+  else log('PostgreSQL does not answer at BENCH_DATABASE_URL; PostgreSQL rows skipped');
+  const pool = fixturePool();
+  const rows: Row[] = [];
+  for (const store of opts.only === 'list' ? [] : stores) {
+    log(`ingest on ${store}...`);
+    rows.push(await ingest(store, pool, batches));
+  }
+  for (const store of opts.only === 'ingest' ? [] : stores) {
+    for (const size of sizes) {
+      log(`list on ${store} with ${size} sessions...`);
+      rows.push(...(await listLatency(store, size, requests)));
+    }
+  }
+  return rows;
+}
+
+export function printRows(rows: Row[]): void {
+  console.table(rows.map((r) => ({
+    store: r.store, scenario: r.scenario, sessions: r.sessions,
+    'sessions/s': r.sessionsPerSec ?? '', 'turns/s': r.turnsPerSec ?? '', 'p50 ms': r.p50Ms ?? '', 'p99 ms': r.p99Ms ?? '', note: r.note ?? '',
+  })));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// `npm run bench` set: the idempotent re-send of a stored batch of 25 (autocannon over a socket).
+
+interface BenchTargetLike {
+  baseUrl: string;
+  factoryHeaders: Record<string, string>;
+}
+
+let resendBody = '';
+
+export const scenarios = [
+  {
+    name: 'POST /v1/agents/sync re-send of 25 stored sessions (idempotent)',
+    async setup(target: BenchTargetLike): Promise<void> {
+      const pool = fixturePool();
+      const sessions = Array.from({ length: 25 }, (_, i) => pool[i % pool.length]!).map((d, i) => ({ ...d, id: `bench-resend-${i}` }));
+      resendBody = JSON.stringify({ schemaVersion: 1, sessions });
+      const res = await fetch(`${target.baseUrl}/v1/agents/sync`, { method: 'POST', headers: { ...target.factoryHeaders, 'content-type': 'application/json' }, body: resendBody });
+      if (res.status !== 200) throw new Error(`sync answered ${res.status}`);
+    },
+    request(target: BenchTargetLike) {
+      return { method: 'POST' as const, path: '/v1/agents/sync', headers: { ...target.factoryHeaders, 'content-type': 'application/json' }, body: resendBody };
+    },
+  },
+];
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
+  const args = process.argv.slice(2);
+  const value = (name: string) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const sizes = value('--sizes')?.split(',').map(Number);
+  const batches = value('--batches') ? Number(value('--batches')) : undefined;
+  const requests = value('--requests') ? Number(value('--requests')) : undefined;
+  const only = value('--only');
+  runSessionsBench({
+    ...(sizes ? { sizes } : {}), ...(batches ? { batches } : {}), ...(requests ? { requests } : {}),
+    ...(only === 'ingest' || only === 'list' ? { only } : {}), postgres: !args.includes('--no-postgres'),
+  })
+    .then((rows) => {
+      printRows(rows);
+      process.exit(0);
+    })
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    });
+}
