@@ -136,6 +136,23 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       expect(await linked(gw, a, item)).toHaveLength(1);
     });
 
+    it('two gateway replicas on one store, PUTs racing on both: one pull request', async () => {
+      const replica = await startGateway({
+        replicaOf: gw,
+        env: { GITHUB_API_URL: github.url, GITHUB_APP_ID: String(github.appId), GITHUB_APP_PRIVATE_KEY: gw.config.github.privateKey ?? '' },
+      });
+      try {
+        const item = await claimedItem(gw, a, { branch: 'race/replicas' });
+        github.pushBranch('acme/api', 'race/replicas', 1);
+        const results = await Promise.all([put(gw, item), put(replica, item), put(gw, item), put(replica, item)]);
+        expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 201]);
+        expect(github.openPulls('acme/api', 'race/replicas')).toHaveLength(1);
+        expect(await linked(gw, a, item)).toHaveLength(1);
+      } finally {
+        await replica.close();
+      }
+    });
+
     it('a create whose answer was lost: 503, and the retry edits the pull request GitHub did open', async () => {
       const item = await claimedItem(gw, a, { branch: 'race/lost' });
       github.pushBranch('acme/api', 'race/lost', 1);
