@@ -9,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  type OAuthClientProvider,
   discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, exchangeAuthorization, refreshAuthorization,
   registerClient, startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { AuthorizationServerMetadata, OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { AuthorizationServerMetadata, OAuthClientInformationFull, OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ACCESS_TOKEN_TTL_MS } from '../../../src/areas/oauth/provider.js';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 
@@ -151,6 +152,58 @@ describe('discovery', () => {
     const res = await post(`/v1/apps/${a.appId}/mcp`, 'olo_nonsense');
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp", error="invalid_token"`);
+  });
+});
+
+describe('the SDK client on its own (what an MCP connector does)', () => {
+  it('401 → WWW-Authenticate → discovery → registration → consent → token → connected, then refresh on expiry', async () => {
+    const saved: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string } = {};
+    let redirectedTo: URL | null = null;
+    const provider: OAuthClientProvider = {
+      get redirectUrl() { return REDIRECT; },
+      get clientMetadata() {
+        return { client_name: 'Auto Connector', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+      },
+      clientInformation: () => saved.client,
+      saveClientInformation: (info) => { saved.client = info; },
+      tokens: () => saved.tokens,
+      saveTokens: (t) => { saved.tokens = t; },
+      redirectToAuthorization: (url) => { redirectedTo = url; },
+      saveCodeVerifier: (v) => { saved.verifier = v; },
+      codeVerifier: () => saved.verifier!,
+    };
+    const url = new URL(appResource(a.appId));
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await expect(new Client({ name: 'auto', version: '1' }).connect(transport)).rejects.toThrow(/Unauthorized/);
+    expect(saved.client?.client_id).toBeTruthy(); // registered dynamically
+    expect(redirectedTo).not.toBeNull();
+    const authUrl = redirectedTo as unknown as URL;
+    expect(authUrl.searchParams.get('resource')).toBe(appResource(a.appId));
+    // The user agent: the consent page, approved with the login token.
+    const page = await (await fetch(authUrl)).text();
+    expect(page).toContain('Auto Connector');
+    const signed = /name="request" value="([^"]+)"/.exec(page)![1]!;
+    const approval = await fetch(`${base}/oauth/consent`, {
+      method: 'POST', redirect: 'manual', body: new URLSearchParams({ request: signed, decision: 'approve', login_token: a.loginToken }),
+    });
+    const code = new URL(approval.headers.get('location')!).searchParams.get('code')!;
+    await transport.finishAuth(code);
+    expect(saved.tokens?.access_token).toMatch(/^olo_/);
+
+    const connected = new Client({ name: 'auto', version: '1' });
+    await connected.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    expect((await connected.listTools()).tools.length).toBeGreaterThan(0);
+    await connected.close();
+
+    // An hour later the access token has expired: the client's 401 handling refreshes it by itself.
+    const before = saved.tokens!;
+    gw.clock.advance(ACCESS_TOKEN_TTL_MS);
+    const later = new Client({ name: 'auto', version: '1' });
+    await later.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    expect(saved.tokens!.access_token).not.toBe(before.access_token);
+    expect(saved.tokens!.refresh_token).not.toBe(before.refresh_token);
+    expect((await later.listTools()).tools.length).toBeGreaterThan(0);
+    await later.close();
   });
 });
 
