@@ -18,7 +18,7 @@ afterAll(async () => {
 
 const as = () => ({ token: g.tenant.factoryKey, appId: g.tenant.appId });
 
-describe('attest artifact add and result emit', { timeout: 120_000 }, () => {
+describe('attest artifact add and result emit', { timeout: 300_000 }, () => {
   it('uploads a file as evidence for a pull request; the same command again is idempotent', async () => {
     const file = path.join(home.dir, 'checkout.png');
     fs.writeFileSync(file, Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'));
@@ -75,7 +75,7 @@ describe('attest artifact add and result emit', { timeout: 120_000 }, () => {
   });
 });
 
-describe('attest work', { timeout: 120_000 }, () => {
+describe('attest work', { timeout: 300_000 }, () => {
   it('lists startable first, claims (item key kept 0600, never printed), renews, reports an expired claim, releases', async () => {
     for (const [key, stage] of [['acme/shop#1', 'in_review'], ['acme/shop#2', 'ready']] as const) {
       const res = await g.gw.call('POST', '/v1/work-items', { ...as(), body: { tracker: 'github', trackerKey: key, title: `item ${key}`, stage, repository: 'acme/shop' } });
@@ -143,7 +143,7 @@ describe('attest work', { timeout: 120_000 }, () => {
   });
 });
 
-describe('attest host heartbeat', { timeout: 120_000 }, () => {
+describe('attest host heartbeat', { timeout: 300_000 }, () => {
   it('registers this host; the gateway lists it online', async () => {
     const res = await home.run(['host', 'heartbeat', '--host-id', 'ci-runner-1', '--name', 'runner one', '--capacity', '4', '--active-jobs', '1', '--label', 'linux', 'gpu', '--json']);
     expect(res.code, res.stderr).toBe(0);
@@ -156,7 +156,7 @@ describe('attest host heartbeat', { timeout: 120_000 }, () => {
   });
 });
 
-describe('attest sessions, session, costs', { timeout: 120_000 }, () => {
+describe('attest sessions, session, costs', { timeout: 300_000 }, () => {
   it('reads back what sync sent, as tables and as JSON', async () => {
     placeClaudeFixture(home, 's09-small-eabfac43.jsonl');
     placeClaudeFixture(home, 's12-small-36cbdb7b.jsonl');
@@ -192,7 +192,7 @@ describe('attest sessions, session, costs', { timeout: 120_000 }, () => {
   });
 });
 
-describe('attest mcp install', { timeout: 120_000 }, () => {
+describe('attest mcp install', { timeout: 300_000 }, () => {
   it("writes the gateway's MCP entry into .mcp.json, keeping other servers, without the credential unless asked", async () => {
     const project = path.join(home.dir, 'project');
     fs.mkdirSync(project);

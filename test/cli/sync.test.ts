@@ -38,7 +38,7 @@ async function sessionDetail(sessionId: string) {
   return res.body.data as { turnCount: number; captureTier: string };
 }
 
-describe('attest login and whoami', { timeout: 120_000 }, () => {
+describe('attest login and whoami', { timeout: 300_000 }, () => {
   it('stores a factory key profile with mode 0600 and whoami shows it; env overrides it', async () => {
     const home = cliHome();
     const login = await home.run(['login', '--url', g.url, '--api-key', g.tenant.factoryKey, '--app-id', g.tenant.appId, '--json']);
@@ -75,7 +75,7 @@ describe('attest login and whoami', { timeout: 120_000 }, () => {
   });
 });
 
-describe('attest sync', { timeout: 120_000 }, () => {
+describe('attest sync', { timeout: 300_000 }, () => {
   it('dry run prints what would leave the machine and sends nothing; sync sends it; a second sync sends only grown files', async () => {
     const home = cliHome();
     await loginWithFactoryKey(home, g);
