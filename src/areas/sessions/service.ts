@@ -6,6 +6,8 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { microsToUsd, nanosToMicros, type CostStatus } from '../../pricing/cost.js';
 import { requireUser } from '../orgs/service.js';
+import { contextVerifications } from '../context/service.js';
+import { prOutcomesForSessions, type PrOutcome } from '../prs/service.js';
 import {
   decodeDocument, encodeDocument, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type Origin, type SessionSummary,
 } from './document.js';
@@ -203,6 +205,8 @@ export async function storeSessions(ctx: FactoryContext, db: Db, docs: readonly 
   let changed = [...pending.values()].filter((p): p is Pending & { doc: AgentSessionV1 } => p.changed && p.doc !== null);
   const fresh = changed.filter((p) => !p.before);
   if (fresh.length) {
+    // Sorted by key, so concurrent syncs of the same sessions wait on each other instead of deadlocking.
+    fresh.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
     const rows = fresh.map((p) => rowOf(ctx, crypto.randomUUID(), summaryOf(p), actor, now, now));
     const inserted = await store.insertSessionsIfAbsent(db, rows);
     const raced = fresh.filter((p) => !inserted.has(p.key));
@@ -283,13 +287,6 @@ async function writeAll(ctx: FactoryContext, db: Db, changed: Folded[], inserted
 // ---------------------------------------------------------------------------------------------------------
 // Reads
 
-export interface PrOutcome {
-  prNumber: number;
-  prUrl: string;
-  ciGreen: { label: string; score: number };
-  merged: { label: string; score: number };
-  reverted: { label: string; score: number };
-}
 
 export interface SessionWire {
   traceId: string;
@@ -352,7 +349,22 @@ function actorView(ctx: FactoryContext): ActorView {
   };
 }
 
-function toWire(row: store.SessionRow, actors: ActorView): SessionWire {
+/** What other areas know about a page of sessions: PR outcomes (prs) and context verification (context). */
+interface Enrichment {
+  prOutcomes: Map<string, PrOutcome[]>;
+  verification: Map<string | null, 'verified' | 'unverified' | 'absent'>;
+}
+
+async function enrich(ctx: FactoryContext, rows: store.SessionRow[]): Promise<Enrichment> {
+  if (!rows.length) return { prOutcomes: new Map(), verification: new Map() };
+  const [prOutcomes, verification] = await Promise.all([
+    prOutcomesForSessions(ctx, rows.map((r) => r.id)),
+    contextVerifications(ctx, rows.map((r) => r.commit_sha)),
+  ]);
+  return { prOutcomes, verification };
+}
+
+function toWire(row: store.SessionRow, actors: ActorView, extra: Enrichment): SessionWire {
   return {
     traceId: row.id,
     sessionId: row.session_id,
@@ -387,10 +399,8 @@ function toWire(row: store.SessionRow, actors: ActorView): SessionWire {
     toolErrorRate: row.tool_error_rate_ppm / 1_000_000,
     isSubagent: row.is_subagent === 1,
     parentSessionId: row.parent_session_id,
-    // Context sync is another area; until it reports synced commits a known commit is "unverified".
-    contextSourceVerification: row.commit_sha ? 'unverified' : 'absent',
-    // PR attribution (GET /v1/prs/*) fills these once that area lands; the field is part of the contract.
-    prOutcomes: [],
+    contextSourceVerification: extra.verification.get(row.commit_sha) ?? (row.commit_sha ? 'unverified' : 'absent'),
+    prOutcomes: extra.prOutcomes.get(row.id) ?? [],
   };
 }
 
@@ -545,8 +555,9 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
     if (f.kind === 'origin' && (f.value === 'agent' || f.value === 'interactive' || f.value === 'worker')) originCounts[f.value] += Number(f.sessions);
   }
   const pinned = repo !== null && reposWithSessions.some((r) => r.repo === repo);
+  const extra = await enrich(ctx, rows);
   return {
-    sessions: rows.map((r) => toWire(r, actors)),
+    sessions: rows.map((r) => toWire(r, actors, extra)),
     total,
     repo: repo ?? '',
     repoSelection,
@@ -587,7 +598,7 @@ export async function getSession(ctx: FactoryContext, traceId: string): Promise<
     t.images?.length ? { ...t, images: t.images.map((img) => ({ ...img, url: `/v1/agents/blob/${img.sha256}` })) } : t,
   );
   return {
-    ...toWire(row, actorView(ctx)),
+    ...toWire(row, actorView(ctx), await enrich(ctx, [row])),
     env: { ...doc.env },
     outcome: doc.outcome ?? null,
     subagent: doc.subagent ?? null,

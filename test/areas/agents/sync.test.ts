@@ -84,9 +84,13 @@ describe('POST /v1/agents/sync', () => {
       durationMs: 2321000,
       origin: 'interactive',
       contextSourceVerification: 'absent',
-      prOutcomes: [],
       isSubagent: false,
     });
+    // The PR the session names (outcome.prNumber), through the PR area; no webhook has told its state yet.
+    expect(full.prOutcomes).toEqual([{
+      prNumber: 481, prUrl: 'https://github.com/acme/acme-api/pull/481',
+      ciGreen: { label: 'unknown', score: 0.5 }, merged: { label: 'unknown', score: 0.5 }, reverted: { label: 'unknown', score: 0.5 },
+    }]);
     const sub = await findSession(a, canonical('subagent-redacted').id);
     expect(sub).toMatchObject({ isSubagent: true, parentSessionId: canonical('full').id, models: ['claude-haiku-4-5-20251001'] });
     // haiku: 3 × 1 + 950 × 0.1 + 120 × 5 = 3 + 95 + 600 = 698 µ$
@@ -165,6 +169,18 @@ describe('POST /v1/agents/sync', () => {
     s = await findSession(a, 'grows');
     expect(s.turnCount).toBe(4);
     expect(s.costUsd).toBe(0.03526);
+  });
+
+  it('stores a session sent by concurrent syncs once', async () => {
+    const before = await list(a);
+    const docs = Array.from({ length: 3 }, (_, i) => variant(canonical('full'), (d) => { d.id = `concurrent-${i}`; }));
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => sync(a, { schemaVersion: 1, sessions: i % 2 ? [...docs].reverse() : docs })));
+    for (const r of results) expect(r.status).toBe(200);
+    const after = await list(a);
+    expect(after.body.data.total).toBe(before.body.data.total + 3);
+    const repo = after.body.data.repositories.find((x: Doc) => x.repo === 'acme/acme-api');
+    const all = await list(a, 'repo=acme/acme-api&limit=100');
+    expect(repo.sessions).toBe(all.body.data.sessions.length);
   });
 
   it('assembles a session sent in chunk parts, in any order, counted once', async () => {

@@ -363,6 +363,20 @@ describe('GET /v1/sessions/{traceId}', () => {
     expect(JSON.stringify(s)).not.toContain('dev@example.com');
   });
 
+  it('reports contextSourceVerification from the synced context commits', async () => {
+    const synced = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+    const ctxSync = await gw.call('POST', '/v1/context/sync', { token: a.factoryKey, appId: a.appId, body: { commitSha: synced, files: [{ path: '.outerlayer/README.md', content: Buffer.from('hi').toString('base64') }] } });
+    expect(ctxSync.status).toBe(201);
+    const withCommit = (id: string, sha: string) => variant(build({ id, repo: 'github.com/acme/ctx', startedAt: '2026-10-06T10:00:00.000Z', turns: [{ in: 1, out: 1 }] }), (d) => { d.env.commitSha = sha; });
+    const r = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, body: { schemaVersion: 1, sessions: [withCommit('ctx-verified', synced), withCommit('ctx-unverified', 'f'.repeat(40))] } });
+    expect(r.status).toBe(200);
+    const d = await ok(a, 'repo=acme/ctx');
+    const bySession = Object.fromEntries(d.sessions.map((s: Doc) => [s.sessionId, s.contextSourceVerification]));
+    expect(bySession).toEqual({ 'ctx-verified': 'verified', 'ctx-unverified': 'unverified' });
+    const detail = await gw.call('GET', `/v1/sessions/${d.sessions.find((s: Doc) => s.sessionId === 'ctx-verified').traceId}`, { token: a.loginToken, appId: a.appId });
+    expect(detail.body.data.contextSourceVerification).toBe('verified');
+  });
+
   it('reads a converted raw transcript whole', async () => {
     const doc = raw(rawNames().find((n) => n.startsWith('s05'))!, 'full');
     const r = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, body: { schemaVersion: 1, sessions: [doc] } });
