@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata, OAuthClientInformationFull, OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ACCESS_TOKEN_TTL_MS } from '../../../src/areas/oauth/provider.js';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 
 let gw: TestGateway;
 let base: string;
@@ -63,9 +63,9 @@ async function consent(opts: {
   return { location: new URL(location ?? 'about:blank'), codeVerifier, page: location ? page : await res.text(), status: res.status };
 }
 
-async function tokensFor(opts: { resource?: string; clientInfo?: OAuthClientInformationFull; scope?: string; appId?: string } = {}): Promise<OAuthTokens> {
+async function tokensFor(opts: { resource?: string; clientInfo?: OAuthClientInformationFull; scope?: string; appId?: string; loginTokenOverride?: string } = {}): Promise<OAuthTokens> {
   const resource = opts.resource ?? appResource(a.appId);
-  const { location, codeVerifier } = await consent({ ...opts, resource });
+  const { location, codeVerifier } = await consent({ ...opts, resource, ...(opts.loginTokenOverride ? { loginToken: opts.loginTokenOverride } : {}) });
   const code = location.searchParams.get('code');
   expect(code, location.href).toBeTruthy();
   return exchangeAuthorization(base, {
@@ -391,6 +391,21 @@ describe('consent page', () => {
     const res = await fetch(`${base}/oauth/consent`, { method: 'POST', body: form, redirect: 'manual' });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_request_body');
+  });
+});
+
+describe('the user behind a token', () => {
+  it('approval is in the audit log; a member removed from the org loses their tokens at once', async () => {
+    const member = await addMember(gw, a, 'write');
+    const tokens = await tokensFor({ clientInfo: client, scope: 'work.read hosts.read', loginTokenOverride: member.loginToken });
+    expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(200);
+    const audit = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=oauth.authorized`, { token: a.managementKey });
+    expect(audit.status, audit.text).toBe(200);
+    const row = audit.body.data.find((r: { actor_id?: string; actorId?: string }) => (r.actor_id ?? r.actorId) === member.userId);
+    expect(row, audit.text).toBeTruthy();
+    const removed = await gw.call('DELETE', `/v1/orgs/${a.orgName}/members/${member.userId}`, { token: a.managementKey });
+    expect(removed.status, removed.text).toBeLessThan(300);
+    expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(401);
   });
 });
 
