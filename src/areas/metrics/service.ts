@@ -4,6 +4,7 @@
 import type { Db } from '../../db/connection.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
+import * as rollup from './rollup.js';
 import * as store from './store.js';
 import * as tools from './tools-store.js';
 
@@ -77,7 +78,8 @@ function scopeOf(ctx: FactoryContext, repo: string | undefined): store.Scope {
 
 export async function modelSpend(ctx: FactoryContext, q: ModelsQuery) {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
-  const rows = await store.models(ctx.db, scopeOf(ctx, q.repo), w);
+  await rollup.refresh(ctx.db, ctx.appId, ctx.clock.now());
+  const rows = await rollup.windowModels(ctx.db, scopeOf(ctx, q.repo), w);
   const totals = rows.reduce(
     (t, m) => ({
       turns: t.turns + m.turns,
@@ -147,7 +149,8 @@ function tileValues(t: store.Tiles, models: readonly store.ModelRow[]): TileValu
 }
 
 async function tilesOf(ctx: FactoryContext, scope: store.Scope, windows: readonly store.Window[]): Promise<TileValues[]> {
-  const [tiles, ...models] = await Promise.all([store.tiles(ctx.db, scope, windows), ...windows.map((w) => store.models(ctx.db, scope, w))]);
+  await rollup.refresh(ctx.db, ctx.appId, ctx.clock.now());
+  const [tiles, ...models] = await Promise.all([rollup.windowTiles(ctx.db, scope, windows), ...windows.map((w) => rollup.windowModels(ctx.db, scope, w))]);
   return windows.map((_, i) => tileValues(tiles[i]!, models[i]!));
 }
 
@@ -197,11 +200,12 @@ export interface BreakdownQuery extends ModelsQuery {
 export async function breakdown(ctx: FactoryContext, q: BreakdownQuery) {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
   const scope = scopeOf(ctx, q.repo);
+  await rollup.refresh(ctx.db, ctx.appId, ctx.clock.now());
   const result =
-    q.by === 'model' ? await store.breakdownByModel(ctx.db, scope, w, q.limit)
+    q.by === 'model' ? store.modelBreakdown(await rollup.windowModels(ctx.db, scope, w), q.limit)
     : q.by === 'tool' ? await tools.breakdownByTool(ctx.db, scope, w, q.limit)
     : await store.breakdownBySession(ctx.db, scope, w, q.by, q.limit);
-  const totalCost = (await store.tiles(ctx.db, scope, [w]))[0]!.costMicros;
+  const totalCost = (await rollup.windowTiles(ctx.db, scope, [w]))[0]!.costMicros;
   return {
     window: windowWire(w),
     by: q.by,
@@ -230,7 +234,8 @@ export async function trends(ctx: FactoryContext, q: ModelsQuery) {
   if (lastDay - firstDay + 1 > MAX_TREND_DAYS) {
     throw apiError('invalid_query_params', `A trend covers at most ${MAX_TREND_DAYS} days.`, { details: [{ path: 'from', message: `must be within ${MAX_TREND_DAYS} days of to` }] });
   }
-  const rows = new Map((await store.days(ctx.db, scopeOf(ctx, q.repo), w)).map((r) => [r.day, r]));
+  await rollup.refresh(ctx.db, ctx.appId, ctx.clock.now());
+  const rows = new Map((await rollup.windowDays(ctx.db, scopeOf(ctx, q.repo), w)).map((r) => [r.day, r]));
   const points = [];
   for (let day = firstDay; day <= lastDay && w.to > w.from; day++) {
     const r = rows.get(day);

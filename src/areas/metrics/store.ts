@@ -204,9 +204,8 @@ export async function breakdownBySession(db: Db, scope: Scope, w: Window, dimens
   };
 }
 
-/** Model breakdown: the per-model usage rows of the window (subagent transcripts included), per model. */
-export async function breakdownByModel(db: Db, scope: Scope, w: Window, limit: number): Promise<{ rows: BreakdownRow[]; groups: number }> {
-  const all = await models(db, scope, w);
+/** Model breakdown rows from the per-model spend of the window (subagent transcripts included). */
+export function modelBreakdown(all: readonly ModelRow[], limit: number): { rows: BreakdownRow[]; groups: number } {
   return {
     groups: all.length,
     rows: all.slice(0, limit).map((m) => ({

@@ -120,4 +120,61 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addPrimaryKeyConstraint('session_tool_usage_pk', ['session_id', 'tool'])
     .execute();
   await db.schema.createIndex('session_tool_usage_app_time').on('session_tool_usage').columns(['app_id', 'started_at']).execute();
+
+  // Daily rollups of the sessions (per factory, UTC day, repository), refreshed from the summary rows when
+  // metrics are read, so a 30-day overview reads ~30 rows per repository instead of every session. Only
+  // whole days come from here; partial days at a window's edges are aggregated from the sessions directly.
+  await db.schema
+    .createTable('metrics_days')
+    .addColumn('app_id', 'text', (c) => c.notNull())
+    .addColumn('day', 'integer', (c) => c.notNull())
+    .addColumn('repo', 'text', (c) => c.notNull())
+    .addColumn('sessions', 'bigint', (c) => c.notNull())
+    .addColumn('subagent_sessions', 'bigint', (c) => c.notNull())
+    .addColumn('cost_micros', 'bigint', (c) => c.notNull())
+    .addColumn('turns', 'bigint', (c) => c.notNull())
+    .addColumn('tool_calls', 'bigint', (c) => c.notNull())
+    .addColumn('tool_errors', 'bigint', (c) => c.notNull())
+    .addColumn('rejected', 'bigint', (c) => c.notNull())
+    .addColumn('clean', 'bigint', (c) => c.notNull())
+    .addColumn('hands_on', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('metrics_days_pk', ['app_id', 'day', 'repo'])
+    .execute();
+  await db.schema
+    .createTable('metrics_day_actors')
+    .addColumn('app_id', 'text', (c) => c.notNull())
+    .addColumn('day', 'integer', (c) => c.notNull())
+    .addColumn('repo', 'text', (c) => c.notNull())
+    .addColumn('actor_id', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('metrics_day_actors_pk', ['app_id', 'day', 'repo', 'actor_id'])
+    .execute();
+  await db.schema
+    .createTable('metrics_day_models')
+    .addColumn('app_id', 'text', (c) => c.notNull())
+    .addColumn('day', 'integer', (c) => c.notNull())
+    .addColumn('repo', 'text', (c) => c.notNull())
+    .addColumn('model', 'text', (c) => c.notNull())
+    .addColumn('sessions', 'bigint', (c) => c.notNull())
+    .addColumn('turns', 'bigint', (c) => c.notNull())
+    .addColumn('unpriced_turns', 'bigint', (c) => c.notNull())
+    .addColumn('input_tokens', 'bigint', (c) => c.notNull())
+    .addColumn('output_tokens', 'bigint', (c) => c.notNull())
+    .addColumn('cache_read_tokens', 'bigint', (c) => c.notNull())
+    .addColumn('cache_write_tokens', 'bigint', (c) => c.notNull())
+    .addColumn('cost_micros', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('metrics_day_models_pk', ['app_id', 'day', 'repo', 'model'])
+    .execute();
+  // How far the rollups of a factory are refreshed: every session with updated_at below `watermark`, and
+  // `ties` sessions at it, are counted; `rechecked_at` is when sessions of the last minutes were last re-read.
+  await db.schema
+    .createTable('metrics_refresh')
+    .addColumn('app_id', 'text', (c) => c.primaryKey())
+    .addColumn('watermark', 'bigint', (c) => c.notNull())
+    .addColumn('ties', 'bigint', (c) => c.notNull())
+    .addColumn('rechecked_at', 'bigint', (c) => c.notNull())
+    .execute();
+  // On the sessions area's table (read-only here): which sessions changed since a refresh, and the partial
+  // days at a window's edges, each an index range.
+  await db.schema.createIndex('metrics_sessions_app_updated').on('sessions').columns(['app_id', 'updated_at']).execute();
+  await db.schema.createIndex('metrics_sessions_app_started').on('sessions').columns(['app_id', 'started_at']).execute();
 }

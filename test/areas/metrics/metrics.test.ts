@@ -262,4 +262,27 @@ describe('metrics', () => {
     expect(theirModels.inputTokens).toBe(99999);
     expect((await get(`/v1/metrics/breakdown?${qs({ ...OCT, by: 'tool' })}`, other)).body.data.rows).toEqual([]);
   });
+  it('follows sessions stored after an earlier read (the daily rollups refresh)', async () => {
+    const JUL = { from: '2026-07-01', to: '2026-07-31' };
+    const tiles = async () => (await get(`/v1/metrics/overview?${qs(JUL)}`)).body.data.tiles;
+    expect((await tiles()).sessions.current).toBe(0);
+    // Stored at the same instant as everything before it: the count of sessions at the watermark changed.
+    const doc = sessionDoc({ startedAt: '2026-07-10T10:00:00Z', repo: 'acme/api', branch: 'main', turns: [{ model: SONNET, in: 10, out: 10 }] });
+    await ingest(gw, as(t), [doc]);
+    expect((await tiles()).sessions.current).toBe(1);
+    expect((await tiles()).turns.current).toBe(2);
+    // A longer version of it, stored later, replaces it in the rollups.
+    gw.clock.advance(1000);
+    const longer = sessionDoc({ id: doc.id as string, startedAt: '2026-07-10T10:00:00Z', repo: 'acme/api', branch: 'main', turns: [{ model: SONNET, in: 10, out: 10 }, { model: GPT, in: 10, out: 10 }] });
+    await ingest(gw, as(t), [longer]);
+    const after = await tiles();
+    expect(after.sessions.current).toBe(1);
+    expect(after.turns.current).toBe(3);
+    const models = (await get(`/v1/metrics/models?${qs(JUL)}`)).body.data.models;
+    expect(models.map((m: { model: string }) => m.model).sort()).toEqual([SONNET, GPT]);
+    const points = (await get(`/v1/metrics/trends?${qs(JUL)}`)).body.data.points;
+    expect(points[9]).toMatchObject({ date: '2026-07-10', sessions: 1, turns: 3 });
+    // The October figures did not move.
+    expect((await get(`/v1/metrics/overview?${qs(OCT)}`)).body.data.tiles.sessions).toEqual({ current: 6, prior: 2 });
+  });
 });

@@ -1,0 +1,275 @@
+// SQL of the daily metric rollups: refreshed from the sessions summary rows with INSERT ... SELECT ...
+// GROUP BY (the database aggregates), read by summing whole days. Scoped by factory.
+import { sql } from 'kysely';
+import type { Db } from '../../db/connection.js';
+import type { ModelRow, Scope, Tiles } from './store.js';
+
+export interface MetricsDaysTable {
+  app_id: string;
+  day: number;
+  repo: string;
+  sessions: number;
+  subagent_sessions: number;
+  cost_micros: number;
+  turns: number;
+  tool_calls: number;
+  tool_errors: number;
+  rejected: number;
+  clean: number;
+  hands_on: number;
+}
+
+export interface MetricsDayActorsTable {
+  app_id: string;
+  day: number;
+  repo: string;
+  actor_id: string;
+}
+
+export interface MetricsDayModelsTable {
+  app_id: string;
+  day: number;
+  repo: string;
+  model: string;
+  sessions: number;
+  turns: number;
+  unpriced_turns: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_micros: number;
+}
+
+export interface MetricsRefreshTable {
+  app_id: string;
+  watermark: number;
+  ties: number;
+  rechecked_at: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    metrics_days: MetricsDaysTable;
+    metrics_day_actors: MetricsDayActorsTable;
+    metrics_day_models: MetricsDayModelsTable;
+    metrics_refresh: MetricsRefreshTable;
+  }
+}
+
+export const DAY_MS = 86_400_000;
+const DAY = sql.lit(DAY_MS);
+
+/** Whole UTC days [first, end) (day numbers = epoch ms / 86400000). */
+export interface DayRange {
+  first: number;
+  end: number;
+}
+
+export function refreshState(db: Db, appId: string): Promise<MetricsRefreshTable | undefined> {
+  return db.selectFrom('metrics_refresh').selectAll().where('app_id', '=', appId).executeTakeFirst();
+}
+
+/** Sessions updated at or after `since`: how many, and the latest updated_at (an index range). */
+export async function changedSince(db: Db, appId: string, since: number): Promise<{ count: number; latest: number | null }> {
+  const row = await db
+    .selectFrom('sessions')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('updated_at').as('latest')])
+    .where('app_id', '=', appId)
+    .where('updated_at', '>=', since)
+    .executeTakeFirst();
+  return { count: Number(row?.n ?? 0), latest: row?.latest === null || row?.latest === undefined ? null : Number(row.latest) };
+}
+
+export async function daysChangedSince(db: Db, appId: string, since: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('sessions')
+    .select(sql<number>`started_at / ${DAY}`.as('day'))
+    .distinct()
+    .where('app_id', '=', appId)
+    .where('updated_at', '>=', since)
+    .execute();
+  return rows.map((r) => Number(r.day)).sort((a, b) => a - b);
+}
+
+/** Consecutive runs of days, so each recompute is one index range over started_at. */
+function runs(days: readonly number[]): DayRange[] {
+  const out: DayRange[] = [];
+  for (const d of days) {
+    const last = out[out.length - 1];
+    if (last && last.end === d) last.end = d + 1;
+    else out.push({ first: d, end: d + 1 });
+  }
+  return out;
+}
+
+/** Recompute the rollup rows of these days from the sessions, in one transaction per run of days. */
+export async function recomputeDays(db: Db, appId: string, days: readonly number[]): Promise<void> {
+  for (const r of runs(days)) {
+    const from = r.first * DAY_MS;
+    const to = r.end * DAY_MS;
+    await db.transaction().execute(async (trx) => {
+      for (const table of ['metrics_days', 'metrics_day_actors', 'metrics_day_models'] as const) {
+        await trx.deleteFrom(table).where('app_id', '=', appId).where('day', '>=', r.first).where('day', '<', r.end).execute();
+      }
+      await sql`
+        insert into metrics_days (app_id, day, repo, sessions, subagent_sessions, cost_micros, turns, tool_calls, tool_errors, rejected, clean, hands_on)
+        select app_id, started_at / ${DAY}, repo,
+          sum(case when is_subagent = 0 then 1 else 0 end),
+          sum(is_subagent),
+          sum(cost_micros),
+          sum(case when is_subagent = 0 then turn_count else 0 end),
+          sum(case when is_subagent = 0 then tool_call_count else 0 end),
+          sum(case when is_subagent = 0 then tool_error_count else 0 end),
+          sum(case when is_subagent = 0 then rejected_tool_call_count else 0 end),
+          sum(case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0 and rejected_tool_call_count = 0 then 1 else 0 end),
+          sum(case when is_subagent = 0 and steering_count > 0 then 1 else 0 end)
+        from sessions
+        where app_id = ${appId} and started_at >= ${from} and started_at < ${to}
+        group by app_id, started_at / ${DAY}, repo`.execute(trx);
+      await sql`
+        insert into metrics_day_actors (app_id, day, repo, actor_id)
+        select distinct app_id, started_at / ${DAY}, repo, actor_id
+        from sessions
+        where app_id = ${appId} and started_at >= ${from} and started_at < ${to} and is_subagent = 0`.execute(trx);
+      await sql`
+        insert into metrics_day_models (app_id, day, repo, model, sessions, turns, unpriced_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_micros)
+        select app_id, started_at / ${DAY}, repo, model, count(distinct session_id), sum(turn_count), sum(unpriced_turn_count),
+          sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), sum(cost_micros)
+        from session_model_usage
+        where app_id = ${appId} and started_at >= ${from} and started_at < ${to}
+        group by app_id, started_at / ${DAY}, repo, model`.execute(trx);
+    });
+  }
+}
+
+export async function saveRefreshState(db: Db, state: MetricsRefreshTable): Promise<void> {
+  await db
+    .insertInto('metrics_refresh')
+    .values(state)
+    .onConflict((oc) => oc.column('app_id').doUpdateSet({ watermark: state.watermark, ties: state.ties, rechecked_at: state.rechecked_at }))
+    .execute();
+}
+
+/** The tile counters of whole days, summed (distinct actors excepted: see actors()). */
+export async function dayTiles(db: Db, scope: Scope, ranges: readonly DayRange[]): Promise<Omit<Tiles, 'activeActors'>[]> {
+  if (ranges.length === 0) return [];
+  const cols = ['sessions', 'subagent_sessions', 'cost_micros', 'turns', 'tool_calls', 'tool_errors', 'rejected', 'clean', 'hands_on'] as const;
+  const inRange = (r: DayRange) => sql`(day >= ${r.first} and day < ${r.end})`;
+  let q = db
+    .selectFrom('metrics_days')
+    .select(ranges.flatMap((r, i) => cols.map((c) => sql<number>`coalesce(sum(case when ${inRange(r)} then ${sql.ref(c)} else 0 end), 0)`.as(`r${i}_${c}`))))
+    .where('app_id', '=', scope.appId)
+    .where(sql<boolean>`(${sql.join(ranges.map(inRange), sql` or `)})`);
+  if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
+  const row = ((await q.executeTakeFirst()) ?? {}) as Record<string, unknown>;
+  return ranges.map((_, i) => {
+    const n = (c: string) => Number(row[`r${i}_${c}`] ?? 0);
+    return {
+      sessions: n('sessions'), subagentSessions: n('subagent_sessions'), costMicros: n('cost_micros'), turns: n('turns'), toolCalls: n('tool_calls'),
+      toolErrors: n('tool_errors'), rejectedToolCalls: n('rejected'), cleanSessions: n('clean'), handsOnSessions: n('hands_on'),
+    };
+  });
+}
+
+/** Distinct actors of top-level sessions: whole days from the rollup, partial edges from the sessions. */
+export async function actors(db: Db, scope: Scope, days: DayRange | null, edges: readonly { from: number; to: number }[]): Promise<number> {
+  const parts = [];
+  if (days) {
+    parts.push(sql`select actor_id from metrics_day_actors where app_id = ${scope.appId} and day >= ${days.first} and day < ${days.end}${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`);
+  }
+  for (const e of edges) {
+    parts.push(sql`select actor_id from sessions where app_id = ${scope.appId} and started_at >= ${e.from} and started_at < ${e.to} and is_subagent = 0${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`);
+  }
+  if (parts.length === 0) return 0;
+  const result = await sql<{ n: number }>`select count(distinct actor_id) as n from (${sql.join(parts, sql` union all `)}) as a`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/** Per-model spend of whole days. */
+export async function dayModels(db: Db, scope: Scope, days: DayRange): Promise<ModelRow[]> {
+  let q = db
+    .selectFrom('metrics_day_models')
+    .select((eb) => [
+      'model',
+      eb.fn.sum<number>('sessions').as('sessions'),
+      eb.fn.sum<number>('turns').as('turns'),
+      eb.fn.sum<number>('unpriced_turns').as('unpriced'),
+      eb.fn.sum<number>('input_tokens').as('input'),
+      eb.fn.sum<number>('output_tokens').as('output'),
+      eb.fn.sum<number>('cache_read_tokens').as('cache_read'),
+      eb.fn.sum<number>('cache_write_tokens').as('cache_write'),
+      eb.fn.sum<number>('cost_micros').as('cost'),
+    ])
+    .where('app_id', '=', scope.appId)
+    .where('day', '>=', days.first)
+    .where('day', '<', days.end);
+  if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
+  const rows = await q.groupBy('model').execute();
+  return rows.map((r) => ({
+    model: r.model,
+    sessions: Number(r.sessions ?? 0),
+    turns: Number(r.turns ?? 0),
+    unpricedTurns: Number(r.unpriced ?? 0),
+    inputTokens: Number(r.input ?? 0),
+    outputTokens: Number(r.output ?? 0),
+    cacheReadTokens: Number(r.cache_read ?? 0),
+    cacheWriteTokens: Number(r.cache_write ?? 0),
+    costMicros: Number(r.cost ?? 0),
+  }));
+}
+
+export interface RollupDayRow {
+  day: number;
+  sessions: number;
+  costMicros: number;
+  turns: number;
+  toolCalls: number;
+  toolErrors: number;
+  rejectedToolCalls: number;
+  cleanSessions: number;
+  handsOnSessions: number;
+  activeActors: number;
+}
+
+/** Whole days, one row per day with sessions. */
+export async function dayRows(db: Db, scope: Scope, days: DayRange): Promise<RollupDayRow[]> {
+  let q = db
+    .selectFrom('metrics_days')
+    .select((eb) => [
+      'day',
+      eb.fn.sum<number>('sessions').as('sessions'),
+      eb.fn.sum<number>('cost_micros').as('cost'),
+      eb.fn.sum<number>('turns').as('turns'),
+      eb.fn.sum<number>('tool_calls').as('tool_calls'),
+      eb.fn.sum<number>('tool_errors').as('tool_errors'),
+      eb.fn.sum<number>('rejected').as('rejected'),
+      eb.fn.sum<number>('clean').as('clean'),
+      eb.fn.sum<number>('hands_on').as('hands_on'),
+    ])
+    .where('app_id', '=', scope.appId)
+    .where('day', '>=', days.first)
+    .where('day', '<', days.end);
+  if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
+  let a = db
+    .selectFrom('metrics_day_actors')
+    .select((eb) => ['day', eb.fn.count<number>('actor_id').distinct().as('actors')])
+    .where('app_id', '=', scope.appId)
+    .where('day', '>=', days.first)
+    .where('day', '<', days.end);
+  if (scope.repo !== undefined) a = a.where('repo', '=', scope.repo);
+  const [rows, actorRows] = await Promise.all([q.groupBy('day').execute(), a.groupBy('day').execute()]);
+  const actorsByDay = new Map(actorRows.map((r) => [Number(r.day), Number(r.actors)]));
+  return rows.map((r) => ({
+    day: Number(r.day),
+    sessions: Number(r.sessions ?? 0),
+    costMicros: Number(r.cost ?? 0),
+    turns: Number(r.turns ?? 0),
+    toolCalls: Number(r.tool_calls ?? 0),
+    toolErrors: Number(r.tool_errors ?? 0),
+    rejectedToolCalls: Number(r.rejected ?? 0),
+    cleanSessions: Number(r.clean ?? 0),
+    handsOnSessions: Number(r.hands_on ?? 0),
+    activeActors: actorsByDay.get(Number(r.day)) ?? 0,
+  }));
+}

@@ -1,0 +1,128 @@
+// Daily rollups behind the window metrics. Before a read, the factory's rollups are brought up to date
+// with the sessions changed since the last refresh (an index probe when nothing changed); a window is then
+// its whole UTC days from the rollups plus its partial edge days aggregated from the sessions directly.
+//
+// Freshness: a session stored with an updated_at newer than the watermark (or more sessions at it) is seen
+// by the next read. A session whose transaction commits late with an older updated_at is picked up by the
+// periodic re-read of the last LAG_MS of changes, at most RECHECK_MS later.
+import type { Db } from '../../db/connection.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import * as raw from './store.js';
+import * as rs from './rollup-store.js';
+
+const DAY_MS = rs.DAY_MS;
+export const RECHECK_MS = 30_000;
+export const LAG_MS = 5 * 60_000;
+const EVERYTHING = -Number.MAX_SAFE_INTEGER;
+
+async function recompute(db: Db, appId: string, days: readonly number[]): Promise<void> {
+  try {
+    await rs.recomputeDays(db, appId, days);
+  } catch (err) {
+    // Another reader (another replica) recomputed the same days at the same moment; its rows are as good.
+    if (!isUniqueViolation(err)) throw err;
+  }
+}
+
+export async function refresh(db: Db, appId: string, now: number): Promise<void> {
+  const state = await rs.refreshState(db, appId);
+  const recheck = !state || now - state.rechecked_at >= RECHECK_MS;
+  const watermark = state?.watermark ?? EVERYTHING;
+  const changed = await rs.changedSince(db, appId, watermark);
+  const nothingNew = state !== undefined && (changed.latest === null || (changed.latest === state.watermark && changed.count === state.ties));
+  if (nothingNew && !recheck) return;
+  const since = state ? (recheck ? state.watermark - LAG_MS : state.watermark) : EVERYTHING;
+  const days = await rs.daysChangedSince(db, appId, since);
+  if (days.length) await recompute(db, appId, days);
+  const latest = Math.max(watermark, changed.latest ?? watermark, 0);
+  const ties = (await rs.changedSince(db, appId, latest)).count;
+  await rs.saveRefreshState(db, { app_id: appId, watermark: latest, ties, rechecked_at: recheck ? now : state!.rechecked_at });
+}
+
+interface Split {
+  days: rs.DayRange | null;
+  edges: raw.Window[];
+}
+
+/** Whole UTC days inside the window, and the partial days at its edges. */
+export function split(w: raw.Window): Split {
+  const first = Math.ceil(w.from / DAY_MS);
+  const end = Math.floor(w.to / DAY_MS);
+  if (first >= end) return { days: null, edges: w.to > w.from ? [w] : [] };
+  const edges: raw.Window[] = [];
+  if (w.from < first * DAY_MS) edges.push({ from: w.from, to: first * DAY_MS });
+  if (end * DAY_MS < w.to) edges.push({ from: end * DAY_MS, to: w.to });
+  return { days: { first, end }, edges };
+}
+
+const ZERO: raw.Tiles = {
+  sessions: 0, subagentSessions: 0, costMicros: 0, toolCalls: 0, toolErrors: 0, rejectedToolCalls: 0, cleanSessions: 0, handsOnSessions: 0, activeActors: 0, turns: 0,
+};
+
+function add(a: raw.Tiles, b: Omit<raw.Tiles, 'activeActors'>): raw.Tiles {
+  return {
+    sessions: a.sessions + b.sessions,
+    subagentSessions: a.subagentSessions + b.subagentSessions,
+    costMicros: a.costMicros + b.costMicros,
+    toolCalls: a.toolCalls + b.toolCalls,
+    toolErrors: a.toolErrors + b.toolErrors,
+    rejectedToolCalls: a.rejectedToolCalls + b.rejectedToolCalls,
+    cleanSessions: a.cleanSessions + b.cleanSessions,
+    handsOnSessions: a.handsOnSessions + b.handsOnSessions,
+    activeActors: a.activeActors,
+    turns: a.turns + b.turns,
+  };
+}
+
+/** The tiles of each window (rollups must be refreshed first). */
+export async function windowTiles(db: Db, scope: raw.Scope, windows: readonly raw.Window[]): Promise<raw.Tiles[]> {
+  const splits = windows.map(split);
+  const withDays = splits.flatMap((s, i) => (s.days ? [{ i, days: s.days }] : []));
+  const allEdges = splits.flatMap((s, i) => s.edges.map((e) => ({ i, e })));
+  const [dayTiles, edgeTiles, actorCounts] = await Promise.all([
+    rs.dayTiles(db, scope, withDays.map((d) => d.days)),
+    allEdges.length ? raw.tiles(db, scope, allEdges.map((x) => x.e)) : Promise.resolve([]),
+    Promise.all(splits.map((s) => rs.actors(db, scope, s.days, s.edges))),
+  ]);
+  const out = windows.map((): raw.Tiles => ({ ...ZERO }));
+  withDays.forEach((d, k) => { out[d.i] = add(out[d.i]!, dayTiles[k]!); });
+  allEdges.forEach((x, k) => { out[x.i] = add(out[x.i]!, edgeTiles[k]!); });
+  actorCounts.forEach((n, i) => { out[i]!.activeActors = n; });
+  return out;
+}
+
+/** Per-model spend of a window, costliest first (rollups must be refreshed first). */
+export async function windowModels(db: Db, scope: raw.Scope, w: raw.Window): Promise<raw.ModelRow[]> {
+  const s = split(w);
+  const parts = await Promise.all([
+    s.days ? rs.dayModels(db, scope, s.days) : Promise.resolve([]),
+    ...s.edges.map((e) => raw.models(db, scope, e)),
+  ]);
+  const byModel = new Map<string, raw.ModelRow>();
+  for (const m of parts.flat()) {
+    const acc = byModel.get(m.model);
+    if (!acc) {
+      byModel.set(m.model, { ...m });
+      continue;
+    }
+    acc.sessions += m.sessions;
+    acc.turns += m.turns;
+    acc.unpricedTurns += m.unpricedTurns;
+    acc.inputTokens += m.inputTokens;
+    acc.outputTokens += m.outputTokens;
+    acc.cacheReadTokens += m.cacheReadTokens;
+    acc.cacheWriteTokens += m.cacheWriteTokens;
+    acc.costMicros += m.costMicros;
+  }
+  return [...byModel.values()].sort((a, b) => b.costMicros - a.costMicros || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+}
+
+/** Daily rows of a window (rollups must be refreshed first). */
+export async function windowDays(db: Db, scope: raw.Scope, w: raw.Window): Promise<raw.DayRow[]> {
+  const s = split(w);
+  const parts = await Promise.all([
+    s.days ? rs.dayRows(db, scope, s.days) : Promise.resolve([]),
+    ...s.edges.map((e) => raw.days(db, scope, e)),
+  ]);
+  return parts.flat().sort((a, b) => a.day - b.day);
+}
