@@ -17,7 +17,7 @@ class FolderProvider implements MigrationProvider {
 
   async getMigrations(): Promise<Record<string, Migration>> {
     const files = (await fs.readdir(MIGRATIONS_DIR))
-      .filter((f) => /^\d{4}_[\w-]+\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
+      .filter((f) => /^\d{4}[a-z]?_[\w-]+\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
       .sort();
     const out: Record<string, Migration> = {};
     for (const file of files) {

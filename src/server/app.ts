@@ -16,6 +16,7 @@ import type { App, Gateway } from './context.js';
 import { registerErrorHandling } from './error-handler.js';
 import { ERROR_CODES } from './errors.js';
 import { registerGuard } from './guard.js';
+import { requestValidatorCompiler } from './validation.js';
 import { deriveSecret, loadPepper } from './pepper.js';
 import { RateLimits } from './ratelimit.js';
 import { bootstrap } from './bootstrap.js';
@@ -59,8 +60,8 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     },
     return503OnClosing: true,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(requestValidatorCompiler());
 
   const pepper = loadPepper(config.dataDir, config.keyPepper);
   const rateLimits = RateLimits.create(config.redisUrl, config.redisPrefix, app.log);

@@ -41,6 +41,20 @@ describe('errors', () => {
     expect(r.body.error.details).toEqual([{ path: 'count', message: 'is required' }]);
   });
 
+  it('JSON bodies are not coerced: a boolean or a number is not a string, a string is not a number', async () => {
+    for (const body of [{ name: false, count: 1 }, { name: 7, count: 1 }, { name: 'a', count: '3' }, { name: null, count: 1 }]) {
+      const r = await gw.call('POST', '/v1/probe/echo', { body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.code).toBe('invalid_request_body');
+    }
+  });
+
+  it('query strings are coerced to their schema types', async () => {
+    const r = await gw.call('POST', '/v1/probe/echo?limit=25', { body: { name: 'a', count: 3 } });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual({ name: 'a', count: 3 });
+  });
+
   it('a body that is not an object → invalid_request_body', async () => {
     const r = await gw.call('POST', '/v1/probe/echo', { body: [1, 2] });
     expect(r.status).toBe(400);
