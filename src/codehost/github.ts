@@ -147,6 +147,11 @@ function isNotFound(err: unknown): boolean {
   return isHttpError(err) && (err.status === 404 || err.status === 451);
 }
 
+/** GitHub's refusal of a write the installation does not cover ("Resource not accessible by integration"). */
+function isNotAccessible(err: unknown): boolean {
+  return isHttpError(err) && err.status === 403;
+}
+
 function errorMessages(err: GitHubHttpError): string {
   const data = err.response?.data as { message?: unknown; errors?: Array<{ message?: unknown; code?: unknown; field?: unknown }> } | undefined;
   const parts = [String(data?.message ?? err.message)];
@@ -337,13 +342,16 @@ export class InstallationClient {
   }
 
   /** Whether the installation lists the repository (GET /installation/repositories, every page). */
-  async listsRepository(fullName: string): Promise<RepositoryInfo | null> {
-    const wanted = fullName.toLowerCase();
+  /**
+   * The repositories the installation lists (GET /installation/repositories, every page), by lower-cased
+   * `owner/repo`. This, not GET /repos/{owner}/{repo}, says whether the installation includes a
+   * repository: an installation token can read any public repository.
+   */
+  async listRepositories(): Promise<Map<string, RepositoryInfo>> {
     const repos = await this.call(() =>
       this.octokit.paginate(this.octokit.rest.apps.listReposAccessibleToInstallation, { per_page: 100 }),
     );
-    const found = repos.find((r) => r.full_name.toLowerCase() === wanted);
-    return found ? { id: found.id, fullName: found.full_name, defaultBranch: found.default_branch } : null;
+    return new Map(repos.map((r) => [r.full_name.toLowerCase(), { id: r.id, fullName: r.full_name, defaultBranch: r.default_branch }]));
   }
 
   /** The repository as the installation sees it; null when the installation cannot see it. */
@@ -410,11 +418,12 @@ export class InstallationClient {
    */
   async createPullRequest(
     owner: string, repo: string, input: { head: string; base: string; title: string; body: string },
-  ): Promise<PullRequestSnapshot | 'exists' | 'no_commits' | 'no_branch'> {
+  ): Promise<PullRequestSnapshot | 'exists' | 'no_commits' | 'no_branch' | 'not_accessible'> {
     try {
       const { data } = await this.call(() => this.octokit.rest.pulls.create({ owner, repo, ...input }));
       return snapshotOf(data);
     } catch (err) {
+      if (isNotAccessible(err)) return 'not_accessible';
       if (isHttpError(err) && err.status === 422) {
         const text = errorMessages(err);
         if (/already exists/i.test(text)) return 'exists';
@@ -425,9 +434,15 @@ export class InstallationClient {
     }
   }
 
-  async updatePullRequest(owner: string, repo: string, number: number, input: { title: string; body: string }): Promise<PullRequestSnapshot> {
-    const { data } = await this.call(() => this.octokit.rest.pulls.update({ owner, repo, pull_number: number, ...input }));
-    return snapshotOf(data);
+  /** Edit title and body; 'not_accessible' when the token may not write there (repository outside the installation). */
+  async updatePullRequest(owner: string, repo: string, number: number, input: { title: string; body: string }): Promise<PullRequestSnapshot | 'not_accessible'> {
+    try {
+      const { data } = await this.call(() => this.octokit.rest.pulls.update({ owner, repo, pull_number: number, ...input }));
+      return snapshotOf(data);
+    } catch (err) {
+      if (isNotAccessible(err)) return 'not_accessible';
+      throw err;
+    }
   }
 }
 

@@ -21,6 +21,8 @@ export interface DoubleRepository {
   /** Branch name → classic protection; requiredReviews = a pull request is required. */
   protection: Map<string, { requiredReviews: boolean }>;
   nextNumber: number;
+  /** Any installation token can read a public repository; writing needs the installation to include it. */
+  visibility: 'public' | 'private';
 }
 
 export interface DoubleInstallation {
@@ -161,13 +163,13 @@ export class GitHubDouble {
   }
 
   /** A repository with a default branch holding `baseCommits` commits, listed by `installation` if given. */
-  addRepository(fullName: string, opts: { installation?: DoubleInstallation; defaultBranch?: string; baseCommits?: number } = {}): DoubleRepository {
+  addRepository(fullName: string, opts: { installation?: DoubleInstallation; defaultBranch?: string; baseCommits?: number; visibility?: 'public' | 'private' } = {}): DoubleRepository {
     const [owner, name] = fullName.split('/') as [string, string];
     const defaultBranch = opts.defaultBranch ?? 'main';
     const repo: DoubleRepository = {
       owner, name, id: this.nextRepoId++, defaultBranch,
       branches: new Map([[defaultBranch, Array.from({ length: opts.baseCommits ?? 3 }, sha)]]),
-      rules: new Map(), protection: new Map(), nextNumber: 1,
+      rules: new Map(), protection: new Map(), nextNumber: 1, visibility: opts.visibility ?? 'private',
     };
     this.repositories.set(fullName.toLowerCase(), repo);
     opts.installation?.repositories.add(fullName.toLowerCase());
@@ -313,12 +315,18 @@ export class GitHubDouble {
     return grant;
   }
 
-  /** The repository, if the token's installation lists it; GitHub answers 404 otherwise. */
-  private visibleRepo(grant: TokenGrant, owner: string, name: string): DoubleRepository {
+  /**
+   * The repository as the token may use it: the installation's repositories fully; public ones only for
+   * reading (a write answers 403 "Resource not accessible by integration"); anything else is 404.
+   */
+  private visibleRepo(grant: TokenGrant, owner: string, name: string, access: 'read' | 'write' = 'read'): DoubleRepository {
     const key = `${owner}/${name}`.toLowerCase();
     const installation = this.installations.get(grant.installationId);
     const repo = this.repositories.get(key);
-    if (!repo || !installation || !installation.repositories.has(key)) throw notFound();
+    if (!repo) throw notFound();
+    if (installation?.repositories.has(key)) return repo;
+    if (repo.visibility !== 'public') throw notFound();
+    if (access === 'write') throw forbiddenByIntegration();
     return repo;
   }
 
@@ -396,7 +404,7 @@ export class GitHubDouble {
       }
       if (rest[0] === 'pulls') {
         const grant = this.requireToken(req, call);
-        const repo = this.visibleRepo(grant, owner, name);
+        const repo = this.visibleRepo(grant, owner, name, method === 'GET' ? 'read' : 'write');
         if (method === 'GET' && rest.length === 1) {
           at('/repos/{owner}/{repo}/pulls');
           return this.listPulls(repo, query);
@@ -463,7 +471,7 @@ export class GitHubDouble {
     delete template.parent;
     return {
       language: null, web_commit_signoff_required: false, allow_update_branch: false, use_squash_pr_title_as_default: false,
-      ...template, fork: false, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
+      ...template, fork: false, private: repo.visibility === 'private', visibility: repo.visibility, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
   }
 
   private installationRepositories(grant: TokenGrant, query: URLSearchParams): HttpAnswer {

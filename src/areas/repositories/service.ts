@@ -4,7 +4,9 @@
 // branch requires a pull request (branch rules or classic protection).
 import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
-import { githubApp, pullRequestWriteOf, type GitHubApp, type PullRequestWrite } from '../../codehost/github.js';
+import {
+  githubApp, pullRequestWriteOf, type GitHubApp, type InstallationClient, type PullRequestWrite, type RepositoryInfo,
+} from '../../codehost/github.js';
 import type { FactoryContext, RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../orgs/audit.js';
@@ -48,28 +50,38 @@ export function factoriesConnectedTo(ctx: RequestContext, fullName: string, inst
   return store.factoriesConnectedTo(ctx.db, fullName, installationId);
 }
 
-/** The live entry of one connection; installation facts are shared across entries of one listing. */
-async function entryOf(
-  github: GitHubApp,
-  row: store.RepositoryRow,
-  requested: () => Promise<Record<string, string>>,
-  installationPermissions: (id: number) => Promise<Record<string, string> | null>,
-): Promise<RepositoryEntry> {
+/** What one installation grants and lists, read once per listing. */
+interface InstallationView {
+  granted: Record<string, string>;
+  client: InstallationClient;
+  repositories: Map<string, RepositoryInfo>;
+}
+
+/** Null when the installation does not exist (any more). */
+async function viewOf(github: GitHubApp, installationId: number): Promise<InstallationView | null> {
+  const granted = await github.installationPermissions(installationId);
+  if (!granted) return null;
+  const client = await github.installation(installationId);
+  if (!client) return null;
+  return { granted, client, repositories: await client.listRepositories() };
+}
+
+/** The live entry of one connection. */
+async function entryOf(row: store.RepositoryRow, view: InstallationView | null, requested: () => Promise<Record<string, string>>): Promise<RepositoryEntry> {
   const base = connectedOf(row);
-  const granted = await installationPermissions(base.installationId);
-  const client = granted ? await github.installation(base.installationId) : null;
-  const seen = client ? await client.repository(base.owner, base.name) : null;
-  if (!client || !seen) {
+  const seen = view?.repositories.get(store.nameKey(base.repository));
+  if (!view || !seen) {
     // The installation is gone or no longer lists the repository: builds can do nothing there.
     return { repository: base.repository, connected: true, installationId: base.installationId, defaultBranch: base.defaultBranch, pullRequestWrite: 'missing', defaultBranchRequiresPullRequest: false };
   }
+  const [owner, name] = seen.fullName.split('/') as [string, string];
   return {
     repository: seen.fullName,
     connected: true,
     installationId: base.installationId,
     defaultBranch: seen.defaultBranch,
-    pullRequestWrite: pullRequestWriteOf(granted, await requested()),
-    defaultBranchRequiresPullRequest: await client.requiresPullRequest(base.owner, base.name, seen.defaultBranch),
+    pullRequestWrite: pullRequestWriteOf(view.granted, await requested()),
+    defaultBranchRequiresPullRequest: await view.client.requiresPullRequest(owner, name, seen.defaultBranch),
   };
 }
 
@@ -90,10 +102,10 @@ export async function listRepositories(ctx: FactoryContext): Promise<RepositoryE
   if (rows.length === 0) return [];
   const github = githubApp(ctx.gateway);
   const requested = memo((_: null) => github.requestedPermissions());
-  const installationPermissions = memo((id: number) => github.installationPermissions(id));
+  const views = memo((id: number) => viewOf(github, id));
   const entries: RepositoryEntry[] = [];
   // One repository at a time: a factory has few, and GitHub's secondary limits punish bursts.
-  for (const row of rows) entries.push(await entryOf(github, row, () => requested(null), installationPermissions));
+  for (const row of rows) entries.push(await entryOf(row, await views(Number(row.installation_id)), () => requested(null)));
   return entries;
 }
 
@@ -112,12 +124,9 @@ export async function connectRepository(ctx: FactoryContext, input: ConnectInput
     apiError('repository_not_in_installation', `The App installation ${input.installationId} does not include ${input.repository}.`, {
       repository: input.repository, installationId: input.installationId,
     });
-  const granted = await github.installationPermissions(input.installationId);
-  if (!granted) throw notListed();
-  const client = await github.installation(input.installationId);
-  if (!client) throw notListed();
-  const found = await client.listsRepository(input.repository);
-  if (!found) throw notListed();
+  const view = await viewOf(github, input.installationId);
+  const found = view?.repositories.get(store.nameKey(input.repository));
+  if (!view || !found) throw notListed();
 
   const now = ctx.clock.now();
   const existing = await store.findRepository(ctx.db, ctx.appId, found.fullName);
@@ -147,7 +156,7 @@ export async function connectRepository(ctx: FactoryContext, input: ConnectInput
   }
   const row = await store.findRepository(ctx.db, ctx.appId, found.fullName);
   if (!row) throw apiError('internal_error', 'The connection vanished while it was being made.');
-  const entry = await entryOf(github, row, () => github.requestedPermissions(), async () => granted);
+  const entry = await entryOf(row, view, () => github.requestedPermissions());
   return { entry, created };
 }
 

@@ -76,18 +76,26 @@ export async function putPullRequest(ctx: FactoryContext, workItemId: string, in
   let pull: PullRequestSnapshot;
   let created = false;
   const open = await client.openPullRequest(owner, name, branch);
+  // An installation token reads every public repository; only a write shows the installation does not
+  // include it (GitHub: 403 "Resource not accessible by integration").
+  const edit = async (number: number): Promise<PullRequestSnapshot> => {
+    const edited = await client.updatePullRequest(owner, name, number, text);
+    if (edited === 'not_accessible') throw notInInstallation();
+    return edited;
+  };
   if (open) {
-    pull = await client.updatePullRequest(owner, name, open.number, text);
+    pull = await edit(open.number);
   } else {
     const made = await client.createPullRequest(owner, name, { head: branch, base, ...text });
     if (made === 'no_commits') throw noCommits();
     if (made === 'no_branch') throw notPushed();
+    if (made === 'not_accessible') throw notInInstallation();
     if (made === 'exists') {
       const winner = await client.openPullRequest(owner, name, branch);
       if (!winner) {
         throw apiError('github_unavailable', 'GitHub reports an open pull request on the branch that it does not list yet; retry.', {}, { 'Retry-After': '1' });
       }
-      pull = await client.updatePullRequest(owner, name, winner.number, text);
+      pull = await edit(winner.number);
     } else {
       pull = made;
       created = true;

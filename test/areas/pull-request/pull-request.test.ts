@@ -344,6 +344,23 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       expectError(await put(gw, item), 422, 'repository_not_in_installation');
     });
 
+    it('422 repository_not_in_installation for a public repository the installation dropped (readable, not writable)', async () => {
+      const inst = github.addInstallation('open');
+      github.addRepository('open/source', { installation: inst, visibility: 'public' });
+      expect((await gw.call('POST', '/v1/repositories', { token: a.factoryKey, appId: a.appId, body: { repository: 'open/source', installationId: inst.id } })).status).toBe(201);
+      const item = await claimedItem(gw, a, { repository: 'open/source' });
+      github.pushBranch('open/source', `attest/item-${counter}`, 1);
+      inst.repositories.delete('open/source');
+      expectError(await put(gw, item), 422, 'repository_not_in_installation');
+      expect(github.openPulls('open/source')).toHaveLength(0);
+      // An open pull request (a person's) cannot be edited either.
+      github.openPullAs('octocat', 'open/source', `attest/item-${counter}`, 'Theirs');
+      expectError(await put(gw, item), 422, 'repository_not_in_installation');
+      expect(github.openPulls('open/source')[0]!.title).toBe('Theirs');
+      const list = await gw.call('GET', '/v1/repositories', { token: a.factoryKey, appId: a.appId });
+      expect(list.body.data.find((r: { repository: string }) => r.repository === 'open/source').pullRequestWrite).toBe('missing');
+    });
+
     it('422 branch_not_pushed when the claim branch is not on the remote', async () => {
       const item = await claimedItem(gw, a, { branch: 'never/pushed' });
       const r = await put(gw, item);
@@ -386,6 +403,7 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       expectError(await put(gw, item), 503, 'github_unavailable');
 
       expect(github.openPulls('acme/api', 'flaky')).toHaveLength(0);
+      expect(github.faults).toEqual([]); // every fault was hit
       const ok = await put(gw, item);
       expect(ok.status).toBe(201);
       expect(github.openPulls('acme/api', 'flaky')).toHaveLength(1);

@@ -191,13 +191,13 @@ describe('repositories', () => {
   });
 
   it('turns GitHub 5xx, 429, secondary rate limits and network failures into 503 github_unavailable with Retry-After', async () => {
-    github.fail(/^GET \/repos\/Acme\/Api$/i, { kind: 'status', status: 502, body: { message: 'Server Error' } });
+    github.fail(/^GET \/installation\/repositories$/, { kind: 'status', status: 502, body: { message: 'Server Error' } });
     const bad = await gw.call('GET', '/v1/repositories', as(a));
     expect(bad.status).toBe(503);
     expect(bad.body.error.code).toBe('github_unavailable');
     expect(Number(bad.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 
-    github.fail(/^GET \/repos\/Acme\/Api$/i, { kind: 'status', status: 429, headers: { 'retry-after': '7' }, body: { message: 'Too Many Requests' } });
+    github.fail(/^GET \/repos\/Acme\/Api\/rules\/branches\/main$/i, { kind: 'status', status: 429, headers: { 'retry-after': '7' }, body: { message: 'Too Many Requests' } });
     const limited = await gw.call('GET', '/v1/repositories', as(a));
     expect(limited.status).toBe(503);
     expect(limited.body.error.code).toBe('github_unavailable');
@@ -219,6 +219,7 @@ describe('repositories', () => {
     expect(dropped.headers['retry-after']).toBeDefined();
 
     expect((await gw.call('GET', '/v1/repositories', as(a))).status).toBe(200);
+    expect(github.faults).toEqual([]); // every fault was hit
   });
 
   it('caches the installation token until shortly before it expires', async () => {
