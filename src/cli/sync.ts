@@ -320,6 +320,7 @@ async function runSync(flags: SyncFlags): Promise<void> {
 
   const prepared: Prepared[] = [];
   const skipped: { path: string; reason: string }[] = [];
+  const empty: FoundFile[] = [];
   for (const file of changed) {
     let session: AgentSessionV1;
     try {
@@ -330,6 +331,7 @@ async function runSync(flags: SyncFlags): Promise<void> {
     }
     if (session.turns.length === 0) {
       skipped.push({ path: file.path, reason: 'no turns' });
+      empty.push(file);
       continue;
     }
     if (sinceMs !== undefined && Date.parse(session.endedAt ?? session.startedAt) < sinceMs) {
@@ -387,6 +389,9 @@ async function runSync(flags: SyncFlags): Promise<void> {
     throw err;
   }
   rep.stop();
+  // Files without a turn (a snapshot-only transcript) are not read again until they change.
+  for (const file of empty) marks[file.path] = { size: file.size, mtimeMs: file.mtimeMs, tier, sessionId: '' };
+  if (empty.length > 0) writePrivateJson(watermarkPath(), watermarks);
   const result = { ...summary, sent: out.accepted.size, rejected: out.rejected, requests: out.requests, tenantTier: out.tenantTier ?? null };
   if (flags.json) printJson(result);
   else {

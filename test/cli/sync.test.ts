@@ -157,6 +157,8 @@ describe('attest sync', { timeout: 300_000 }, () => {
     placeClaudeFixture(home, 's09-small-eabfac43.jsonl');
     const down = await home.run(['sync'], { ATTEST_URL: 'http://127.0.0.1:9' });
     expect(down.code).toBe(3);
+    // Not a terminal: plain progress lines instead of a bar.
+    expect(down.stderr).toMatch(/^sync: 1 session\(s\) to send$/m);
     expect(down.stderr).toMatch(/no answer; retrying in/);
     expect(down.stderr).toMatch(/Sync stopped: Cannot reach the gateway at http:\/\/127\.0\.0\.1:9.*gave up after 6 attempts/);
     const ok = await home.run(['sync', '--json']);
@@ -204,5 +206,12 @@ describe('attest sync', { timeout: 300_000 }, () => {
     expect(badTier.stderr).toMatch(/--tier must be metrics, redacted or full/);
     const badDate = await home.run(['sync', '--since', 'yesterdayish']);
     expect(badDate.code).toBe(1);
+
+    // A transcript without a turn is skipped, and not read again until it changes.
+    fs.writeFileSync(`${home.claudeDir}/proj-a/empty.jsonl`, JSON.stringify({ type: 'mode', mode: 'normal', sessionId: 'e0000000-0000-4000-8000-000000000000' }) + '\n');
+    const first = await home.run(['sync', '--json']);
+    expect(first.json).toMatchObject({ sent: 1, filesChanged: 2, skipped: [{ path: `${home.claudeDir}/proj-a/empty.jsonl`, reason: 'no turns' }] });
+    const second = await home.run(['sync', '--json']);
+    expect(second.json).toMatchObject({ sent: 0, filesChanged: 0, skipped: [] });
   });
 });
