@@ -50,7 +50,16 @@ function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-export function renderConsentPage(request: ConsentRequest, signed: string, error: string | null): string {
+export interface FactoryChoice {
+  id: string;
+  label: string;
+}
+
+/**
+ * `choices`: the factories of the user whose login token was entered (second step when the resource names
+ * no factory); `loginToken` is then kept in the form so the user does not type it twice.
+ */
+export function renderConsentPage(request: ConsentRequest, signed: string, error: string | null, step?: { choices: FactoryChoice[]; loginToken: string }): string {
   let redirectHost: string;
   try {
     redirectHost = new URL(request.redirectUri).host || request.redirectUri;
@@ -59,7 +68,9 @@ export function renderConsentPage(request: ConsentRequest, signed: string, error
   }
   const factory = request.appId
     ? `<input id="app_id" name="app_id" value="${esc(request.appId)}" readonly>`
-    : '<input id="app_id" name="app_id" required pattern="[0-9a-fA-F-]{36}" placeholder="factory id (X-Outerlayer-App-Id)">';
+    : step
+      ? `<select id="app_id" name="app_id" required>${step.choices.map((c) => `<option value="${esc(c.id)}">${esc(c.label)}</option>`).join('')}</select>`
+      : '<input id="app_id" name="app_id" pattern="[0-9a-fA-F-]{36}" placeholder="leave empty to choose from your factories">';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Authorize ${esc(request.clientName)} — Attest</title>
@@ -73,7 +84,7 @@ ${error ? `<p class="err" role="alert">${esc(error)}</p>` : ''}
 <form method="post" action="/oauth/consent">
 <input type="hidden" name="request" value="${esc(signed)}">
 <label for="login_token">Your login token (olu_…)</label>
-<input id="login_token" name="login_token" type="password" autocomplete="off" required>
+<input id="login_token" name="login_token" type="password" autocomplete="off" required${step ? ` value="${esc(step.loginToken)}"` : ''}>
 <label for="app_id">Factory</label>
 ${factory}
 <button type="submit" name="decision" value="approve">Approve</button>

@@ -16,6 +16,7 @@ import { apiError } from '../../server/errors.js';
 import { parsePlaintext } from '../../server/credentials.js';
 import type { Principal } from '../../server/auth/principal.js';
 import { recordAudit } from '../orgs/audit.js';
+import { factoriesOfUser } from '../apps/service.js';
 import { renderConsentPage, verifyConsentRequest, type ConsentRequest } from './consent.js';
 import { GatewayOAuthProvider } from './provider.js';
 
@@ -96,23 +97,39 @@ export function registerAuthorizationServer(app: App): void {
       url.searchParams.set('iss', gateway.config.publicUrl); // RFC 9207
       return reply.header('Cache-Control', 'no-store').redirect(url.href, 302);
     };
-    const again = (status: number, message: string) => reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(renderConsentPage(request, req.body.request, message));
+    const page = (status: number, message: string | null, step?: Parameters<typeof renderConsentPage>[3]) =>
+      reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(renderConsentPage(request, req.body.request, message, step));
+    const again = (status: number, message: string) => page(status, message);
+    const invalidToken = "The login token is not valid, or you are not a member of that factory's organization.";
 
     if (req.body.decision === 'deny') return back({ error: 'access_denied', error_description: 'The user denied the request.' });
 
-    const appId = (request.appId ?? req.body.app_id ?? '').trim().toLowerCase();
-    if (!UUID.test(appId)) return again(400, 'Enter the factory id (a uuid).');
     const token = (req.body.login_token ?? '').trim();
     if (parsePlaintext(token) !== 'login_token') return again(401, 'That is not a login token (olu_…).');
+    const appId = (request.appId ?? req.body.app_id ?? '').trim().toLowerCase();
+    if (appId === '') {
+      // The resource names no factory and none was entered: show the user's factories to choose from.
+      let user: Principal;
+      try {
+        user = await gateway.auth.resolve(token, null);
+      } catch {
+        return again(401, invalidToken);
+      }
+      const choices = user.userId ? await factoriesOfUser(req.ctx.db, user.userId) : [];
+      if (choices.length === 0) return again(403, 'You are not a member of any factory.');
+      return page(200, 'Choose the factory this client may read.', {
+        choices: choices.map((f) => ({ id: f.id, label: `${f.org.name} / ${f.display_name || f.name} (${f.role})` })),
+        loginToken: token,
+      });
+    }
+    if (!UUID.test(appId)) return again(400, 'Enter the factory id (a uuid).');
     let principal: Principal;
     try {
       principal = await gateway.auth.resolve(token, appId);
     } catch {
-      return again(401, "The login token is not valid, or you are not a member of that factory's organization.");
+      return again(401, invalidToken);
     }
-    if (principal.kind !== 'login_token' || !principal.userId || !principal.orgId || principal.appId !== appId) {
-      return again(401, "The login token is not valid, or you are not a member of that factory's organization.");
-    }
+    if (principal.kind !== 'login_token' || !principal.userId || !principal.orgId || principal.appId !== appId) return again(401, invalidToken);
     const code = await provider.issueCode(request, { userId: principal.userId, orgId: principal.orgId, appId });
     await auditGrant(req, principal, request, appId);
     return back({ code });

@@ -380,10 +380,22 @@ describe('consent page', () => {
     expect(factoryKey.status).toBe(401);
   });
 
-  it('with no factory in the resource the user must choose one', async () => {
-    const missing = await consent({ resource: `${base}/v1/mcp` });
-    expect(missing.status).toBe(400);
-    expect(missing.page).toContain('factory id');
+  it('with no factory in the resource the user chooses one of theirs in a second step', async () => {
+    const first = await consent({ resource: `${base}/v1/mcp` });
+    expect(first.status).toBe(200);
+    expect(first.page).toContain('Choose the factory');
+    expect(first.page).toContain(`<option value="${a.appId}">${a.orgName} / `);
+    expect(first.page).not.toContain(b.appId);
+    const signed = /name="request" value="([^"]+)"/.exec(first.page)![1]!;
+    const approve = await fetch(`${base}/oauth/consent`, {
+      method: 'POST', redirect: 'manual', body: new URLSearchParams({ request: signed, decision: 'approve', login_token: a.loginToken, app_id: a.appId }),
+    });
+    expect(approve.status).toBe(302);
+    expect(new URL(approve.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+    const notMine = await fetch(`${base}/oauth/consent`, {
+      method: 'POST', redirect: 'manual', body: new URLSearchParams({ request: signed, decision: 'approve', login_token: a.loginToken, app_id: b.appId }),
+    });
+    expect(notMine.status).toBe(401);
   });
 
   it('an altered consent request is refused', async () => {
