@@ -205,7 +205,8 @@ export class GitHubApp {
     try {
       return await fn();
     } catch (err) {
-      const failure = retryableFailure(err, this.clock.now());
+      // X-RateLimit-Reset is an absolute instant on GitHub's clock: compare it with the wall clock.
+      const failure = retryableFailure(err, Date.now());
       if (failure) throw failure;
       if (as === 'app' && isHttpError(err) && err.status === 401) {
         throw apiError('repository_tokens_unavailable', 'GitHub refused the App credentials (GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY).');

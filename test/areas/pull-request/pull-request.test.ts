@@ -399,6 +399,17 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       expectError(secondary, 503, 'github_unavailable');
       expect(secondary.headers['retry-after']).toBe('60');
 
+      // The primary rate limit: 403 with X-RateLimit-Remaining 0; wait until X-RateLimit-Reset.
+      github.fail(/^GET \/repos\/acme\/api$/, {
+        kind: 'status', status: 403,
+        headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 120) },
+        body: { message: 'API rate limit exceeded for installation ID 1.', documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting' },
+      });
+      const primary = await put(gw, item);
+      expectError(primary, 503, 'github_unavailable');
+      expect(Number(primary.headers['retry-after'])).toBeGreaterThan(100);
+      expect(Number(primary.headers['retry-after'])).toBeLessThanOrEqual(121);
+
       github.fail(/^GET \/repos\/acme\/api\/branches\//, { kind: 'network' });
       expectError(await put(gw, item), 503, 'github_unavailable');
 
