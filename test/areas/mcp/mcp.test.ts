@@ -244,6 +244,17 @@ describe('credentials and factory on the MCP routes', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents the MCP and OAuth routes (POST only for MCP)', async () => {
+    const doc = (await gw.call('GET', '/v1/openapi.json')).body;
+    expect(Object.keys(doc.paths['/v1/mcp'])).toEqual(['post']);
+    expect(Object.keys(doc.paths['/v1/apps/{appId}/mcp'])).toEqual(['post']);
+    for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke', '/oauth/consent', '/.well-known/oauth-authorization-server']) {
+      expect(doc.paths[path], path).toBeTruthy();
+    }
+  });
+});
+
 describe('rate limits', () => {
   it('protocol calls consume mcp-protocol; tool calls consume their REST twin bucket', async () => {
     const t = await createTenant(gw, { plan: 'free' });
