@@ -260,6 +260,12 @@ export class GatewayOAuthProvider implements OAuthServerProvider {
     await store.insertRefreshToken(this.gateway.db, {
       digest: this.digest(refresh), grant_id: grant.id, expires_at: now + REFRESH_TOKEN_TTL_MS, used_at: null, created_at: now,
     });
+    // A replay seen by a concurrent request may have revoked the grant while these were minted; the
+    // revocation covers only tokens linked before it, so look again now that these are linked.
+    if ((await store.findGrant(this.gateway.db, grant.id))?.revoked_at != null) {
+      await this.revokeGrant(grant.id);
+      throw new InvalidGrantError('Authorization was revoked');
+    }
     return {
       access_token: access.plaintext,
       token_type: 'Bearer',

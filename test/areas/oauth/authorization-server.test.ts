@@ -268,6 +268,17 @@ describe('authorization code flow with PKCE', () => {
     await expect(refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: second.refresh_token! })).rejects.toThrow(/revoked|already used/);
   });
 
+  it('two concurrent refreshes with one token: one wins, the other is a replay, and the grant ends for both', async () => {
+    const tokens = await tokensFor();
+    const refresh = () => refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! });
+    const results = await Promise.allSettled([refresh(), refresh()]);
+    const won = results.filter((r): r is PromiseFulfilledResult<OAuthTokens> => r.status === 'fulfilled');
+    expect(won.length).toBeLessThanOrEqual(1);
+    expect(results.filter((r) => r.status === 'rejected').length).toBeGreaterThanOrEqual(1);
+    for (const w of won) expect((await post(`/v1/apps/${a.appId}/mcp`, w.value.access_token)).status).toBe(401);
+    expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(401);
+  });
+
   it('a token is bound to its resource: refused on another factory, on /v1/mcp and on REST routes', async () => {
     const tokens = await tokensFor();
     expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(200);
