@@ -81,7 +81,8 @@ export async function windowTiles(db: Db, scope: raw.Scope, windows: readonly ra
   const allEdges = splits.flatMap((s, i) => s.edges.map((e) => ({ i, e })));
   const [dayTiles, edgeTiles, actorCounts] = await Promise.all([
     rs.dayTiles(db, scope, withDays.map((d) => d.days)),
-    allEdges.length ? raw.tiles(db, scope, allEdges.map((x) => x.e)) : Promise.resolve([]),
+    // One statement per edge: a single started_at range is an index range; OR-ed ranges would scan.
+    Promise.all(allEdges.map(async (x) => (await raw.tiles(db, scope, [x.e]))[0]!)),
     Promise.all(splits.map((s) => rs.actors(db, scope, s.days, s.edges))),
   ]);
   const out = windows.map((): raw.Tiles => ({ ...ZERO }));

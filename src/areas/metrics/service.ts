@@ -24,11 +24,12 @@ function parseInstant(name: string, value: string, endOfDay: boolean): number {
 }
 
 /**
- * A half-open window [from, to). A date-only `to` includes that whole (UTC) day. Absent: `to` is now and
- * `from` 30 days earlier. from after to → 400 invalid_date_range.
+ * A half-open window [from, to). A date-only `to` includes that whole (UTC) day. Absent: `to` is the end of
+ * the current UTC day and `from` 30 days earlier (the last 30 calendar days, today included: whole days,
+ * which the daily rollups answer alone). from after to → 400 invalid_date_range.
  */
 export function windowOf(now: number, from: string | undefined, to: string | undefined, names: [string, string] = ['from', 'to']): store.Window {
-  const end = to === undefined ? now : parseInstant(names[1], to, true);
+  const end = to === undefined ? (Math.floor(now / DAY_MS) + 1) * DAY_MS : parseInstant(names[1], to, true);
   const start = from === undefined ? end - DEFAULT_WINDOW_DAYS * DAY_MS : parseInstant(names[0], from, false);
   if (start > end) {
     throw apiError('invalid_date_range', `${names[0]} (${new Date(start).toISOString()}) is after ${names[1]} (${new Date(end).toISOString()}).`, {

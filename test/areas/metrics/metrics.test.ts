@@ -150,10 +150,17 @@ describe('metrics', () => {
     expect(day.body.data.tiles.sessions).toEqual({ current: 2, prior: 0 });
     expect(day.body.data.tiles.toolErrorRate).toEqual({ current: 0, prior: null });
 
-    // Default window: the 30 days before now (the test clock is 2026-11-01T12:00Z).
+    // Default window: the last 30 UTC days, today included (the test clock is 2026-11-01T12:00Z).
     const dflt = await get('/v1/metrics/overview');
-    expect(dflt.body.data.window).toEqual({ from: '2026-10-02T12:00:00.000Z', to: '2026-11-01T12:00:00.000Z' });
+    expect(dflt.body.data.window).toEqual({ from: '2026-10-03T00:00:00.000Z', to: '2026-11-02T00:00:00.000Z' });
     expect(dflt.body.data.tiles.sessions.current).toBe(4);
+    // A window that starts and ends inside days: partial edge days come from the sessions themselves.
+    const edges = await get(`/v1/metrics/overview?${qs({ from: '2026-10-01T12:00:00Z', to: '2026-10-31T12:00:00Z' })}`);
+    expect(edges.body.data.tiles.sessions.current).toBe(4);
+    expect(edges.body.data.tiles.activeActors.current).toBe(3);
+    expect(edges.body.data.tiles.toolCalls.current).toBe(2 + 2 + 1);
+    const models = await get(`/v1/metrics/models?${qs({ from: '2026-10-01T12:00:00Z', to: '2026-10-31T12:00:00Z' })}`);
+    expect(models.body.data.models.map((m: { model: string; sessions: number }) => [m.model, m.sessions]).sort()).toEqual([[SONNET, 3], [GPT, 2]]);
   });
 
   it('compare: two arbitrary windows with deltas b − a', async () => {
