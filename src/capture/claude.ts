@@ -335,3 +335,38 @@ export function sumTotals(turns: TurnV1[], firstMs: number | undefined, lastMs: 
   if (firstMs !== undefined && lastMs !== undefined) totals.wallClockMs = lastMs - firstMs;
   return totals;
 }
+
+/** An image's bytes as POST /v1/agents/sync takes them in `blobs` (full tier only: images are content). */
+export interface ImageBlob {
+  sha256: string;
+  mediaType: string;
+  bytes: number;
+  data: string;
+}
+
+/**
+ * The images people pasted into a Claude Code transcript, once each, keyed by the sha256 the full-tier turns
+ * reference (`turns[].images[].sha256`). Blocks whose media type is not a media type are left out.
+ */
+export function claudeImageBlobs(text: string): ImageBlob[] {
+  const out = new Map<string, ImageBlob>();
+  for (const line of text.split('\n')) {
+    if (!line.includes('"image"')) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!isObject(value) || value.type !== 'user' || !isObject(value.message) || !Array.isArray(value.message.content)) continue;
+    for (const block of value.message.content) {
+      if (!isObject(block) || block.type !== 'image') continue;
+      const ref = imageRef(block);
+      const source = isObject(block.source) ? block.source : {};
+      if (!ref || typeof source.data !== 'string' || !/^[\w.+-]+\/[\w.+-]+$/.test(ref.mediaType)) continue;
+      const data = Buffer.from(source.data, 'base64').toString('base64');
+      out.set(ref.sha256, { sha256: ref.sha256, mediaType: ref.mediaType, bytes: ref.bytes ?? 0, data });
+    }
+  }
+  return [...out.values()];
+}

@@ -1,6 +1,6 @@
 // Capture: agent transcripts on this machine → AgentSession v1 documents, cut to a redaction tier and
 // scrubbed of secrets before anything leaves the machine.
-export { parseClaudeCodeTranscript } from './claude.js';
+export { parseClaudeCodeTranscript, claudeImageBlobs, type ImageBlob } from './claude.js';
 export { parseCodexRollout, normalizeRepoUrl } from './codex.js';
 export { applyTier, isCaptureTier, CAPTURE_TIERS } from './tier.js';
 export { scrubString, scrubDeep } from './scrub.js';

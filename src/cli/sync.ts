@@ -13,7 +13,7 @@ import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { parseClaudeCodeTranscript, parseCodexRollout, normalizeRepoUrl, isCaptureTier, type AgentSessionV1, type CaptureTier } from '../capture/index.js';
+import { parseClaudeCodeTranscript, parseCodexRollout, claudeImageBlobs, normalizeRepoUrl, isCaptureTier, type AgentSessionV1, type CaptureTier, type ImageBlob } from '../capture/index.js';
 import { ApiClientError, type AttestClient, type SyncBody, type SyncResult } from '../client/index.js';
 import { priceSession } from '../pricing/cost.js';
 import { action, printJson, sleep } from './output.js';
@@ -24,6 +24,9 @@ export const SYNC_MAX_SESSIONS = 50;
 /** 8 MiB is the server's limit for the whole request; keep room for the envelope. */
 export const SYNC_MAX_BYTES = 8 * MiB - 16 * 1024;
 const MAX_ATTEMPTS = 6;
+/** Server limits on blobs (session images, full tier only): count a request and bytes a blob. */
+export const SYNC_MAX_BLOBS = 64;
+export const SYNC_MAX_BLOB_BYTES = 2 * MiB;
 
 export type SourceKind = 'claude-code' | 'codex';
 
@@ -45,7 +48,25 @@ type WatermarkFile = Record<string, Record<string, Watermark>>;
 interface Prepared {
   file: FoundFile;
   session: AgentSessionV1;
+  /** Images of this session (full tier), sent in the same request. */
+  blobs: ImageBlob[];
+  blobCount: number;
   bytes: number;
+}
+
+/** What one request carries for one session (or one chunk part of it). */
+interface Outgoing {
+  session: AgentSessionV1;
+  blobs: ImageBlob[];
+}
+
+function blobBytes(blobs: ImageBlob[]): number {
+  return blobs.reduce((n, b) => n + b.data.length + 160, 0);
+}
+
+function requestBody(items: Outgoing[]): SyncBody {
+  const blobs = items.flatMap((i) => i.blobs);
+  return { schemaVersion: 1, sessions: items.map((i) => i.session), ...(blobs.length > 0 ? { blobs } : {}) };
 }
 
 interface SyncFlags {
@@ -176,19 +197,23 @@ export function chunkSession(session: AgentSessionV1, maxBytes: number): AgentSe
   }));
 }
 
-/** Groups sessions into requests of at most `maxSessions` and `maxBytes`. */
-export function packBatches<T extends { bytes: number }>(items: T[], maxSessions = SYNC_MAX_SESSIONS, maxBytes = SYNC_MAX_BYTES): T[][] {
+/** Groups sessions into requests of at most `maxSessions`, `maxBytes` and `maxBlobs`. */
+export function packBatches<T extends { bytes: number; blobCount?: number }>(items: T[], maxSessions = SYNC_MAX_SESSIONS, maxBytes = SYNC_MAX_BYTES, maxBlobs = SYNC_MAX_BLOBS): T[][] {
   const batches: T[][] = [];
   let current: T[] = [];
   let bytes = 64;
+  let blobs = 0;
   for (const item of items) {
-    if (current.length > 0 && (current.length >= maxSessions || bytes + item.bytes + 1 > maxBytes)) {
+    const itemBlobs = item.blobCount ?? 0;
+    if (current.length > 0 && (current.length >= maxSessions || bytes + item.bytes + 1 > maxBytes || blobs + itemBlobs > maxBlobs)) {
       batches.push(current);
       current = [];
       bytes = 64;
+      blobs = 0;
     }
     current.push(item);
     bytes += item.bytes + 1;
+    blobs += itemBlobs;
   }
   if (current.length > 0) batches.push(current);
   return batches;
@@ -228,6 +253,7 @@ function retryBaseMs(): number {
 }
 
 interface SendOutcome {
+  rejectedBlobs: number;
   accepted: Set<string>;
   rejected: { id: string | null; reason: string }[];
   requests: number;
@@ -238,15 +264,16 @@ interface SendOutcome {
  * Sends one batch, retrying per spec part 7. A 413 splits the batch in two (a single session is cut into
  * chunk parts). Throws on 401/403 and when retries run out.
  */
-async function sendBatch(client: AttestClient, sessions: AgentSessionV1[], out: SendOutcome, rep: Reporter): Promise<void> {
+async function sendBatch(client: AttestClient, items: Outgoing[], out: SendOutcome, rep: Reporter): Promise<void> {
+  const sessions = items.map((i) => i.session);
   for (let attempt = 1; ; attempt++) {
     try {
       out.requests += 1;
-      const body: SyncBody = { schemaVersion: 1, sessions };
-      const result: SyncResult = await client.syncSessions(body);
+      const result: SyncResult = await client.syncSessions(requestBody(items));
       const accepted = Array.isArray(result.accepted) ? result.accepted : [];
       for (const id of accepted) if (typeof id === 'string') out.accepted.add(id);
       if (Array.isArray(result.rejected)) for (const r of result.rejected) out.rejected.push({ id: r.id ?? null, reason: r.reason });
+      if (Array.isArray(result.rejectedBlobs)) out.rejectedBlobs += result.rejectedBlobs.length;
       if (typeof result.tenantTier === 'string') out.tenantTier = result.tenantTier;
       return;
     } catch (err) {
@@ -256,18 +283,19 @@ async function sendBatch(client: AttestClient, sessions: AgentSessionV1[], out: 
         if (sessions.length > 1) {
           const mid = Math.ceil(sessions.length / 2);
           rep.line(`413 payload_too_large: splitting ${sessions.length} sessions into ${mid} + ${sessions.length - mid}`);
-          await sendBatch(client, sessions.slice(0, mid), out, rep);
-          await sendBatch(client, sessions.slice(mid), out, rep);
+          await sendBatch(client, items.slice(0, mid), out, rep);
+          await sendBatch(client, items.slice(mid), out, rep);
           return;
         }
         const only = sessions[0]!;
+        const onlyBlobs = items[0]!.blobs;
         const limit = typeof err.extra.limit === 'number' ? err.extra.limit : SYNC_MAX_BYTES;
         const target = Math.min(Math.floor(sizeOf(only) / 2), limit - 64 * 1024);
         if (only.turns.length > 1 && target > 0) {
           const parts = chunkSession(only.chunk ? { ...only, chunk: undefined } as AgentSessionV1 : only, target);
           if (parts.length > 1) {
             rep.line(`413 payload_too_large: sending session ${only.id} in ${parts.length} parts`);
-            for (const part of parts) await sendBatch(client, [part], out, rep);
+            for (const [i, part] of parts.entries()) await sendBatch(client, [{ session: part, blobs: i === 0 ? onlyBlobs : [] }], out, rep);
             return;
           }
         }
@@ -321,6 +349,7 @@ async function runSync(flags: SyncFlags): Promise<void> {
   const prepared: Prepared[] = [];
   const skipped: { path: string; reason: string }[] = [];
   const empty: FoundFile[] = [];
+  let blobsLeftOut = 0;
   for (const file of changed) {
     let session: AgentSessionV1;
     try {
@@ -338,17 +367,34 @@ async function runSync(flags: SyncFlags): Promise<void> {
       skipped.push({ path: file.path, reason: 'ended before --since' });
       continue;
     }
-    const bytes = sizeOf(session);
+    let blobs: ImageBlob[] = [];
+    if (tier === 'full' && file.kind === 'claude-code' && session.turns.some((t) => (t.images?.length ?? 0) > 0)) {
+      // Images over the server's blob limit stay referenced by sha256 only; the rest ride along (≤ 64 a request).
+      const all = claudeImageBlobs(fs.readFileSync(file.path, 'utf8'));
+      let budget = SYNC_MAX_BYTES / 2; // a session's images take at most half a request; its turns the rest
+      blobs = all.filter((b) => {
+        const cost = b.data.length + 160;
+        if (b.bytes > SYNC_MAX_BLOB_BYTES || cost > budget) return false;
+        budget -= cost;
+        return true;
+      }).slice(0, SYNC_MAX_BLOBS);
+      blobsLeftOut += all.length - blobs.length;
+    }
+    const bytes = sizeOf(session) + blobBytes(blobs);
     if (bytes + 64 > SYNC_MAX_BYTES) {
-      for (const part of chunkSession(session, SYNC_MAX_BYTES - 64 * 1024)) prepared.push({ file, session: part, bytes: sizeOf(part) });
-    } else prepared.push({ file, session, bytes });
+      const parts = chunkSession(session, SYNC_MAX_BYTES - 64 * 1024 - blobBytes(blobs));
+      for (const [i, part] of parts.entries()) {
+        const partBlobs = i === 0 ? blobs : [];
+        prepared.push({ file, session: part, blobs: partBlobs, blobCount: partBlobs.length, bytes: sizeOf(part) + blobBytes(partBlobs) });
+      }
+    } else prepared.push({ file, session, blobs, blobCount: blobs.length, bytes });
   }
   const batches = packBatches(prepared);
-  const summary = summarize(prepared, tier, files.length, changed.length, skipped, batches.length);
+  const summary = { ...summarize(prepared, tier, files.length, changed.length, skipped, batches.length), images: prepared.reduce((n, p) => n + p.blobs.length, 0), imagesLeftOut: blobsLeftOut };
 
   if (flags.dryRun) {
     if (flags.json) {
-      printJson({ dryRun: true, ...summary, requests: batches.map((b) => ({ method: 'POST', path: '/v1/agents/sync', body: { schemaVersion: 1, sessions: b.map((p) => p.session) } })) });
+      printJson({ dryRun: true, ...summary, requests: batches.map((b) => ({ method: 'POST', path: '/v1/agents/sync', body: requestBody(b) })) });
       return;
     }
     printDryRun(summary, prepared);
@@ -357,12 +403,12 @@ async function runSync(flags: SyncFlags): Promise<void> {
 
   const client = clientFor(profile!);
   const rep = reporter(flags);
-  const out: SendOutcome = { accepted: new Set(), rejected: [], requests: 0 };
+  const out: SendOutcome = { accepted: new Set(), rejected: [], requests: 0, rejectedBlobs: 0 };
   rep.start(prepared.length);
   let sent = 0;
   try {
     for (const [i, batch] of batches.entries()) {
-      await sendBatch(client, batch.map((p) => p.session), out, rep);
+      await sendBatch(client, batch.map((p) => ({ session: p.session, blobs: p.blobs })), out, rep);
       sent += batch.length;
       // Advance the watermark of every file whose sessions (all parts) the gateway accepted.
       const rejectedIds = new Set(out.rejected.map((r) => r.id));
@@ -392,7 +438,7 @@ async function runSync(flags: SyncFlags): Promise<void> {
   // Files without a turn (a snapshot-only transcript) are not read again until they change.
   for (const file of empty) marks[file.path] = { size: file.size, mtimeMs: file.mtimeMs, tier, sessionId: '' };
   if (empty.length > 0) writePrivateJson(watermarkPath(), watermarks);
-  const result = { ...summary, sent: out.accepted.size, rejected: out.rejected, requests: out.requests, tenantTier: out.tenantTier ?? null };
+  const result = { ...summary, sent: out.accepted.size, rejected: out.rejected, rejectedImages: out.rejectedBlobs, requests: out.requests, tenantTier: out.tenantTier ?? null };
   if (flags.json) printJson(result);
   else {
     process.stdout.write(`Synced ${out.accepted.size} session(s) in ${out.requests} request(s) at tier ${tier}${out.tenantTier ? ` (plan ${out.tenantTier})` : ''}; ${files.length - changed.length} unchanged file(s) skipped.\n`);
@@ -438,11 +484,11 @@ function summarize(prepared: Prepared[], tier: CaptureTier, found: number, chang
   };
 }
 
-function printDryRun(summary: ReturnType<typeof summarize>, prepared: Prepared[]): void {
+function printDryRun(summary: ReturnType<typeof summarize> & { images: number; imagesLeftOut: number }, prepared: Prepared[]): void {
   const w = (t: string) => process.stdout.write(t + '\n');
   w(`Dry run: nothing was sent. At tier "${summary.tier}" this would leave the machine:`);
   w(`  ${summary.sessions} session(s) from ${summary.filesChanged} new or grown file(s) (${summary.filesFound} found), in ${summary.batches} request(s), ${summary.bytes} bytes`);
-  w(`  ${summary.turns} turns, ${summary.toolCalls} tool calls`);
+  w(`  ${summary.turns} turns, ${summary.toolCalls} tool calls${summary.images ? `, ${summary.images} image(s)` : ''}${summary.imagesLeftOut ? ` (${summary.imagesLeftOut} image(s) over the limits stay local)` : ''}`);
   w(`  tokens: input ${summary.tokens.input}, output ${summary.tokens.output}, cache read ${summary.tokens.cacheRead}, cache creation ${summary.tokens.cacheCreation}`);
   w(`  estimated cost: $${summary.estimatedCostUsd.toFixed(4)}${summary.sessionsNotFullyPriced ? ` (${summary.sessionsNotFullyPriced} session(s) with unpriced models)` : ''}`);
   w(

@@ -1,4 +1,5 @@
 // attest login / whoami / sync, spawned as a user runs them, against a real gateway on a local port.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClaudeCodeTranscript } from '../../src/capture/index.js';
@@ -193,6 +194,33 @@ describe('attest sync', { timeout: 300_000 }, () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('at the full tier the pasted images go along as blobs; below it they stay on the machine', async () => {
+    const home = cliHome();
+    await loginWithFactoryKey(home, g);
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+    const sha = crypto.createHash('sha256').update(png).digest('hex');
+    const sessionId = 'a1a1a1a1-0000-4000-8000-000000000001';
+    const base = { sessionId, version: '2.1.200', cwd: '/nonexistent/app', isSidechain: false };
+    const lines = [
+      { ...base, type: 'user', uuid: 'u1', timestamp: '2026-07-01T10:00:00.000Z', message: { role: 'user', content: [{ type: 'text', text: 'what is wrong here?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } }] } },
+      { ...base, type: 'assistant', uuid: 'a1', timestamp: '2026-07-01T10:00:04.000Z', message: { id: 'msg_img', model: 'claude-opus-4-8', role: 'assistant', content: [{ type: 'text', text: 'The button is cut off.' }], usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } },
+    ];
+    fs.mkdirSync(`${home.claudeDir}/proj-img`, { recursive: true });
+    fs.writeFileSync(`${home.claudeDir}/proj-img/${sessionId}.jsonl`, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+
+    const redacted = await home.run(['sync', '--dry-run', '--json']);
+    expect(redacted.json.requests[0].body.blobs).toBeUndefined();
+    expect(JSON.stringify(redacted.json.requests)).not.toContain(png.toString('base64'));
+
+    const full = await home.run(['sync', '--tier', 'full', '--json']);
+    expect(full.code, full.stderr).toBe(0);
+    expect(full.json).toMatchObject({ sent: 1, images: 1, rejectedImages: 0, tier: 'full' });
+    const blob = await fetch(`${g.url}/v1/agents/blob/${sha}`, { headers: { authorization: `Bearer ${g.tenant.factoryKey}`, 'x-outerlayer-app-id': g.tenant.appId } });
+    expect(blob.status).toBe(200);
+    expect(blob.headers.get('content-type')).toMatch(/^image\/png/);
+    expect(Buffer.from(await blob.arrayBuffer()).equals(png)).toBe(true);
   });
 
   it('--since skips older sessions; a bad tier or date is refused', async () => {
