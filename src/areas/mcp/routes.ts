@@ -1,12 +1,12 @@
 // POST /v1/mcp and POST /v1/apps/{appId}/mcp: the Model Context Protocol over Streamable HTTP, stateless
-// (a fresh server and transport per request, no session id). Tools answer by calling their REST twin in
+// (a fresh server and transport per request, no session id, JSON answers rather than SSE). Tools answer by calling their REST twin in
 // process with the caller's own credential; protocol calls that read no data (initialize, ping,
 // tools/list, resources/*) count against the mcp-protocol bucket. Every 401 on these routes carries
 // WWW-Authenticate pointing at the matching RFC 9728 document, so an MCP client can start OAuth.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
   type CallToolResult,
@@ -115,11 +115,10 @@ export const mcpRoutes: AreaRoutes = (app) => {
     return payload;
   });
 
-  const handle = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const handle = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const principal = req.ctx.principal;
     if (!principal?.orgId) throw apiError('internal_error', 'route is missing its factory guard');
     // Calls that read no data count against mcp-protocol; a tools/call counts in its REST twin's bucket.
-    const rateHeaders: Record<string, string> = {};
     for (let i = protocolCallCount(req.body); i > 0; i--) {
       const decision = await req.ctx.gateway.rateLimits.consume('mcp-protocol', principal.orgId, principal.plan ?? 'free');
       setRateHeaders(reply, decision.limit, decision.remaining, decision.resetAt);
@@ -129,30 +128,25 @@ export const mcpRoutes: AreaRoutes = (app) => {
         });
       }
     }
-    for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
-      const v = reply.getHeader(name);
-      if (v !== undefined) rateHeaders[name] = String(v);
-    }
 
+    // The web-standard transport with JSON responses: the whole answer is one Response, sent through
+    // Fastify like any reply (hooks, request id), with no Node ↔ web stream bridge in between.
     const server = buildServer(app, req, toolsOf());
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    reply.hijack();
-    const raw = reply.raw;
-    raw.setHeader('X-Request-Id', req.id);
-    for (const [name, value] of Object.entries(rateHeaders)) raw.setHeader(name, value);
-    raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      await transport.handleRequest(req.raw, raw, req.body);
-    } catch (err) {
-      req.log.error({ err, requestId: req.id }, 'MCP request failed');
-      if (!raw.headersSent) {
-        raw.writeHead(500, { 'content-type': 'application/json' });
-        raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: ErrorCode.InternalError, message: 'Internal error' }, id: null }));
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
+      const answer = await transport.handleRequest(new Request(`${req.ctx.config.publicUrl}${req.url}`, { method: 'POST', headers }), { parsedBody: req.body });
+      reply.code(answer.status);
+      answer.headers.forEach((value, name) => { reply.header(name, value); });
+      const text = await answer.text();
+      return reply.send(text === '' ? undefined : text);
+    } finally {
+      await transport.close();
+      await server.close();
     }
   };
 
