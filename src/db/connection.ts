@@ -37,8 +37,38 @@ export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+type SqliteHandle = InstanceType<typeof SqliteDatabase>;
+type SqliteStatement = ReturnType<SqliteHandle['prepare']>;
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew; preparing costs about as much as running a small indexed read
+ * (measured 25-40 µs of 290 µs per authenticated request in bench/run.ts). Kysely compiles the same SQL
+ * text for the same query shape, so statements are kept by their text. Kysely uses one connection for
+ * SQLite and runs one statement at a time on it, so a statement is never used by two queries at once.
+ */
+function withStatementCache(sqlite: SqliteHandle): { prepare(sql: string): SqliteStatement; close(): void } {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    prepare(sql: string): SqliteStatement {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+        statement = sqlite.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+    close(): void {
+      statements.clear();
+      sqlite.close();
+    },
+  };
 }
 
 function openPostgres(url: string, schema: string | null): DbHandle {

@@ -1,8 +1,9 @@
 // Builds the gateway: store, migrations, bootstrap, plugins (guard, errors, OpenAPI) and every area.
 import crypto from 'node:crypto';
 import path from 'node:path';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
+import { pino } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { openDatabase, type DbHandle } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -31,6 +32,11 @@ export interface BuildOptions {
   extraAreas?: readonly Area[];
 }
 
+/** Logs a request once, when it completes (method, url, status, time), instead of on arrival and again on completion. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+}
+
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** JSON bodies are capped at 1 MiB unless a route says otherwise (API.md §8). */
@@ -52,14 +58,19 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   const { config } = options;
   await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
 
+  // Asynchronous writes: a synchronous write to stdout per request line cost about 90 µs of a 260 µs
+  // authenticated read in bench/run.ts. Lines are written in order as soon as the previous write is done;
+  // close() flushes what is pending.
+  const logStream = pino.destination({ dest: 1, sync: false });
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? { level: config.logLevel, stream: logStream },
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     },
     return503OnClosing: true,
+    logController: new OneLinePerRequest(),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(requestValidatorCompiler());
 
@@ -87,9 +98,15 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
+
   app.addHook('onClose', async () => {
     await rateLimits.close();
     await handle.close();
+    try {
+      logStream.flushSync();
+    } catch {
+      // nothing pending, or stdout already closed
+    }
   });
 
   await app.register(swagger, {
