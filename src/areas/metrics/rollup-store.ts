@@ -182,6 +182,17 @@ export async function actors(db: Db, scope: Scope, days: DayRange | null, edges:
     parts.push(sql`select actor_id from sessions where app_id = ${scope.appId} and started_at >= ${e.from} and started_at < ${e.to} and is_subagent = 0${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`);
   }
   if (parts.length === 0) return 0;
+  if (parts.length === 1 && days) {
+    // Whole days only (the common case): one covering-index range, no union.
+    let q = db
+      .selectFrom('metrics_day_actors')
+      .select((eb) => eb.fn.count<number>('actor_id').distinct().as('n'))
+      .where('app_id', '=', scope.appId)
+      .where('day', '>=', days.first)
+      .where('day', '<', days.end);
+    if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
+    return Number((await q.executeTakeFirst())?.n ?? 0);
+  }
   const result = await sql<{ n: number }>`select count(distinct actor_id) as n from (${sql.join(parts, sql` union all `)}) as a`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }
