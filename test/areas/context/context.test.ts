@@ -171,6 +171,12 @@ describe('context tree history', () => {
       expect(r.body.error.code).toBe('invalid_request_body');
       expect(r.body.error.details[0].path).toBe(path);
     }
+    const huge = await gw.call('POST', '/v1/context/sync', { ...as(t), body: { commitSha: sha(3), files: [{ path: 'big', content: 'A'.repeat(8 * 1024 * 1024) }] } });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error).toMatchObject({ code: 'payload_too_large', limit: 8 * 1024 * 1024 });
+    const bigFile = await gw.call('POST', '/v1/context/sync', { ...as(t), body: { commitSha: sha(3), files: [{ path: 'big', content: Buffer.alloc(2 * 1024 * 1024 + 3).toString('base64') }] } });
+    expect(bigFile.status).toBe(400);
+    expect(bigFile.body.error.details[0].path).toBe('files.0.content');
     const json = await gw.call('POST', '/v1/context/sync', { ...as(t), raw: '{"commitSha":', headers: { 'content-type': 'application/json' } });
     expect(json.status).toBe(400);
     expect(json.body.error.code).toBe('invalid_json');

@@ -63,6 +63,11 @@ describe('POST /v1/webhooks/github', () => {
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('invalid_json');
 
+    const huge = 'x'.repeat(5 * 1024 * 1024 + 1);
+    const tooLarge = await g.gw.call('POST', '/v1/webhooks/github', { raw: huge, headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-hub-signature-256': sign(g.secret, huge) } });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.error).toMatchObject({ code: 'payload_too_large', limit: 5 * 1024 * 1024 });
+
     const noEvent = await g.gw.call('POST', '/v1/webhooks/github', { raw: '{}', headers: { 'content-type': 'application/json', 'x-hub-signature-256': sign(g.secret, '{}') } });
     expect(noEvent.status).toBe(400);
     expect(noEvent.body.error.code).toBe('invalid_request_body');
