@@ -1,4 +1,5 @@
 // attest login / whoami / sync, spawned as a user runs them, against a real gateway on a local port.
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import {
   writeCodexRollout,
   writeSmallTranscript,
   FIXTURE_RAW,
+  ROOT,
   type ListeningGateway,
 } from './cli-helpers.js';
 
@@ -221,6 +223,25 @@ describe('attest sync', { timeout: 300_000 }, () => {
     expect(blob.status).toBe(200);
     expect(blob.headers.get('content-type')).toMatch(/^image\/png/);
     expect(Buffer.from(await blob.arrayBuffer()).equals(png)).toBe(true);
+  });
+
+  // `script` (util-linux) gives the CLI a real pseudo-terminal, as when a person runs it.
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it.skipIf(!hasScript)('on a terminal it draws a progress bar', async () => {
+    const home = cliHome();
+    await loginWithFactoryKey(home, g);
+    placeClaudeFixture(home, 's22-small-a1bb6e6d.jsonl');
+    const cmd = `${JSON.stringify(process.execPath)} --import tsx src/main.ts sync`;
+    const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
+      const proc = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: home.env });
+      let text = '';
+      proc.stdout.on('data', (b: Buffer) => (text += b.toString()));
+      proc.on('close', (code) => resolve({ code, text }));
+    });
+    expect(out.code, out.text).toBe(0);
+    expect(out.text).toMatch(/sync \[[█░]+\] 1\/1 sessions/);
+    expect(out.text).not.toMatch(/^sync: 1 session\(s\) to send/m);
+    expect(out.text).toMatch(/Synced 1 session\(s\) in 1 request\(s\) at tier redacted/);
   });
 
   it('--since skips older sessions; a bad tier or date is refused', async () => {
