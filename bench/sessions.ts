@@ -279,11 +279,14 @@ export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise
   for (const store of opts.only === 'list' ? [] : stores) {
     log(`ingest on ${store}...`);
     rows.push(await ingest(store, pool, batches));
+    log(JSON.stringify(rows[rows.length - 1]));
   }
   for (const store of opts.only === 'ingest' ? [] : stores) {
     for (const size of sizes) {
       log(`list on ${store} with ${size} sessions...`);
-      rows.push(...(await listLatency(store, size, requests)));
+      const listed = await listLatency(store, size, requests);
+      for (const row of listed) log(JSON.stringify(row));
+      rows.push(...listed);
     }
   }
   return rows;
