@@ -1,10 +1,10 @@
 // `attest serve` and `attest migrate`.
 import type { Command } from 'commander';
-import { buildApp } from '../server/app.js';
-import { loadConfig } from '../server/config.js';
-import { openDatabase } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrate.js';
 import type { Kysely } from 'kysely';
+import { loadConfig } from '../server/config.js';
+
+// The server and the store load only when a command needs them: every other `attest` command starts
+// without transpiling and importing the whole gateway.
 
 interface ServeFlags {
   port?: string;
@@ -30,6 +30,7 @@ export function registerServe(program: Command): void {
     .option('-d, --data-dir <dir>', 'data directory (env ATTEST_DATA_DIR, default ./.attest)')
     .action(async (flags: ServeFlags) => {
       const config = loadConfig(envWithFlags(flags));
+      const { buildApp } = await import('../server/app.js');
       const app = await buildApp({ config });
       const boot = app.attest.bootstrap;
       const address = await app.listen({ port: config.port, host: config.host });
@@ -67,6 +68,8 @@ export function registerServe(program: Command): void {
     .option('-d, --data-dir <dir>', 'data directory (env ATTEST_DATA_DIR, default ./.attest)')
     .action(async (flags: ServeFlags) => {
       const config = loadConfig(envWithFlags(flags));
+      const { openDatabase } = await import('../db/connection.js');
+      const { migrateToLatest } = await import('../db/migrate.js');
       const handle = await openDatabase(config);
       try {
         const result = await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
