@@ -290,6 +290,24 @@ describe('POST /v1/agents/sync', () => {
   });
 });
 
+describe('tool counters for the metrics area', () => {
+  it('records per-tool counts of each stored session at ingest, replaced (not added) on a re-send', async () => {
+    const t = await createTenant(gw, { plan: 'paid' });
+    const tools = async () => {
+      const r = await gw.call('GET', '/v1/metrics/breakdown?by=tool&from=2026-07-01T00:00:00Z&to=2026-07-02T00:00:00Z', { token: t.loginToken, appId: t.appId });
+      expect(r.status).toBe(200);
+      return r.body.data.rows.map((x: Doc) => [x.key, x.toolCalls, x.toolErrors, x.rejectedToolCalls]);
+    };
+    expect((await sync(t, { schemaVersion: 1, sessions: [canonical('full')] })).status).toBe(200);
+    expect(await tools()).toEqual([['Edit', 2, 1, 0], ['Read', 1, 0, 0]]);
+    const longer = variant(canonical('full'), (d) => {
+      d.turns.push({ index: 2, role: 'assistant', model: 'claude-opus-4-8', toolCalls: [{ name: 'Bash', isEdit: false, status: 'rejected' }] });
+    });
+    expect((await sync(t, { schemaVersion: 1, sessions: [longer, canonical('full')] })).status).toBe(200);
+    expect(await tools()).toEqual([['Edit', 2, 1, 0], ['Bash', 1, 0, 1], ['Read', 1, 0, 0]]);
+  });
+});
+
 describe('blobs', () => {
   const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), crypto.randomBytes(300)]);
   const good = blobOf(png);
