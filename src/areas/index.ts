@@ -17,6 +17,7 @@ import { oauthRoutes } from './oauth/routes.js';
 import { contextRoutes } from './context/routes.js';
 import { webhooksRoutes } from './webhooks/routes.js';
 import { prsRoutes } from './prs/routes.js';
+import { metricsRoutes } from './metrics/routes.js';
 import { artifactsRoutes } from './artifacts/routes.js';
 import { resultsRoutes } from './results/routes.js';
 import { repositoriesRoutes } from './repositories/routes.js';
@@ -24,7 +25,6 @@ import { workItemPullRequestRoutes } from './work-item-pr/routes.js';
 import { agentsRoutes } from './agents/routes.js';
 import { sessionsRoutes } from './sessions/routes.js';
 import { mcpRoutes } from './mcp/routes.js';
-import { metricsRoutes } from './metrics/routes.js';
 
 export interface Area {
   name: string;
@@ -48,6 +48,7 @@ export const AREAS: readonly Area[] = [
   { name: 'context', routes: contextRoutes },
   { name: 'webhooks', routes: webhooksRoutes },
   { name: 'prs', routes: prsRoutes },
+  { name: 'metrics', routes: metricsRoutes },
   { name: 'artifacts', routes: artifactsRoutes },
   { name: 'results', routes: resultsRoutes },
   { name: 'repositories', routes: repositoriesRoutes },
@@ -55,5 +56,4 @@ export const AREAS: readonly Area[] = [
   { name: 'agents', routes: agentsRoutes },
   { name: 'sessions', routes: sessionsRoutes },
   { name: 'mcp', routes: mcpRoutes },
-  { name: 'metrics', routes: metricsRoutes },
 ];
