@@ -9,6 +9,7 @@ import { openDatabase, type DbHandle } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Kysely } from 'kysely';
 import { FsBlobStore } from '../blobs/fs.js';
+import { S3BlobStore } from '../blobs/s3.js';
 import type { BlobStore } from '../blobs/store.js';
 import { PrincipalResolver } from './auth/principal.js';
 import { systemClock, type Clock } from './clock.js';
@@ -76,7 +77,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
 
   const pepper = loadPepper(config.dataDir, config.keyPepper);
   const rateLimits = RateLimits.create(config.redisUrl, config.redisPrefix, app.log);
-  const blobs = options.blobs ?? new FsBlobStore(path.join(config.dataDir, 'blobs'));
+  const blobs = options.blobs ?? (config.s3 ? new S3BlobStore(config.s3) : new FsBlobStore(path.join(config.dataDir, 'blobs')));
   const gateway: Gateway = {
     config,
     db: handle.db,

@@ -1,0 +1,100 @@
+// Blobs in an S3 bucket: key blobs/<aa>/<sha256>. Path-style requests (https://endpoint/<bucket>/<key>),
+// so MinIO, Ceph RGW, R2 and other S3-compatible endpoints work without wildcard DNS.
+import crypto from 'node:crypto';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { isSha256, type BlobStore } from './store.js';
+
+export interface S3BlobStoreOptions {
+  endpoint: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+}
+
+/** Error names S3 uses for "this object is not there" (HEAD answers carry no body, hence NotFound). */
+const MISSING_OBJECT = new Set(['NoSuchKey', 'NotFound']);
+
+export class S3BlobStore implements BlobStore {
+  readonly kind = 's3' as const;
+  private readonly client: S3Client;
+  private readonly bucket: string;
+
+  constructor(options: S3BlobStoreOptions) {
+    this.bucket = options.bucket;
+    this.client = new S3Client({
+      endpoint: options.endpoint,
+      region: options.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+      // Checksum headers only where S3 requires them: several S3-compatible stores reject or mishandle the
+      // default CRC32 trailers. Integrity is checked on read instead (the key is the content's sha256).
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      // An unreachable endpoint must fail a health check in seconds, not hang the request.
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: 30_000 },
+      maxAttempts: 3,
+    });
+  }
+
+  private keyOf(sha256: string): string {
+    if (!isSha256(sha256)) throw new Error('blob name must be a lowercase sha256 hex digest');
+    return `blobs/${sha256.slice(0, 2)}/${sha256}`;
+  }
+
+  // Content-addressed: the same key always holds the same bytes, so a repeated PUT is harmless and one
+  // request is cheaper than a HEAD followed by a PUT for the common case of new content.
+  async put(sha256: string, bytes: Buffer): Promise<void> {
+    await this.client.send(new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: this.keyOf(sha256),
+      Body: bytes,
+      ContentLength: bytes.length,
+      ContentType: 'application/octet-stream',
+    }));
+  }
+
+  async get(sha256: string): Promise<Buffer | null> {
+    const key = this.keyOf(sha256);
+    let body: Uint8Array;
+    try {
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      if (!res.Body) throw new Error(`S3 returned no body for ${key}`);
+      body = await res.Body.transformToByteArray();
+    } catch (err) {
+      if (isMissingObject(err)) return null;
+      throw err;
+    }
+    const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    const actual = crypto.createHash('sha256').update(bytes).digest('hex');
+    if (actual !== sha256) throw new Error(`S3 object ${key} does not hash to its name (got ${actual})`);
+    return bytes;
+  }
+
+  async has(sha256: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(sha256) }));
+      return true;
+    } catch (err) {
+      if (isMissingObject(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Put, read back and delete a probe object outside blobs/; throws (unreachable, denied, no bucket). */
+  async check(): Promise<void> {
+    const key = `health/${crypto.randomUUID()}`;
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: 'ok', ContentType: 'text/plain' }));
+    const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    const back = await res.Body?.transformToString();
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    if (back !== 'ok') throw new Error('S3 blob store read back different bytes');
+  }
+}
+
+// A 404 about the object, not the bucket: a missing bucket is a misconfiguration and must surface.
+function isMissingObject(err: unknown): boolean {
+  if (!(err instanceof S3ServiceException)) return false;
+  if (err.name === 'NoSuchBucket') return false;
+  return MISSING_OBJECT.has(err.name) || err.$metadata.httpStatusCode === 404;
+}
