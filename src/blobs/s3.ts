@@ -10,6 +10,8 @@ export interface S3BlobStoreOptions {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** Defaults: 3 s to connect, 30 s for a whole request. */
+  timeouts?: { connectMs: number; requestMs: number };
 }
 
 /** Error names S3 uses for "this object is not there" (HEAD answers carry no body, hence NotFound). */
@@ -31,8 +33,12 @@ export class S3BlobStore implements BlobStore {
       // default CRC32 trailers. Integrity is checked on read instead (the key is the content's sha256).
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      // An unreachable endpoint must fail a health check in seconds, not hang the request.
-      requestHandler: { connectionTimeout: 3_000, requestTimeout: 30_000 },
+      // An unreachable or stalled endpoint must fail the request (and the health check), not hang it.
+      requestHandler: {
+        connectionTimeout: options.timeouts?.connectMs ?? 3_000,
+        requestTimeout: options.timeouts?.requestMs ?? 30_000,
+        throwOnRequestTimeout: true,
+      },
       maxAttempts: 3,
     });
   }
@@ -45,13 +51,12 @@ export class S3BlobStore implements BlobStore {
   // Content-addressed: the same key always holds the same bytes, so a repeated PUT is harmless and one
   // request is cheaper than a HEAD followed by a PUT for the common case of new content.
   async put(sha256: string, bytes: Buffer): Promise<void> {
-    await this.client.send(new PutObjectCommand({
-      Bucket: this.bucket,
-      Key: this.keyOf(sha256),
-      Body: bytes,
-      ContentLength: bytes.length,
-      ContentType: 'application/octet-stream',
-    }));
+    const key = this.keyOf(sha256);
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: 'application/octet-stream' }));
+    } catch (err) {
+      throw surfaced(err);
+    }
   }
 
   async get(sha256: string): Promise<Buffer | null> {
@@ -63,7 +68,7 @@ export class S3BlobStore implements BlobStore {
       body = await res.Body.transformToByteArray();
     } catch (err) {
       if (isMissingObject(err)) return null;
-      throw err;
+      throw surfaced(err);
     }
     const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     const actual = crypto.createHash('sha256').update(bytes).digest('hex');
@@ -77,17 +82,22 @@ export class S3BlobStore implements BlobStore {
       return true;
     } catch (err) {
       if (isMissingObject(err)) return false;
-      throw err;
+      throw surfaced(err);
     }
   }
 
   /** Put, read back and delete a probe object outside blobs/; throws (unreachable, denied, no bucket). */
   async check(): Promise<void> {
     const key = `health/${crypto.randomUUID()}`;
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: 'ok', ContentType: 'text/plain' }));
-    const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-    const back = await res.Body?.transformToString();
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    let back: string | undefined;
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: 'ok', ContentType: 'text/plain' }));
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      back = await res.Body?.transformToString();
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (err) {
+      throw surfaced(err);
+    }
     if (back !== 'ok') throw new Error('S3 blob store read back different bytes');
   }
 }
@@ -97,4 +107,13 @@ function isMissingObject(err: unknown): boolean {
   if (!(err instanceof S3ServiceException)) return false;
   if (err.name === 'NoSuchBucket') return false;
   return MISSING_OBJECT.has(err.name) || err.$metadata.httpStatusCode === 404;
+}
+
+// The SDK's connect timeout is an Error named TimeoutError without an errno code; give it ETIMEDOUT so the
+// error handler answers 503 store_unavailable (as for ECONNREFUSED) instead of 500.
+function surfaced(err: unknown): unknown {
+  if (err instanceof Error && err.name === 'TimeoutError' && (err as NodeJS.ErrnoException).code === undefined) {
+    Object.assign(err, { code: 'ETIMEDOUT' });
+  }
+  return err;
 }

@@ -2,9 +2,11 @@
 // NoSuchKey / NoSuchBucket / InvalidAccessKeyId / SignatureDoesNotMatch. And S3BlobStore maps those
 // answers right: missing object → null, missing bucket, bad credentials or an unreachable endpoint → throw.
 import crypto from 'node:crypto';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetObjectCommand, HeadObjectCommand, NoSuchBucket, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import { S3BlobStore } from '../../src/blobs/s3.js';
+import { S3BlobStore, type S3BlobStoreOptions } from '../../src/blobs/s3.js';
 import { startS3Double, type S3Double } from '../s3-double/server.js';
 
 const credentials = { bucket: 'attest-double', accessKeyId: 'AKIATESTDOUBLE', secretAccessKey: 'double-secret', region: 'us-east-1' };
@@ -89,7 +91,7 @@ describe('S3 double, through the AWS SDK', () => {
 });
 
 describe('S3BlobStore against the double', () => {
-  const store = (overrides: Partial<typeof credentials & { endpoint: string }> = {}) => new S3BlobStore({ endpoint: double.url, ...credentials, ...overrides });
+  const store = (overrides: Partial<S3BlobStoreOptions> = {}) => new S3BlobStore({ endpoint: double.url, ...credentials, ...overrides });
 
   it('keeps blobs under blobs/<aa>/<sha256> in the configured bucket, addressed path-style', async () => {
     const bytes = Buffer.from('addressed');
@@ -126,5 +128,22 @@ describe('S3BlobStore against the double', () => {
     await expect(unreachable.check()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     await expect(unreachable.get(digest)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     await expect(unreachable.has(digest)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('gives up with ETIMEDOUT on an endpoint that accepts connections and never answers', async () => {
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const stalled = store({ endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeouts: { connectMs: 1_000, requestMs: 200 } });
+      await expect(stalled.check()).rejects.toMatchObject({ name: 'TimeoutError', code: 'ETIMEDOUT' });
+      expect(sockets.size).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });
