@@ -1,0 +1,55 @@
+// Cross-tenant coverage of the context routes: after a factory syncs its .outerlayer/ tree, another org's
+// factory and a sibling factory of the same org see no change and no source (404 context_not_found, as a
+// factory with nothing synced), and syncing the same commit sha with other contents is their own commit,
+// not a 409 against the owner's. The owner's reads come back unchanged.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
+
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+const SHA = 'c0ffee'.padEnd(40, '1');
+
+describe('context routes across factories and orgs', () => {
+  let gw: TestGateway;
+  let a: Tenant;
+  let b: Tenant;
+  let empty: Tenant;
+  let sibling: Sibling;
+  const own = () => ({ token: a.factoryKey, appId: a.appId });
+  const READS = ['/v1/context/changes', '/v1/context/changes?branch=main', '/v1/context/source', `/v1/context/source?commitSha=${SHA}`, `/v1/context/source?commitSha=${SHA}&path=.outerlayer/rules.md`];
+  let before: string[];
+  const ownReads = async () => (await Promise.all(READS.map((u) => gw.call('GET', u, own())))).map((r) => `${r.status} ${r.text}`);
+
+  beforeAll(async () => {
+    gw = await startGateway();
+    a = await createTenant(gw);
+    b = await createTenant(gw);
+    empty = await createTenant(gw);
+    sibling = await siblingFactory(gw, a);
+    const synced = await gw.call('POST', '/v1/context/sync', { ...own(), body: { commitSha: SHA, branch: 'main', files: [{ path: '.outerlayer/rules.md', content: b64('# secret rules of A\n') }] } });
+    expect(synced.status).toBeLessThan(300);
+    before = await ownReads();
+    expect(before.join('\n')).toContain(b64('# secret rules of A\n'));
+  });
+  afterAll(async () => { await gw?.close(); });
+
+  it.each(READS)('GET %s: every other factory gets what a factory with nothing synced gets', async (url) => {
+    const reference = await gw.call('GET', url, { token: empty.factoryKey, appId: empty.appId });
+    for (const [who, auth] of foreignCallers(b, sibling)) {
+      const r = await gw.call('GET', url, auth);
+      expect({ who, status: r.status, body: r.body }).toEqual({ who, status: reference.status, body: reference.body });
+      expect(r.text).not.toContain(b64('# secret rules of A\n'));
+    }
+  });
+
+  it("POST /v1/context/sync of the owner's commit sha with other contents is the caller's own commit (no 409)", async () => {
+    for (const [, auth] of foreignCallers(b, sibling).filter(([who]) => who.includes('factory key'))) {
+      const r = await gw.call('POST', '/v1/context/sync', { ...auth, body: { commitSha: SHA, branch: 'main', files: [{ path: '.outerlayer/rules.md', content: b64('# planted\n') }] } });
+      expect(r.status).toBeLessThan(300);
+    }
+  });
+
+  it("the owner's changes and sources read back unchanged", async () => {
+    expect(await ownReads()).toEqual(before);
+  });
+});
