@@ -60,7 +60,14 @@ export function registerAuthorizationServer(app: App): void {
     raw.body = req.body ?? {};
     reply.raw.setHeader('X-Request-Id', req.id);
     await new Promise<void>((resolve) => {
-      reply.raw.on('finish', resolve);
+      reply.raw.on('finish', () => {
+        // The SDK handlers answer an unexpected failure with 500 server_error themselves, past the error
+        // handler and without logging it; every 5xx must still leave an error line with the request id.
+        if (reply.raw.statusCode >= 500) {
+          req.log.error({ requestId: req.id, statusCode: reply.raw.statusCode, url: req.url.split('?')[0] }, 'OAuth endpoint answered 5xx');
+        }
+        resolve();
+      });
       reply.raw.on('close', resolve);
       bridge(raw as unknown as express.Request, reply.raw as ServerResponse as unknown as express.Response, (err?: unknown) => {
         if (err) req.log.error({ err, requestId: req.id }, 'OAuth handler failed');
