@@ -2,6 +2,9 @@
 // factory and a sibling factory of the same org see no change and no source (404 context_not_found, as a
 // factory with nothing synced), and syncing the same commit sha with other contents is their own commit,
 // not a 409 against the owner's. The owner's reads come back unchanged.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
@@ -51,5 +54,19 @@ describe('context routes across factories and orgs', () => {
 
   it("the owner's changes and sources read back unchanged", async () => {
     expect(await ownReads()).toEqual(before);
+  });
+
+  // Last: it removes a stored blob. The file blob store is the default (no S3 in tests).
+  it('GET /v1/context/source of a file whose blob vanished: 500 internal_error with the request id, no store path leaked', async () => {
+    const bytes = Buffer.from('# secret rules of A\n');
+    const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
+    const file = path.join(gw.config.dataDir, 'blobs', sha256.slice(0, 2), sha256);
+    expect(fs.existsSync(file)).toBe(true);
+    fs.rmSync(file);
+    const r = await gw.call('GET', `/v1/context/source?commitSha=${SHA}&path=.outerlayer/rules.md`, { ...own(), headers: { 'x-request-id': 'ctx-missing-blob' } });
+    expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 500, code: 'internal_error' });
+    expect(r.headers['x-request-id']).toBe('ctx-missing-blob');
+    expect(r.text).not.toContain(gw.config.dataDir);
+    expect(r.text).not.toContain(sha256);
   });
 });
