@@ -53,4 +53,12 @@ describe('factory routes across factories and orgs', () => {
     expect(await readSibling()).toEqual(before);
     expect((await gw.call('GET', '/v1/work-items', { token: sibling.factoryKey, appId: sibling.appId })).status).toBe(200);
   });
+
+  it("POST /v1/apps in another org with the name of this org's factory: its own factory (201); this org's is unchanged", async () => {
+    const before = await readSibling();
+    const r = await gw.call('POST', '/v1/apps', { token: b.loginToken, appId: b.appId, body: { name: before.name } });
+    expect(r.status).toBe(201);
+    expect(r.body.data.id).not.toBe(sibling.appId);
+    expect(await readSibling()).toEqual(before);
+  });
 });

@@ -106,6 +106,20 @@ describe('work-item routes across factories and orgs', () => {
     });
   });
 
+  it("POST /v1/work-items with the owner's tracker and trackerKey creates the caller's own item (201), never updates the owner's", async () => {
+    const own = await gw.call('GET', `/v1/work-items/${item.id}`, { token: a.factoryKey, appId: a.appId });
+    const seen = new Set<string>();
+    for (const [, auth] of callers()) {
+      const r = await gw.call('POST', '/v1/work-items', { ...auth, body: { tracker: own.body.data.tracker, trackerKey: own.body.data.trackerKey, title: 'upserted by another factory' } });
+      // The first call in each factory creates that factory's item; the second (other credential, same factory) updates it.
+      expect(r.status).toBe(seen.has(auth.appId) ? 200 : 201);
+      seen.add(auth.appId);
+      expect(r.body.data.id).not.toBe(item.id);
+    }
+    const after = await gw.call('GET', `/v1/work-items/${item.id}`, { token: a.factoryKey, appId: a.appId });
+    expect(after.body.data.title).toBe('secret item of A');
+  });
+
   it("the lists of other factories do not show A's items", async () => {
     for (const [, auth] of callers()) {
       const r = await gw.call('GET', '/v1/work-items', auth);
