@@ -22,6 +22,10 @@ export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
   private readonly bucket: string;
 
+  close(): void {
+    this.client.destroy();
+  }
+
   constructor(options: S3BlobStoreOptions) {
     this.bucket = options.bucket;
     this.client = new S3Client({

@@ -8,6 +8,8 @@ export interface BlobStore {
   has(sha256: string): Promise<boolean>;
   /** A write-read round trip for health checks; throws when the store is unusable. */
   check(): Promise<void>;
+  /** Release connections (S3 keep-alive sockets); the gateway calls it on close. */
+  close?(): void;
 }
 
 export function isSha256(value: string): boolean {

@@ -77,7 +77,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
 
   const pepper = loadPepper(config.dataDir, config.keyPepper);
   const rateLimits = RateLimits.create(config.redisUrl, config.redisPrefix, app.log);
-  const blobs = options.blobs ?? (config.s3 ? new S3BlobStore(config.s3) : new FsBlobStore(path.join(config.dataDir, 'blobs')));
+  const blobs: BlobStore = options.blobs ?? (config.s3 ? new S3BlobStore(config.s3) : new FsBlobStore(path.join(config.dataDir, 'blobs')));
   const gateway: Gateway = {
     config,
     db: handle.db,
@@ -102,6 +102,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
 
   app.addHook('onClose', async () => {
     await rateLimits.close();
+    blobs.close?.();
     await handle.close();
     try {
       logStream.flushSync();

@@ -37,6 +37,9 @@ function issueMessage(issue: ValidationIssue): string {
 /** Errors that mean the data store did not answer (as opposed to a bug or bad data). */
 export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
+  // An object store (S3) that answered 5xx even after the SDK's retries is a store that is not answering.
+  const httpStatus = (err as { $metadata?: { httpStatusCode?: unknown } }).$metadata?.httpStatusCode;
+  if (typeof httpStatus === 'number' && httpStatus >= 500) return true;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH'].includes(code)) return true;

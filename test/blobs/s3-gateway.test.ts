@@ -71,6 +71,19 @@ describe('gateway with S3 blobs', () => {
     expect(served.rawPayload.equals(bytes)).toBe(true);
   });
 
+  it('answers 503 store_unavailable when S3 keeps answering 5xx after the SDK retries, and recovers after', async () => {
+    const bytes = crypto.randomBytes(40);
+    double.failNext('InternalError', 10);
+    const failed = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(bytes, { mediaType: 'application/octet-stream', filename: 'flaky.bin' }) });
+    expect(failed.status).toBe(503);
+    expect(failed.body.error.code).toBe('store_unavailable');
+    expect(failed.headers['retry-after']).toBe('5');
+    expect(failed.text).not.toMatch(/InternalError|amazonaws|xml/i);
+    double.failNext('InternalError', 0);
+    const retried = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(bytes, { mediaType: 'application/octet-stream', filename: 'flaky.bin' }) });
+    expect(retried.status).toBe(201);
+  });
+
   it('answers 404 artifact_not_found when the object was removed from the bucket behind its back', async () => {
     const bytes = crypto.randomBytes(48);
     const digest = sha256(bytes);

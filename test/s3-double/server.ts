@@ -35,6 +35,8 @@ export interface S3Double {
   objects: Map<string, StoredObject>;
   /** Every request answered, in order. */
   requests: S3Request[];
+  /** Answer the next `times` requests with this S3 error, whatever they ask (for failure tests). */
+  failNext(code: keyof typeof XML_ERRORS, times: number): void;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,8 @@ const XML_ERRORS = {
   SignatureDoesNotMatch: [403, 'The request signature we calculated does not match the signature you provided. Check your key and signing method.'],
   XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],
   AuthorizationHeaderMalformed: [400, 'The authorization header is malformed.'],
+  InternalError: [500, 'We encountered an internal error. Please try again.'],
+  SlowDown: [503, 'Please reduce your request rate.'],
   MethodNotAllowed: [405, 'The specified method is not allowed against this resource.'],
   NotImplemented: [501, 'A header you provided implies functionality that is not implemented'],
 } as const satisfies Record<string, readonly [number, string]>;
@@ -121,6 +125,7 @@ export async function startS3Double(options: S3DoubleOptions): Promise<S3Double>
   const opts: Required<S3DoubleOptions> = { region: 'us-east-1', ...options };
   const objects = new Map<string, StoredObject>();
   const requests: S3Request[] = [];
+  const faults: { code: ErrorCode; left: number } = { code: 'InternalError', left: 0 };
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -142,6 +147,10 @@ export async function startS3Double(options: S3DoubleOptions): Promise<S3Double>
         requests.push({ method: req.method ?? '', bucket, key, status });
       };
       try {
+        if (faults.left > 0) {
+          faults.left -= 1;
+          throw new S3Error(faults.code, rawPath);
+        }
         verifySignature(req, rawPath, rawQuery, body, opts, rawPath);
         if (bucket !== opts.bucket) throw new S3Error('NoSuchBucket', `/${bucket}`);
         if (!key) throw new S3Error('NotImplemented', rawPath);
@@ -205,6 +214,10 @@ export async function startS3Double(options: S3DoubleOptions): Promise<S3Double>
     url: `http://127.0.0.1:${port}`,
     objects,
     requests,
+    failNext: (code, times) => {
+      faults.code = code;
+      faults.left = times;
+    },
     /** Stops answering; closing twice is harmless (a test may stop the double before afterAll). */
     close: () => new Promise<void>((resolve, reject) => {
       if (!server.listening) return resolve();
