@@ -278,7 +278,7 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function where(filter: ListFilter, _dialect: Dialect) {
+function where(appId: string, filter: ListFilter, dialect: Dialect) {
   return (eb: ExpressionBuilder<{ sessions: SessionsTable }, 'sessions'>): Expression<SqlBool> => {
     const parts: Expression<SqlBool>[] = [];
     if (filter.repo !== null) parts.push(eb('sessions.repo', '=', filter.repo));
@@ -291,9 +291,24 @@ function where(filter: ListFilter, _dialect: Dialect) {
     if (filter.from !== undefined) parts.push(eb('sessions.started_at', '>=', filter.from));
     if (filter.to !== undefined) parts.push(eb('sessions.started_at', '<', filter.to));
     if (filter.q !== undefined && filter.q !== '') {
-      const pattern = `%${escapeLike(filter.q.toLowerCase())}%`;
-      // Same SQL on both dialects; lower() on both sides makes it case-insensitive everywhere.
-      parts.push(sql<SqlBool>`lower(coalesce(sessions.title, '')) like ${pattern} escape '\\'`);
+      const needle = filter.q.toLowerCase();
+      const pattern = `%${escapeLike(needle)}%`;
+      if (dialect === 'sqlite' && [...needle].length >= 3) {
+        // The trigram FTS index (migration 0003d) finds the factory's sessions whose case-folded title holds
+        // every trigram of the needle in sequence: a superset of the LIKE (FTS5 folds all of Unicode, SQLite's
+        // lower()/LIKE only ASCII), which is then applied to the indexed copy of the title, so the result is
+        // exactly the scan's. The needle is one FTS5 phrase (quotes doubled): AND/OR/NEAR/* are plain text.
+        // CROSS JOIN keeps the FTS match outside (else SQLite walks the factory's titles probing the index);
+        // the list then tests membership on its own index without reading the rows that do not match.
+        const phrase = `"${needle.replace(/"/g, '""')}"`;
+        parts.push(sql<SqlBool>`sessions.id in (select m.session_id from session_title_fts f
+          cross join session_title_search m on m.seq = f.rowid
+          where f.session_title_fts match ${phrase} and m.app_id = ${appId} and lower(m.title) like ${pattern} escape '\\')`);
+      } else {
+        // PostgreSQL (its GIN pg_trgm index of 0003d is on this very expression), and on SQLite needles under
+        // 3 characters, which have no trigram: the scan. lower() on both sides: case-insensitive everywhere.
+        parts.push(sql<SqlBool>`lower(coalesce(sessions.title, '')) like ${pattern} escape '\\'`);
+      }
     }
     if (filter.model !== undefined) {
       const model = filter.model;
@@ -321,7 +336,7 @@ export async function listPage(
     .selectFrom('sessions')
     .selectAll()
     .where('sessions.app_id', '=', appId)
-    .where(where(filter, dialect))
+    .where(where(appId, filter, dialect))
     .orderBy(sort, dir)
     .orderBy('id', dir)
     .limit(limit)
@@ -335,7 +350,7 @@ export async function countMatching(db: Db, dialect: Dialect, appId: string, fil
     .selectFrom('sessions')
     .select(sql`1`.as('one'))
     .where('sessions.app_id', '=', appId)
-    .where(where(filter, dialect))
+    .where(where(appId, filter, dialect))
     .limit(cap);
   const row = await db
     .selectFrom(matching.as('m'))
