@@ -37,6 +37,9 @@ export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // 32 MiB of page cache instead of SQLite's 2 MB: a title search over 100k sessions spent 7-10 ms
+  // re-reading pages with the default and about 2 ms with a larger cache.
+  sqlite.pragma('cache_size = -32768');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
 }

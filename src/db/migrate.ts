@@ -37,6 +37,9 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect, sch
   const migrator = new Migrator({
     db,
     provider: new FolderProvider(dialect),
+    // Areas add migrations with letter suffixes between existing numbers (0003d after 0008 ran); each
+    // touches only its own tables, so applying a late-numbered one after later ones is safe.
+    allowUnorderedMigrations: true,
     ...(dialect === 'postgres' ? { migrationTableSchema: schema ?? 'public' } : {}),
   });
   const result = await migrator.migrateToLatest();
