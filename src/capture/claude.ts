@@ -26,6 +26,8 @@ import {
   str,
   zeroUsage,
   type JsonObject,
+  TurnTexts,
+  closeUnansweredCalls,
 } from './common.js';
 import { applyTier } from './tier.js';
 
@@ -59,8 +61,7 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
 
   const turns: TurnV1[] = [];
   const assistantTurns = new Map<string, TurnV1>();
-  const textParts = new Map<TurnV1, string[]>();
-  const thinkingParts = new Map<TurnV1, string[]>();
+  const texts = new TurnTexts();
   const calls = new Map<string, PendingCall>();
   const models: string[] = [];
   const prs = new Map<string, PrRefV1 & { repository?: string }>();
@@ -175,8 +176,8 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
         warnings.add('unknown_content_block', `block type ${blockType || '(none)'}`);
         continue;
       }
-      if (blockType === 'text' && typeof block.text === 'string') push(textParts, turn, block.text);
-      else if (blockType === 'thinking' && typeof block.thinking === 'string') push(thinkingParts, turn, block.thinking);
+      if (blockType === 'text' && typeof block.text === 'string') texts.addText(turn, block.text);
+      else if (blockType === 'thinking' && typeof block.thinking === 'string') texts.addThinking(turn, block.thinking);
       else if (blockType === 'tool_use' || blockType === 'server_tool_use') {
         const name = str(block.name) ?? 'unknown';
         const input = isObject(block.input) ? block.input : undefined;
@@ -257,18 +258,8 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
     }
   }
 
-  for (const { call } of calls.values()) {
-    // No result line: the session is still being written or the process died mid-call.
-    call.status = 'error';
-    call.errorSignature = 'no tool result recorded';
-    warnings.add('tool_result_missing');
-  }
-  for (const turn of turns) {
-    const t = textParts.get(turn);
-    if (t) turn.text = t.join('\n');
-    const th = thinkingParts.get(turn);
-    if (th) turn.thinking = th.join('\n');
-  }
+  closeUnansweredCalls(calls.values(), warnings);
+  texts.applyTo(turns);
 
   const isSubagent = sidechain && agentId !== undefined;
   const id = isSubagent
@@ -304,12 +295,6 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
   if (title) session.title = title;
   if (slug) session.vendor = { slug };
   return applyTier(session, tier);
-}
-
-function push(map: Map<TurnV1, string[]>, turn: TurnV1, text: string): void {
-  const list = map.get(turn);
-  if (list) list.push(text);
-  else map.set(turn, [text]);
 }
 
 function imageRef(block: JsonObject): ImageRefV1 | undefined {

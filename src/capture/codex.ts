@@ -27,6 +27,8 @@ import {
   str,
   zeroUsage,
   type JsonObject,
+  TurnTexts,
+  closeUnansweredCalls,
 } from './common.js';
 import { sumTotals } from './claude.js';
 import { applyTier } from './tier.js';
@@ -70,8 +72,7 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
   const turns: TurnV1[] = [];
   const models: string[] = [];
   const calls = new Map<string, PendingCall>();
-  const textParts = new Map<TurnV1, string[]>();
-  const thinkingParts = new Map<TurnV1, string[]>();
+  const texts = new TurnTexts();
   const prs = new Map<string, PrRefV1>();
 
   let sessionId: string | undefined;
@@ -154,11 +155,11 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
       if (type === 'message') {
         const parts = Array.isArray(item.content) ? item.content.filter(isObject) : [];
         const t = parts.map((p) => (typeof p.text === 'string' ? p.text : '')).filter(Boolean).join('\n');
-        if (t) push(textParts, turn, t);
+        if (t) texts.addText(turn, t);
       } else if (type === 'reasoning') {
         const summary = Array.isArray(item.summary) ? item.summary.filter(isObject) : [];
         const t = summary.map((p) => (typeof p.text === 'string' ? p.text : '')).filter(Boolean).join('\n');
-        if (t) push(thinkingParts, turn, t);
+        if (t) texts.addThinking(turn, t);
       } else {
         const name = str(item.name) ?? (type === 'local_shell_call' ? 'local_shell' : type === 'web_search_call' ? 'web_search' : 'unknown');
         const call: ToolCallV1 = { name, status: 'ok', isEdit: isEditTool(name) };
@@ -252,17 +253,8 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
     if (!QUIET_EVENTS.has(type)) warnings.add('unknown_event_type', `event type ${type || '(none)'}`);
   }
 
-  for (const { call } of calls.values()) {
-    call.status = 'error';
-    call.errorSignature = 'no tool result recorded';
-    warnings.add('tool_result_missing');
-  }
-  for (const turn of turns) {
-    const t = textParts.get(turn);
-    if (t) turn.text = t.join('\n');
-    const th = thinkingParts.get(turn);
-    if (th) turn.thinking = th.join('\n');
-  }
+  closeUnansweredCalls(calls.values(), warnings);
+  texts.applyTo(turns);
   for (const turn of turns) if (turn.model && !models.includes(turn.model)) models.push(turn.model);
   if (firstMs === undefined) warnings.add('no_timestamps');
 
@@ -298,12 +290,6 @@ function bareKind(line: JsonObject): string {
   if (typeof line.type === 'string') return line.type === 'compacted' ? 'compacted' : 'response_item';
   if (str(line.id) && line.timestamp !== undefined) return 'session_meta';
   return '';
-}
-
-function push(map: Map<TurnV1, string[]>, turn: TurnV1, text: string): void {
-  const list = map.get(turn);
-  if (list) list.push(text);
-  else map.set(turn, [text]);
 }
 
 function parseArguments(item: JsonObject): unknown {

@@ -1,7 +1,7 @@
 // Pieces both transcript readers share: reading JSON lines tolerantly, warnings, timestamps, ids.
 import crypto from 'node:crypto';
 import path from 'node:path';
-import type { SessionEventV1, TurnUsage, WarningV1 } from './types.js';
+import type { SessionEventV1, ToolCallV1, TurnUsage, TurnV1, WarningV1 } from './types.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -144,4 +144,43 @@ export function findPrUrl(text: string): { repository: string; prNumber: number;
   const m = PR_URL.exec(text);
   if (!m) return undefined;
   return { repository: m[1]!, prNumber: Number(m[2]), prUrl: m[0] };
+}
+
+/** A turn's text and thinking arrive in pieces (blocks, deltas); they are joined once the parse ends. */
+export class TurnTexts {
+  private readonly text = new Map<TurnV1, string[]>();
+  private readonly thinking = new Map<TurnV1, string[]>();
+
+  addText(turn: TurnV1, piece: string): void {
+    append(this.text, turn, piece);
+  }
+
+  addThinking(turn: TurnV1, piece: string): void {
+    append(this.thinking, turn, piece);
+  }
+
+  /** Write the joined pieces onto their turns. */
+  applyTo(turns: readonly TurnV1[]): void {
+    for (const turn of turns) {
+      const text = this.text.get(turn);
+      if (text) turn.text = text.join('\n');
+      const thinking = this.thinking.get(turn);
+      if (thinking) turn.thinking = thinking.join('\n');
+    }
+  }
+}
+
+function append(map: Map<TurnV1, string[]>, turn: TurnV1, piece: string): void {
+  const list = map.get(turn);
+  if (list) list.push(piece);
+  else map.set(turn, [piece]);
+}
+
+/** Calls still waiting for a result when the transcript ends: the session is still being written or the process died mid-call. */
+export function closeUnansweredCalls(pending: Iterable<{ call: ToolCallV1 }>, warnings: Warnings): void {
+  for (const { call } of pending) {
+    call.status = 'error';
+    call.errorSignature = 'no tool result recorded';
+    warnings.add('tool_result_missing');
+  }
 }

@@ -2,7 +2,7 @@
 // GROUP BY (the database aggregates), read by summing whole days. Scoped by factory.
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
-import type { ModelRow, Scope, Tiles } from './store.js';
+import type { DayRow, ModelRow, Scope, Tiles } from './store.js';
 
 export interface MetricsDaysTable {
   app_id: string;
@@ -230,18 +230,8 @@ export async function dayModels(db: Db, scope: Scope, days: DayRange): Promise<M
   }));
 }
 
-export interface RollupDayRow {
-  day: number;
-  sessions: number;
-  costMicros: number;
-  turns: number;
-  toolCalls: number;
-  toolErrors: number;
-  rejectedToolCalls: number;
-  cleanSessions: number;
-  handsOnSessions: number;
-  activeActors: number;
-}
+/** A day of the rollups has the same shape as a day aggregated from the sessions. */
+export type RollupDayRow = DayRow;
 
 /** Whole days, one row per day with sessions. */
 export async function dayRows(db: Db, scope: Scope, days: DayRange): Promise<RollupDayRow[]> {
