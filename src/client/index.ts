@@ -3,6 +3,7 @@
 // error answer becomes an ApiClientError carrying the envelope's code, message and Retry-After.
 import { VERSION } from '../version.js';
 import type { AgentSessionV1 } from '../capture/types.js';
+import type { ArtifactInput } from '../areas/artifacts/service.js';
 import { ApiClientError, parseRetryAfter } from './errors.js';
 
 export { ApiClientError, parseRetryAfter } from './errors.js';
@@ -92,23 +93,10 @@ export interface Artifact {
   url: string;
   [k: string]: unknown;
 }
+/** The body of POST /v1/artifacts: the artifact as the gateway takes it (API.md §6) and its bytes. */
 export interface ArtifactBody {
   schemaVersion: 1;
-  artifact: {
-    clientArtifactId: string;
-    filename: string;
-    mediaType: string;
-    bytes: number;
-    sha256: string;
-    caption: string;
-    criterionId?: string;
-    emittedAt: string;
-    prNumber?: number;
-    repository?: string;
-    workItemId?: string;
-    supersedes?: string;
-    session?: { sessionId: string; turnIndex?: number };
-  };
+  artifact: ArtifactInput;
   blob: { data: string };
 }
 export interface EmitBody {
