@@ -99,7 +99,17 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
     if (process.env.TEST_REDIS_URL) env.REDIS_URL = process.env.TEST_REDIS_URL;
     config = loadConfig({ ...env, ...opts.env });
   }
-  const app = await buildApp({ config, clock, ...(opts.extraAreas ? { extraAreas: opts.extraAreas } : {}) });
+  let app: App;
+  try {
+    app = await buildApp({ config, clock, ...(opts.extraAreas ? { extraAreas: opts.extraAreas } : {}) });
+  } catch (err) {
+    // A gateway that refuses to start must not leave its schema or data dir behind.
+    if (ownsStore) {
+      if (config.databaseUrl && config.databaseSchema) await dropSchema(config.databaseUrl, config.databaseSchema);
+      fs.rmSync(config.dataDir, { recursive: true, force: true });
+    }
+    throw err;
+  }
   await app.ready();
   const boot = app.attest.bootstrap;
   const adminToken = boot.adminToken ?? opts.replicaOf?.adminToken ?? '';
