@@ -269,34 +269,40 @@ export interface ToolUsageSession {
   isSubagent: boolean;
 }
 
+type ToolTurns = readonly { toolCalls?: readonly { name: string; status: string }[] }[];
+
 /**
- * Keeps the per-tool counters of one session in step with its stored document, for the tool breakdown.
- * The sessions ingest calls this (inside its transaction: pass the transaction as `db`) each time it
- * stores a session; calling it again for the same session replaces the counters.
+ * Keeps the per-tool counters of sessions in step with their stored documents, for the tool breakdown.
+ * The sessions ingest calls this once per sync (inside its transaction: pass the transaction as `db`)
+ * with every session it stored; calling it again for the same sessions replaces their counters.
  */
-export async function recordSessionToolUsage(
-  db: Db,
-  session: ToolUsageSession,
-  turns: readonly { toolCalls?: readonly { name: string; status: string }[] }[],
-): Promise<void> {
-  const byTool = new Map<string, { calls: number; errors: number; rejected: number }>();
-  for (const turn of turns) {
-    for (const call of turn.toolCalls ?? []) {
-      const c = byTool.get(call.name) ?? { calls: 0, errors: 0, rejected: 0 };
-      c.calls += 1;
-      if (call.status === 'error') c.errors += 1;
-      else if (call.status === 'rejected') c.rejected += 1;
-      byTool.set(call.name, c);
+export async function recordToolUsage(db: Db, appId: string, sessions: readonly { session: ToolUsageSession; turns: ToolTurns }[]): Promise<void> {
+  const rows = sessions.flatMap(({ session, turns }) => {
+    const byTool = new Map<string, { calls: number; errors: number; rejected: number }>();
+    for (const turn of turns) {
+      for (const call of turn.toolCalls ?? []) {
+        const c = byTool.get(call.name) ?? { calls: 0, errors: 0, rejected: 0 };
+        c.calls += 1;
+        if (call.status === 'error') c.errors += 1;
+        else if (call.status === 'rejected') c.rejected += 1;
+        byTool.set(call.name, c);
+      }
     }
-  }
-  await tools.replaceToolUsage(db, session.appId, session.id, [...byTool].map(([tool, c]) => ({
-    session_id: session.id,
-    org_id: session.orgId,
-    app_id: session.appId,
-    tool,
-    started_at: session.startedAt,
-    repo: session.repo,
-    is_subagent: session.isSubagent ? 1 : 0,
-    ...c,
-  })));
+    return [...byTool].map(([tool, c]) => ({
+      session_id: session.id,
+      org_id: session.orgId,
+      app_id: session.appId,
+      tool,
+      started_at: session.startedAt,
+      repo: session.repo,
+      is_subagent: session.isSubagent ? 1 : 0,
+      ...c,
+    }));
+  });
+  await tools.replaceToolUsage(db, appId, sessions.map(({ session }) => session.id), rows);
+}
+
+/** The counters of one session (see recordToolUsage). */
+export function recordSessionToolUsage(db: Db, session: ToolUsageSession, turns: ToolTurns): Promise<void> {
+  return recordToolUsage(db, session.appId, [{ session, turns }]);
 }

@@ -8,7 +8,7 @@ import { microsToUsd, nanosToMicros, type CostStatus } from '../../pricing/cost.
 import { requireUser } from '../orgs/service.js';
 import { contextVerifications } from '../context/service.js';
 import { prOutcomesForSessions, type PrOutcome } from '../prs/service.js';
-import { recordSessionToolUsage } from '../metrics/service.js';
+import { recordToolUsage } from '../metrics/service.js';
 import {
   decodeDocument, encodeDocument, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type Origin, type SessionSummary,
 } from './document.js';
@@ -252,12 +252,11 @@ async function writeAll(ctx: FactoryContext, db: Db, changed: Folded[], inserted
   if (!written.length) return;
 
   await store.replaceModelUsage(db, ctx.appId, written.filter((w) => w.before).map((w) => w.row.id), written.flatMap((w) => usageRows(w.row, w.summary)));
-  // Per-tool counters for the metrics tool breakdown, from the same merged document.
-  for (const w of written) {
-    await recordSessionToolUsage(db, {
-      id: w.row.id, orgId: w.row.org_id, appId: w.row.app_id, startedAt: w.row.started_at, repo: w.row.repo, isSubagent: w.row.is_subagent === 1,
-    }, w.doc.turns);
-  }
+  // Per-tool counters for the metrics tool breakdown, from the same merged documents.
+  await recordToolUsage(db, ctx.appId, written.map((w) => ({
+    session: { id: w.row.id, orgId: w.row.org_id, appId: w.row.app_id, startedAt: w.row.started_at, repo: w.row.repo, isSubagent: w.row.is_subagent === 1 },
+    turns: w.doc.turns,
+  })));
   await store.putDocuments(db, written.map((w) => {
     const encoded = encodeDocument(w.doc);
     return { session_id: w.row.id, app_id: ctx.appId, encoding: encoded.encoding, raw_bytes: encoded.rawBytes, body: encoded.body };
