@@ -3,7 +3,6 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, Nullable } from '../../server/schemas.js';
-import { apiError } from '../../server/errors.js';
 import { getBlob, sync, SYNC_LIMITS, type SyncBody } from './service.js';
 
 const SyncResult = Type.Object({
@@ -32,17 +31,6 @@ export const agentsRoutes: AreaRoutes = (app) => {
         blobs: Type.Optional(Type.Array(Type.Unknown())),
       }),
       response: { 200: Data(SyncResult) },
-    },
-    // The app's ajv coerces a lone value into a one-item array; a sync whose sessions or blobs is not an
-    // array is malformed, so it is refused before that coercion runs.
-    preValidation: async (req) => {
-      const body = req.body as Record<string, unknown> | null;
-      if (typeof body !== 'object' || body === null) return;
-      for (const field of ['sessions', 'blobs'] as const) {
-        if (field in body && !Array.isArray(body[field])) {
-          throw apiError('invalid_request_body', `Invalid body: ${field} must be an array`, { details: [{ path: field, message: 'must be an array' }] });
-        }
-      }
     },
   }, async (req) => ({ data: await sync(factoryContext(req.ctx), req.body as SyncBody) }));
 

@@ -4,12 +4,7 @@ import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
 import { MAX_CRITERIA, getCriteria, replaceCriteria } from './service.js';
 
-/**
- * A string or null in a request body. Written as `type: [string, null]` rather than a union because the
- * gateway's ajv coerces types: in `anyOf [string, null]` a null is coerced to "" by the first branch.
- */
-const StringOrNull = (opts: { minLength?: number; maxLength?: number; pattern?: string } = {}) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], ...opts });
+const StringOrNull = (opts: { minLength?: number; maxLength?: number; pattern?: string } = {}) => Nullable(Type.String(opts));
 
 const CriterionId = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' });
 const Criterion = Type.Object({ id: CriterionId, text: Type.String({ minLength: 1, maxLength: 4000 }), proof: Nullable(Type.String({ maxLength: 4000 })) });

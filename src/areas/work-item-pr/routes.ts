@@ -1,7 +1,6 @@
 // PUT /v1/work-items/{workItemId}/pull-request: only an item key, only its own item (spec part 4).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { apiError } from '../../server/errors.js';
 import { Data } from '../../server/schemas.js';
 import { putPullRequest } from './service.js';
 
@@ -11,18 +10,6 @@ const Result = Type.Object({
   url: Type.String(),
   created: Type.Boolean({ description: 'true when this call opened the pull request, false when it edited the open one' }),
 });
-
-/**
- * The gateway's validator coerces scalars (1 → "1", null → ""); the spec wants any body that is not an
- * object with string title and string body refused, so the types are checked before coercion can run.
- */
-function requireStrings(body: unknown): void {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return; // the schema refuses it
-  const details = (['title', 'body'] as const)
-    .filter((field) => field in body && typeof (body as Record<string, unknown>)[field] !== 'string')
-    .map((field) => ({ path: field, message: 'must be string' }));
-  if (details.length) throw apiError('invalid_request_body', 'title and body must be strings.', { details });
-}
 
 export const workItemPullRequestRoutes: AreaRoutes = (app) => {
   app.put('/v1/work-items/:workItemId/pull-request', {
@@ -44,7 +31,6 @@ export const workItemPullRequestRoutes: AreaRoutes = (app) => {
       }, { additionalProperties: false }),
       response: { 200: Data(Result), 201: Data(Result) },
     },
-    preValidation: async (req) => requireStrings(req.body),
   }, async (req, reply) => {
     const result = await putPullRequest(factoryContext(req.ctx), req.params.workItemId, req.body);
     return reply.status(result.created ? 201 : 200).send({ data: result });

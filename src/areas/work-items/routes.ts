@@ -14,12 +14,7 @@ const Stage = Type.Union(STAGES.map((s) => Type.Literal(s)));
 const BlockClass = Type.Union(BLOCK_CLASSES.map((b) => Type.Literal(b)));
 const REPOSITORY = { minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' };
 const Repository = Type.String(REPOSITORY);
-/**
- * A string or null in a request body. Written as `type: [string, null]` rather than a union because the
- * gateway's ajv coerces types: in `anyOf [string, null]` a null is coerced to "" by the first branch.
- */
-const StringOrNull = (opts: { minLength?: number; maxLength?: number; pattern?: string } = {}) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], ...opts });
+const StringOrNull = (opts: { minLength?: number; maxLength?: number; pattern?: string } = {}) => Nullable(Type.String(opts));
 
 const Section = Type.String({ maxLength: 100 });
 const Title = Type.String({ minLength: 1, maxLength: 500 });
