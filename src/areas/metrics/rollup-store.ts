@@ -2,7 +2,7 @@
 // GROUP BY (the database aggregates), read by summing whole days. Scoped by factory.
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
-import type { DayRow, ModelRow, Scope, Tiles } from './store.js';
+import { dayRowOf, type DayRow, type ModelRow, type Scope, type Tiles } from './store.js';
 
 export interface MetricsDaysTable {
   app_id: string;
@@ -261,16 +261,5 @@ export async function dayRows(db: Db, scope: Scope, days: DayRange): Promise<Rol
   if (scope.repo !== undefined) a = a.where('repo', '=', scope.repo);
   const [rows, actorRows] = await Promise.all([q.groupBy('day').execute(), a.groupBy('day').execute()]);
   const actorsByDay = new Map(actorRows.map((r) => [Number(r.day), Number(r.actors)]));
-  return rows.map((r) => ({
-    day: Number(r.day),
-    sessions: Number(r.sessions ?? 0),
-    costMicros: Number(r.cost ?? 0),
-    turns: Number(r.turns ?? 0),
-    toolCalls: Number(r.tool_calls ?? 0),
-    toolErrors: Number(r.tool_errors ?? 0),
-    rejectedToolCalls: Number(r.rejected ?? 0),
-    cleanSessions: Number(r.clean ?? 0),
-    handsOnSessions: Number(r.hands_on ?? 0),
-    activeActors: actorsByDay.get(Number(r.day)) ?? 0,
-  }));
+  return rows.map((r) => dayRowOf(r, actorsByDay.get(Number(r.day)) ?? 0));
 }

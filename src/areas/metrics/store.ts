@@ -258,7 +258,24 @@ export async function days(db: Db, scope: Scope, w: Window): Promise<DayRow[]> {
     .where(inWindow('started_at', w));
   if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
   const rows = await q.groupBy(day).orderBy(day).execute();
-  return rows.map((r) => ({
+  return rows.map((r) => dayRowOf(r, Number(r.actors ?? 0)));
+}
+
+/** The columns a day aggregate selects (from sessions or from the rollups), as a DayRow. */
+export interface DayAggregate {
+  day: unknown;
+  sessions?: unknown;
+  cost?: unknown;
+  turns?: unknown;
+  tool_calls?: unknown;
+  tool_errors?: unknown;
+  rejected?: unknown;
+  clean?: unknown;
+  hands_on?: unknown;
+}
+
+export function dayRowOf(r: DayAggregate, activeActors: number): DayRow {
+  return {
     day: Number(r.day),
     sessions: Number(r.sessions ?? 0),
     costMicros: Number(r.cost ?? 0),
@@ -268,6 +285,6 @@ export async function days(db: Db, scope: Scope, w: Window): Promise<DayRow[]> {
     rejectedToolCalls: Number(r.rejected ?? 0),
     cleanSessions: Number(r.clean ?? 0),
     handsOnSessions: Number(r.hands_on ?? 0),
-    activeActors: Number(r.actors ?? 0),
-  }));
+    activeActors,
+  };
 }
