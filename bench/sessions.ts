@@ -2,7 +2,7 @@
 // [--batches 40] [--requests 300] [--only ingest|list] [--no-postgres]`; it prints a table. `runSessionsBench()` returns the rows for bench/run.ts.
 //
 // - Ingest: POST /v1/agents/sync with batches of 25 realistic sessions (the raw Claude Code transcripts of
-//   ../shared/fixtures converted by the capture module at the redacted tier, as the CLI sends them, each with
+//   test/fixtures converted by the capture module at the redacted tier, as the CLI sends them, each with
 //   a fresh id so every session is a new insert), one request at a time, through the whole server
 //   (app.inject: routing, auth, validation, pricing, one durable transaction). SQLite, and PostgreSQL when
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) answers.
@@ -35,7 +35,7 @@ export interface Row {
   note?: string;
 }
 
-const FIXTURES = new URL('../../shared/fixtures/outerlayer-session-schema/raw/', import.meta.url);
+const FIXTURES = new URL('../test/fixtures/outerlayer-session-schema/raw/', import.meta.url);
 type Doc = Record<string, unknown> & { id: string; turns: unknown[] };
 
 function fixturePool(): Doc[] {

@@ -1,5 +1,5 @@
 // AgentSession v1: the body of each session in POST /v1/agents/sync. Mirrors
-// ../shared/fixtures/outerlayer-session-schema/agent-session.v1.schema.json field for field. The schema allows
+// test/fixtures/outerlayer-session-schema/agent-session.v1.schema.json field for field. The schema allows
 // unknown fields on most objects; these types list the fields this capture writes.
 
 export type CaptureTier = 'metrics' | 'redacted' | 'full';

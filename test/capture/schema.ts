@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
-export const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/outerlayer-session-schema/', import.meta.url));
+export const FIXTURES = fileURLToPath(new URL('../fixtures/outerlayer-session-schema/', import.meta.url));
 export const RAW_DIR = `${FIXTURES}raw/`;
 export const CANONICAL_DIR = `${FIXTURES}canonical/`;
 

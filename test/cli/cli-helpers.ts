@@ -134,7 +134,7 @@ export async function scriptedServer(
   return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-export const FIXTURE_RAW = path.resolve(ROOT, '../shared/fixtures/outerlayer-session-schema/raw');
+export const FIXTURE_RAW = path.resolve(ROOT, 'test/fixtures/outerlayer-session-schema/raw');
 
 /** Puts a raw fixture where Claude Code would write it: <claude>/<project>/<file>. */
 export function placeClaudeFixture(home: CliHome, fixture: string, project = 'proj-a', as?: string): string {

@@ -1,7 +1,7 @@
 // AgentSession v1, the JSON Schema (draft 2020-12) of each session in POST /v1/agents/sync, exactly as the
 // OuterLayer CLI defines it (github.com/outerlayerai/outerlayer, packages/session-schema, Apache License 2.0,
 // Copyright (c) 2023-2026 Magu Studios, Inc.). Kept verbatim; test/areas/agents/schema.test.ts checks it still
-// equals ../shared/fixtures/outerlayer-session-schema/agent-session.v1.schema.json.
+// equals test/fixtures/outerlayer-session-schema/agent-session.v1.schema.json.
 /* eslint-disable */
 export const AGENT_SESSION_V1_SCHEMA = {
   "$id": "https://outerlayer.ai/schemas/agent-session.v1.json",

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { TOOL_SPECS } from '../../../src/areas/mcp/tools.js';
 import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 
-const FIXTURE = new URL('../../../../shared/fixtures/outerlayer-session-schema/canonical/full.json', import.meta.url);
+const FIXTURE = new URL('../../fixtures/outerlayer-session-schema/canonical/full.json', import.meta.url);
 
 let gw: TestGateway;
 let base: string;

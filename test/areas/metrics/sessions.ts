@@ -1,5 +1,5 @@
 // AgentSession v1 documents for metrics and PR tests, shaped like the canonical fixtures
-// (../shared/fixtures/outerlayer-session-schema/canonical/full.json), with the fields under test chosen.
+// (test/fixtures/outerlayer-session-schema/canonical/full.json), with the fields under test chosen.
 import crypto from 'node:crypto';
 import type { CallResult, TestGateway } from '../../helpers/gateway.js';
 

@@ -1,9 +1,9 @@
 // Real session data for the agents and sessions tests: the canonical AgentSession v1 examples as they are,
-// and the raw Claude Code transcripts converted by the capture module. Read from ../shared/fixtures.
+// and the raw Claude Code transcripts converted by the capture module. Read from test/fixtures (copied from the shared fixtures with their NOTICE).
 import fs from 'node:fs';
 import { parseClaudeCodeTranscript } from '../../../src/capture/index.js';
 
-const ROOT = new URL('../../../../shared/fixtures/outerlayer-session-schema/', import.meta.url);
+const ROOT = new URL('../../fixtures/outerlayer-session-schema/', import.meta.url);
 
 export type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
