@@ -46,6 +46,9 @@ const TileFields = {
   handsOnRate: Rate,
   toolDenialRate: Rate,
   activeActors: Type.Integer(),
+  mergedPrs: Type.Integer({ description: 'PRs merged in the window that have at least one linked top-level session.' }),
+  costPerMergedPrUsd: Nullable(Type.Number({ description: 'Cost of the distinct top-level sessions linked to the PRs merged in the window ÷ mergedPrs; null when no such PR merged.' })),
+  unshippedCostUsd: Type.Number({ description: 'Cost of the top-level sessions started in the window that link to no merged PR (by name or by branch).' }),
 };
 const Tiles = Type.Object({ ...TileFields, totalCostMicros: Type.Integer(), modelMix: Type.Array(ModelShare) });
 

@@ -4,6 +4,7 @@
 import type { Db } from '../../db/connection.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
+import { prSpendOfWindows, type PrSpend } from '../prs/service.js';
 import * as rollup from './rollup.js';
 import * as store from './store.js';
 import * as tools from './tools-store.js';
@@ -123,6 +124,12 @@ export interface TileValues {
   /** Denied (rejected) tool calls per tool call. */
   toolDenialRate: number | null;
   activeActors: number;
+  /** PRs merged in the window that have linked sessions. */
+  mergedPrs: number;
+  /** Cost of the sessions linked to the PRs merged in the window ÷ those PRs (null when none merged). */
+  costPerMergedPrUsd: number | null;
+  /** Cost of the window's sessions linked to no merged PR. */
+  unshippedCostUsd: number;
   modelMix: ModelShareWire[];
 }
 
@@ -132,7 +139,7 @@ function modelMix(rows: readonly store.ModelRow[]): ModelShareWire[] {
   return rows.map((m) => ({ model: m.model, sessions: m.sessions, turns: m.turns, costUsd: usd(m.costMicros), costShare: ratio(m.costMicros, cost), turnShare: ratio(m.turns, turns) }));
 }
 
-function tileValues(t: store.Tiles, models: readonly store.ModelRow[]): TileValues {
+function tileValues(t: store.Tiles, models: readonly store.ModelRow[], spend: PrSpend): TileValues {
   return {
     sessions: t.sessions,
     subagentSessions: t.subagentSessions,
@@ -145,17 +152,24 @@ function tileValues(t: store.Tiles, models: readonly store.ModelRow[]): TileValu
     handsOnRate: ratio(t.handsOnSessions, t.sessions),
     toolDenialRate: ratio(t.rejectedToolCalls, t.toolCalls),
     activeActors: t.activeActors,
+    mergedPrs: spend.mergedPrs,
+    costPerMergedPrUsd: spend.mergedPrs > 0 ? usd(spend.mergedCostMicros / spend.mergedPrs) : null,
+    unshippedCostUsd: usd(spend.unshippedCostMicros),
     modelMix: modelMix(models),
   };
 }
 
 async function tilesOf(ctx: FactoryContext, scope: store.Scope, windows: readonly store.Window[]): Promise<TileValues[]> {
   await rollup.refresh(ctx.db, ctx.appId, ctx.clock.now());
-  const [tiles, ...models] = await Promise.all([rollup.windowTiles(ctx.db, scope, windows), ...windows.map((w) => rollup.windowModels(ctx.db, scope, w))]);
-  return windows.map((_, i) => tileValues(tiles[i]!, models[i]!));
+  const [tiles, spend, ...models] = await Promise.all([
+    rollup.windowTiles(ctx.db, scope, windows),
+    prSpendOfWindows(ctx, scope.repo === undefined ? {} : { repo: scope.repo }, windows),
+    ...windows.map((w) => rollup.windowModels(ctx.db, scope, w)),
+  ]);
+  return windows.map((_, i) => tileValues(tiles[i]!, models[i]!, spend[i]!));
 }
 
-const NUMERIC_TILES = ['sessions', 'subagentSessions', 'totalCostUsd', 'turns', 'toolCalls', 'toolErrorRate', 'cleanSessionRate', 'handsOnRate', 'toolDenialRate', 'activeActors'] as const;
+const NUMERIC_TILES = ['sessions', 'subagentSessions', 'totalCostUsd', 'turns', 'toolCalls', 'toolErrorRate', 'cleanSessionRate', 'handsOnRate', 'toolDenialRate', 'activeActors', 'mergedPrs', 'costPerMergedPrUsd', 'unshippedCostUsd'] as const;
 type NumericTile = (typeof NUMERIC_TILES)[number];
 
 export async function overview(ctx: FactoryContext, q: ModelsQuery) {

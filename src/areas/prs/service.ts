@@ -2,47 +2,22 @@
 // itself (outcome.prNumber/prUrl/prs and pr_linked events, kept by the sessions area as `pr_refs`), or by
 // working on the PR's head branch in the same repository. PR state (open/closed/merged, reverted, CI) comes
 // from the code host's webhooks (state.ts).
+import type { Db } from '../../db/connection.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { listPullRequestArtifacts } from '../artifacts/service.js';
 import { listChecks } from '../results/service.js';
 import { describePullRequests, normalizeRepository, type CiVerdict, type PullRequestStateWire } from './state.js';
 import * as store from './attribution-store.js';
+import { namedPrs, type PrKey } from './refs.js';
+import * as spend from './spend-store.js';
 import * as prStore from './store.js';
 
 export type LinkSource = 'session' | 'branch';
 
-interface PrKey {
-  repository: string;
-  number: number;
-}
-
 const keyOf = (k: PrKey) => `${k.repository}#${k.number}`;
 
-const PR_URL = /^https?:\/\/[^/]+\/([^/\s]+)\/([^/\s]+)\/pulls?\/(\d+)/i;
-
-/** The PRs a session names itself: the repository from the PR URL when given, else the session's own. */
-export function namedPrs(row: Pick<store.SessionLinkRow, 'repo' | 'pr_refs'>): (PrKey & { url: string | null })[] {
-  let refs: unknown;
-  try {
-    refs = JSON.parse(row.pr_refs);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(refs)) return [];
-  const out: (PrKey & { url: string | null })[] = [];
-  for (const ref of refs) {
-    if (!ref || typeof ref !== 'object') continue;
-    const { prNumber, prUrl } = ref as { prNumber?: unknown; prUrl?: unknown };
-    if (typeof prNumber !== 'number' || !Number.isSafeInteger(prNumber) || prNumber <= 0) continue;
-    const url = typeof prUrl === 'string' ? prUrl : null;
-    const m = url ? PR_URL.exec(url) : null;
-    const repository = m ? normalizeRepository(`${m[1]}/${m[2]}`) : row.repo;
-    if (!repository) continue;
-    if (!out.some((o) => o.repository === repository && o.number === prNumber)) out.push({ repository, number: prNumber, url });
-  }
-  return out;
-}
+export { namedPrs };
 
 function defaultUrl(k: PrKey): string {
   return /^[^/]+\/[^/]+$/.test(k.repository) ? `https://github.com/${k.repository}/pull/${k.number}` : `https://${k.repository}/pull/${k.number}`;
@@ -287,4 +262,26 @@ export async function getPullRequest(ctx: FactoryContext, owner: string, repo: s
     artifacts,
     results,
   };
+}
+
+// ---- PR spend (the metrics' cost-per-merged-PR and unshipped-spend tiles) ---------------------------------
+
+export type { PrSpend } from './spend-store.js';
+
+/**
+ * The PR spend of each window (the metrics area calls this): PRs merged in the window that have linked
+ * sessions, the cost of those sessions, and the cost of the window's sessions linked to no merged PR.
+ */
+export function prSpendOfWindows(ctx: FactoryContext, scope: { repo?: string }, windows: readonly { from: number; to: number }[]): Promise<spend.PrSpend[]> {
+  const s: spend.SpendScope = scope.repo === undefined ? { appId: ctx.appId } : { appId: ctx.appId, repo: scope.repo };
+  return Promise.all(windows.map((w) => spend.prSpend(ctx.db, s, w)));
+}
+
+/**
+ * Keep `session_pr_refs` in step with the PRs the stored sessions name (the sessions ingest calls this inside
+ * its transaction, with every session it wrote; calling it again replaces their rows).
+ */
+export async function recordSessionPrRefs(db: Db, appId: string, sessions: readonly { id: string; repo: string; pr_refs: string }[]): Promise<void> {
+  const rows = sessions.flatMap((s) => namedPrs(s).map((k) => ({ app_id: appId, session_id: s.id, repository: k.repository, number: k.number })));
+  await spend.replaceSessionPrRefs(db, appId, sessions.map((s) => s.id), rows);
 }

@@ -7,7 +7,7 @@ import { apiError } from '../../server/errors.js';
 import { microsToUsd, nanosToMicros, type CostStatus } from '../../pricing/cost.js';
 import { requireUser } from '../orgs/service.js';
 import { contextVerifications } from '../context/service.js';
-import { prOutcomesForSessions, type PrOutcome } from '../prs/service.js';
+import { prOutcomesForSessions, recordSessionPrRefs, type PrOutcome } from '../prs/service.js';
 import { recordToolUsage } from '../metrics/service.js';
 import {
   decodeDocument, encodeDocument, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type Origin, type SessionSummary,
@@ -257,6 +257,8 @@ async function writeAll(ctx: FactoryContext, db: Db, changed: Folded[], inserted
     session: { id: w.row.id, orgId: w.row.org_id, appId: w.row.app_id, startedAt: w.row.started_at, repo: w.row.repo, isSubagent: w.row.is_subagent === 1 },
     turns: w.doc.turns,
   })));
+  // The PRs each session names, as rows, for the metrics' PR spend tiles (joined in SQL).
+  await recordSessionPrRefs(db, ctx.appId, written.map((w) => w.row));
   await store.putDocuments(db, written.map((w) => {
     const encoded = encodeDocument(w.doc);
     return { session_id: w.row.id, app_id: ctx.appId, encoding: encoded.encoding, raw_bytes: encoded.rawBytes, body: encoded.body };

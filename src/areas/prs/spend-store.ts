@@ -1,0 +1,91 @@
+// SQL of the PR spend tiles (cost per merged PR, unshipped spend) and of `session_pr_refs`, the PRs each
+// session names itself as rows. Reads the sessions area's summary rows (nothing of theirs is written here),
+// always scoped by factory. A session links to a PR by naming it (session_pr_refs) or by running on its head
+// branch in the same repository before it closed: the same rule as attribution-store.ts.
+import { sql } from 'kysely';
+import type { Db } from '../../db/connection.js';
+
+export interface SessionPrRefsTable {
+  app_id: string;
+  /** The session row id (traceId). */
+  session_id: string;
+  repository: string;
+  number: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    session_pr_refs: SessionPrRefsTable;
+  }
+}
+
+/** Replace the named PRs of these sessions (inside the ingest's transaction). */
+export async function replaceSessionPrRefs(db: Db, appId: string, sessionIds: readonly string[], rows: readonly SessionPrRefsTable[]): Promise<void> {
+  if (sessionIds.length === 0) return;
+  for (let i = 0; i < sessionIds.length; i += 500) {
+    await db.deleteFrom('session_pr_refs').where('app_id', '=', appId).where('session_id', 'in', sessionIds.slice(i, i + 500)).execute();
+  }
+  for (let i = 0; i < rows.length; i += 500) await db.insertInto('session_pr_refs').values(rows.slice(i, i + 500)).onConflict((oc) => oc.doNothing()).execute();
+}
+
+export interface SpendScope {
+  appId: string;
+  /** undefined: every repository. */
+  repo?: string;
+}
+
+export interface SpendWindow {
+  from: number;
+  to: number;
+}
+
+export interface PrSpend {
+  /** PRs merged in the window with at least one linked top-level session. */
+  mergedPrs: number;
+  /** Cost of the distinct top-level sessions linked to those PRs (each session once). */
+  mergedCostMicros: number;
+  /** Cost of the top-level sessions started in the window that link to no merged PR. */
+  unshippedCostMicros: number;
+}
+
+/** The PR spend of one window: two statements, each aggregated by the database. */
+export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promise<PrSpend> {
+  const app = scope.appId;
+  const prRepo = scope.repo === undefined ? sql`` : sql` and p.repository = ${scope.repo}`;
+  const sessionRepo = scope.repo === undefined ? sql`` : sql` and s.repo = ${scope.repo}`;
+  // Links (session, PR) to the PRs merged in the window, by name and by branch.
+  const merged = await sql<{ prs: number | string | null; cost: number | string | null }>`
+    with merged as (
+      select p.repository, p.number, p.head_branch, p.closed_at from pull_requests p
+      where p.app_id = ${app} and p.merged = 1 and p.merged_at >= ${w.from} and p.merged_at < ${w.to}${prRepo}
+    ),
+    links as (
+      select r.session_id as sid, m.repository, m.number from merged m
+        join session_pr_refs r on r.app_id = ${app} and r.repository = m.repository and r.number = m.number
+        join sessions s on s.app_id = ${app} and s.id = r.session_id and s.is_subagent = 0
+      union
+      select s.id as sid, m.repository, m.number from merged m
+        join sessions s on s.app_id = ${app} and s.repo = m.repository and s.is_subagent = 0 and s.branch = m.head_branch
+          and (m.closed_at is null or s.started_at <= m.closed_at)
+    )
+    select
+      (select count(*) from (select distinct repository, number from links) x) as prs,
+      (select coalesce(sum(s.cost_micros), 0) from sessions s where s.app_id = ${app} and s.id in (select sid from links)) as cost`.execute(db);
+  const unshipped = await sql<{ cost: number | string | null }>`
+    select coalesce(sum(s.cost_micros), 0) as cost from sessions s
+    where s.app_id = ${app} and s.is_subagent = 0 and s.started_at >= ${w.from} and s.started_at < ${w.to}${sessionRepo}
+      and not exists (
+        select 1 from session_pr_refs r
+          join pull_requests p on p.app_id = r.app_id and p.repository = r.repository and p.number = r.number
+        where r.app_id = ${app} and r.session_id = s.id and p.merged = 1)
+      and not exists (
+        select 1 from pull_requests p
+        where p.app_id = ${app} and p.repository = s.repo and p.head_branch = s.branch and p.merged = 1
+          and (p.closed_at is null or s.started_at <= p.closed_at))`.execute(db);
+  const m = merged.rows[0];
+  return {
+    mergedPrs: Number(m?.prs ?? 0),
+    mergedCostMicros: Number(m?.cost ?? 0),
+    unshippedCostMicros: Number(unshipped.rows[0]?.cost ?? 0),
+  };
+}
