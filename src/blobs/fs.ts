@@ -4,11 +4,17 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isSha256, type BlobStore } from './store.js';
+import { ensurePrivateDir } from '../server/data-dir.js';
 
 export class FsBlobStore implements BlobStore {
   readonly kind = 'fs' as const;
 
   constructor(private readonly dir: string) {}
+
+  /** Creates the blob dir (0700, like the data dir) before the first blob arrives. */
+  ensureDir(): void {
+    ensurePrivateDir(this.dir);
+  }
 
   private pathOf(sha256: string): string {
     if (!isSha256(sha256)) throw new Error('blob name must be a lowercase sha256 hex digest');
@@ -18,7 +24,7 @@ export class FsBlobStore implements BlobStore {
   async put(sha256: string, bytes: Buffer): Promise<void> {
     const final = this.pathOf(sha256);
     if (await this.has(sha256)) return;
-    await fs.mkdir(path.dirname(final), { recursive: true });
+    await fs.mkdir(path.dirname(final), { recursive: true, mode: 0o700 });
     const tmp = `${final}.${crypto.randomUUID()}.tmp`;
     const handle = await fs.open(tmp, 'w', 0o600);
     try {
@@ -49,9 +55,9 @@ export class FsBlobStore implements BlobStore {
   }
 
   async check(): Promise<void> {
-    await fs.mkdir(this.dir, { recursive: true });
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const probe = path.join(this.dir, `.health-${crypto.randomUUID()}`);
-    await fs.writeFile(probe, 'ok');
+    await fs.writeFile(probe, 'ok', { mode: 0o600 });
     const back = await fs.readFile(probe, 'utf8');
     await fs.rm(probe, { force: true });
     if (back !== 'ok') throw new Error('blob store read back different bytes');

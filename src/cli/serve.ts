@@ -1,4 +1,6 @@
 // `attest serve` and `attest migrate`.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
 import { loadConfig } from '../server/config.js';
@@ -33,8 +35,23 @@ export function registerServe(program: Command): void {
       const { buildApp } = await import('../server/app.js');
       const app = await buildApp({ config });
       const boot = app.attest.bootstrap;
-      const address = await app.listen({ port: config.port, host: config.host });
       const out = process.stdout;
+      const savedCredentials = path.join(config.dataDir, 'bootstrap.json');
+      let address: string;
+      try {
+        address = await app.listen({ port: config.port, host: config.host });
+      } catch (err) {
+        await app.close().catch(() => undefined);
+        const why = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (choose another with --port or PORT)` : err instanceof Error ? err.message : String(err);
+        const where = boot.created ? ` The first boot created credentials; they were not printed and are saved in ${savedCredentials} (mode 0600).` : '';
+        process.stderr.write(`attest: cannot listen: ${why}.${where}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      if (!boot.created && fs.existsSync(savedCredentials)) {
+        // A first start that failed after bootstrapping (port in use) never printed them: say where they are.
+        out.write(`Credentials of the first boot (admin token, login token, factory id) are in ${savedCredentials} (mode 0600); delete the file once they are stored elsewhere.\n`);
+      }
       if (boot.created) {
         out.write('\nFirst boot: created org "default" (enterprise), user admin@localhost (owner) and factory "default".\n');
         out.write('These credentials are shown once (also saved to bootstrap.json in the data dir, mode 0600):\n');

@@ -6,6 +6,7 @@ import SqliteDatabase from 'libsql';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
+import { ensurePrivateDir, ensurePrivateFile, narrowIfPresent } from '../server/data-dir.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -29,8 +30,12 @@ const PG_NUMERIC = 1700;
 
 export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.databaseSchema ?? null);
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  ensurePrivateDir(opts.dataDir);
   const file = path.join(opts.dataDir, 'attest.db');
+  // SQLite creates the -wal and -shm files with the database file's mode, so a 0600 database gives 0600
+  // companions; files left by an earlier version with wider modes are narrowed here.
+  ensurePrivateFile(file);
+  for (const companion of [`${file}-wal`, `${file}-shm`]) narrowIfPresent(companion);
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   // FULL: a committed transaction survives a power cut too, so a 2xx really means durable.

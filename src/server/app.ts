@@ -1,7 +1,7 @@
 // Builds the gateway: store, migrations, bootstrap, plugins (guard, errors, OpenAPI) and every area.
 import crypto from 'node:crypto';
 import path from 'node:path';
-import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import { pino } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -15,7 +15,7 @@ import { PrincipalResolver } from './auth/principal.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { App, Gateway } from './context.js';
-import { registerErrorHandling } from './error-handler.js';
+import { errorCodeOf, registerErrorHandling } from './error-handler.js';
 import { ERROR_CODES } from './errors.js';
 import { registerGuard } from './guard.js';
 import { requestValidatorCompiler } from './validation.js';
@@ -33,9 +33,28 @@ export interface BuildOptions {
   extraAreas?: readonly Area[];
 }
 
-/** Logs a request once, when it completes (method, url, status, time), instead of on arrival and again on completion. */
+/**
+ * Logs a request once, when it completes, instead of on arrival and again on completion. The line carries
+ * what a 4xx is traced by: method, route pattern (the raw path when no route matched), status, the error
+ * envelope's code and the duration in milliseconds (the request id rides on every line as `reqId`).
+ */
 class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const status = reply.statusCode;
+    const line = {
+      method: request.method,
+      route: request.routeOptions.url ?? request.url.split('?')[0],
+      status,
+      code: errorCodeOf(request) ?? null,
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else if (status >= 500) reply.log.error(line, 'request completed');
+    else reply.log.info(line, 'request completed');
+  }
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -77,7 +96,14 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
 
   const pepper = loadPepper(config.dataDir, config.keyPepper);
   const rateLimits = RateLimits.create(config.redisUrl, config.redisPrefix, app.log);
-  const blobs: BlobStore = options.blobs ?? (config.s3 ? new S3BlobStore(config.s3) : new FsBlobStore(path.join(config.dataDir, 'blobs')));
+  let blobs: BlobStore;
+  if (options.blobs) blobs = options.blobs;
+  else if (config.s3) blobs = new S3BlobStore(config.s3);
+  else {
+    const fsBlobs = new FsBlobStore(path.join(config.dataDir, 'blobs'));
+    fsBlobs.ensureDir();
+    blobs = fsBlobs;
+  }
   const gateway: Gateway = {
     config,
     db: handle.db,

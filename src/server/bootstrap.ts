@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import type { BootstrapResult } from './context.js';
 import { mintCredential } from './auth/mint.js';
 import { digestOf, parsePlaintext } from './credentials.js';
+import { ensurePrivateDir } from './data-dir.js';
 
 export const DEFAULT_ORG = 'default';
 export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
@@ -78,7 +79,7 @@ export async function bootstrap(db: Db, pepper: string, clock: Clock, config: Co
     }
     throw err;
   }
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDir(config.dataDir);
   const file = path.join(config.dataDir, 'bootstrap.json');
   fs.writeFileSync(
     file,

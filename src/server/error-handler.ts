@@ -34,6 +34,40 @@ function issueMessage(issue: ValidationIssue): string {
   return issue.message ?? 'is invalid';
 }
 
+function quoted(values: unknown[]): string {
+  return values.map((v) => JSON.stringify(v)).join(', ');
+}
+
+/**
+ * One detail per problem. A union of literals (TypeBox's enum) fails as one `const` error per branch plus an
+ * `anyOf`; those become one "must be one of: ..." naming each allowed value once.
+ */
+export function validationDetails(issues: ValidationIssue[]): { path: string; message: string }[] {
+  const allowedAt = new Map<string, unknown[]>();
+  for (const issue of issues) {
+    if (issue.keyword !== 'const' && issue.keyword !== 'enum') continue;
+    const at = issue.instancePath ?? '';
+    const list = allowedAt.get(at) ?? [];
+    const values = issue.keyword === 'const' ? [issue.params?.allowedValue] : ((issue.params?.allowedValues as unknown[] | undefined) ?? []);
+    for (const v of values) if (!list.includes(v)) list.push(v);
+    allowedAt.set(at, list);
+  }
+  const details: { path: string; message: string }[] = [];
+  const done = new Set<string>();
+  for (const issue of issues) {
+    const at = issue.instancePath ?? '';
+    const allowed = allowedAt.get(at);
+    if (allowed && (issue.keyword === 'const' || issue.keyword === 'enum' || issue.keyword === 'anyOf')) {
+      if (done.has(at)) continue;
+      done.add(at);
+      details.push({ path: issuePath(issue), message: `must be one of: ${quoted(allowed)}` });
+      continue;
+    }
+    details.push({ path: issuePath(issue), message: issueMessage(issue) });
+  }
+  return details;
+}
+
 /** Errors that mean the data store did not answer (as opposed to a bug or bad data). */
 export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
@@ -52,7 +86,15 @@ export function isStoreUnavailable(err: unknown): boolean {
   );
 }
 
+/** The error code each failed request answered with, for its log line (see OneLinePerRequest in app.ts). */
+const errorCodes = new WeakMap<FastifyRequest, string>();
+
+export function errorCodeOf(req: FastifyRequest): string | undefined {
+  return errorCodes.get(req);
+}
+
 function send(reply: FastifyReply, err: ApiError): FastifyReply {
+  errorCodes.set(reply.request, err.code);
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
   return reply.status(err.status).send({ error: { code: err.code, message: err.message, ...err.extra } });
 }
@@ -100,7 +142,7 @@ export function registerErrorHandling(app: App): void {
     const fe = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
     if (fe.validation) {
       const code = CONTEXT_CODES[fe.validationContext ?? 'body'] ?? 'invalid_request_body';
-      const details = fe.validation.map((issue) => ({ path: issuePath(issue), message: issueMessage(issue) }));
+      const details = validationDetails(fe.validation);
       const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
       return send(reply, apiError(code, `Invalid ${fe.validationContext ?? 'body'}: ${summary}`.slice(0, 500), { details }));
     }

@@ -3,13 +3,16 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensurePrivateDir, narrowIfPresent } from './data-dir.js';
 
 export function loadPepper(dataDir: string, fromEnv: string | null): string {
   if (fromEnv) return fromEnv;
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const file = path.join(dataDir, 'pepper');
   try {
-    return fs.readFileSync(file, 'utf8').trim();
+    const existing = fs.readFileSync(file, 'utf8').trim();
+    narrowIfPresent(file);
+    return existing;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }

@@ -5,7 +5,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(ROOT, 'src/main.ts');
@@ -22,6 +23,17 @@ afterEach(() => {
   for (const r of running.splice(0)) r.proc.kill('SIGKILL');
 });
 
+// Data dirs hold plaintext admin tokens: none is left behind in /tmp.
+const dataDirs: string[] = [];
+function tempDataDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-cli-'));
+  dataDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dataDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '0', ...extra };
   if (process.env.TEST_DATABASE_URL) {
@@ -33,10 +45,14 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 async function serve(dataDir: string): Promise<Running> {
   const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir], { cwd: ROOT, env: cleanEnv({}) });
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  return waitListening(proc, exited);
+}
+
+async function waitListening(proc: ChildProcessWithoutNullStreams, exited: Promise<number | null>): Promise<Running> {
   let out = '';
   proc.stdout.on('data', (b: Buffer) => { out += b.toString(); });
   proc.stderr.on('data', (b: Buffer) => { out += b.toString(); });
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 20_000);
     proc.stdout.on('data', () => {
@@ -56,7 +72,7 @@ function admin(url: string, token: string, args: string[]) {
 
 describe('attest serve', { timeout: 180_000 }, () => {
   it('first boot prints the bootstrap credentials once and saves them 0600; a restart keeps the data and prints none', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-cli-'));
+    const dataDir = tempDataDir();
     const first = await serve(dataDir);
     const saved = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
     expect(first.stdout()).toContain(saved.adminToken);
@@ -98,8 +114,31 @@ describe('attest serve', { timeout: 180_000 }, () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('a first start that fails after bootstrapping (port in use) says where the credentials are, and so does the next start', async () => {
+    const dataDir = tempDataDir();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    const file = path.join(dataDir, 'bootstrap.json');
+    try {
+      const failed = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir, '--port', String(port)], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      expect(failed.stderr).toContain(`saved in ${file} (mode 0600)`);
+      expect(failed.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const next = await serve(dataDir);
+    expect(next.stdout()).toContain(`Credentials of the first boot (admin token, login token, factory id) are in ${file}`);
+    expect(next.stdout()).not.toContain(saved.adminToken);
+    next.proc.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+  });
+
   it('SIGTERM drains an in-flight request before exiting', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-cli-'));
+    const dataDir = tempDataDir();
     const gw = await serve(dataDir);
     const saved = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
     const body = JSON.stringify({ email: 'late@example.com', name: 'Late' });
@@ -125,7 +164,7 @@ describe('attest serve', { timeout: 180_000 }, () => {
   });
 
   it('attest migrate applies the migrations and is idempotent', () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-cli-'));
+    const dataDir = tempDataDir();
     const run = () => spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'migrate', '--data-dir', dataDir], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
     const first = run();
     expect(first.status).toBe(0);

@@ -52,6 +52,8 @@ export interface StartOptions {
   replicaOf?: TestGateway;
   /** Extra areas (probe routes) registered after the built-in ones. */
   extraAreas?: readonly Area[];
+  /** Write the gateway's log lines (level info) here instead of discarding them. */
+  logStream?: { write(line: string): void };
 }
 
 async function freshSchema(url: string): Promise<string> {
@@ -101,7 +103,11 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
   }
   let app: App;
   try {
-    app = await buildApp({ config, clock, ...(opts.extraAreas ? { extraAreas: opts.extraAreas } : {}) });
+    app = await buildApp({
+      config, clock,
+      ...(opts.extraAreas ? { extraAreas: opts.extraAreas } : {}),
+      ...(opts.logStream ? { logger: { level: 'info', stream: opts.logStream } } : {}),
+    });
   } catch (err) {
     // A gateway that refuses to start must not leave its schema or data dir behind.
     if (ownsStore) {

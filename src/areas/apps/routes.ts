@@ -15,7 +15,7 @@ export const AppSchema = Type.Object({
   updated_by: Type.String(),
   runner_updates: Type.Object({
     mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
-    version: Nullable(Type.String()),
+    version: Type.String({ description: 'pin: the pinned version; follow: the version this gateway recommends (its own release)' }),
   }),
 });
 
@@ -61,7 +61,7 @@ export const appsRoutes: AreaRoutes = (app) => {
     config: { guard: factoryGuard('apps.write', 'appId') },
     schema: {
       summary: 'Rename a factory or change how its runners update', tags: ['apps'],
-      description: '`runner_updates.mode` follow (runners track the version the gateway recommends; no version) or pin (runners stay on `version`, a semantic version).',
+      description: '`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version).',
       params: AppParams,
       body: Type.Object({
         name: Type.Optional(Slug),

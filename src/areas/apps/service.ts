@@ -9,6 +9,13 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../orgs/audit.js';
 import * as store from './store.js';
+import { VERSION } from '../../version.js';
+
+/**
+ * The runner version this gateway recommends to factories in `follow` mode: its own release (the CLI ships
+ * in the same package, so a runner of this version speaks every route this gateway serves).
+ */
+export const RECOMMENDED_RUNNER_VERSION: string = VERSION;
 
 export type RunnerUpdatesMode = 'follow' | 'pin';
 
@@ -21,7 +28,7 @@ export interface AppWire {
   created_by: string;
   updated_at: string;
   updated_by: string;
-  runner_updates: { mode: RunnerUpdatesMode; version: string | null };
+  runner_updates: { mode: RunnerUpdatesMode; version: string };
 }
 
 export function appToWire(row: store.AppRow): AppWire {
@@ -34,7 +41,11 @@ export function appToWire(row: store.AppRow): AppWire {
     created_by: row.created_by,
     updated_at: new Date(row.updated_at).toISOString(),
     updated_by: row.updated_by,
-    runner_updates: { mode: row.runner_updates_mode === 'pin' ? 'pin' : 'follow', version: row.runner_updates_version },
+    // follow: the gateway's recommendation (stored as null, so it moves with the gateway); pin: the stored version.
+    runner_updates:
+      row.runner_updates_mode === 'pin' && row.runner_updates_version !== null
+        ? { mode: 'pin', version: row.runner_updates_version }
+        : { mode: 'follow', version: RECOMMENDED_RUNNER_VERSION },
   };
 }
 

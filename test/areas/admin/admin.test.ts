@@ -1,5 +1,9 @@
 // Operator routes (API.md §9), admin token only.
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// follow mode answers the version the gateway recommends: its own release, package.json's version.
+const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 
 describe('admin routes', () => {
@@ -99,7 +103,7 @@ describe('admin routes', () => {
   it('creates factories with unique names per org', async () => {
     const r = await gw.call('POST', `/v1/admin/orgs/${t.orgName}/apps`, { ...admin, body: { name: 'second', display_name: 'Second factory' } });
     expect(r.status).toBe(201);
-    expect(r.body.data).toMatchObject({ name: 'second', display_name: 'Second factory', tenant_id: t.orgId, runner_updates: { mode: 'follow', version: null } });
+    expect(r.body.data).toMatchObject({ name: 'second', display_name: 'Second factory', tenant_id: t.orgId, runner_updates: { mode: 'follow', version: VERSION } });
     const dup = await gw.call('POST', `/v1/admin/orgs/${t.orgName}/apps`, { ...admin, body: { name: 'second' } });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('duplicate_app_name');

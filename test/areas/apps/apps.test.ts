@@ -1,4 +1,8 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// follow mode answers the version the gateway recommends: its own release, package.json's version.
+const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 
 const APP_FIELDS = ['created_at', 'created_by', 'display_name', 'id', 'name', 'runner_updates', 'tenant_id', 'updated_at', 'updated_by'];
@@ -26,7 +30,7 @@ describe('apps (factories)', () => {
     const res = await gw.call('GET', `/v1/apps/${t.appId}`, as(t));
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data).sort()).toEqual(APP_FIELDS);
-    expect(res.body.data).toMatchObject({ id: t.appId, tenant_id: t.orgId, name: 'main', display_name: 'main', runner_updates: { mode: 'follow', version: null } });
+    expect(res.body.data).toMatchObject({ id: t.appId, tenant_id: t.orgId, name: 'main', display_name: 'main', runner_updates: { mode: 'follow', version: VERSION } });
     expect(res.body.data.created_at).toBe('2026-11-01T12:00:00.000Z');
     expect(Object.keys(res.body.data.runner_updates).sort()).toEqual(['mode', 'version']);
   });
@@ -161,8 +165,14 @@ describe('apps (factories)', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('invalid_request_body');
     }
+    // An enum error names the allowed values once, not one "must be equal to constant" per value.
+    const mode = await gw.call('PATCH', `/v1/apps/${made.id}`, { ...on, body: { runner_updates: { mode: 'sometimes' } } });
+    expect(mode.body.error.details).toEqual([{ path: 'runner_updates.mode', message: 'must be one of: "follow", "pin"' }]);
+    expect(mode.body.error.message).toBe('Invalid body: runner_updates.mode must be one of: "follow", "pin"');
     const follow = await gw.call('PATCH', `/v1/apps/${made.id}`, { ...on, body: { runner_updates: { mode: 'follow' } } });
-    expect(follow.body.data.runner_updates).toEqual({ mode: 'follow', version: null });
+    // Back to follow: the version is the gateway's recommendation again (a string, as the spec types it).
+    expect(follow.body.data.runner_updates).toEqual({ mode: 'follow', version: VERSION });
+    expect(typeof follow.body.data.runner_updates.version).toBe('string');
 
     const clash = await gw.call('PATCH', `/v1/apps/${made.id}`, { ...on, body: { name: 'main' } });
     expect(clash.status).toBe(409);
@@ -171,7 +181,7 @@ describe('apps (factories)', () => {
     const renamed = await gw.call('PATCH', `/v1/apps/${made.id}`, { ...on, body: { name: 'renamed' } });
     expect(renamed.status).toBe(200);
     const back = await gw.call('GET', `/v1/apps/${made.id}`, on);
-    expect(back.body.data).toMatchObject({ name: 'renamed', display_name: 'Patched', runner_updates: { mode: 'follow', version: null } });
+    expect(back.body.data).toMatchObject({ name: 'renamed', display_name: 'Patched', runner_updates: { mode: 'follow', version: VERSION } });
 
     const audit = await gw.call('GET', `/v1/orgs/${t.orgName}/audit-log?actionType=app.updated&pageSize=100`, { token: t.managementKey });
     expect(audit.body.data.length).toBeGreaterThanOrEqual(3);
