@@ -46,9 +46,14 @@ const Detail = Type.Object({
   artifacts: Type.Array(Type.Object({
     id: Type.String(), kind: Type.String(), caption: Type.String(), filename: Type.String(), criterionId: Nullable(Type.String()),
     emittedAt: Type.String(), url: Type.String(),
+    // Additive: what the dashboard's PR page needs to show each artifact inline and name its work item.
+    mediaType: Type.String(), bytes: Type.Integer(), workItemId: Nullable(Type.String()), contentUrl: Type.String(),
+    session: Nullable(Type.Object({ sessionId: Type.String(), turnIndex: Nullable(Type.Integer()) })),
   })),
   results: Type.Array(Type.Object({
     name: Type.String(), result: Type.String(), link: Type.String(), headSha: Nullable(Type.String()), emittedAt: Type.String(),
+    // Additive: the earlier results of the same check, newest first (as GET /v1/emitted-results).
+    history: Type.Array(Type.Object({ result: Type.String(), link: Type.String(), headSha: Nullable(Type.String()), emittedAt: Type.String() })),
   })),
 });
 

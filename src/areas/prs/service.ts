@@ -228,9 +228,6 @@ export async function getPullRequest(ctx: FactoryContext, owner: string, repo: s
     prStore.findPullRequest(ctx.db, ctx.appId, repository, number),
   ]);
   const attributed = attribute(named, onBranch).get(keyOf(key));
-  if (!row && !attributed) throw apiError('pull_request_not_found', `No pull request ${repository}#${number} is known to this factory.`);
-  const state = row ? (await describePullRequests(ctx, ctx.appId, [row])).get(keyOf(key)) : undefined;
-  const base = toOutcome(attributed ?? { key, url: null, sessions: new Map() }, state);
   // Evidence is stored with the repository as its sender spelled it; ask for both spellings.
   const spellings = [...new Set([`${owner}/${repo}`, repository])];
   const [artifactLists, resultLists] = await Promise.all([
@@ -239,6 +236,12 @@ export async function getPullRequest(ctx: FactoryContext, owner: string, repo: s
   ]);
   const artifacts = artifactLists.flat();
   const results = resultLists.flat();
+  // A PR is known from its sessions, its webhook state, or its evidence alone (artifacts, emitted results).
+  if (!row && !attributed && artifacts.length === 0 && results.length === 0) {
+    throw apiError('pull_request_not_found', `No pull request ${repository}#${number} is known to this factory.`);
+  }
+  const state = row ? (await describePullRequests(ctx, ctx.appId, [row])).get(keyOf(key)) : undefined;
+  const base = toOutcome(attributed ?? { key, url: null, sessions: new Map() }, state);
   const sessionList = [...(attributed?.sessions.values() ?? [])]
     .sort((a, b) => Number(a.row.started_at) - Number(b.row.started_at))
     .map(({ row: s, via }) => ({

@@ -78,6 +78,12 @@ const SessionDetail = Type.Object({
   events: Type.Array(Type.Unknown()),
   warnings: Type.Array(Type.Unknown()),
   modelUsage: Type.Array(Type.Object({ model: Type.String(), turns: Type.Integer(), costUsd: Type.Number(), tokens: Tokens })),
+  parentTraceId: Nullable(Type.String({ description: "the parent session's traceId, when this subagent's parent is stored in this factory" })),
+  subagents: Type.Array(Type.Object({
+    traceId: Type.String(), sessionId: Type.String(), subagentId: Nullable(Type.String()), title: Type.String(), agentType: Type.String(),
+    startedAt: DateTime, costUsd: Type.Number(),
+    costStatus: Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]),
+  }), { description: 'this session\'s subagent sessions (up to 200, oldest first)' }),
 });
 
 const Filter = (max: number) => Type.Optional(Type.String({ maxLength: max }));

@@ -593,13 +593,24 @@ export interface SessionDetailWire extends SessionWire {
   events: unknown[];
   warnings: unknown[];
   modelUsage: { model: string; turns: number; costUsd: number; tokens: { input: number; output: number; cacheRead: number; cacheWrite: number } }[];
+  /** The parent session's traceId when this is a subagent whose parent is stored in this factory. */
+  parentTraceId: string | null;
+  subagents: { traceId: string; sessionId: string; subagentId: string | null; title: string; agentType: string; startedAt: string; costUsd: number; costStatus: CostStatus }[];
 }
+
+/** How many subagent sessions a transcript read lists. */
+export const SUBAGENTS_LISTED = 200;
 
 /** The full transcript: summary fields, turns with tool calls (images linked to the blob route), events. */
 export async function getSession(ctx: FactoryContext, traceId: string): Promise<SessionDetailWire> {
   const row = await store.findById(ctx.db, ctx.appId, traceId);
   if (!row) throw apiError('session_not_found', 'No such session in this factory.');
-  const [docRow, usage] = await Promise.all([store.getDocument(ctx.db, ctx.appId, row.id), store.modelUsageOf(ctx.db, ctx.appId, row.id)]);
+  const [docRow, usage, parent, subagents] = await Promise.all([
+    store.getDocument(ctx.db, ctx.appId, row.id),
+    store.modelUsageOf(ctx.db, ctx.appId, row.id),
+    row.parent_session_id ? store.findByKey(ctx.db, ctx.appId, row.parent_session_id) : undefined,
+    row.is_subagent ? [] : store.subagentsOf(ctx.db, ctx.appId, row.session_id, SUBAGENTS_LISTED),
+  ]);
   if (!docRow) throw apiError('session_not_found', 'No such session in this factory.');
   const doc = decodeDocument(docRow.encoding, docRow.body);
   const turns = doc.turns.map((t) =>
@@ -622,5 +633,16 @@ export async function getSession(ctx: FactoryContext, traceId: string): Promise<
         costUsd: microsToUsd(u.cost_micros),
         tokens: { input: u.input_tokens, output: u.output_tokens, cacheRead: u.cache_read_tokens, cacheWrite: u.cache_write_tokens },
       })),
+    parentTraceId: parent && parent.id !== row.id ? parent.id : null,
+    subagents: subagents.map((s) => ({
+      traceId: s.id,
+      sessionId: s.session_id,
+      subagentId: s.subagent_id,
+      title: s.title ?? '',
+      agentType: s.agent_type,
+      startedAt: iso(s.started_at),
+      costUsd: microsToUsd(s.cost_micros),
+      costStatus: s.cost_status as CostStatus,
+    })),
   };
 }

@@ -363,6 +363,25 @@ export async function findById(db: Db, appId: string, id: string): Promise<Sessi
   return db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('id', '=', id).executeTakeFirst();
 }
 
+/** The session a subagent's `parentSessionId` names (its key is the parent document's id). */
+export function findByKey(db: Db, appId: string, key: string) {
+  return db.selectFrom('sessions').select(['id', 'title']).where('app_id', '=', appId).where('session_key', '=', key).executeTakeFirst();
+}
+
+/** The subagent sessions whose parent is `parentSessionId`, oldest first (capped: a page lists, never dumps). */
+export function subagentsOf(db: Db, appId: string, parentSessionId: string, limit: number) {
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'session_id', 'subagent_id', 'title', 'agent_type', 'started_at', 'cost_micros', 'cost_status'])
+    .where('app_id', '=', appId)
+    .where('parent_session_id', '=', parentSessionId)
+    .where('is_subagent', '=', 1)
+    .orderBy('started_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
 /** Bulk load of summary rows and their usage rows (benchmarks and imports); counters are the caller's job. */
 export async function insertBulk(db: Db, sessions: SessionRow[], usage: ModelUsageRow[]): Promise<void> {
   // 500 rows × ~50 columns stays under SQLite's bound-parameter limit.
