@@ -1,0 +1,69 @@
+// /artifacts/$id — exactly the `url` the API returns for an artifact. The id does not name its factory, so
+// the page asks each of the user's factories; another factory's artifact is "not found", never shown.
+import { Link, createRoute, notFound } from '@tanstack/react-router';
+import { queryOptions, useSuspenseQuery } from '@tanstack/react-query';
+import { shellRoute } from '../shell/route';
+import { ApiError, api, factory, unwrap } from '../../api/client';
+import { factoriesQuery } from '../../api/queries';
+import { ArtifactView } from '../../ui/artifact';
+import { formatTime } from '../../ui/format';
+import { PrLink } from '../../ui/pr';
+import { NotFound } from '../../ui/states';
+
+const artifactQuery = (id: string) =>
+  queryOptions({
+    queryKey: ['artifact', id],
+    queryFn: async ({ client }) => {
+      const factories = await client.ensureQueryData(factoriesQuery);
+      const found = await Promise.all(
+        factories.map((f) =>
+          unwrap(api.GET('/v1/artifacts/{id}', { params: { path: { id } }, ...factory(f.id) }))
+            .then((r) => ({ factory: f, artifact: r.data }))
+            .catch((err: unknown) => {
+              if (err instanceof ApiError && (err.status === 404 || err.status === 400 || err.status === 403)) return null;
+              throw err;
+            }),
+        ),
+      );
+      return found.find((x) => x !== null) ?? null;
+    },
+  });
+
+export const artifactRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: 'artifacts/$id',
+  loader: async ({ context, params }) => {
+    const hit = await context.queryClient.ensureQueryData(artifactQuery(params.id));
+    if (!hit) throw notFound();
+  },
+  notFoundComponent: () => <NotFound what="No artifact with this id is in any factory you can read." />,
+  component: ArtifactPage,
+});
+
+function ArtifactPage() {
+  const { id } = artifactRoute.useParams();
+  const { data: hit } = useSuspenseQuery(artifactQuery(id));
+  if (!hit) return <NotFound what="No artifact with this id is in any factory you can read." />;
+  const { artifact: a, factory: f } = hit;
+  return (
+    <>
+      <p className="muted">
+        <Link to="/f/$appId/prs" params={{ appId: f.id }}>{f.org.name} / {f.display_name || f.name}</Link> / artifact
+      </p>
+      <h1 data-testid="artifact-caption">{a.caption || a.filename}</h1>
+      <dl className="facts">
+        <div><dt>Kind</dt><dd>{a.kind}</dd></div>
+        <div><dt>Criterion</dt><dd>{a.criterionId ?? '—'}</dd></div>
+        <div><dt>Pull request</dt><dd>{a.prNumber !== null && a.repository ? <PrLink appId={f.id} repository={a.repository} number={a.prNumber}>{a.repository}#{a.prNumber}</PrLink> : '—'}</dd></div>
+        <div><dt>Session</dt><dd className="mono">{a.session ? `${a.session.sessionId}${a.session.turnIndex !== null ? ` (turn ${a.session.turnIndex})` : ''}` : '—'}</dd></div>
+        <div><dt>Work item</dt><dd className="mono">{a.workItemId ?? '—'}</dd></div>
+        <div><dt>Emitted</dt><dd>{formatTime(a.emittedAt)}</dd></div>
+        <div><dt>File</dt><dd>{a.filename}</dd></div>
+        {a.supersedes && <div><dt>Replaces</dt><dd><Link to="/artifacts/$id" params={{ id: a.supersedes }}>an earlier artifact</Link></dd></div>}
+      </dl>
+      <div className="artifact">
+        <ArtifactView appId={f.id} artifact={a} />
+      </div>
+    </>
+  );
+}

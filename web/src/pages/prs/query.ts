@@ -1,0 +1,26 @@
+import { queryOptions } from '@tanstack/react-query';
+import { api, factory, unwrap, type paths } from '../../api/client';
+
+export type PrsQuery = paths['/v1/prs/outcomes']['get']['parameters']['query'];
+export interface PrsSearch {
+  repo?: string;
+  state?: PrsQuery['state'];
+  offset?: number;
+}
+export const PRS_PAGE = 50;
+const STATES = ['open', 'closed', 'merged', 'unknown'] as const;
+
+export function parsePrsSearch(s: Record<string, unknown>): PrsSearch {
+  const out: PrsSearch = {};
+  if (typeof s.repo === 'string' && s.repo !== '') out.repo = s.repo;
+  if (typeof s.state === 'string' && (STATES as readonly string[]).includes(s.state)) out.state = s.state as PrsSearch['state'];
+  const offset = typeof s.offset === 'number' ? s.offset : Number(s.offset);
+  if (Number.isInteger(offset) && offset > 0) out.offset = offset;
+  return out;
+}
+
+export const prsQuery = (appId: string, search: PrsSearch) =>
+  queryOptions({
+    queryKey: ['prs', appId, search],
+    queryFn: () => unwrap(api.GET('/v1/prs/outcomes', { params: { query: { limit: PRS_PAGE, offset: search.offset ?? 0, ...(search.repo ? { repo: search.repo } : {}), ...(search.state ? { state: search.state } : {}) } }, ...factory(appId) })),
+  });

@@ -1,0 +1,228 @@
+import { Suspense, lazy, useEffect, useRef, useState } from 'react';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { useSuspenseQuery } from '@tanstack/react-query';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { sessionRoute } from './route';
+import { asTurns, sessionQuery, type SessionDetail, type ToolCall, type Turn, type TurnImage } from './query';
+import { Cost, formatDuration, formatInt, formatTime, formatUsd } from '../../ui/format';
+import { PrOutcomeChips } from '../../ui/pr';
+import { Loading } from '../../ui/states';
+
+const Timeline = lazy(() => import('./Timeline'));
+
+export function SessionPage() {
+  const { appId, traceId } = sessionRoute.useParams();
+  const { view } = sessionRoute.useSearch();
+  const { data: s } = useSuspenseQuery(sessionQuery(appId, traceId));
+  const navigate = useNavigate({ from: sessionRoute.fullPath });
+  const turns = asTurns(s.turns);
+  return (
+    <>
+      <p className="muted"><Link to="/f/$appId/sessions" params={{ appId }}>Sessions</Link> /</p>
+      <h1 data-testid="session-title">{s.title || s.sessionId}</h1>
+      <Facts s={s} />
+      <Tokens s={s} />
+      <Family appId={appId} s={s} />
+      <div className="tabs" role="tablist">
+        <button role="tab" aria-selected={view !== 'timeline'} onClick={() => void navigate({ search: {} })}>Transcript ({formatInt(turns.length)} turns)</button>
+        <button role="tab" aria-selected={view === 'timeline'} onClick={() => void navigate({ search: { view: 'timeline' } })}>Timeline</button>
+      </div>
+      {view === 'timeline' ? (
+        <Suspense fallback={<Loading />}>
+          <Timeline session={s} turns={turns} />
+        </Suspense>
+      ) : (
+        <Transcript appId={appId} turns={turns} tier={s.captureTier} />
+      )}
+    </>
+  );
+}
+
+function Facts({ s }: { s: SessionDetail }) {
+  const facts: Array<[string, React.ReactNode]> = [
+    ['Agent', `${s.agentType}${s.agentVersion ? ` ${s.agentVersion}` : ''}`],
+    ['Actor', s.actorName || s.actorId],
+    ['Repository', s.repo || '—'],
+    ['Branch', s.branch || '—'],
+    ['Capture tier', s.captureTier],
+    ['Models', s.models.join(', ') || '—'],
+    ['Started', formatTime(s.startedAt)],
+    ['Duration', formatDuration(s.durationMs)],
+    ['Cost', <Cost usd={s.costUsd} status={s.costStatus} unpricedModels={s.unpricedModels} />],
+    ['Turns', `${formatInt(s.turnCount)} (${formatInt(s.userTurnCount)} from the user)`],
+    ['Tool calls', `${formatInt(s.toolCallCount)} (${formatInt(s.toolErrorCount)} failed, ${formatInt(s.rejectedToolCallCount)} denied)`],
+    ['Errors', formatInt(s.errorCount)],
+    ['Origin', s.origin],
+    ['Worker', s.workerKind || '—'],
+  ];
+  return (
+    <dl className="facts" data-testid="session-facts">
+      {facts.map(([k, v]) => (
+        <div key={k} data-fact={k}><dt>{k}</dt><dd>{v}</dd></div>
+      ))}
+    </dl>
+  );
+}
+
+function Tokens({ s }: { s: SessionDetail }) {
+  return (
+    <>
+      <h2>Tokens</h2>
+      <table className="grid" data-testid="tokens" style={{ maxWidth: 820 }}>
+        <thead>
+          <tr><th>Model</th><th className="num">Turns</th><th className="num">Input</th><th className="num">Output</th><th className="num">Cache read</th><th className="num">Cache write</th><th className="num">Cost</th></tr>
+        </thead>
+        <tbody>
+          {s.modelUsage.map((u) => (
+            <tr key={u.model}>
+              <td>{u.model}</td>
+              <td className="num">{formatInt(u.turns)}</td>
+              <td className="num">{formatInt(u.tokens.input)}</td>
+              <td className="num">{formatInt(u.tokens.output)}</td>
+              <td className="num">{formatInt(u.tokens.cacheRead)}</td>
+              <td className="num">{formatInt(u.tokens.cacheWrite)}</td>
+              <td className="num">{s.unpricedModels.includes(u.model) ? <span className="muted">unpriced</span> : formatUsd(u.costUsd)}</td>
+            </tr>
+          ))}
+          <tr data-testid="tokens-total">
+            <th>Total</th>
+            <td />
+            <td className="num">{formatInt(s.tokens.input)}</td>
+            <td className="num">{formatInt(s.tokens.output)}</td>
+            <td className="num">{formatInt(s.tokens.cacheRead)}</td>
+            <td className="num">{formatInt(s.tokens.cacheWrite)}</td>
+            <td className="num"><Cost usd={s.costUsd} status={s.costStatus} unpricedModels={s.unpricedModels} /></td>
+          </tr>
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function Family({ appId, s }: { appId: string; s: SessionDetail }) {
+  if (s.prOutcomes.length === 0 && !s.parentSessionId && s.subagents.length === 0) return null;
+  return (
+    <div data-testid="session-links">
+      {s.prOutcomes.length > 0 && (
+        <p>Pull requests: <PrOutcomeChips appId={appId} repo={s.repo} outcomes={s.prOutcomes} /></p>
+      )}
+      {s.parentSessionId && (
+        <p>
+          Subagent of{' '}
+          {s.parentTraceId ? (
+            <Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: s.parentTraceId }}>the parent session</Link>
+          ) : (
+            <span className="muted">session {s.parentSessionId} (not received)</span>
+          )}
+        </p>
+      )}
+      {s.subagents.length > 0 && (
+        <>
+          <h2>Subagent sessions ({formatInt(s.subagents.length)})</h2>
+          <ul>
+            {s.subagents.map((sub) => (
+              <li key={sub.traceId}>
+                <Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: sub.traceId }}>{sub.title || sub.subagentId || sub.sessionId}</Link>{' '}
+                <span className="muted">{sub.agentType} · {formatTime(sub.startedAt)} · </span>
+                <Cost usd={sub.costUsd} status={sub.costStatus} />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** The transcript, virtualized: only the turns in view are in the DOM, so 1,000+ turns scroll smoothly. */
+function Transcript({ appId, turns, tier }: { appId: string; turns: Turn[]; tier: string }) {
+  const parent = useRef<HTMLDivElement>(null);
+  const v = useVirtualizer({ count: turns.length, getScrollElement: () => parent.current, estimateSize: () => 96, overscan: 6 });
+  if (turns.length === 0) return <p className="empty">This session has no turns{tier === 'metrics' ? ' (captured at the metrics tier: counts only, no transcript)' : ''}.</p>;
+  return (
+    <div ref={parent} className="transcript" data-testid="transcript">
+      <div style={{ height: v.getTotalSize(), position: 'relative', width: '100%' }}>
+        {v.getVirtualItems().map((item) => (
+          <div key={item.key} data-index={item.index} ref={v.measureElement} style={{ position: 'absolute', top: 0, left: 0, width: '100%', transform: `translateY(${item.start}px)` }}>
+            <TurnView appId={appId} turn={turns[item.index]!} />
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function TurnView({ appId, turn }: { appId: string; turn: Turn }) {
+  return (
+    <article className={`turn ${turn.role}`} data-turn={turn.index} data-role={turn.role}>
+      <header>
+        <span className="role">{turn.role === 'user' && turn.source && turn.source !== 'human' ? `${turn.source}` : turn.role}</span>
+        <span>#{turn.index}</span>
+        {turn.ts && <span>{formatTime(turn.ts)}</span>}
+        {turn.model && <span>{turn.model}</span>}
+        {turn.durationMs !== undefined && <span>{formatDuration(turn.durationMs)}</span>}
+        {turn.usage && <span>{formatInt(turn.usage.in)} in · {formatInt(turn.usage.out)} out · {formatInt(turn.usage.cacheRead)} cache read · {formatInt(turn.usage.cacheCreate)} cache write</span>}
+        {typeof turn.costUsd === 'number' && <span>{formatUsd(turn.costUsd)}</span>}
+      </header>
+      {turn.thinking && <div className="thinking">{turn.thinking}</div>}
+      {turn.text ? <div className="text">{turn.text}</div> : turn.text === undefined && turn.toolCalls.length === 0 && !turn.images?.length ? <div className="muted">(text not captured)</div> : null}
+      {turn.images?.map((img) => <BlobImage key={img.sha256} appId={appId} image={img} />)}
+      {turn.toolCalls.map((c, i) => <ToolCallView key={i} call={c} />)}
+    </article>
+  );
+}
+
+const STATUS_TEXT: Record<string, string> = { ok: 'ok', error: 'error', rejected: 'denied' };
+
+function preview(v: unknown): string {
+  const s = typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+  return s.length > 4000 ? `${s.slice(0, 4000)}\n… (${formatInt(s.length - 4000)} more characters)` : s;
+}
+
+function ToolCallView({ call }: { call: ToolCall }) {
+  const detail = call.input !== undefined || call.output !== undefined;
+  const line = (
+    <>
+      <span className="status" data-status={call.status}>{STATUS_TEXT[call.status] ?? call.status}</span> {call.name}
+      {call.file && <> {call.file}</>}
+      {call.durationMs !== undefined && <span className="muted"> · {formatDuration(call.durationMs)}</span>}
+      {call.errorSignature && <span className="error-text"> · {call.errorSignature}</span>}
+    </>
+  );
+  return (
+    <div className={`tool ${call.status}`} data-tool={call.name}>
+      {detail ? (
+        <details>
+          <summary>{line}</summary>
+          {call.input !== undefined && <pre>{preview(call.input)}</pre>}
+          {call.output !== undefined && <pre>{preview(call.output)}</pre>}
+        </details>
+      ) : line}
+    </div>
+  );
+}
+
+/** A pasted image: the blob route needs the factory header, so it is fetched and shown from memory. */
+function BlobImage({ appId, image }: { appId: string; image: TurnImage }) {
+  const [src, setSrc] = useState<string | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    let url: string | null = null;
+    let live = true;
+    fetch(image.url ?? `/v1/agents/blob/${image.sha256}`, { credentials: 'same-origin', headers: { 'X-Outerlayer-App-Id': appId, 'X-Attest-Dashboard': '1' } })
+      .then(async (r) => {
+        if (!r.ok) throw new Error(String(r.status));
+        const blob = await r.blob();
+        if (!live) return;
+        url = URL.createObjectURL(blob);
+        setSrc(url);
+      })
+      .catch(() => live && setFailed(true));
+    return () => {
+      live = false;
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [appId, image.sha256, image.url]);
+  if (failed) return <div className="muted">(image {image.sha256.slice(0, 12)}… not available)</div>;
+  return src ? <img src={src} alt={`pasted image (${image.mediaType})`} /> : <div className="muted">loading image…</div>;
+}

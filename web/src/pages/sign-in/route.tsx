@@ -1,0 +1,86 @@
+// /sign-in: explains why a link did not work, and signs in with a pasted login token.
+import { useState } from 'react';
+import { createRoute, useNavigate } from '@tanstack/react-router';
+import { useQueryClient } from '@tanstack/react-query';
+import { rootRoute } from '../root';
+import { ApiError } from '../../api/client';
+import { currentSessionQuery, signInWithToken } from '../../api/session';
+
+const REASONS = ['used', 'expired', 'invalid', 'signed-out'] as const;
+type Reason = (typeof REASONS)[number];
+
+interface SignInSearch {
+  reason?: Reason;
+  next?: string;
+}
+
+const EXPLAIN: Record<Reason, string> = {
+  used: 'That sign-in link was already used. Each link signs in once.',
+  expired: 'That sign-in link has expired. A link is valid for 10 minutes.',
+  invalid: 'That sign-in link is not valid. Check that it was copied whole.',
+  'signed-out': 'You are signed out.',
+};
+
+export const signInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'sign-in',
+  validateSearch: (s: Record<string, unknown>): SignInSearch => ({
+    ...(typeof s.reason === 'string' && (REASONS as readonly string[]).includes(s.reason) ? { reason: s.reason as Reason } : {}),
+    ...(typeof s.next === 'string' && s.next.startsWith('/') && !s.next.startsWith('//') ? { next: s.next } : {}),
+  }),
+  component: SignInPage,
+});
+
+function SignInPage() {
+  const { reason, next } = signInRoute.useSearch();
+  const [token, setToken] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const gateway = window.location.origin;
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await signInWithToken(token.trim());
+      qc.clear();
+      qc.setQueryData(currentSessionQuery.queryKey, session);
+      await navigate({ to: next ?? '/' });
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Sign-in failed.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="narrow">
+      <div className="card">
+        <h1>Sign in to Attest</h1>
+        {reason && <p className={reason === 'signed-out' ? 'muted' : 'notice'} data-testid="sign-in-reason">{EXPLAIN[reason]}</p>}
+        <p>Get a one-time sign-in link from the command line, logged in to this gateway:</p>
+        <pre>{`attest login --url ${gateway}\nattest dashboard`}</pre>
+        <p className="muted">The link opens the dashboard signed in as you, and works once, for 10 minutes.</p>
+        <h2>Or paste a login token</h2>
+        <form onSubmit={(e) => void submit(e)} style={{ display: 'flex', gap: 8 }}>
+          <input
+            aria-label="Login token"
+            name="loginToken"
+            type="password"
+            autoComplete="off"
+            placeholder="olu_…"
+            value={token}
+            onChange={(e) => setToken(e.target.value)}
+            style={{ flex: 1 }}
+          />
+          <button className="primary" type="submit" disabled={busy || token.trim() === ''}>Sign in</button>
+        </form>
+        {error && <p className="error-text" role="alert">{error}</p>}
+        <p className="muted">Only a login token signs in; API keys never do.</p>
+      </div>
+    </div>
+  );
+}
