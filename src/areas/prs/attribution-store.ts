@@ -1,5 +1,6 @@
 // SQL of session ↔ pull-request attribution. Reads the sessions area's summary rows (its tables; nothing
 // of theirs is written here) joined with this area's pull_requests, always scoped by factory.
+import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import type { PullRequestRow } from './store.js';
 
@@ -84,4 +85,31 @@ export function pullRequestsOnBranches(db: Db, appId: string, repositories: read
 
 export function allPullRequests(db: Db, appId: string): Promise<PullRequestRow[]> {
   return db.selectFrom('pull_requests').selectAll().where('app_id', '=', appId).execute();
+}
+
+export interface LinkedSessionRow extends SessionLinkRow {
+  by_name: number;
+  by_branch: number;
+}
+
+/**
+ * A page of the top-level sessions linked to one PR (named in session_pr_refs, or on its head branch before
+ * it closed), oldest first, after the keyset cursor: the PR export pages through them with it.
+ */
+export async function linkedSessionsAfter(
+  db: Db, appId: string, key: { repository: string; number: number }, pr: { head_branch: string; closed_at: number | null } | null,
+  after: { startedAt: number; id: string } | null, limit: number,
+): Promise<LinkedSessionRow[]> {
+  const named = sql<number>`case when exists (select 1 from session_pr_refs r where r.app_id = ${appId} and r.session_id = s.id and r.repository = ${key.repository} and r.number = ${key.number}) then 1 else 0 end`;
+  const branch = pr && pr.head_branch !== ''
+    ? sql<number>`case when s.repo = ${key.repository} and s.branch = ${pr.head_branch}${pr.closed_at === null ? sql`` : sql` and s.started_at <= ${pr.closed_at}`} then 1 else 0 end`
+    : sql<number>`0`;
+  let q = db
+    .selectFrom('sessions as s')
+    .select(['s.id', 's.session_id', 's.repo', 's.branch', 's.pr_refs', 's.title', 's.agent_type', 's.started_at', 's.cost_micros', named.as('by_name'), branch.as('by_branch')])
+    .where('s.app_id', '=', appId)
+    .where('s.is_subagent', '=', 0)
+    .where(sql<boolean>`(${named} = 1 or ${branch} = 1)`);
+  if (after) q = q.where((eb) => eb.or([eb('s.started_at', '>', after.startedAt), eb.and([eb('s.started_at', '=', after.startedAt), eb('s.id', '>', after.id)])]));
+  return q.orderBy('s.started_at').orderBy('s.id').limit(limit).execute();
 }

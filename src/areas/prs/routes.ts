@@ -2,7 +2,8 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable } from '../../server/schemas.js';
-import { getPullRequest, listOutcomes } from './service.js';
+import { csvLine, exportResponse, FORMAT_QUERY, jsonArray, sendDownload, type CsvValue } from '../../server/export.js';
+import { exportPullRequest, getPullRequest, listOutcomes, type PrEvidenceExport } from './service.js';
 
 const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
 const State = Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged'), Type.Literal('unknown')]);
@@ -57,6 +58,12 @@ const Detail = Type.Object({
   })),
 });
 
+const PrParams = Type.Object({
+  owner: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
+  repo: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
+  number: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+});
+
 export const prsRoutes: AreaRoutes = (app) => {
   app.get('/v1/prs/outcomes', {
     config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'prs.read' }, rateLimit: 'observability-read' },
@@ -83,12 +90,50 @@ export const prsRoutes: AreaRoutes = (app) => {
     config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'prs.read' } },
     schema: {
       summary: 'One pull request: state, sessions, per-PR cost, artifacts and results', tags: ['prs'],
-      params: Type.Object({
-        owner: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
-        repo: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
-        number: Type.Integer({ minimum: 1, maximum: 2147483647 }),
-      }),
+      params: PrParams,
       response: { 200: Data(Detail) },
     },
   }, async (req) => ({ data: await getPullRequest(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number) }));
+
+  app.get('/v1/prs/:owner/:repo/:number/export', {
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'prs.read' }, rateLimit: 'observability-read' },
+    schema: {
+      summary: "Download a pull request's evidence (CSV or JSON), streamed", tags: ['prs'],
+      description:
+        'The evidence of GET /v1/prs/{owner}/{repo}/{number}: its linked sessions (oldest first, read page by page), artifacts and emitted results. ' +
+        '`format=csv` (default): one line per item, `kind` session | artifact | result, the PR in the file name; text a spreadsheet would run as a formula ' +
+        'starts with an apostrophe. `format=json`: `{ pullRequest, sessions, artifacts, results }` with the objects of the PR route. 404 pull_request_not_found as that route.',
+      params: PrParams,
+      querystring: Type.Object({ format: Type.Optional(FORMAT_QUERY) }, { additionalProperties: false }),
+      response: { 200: exportResponse('{ pullRequest, sessions: [...], artifacts: [...], results: [...] }') },
+    },
+  }, async (req, reply) => {
+    const format = req.query.format ?? 'csv';
+    const ev = await exportPullRequest(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number);
+    const name = `${ev.pullRequest.repository.replace(/[^A-Za-z0-9_.-]+/g, '-')}-${ev.pullRequest.number}-evidence`;
+    return sendDownload(reply, format, name, format === 'csv' ? evidenceCsv(ev) : evidenceJson(ev));
+  });
 };
+
+const EVIDENCE_COLUMNS = ['kind', 'id', 'at', 'name', 'status', 'costUsd', 'linkedBy', 'agentType', 'sessionId', 'url', 'detail'] as const;
+type EvidenceLine = Partial<Record<(typeof EVIDENCE_COLUMNS)[number], CsvValue>>;
+
+async function* evidenceCsv(ev: PrEvidenceExport): AsyncGenerator<string> {
+  const line = (v: EvidenceLine) => csvLine(EVIDENCE_COLUMNS.map((c) => v[c]));
+  yield csvLine([...EVIDENCE_COLUMNS]);
+  for await (const s of ev.sessions) {
+    yield line({ kind: 'session', id: s.traceId, at: s.startedAt, name: s.title, costUsd: s.costUsd, linkedBy: s.linkedBy.join(' '), agentType: s.agentType, sessionId: s.sessionId });
+  }
+  for (const a of ev.artifacts) {
+    yield line({ kind: 'artifact', id: a.id, at: a.createdAt, name: a.caption || a.filename, status: a.kind, sessionId: a.session?.sessionId, url: a.url, detail: `${a.mediaType} ${a.bytes} bytes sha256:${a.sha256}${a.criterionId ? ` criterion:${a.criterionId}` : ''}` });
+  }
+  for (const r of ev.results) {
+    yield line({ kind: 'result', id: r.id, at: r.emittedAt, name: r.name, status: r.result, url: r.link, detail: r.headSha });
+  }
+}
+
+async function* evidenceJson(ev: PrEvidenceExport): AsyncGenerator<string> {
+  yield `{"pullRequest":${JSON.stringify(ev.pullRequest)},"sessions":`;
+  yield* jsonArray(ev.sessions);
+  yield `,"artifacts":${JSON.stringify(ev.artifacts)},"results":${JSON.stringify(ev.results)}}\n`;
+}

@@ -3,7 +3,8 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
-import { getSession, listSessions, SIGNALS, SORT_KEYS } from './service.js';
+import { type CsvColumn, csvLines, exportResponse, FORMAT_QUERY, jsonArray, sendDownload } from '../../server/export.js';
+import { exportSessions, getSession, listSessions, SIGNALS, SORT_KEYS, type SessionWire } from './service.js';
 
 const Score = Type.Object({ label: Type.String(), score: Type.Number() });
 const Tokens = Type.Object({ input: Type.Integer(), output: Type.Integer(), cacheRead: Type.Integer(), cacheWrite: Type.Integer() });
@@ -110,7 +111,65 @@ const ListQuery = Type.Object({
   pr: Type.Optional(Type.String()),
 }, { additionalProperties: false });
 
+const { limit: _limit, offset: _offset, ...exportFilters } = ListQuery.properties;
+const ExportQuery = Type.Object({ ...exportFilters, format: Type.Optional(FORMAT_QUERY) }, { additionalProperties: false });
+
+/** The CSV columns of a session export (the JSON export has the list's objects). */
+export const SESSION_CSV_COLUMNS: CsvColumn<SessionWire>[] = [
+  { name: 'traceId', value: (s) => s.traceId },
+  { name: 'sessionId', value: (s) => s.sessionId },
+  { name: 'startedAt', value: (s) => s.startedAt },
+  { name: 'endedAt', value: (s) => s.endedAt },
+  { name: 'durationMs', value: (s) => s.durationMs },
+  { name: 'actorId', value: (s) => s.actorId },
+  { name: 'actorName', value: (s) => s.actorName },
+  { name: 'agentType', value: (s) => s.agentType },
+  { name: 'agentVersion', value: (s) => s.agentVersion },
+  { name: 'origin', value: (s) => s.origin },
+  { name: 'workerKind', value: (s) => s.workerKind },
+  { name: 'repo', value: (s) => s.repo },
+  { name: 'branch', value: (s) => s.branch },
+  { name: 'title', value: (s) => s.title },
+  { name: 'models', value: (s) => s.models.join(' ') },
+  { name: 'costUsd', value: (s) => s.costUsd },
+  { name: 'costStatus', value: (s) => s.costStatus },
+  { name: 'inputTokens', value: (s) => s.tokens.input },
+  { name: 'outputTokens', value: (s) => s.tokens.output },
+  { name: 'cacheReadTokens', value: (s) => s.tokens.cacheRead },
+  { name: 'cacheWriteTokens', value: (s) => s.tokens.cacheWrite },
+  { name: 'turnCount', value: (s) => s.turnCount },
+  { name: 'userTurnCount', value: (s) => s.userTurnCount },
+  { name: 'steeringCount', value: (s) => s.steeringCount },
+  { name: 'toolCallCount', value: (s) => s.toolCallCount },
+  { name: 'toolErrorCount', value: (s) => s.toolErrorCount },
+  { name: 'rejectedToolCallCount', value: (s) => s.rejectedToolCallCount },
+  { name: 'apiErrorCount', value: (s) => s.apiErrorCount },
+  { name: 'errorCount', value: (s) => s.errorCount },
+  { name: 'isSubagent', value: (s) => s.isSubagent },
+  { name: 'parentSessionId', value: (s) => s.parentSessionId },
+  { name: 'contextSourceVerification', value: (s) => s.contextSourceVerification },
+  { name: 'prs', value: (s) => s.prOutcomes.map((p) => p.prUrl).join(' ') },
+];
+
 export const sessionsRoutes: AreaRoutes = (app) => {
+  app.get('/v1/sessions/export', {
+    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.read' }, rateLimit: 'observability-read' },
+    schema: {
+      summary: 'Download the session list (CSV or JSON), streamed',
+      tags: ['sessions'],
+      description:
+        'Every session `GET /v1/sessions` would list for the same query (filters, repository scope, sort, dir; no limit/offset), ' +
+        'with the same permissions, errors and actor pseudonyms. `format=csv` (default; text values a spreadsheet would run as a formula ' +
+        'start with an apostrophe) or `format=json` (an array of the list\'s session objects). Streamed from the store page by page.',
+      querystring: ExportQuery,
+      response: { 200: exportResponse('An array of the session objects of GET /v1/sessions.') },
+    },
+  }, async (req, reply) => {
+    const { format = 'csv', ...query } = req.query;
+    const rows = await exportSessions(factoryContext(req.ctx), query);
+    return sendDownload(reply, format, 'sessions', format === 'csv' ? csvLines(SESSION_CSV_COLUMNS, rows) : jsonArray(rows));
+  });
+
   app.get('/v1/sessions', {
     config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.read' }, rateLimit: 'observability-read' },
     schema: {

@@ -473,7 +473,18 @@ function queryError(path: string, message: string) {
   return apiError('invalid_query_params', `Invalid querystring: ${path} ${message}`, { details: [{ path, message }] });
 }
 
-export async function listSessions(ctx: FactoryContext, query: ListQuery): Promise<SessionListWire> {
+interface ListPlan {
+  actors: ActorView;
+  filter: store.ListFilter;
+  repoRows: Awaited<ReturnType<typeof store.repos>>;
+  repo: string | null;
+  repoSelection: SessionListWire['repoSelection'];
+  sort: store.SortColumn;
+  dir: 'asc' | 'desc';
+}
+
+/** Validate a list query (the list's 4xx answers) and turn it into the store's filter and order. */
+async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan> {
   if (query.pr !== undefined) {
     throw apiError('pr_filter_unsupported', 'The session list cannot filter by pull request; use GET /v1/prs/{owner}/{repo}/{number} for the sessions linked to a pull request.');
   }
@@ -522,10 +533,13 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
     ...(to !== undefined ? { to } : {}),
     ...(query.signal !== undefined ? { signal: query.signal } : {}),
   };
+  return { actors, filter, repoRows, repo, repoSelection, sort: SORT_COLUMNS[query.sort ?? 'startedAt'], dir: query.dir ?? 'desc' };
+}
+
+export async function listSessions(ctx: FactoryContext, query: ListQuery): Promise<SessionListWire> {
+  const { actors, filter, repoRows, repo, repoSelection, sort, dir } = await planList(ctx, query);
   const limit = query.limit ?? 25;
   const offset = query.offset ?? 0;
-  const sort = SORT_COLUMNS[query.sort ?? 'startedAt'];
-  const dir = query.dir ?? 'desc';
 
   const reposWithSessions = repoRows.filter((r) => r.sessions > 0);
   const allSessions = reposWithSessions.reduce((n, r) => n + r.sessions, 0);
@@ -540,7 +554,7 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   if (filter.actorId !== undefined) facetFilters.push(['actor', [filter.actorId]]);
   if (filter.origins?.length) facetFilters.push(['origin', [...new Set(filter.origins)]]);
   if (filter.signal !== undefined) facetFilters.push(['signal', [filter.signal]]);
-  const scanned = includeSubagents || filter.q !== undefined || filter.from !== undefined || filter.to !== undefined || facetFilters.length > 1;
+  const scanned = filter.includeSubagents || filter.q !== undefined || filter.from !== undefined || filter.to !== undefined || facetFilters.length > 1;
 
   const [rows, counted, facetRows] = await Promise.all([
     store.listPage(ctx.db, ctx.gateway.dialect, ctx.appId, filter, sort, dir, limit, offset),
@@ -582,6 +596,30 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
     workerKinds: facetValues('workerKind'),
     originCounts,
   };
+}
+
+/** Rows an export reads from the store per statement. */
+export const EXPORT_BATCH = 500;
+
+/**
+ * Every session the list would show for `query` (same filters, order, permissions and actor pseudonyms),
+ * without its limit/offset: validates first (throwing the list's 4xx answers), then yields the rows page
+ * by page (keyset), so a caller can stream them with one page in memory.
+ */
+export async function exportSessions(ctx: FactoryContext, query: Omit<ListQuery, 'limit' | 'offset'>): Promise<AsyncIterable<SessionWire>> {
+  const { actors, filter, sort, dir } = await planList(ctx, query);
+  return (async function* rows() {
+    let after: store.ListCursor | null = null;
+    for (;;) {
+      const page = await store.listAfter(ctx.db, ctx.gateway.dialect, ctx.appId, filter, sort, dir, EXPORT_BATCH, after);
+      if (page.length === 0) return;
+      const extra = await enrich(ctx, page);
+      for (const row of page) yield toWire(row, actors, extra);
+      if (page.length < EXPORT_BATCH) return;
+      const last = page[page.length - 1]!;
+      after = { value: Number(last[sort]), id: last.id };
+    }
+  })();
 }
 
 export interface SessionDetailWire extends SessionWire {

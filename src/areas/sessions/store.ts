@@ -344,6 +344,31 @@ export async function listPage(
     .execute();
 }
 
+/** Where a keyset page starts: after the row with this sort value and id (in the list's order). */
+export interface ListCursor {
+  value: number;
+  id: string;
+}
+
+/**
+ * A page of the list in the same order as listPage, continuing after `after` (keyset: no offset to skip,
+ * so the thousandth page costs what the first does). Exports page through a whole list with it.
+ */
+export async function listAfter(
+  db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, after: ListCursor | null,
+): Promise<SessionRow[]> {
+  let q = db
+    .selectFrom('sessions')
+    .selectAll()
+    .where('sessions.app_id', '=', appId)
+    .where(where(appId, filter, dialect));
+  if (after) {
+    const op = dir === 'desc' ? '<' : '>';
+    q = q.where((eb) => eb.or([eb(sort, op, after.value), eb.and([eb(sort, '=', after.value), eb('id', op, after.id)])]));
+  }
+  return q.orderBy(sort, dir).orderBy('id', dir).limit(limit).execute();
+}
+
 /** How many sessions match, counting at most `cap` (a scan stops there). */
 export async function countMatching(db: Db, dialect: Dialect, appId: string, filter: ListFilter, cap: number): Promise<number> {
   const matching = db
