@@ -330,14 +330,17 @@ export async function exportPullRequest(ctx: FactoryContext, owner: string, repo
   const key = { repository, number };
   const row = await prStore.findPullRequest(ctx.db, ctx.appId, repository, number);
   const linkPr = row ? { head_branch: row.head_branch, closed_at: row.closed_at === null ? null : Number(row.closed_at) } : null;
-  const firstPage = await store.linkedSessionsAfter(ctx.db, ctx.appId, key, linkPr, null, PR_EXPORT_BATCH);
-  if (!row && firstPage.length === 0) throw apiError('pull_request_not_found', `No pull request ${repository}#${number} is known to this factory.`);
-  const state = row ? (await describePullRequests(ctx, ctx.appId, [row])).get(keyOf(key)) : undefined;
   const spellings = [...new Set([`${owner}/${repo}`, repository])];
-  const [artifactLists, resultLists] = await Promise.all([
+  const [firstPage, artifactLists, resultLists] = await Promise.all([
+    store.linkedSessionsAfter(ctx.db, ctx.appId, key, linkPr, null, PR_EXPORT_BATCH),
     Promise.all(spellings.map((r) => listPullRequestArtifacts(ctx, r, number))),
     Promise.all(spellings.map((r) => listChecks(ctx, r, number))),
   ]);
+  // Known from its sessions, its webhook state, or its evidence alone, as GET /v1/prs/{owner}/{repo}/{number}.
+  if (!row && firstPage.length === 0 && artifactLists.every((l) => l.length === 0) && resultLists.every((l) => l.length === 0)) {
+    throw apiError('pull_request_not_found', `No pull request ${repository}#${number} is known to this factory.`);
+  }
+  const state = row ? (await describePullRequests(ctx, ctx.appId, [row])).get(keyOf(key)) : undefined;
   const wire = (s: store.LinkedSessionRow): PrSessionWire => ({
     traceId: s.id,
     sessionId: s.session_id,

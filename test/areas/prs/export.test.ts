@@ -74,6 +74,12 @@ describe('PR evidence export', () => {
     const unknown = await g.gw.call('GET', '/v1/prs/acme/api/999/export', as(t));
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('pull_request_not_found');
+    // Known from its evidence alone: an emitted result for acme/api#31, no webhook, no session.
+    const emitted = await g.gw.call('POST', '/v1/emitted-results', { ...as(t), body: { schemaVersion: 1, emit: { clientEmitId: crypto.randomUUID(), name: 'e2e', result: 'fail', link: 'https://ci.example.com/runs/2', emittedAt: '2026-10-06T00:00:00Z', prNumber: 31, repository: 'acme/api' } } });
+    expect(emitted.status).toBe(201);
+    const evidenceOnly = await g.gw.call('GET', '/v1/prs/acme/api/31/export?format=json', as(t));
+    expect(evidenceOnly.status).toBe(200);
+    expect(evidenceOnly.body).toMatchObject({ pullRequest: { number: 31, state: 'unknown' }, sessions: [], artifacts: [], results: [{ name: 'e2e', result: 'fail' }] });
     const bad = await g.gw.call('GET', '/v1/prs/acme/api/7/export?format=pdf', as(t));
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_query_params');
