@@ -65,13 +65,24 @@ function rng(seed: number): () => number {
   };
 }
 
-async function seed(db: Db, orgId: string, appId: string, n: number, days: number, now: number): Promise<void> {
+/**
+ * N sessions over `days` days straight into the summary and usage tables, plus one merged pull request per
+ * repository and branch (merged at a random time in the window) and named PR links for a fifth of the sessions,
+ * so the PR spend tiles join real rows.
+ */
+export async function seed(db: Db, orgId: string, appId: string, n: number, days: number, now: number): Promise<void> {
   const rand = rng(42);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
   const sessionBatch: SessionsTable[] = [];
   const usageBatch: SessionModelUsageTable[] = [];
+  const refBatch: { app_id: string; session_id: string; repository: string; number: number }[] = [];
   const flush = async () => {
+    for (const row of sessionBatch) {
+      const refs = JSON.parse(row.pr_refs) as { prNumber: number }[];
+      for (const r of refs) refBatch.push({ app_id: appId, session_id: row.id, repository: row.repo, number: r.prNumber });
+    }
     if (sessionBatch.length) await db.insertInto('sessions').values(sessionBatch.splice(0)).execute();
+    if (refBatch.length) await db.insertInto('session_pr_refs').values(refBatch.splice(0)).execute();
     if (usageBatch.length) await db.insertInto('session_model_usage').values(usageBatch.splice(0)).execute();
   };
   for (let i = 0; i < n; i++) {
@@ -79,6 +90,7 @@ async function seed(db: Db, orgId: string, appId: string, n: number, days: numbe
     const startedAt = now - Math.floor(rand() * days * DAY_MS);
     const repo = pick(['acme/api', 'acme/web', 'acme/infra', '']);
     const actor = `actor-${Math.floor(rand() * 40)}`;
+    const prRef = repo !== '' && rand() < 0.2 ? 1 + Math.floor(rand() * 400) : null;
     const agent = pick(AGENTS);
     const toolCalls = Math.floor(rand() * 60);
     const toolErrors = Math.floor(toolCalls * rand() * 0.2);
@@ -109,13 +121,29 @@ async function seed(db: Db, orgId: string, appId: string, n: number, days: numbe
       rejected_tool_call_count: rejected, api_error_count: rand() < 0.05 ? 1 : 0, error_count: toolErrors,
       tool_error_rate_ppm: toolCalls ? Math.round((toolErrors * 1e6) / toolCalls) : 0,
       input_tokens: input, output_tokens: output, cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cost_micros: cost,
-      cost_status: 'complete', unpriced_models: '[]', models: JSON.stringify(uniqueModels), pr_refs: '[]', chunk_of: null, chunk_parts: '[]',
+      cost_status: 'complete', unpriced_models: '[]', models: JSON.stringify(uniqueModels), pr_refs: prRef === null ? '[]' : JSON.stringify([{ prNumber: prRef }]), chunk_of: null, chunk_parts: '[]',
       created_at: startedAt, updated_at: startedAt,
     });
     // Batches stay under the bound-parameter limits of both drivers (48 columns × 400 rows).
     if (sessionBatch.length >= 400) await flush();
   }
   await flush();
+  // Pull requests: numbers 1..400 per repository (the named links above point at them), the first five on
+  // the branches sessions run on; 70% merged at a random time of the window, the rest open.
+  const prs = [];
+  for (const repository of ['acme/api', 'acme/web', 'acme/infra']) {
+    for (let number = 1; number <= 400; number++) {
+      const merged = rand() < 0.7;
+      const at = now - Math.floor(rand() * days * DAY_MS);
+      prs.push({
+        id: crypto.randomUUID(), org_id: orgId, app_id: appId, repository, number, url: `https://github.com/${repository}/pull/${number}`,
+        title: `PR ${number}`, author: 'bench', head_branch: number <= BRANCHES.length ? BRANCHES[number - 1]! : `topic/${number}`, head_sha: 'a'.repeat(40),
+        base_branch: 'main', state: merged ? ('merged' as const) : ('open' as const), merged: merged ? 1 : 0, opened_at: at - DAY_MS,
+        closed_at: merged ? at : null, merged_at: merged ? at : null, source_updated_at: at, updated_at: at,
+      });
+    }
+  }
+  for (let i = 0; i < prs.length; i += 200) await db.insertInto('pull_requests').values(prs.slice(i, i + 200)).execute();
 }
 
 function percentile(sorted: number[], p: number): number {

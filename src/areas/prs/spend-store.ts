@@ -89,3 +89,17 @@ export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promis
     unshippedCostMicros: Number(unshipped.rows[0]?.cost ?? 0),
   };
 }
+
+/**
+ * What the PR spend of a factory depends on, cheaply: the latest session write (and how many sessions carry
+ * it: `session_pr_refs` changes only with them) and the latest pull-request write. Two index probes.
+ */
+export async function spendVersion(db: Db, appId: string): Promise<string> {
+  const [s, p] = await Promise.all([
+    sql<{ latest: number | string | null }>`select max(updated_at) as latest from sessions where app_id = ${appId}`.execute(db),
+    sql<{ latest: number | string | null; n: number | string; m: number | string | null }>`select max(updated_at) as latest, count(*) as n, sum(merged) as m from pull_requests where app_id = ${appId}`.execute(db),
+  ]);
+  const latest = s.rows[0]?.latest ?? null;
+  const ties = latest === null ? 0 : (await sql<{ n: number | string }>`select count(*) as n from sessions where app_id = ${appId} and updated_at = ${latest}`.execute(db)).rows[0]?.n ?? 0;
+  return `${latest}:${ties}:${p.rows[0]?.latest ?? null}:${p.rows[0]?.n ?? 0}:${p.rows[0]?.m ?? 0}`;
+}

@@ -1,0 +1,151 @@
+// `npx tsx bench/dashboard.ts [--sessions N]` (DATABASE_URL=postgres://... for PostgreSQL); also
+// `npm run bench -- dashboard` (a stand-alone run after the table).
+//
+// What the dashboard's heavy pages cost over a factory of N sessions (default 100k, seeded straight into the
+// tables as bench/metrics.ts does, with merged and open PRs and named PR links):
+// - the overview: time until GET /v1/metrics/overview answers its tiles (PR spend tiles included) the first
+//   time after the sessions were written (the rollups are built by that read), then warm p50/p99; and the
+//   whole set of requests the overview page sends (tiles + trends + 7 breakdowns) in parallel, warm;
+// - the session export: GET /v1/sessions/export of every session, as CSV and as JSON, read from the socket
+//   without keeping it; time, bytes, and the process's RSS before and at its peak (sampled every 10 ms). The
+//   gateway runs in this process, so the peak covers server and client. Constant memory means the peak stays
+//   near the baseline whatever N is (run with --sessions 10000 to compare).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildApp } from '../src/server/app.js';
+import { loadConfig } from '../src/server/config.js';
+import { mintCredential } from '../src/server/auth/mint.js';
+import { PERMISSIONS } from '../src/server/permissions.js';
+import { seed } from './metrics.js';
+
+export interface DashboardBenchResult {
+  sessions: number;
+  dialect: string;
+  seedSeconds: number;
+  overviewColdMs: number;
+  overviewWarm: { p50Ms: number; p99Ms: number; samples: number };
+  overviewPageWarm: { p50Ms: number; p99Ms: number; samples: number; requests: number };
+  exports: { format: string; seconds: number; bytes: number; lines: number; rssBeforeMb: number; rssPeakMb: number; status: number }[];
+}
+
+const DAY_MS = 86_400_000;
+const mb = (n: number) => Math.round((n / 1048576) * 10) / 10;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0;
+}
+
+export async function runDashboardBench(opts: { sessions?: number; samples?: number; databaseUrl?: string | null } = {}): Promise<DashboardBenchResult> {
+  const sessions = opts.sessions ?? 100_000;
+  const samples = opts.samples ?? 40;
+  const databaseUrl = opts.databaseUrl === undefined ? (process.env.DATABASE_URL ?? null) : opts.databaseUrl;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-bench-dashboard-'));
+  const config = loadConfig({
+    ATTEST_DATA_DIR: dataDir,
+    ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'),
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, ATTEST_DATABASE_SCHEMA: `bench_${crypto.randomBytes(4).toString('hex')}` } : {}),
+  });
+  const pgAdmin = async (q: string) => {
+    const pg = await import('pg');
+    const client = new pg.default.Client({ connectionString: config.databaseUrl! });
+    await client.connect();
+    await client.query(q);
+    await client.end();
+  };
+  if (config.databaseUrl && config.databaseSchema) await pgAdmin(`create schema ${config.databaseSchema}`);
+  const app = await buildApp({ config });
+  try {
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    const gw = app.attest;
+    const boot = gw.bootstrap;
+    const now = gw.clock.now();
+    const key = await mintCredential(gw.db, gw.pepper, now, {
+      kind: 'factory_key', name: 'bench-dashboard', orgId: boot.orgId, appId: boot.appId, createdBy: boot.userId, permissions: [...PERMISSIONS],
+    });
+    const headers = { authorization: `Bearer ${key.plaintext}`, 'x-outerlayer-app-id': boot.appId };
+    const t0 = performance.now();
+    await gw.db.transaction().execute((trx) => seed(trx, boot.orgId, boot.appId, sessions, 90, now));
+    const seedSeconds = (performance.now() - t0) / 1000;
+
+    const get = async (p: string) => {
+      const res = await fetch(url + p, { headers });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${p}: ${res.status}`);
+    };
+    const timed = async (n: number, f: () => Promise<unknown>) => {
+      const times: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const s = performance.now();
+        await f();
+        times.push(performance.now() - s);
+      }
+      times.sort((a, b) => a - b);
+      return { p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), samples: n };
+    };
+
+    // The overview, cold: the first read after the sessions were written builds the daily rollups.
+    const c0 = performance.now();
+    await get('/v1/metrics/overview');
+    const overviewColdMs = performance.now() - c0;
+    const overviewWarm = await timed(samples, () => get('/v1/metrics/overview'));
+    const from = new Date(now - 29 * DAY_MS).toISOString().slice(0, 10);
+    const page = [
+      '/v1/metrics/overview', `/v1/metrics/trends?from=${from}`,
+      ...['branch', 'agent_type', 'worker_kind', 'repo', 'origin', 'model', 'tool'].map((by) => `/v1/metrics/breakdown?by=${by}&limit=10`),
+    ];
+    const overviewPage = await timed(Math.min(samples, 20), () => Promise.all(page.map(get)));
+
+    // Exports of every session, read as a stream and dropped.
+    const exports: DashboardBenchResult['exports'] = [];
+    for (const format of ['csv', 'json']) {
+      global.gc?.();
+      const rssBefore = process.memoryUsage().rss;
+      let peak = rssBefore;
+      const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 10);
+      const s = performance.now();
+      const res = await fetch(`${url}/v1/sessions/export?repoScope=all&format=${format}`, { headers });
+      let bytes = 0;
+      let lines = 0;
+      const reader = res.body!.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.byteLength;
+        for (let i = 0; i < value.length; i++) if (value[i] === 10) lines++;
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }
+      clearInterval(sampler);
+      exports.push({ format, seconds: (performance.now() - s) / 1000, bytes, lines, rssBeforeMb: mb(rssBefore), rssPeakMb: mb(peak), status: res.status });
+    }
+    return { sessions, dialect: gw.dialect, seedSeconds, overviewColdMs, overviewWarm, overviewPageWarm: { ...overviewPage, requests: page.length }, exports };
+  } finally {
+    await app.close();
+    if (config.databaseUrl && config.databaseSchema) await pgAdmin(`drop schema if exists ${config.databaseSchema} cascade`);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function formatDashboardBench(r: DashboardBenchResult): string {
+  const within = (ms: number) => (ms <= 1000 ? 'within 1 s' : 'NOT within 1 s');
+  return [
+    `${r.sessions} sessions on ${r.dialect} (seeded in ${r.seedSeconds.toFixed(1)} s); node ${process.version}, ${os.cpus().length} CPUs`,
+    `overview tiles, first read (builds the rollups): ${r.overviewColdMs.toFixed(0)} ms (${within(r.overviewColdMs)})`,
+    `overview tiles, warm: p50 ${r.overviewWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewWarm.p99Ms.toFixed(1)} ms over ${r.overviewWarm.samples} (${within(r.overviewWarm.p99Ms)})`,
+    `overview page (${r.overviewPageWarm.requests} requests in parallel), warm: p50 ${r.overviewPageWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewPageWarm.p99Ms.toFixed(1)} ms over ${r.overviewPageWarm.samples}`,
+    ...r.exports.map((e) =>
+      `export ${e.format}: HTTP ${e.status}, ${e.lines} lines, ${mb(e.bytes)} MB in ${e.seconds.toFixed(1)} s; RSS ${e.rssBeforeMb} MB before, peak ${e.rssPeakMb} MB (+${(e.rssPeakMb - e.rssBeforeMb).toFixed(1)} MB)`),
+  ].join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const i = process.argv.indexOf('--sessions');
+  const result = await runDashboardBench(i >= 0 ? { sessions: Number(process.argv[i + 1]) } : {});
+  console.log(formatDashboardBench(result));
+  if (result.exports.some((e) => e.status !== 200)) process.exitCode = 1;
+}
