@@ -25,6 +25,7 @@ import { workItemPullRequestRoutes } from './work-item-pr/routes.js';
 import { agentsRoutes } from './agents/routes.js';
 import { sessionsRoutes } from './sessions/routes.js';
 import { mcpRoutes } from './mcp/routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 
 export interface Area {
   name: string;
@@ -56,4 +57,5 @@ export const AREAS: readonly Area[] = [
   { name: 'agents', routes: agentsRoutes },
   { name: 'sessions', routes: sessionsRoutes },
   { name: 'mcp', routes: mcpRoutes },
+  { name: 'dashboard', routes: dashboardRoutes },
 ];

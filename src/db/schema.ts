@@ -43,7 +43,7 @@ export interface AppsTable {
   deleted_at: number | null;
 }
 
-export type CredentialKind = 'factory_key' | 'login_token' | 'management_key' | 'item_key' | 'admin_token' | 'oauth_token';
+export type CredentialKind = 'factory_key' | 'login_token' | 'management_key' | 'item_key' | 'admin_token' | 'oauth_token' | 'dashboard_session';
 
 export interface CredentialsTable {
   id: string;
@@ -66,6 +66,10 @@ export interface CredentialsTable {
   created_at: number;
   /** OAuth access tokens: the resource (MCP URL) the token is bound to; null for other kinds (0008). */
   audience: string | null;
+  /** Dashboard sessions: the login token the session came from; null for other kinds (0010). */
+  parent_id: string | null;
+  /** Dashboard sessions: the last time the session was used (idle expiry); null for other kinds (0010). */
+  last_used_at: number | null;
 }
 
 export interface AuditLogTable {

@@ -111,7 +111,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     clock,
     pepper,
     anonSecret: deriveSecret(pepper, 'actor-pseudonyms'),
-    auth: new PrincipalResolver(handle.db, pepper, clock, config.authCacheMs),
+    auth: new PrincipalResolver(handle.db, pepper, clock, config.authCacheMs, config.dashboardIdleHours * 3600_000),
     rateLimits,
     blobs,
     bootstrap: await bootstrap(handle.db, pepper, clock, config),

@@ -1,6 +1,10 @@
 // Configuration from the environment (README has the table). Everything has a default that starts the
 // gateway on its embedded store, so `attest serve` needs no settings at all.
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** dist/web of this checkout: next to the built server (dist/server) and found from src/server too. */
+const DEFAULT_WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'web');
 
 export interface Config {
   port: number;
@@ -21,6 +25,12 @@ export interface Config {
   /** How long a resolved credential may be reused from memory before the store is asked again. */
   authCacheMs: number;
   claimMinTtlSeconds: number;
+  /** Dashboard sessions end after this many hours without a request (ATTEST_DASHBOARD_IDLE_HOURS). */
+  dashboardIdleHours: number;
+  /** ... and this many days after sign-in, used or not (ATTEST_DASHBOARD_MAX_DAYS). */
+  dashboardMaxDays: number;
+  /** The built dashboard (index.html + assets/); when missing the gateway serves the API only. */
+  webDir: string;
   logLevel: string;
   github: { apiUrl: string; appId: string | null; privateKey: string | null; webhookSecret: string | null };
   s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string; region: string } | null;
@@ -33,6 +43,12 @@ function intFrom(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+function positive(env: Env, name: string, fallback: number): number {
+  const n = intFrom(env, name, fallback);
+  if (n === 0) throw new Error(`${name} must be at least 1`);
   return n;
 }
 
@@ -63,6 +79,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     publicUrl: (env.ATTEST_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     authCacheMs: intFrom(env, 'ATTEST_AUTH_CACHE_MS', 5000),
     claimMinTtlSeconds: intFrom(env, 'ATTEST_CLAIM_MIN_TTL_SECONDS', 60),
+    dashboardIdleHours: positive(env, 'ATTEST_DASHBOARD_IDLE_HOURS', 12),
+    dashboardMaxDays: positive(env, 'ATTEST_DASHBOARD_MAX_DAYS', 7),
+    webDir: path.resolve(env.ATTEST_WEB_DIR ?? DEFAULT_WEB_DIR),
     logLevel: env.LOG_LEVEL ?? 'info',
     github: {
       apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',

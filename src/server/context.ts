@@ -95,6 +95,15 @@ export interface RouteGuard {
   wrongKindStatus?: 401 | 403;
   /** The permission reported when wrongKindStatus is 403. */
   wrongKindPermission?: string;
+  /**
+   * A route that takes a login token also takes the dashboard session cookie (acting as that token);
+   * `false` opts out (MCP, which forwards the bearer credential to the routes it mirrors).
+   */
+  dashboardSession?: boolean;
+  /** A cookie-authorized GET may name its factory as `?appId=` instead of the header (media elements). */
+  appIdFromQuery?: boolean;
+  /** A public route that still needs the dashboard's X-Attest-Dashboard header (sign-in). */
+  dashboardHeader?: boolean;
 }
 
 declare module 'fastify' {

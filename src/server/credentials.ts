@@ -13,6 +13,8 @@ export const CREDENTIAL_PREFIXES: Readonly<Record<CredentialKind, string>> = {
   admin_token: 'ola_',
   /** OAuth 2.1 access token for MCP connector clients, bound to one resource (audience). */
   oauth_token: 'olo_',
+  /** Dashboard session id, carried only in the attest_session cookie (never accepted as a bearer). */
+  dashboard_session: 'ols_',
 };
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -29,12 +29,14 @@ export const ERROR_CODES = {
   // 403
   forbidden: { status: 403, description: 'The credential lacks required_permission or acts outside what it may reach.' },
   creator_not_member: { status: 403, description: 'The member who created this key has left the organization.' },
+  csrf_rejected: { status: 403, description: 'A state-changing request carrying the dashboard cookie lacks the X-Attest-Dashboard: 1 header.' },
   // 404
   route_not_found: { status: 404, description: 'No route matches this method and path.' },
   org_not_found: { status: 404, description: 'No such organization.' },
   user_not_found: { status: 404, description: 'No such user.' },
   member_not_found: { status: 404, description: 'No such member in this organization.' },
   app_not_found: { status: 404, description: 'No such factory.' },
+  login_token_not_found: { status: 404, description: 'No live login token with this id.' },
   api_key_not_found: { status: 404, description: 'No such API key in this factory.' },
   work_item_not_found: { status: 404, description: 'No such work item in this factory.' },
   claim_not_found: { status: 404, description: 'No live claim on this work item.' },

@@ -8,13 +8,54 @@ import type { CredentialKind } from '../db/schema.js';
 import { ApiError, apiError } from './errors.js';
 import { parsePlaintext } from './credentials.js';
 import type { App, Gateway, RouteGuard } from './context.js';
-import type { Principal } from './auth/principal.js';
+import type { Principal, Target } from './auth/principal.js';
 import { recordAudit } from '../areas/orgs/audit.js';
 
 export const APP_HEADER = 'x-outerlayer-app-id';
 export const RUNNER_HEADER = 'x-outerlayer-runner-version';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const FACTORY_KINDS: readonly CredentialKind[] = ['factory_key', 'login_token', 'item_key', 'oauth_token'];
+const FACTORY_KINDS: readonly CredentialKind[] = ['factory_key', 'login_token', 'item_key', 'oauth_token', 'dashboard_session'];
+
+/** The dashboard session cookie (DASHBOARD-CONTRACT.md) and the header the SPA sends on every request. */
+export const SESSION_COOKIE = 'attest_session';
+export const DASHBOARD_HEADER = 'x-attest-dashboard';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The kinds a route takes. A route that takes a login token also takes the dashboard session made from
+ * one (it acts exactly as that token would), unless it opts out with `dashboardSession: false`.
+ */
+export function acceptedKinds(guard: RouteGuard): readonly CredentialKind[] {
+  if (guard.credentials === 'public') return [];
+  const kinds = guard.credentials;
+  if (kinds.includes('login_token') && guard.dashboardSession !== false && !kinds.includes('dashboard_session')) return [...kinds, 'dashboard_session'];
+  return kinds;
+}
+
+/** The value of one cookie of the request, or null. */
+export function cookieValue(req: FastifyRequest, name: string): string | null {
+  const header = req.headers.cookie;
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    return value === '' ? null : value;
+  }
+  return null;
+}
+
+/**
+ * The one CSRF rule: a state-changing request authorized by the cookie (or a sign-in) must carry the
+ * header only the SPA sends; a cross-site form or fetch cannot set it without a CORS preflight we never grant.
+ */
+export function checkDashboardHeader(req: FastifyRequest): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  if (singleHeader(req, DASHBOARD_HEADER) !== '1') {
+    throw apiError('csrf_rejected', 'A request signed in by the dashboard cookie that changes something must carry the header X-Attest-Dashboard: 1.');
+  }
+}
 
 /**
  * MCP tools call their REST twins in process (app.inject) with the caller's own credential. An OAuth token
@@ -81,9 +122,15 @@ function requestedFactory(req: FastifyRequest, guard: RouteGuard, kind: Credenti
     if (!fromPath || !UUID.test(fromPath)) throw apiError('invalid_path_params', 'appId must be a uuid.');
     return fromPath.toLowerCase();
   }
-  const header = singleHeader(req, APP_HEADER);
+  let header = singleHeader(req, APP_HEADER);
+  if ((header === undefined || header === '') && kind === 'dashboard_session' && guard.appIdFromQuery && (req.method === 'GET' || req.method === 'HEAD')) {
+    // A media element cannot send headers: a cookie-authorized read may name its factory as ?appId=.
+    const fromQuery = (req.query as Record<string, unknown> | undefined)?.appId;
+    if (typeof fromQuery === 'string') header = fromQuery;
+  }
   if (header === undefined || header === '') {
     if (kind === 'oauth_token') return null; // bound to its factory at consent
+    if (kind === 'dashboard_session') throw apiError('app_id_required', 'A dashboard session needs the X-Outerlayer-App-Id header naming the factory.');
     if (kind === 'login_token') throw apiError('app_id_required', 'A login token needs the X-Outerlayer-App-Id header naming the factory.');
     if (kind === 'factory_key' && mode === 'header-optional-for-key') return null;
     if (kind === 'item_key') return null;
@@ -94,10 +141,20 @@ function requestedFactory(req: FastifyRequest, guard: RouteGuard, kind: Credenti
 }
 
 async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteGuard): Promise<Principal> {
-  const plaintext = bearer(req);
+  const kinds = acceptedKinds(guard);
+  const fromBearer = bearer(req);
+  // A bearer credential wins over the cookie: a script that sends one is not the browser's session.
+  const fromCookie = fromBearer ? null : cookieValue(req, SESSION_COOKIE);
+  const plaintext = fromBearer ?? fromCookie;
   if (!plaintext) throw apiError('unauthorized', 'Send Authorization: Bearer <credential>.');
-  const kinds = guard.credentials as readonly CredentialKind[];
   const claimed = parsePlaintext(plaintext);
+  if (fromCookie !== null) {
+    if (claimed !== 'dashboard_session') throw apiError('unauthorized', 'The dashboard session cookie is not valid; sign in again.');
+    if (!kinds.includes('dashboard_session')) throw apiError('unauthorized', 'The dashboard session does not work on this route.');
+    checkDashboardHeader(req);
+  } else if (claimed === 'dashboard_session') {
+    throw apiError('unauthorized', 'A dashboard session works only as its cookie, never as a bearer credential.');
+  }
   if (!claimed) throw apiError('unauthorized', 'The credential is malformed or its checksum does not match.');
   const internalOAuth = claimed === 'oauth_token' && !kinds.includes(claimed) && isInternalCall(req);
   if (!kinds.includes(claimed) && !internalOAuth) {
@@ -112,7 +169,9 @@ async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteG
   }
   const isFactoryRoute = (internalOAuth || kinds.some((k) => FACTORY_KINDS.includes(k))) && (guard.factory ?? 'header') !== 'none';
   const wanted = isFactoryRoute ? requestedFactory(req, guard, claimed) : null;
-  const principal = await gateway.auth.resolve(plaintext, wanted);
+  const target: Target = { appId: wanted };
+  if (claimed === 'dashboard_session' && guard.orgParam) target.orgName = pathParam(req, guard.orgParam)?.toLowerCase() ?? null;
+  const principal = await gateway.auth.resolve(plaintext, target);
   if (principal.kind === 'oauth_token' && !internalOAuth && principal.audience !== resourceUrlOf(gateway, req)) {
     throw apiError('invalid_token', 'This OAuth access token was issued for another resource.');
   }
@@ -180,7 +239,10 @@ export function registerGuard(app: App): void {
     const guard = req.routeOptions.config.guard;
     if (!guard) return; // 404s and framework routes
     if ((req.routeOptions.url ?? '').startsWith('/v1/')) checkRunnerVersion(gateway, req);
-    if (guard.credentials === 'public') return;
+    if (guard.credentials === 'public') {
+      if (guard.dashboardHeader) checkDashboardHeader(req);
+      return;
+    }
 
     const principal = await authenticate(gateway, req, guard);
     req.ctx.principal = principal;

@@ -16,7 +16,7 @@ describe('credential plaintexts', () => {
   });
 
   it('uses the published prefixes', () => {
-    expect(CREDENTIAL_PREFIXES).toEqual({ factory_key: 'sk_outerlayer_', login_token: 'olu_', management_key: 'olk_', item_key: 'oli_', admin_token: 'ola_', oauth_token: 'olo_' });
+    expect(CREDENTIAL_PREFIXES).toEqual({ factory_key: 'sk_outerlayer_', login_token: 'olu_', management_key: 'olk_', item_key: 'oli_', admin_token: 'ola_', oauth_token: 'olo_', dashboard_session: 'ols_' });
   });
 
   it('refuses a plaintext with one character changed, truncated, extended or of an unknown prefix', () => {

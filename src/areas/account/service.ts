@@ -4,7 +4,8 @@ import { apiError } from '../../server/errors.js';
 import { factoriesOfUser, type MyFactoryWire } from '../apps/service.js';
 
 export async function myFactories(ctx: RequestContext): Promise<MyFactoryWire[]> {
-  const userId = ctx.principal?.kind === 'login_token' ? ctx.principal.userId : null;
+  const kind = ctx.principal?.kind;
+  const userId = kind === 'login_token' || kind === 'dashboard_session' ? (ctx.principal?.userId ?? null) : null;
   if (!userId) throw apiError('internal_error', 'route is missing its login-token guard');
   return factoriesOfUser(ctx.db, userId);
 }

@@ -71,6 +71,17 @@ export const adminRoutes: AreaRoutes = (app) => {
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.mintLoginToken(req.ctx, req.params.userId) }));
 
+  app.delete('/v1/admin/login-tokens/:tokenId', {
+    config: { guard },
+    schema: {
+      summary: 'Revoke a CLI login token', tags: ['admin'], params: Type.Object({ tokenId: Uuid }),
+      description: 'The token and every dashboard session signed in with it stop working (on other replicas within ATTEST_AUTH_CACHE_MS).',
+    },
+  }, async (req, reply) => {
+    await admin.revokeLoginToken(req.ctx, req.params.tokenId);
+    return reply.status(204).send();
+  });
+
   app.post('/v1/admin/orgs/:orgName/management-keys', {
     config: { guard },
     schema: {

@@ -2,6 +2,7 @@
 import type { RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { mintCredential } from '../../server/auth/mint.js';
+import { revokeCredential } from '../../server/auth/store.js';
 import { isPermission, ROLE_PERMISSIONS, isRole, type Permission, type Role } from '../../server/permissions.js';
 import * as orgs from '../orgs/service.js';
 import * as apps from '../apps/service.js';
@@ -38,6 +39,11 @@ export async function mintLoginToken(ctx: RequestContext, userId: string) {
   const user = await orgs.requireUser(ctx.db, userId);
   const minted = await mintCredential(ctx.db, ctx.gateway.pepper, ctx.clock.now(), { kind: 'login_token', name: `login ${user.email}`, userId: user.id });
   return { token: minted.plaintext, id: minted.id, userId: user.id };
+}
+
+export async function revokeLoginToken(ctx: RequestContext, tokenId: string): Promise<void> {
+  if (!(await revokeCredential(ctx.db, tokenId, 'login_token', ctx.clock.now()))) throw apiError('login_token_not_found', 'No live login token with this id.');
+  ctx.gateway.auth.invalidate();
 }
 
 export async function mintManagementKey(ctx: RequestContext, orgName: string, name: string, createdBy: string, permissions: readonly string[]) {

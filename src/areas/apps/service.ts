@@ -87,7 +87,7 @@ async function requireLiveApp(ctx: FactoryContext, appId: string): Promise<store
  * on (its owner is a member there); a factory key is bound to one factory and sees only that one.
  */
 export async function listApps(ctx: FactoryContext): Promise<AppWire[]> {
-  if (ctx.principal.kind !== 'login_token') {
+  if (ctx.principal.kind !== 'login_token' && ctx.principal.kind !== 'dashboard_session') {
     const own = await store.findLiveApp(ctx.db, ctx.orgId, ctx.appId);
     return own ? [appToWire(own)] : [];
   }

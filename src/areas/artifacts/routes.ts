@@ -149,14 +149,16 @@ export const artifactsRoutes: AreaRoutes = (app) => {
   }, async (req) => ({ data: await getArtifact(factoryContext(req.ctx), req.params.id) }));
 
   app.get('/v1/artifacts/:id/content', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read' } },
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read', appIdFromQuery: true } },
     schema: {
       summary: "Read an artifact's bytes",
       tags: ['artifacts'],
       description:
         'Streams the bytes with their media type. Supports a single `Range: bytes=` range (206 Partial Content; 416 range_not_satisfiable with `Content-Range: bytes */size`). ' +
-        'HTML, SVG and other XML or script types are sent as attachments; every answer carries `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy, so no artifact can run script in the gateway origin.',
+        'HTML, SVG and other XML or script types are sent as attachments; every answer carries `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy, so no artifact can run script in the gateway origin. ' +
+        'With the dashboard session cookie (a media element sends no headers), `?appId=` may name the factory in place of X-Outerlayer-App-Id.',
       params: Type.Object({ id: Uuid }),
+      querystring: Type.Object({ appId: Type.Optional(Uuid) }),
     },
   }, async (req, reply) => {
     const { artifact, bytes } = await readContent(factoryContext(req.ctx), req.params.id);

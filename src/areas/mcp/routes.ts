@@ -156,14 +156,14 @@ export const mcpRoutes: AreaRoutes = (app) => {
   const Body = Type.Unknown({ description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' });
 
   app.post(MCP_PATH, {
-    config: { guard: { credentials: ['factory_key', 'login_token', 'oauth_token'], factory: 'header-optional-for-key' } },
+    config: { guard: { credentials: ['factory_key', 'login_token', 'oauth_token'], factory: 'header-optional-for-key', dashboardSession: false } },
     schema: {
       summary: 'MCP endpoint (Streamable HTTP, stateless)', tags: ['mcp'], body: Body,
       description: 'A factory key may leave out X-Outerlayer-App-Id. Tools mirror REST reads with their permissions and rate limits; initialize, ping, tools/list and resources/* count against the mcp-protocol bucket.',
     },
   }, handle);
   app.post(APP_MCP_PATH, {
-    config: { guard: { credentials: ['login_token', 'oauth_token'], factory: 'path', appParam: 'appId' } },
+    config: { guard: { credentials: ['login_token', 'oauth_token'], factory: 'path', appParam: 'appId', dashboardSession: false } },
     schema: {
       summary: "A factory's MCP endpoint (Streamable HTTP, stateless)", tags: ['mcp'], body: Body,
       description: 'The factory comes from the path. Accepts a login token or an OAuth access token issued for this URL, never an API key.',

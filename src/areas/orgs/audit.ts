@@ -41,7 +41,7 @@ export function hashRow(prevHash: string, row: Omit<AuditLogTable, 'prev_hash' |
 function actorFields(actor: Principal | null, user: { name: string; email: string } | undefined) {
   if (!actor) return { actor_id: 'system', actor_type: 'system', actor_name: 'Attest', actor_email: '', actor_label: 'system' };
   const type: AuditActorType =
-    actor.kind === 'login_token' ? 'user'
+    actor.kind === 'login_token' || actor.kind === 'dashboard_session' ? 'user'
     : actor.kind === 'management_key' ? 'management_key'
     : actor.kind === 'admin_token' ? 'admin'
     : 'api_key';

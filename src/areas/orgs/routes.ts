@@ -7,7 +7,8 @@ import * as orgs from './service.js';
 
 // The guard answers 403 when the path names an org other than the key's, before any lookup, so a key
 // learns nothing about other orgs (not even whether they exist).
-const guard = (permission: Permission): RouteGuard => ({ credentials: ['management_key'], factory: 'none', orgParam: 'orgName', permission });
+// A dashboard session acts on its user's own orgs with their role there (the spec names it for the audit log).
+const guard = (permission: Permission): RouteGuard => ({ credentials: ['management_key', 'dashboard_session'], factory: 'none', orgParam: 'orgName', permission });
 
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 const OrgParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }) });

@@ -18,6 +18,8 @@ export interface MintRequest {
   expiresAt?: number | null;
   /** OAuth access tokens: the resource URL the token is bound to. */
   audience?: string | null;
+  /** Dashboard sessions: the login token the session came from. */
+  parentId?: string | null;
   /** Use this plaintext instead of minting one (ATTEST_ADMIN_TOKEN). */
   plaintext?: string;
 }
@@ -49,6 +51,8 @@ export async function mintCredential(db: Db, pepper: string, now: number, req: M
     revoked_at: null,
     created_at: now,
     audience: req.audience ?? null,
+    parent_id: req.parentId ?? null,
+    last_used_at: req.kind === 'dashboard_session' ? now : null,
   });
   return { id, plaintext, prefix, createdAt: now };
 }

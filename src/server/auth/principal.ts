@@ -29,7 +29,18 @@ export interface Principal {
   audience?: string | null;
   /** When the credential stops working (checked on every call, cached or not). */
   expiresAt?: number | null;
+  /** Dashboard sessions: the login token the session came from. */
+  parentId?: string | null;
 }
+
+/** What a call names besides its credential: the factory (header or path) or the org (path). */
+export interface Target {
+  appId?: string | null;
+  orgName?: string | null;
+}
+
+/** How often a dashboard session's last use is written (the idle expiry is hours, so a minute is exact enough). */
+const TOUCH_EVERY_MS = 60_000;
 
 interface CacheEntry {
   at: number;
@@ -44,6 +55,8 @@ export class PrincipalResolver {
     private readonly pepper: string,
     private readonly clock: Clock,
     private readonly ttlMs: number,
+    /** Dashboard sessions end after this long without use. */
+    private readonly sessionIdleMs: number = 12 * 3600_000,
   ) {}
 
   /** Forget everything cached, after a revocation or membership change on this node. */
@@ -59,15 +72,18 @@ export class PrincipalResolver {
    * Resolve a plaintext. `appId` is the factory a login token wants to act on (from the header or the
    * path); other kinds carry their factory themselves. Throws 401/403 ApiErrors.
    */
-  async resolve(plaintext: string, appId: string | null): Promise<Principal> {
+  async resolve(plaintext: string, target: string | null | Target): Promise<Principal> {
+    const { appId = null, orgName = null } = typeof target === 'object' && target !== null ? target : { appId: target };
     const kind = parsePlaintext(plaintext);
     if (!kind) throw apiError('unauthorized', 'The credential is malformed or its checksum does not match.');
     const digest = this.digest(plaintext);
-    const key = `${digest}|${kind === 'login_token' ? (appId ?? '') : ''}`;
+    const key = kind === 'login_token' ? `${digest}|${appId ?? ''}`
+      : kind === 'dashboard_session' ? `${digest}|${appId ?? ''}|${orgName ?? ''}`
+      : `${digest}|`;
     const now = this.clock.now();
     let entry = this.cache.get(key);
     if (!entry || now - entry.at >= this.ttlMs || now < entry.at) {
-      entry = { at: now, result: await this.load(digest, kind, appId) };
+      entry = { at: now, result: await this.load(digest, kind, appId, orgName) };
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(key, entry);
     }
@@ -83,7 +99,7 @@ export class PrincipalResolver {
     return result;
   }
 
-  private async load(digest: string, kind: CredentialKind, appId: string | null): Promise<CacheEntry['result']> {
+  private async load(digest: string, kind: CredentialKind, appId: string | null, orgName: string | null = null): Promise<CacheEntry['result']> {
     const row = await store.findByDigest(this.db, digest);
     const now = this.clock.now();
     // The index lookup finds the row; the constant-time comparison is what decides.
@@ -145,6 +161,43 @@ export class PrincipalResolver {
           role: member.role,
           permissions: new Set(ROLE_PERMISSIONS[member.role]),
         };
+      }
+      case 'dashboard_session': {
+        // Acts exactly as the login token it came from would: that token must still be live, and the user
+        // must still belong to an org (and to the org of the factory or org the call names).
+        if (!row.user_id || !row.parent_id) return { error: 'unauthorized' };
+        const lastUsed = row.last_used_at ?? row.created_at;
+        if (lastUsed + this.sessionIdleMs <= now) return { error: 'unauthorized' };
+        const parent = await store.findCredentialById(this.db, row.parent_id);
+        if (!parent || parent.kind !== 'login_token' || parent.revoked_at !== null || (parent.expires_at !== null && parent.expires_at <= now)) {
+          return { error: 'unauthorized' };
+        }
+        const user = await store.findUser(this.db, row.user_id);
+        if (!user || !(await store.hasAnyMembership(this.db, user.id))) return { error: 'unauthorized' };
+        if (now - lastUsed >= TOUCH_EVERY_MS) await store.touchCredential(this.db, row.id, now);
+        const idleEnd = (now - lastUsed >= TOUCH_EVERY_MS ? now : lastUsed) + this.sessionIdleMs;
+        const withUser = {
+          ...base, userId: user.id, label: user.email, parentId: row.parent_id,
+          expiresAt: row.expires_at === null ? idleEnd : Math.min(row.expires_at, idleEnd),
+        };
+        if (appId) {
+          const app = await store.findLiveApp(this.db, appId);
+          if (!app) return { error: 'unauthorized' };
+          const member = await store.findMembership(this.db, app.orgId, user.id);
+          if (!member || !isRole(member.role)) return { error: 'unauthorized' };
+          return {
+            ...withUser, orgId: app.orgId, orgName: app.orgName, plan: app.plan as Plan, appId: app.appId,
+            role: member.role, permissions: new Set(ROLE_PERMISSIONS[member.role]),
+          };
+        }
+        if (orgName) {
+          const org = await store.findOrgByName(this.db, orgName);
+          const member = org ? await store.findMembership(this.db, org.id, user.id) : undefined;
+          // Not a member (or no such org): the same answer, so a session learns nothing about other orgs.
+          if (!org || !member || !isRole(member.role)) return { ...withUser, permissions: new Set<Permission>() };
+          return { ...withUser, orgId: org.id, orgName: org.name, plan: org.plan as Plan, role: member.role, permissions: new Set(ROLE_PERMISSIONS[member.role]) };
+        }
+        return { ...withUser, permissions: new Set<Permission>() };
       }
       case 'oauth_token': {
         // Acts for its user on the one factory it was granted for, with its scopes intersected with the

@@ -37,3 +37,26 @@ export function findUser(db: Db, userId: string) {
 export function countByKind(db: Db, kind: CredentialKind) {
   return db.selectFrom('credentials').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', kind).executeTakeFirstOrThrow();
 }
+
+export function findCredentialById(db: Db, id: string) {
+  return db.selectFrom('credentials').select(['id', 'kind', 'revoked_at', 'expires_at']).where('id', '=', id).executeTakeFirst();
+}
+
+export function findOrgByName(db: Db, name: string) {
+  return db.selectFrom('orgs').select(['id', 'name', 'plan']).where('name', '=', name).executeTakeFirst();
+}
+
+export async function hasAnyMembership(db: Db, userId: string): Promise<boolean> {
+  return (await db.selectFrom('memberships').select('org_id').where('user_id', '=', userId).limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** Record use of a dashboard session (idle expiry); only moves forward. */
+export function touchCredential(db: Db, id: string, now: number): Promise<unknown> {
+  return db.updateTable('credentials').set({ last_used_at: now }).where('id', '=', id).where('last_used_at', '<', now).execute();
+}
+
+/** Revokes a live credential of `kind`; false when there is none with this id. */
+export async function revokeCredential(db: Db, id: string, kind: CredentialKind, now: number): Promise<boolean> {
+  const res = await db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', id).where('kind', '=', kind).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}

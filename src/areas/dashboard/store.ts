@@ -1,0 +1,53 @@
+// SQL of dashboard sign-in: single-use sign-in links (stored only as HMAC digests) and the session rows,
+// which live in `credentials` (kind dashboard_session).
+import type { Db } from '../../db/connection.js';
+
+export interface DashboardLinksTable {
+  digest: string;
+  user_id: string;
+  /** The login token the link was made with; the session it opens acts as that token. */
+  login_token_id: string;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    dashboard_links: DashboardLinksTable;
+  }
+}
+
+export function insertLink(db: Db, row: DashboardLinksTable): Promise<unknown> {
+  return db.insertInto('dashboard_links').values(row).execute();
+}
+
+/** Marks a live, unused link used; true when this call is the one that used it (single use under races). */
+export async function useLink(db: Db, digest: string, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('dashboard_links')
+    .set({ used_at: now })
+    .where('digest', '=', digest)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export function findLink(db: Db, digest: string) {
+  return db.selectFrom('dashboard_links').selectAll().where('digest', '=', digest).executeTakeFirst();
+}
+
+export function revokeSession(db: Db, credentialId: string, now: number): Promise<unknown> {
+  return db
+    .updateTable('credentials')
+    .set({ revoked_at: now })
+    .where('id', '=', credentialId)
+    .where('kind', '=', 'dashboard_session')
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+export function findUser(db: Db, userId: string) {
+  return db.selectFrom('users').select(['id', 'email', 'name']).where('id', '=', userId).executeTakeFirst();
+}
