@@ -7,7 +7,8 @@ import { rootRoute } from './pages/root';
 import { signInRoute } from './pages/sign-in/route';
 import { shellRoute } from './pages/shell/route';
 import { factoriesRoute } from './pages/factories/route';
-import { factoryIndexRoute, factoryRoute } from './pages/factory/route';
+import { factoryRoute } from './pages/factory/route';
+import { overviewRoute } from './pages/overview/route';
 import { sessionsRoute } from './pages/sessions/route';
 import { sessionRoute } from './pages/session/route';
 import { prsRoute } from './pages/prs/route';
@@ -20,7 +21,7 @@ export const routeTree = rootRoute.addChildren([
   shellRoute.addChildren([
     factoriesRoute,
     artifactRoute,
-    factoryRoute.addChildren([factoryIndexRoute, sessionsRoute, sessionRoute, prsRoute, prRoute]),
+    factoryRoute.addChildren([overviewRoute, sessionsRoute, sessionRoute, prsRoute, prRoute]),
   ]),
 ]);
 

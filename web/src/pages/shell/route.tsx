@@ -36,6 +36,7 @@ function Shell() {
           <>
             <span className="muted" data-testid="factory-name">{current.org.name} / {current.display_name || current.name}</span>
             <nav>
+              <Link to="/f/$appId" params={{ appId: current.id }} activeOptions={{ exact: true }}>Overview</Link>
               <Link to="/f/$appId/sessions" params={{ appId: current.id }}>Sessions</Link>
               <Link to="/f/$appId/prs" params={{ appId: current.id }}>Pull requests</Link>
             </nav>
