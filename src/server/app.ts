@@ -18,6 +18,7 @@ import type { App, Gateway } from './context.js';
 import { errorCodeOf, registerErrorHandling } from './error-handler.js';
 import { ERROR_CODES } from './errors.js';
 import { registerGuard } from './guard.js';
+import { createWeb } from './web.js';
 import { requestValidatorCompiler } from './validation.js';
 import { deriveSecret, loadPepper } from './pepper.js';
 import { RateLimits } from './ratelimit.js';
@@ -185,7 +186,8 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     },
   });
 
-  registerErrorHandling(app);
+  const web = createWeb(config.webDir);
+  registerErrorHandling(app, { pageFallback: web.fallback });
   registerGuard(app);
 
   for (const area of [...AREAS, ...(options.extraAreas ?? [])]) {
@@ -197,5 +199,6 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
       area.routes(scoped as App);
     });
   }
+  await web.register(app as App);
   return app as App;
 }

@@ -99,7 +99,12 @@ function send(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.status(err.status).send({ error: { code: err.code, message: err.message, ...err.extra } });
 }
 
-export function registerErrorHandling(app: App): void {
+export interface ErrorHandlingOptions {
+  /** Answers a GET for a page of the dashboard that matched no route (src/server/web.ts). */
+  pageFallback?: (req: FastifyRequest, reply: FastifyReply) => boolean;
+}
+
+export function registerErrorHandling(app: App, options: ErrorHandlingOptions = {}): void {
   // A router of our own mirrors every route so a 404 can tell "no such path" from "wrong method".
   const mirror = FindMyWay();
   const methodsByRoute = new Map<string, Set<string>>();
@@ -120,13 +125,15 @@ export function registerErrorHandling(app: App): void {
   });
 
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
+    if (options.pageFallback?.(req, reply)) return reply;
     const path = req.url.split('?')[0] ?? req.url;
     const allowed = new Set<string>();
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
       const found = mirror.find(method as 'GET', path);
       if (found) allowed.add(method);
     }
-    if (allowed.size > 0) {
+    // A route of this very method that found nothing to send (a missing asset) is a plain 404.
+    if (allowed.size > 0 && !allowed.has(req.method === 'HEAD' ? 'GET' : req.method)) {
       if (allowed.has('GET')) allowed.add('HEAD');
       reply.header('Allow', [...allowed].join(', '));
       return send(reply, apiError('method_not_allowed', `${req.method} is not allowed on ${path}.`));
