@@ -32,6 +32,18 @@ const AuditEntry = Type.Object({
 const AuditDate = Type.String({ pattern: orgs.AUDIT_DATE_PATTERN, description: 'YYYY-MM-DD, optionally THH:MM:SS with optional .f–.fff and optional Z; read as UTC. A bare endDate covers its whole day.' });
 
 export const orgsRoutes: AreaRoutes = (app) => {
+  app.get('/v1/orgs/:orgName', {
+    config: { guard: guard('members.read') },
+    schema: {
+      summary: 'The organization: its plan, and the caller\'s role and permissions in it', tags: ['orgs'],
+      description: 'For the dashboard\'s organization page: the plan, and what the caller may do (controls for anything else are not shown; the routes still refuse).',
+      params: OrgParams,
+      response: { 200: Data(Type.Object({
+        id: Uuid, name: Type.String(), plan: Type.String(), created_at: DateTime, updated_at: DateTime, role: Nullable(Type.String()), permissions: Type.Array(Type.String()),
+      })) },
+    },
+  }, async (req) => ({ data: await orgs.describeOrg(orgContext(req.ctx)) }));
+
   app.get('/v1/orgs/:orgName/members', {
     config: { guard: guard('members.read') },
     schema: { summary: "List the organization's members", tags: ['orgs'], params: OrgParams, response: { 200: Data(Type.Array(Member)) } },

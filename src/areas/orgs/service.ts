@@ -325,3 +325,18 @@ export async function verifyAuditLog(ctx: OrgContext): Promise<AuditVerifyWire> 
     if (batch.length < VERIFY_BATCH) return { intact: true, checked, firstBadRow: null };
   }
 }
+
+export interface OrgSelfWire extends OrgWire {
+  /** The caller's role in the org (null for a management key, which holds a permission list instead). */
+  role: string | null;
+  /** What the caller may do here: the dashboard shows only the controls these allow. */
+  permissions: string[];
+}
+
+/** The org the credential acts on, its plan, and what the caller may do in it. */
+export async function describeOrg(ctx: OrgContext): Promise<OrgSelfWire> {
+  const row = await store.findOrgById(ctx.db, ctx.orgId);
+  if (!row) throw apiError('org_not_found', 'No such organization.');
+  return { ...orgToWire(row), role: ctx.principal.role, permissions: [...ctx.principal.permissions].sort() };
+}
+
