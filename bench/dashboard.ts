@@ -1,3 +1,5 @@
+// Also runs bench/dashboard-web.ts after this API half: the initial JS size and the time until the sessions
+// page shows its first rows in a browser.
 // `npx tsx bench/dashboard.ts [--sessions N]` (DATABASE_URL=postgres://... for PostgreSQL); also
 // `npm run bench -- dashboard` (a stand-alone run after the table).
 //
@@ -20,6 +22,7 @@ import { loadConfig } from '../src/server/config.js';
 import { mintCredential } from '../src/server/auth/mint.js';
 import { PERMISSIONS } from '../src/server/permissions.js';
 import { seed } from './metrics.js';
+import { formatDashboardWebBench, runDashboardWebBench, type DashboardWebBenchResult } from './dashboard-web.js';
 
 export interface DashboardBenchResult {
   sessions: number;
@@ -29,6 +32,7 @@ export interface DashboardBenchResult {
   overviewWarm: { p50Ms: number; p99Ms: number; samples: number };
   overviewPageWarm: { p50Ms: number; p99Ms: number; samples: number; requests: number };
   exports: { format: string; seconds: number; bytes: number; lines: number; rssBeforeMb: number; rssPeakMb: number; status: number }[];
+  web?: DashboardWebBenchResult;
 }
 
 const DAY_MS = 86_400_000;
@@ -39,6 +43,11 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function runDashboardBench(opts: { sessions?: number; samples?: number; databaseUrl?: string | null } = {}): Promise<DashboardBenchResult> {
+  const api = await runDashboardApiBench(opts);
+  return { ...api, web: await runDashboardWebBench(opts.sessions !== undefined ? { sessions: opts.sessions } : {}) };
+}
+
+async function runDashboardApiBench(opts: { sessions?: number; samples?: number; databaseUrl?: string | null }): Promise<DashboardBenchResult> {
   const sessions = opts.sessions ?? 100_000;
   const samples = opts.samples ?? 40;
   const databaseUrl = opts.databaseUrl === undefined ? (process.env.DATABASE_URL ?? null) : opts.databaseUrl;
@@ -140,6 +149,7 @@ export function formatDashboardBench(r: DashboardBenchResult): string {
     `overview page (${r.overviewPageWarm.requests} requests in parallel), warm: p50 ${r.overviewPageWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewPageWarm.p99Ms.toFixed(1)} ms over ${r.overviewPageWarm.samples}`,
     ...r.exports.map((e) =>
       `export ${e.format}: HTTP ${e.status}, ${e.lines} lines, ${mb(e.bytes)} MB in ${e.seconds.toFixed(1)} s; RSS ${e.rssBeforeMb} MB before, peak ${e.rssPeakMb} MB (+${(e.rssPeakMb - e.rssBeforeMb).toFixed(1)} MB)`),
+    ...(r.web ? [formatDashboardWebBench(r.web)] : []),
   ].join('\n');
 }
 

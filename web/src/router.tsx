@@ -25,9 +25,26 @@ export const routeTree = rootRoute.addChildren([
   ]),
 ]);
 
+/**
+ * Plain query strings: every search value is a string as GET /v1/sessions takes it (`?includeSubagents=1`,
+ * not the router's default JSON `?includeSubagents=%221%22`), so a page URL reads like the API call it makes.
+ * Each page's validateSearch turns the strings into what it needs.
+ */
+function parseSearch(search: string): Record<string, unknown> {
+  return Object.fromEntries(new URLSearchParams(search));
+}
+function stringifySearch(search: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(search)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  const q = params.toString();
+  return q ? `?${q}` : '';
+}
+
 export function makeRouter(queryClient: QueryClient) {
   return createRouter({
     routeTree,
+    parseSearch,
+    stringifySearch,
     context: { queryClient },
     defaultPreload: 'intent',
     defaultPreloadStaleTime: 0,

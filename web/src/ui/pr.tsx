@@ -31,7 +31,7 @@ export function PrOutcomeChips({ appId, repo, outcomes }: { appId: string; repo:
       {outcomes.map((o) => (
         <span key={o.prNumber} className="pr-outcome">
           <PrLink appId={appId} repository={repo} number={o.prNumber} url={o.prUrl}>#{o.prNumber}</PrLink>{' '}
-          <span className={`chip ${tone(o.merged)}`}>{o.merged.label}</span>
+          <span className={`chip ${tone(o.merged)}`}>{o.merged.label === 'unknown' ? 'state unknown' : o.merged.label}</span>
           {o.reverted.label === 'reverted' && <span className="chip bad">reverted</span>}
           <span className={`chip ${tone(o.ciGreen)}`}>CI {o.ciGreen.label}</span>
         </span>

@@ -1,0 +1,210 @@
+/// <reference lib="dom" />
+// The dashboard's pages in a real browser on a seeded factory: what a person reads on each (titles, counts,
+// costs, token totals, turn texts), evidence that renders (an image with pixels, a video that plays and seeks,
+// a sandboxed HTML report, a log), and filters that live in the URL. Screenshots of each page are saved.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createTenant, type Tenant } from '../helpers/gateway.js';
+import { describeInBrowser, launchBrowser, newContext, screenshot, signIn, startWebGateway, type WebGateway } from './helpers.js';
+import { LOG_TEXT, PR, RAW_TITLE, seedFactory, type Seeded } from './seed.js';
+import { canonical } from '../areas/sessions/fixtures.js';
+
+describeInBrowser('dashboard pages', () => {
+  let gw: WebGateway;
+  let browser: Browser;
+  let ctx: BrowserContext;
+  let page: Page;
+  let t: Tenant;
+  let seeded: Seeded;
+  const full = canonical('full');
+
+  beforeAll(async () => {
+    gw = await startWebGateway();
+    browser = await launchBrowser();
+    t = await createTenant(gw);
+    seeded = await seedFactory(gw, t, browser);
+    ctx = await newContext(browser, gw);
+    page = await signIn(ctx, gw, t.loginToken);
+    page.on('pageerror', (e) => console.log('page error:', e.message));
+    await page.waitForURL(`**/f/${t.appId}`);
+    await page.goto(`/f/${t.appId}/sessions`);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.close();
+  });
+
+  const until = <T,>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 10_000 });
+  const usd = (n: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 }).format(n);
+  const rowTitles = () => page.getByTestId('sessions-table').locator('tbody tr td:first-child a').allInnerTexts();
+
+  it('sessions: the dominant repository, the hidden ones offered, and costs as the API states them', async () => {
+    // By spend, acme/web (the long converted raw transcript) is the dominant repository; acme/acme-api has the
+    // full fixture and the 1,200-turn session (the subagent is left out by default).
+    await until(rowTitles).toEqual([RAW_TITLE]);
+    expect(await page.getByTestId('sessions-total').innerText()).toBe('1');
+    expect(await page.getByTestId('hidden-sessions').innerText()).toMatch(/2 more sessions in\s+1 other repository/);
+    await screenshot(page, 'sessions-hidden');
+    await page.getByRole('button', { name: 'All repositories' }).click();
+    await page.waitForURL(/repoScope=all/);
+    await until(() => page.getByTestId('sessions-total').innerText()).toBe('3');
+    expect(await page.getByTestId('hidden-sessions').count()).toBe(0);
+    expect(await rowTitles()).toEqual(expect.arrayContaining([RAW_TITLE, 'Fix rate limiter window boundary', 'Long refactor with 1200 turns']));
+
+    const api = (await gw.call('GET', '/v1/sessions?repoScope=all', { token: t.loginToken, appId: t.appId })).body.data;
+    const fix = api.sessions.find((s: { title: string }) => s.title === 'Fix rate limiter window boundary');
+    const costCell = page.getByRole('row', { name: /Fix rate limiter window boundary/ }).locator('[data-cost-status]');
+    expect(await costCell.getAttribute('data-cost-status')).toBe(fix.costStatus);
+    if (fix.costStatus === 'unpriced') expect(await costCell.innerText()).toBe('unpriced');
+    else expect(await costCell.innerText()).toContain(usd(fix.costUsd));
+    // The PR chip links to the PR page.
+    const chip = page.getByRole('link', { name: '#481' }).first();
+    expect(await chip.getAttribute('href')).toBe(`/f/${t.appId}/prs/acme/acme-api/481`);
+    await screenshot(page, 'sessions');
+  });
+
+  it('sessions: filters round-trip through the URL', async () => {
+    await page.goto(`/f/${t.appId}/sessions?repoScope=all&q=${encodeURIComponent('rate limiter')}`);
+    await until(rowTitles).toEqual(['Fix rate limiter window boundary']);
+    expect(await page.locator('input[name=q]').inputValue()).toBe('rate limiter');
+    expect(await page.locator('select[name=repo]').inputValue()).toBe('*');
+    // Choosing a filter writes it to the URL; reloading the URL restores the same page.
+    await page.locator('select[name=repo]').selectOption('acme/acme-api');
+    await page.waitForURL((u) => u.searchParams.get('repo') === 'acme/acme-api' && !u.searchParams.has('repoScope'));
+    await until(() => page.getByTestId('sessions-total').innerText()).toBe('1');
+    await page.locator('input[name=q]').fill('');
+    await page.locator('input[name=q]').press('Enter');
+    await until(() => page.url()).not.toContain('q=');
+    await until(() => page.getByTestId('sessions-total').innerText()).toBe('2');
+    const url = page.url();
+    await page.reload();
+    await until(() => page.getByTestId('sessions-total').innerText()).toBe('2');
+    expect(page.url()).toBe(url);
+    expect(await page.locator('select[name=repo]').inputValue()).toBe('acme/acme-api');
+    expect(await rowTitles()).toEqual(expect.arrayContaining(['Fix rate limiter window boundary', 'Long refactor with 1200 turns']));
+    // A controlled checkbox: it flips once the URL (the state) has changed. Back undoes it.
+    await page.goto(`/f/${t.appId}/sessions?repoScope=all`);
+    await until(() => page.getByTestId('sessions-total').innerText()).toBe('3');
+    await page.locator('input[name=includeSubagents]').click();
+    await page.waitForURL((u) => u.searchParams.get('includeSubagents') === '1' && u.searchParams.get('repoScope') === 'all');
+    await until(() => page.getByTestId('sessions-total').innerText()).toBe('4');
+    expect(await page.getByTestId('sessions-table').locator('.chip', { hasText: 'subagent' }).count()).toBe(1);
+    await page.goBack();
+    await until(() => page.getByTestId('sessions-total').innerText()).toBe('3');
+    expect(await page.locator('input[name=includeSubagents]').isChecked()).toBe(false);
+  });
+
+  it('session detail: facts, tokens by kind, turn texts, tool calls with status, family links and a timeline', async () => {
+    await page.goto(`/f/${t.appId}/sessions/${seeded.traces.get(full.id)}`);
+    await until(() => page.getByTestId('session-title').innerText()).toBe('Fix rate limiter window boundary');
+    const facts = page.getByTestId('session-facts');
+    expect(await facts.locator('[data-fact="Repository"] dd').innerText()).toBe('acme/acme-api');
+    expect(await facts.locator('[data-fact="Branch"] dd').innerText()).toBe('fix/rate-limit-window');
+    expect(await facts.locator('[data-fact="Models"] dd').innerText()).toBe('claude-opus-4-8');
+    // Token totals of the fixture: 9 input, 412 output, 18,230 cache read, 2,048 cache write.
+    expect(await page.getByTestId('tokens-total').locator('td').allInnerTexts()).toEqual(expect.arrayContaining(['9', '412', '18,230', '2,048']));
+    const transcript = page.getByTestId('transcript');
+    await until(() => transcript.innerText()).toContain('The rate limiter resets at the wrong boundary — fix it and add a test.');
+    expect(await transcript.innerText()).toContain('Found it — the window floor used the request timestamp.');
+    expect(await transcript.locator('.tool.error .status').first().innerText()).toBe('error');
+    expect(await transcript.locator('.tool.error').first().innerText()).toContain('String to replace not found in file');
+    // Its subagent links back to it.
+    const subLink = page.getByTestId('session-links').locator('li a');
+    expect(await subLink.count()).toBe(1);
+    await screenshot(page, 'session');
+    await subLink.click();
+    await page.waitForURL(`**/sessions/${seeded.traces.get(`${canonical('subagent-redacted').id}#sub`)}`);
+    await page.getByRole('link', { name: 'the parent session' }).click();
+    await page.waitForURL(`**/sessions/${seeded.traces.get(full.id)}`);
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await page.waitForURL(/view=timeline/);
+    await until(() => page.getByTestId('timeline').locator('canvas').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('timeline').innerText()).toContain('pr_linked');
+    await screenshot(page, 'session-timeline');
+  });
+
+  it('session detail: a pasted image renders; a converted raw transcript opens with its turns', async () => {
+    await page.goto(`/f/${t.appId}/sessions/${seeded.traces.get(full.id)}`);
+    const img = page.getByTestId('transcript').locator('article[data-turn="0"] img');
+    await until(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(240);
+    await screenshot(page, 'session-pasted-image');
+
+    await page.goto(`/f/${t.appId}/sessions/${seeded.traces.get(seeded.rawSessionId)}`);
+    await until(() => page.getByTestId('session-title').innerText()).toBe(RAW_TITLE);
+    expect(await page.getByRole('tab', { name: /Transcript/ }).innerText()).toContain('257 turns');
+    await until(() => page.getByTestId('transcript').locator('article.turn').count()).toBeGreaterThan(0);
+  });
+
+  it('session detail: a 1,200-turn transcript keeps only the visible turns in the page and scrolls to the last', async () => {
+    await page.goto(`/f/${t.appId}/sessions/${seeded.traces.get(seeded.bigSessionId)}`);
+    const transcript = page.getByTestId('transcript');
+    await until(() => transcript.innerText()).toContain('turn number 0 of the long session');
+    expect(await page.getByRole('tab', { name: /Transcript/ }).innerText()).toContain('1,200 turns');
+    expect(await transcript.locator('article.turn').count()).toBeLessThan(60);
+    await transcript.evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    await until(() => transcript.innerText()).toContain('turn number 1199 of the long session');
+    expect(await transcript.locator('article.turn').count()).toBeLessThan(60);
+  });
+
+  it('pull requests: the table, and the PR page with sessions, evidence, checks and the work item', async () => {
+    await page.goto(`/f/${t.appId}/prs`);
+    const row = page.getByTestId('prs-table').getByRole('row', { name: /acme\/acme-api#481/ });
+    await until(() => row.count()).toBe(1);
+    const api = (await gw.call('GET', `/v1/prs/${PR.repository}/${PR.number}`, { token: t.loginToken, appId: t.appId })).body.data;
+    expect(api.sessions).toBe(1);
+    expect(await row.locator('td').nth(5).innerText()).toBe('1');
+    await screenshot(page, 'prs');
+
+    await row.getByRole('link', { name: 'acme/acme-api#481' }).click();
+    await page.waitForURL(`**/prs/acme/acme-api/481`);
+    await until(() => page.getByTestId('pr-sessions').innerText()).toContain('Fix rate limiter window boundary');
+    expect(await page.getByTestId('pr-cost').innerText()).toBe(usd(api.costUsd));
+
+    const img = page.locator(`[data-artifact="${seeded.artifacts.image}"] img`);
+    await until(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(320);
+
+    const video = page.locator(`[data-artifact="${seeded.artifacts.video}"] video`);
+    await video.evaluate((v: HTMLVideoElement) => { v.muted = true; return v.play(); });
+    await until(() => video.evaluate((v: HTMLVideoElement) => v.currentTime)).toBeGreaterThan(0.2);
+    await video.evaluate((v: HTMLVideoElement) => { v.pause(); v.currentTime = 1; });
+    await until(() => video.evaluate((v: HTMLVideoElement) => !v.seeking && v.currentTime)).toBeGreaterThanOrEqual(0.9);
+
+    const frame = page.locator(`[data-artifact="${seeded.artifacts.report}"] iframe`);
+    expect(await frame.getAttribute('sandbox')).toBe('');
+    await until(() => frame.contentFrame().locator('#summary').innerText()).toBe('12 passed, 0 failed');
+    // Its script never ran: the frame is sandboxed without scripts.
+    expect(await frame.contentFrame().locator('body').getAttribute('data-ran')).toBeNull();
+
+    const log = page.locator(`[data-artifact="${seeded.artifacts.log}"] pre`);
+    await until(async () => (await log.innerText()).trim()).toBe(LOG_TEXT.trim());
+    expect(await page.getByRole('link', { name: /^Download / }).count()).toBe(4);
+
+    const checks = page.getByTestId('pr-results');
+    expect(await checks.getByRole('row', { name: /unit-tests/ }).innerText()).toMatch(/unit-tests\s+pass\s+run[\s\S]*fail/);
+    expect(await checks.getByRole('link', { name: 'run' }).first().getAttribute('href')).toMatch(/^https:\/\/ci\.example\.com\/runs\/10[23]$/);
+
+    const item = page.getByTestId('work-item');
+    await until(() => item.innerText()).toContain('Rate limiter resets at the right boundary');
+    expect(await page.getByTestId('criteria').getByRole('row', { name: /AC-1/ }).innerText()).toContain('Requests at the window edge land in the new window');
+    expect(await page.getByTestId('criteria').getByRole('row', { name: /AC-2/ }).innerText()).toContain('CI log of the regression test');
+    expect(await page.getByTestId('criteria').getByRole('row', { name: /AC-3/ }).innerText()).toContain('no artifact');
+    expect(await page.getByTestId('findings').innerText()).toContain('Window floor is computed twice');
+    expect(await page.getByTestId('findings').innerText()).toContain('src/rate-limit.ts:42');
+    await screenshot(page, 'pr');
+  });
+
+  it('artifact page: the artifact at the url the API returns, with caption, kind, criterion, PR and session', async () => {
+    const api = (await gw.call('GET', `/v1/artifacts/${seeded.artifacts.image}`, { token: t.loginToken, appId: t.appId })).body.data;
+    await page.goto(new URL(api.url).pathname);
+    await until(() => page.getByTestId('artifact-caption').innerText()).toBe('Requests at the window edge land in the new window');
+    const body = await page.locator('dl.facts').innerText();
+    expect(body).toContain('screenshot');
+    expect(body).toContain('AC-1');
+    expect(body).toContain('acme/acme-api#481');
+    expect(body).toContain(full.id);
+    await until(() => page.locator('.artifact img').evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(320);
+    await screenshot(page, 'artifact');
+    await page.getByRole('link', { name: 'acme/acme-api#481' }).click();
+    await page.waitForURL('**/prs/acme/acme-api/481');
+  });
+});
