@@ -9,6 +9,7 @@ import { registerWork } from './work.js';
 import { registerHost } from './host.js';
 import { registerReads } from './reads.js';
 import { registerMcp } from './mcp.js';
+import { registerDashboard } from './dashboard.js';
 import { VERSION } from '../version.js';
 
 export async function runCli(argv: string[]): Promise<void> {
@@ -22,5 +23,6 @@ export async function runCli(argv: string[]): Promise<void> {
   registerHost(program);
   registerReads(program);
   registerMcp(program);
+  registerDashboard(program);
   await program.parseAsync(argv);
 }

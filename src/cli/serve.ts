@@ -58,6 +58,14 @@ export function registerServe(program: Command): void {
         out.write(`  factory id (X-Outerlayer-App-Id): ${boot.appId}\n`);
         if (boot.adminToken) out.write(`  admin token (operator routes):     ${boot.adminToken}\n`);
         if (boot.loginToken) out.write(`  login token (admin@localhost):     ${boot.loginToken}\n`);
+        if (boot.loginTokenId) {
+          // The link names the public URL; without ATTEST_PUBLIC_URL that is this listener's own port.
+          const port = app.server.address();
+          const base = process.env.ATTEST_PUBLIC_URL || typeof port !== 'object' || port === null ? config.publicUrl : `http://localhost:${port.port}`;
+          const { mintSignInLink } = await import('../areas/dashboard/service.js');
+          const link = await mintSignInLink(app.attest.db, app.attest.pepper, app.attest.clock.now(), base, boot.userId, boot.loginTokenId);
+          out.write(`  dashboard sign-in (one-time link, valid 10 minutes; later run \`attest dashboard\`):\n    ${link.url}\n`);
+        }
         out.write('\n');
       }
       out.write(`Store: ${app.attest.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${app.attest.rateLimits.store}\n`);

@@ -68,7 +68,7 @@ export async function bootstrap(db: Db, pepper: string, clock: Clock, config: Co
       const login = await mintCredential(tx, pepper, now, { kind: 'login_token', name: 'bootstrap', userId });
       return {
         created: true, orgName: DEFAULT_ORG, orgId, appId, userId, userEmail: DEFAULT_ADMIN_EMAIL,
-        adminToken: admin.plaintext, loginToken: login.plaintext,
+        adminToken: admin.plaintext, loginToken: login.plaintext, loginTokenId: login.id,
       };
     });
   } catch (err) {

@@ -22,6 +22,8 @@ export interface BootstrapResult {
   /** Present only on the boot that created them. */
   adminToken?: string;
   loginToken?: string;
+  /** The bootstrap login token's credential id (for the owner's first sign-in link). */
+  loginTokenId?: string;
 }
 
 /** Everything one gateway process shares across requests. */

@@ -82,6 +82,20 @@ describe('attest serve', { timeout: 180_000 }, () => {
     const health = await fetch(`${first.url}/health`);
     expect(health.status).toBe(200);
 
+    // Beside the credentials: a one-time dashboard sign-in link for the owner, on this listener's port.
+    const port = new URL(first.url).port;
+    const link = new RegExp(`http://localhost:${port}/auth/link/[A-Za-z0-9_-]{40,}`).exec(first.stdout())?.[0];
+    expect(link, first.stdout()).toBeDefined();
+    const opened = await fetch(link!.replace('localhost', '127.0.0.1'), { redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get('location')).toBe('/');
+    const cookie = /^attest_session=([^;]+)/.exec(opened.headers.get('set-cookie') ?? '')?.[1];
+    expect(cookie).toMatch(/^ols_/);
+    const me = await fetch(`${first.url}/v1/dashboard/session`, { headers: { cookie: `attest_session=${cookie}` } });
+    expect((await me.json()).data.user.email).toBe('admin@localhost');
+    const reused = await fetch(link!.replace('localhost', '127.0.0.1'), { redirect: 'manual' });
+    expect(reused.headers.get('location')).toBe('/sign-in?reason=used');
+
     // attest admin, human and --json output.
     const created = admin(first.url, saved.adminToken, ['--json', 'user', 'create', 'ci@example.com', '--name', 'CI']);
     expect(created.status).toBe(0);
@@ -107,6 +121,7 @@ describe('attest serve', { timeout: 180_000 }, () => {
     const second = await serve(dataDir);
     expect(second.stdout()).not.toContain(saved.adminToken);
     expect(second.stdout()).not.toContain('First boot');
+    expect(second.stdout()).not.toContain('/auth/link/');
     // The user created before the restart is still there.
     const again = admin(second.url, saved.adminToken, ['--json', 'user', 'create', 'ci@example.com', '--name', 'CI']);
     expect(JSON.parse(again.stdout).error.code).toBe('duplicate_user_email');
