@@ -92,7 +92,7 @@ describe('attest serve', { timeout: 180_000 }, () => {
     const cookie = /^attest_session=([^;]+)/.exec(opened.headers.get('set-cookie') ?? '')?.[1];
     expect(cookie).toMatch(/^ols_/);
     const me = await fetch(`${first.url}/v1/dashboard/session`, { headers: { cookie: `attest_session=${cookie}` } });
-    expect((await me.json()).data.user.email).toBe('admin@localhost');
+    expect(((await me.json()) as { data: { user: { email: string } } }).data.user.email).toBe('admin@localhost');
     const reused = await fetch(link!.replace('localhost', '127.0.0.1'), { redirect: 'manual' });
     expect(reused.headers.get('location')).toBe('/sign-in?reason=used');
 
