@@ -24,7 +24,8 @@ export const agentsRoutes: AreaRoutes = (app) => {
         'Each session is validated on its own against AgentSession v1: a bad one is listed in `rejected` (index, id, reason) and the rest are stored. ' +
         'Idempotent: a session sent again, or in `chunk` parts, is stored and counted once; a longer version replaces a shorter one. ' +
         'Blobs `{ sha256, mediaType, bytes, data (base64) }` are re-hashed; a mismatch is listed in `rejectedBlobs`. ' +
-        'A 2xx means everything accepted is durable. Limits: 50 sessions, 64 blobs, 2 MiB a blob, 8 MiB a request (413 payload_too_large with limit).',
+        'A blob over 2 MiB is listed in `rejectedBlobs` (reason `blob_too_large: ...`) and the sessions are stored without it. ' +
+        'A 2xx means everything accepted is durable. Limits: 50 sessions, 64 blobs, 8 MiB a request (413 payload_too_large with limit).',
       body: Type.Object({
         schemaVersion: Type.Literal(1),
         sessions: Type.Array(Type.Unknown(), { minItems: 1 }),

@@ -40,18 +40,24 @@ function tooLarge(what: string, limit: number, unit: string) {
   return apiError('payload_too_large', `${what} (limit ${limit} ${unit}); split the upload.`, { limit, unit });
 }
 
-function checkBlob(value: unknown, index: number): { ok: true; blob: CheckedBlob } | { ok: false; sha256: string | null; reason: string } {
+function oversized(base64Chars: number): string {
+  return `blob_too_large: about ${Math.floor((base64Chars * 3) / 4)} bytes is more than a blob may be (limit ${SYNC_LIMITS.blobBytes} bytes); the sessions were stored without it`;
+}
+
+function checkBlob(value: unknown): { ok: true; blob: CheckedBlob } | { ok: false; sha256: string | null; reason: string } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, sha256: null, reason: 'blob must be an object { sha256, mediaType, bytes, data }' };
   const b = value as Record<string, unknown>;
   const sha = typeof b.sha256 === 'string' ? b.sha256 : null;
   if (sha === null || !SHA256.test(sha)) return { ok: false, sha256: sha, reason: 'sha256 must be 64 lowercase hex digits' };
   if (typeof b.mediaType !== 'string' || !/^[\w.+-]+\/[\w.+-]+$/.test(b.mediaType)) return { ok: false, sha256: sha, reason: 'mediaType must be a media type such as image/png' };
   if (typeof b.data !== 'string') return { ok: false, sha256: sha, reason: 'data must be base64' };
-  // Checked before decoding so an oversized blob costs nothing (base64 carries 3 bytes in 4 characters).
-  if (Math.floor((b.data.length * 3) / 4) - 2 > SYNC_LIMITS.blobBytes) throw tooLarge(`blobs[${index}] is larger than a blob may be`, SYNC_LIMITS.blobBytes, 'bytes');
+  // An oversized blob is refused alone, not the whole request: a client that cannot split a one-session batch
+  // (the OuterLayer CLI caps a blob at 4,000,000 base64 characters) would otherwise never get past it.
+  // Checked before decoding so it costs nothing (base64 carries 3 bytes in 4 characters).
+  if (Math.floor((b.data.length * 3) / 4) - 2 > SYNC_LIMITS.blobBytes) return { ok: false, sha256: sha, reason: oversized(b.data.length) };
   if (!BASE64.test(b.data)) return { ok: false, sha256: sha, reason: 'data is not valid base64' };
   const bytes = Buffer.from(b.data, 'base64');
-  if (bytes.length > SYNC_LIMITS.blobBytes) throw tooLarge(`blobs[${index}] is larger than a blob may be`, SYNC_LIMITS.blobBytes, 'bytes');
+  if (bytes.length > SYNC_LIMITS.blobBytes) return { ok: false, sha256: sha, reason: oversized(b.data.length) };
   if (b.bytes !== undefined && b.bytes !== bytes.length) return { ok: false, sha256: sha, reason: `bytes says ${String(b.bytes)} but data decodes to ${bytes.length}` };
   const actual = crypto.createHash('sha256').update(bytes).digest('hex');
   if (actual !== sha) return { ok: false, sha256: sha, reason: `sha256 does not match the data (the data hashes to ${actual})` };
@@ -66,7 +72,7 @@ export async function sync(ctx: FactoryContext, body: SyncBody): Promise<SyncRes
   const blobs: CheckedBlob[] = [];
   const rejectedBlobs: SyncResult['rejectedBlobs'] = [];
   rawBlobs.forEach((value, index) => {
-    const checked = checkBlob(value, index);
+    const checked = checkBlob(value);
     if (checked.ok) blobs.push(checked.blob);
     else rejectedBlobs.push({ index, sha256: checked.sha256, reason: checked.reason });
   });

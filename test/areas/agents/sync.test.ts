@@ -245,11 +245,6 @@ describe('POST /v1/agents/sync', () => {
     expect(r.status).toBe(413);
     expect(r.body.error).toMatchObject({ code: 'payload_too_large', limit: 64 });
 
-    const big = blobOf(crypto.randomBytes(2 * 1024 * 1024 + 1));
-    r = await sync(a, { schemaVersion: 1, sessions: [canonical('minimal')], blobs: [big] });
-    expect(r.status).toBe(413);
-    expect(r.body.error).toMatchObject({ code: 'payload_too_large', limit: 2 * 1024 * 1024 });
-
     const huge = JSON.stringify({ schemaVersion: 1, sessions: [canonical('minimal')], pad: 'x'.repeat(8 * 1024 * 1024) });
     r = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, raw: huge, headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(413);
@@ -262,6 +257,35 @@ describe('POST /v1/agents/sync', () => {
     r = await sync(a, { schemaVersion: 1, sessions: [canonical('minimal')], blobs: [edge] });
     expect(r.status).toBe(200);
     expect(r.body.data.blobsStored).toBe(1);
+  });
+
+  it('rejects an oversized image alone (issue 15 §3): listed in rejectedBlobs, the sessions stored', async () => {
+    // What the OuterLayer CLI sends at its own cap: 4,000,000 base64 characters (3,000,000 bytes) of a pasted
+    // image, over the 2 MiB (2,097,152 bytes) a blob may be, with the one session that references it.
+    const pasted = blobOf(crypto.randomBytes(3_000_000));
+    expect(pasted.data.length).toBe(4_000_000);
+    const small = blobOf(Buffer.from('a small image'));
+    const session = variant(canonical('full'), (d) => {
+      d.id = `oversized-image-${crypto.randomUUID()}`;
+      d.turns[0].images = [{ mediaType: 'image/png', sha256: pasted.sha256, bytes: 3_000_000 }];
+    });
+    const r = await sync(a, { schemaVersion: 1, sessions: [session], blobs: [pasted, small] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.accepted).toEqual([session.id]);
+    expect(r.body.data.blobsStored).toBe(1);
+    expect(r.body.data.rejectedBlobs).toHaveLength(1);
+    expect(r.body.data.rejectedBlobs[0]).toMatchObject({ index: 0, sha256: pasted.sha256 });
+    expect(r.body.data.rejectedBlobs[0].reason).toMatch(/^blob_too_large: .*limit 2097152 bytes/);
+    const stored = await findSession(a, session.id);
+    expect(stored).toBeDefined();
+    // The small one is readable, the refused one is not.
+    expect((await gw.call('GET', `/v1/agents/blob/${small.sha256}`, { token: a.loginToken, appId: a.appId })).status).toBe(200);
+    expect((await gw.call('GET', `/v1/agents/blob/${pasted.sha256}`, { token: a.loginToken, appId: a.appId })).status).toBe(404);
+    // One byte over 2 MiB is refused the same way; the limit itself is accepted (above).
+    const over = blobOf(crypto.randomBytes(2 * 1024 * 1024 + 1));
+    const again = await sync(a, { schemaVersion: 1, sessions: [canonical('minimal')], blobs: [over] });
+    expect(again.status).toBe(200);
+    expect(again.body.data.rejectedBlobs.map((x: Doc) => x.sha256)).toEqual([over.sha256]);
   });
 
   it('answers 401 without a credential or with an unknown one, and for another factory', async () => {
