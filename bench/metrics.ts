@@ -109,7 +109,7 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
       usageBatch.push({
         session_id: id, org_id: orgId, app_id: appId, model, started_at: startedAt, repo, actor_id: actor, agent_type: agent, is_subagent: 0,
         turn_count: u.turns, unpriced_turn_count: 0, input_tokens: u.input, output_tokens: u.output, cache_read_tokens: u.cacheRead,
-        cache_write_tokens: u.cacheWrite, cost_micros: costMicros,
+        cache_write_tokens: u.cacheWrite, cache_write_1h_tokens: 0, cost_micros: costMicros,
       });
     }
     sessionBatch.push({
@@ -120,7 +120,7 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
       steering_count: rand() < 0.3 ? 1 + Math.floor(rand() * 3) : 0, event_count: 0, tool_call_count: toolCalls, tool_error_count: toolErrors,
       rejected_tool_call_count: rejected, api_error_count: rand() < 0.05 ? 1 : 0, error_count: toolErrors,
       tool_error_rate_ppm: toolCalls ? Math.round((toolErrors * 1e6) / toolCalls) : 0,
-      input_tokens: input, output_tokens: output, cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cost_micros: cost,
+      input_tokens: input, output_tokens: output, cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cache_write_1h_tokens: 0, cost_micros: cost,
       cost_status: 'complete', unpriced_models: '[]', models: JSON.stringify(uniqueModels), pr_refs: prRef === null ? '[]' : JSON.stringify([{ prNumber: prRef }]), chunk_of: null, chunk_parts: '[]',
       created_at: startedAt, updated_at: startedAt,
     });

@@ -192,13 +192,13 @@ export async function bulkLoad(gw: TestGateway, t: Tenant, n: number, actors: st
       user_turn_count: Math.ceil(turns / 4), steering_count: Math.floor(turns / 10), event_count: 2, tool_call_count: toolCalls,
       tool_error_count: toolErrors, rejected_tool_call_count: rejected, api_error_count: apiErrors, error_count: toolErrors + apiErrors,
       tool_error_rate_ppm: toolCalls ? Math.round((toolErrors * 1e6) / toolCalls) : 0, input_tokens: input, output_tokens: output,
-      cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cost_micros: cost, cost_status: 'complete', unpriced_models: '[]',
+      cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cache_write_1h_tokens: 0, cost_micros: cost, cost_status: 'complete', unpriced_models: '[]',
       models: JSON.stringify([model]), pr_refs: '[]', chunk_of: null, chunk_parts: '[]', created_at: now, updated_at: now,
     });
     usage.push({
       session_id: id, org_id: t.orgId, app_id: t.appId, model, started_at: startedAt, repo, actor_id: actor, agent_type: agent,
       is_subagent: isSub, turn_count: Math.floor(turns / 2), unpriced_turn_count: 0, input_tokens: input, output_tokens: output,
-      cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cost_micros: cost,
+      cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cache_write_1h_tokens: 0, cost_micros: cost,
     });
     const rc = repos.get(repo) ?? { sessions: 0, cost: 0 };
     rc.cost += cost;

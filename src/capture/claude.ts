@@ -167,6 +167,17 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
       turn.usage.out = Math.max(turn.usage.out, int(usage.output_tokens));
       turn.usage.cacheRead = Math.max(turn.usage.cacheRead, int(usage.cache_read_input_tokens));
       turn.usage.cacheCreate = Math.max(turn.usage.cacheCreate, int(usage.cache_creation_input_tokens));
+      // Claude Code says per line how the cache write splits by TTL: main sessions write with the one-hour
+      // TTL (billed at 2× input), others with the five-minute one (1.25×). The document keeps the one-hour
+      // part beside the total (`cacheCreate1h`); the five-minute part is the rest. On the 30 fixture
+      // transcripts the two parts add up to the total on every line.
+      if (isObject(usage.cache_creation)) {
+        const oneHour = int(usage.cache_creation.ephemeral_1h_input_tokens);
+        const fiveMinutes = int(usage.cache_creation.ephemeral_5m_input_tokens);
+        if (oneHour > 0) turn.usage.cacheCreate1h = Math.max(turn.usage.cacheCreate1h ?? 0, oneHour);
+        // A line whose parts exceed its total (never seen) still prices every token it reports.
+        turn.usage.cacheCreate = Math.max(turn.usage.cacheCreate, oneHour + fiveMinutes);
+      }
     }
     const blocks = Array.isArray(msg.content) ? msg.content : typeof msg.content === 'string' ? [{ type: 'text', text: msg.content }] : [];
     for (const block of blocks) {

@@ -9,6 +9,8 @@ export interface TurnUsage {
   out: number;
   cacheRead: number;
   cacheCreate: number;
+  /** The part of `cacheCreate` written with the one-hour TTL (API.md §10); the rest is five-minute. */
+  cacheCreate1h?: number;
 }
 
 export type ToolCallStatus = 'ok' | 'error' | 'rejected';

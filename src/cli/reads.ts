@@ -16,7 +16,15 @@ interface SessionRow {
   title?: string;
   repo?: string;
   branch?: string;
+  tokens?: { cacheWrite?: number; cacheWrite5m?: number; cacheWrite1h?: number };
   [k: string]: unknown;
+}
+
+/** Cache writes by TTL, e.g. `5m 1200 / 1h 800` (older servers send only the total: `1h` then unknown). */
+function cacheWrites(t: { cacheWrite?: number; cacheWrite5m?: number; cacheWrite1h?: number } | undefined): string {
+  if (!t) return '-';
+  if (typeof t.cacheWrite1h !== 'number') return typeof t.cacheWrite === 'number' ? `${t.cacheWrite}` : '-';
+  return `5m ${t.cacheWrite5m ?? (t.cacheWrite ?? 0) - t.cacheWrite1h} / 1h ${t.cacheWrite1h}`;
 }
 
 interface SessionsFlags {
@@ -113,8 +121,8 @@ export function registerReads(program: Command): void {
       action(async (traceId: string, flags: { json?: boolean }) => {
         const client = clientFor(resolveProfile());
         const s = (await client.getSession(traceId)) as SessionRow & {
-          turns: { index: number; role: string; model?: string; usage?: { in: number; out: number; cacheRead: number; cacheCreate: number }; toolCalls?: { name: string; status: string }[] }[];
-          modelUsage?: { model: string; turns: number; costUsd: number }[];
+          turns: { index: number; role: string; model?: string; usage?: { in: number; out: number; cacheRead: number; cacheCreate: number; cacheCreate1h?: number }; toolCalls?: { name: string; status: string }[] }[];
+          modelUsage?: { model: string; turns: number; costUsd: number; tokens?: { cacheWrite?: number; cacheWrite5m?: number; cacheWrite1h?: number } }[];
         };
         if (flags.json) {
           printJson(s);
@@ -125,20 +133,22 @@ export function registerReads(program: Command): void {
         if (s.title) w(`Title:  ${s.title}`);
         w(`Repo:   ${s.repo || '-'}  branch ${s.branch || '-'}`);
         w(`Turns:  ${s.turnCount ?? s.turns.length}  tool calls ${s.toolCallCount ?? '-'}  errors ${s.errorCount ?? '-'}  cost ${usd(s.costUsd)}`);
-        for (const m of s.modelUsage ?? []) w(`  ${m.model}: ${m.turns} turn(s), ${usd(m.costUsd)}`);
+        for (const m of s.modelUsage ?? []) w(`  ${m.model}: ${m.turns} turn(s), ${usd(m.costUsd)}, cache writes ${cacheWrites(m.tokens)}`);
         printTable(
           s.turns.map((t) => ({
             index: t.index,
             role: t.role,
             model: t.model ?? '',
-            tokens: t.usage ? `${t.usage.in}/${t.usage.out}/${t.usage.cacheRead}/${t.usage.cacheCreate}` : '',
+            tokens: t.usage
+              ? `${t.usage.in}/${t.usage.out}/${t.usage.cacheRead}/${t.usage.cacheCreate}${t.usage.cacheCreate1h ? ` (1h ${t.usage.cacheCreate1h})` : ''}`
+              : '',
             tools: (t.toolCalls ?? []).map((c) => (c.status === 'ok' ? c.name : `${c.name}(${c.status})`)).join(' '),
           })),
           [
             { key: 'index', header: '#' },
             { key: 'role', header: 'ROLE' },
             { key: 'model', header: 'MODEL' },
-            { key: 'tokens', header: 'IN/OUT/CACHE-R/CACHE-W' },
+            { key: 'tokens', header: 'IN/OUT/CACHE-R/CACHE-W (1H PART)' },
             { key: 'tools', header: 'TOOLS' },
           ],
         );
@@ -157,7 +167,7 @@ export function registerReads(program: Command): void {
         const from = isoOrThrow(flags.from, '--from') ?? new Date(Date.parse(to) - 30 * 86_400_000).toISOString();
         if (Date.parse(from) > Date.parse(to)) throw new CliError('--from is after --to');
         const client = clientFor(resolveProfile());
-        const rows = new Map<string, { agentType: string; model: string; sessions: number; costUsd: number }>();
+        const rows = new Map<string, { agentType: string; model: string; sessions: number; costUsd: number; cacheWrite5m: number; cacheWrite1h: number }>();
         let total = 0;
         let sessions = 0;
         for (let offset = 0; offset <= 10_000; offset += 100) {
@@ -168,9 +178,11 @@ export function registerReads(program: Command): void {
             const cost = typeof s.costUsd === 'number' ? s.costUsd : 0;
             total += cost;
             const key = `${s.agentType ?? '-'}\u0000${(s.models ?? []).join(',') || '-'}`;
-            const row = rows.get(key) ?? { agentType: s.agentType ?? '-', model: (s.models ?? []).join(',') || '-', sessions: 0, costUsd: 0 };
+            const row = rows.get(key) ?? { agentType: s.agentType ?? '-', model: (s.models ?? []).join(',') || '-', sessions: 0, costUsd: 0, cacheWrite5m: 0, cacheWrite1h: 0 };
             row.sessions += 1;
             row.costUsd += cost;
+            row.cacheWrite1h += s.tokens?.cacheWrite1h ?? 0;
+            row.cacheWrite5m += s.tokens?.cacheWrite5m ?? s.tokens?.cacheWrite ?? 0;
             rows.set(key, row);
           }
           if (page.sessions.length < 100 || offset + 100 >= page.total) break;
@@ -187,6 +199,8 @@ export function registerReads(program: Command): void {
             { key: 'agentType', header: 'AGENT' },
             { key: 'model', header: 'MODELS' },
             { key: 'sessions', header: 'SESSIONS' },
+            { key: 'cacheWrite5m', header: 'CACHE-W 5M' },
+            { key: 'cacheWrite1h', header: 'CACHE-W 1H' },
             { key: 'cost', header: 'COST' },
           ],
         );

@@ -27,7 +27,10 @@ export interface ModelPriceEntry {
   input: TokenPrice | null;
   output: TokenPrice | null;
   cacheRead: TokenPrice | null;
+  /** A cache write with the five-minute TTL. */
   cacheWrite: TokenPrice | null;
+  /** A cache write with the one-hour TTL (Anthropic: 2× input); null when the model has no such rate. */
+  cacheWrite1h: TokenPrice | null;
   /** The prices change with time (a dated change or a time-of-day rate); these are the ones in force at `at`. */
   conditional: boolean;
   deprecated: boolean;
@@ -105,6 +108,7 @@ function entryOf(provider: Provider, model: ModelInfo, at: Date): ModelPriceEntr
     output: tokenPrice(prices.output_mtok),
     cacheRead: tokenPrice(prices.cache_read_mtok),
     cacheWrite: tokenPrice(prices.cache_write_mtok),
+    cacheWrite1h: tokenPrice(prices.cache_write_1h_mtok),
     conditional: Array.isArray(model.prices),
     deprecated: model.deprecated === true,
   };

@@ -10,6 +10,8 @@ export interface TurnTokens {
   out: number;
   cacheRead: number;
   cacheCreate: number;
+  /** The part of `cacheCreate` written with the one-hour TTL (priced at the one-hour rate); absent = none. */
+  cacheCreate1h?: number;
 }
 
 /**
@@ -20,7 +22,10 @@ export interface TokensByKind {
   input: number;
   output: number;
   cacheRead: number;
+  /** Every cache write, whatever its TTL. */
   cacheWrite: number;
+  /** The part of `cacheWrite` written with the one-hour TTL; the rest (`cacheWrite - cacheWrite1h`) is five-minute. */
+  cacheWrite1h: number;
 }
 
 export type CostStatus = 'complete' | 'partial' | 'unpriced';
@@ -84,10 +89,19 @@ export function tokensByKind(model: string, usage: TurnTokens): TokensByKind {
     output: usage.out,
     cacheRead: usage.cacheRead,
     cacheWrite: usage.cacheCreate,
+    cacheWrite1h: oneHourPart(usage),
   };
 }
 
-type Usage = { input_tokens: number; cache_read_tokens: number; cache_write_tokens: number; output_tokens: number };
+/** `cacheCreate1h` as a count within `cacheCreate` (a value outside 0..cacheCreate is clamped into it). */
+function oneHourPart(usage: TurnTokens): number {
+  const h = usage.cacheCreate1h;
+  if (typeof h !== 'number' || !Number.isFinite(h) || h <= 0) return 0;
+  return Math.min(Math.floor(h), usage.cacheCreate);
+}
+
+/** genai-prices' usage: `cache_write_tokens` is every cache write, `cache_write_1h_tokens` the one-hour part of it. */
+type Usage = { input_tokens: number; cache_read_tokens: number; cache_write_tokens: number; cache_write_1h_tokens?: number; output_tokens: number };
 
 function calc(model: string, usage: Usage, timestamp: Date | undefined) {
   const attempt = (providerId: string | undefined) => {
@@ -105,7 +119,10 @@ function calc(model: string, usage: Usage, timestamp: Date | undefined) {
 interface FlatRates {
   input: number;
   cacheRead: number;
+  /** A five-minute cache write (genai-prices' `cache_write_mtok`). */
   cacheWrite: number;
+  /** A one-hour cache write (genai-prices' `cache_write_1h_mtok`; where a model has none, the package's fallback). */
+  cacheWrite1h: number;
   output: number;
 }
 
@@ -135,6 +152,7 @@ function ratesOf(model: string, at: Date | undefined): FlatRates | 'per-turn' | 
         input: probe.total_price,
         cacheRead: price({ input_tokens: M, cache_read_tokens: M, cache_write_tokens: 0, output_tokens: 0 }),
         cacheWrite: price({ input_tokens: M, cache_read_tokens: 0, cache_write_tokens: M, output_tokens: 0 }),
+        cacheWrite1h: price({ input_tokens: M, cache_read_tokens: 0, cache_write_tokens: M, cache_write_1h_tokens: M, output_tokens: 0 }),
         output: price({ input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: M }),
       };
       if (!Object.values(rates).every(Number.isFinite)) rates = 'per-turn';
@@ -157,7 +175,12 @@ export function priceTurnNanos(model: string, tokens: TokensByKind, at?: Date): 
   if (rates !== 'per-turn') {
     // $/Mtok × tokens = µ$; × 1000 = n$ (exact for prices with up to three decimals).
     return Math.round(
-      (tokens.input * rates.input + tokens.cacheRead * rates.cacheRead + tokens.cacheWrite * rates.cacheWrite + tokens.output * rates.output) * 1000,
+      (tokens.input * rates.input +
+        tokens.cacheRead * rates.cacheRead +
+        (tokens.cacheWrite - tokens.cacheWrite1h) * rates.cacheWrite +
+        tokens.cacheWrite1h * rates.cacheWrite1h +
+        tokens.output * rates.output) *
+        1000,
     );
   }
   return priceTurnNanosExact(model, tokens, when);
@@ -169,6 +192,7 @@ export function priceTurnNanosExact(model: string, tokens: TokensByKind, at?: Da
     input_tokens: tokens.input + tokens.cacheRead + tokens.cacheWrite,
     cache_read_tokens: tokens.cacheRead,
     cache_write_tokens: tokens.cacheWrite,
+    ...(tokens.cacheWrite1h > 0 ? { cache_write_1h_tokens: tokens.cacheWrite1h } : {}),
     output_tokens: tokens.output,
   };
   const timestamp = at && Number.isFinite(at.getTime()) ? at : undefined;
@@ -191,7 +215,7 @@ export function microsToUsd(micros: number): number {
 }
 
 function emptyTokens(): TokensByKind {
-  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 };
 }
 
 function addTokens(into: TokensByKind, t: TokensByKind): void {
@@ -199,6 +223,7 @@ function addTokens(into: TokensByKind, t: TokensByKind): void {
   into.output += t.output;
   into.cacheRead += t.cacheRead;
   into.cacheWrite += t.cacheWrite;
+  into.cacheWrite1h += t.cacheWrite1h;
 }
 
 /**

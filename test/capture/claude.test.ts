@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { applyTier, parseClaudeCodeTranscript, type AgentSessionV1, type CaptureTier } from '../../src/capture/index.js';
 import { RAW_DIR, rawFixtureNames, readCanonical, readRaw, schemaErrors } from './schema.js';
+import { priceSession } from '../../src/pricing/cost.js';
+import { TTL_COSTS_MICROS, ttlTranscript } from '../helpers/cache-ttl.js';
 
 interface ManifestEntry {
   name: string;
@@ -83,6 +85,41 @@ describe('parseClaudeCodeTranscript on every raw fixture', () => {
       expect(types.has('interrupt'), `${entry.name} interrupts`).toBe(entry.features.interrupt ?? false);
       expect(s.subagent !== undefined, `${entry.name} subagent`).toBe(entry.subagent);
       expect(s.warnings, entry.name).toEqual([]);
+    }
+  });
+
+  it('keeps the one-hour part of each cache write beside the total (issue 15 §1), priced at its rate', () => {
+    const s = parseClaudeCodeTranscript(ttlTranscript('ttl-capture'), { tier: 'metrics' });
+    expect(schemaErrors(s)).toEqual([]);
+    const assistants = s.turns.filter((t) => t.role === 'assistant');
+    expect(assistants.map((t) => t.usage)).toEqual([
+      { in: 10, out: 300, cacheRead: 20_000, cacheCreate: 4000 },
+      { in: 10, out: 300, cacheRead: 20_000, cacheCreate: 4000, cacheCreate1h: 4000 },
+      { in: 10, out: 300, cacheRead: 20_000, cacheCreate: 4000, cacheCreate1h: 1500 },
+    ]);
+    // Turn by turn and as a session, the figures computed by hand in test/helpers/cache-ttl.ts.
+    expect(assistants.map((t) => priceSession([t]).costMicros)).toEqual([TTL_COSTS_MICROS.fiveMinute, TTL_COSTS_MICROS.oneHour, TTL_COSTS_MICROS.mixed]);
+    expect(priceSession(s.turns).costMicros).toBe(TTL_COSTS_MICROS.session);
+  });
+
+  it('sums the one-hour writes of every fixture as the raw lines do', () => {
+    for (const name of rawFixtureNames()) {
+      const text = readRaw(name);
+      const perMessage = new Map<string, number>();
+      for (const line of text.split('\n')) {
+        let o: { type?: string; message?: { id?: string; usage?: { cache_creation?: { ephemeral_1h_input_tokens?: number } } } };
+        try {
+          o = JSON.parse(line) as typeof o;
+        } catch {
+          continue;
+        }
+        const h = o.message?.usage?.cache_creation?.ephemeral_1h_input_tokens;
+        if (o.type !== 'assistant' || typeof h !== 'number' || !o.message?.id) continue;
+        perMessage.set(o.message.id, Math.max(perMessage.get(o.message.id) ?? 0, h));
+      }
+      const expected = [...perMessage.values()].reduce((n, h) => n + h, 0);
+      const s = parseClaudeCodeTranscript(text);
+      expect(s.turns.reduce((n, t) => n + (t.usage?.cacheCreate1h ?? 0), 0), name).toBe(expected);
     }
   });
 

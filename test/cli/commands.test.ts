@@ -189,6 +189,14 @@ describe('attest sessions, session, costs', { timeout: 300_000 }, () => {
     const listedCost = list.json.sessions.reduce((n: number, s: { costUsd: number }) => n + s.costUsd, 0);
     expect(costs.json.costUsd).toBeCloseTo(listedCost, 6);
     expect(costs.json.costUsd).toBeGreaterThan(0);
+    // Cache writes by TTL: the sessions' one-hour and five-minute parts, summed as the list states them.
+    const listed1h = list.json.sessions.reduce((n: number, s: { tokens: { cacheWrite1h: number } }) => n + s.tokens.cacheWrite1h, 0);
+    expect(listed1h).toBeGreaterThan(0);
+    expect(costs.json.byAgentAndModel.reduce((n: number, r: { cacheWrite1h: number }) => n + r.cacheWrite1h, 0)).toBe(listed1h);
+    const human2 = await home.run(['session', traceId]);
+    expect(human2.stdout).toMatch(/cache writes 5m \d+ \/ 1h \d+/);
+    const table2 = await home.run(['costs', '--from', '2026-01-01', '--to', '2026-12-31']);
+    expect(table2.stdout).toMatch(/CACHE-W 5M\s+CACHE-W 1H/);
   });
 });
 

@@ -1,7 +1,8 @@
 // Session cost against figures computed by hand from the per-million prices @pydantic/genai-prices 0.1.8
 // ships (read from its data with calcPrice(...).model_price):
-//   claude-sonnet-4-6: input 3, cache_write 3.75, cache_read 0.3, output 15 ($/Mtok)
-//   claude-opus-4-8:   input 5, cache_write 6.25, cache_read 0.5, output 25
+//   claude-sonnet-4-6: input 3, cache_write 3.75, cache_write_1h 6, cache_read 0.3, output 15 ($/Mtok)
+//   claude-opus-4-8:   input 5, cache_write 6.25, cache_write_1h 10, cache_read 0.5, output 25
+// (Anthropic's published rates: a five-minute cache write is 1.25× input, a one-hour write 2× input.)
 //   gpt-5 (gpt-5-codex matches it): input 1.25, cache_read 0.125, output 10
 // $/Mtok × tokens = micro-dollars, so each figure below is plain integer arithmetic.
 import { describe, expect, it } from 'vitest';
@@ -13,8 +14,8 @@ const TS = '2026-07-01T14:03:19.000Z';
 describe('the prices this test assumes', () => {
   it('are the ones the package ships', () => {
     const price = (model: string) => calcPrice({ input_tokens: 1, output_tokens: 1 }, model)!.model_price;
-    expect(price('claude-sonnet-4-6')).toMatchObject({ input_mtok: 3, cache_write_mtok: 3.75, cache_read_mtok: 0.3, output_mtok: 15 });
-    expect(price('claude-opus-4-8')).toMatchObject({ input_mtok: 5, cache_write_mtok: 6.25, cache_read_mtok: 0.5, output_mtok: 25 });
+    expect(price('claude-sonnet-4-6')).toMatchObject({ input_mtok: 3, cache_write_mtok: 3.75, cache_write_1h_mtok: 6, cache_read_mtok: 0.3, output_mtok: 15 });
+    expect(price('claude-opus-4-8')).toMatchObject({ input_mtok: 5, cache_write_mtok: 6.25, cache_write_1h_mtok: 10, cache_read_mtok: 0.5, output_mtok: 25 });
     expect(price('gpt-5-codex')).toMatchObject({ input_mtok: 1.25, cache_read_mtok: 0.125, output_mtok: 10 });
   });
 });
@@ -30,7 +31,7 @@ describe('priceSession', () => {
     expect(cost.costNanos).toBe(19_356_000);
     expect(cost.status).toBe('complete');
     expect(cost.unpricedModels).toEqual([]);
-    expect(cost.tokens).toEqual({ input: 9, output: 412, cacheRead: 18230, cacheWrite: 2048 });
+    expect(cost.tokens).toEqual({ input: 9, output: 412, cacheRead: 18230, cacheWrite: 2048, cacheWrite1h: 0 });
     expect(cost.byModel).toEqual([{ model: 'claude-sonnet-4-6', tokens: cost.tokens, turns: 1, costNanos: 19_356_000, unpricedTurns: 0 }]);
   });
 
@@ -44,12 +45,12 @@ describe('priceSession', () => {
     // 10000 input of which 8000 cached: 2000 × 1.25 + 8000 × 0.125 + 500 × 10 = 2500 + 1000 + 5000 = 8500 µ$
     const cost = priceSession([{ role: 'assistant', model: 'gpt-5-codex', ts: TS, usage: { in: 10000, out: 500, cacheRead: 8000, cacheCreate: 0 } }]);
     expect(cost.costMicros).toBe(8500);
-    expect(cost.tokens).toEqual({ input: 2000, output: 500, cacheRead: 8000, cacheWrite: 0 });
+    expect(cost.tokens).toEqual({ input: 2000, output: 500, cacheRead: 8000, cacheWrite: 0, cacheWrite1h: 0 });
     expect(cost.status).toBe('complete');
   });
 
   it('treats cache reads larger than input as reported beside it, whatever the vendor', () => {
-    expect(tokensByKind('gpt-5', { in: 100, out: 0, cacheRead: 900, cacheCreate: 0 })).toEqual({ input: 100, output: 0, cacheRead: 900, cacheWrite: 0 });
+    expect(tokensByKind('gpt-5', { in: 100, out: 0, cacheRead: 900, cacheCreate: 0 })).toEqual({ input: 100, output: 0, cacheRead: 900, cacheWrite: 0, cacheWrite1h: 0 });
   });
 
   it('leaves an unknown model unpriced, and keeps a client cost only there', () => {
@@ -57,7 +58,7 @@ describe('priceSession', () => {
     expect(unknown.status).toBe('unpriced');
     expect(unknown.unpricedModels).toEqual(['claude-fable-7']);
     expect(unknown.costMicros).toBe(0);
-    expect(priceTurnNanos('claude-fable-7', { input: 100, output: 100, cacheRead: 0, cacheWrite: 0 })).toBeNull();
+    expect(priceTurnNanos('claude-fable-7', { input: 100, output: 100, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 })).toBeNull();
 
     const clientPriced = priceSession([{ role: 'assistant', model: 'claude-fable-7', ts: TS, usage: { in: 100, out: 100, cacheRead: 0, cacheCreate: 0 }, costUsd: 0.0123 }]);
     expect(clientPriced.costMicros).toBe(12300);
@@ -99,6 +100,45 @@ describe('priceSession', () => {
   });
 });
 
+describe('cache writes by TTL (usage.cacheCreate1h)', () => {
+  // claude-sonnet-4-6: input 3, five-minute write 3.75 (1.25 × 3), one-hour write 6 (2 × 3), read 0.3, output 15.
+  const turn = (cacheCreate: number, cacheCreate1h?: number) => ({
+    role: 'assistant', model: 'claude-sonnet-4-6', ts: TS,
+    usage: { in: 10, out: 200, cacheRead: 30_000, cacheCreate, ...(cacheCreate1h !== undefined ? { cacheCreate1h } : {}) },
+  });
+  // The part every turn below shares: 10 × 3 + 30000 × 0.3 + 200 × 15 = 30 + 9000 + 3000 = 12030 µ$.
+  const base = 12_030;
+
+  it('a five-minute-only turn: 4000 × 3.75 = 15000 µ$ of writes', () => {
+    expect(priceSession([turn(4000)]).costMicros).toBe(base + 15_000);
+    expect(priceSession([turn(4000, 0)]).costMicros).toBe(base + 15_000);
+    expect(priceSession([turn(4000)]).tokens).toMatchObject({ cacheWrite: 4000, cacheWrite1h: 0 });
+  });
+
+  it('a one-hour-only turn: 4000 × 6 = 24000 µ$ of writes', () => {
+    const cost = priceSession([turn(4000, 4000)]);
+    expect(cost.costMicros).toBe(base + 24_000);
+    expect(cost.tokens).toMatchObject({ cacheWrite: 4000, cacheWrite1h: 4000 });
+  });
+
+  it('a mixed turn: 1500 × 6 + (4000 − 1500) × 3.75 = 9000 + 9375 = 18375 µ$ of writes', () => {
+    const cost = priceSession([turn(4000, 1500)]);
+    expect(cost.costMicros).toBe(base + 18_375);
+    expect(cost.byModel[0]!.tokens).toMatchObject({ cacheWrite: 4000, cacheWrite1h: 1500 });
+  });
+
+  it('agrees with calcPrice given the same split', () => {
+    const t = tokensByKind('claude-opus-4-8', { in: 7, out: 900, cacheRead: 120_000, cacheCreate: 9000, cacheCreate1h: 5000 });
+    // 7 × 5 + 120000 × 0.5 + 4000 × 6.25 + 5000 × 10 + 900 × 25 = 35 + 60000 + 25000 + 50000 + 22500 = 157535 µ$
+    expect(priceTurnNanos('claude-opus-4-8', t, new Date(TS))).toBe(157_535_000);
+    expect(priceTurnNanosExact('claude-opus-4-8', t, new Date(TS))).toBe(157_535_000);
+  });
+
+  it('clamps a one-hour part larger than the write to the write', () => {
+    expect(tokensByKind('claude-sonnet-4-6', { in: 0, out: 0, cacheRead: 0, cacheCreate: 100, cacheCreate1h: 500 }).cacheWrite1h).toBe(100);
+  });
+});
+
 describe('priceTurnNanos', () => {
   it('agrees with calcPrice turn by turn, flat and tiered models alike', () => {
     let seed = 42;
@@ -109,7 +149,9 @@ describe('priceTurnNanos', () => {
     const models = ['claude-sonnet-4-6', 'claude-opus-4-8', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-5-20250929', 'gpt-5', 'gpt-4o', 'o3'];
     for (const model of models) {
       for (let i = 0; i < 40; i += 1) {
-        const tokens = { input: rnd(300_000), output: rnd(20_000), cacheRead: rnd(400_000), cacheWrite: model.startsWith('claude') ? rnd(50_000) : 0 };
+        const cacheWrite = model.startsWith('claude') ? rnd(50_000) : 0;
+        // Half the turns write part of their cache with the one-hour TTL.
+        const tokens = { input: rnd(300_000), output: rnd(20_000), cacheRead: rnd(400_000), cacheWrite, cacheWrite1h: i % 2 ? rnd(cacheWrite + 1) : 0 };
         for (const at of [TS, '2026-01-15T08:00:00.000Z']) {
           expect(priceTurnNanos(model, tokens, new Date(at)), `${model} ${at} ${JSON.stringify(tokens)}`).toBe(priceTurnNanosExact(model, tokens, new Date(at)));
         }
@@ -122,7 +164,7 @@ describe('prices by date', () => {
   it('uses the price in force when the turn ran (claude-sonnet-4-6 was tiered above 200k input before 2026-03-13)', () => {
     // 250000 uncached input + 1000 output. Before: the whole request at the >200k tier, 250000 × 6 + 1000 × 22.5
     // = 1522500 µ$. After: flat, 250000 × 3 + 1000 × 15 = 765000 µ$.
-    const tokens = { input: 250_000, output: 1000, cacheRead: 0, cacheWrite: 0 };
+    const tokens = { input: 250_000, output: 1000, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 };
     expect(priceTurnNanos('claude-sonnet-4-6', tokens, new Date('2026-02-01T00:00:00Z'))).toBe(1_522_500_000);
     expect(priceTurnNanos('claude-sonnet-4-6', tokens, new Date('2026-07-01T00:00:00Z'))).toBe(765_000_000);
   });

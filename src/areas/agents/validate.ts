@@ -21,8 +21,27 @@ function describe(error: ErrorObject): string {
 
 export type SessionCheck = { ok: true; session: AgentSessionV1 } | { ok: false; reason: string };
 
+/**
+ * What the fixture schema (kept verbatim) cannot say about the additive `usage.cacheCreate1h` of API.md §10:
+ * when present it is an integer from 0 to the turn's `cacheCreate`.
+ */
+function checkAdditions(session: AgentSessionV1): string | null {
+  for (const [i, turn] of session.turns.entries()) {
+    const usage = turn.usage;
+    if (!usage || !('cacheCreate1h' in usage)) continue;
+    const h = usage.cacheCreate1h;
+    if (typeof h !== 'number' || !Number.isSafeInteger(h) || h < 0) return `turns.${i}.usage.cacheCreate1h must be a non-negative integer`;
+    if (h > usage.cacheCreate) return `turns.${i}.usage.cacheCreate1h must not exceed cacheCreate (${usage.cacheCreate})`;
+  }
+  return null;
+}
+
 export function checkSession(value: unknown): SessionCheck {
-  if (validator(value)) return { ok: true, session: value as AgentSessionV1 };
+  if (validator(value)) {
+    const session = value as AgentSessionV1;
+    const problem = checkAdditions(session);
+    return problem ? { ok: false, reason: problem } : { ok: true, session };
+  }
   const first = validator.errors?.[0];
   return { ok: false, reason: first ? describe(first) : 'does not match AgentSession v1' };
 }

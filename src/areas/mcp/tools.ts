@@ -14,8 +14,8 @@ export interface ToolSpec {
 /** Every tool the gateway can offer; a tool is registered only when its REST twin is served. */
 export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'list_sessions', path: '/v1/sessions', description: 'List agent sessions of the factory (filters, sorting, paging as GET /v1/sessions).' },
-  { name: 'get_session', path: '/v1/sessions/{traceId}', description: 'One session with its turns, events and per-model usage (GET /v1/sessions/{traceId}).' },
-  { name: 'get_model_costs', path: '/v1/metrics/models', description: 'Per-model token spend and cost in a window (GET /v1/metrics/models).' },
+  { name: 'get_session', path: '/v1/sessions/{traceId}', description: 'One session with its turns, events and per-model usage, cache writes by TTL (GET /v1/sessions/{traceId}).' },
+  { name: 'get_model_costs', path: '/v1/metrics/models', description: 'Per-model token spend and cost in a window, cache writes by TTL (five-minute and one-hour) (GET /v1/metrics/models).' },
   { name: 'get_fleet_overview', path: '/v1/metrics/overview', description: 'Fleet tiles of a window beside the window before it (GET /v1/metrics/overview).' },
   { name: 'compare_windows', path: '/v1/metrics/compare', description: 'The tiles of two windows side by side with deltas (GET /v1/metrics/compare).' },
   { name: 'get_breakdown', path: '/v1/metrics/breakdown', description: 'Sessions, cost and tool behaviour grouped by one dimension (GET /v1/metrics/breakdown).' },

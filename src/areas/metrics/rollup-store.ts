@@ -38,6 +38,7 @@ export interface MetricsDayModelsTable {
   output_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  cache_write_1h_tokens: number;
   cost_micros: number;
 }
 
@@ -133,9 +134,9 @@ export async function recomputeDays(db: Db, appId: string, days: readonly number
         from sessions
         where app_id = ${appId} and started_at >= ${from} and started_at < ${to} and is_subagent = 0`.execute(trx);
       await sql`
-        insert into metrics_day_models (app_id, day, repo, model, sessions, turns, unpriced_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_micros)
+        insert into metrics_day_models (app_id, day, repo, model, sessions, turns, unpriced_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_micros)
         select app_id, started_at / ${DAY}, repo, model, count(distinct session_id), sum(turn_count), sum(unpriced_turn_count),
-          sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), sum(cost_micros)
+          sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), sum(cache_write_1h_tokens), sum(cost_micros)
         from session_model_usage
         where app_id = ${appId} and started_at >= ${from} and started_at < ${to}
         group by app_id, started_at / ${DAY}, repo, model`.execute(trx);
@@ -210,6 +211,7 @@ export async function dayModels(db: Db, scope: Scope, days: DayRange): Promise<M
       eb.fn.sum<number>('output_tokens').as('output'),
       eb.fn.sum<number>('cache_read_tokens').as('cache_read'),
       eb.fn.sum<number>('cache_write_tokens').as('cache_write'),
+      eb.fn.sum<number>('cache_write_1h_tokens').as('cache_write_1h'),
       eb.fn.sum<number>('cost_micros').as('cost'),
     ])
     .where('app_id', '=', scope.appId)
@@ -226,6 +228,8 @@ export async function dayModels(db: Db, scope: Scope, days: DayRange): Promise<M
     outputTokens: Number(r.output ?? 0),
     cacheReadTokens: Number(r.cache_read ?? 0),
     cacheWriteTokens: Number(r.cache_write ?? 0),
+    cacheWrite5mTokens: Number(r.cache_write ?? 0) - Number(r.cache_write_1h ?? 0),
+    cacheWrite1hTokens: Number(r.cache_write_1h ?? 0),
     costMicros: Number(r.cost ?? 0),
   }));
 }

@@ -113,6 +113,8 @@ export async function windowModels(db: Db, scope: raw.Scope, w: raw.Window): Pro
     acc.outputTokens += m.outputTokens;
     acc.cacheReadTokens += m.cacheReadTokens;
     acc.cacheWriteTokens += m.cacheWriteTokens;
+    acc.cacheWrite5mTokens += m.cacheWrite5mTokens;
+    acc.cacheWrite1hTokens += m.cacheWrite1hTokens;
     acc.costMicros += m.costMicros;
   }
   return [...byModel.values()].sort((a, b) => b.costMicros - a.costMicros || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));

@@ -26,7 +26,9 @@ const Model = Type.Object({
   inputTokens: Type.Integer(),
   outputTokens: Type.Integer(),
   cacheReadTokens: Type.Integer(),
-  cacheWriteTokens: Type.Integer(),
+  cacheWriteTokens: Type.Integer({ description: 'every cache write, whatever its TTL' }),
+  cacheWrite5mTokens: Type.Integer({ description: 'cache writes with the five-minute TTL' }),
+  cacheWrite1hTokens: Type.Integer({ description: 'cache writes with the one-hour TTL (priced at the one-hour rate)' }),
   costUsd: Type.Number(),
   costMicros: Type.Integer(),
 });

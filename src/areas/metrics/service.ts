@@ -60,6 +60,8 @@ export interface ModelWire {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  cacheWrite5mTokens: number;
+  cacheWrite1hTokens: number;
   costUsd: number;
   costMicros: number;
 }
@@ -90,9 +92,11 @@ export async function modelSpend(ctx: FactoryContext, q: ModelsQuery) {
       outputTokens: t.outputTokens + m.outputTokens,
       cacheReadTokens: t.cacheReadTokens + m.cacheReadTokens,
       cacheWriteTokens: t.cacheWriteTokens + m.cacheWriteTokens,
+      cacheWrite5mTokens: t.cacheWrite5mTokens + m.cacheWrite5mTokens,
+      cacheWrite1hTokens: t.cacheWrite1hTokens + m.cacheWrite1hTokens,
       costMicros: t.costMicros + m.costMicros,
     }),
-    { turns: 0, unpricedTurns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costMicros: 0 },
+    { turns: 0, unpricedTurns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, costMicros: 0 },
   );
   return { window: windowWire(w), models: rows.map(modelWire), totals: { ...totals, costUsd: usd(totals.costMicros) } };
 }

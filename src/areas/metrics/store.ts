@@ -94,6 +94,9 @@ export interface ModelRow {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** The parts of cacheWriteTokens by TTL. */
+  cacheWrite5mTokens: number;
+  cacheWrite1hTokens: number;
   costMicros: number;
 }
 
@@ -118,6 +121,7 @@ export async function models(db: Db, scope: Scope, w: Window): Promise<ModelRow[
       eb.fn.sum<number>('output_tokens').as('output'),
       eb.fn.sum<number>('cache_read_tokens').as('cache_read'),
       eb.fn.sum<number>('cache_write_tokens').as('cache_write'),
+      eb.fn.sum<number>('cache_write_1h_tokens').as('cache_write_1h'),
       eb.fn.sum<number>('cost_micros').as('cost'),
     ])
     .where(usageScope(scope))
@@ -135,6 +139,8 @@ export async function models(db: Db, scope: Scope, w: Window): Promise<ModelRow[
     outputTokens: Number(r.output ?? 0),
     cacheReadTokens: Number(r.cache_read ?? 0),
     cacheWriteTokens: Number(r.cache_write ?? 0),
+    cacheWrite5mTokens: Number(r.cache_write ?? 0) - Number(r.cache_write_1h ?? 0),
+    cacheWrite1hTokens: Number(r.cache_write_1h ?? 0),
     costMicros: Number(r.cost ?? 0),
   }));
 }

@@ -21,6 +21,7 @@ const ModelPrice = Type.Object({
   output: TokenPrice,
   cacheRead: TokenPrice,
   cacheWrite: TokenPrice,
+  cacheWrite1h: TokenPrice,
   conditional: Type.Boolean({ description: 'The prices change with time (dated change or time-of-day rate); these are the ones in force at `at`.' }),
   deprecated: Type.Boolean(),
 });

@@ -34,7 +34,8 @@ export interface TurnV1 {
   ts?: string;
   model?: string;
   source?: 'human' | 'peer' | 'notification';
-  usage?: { in: number; out: number; cacheRead: number; cacheCreate: number };
+  /** `cacheCreate1h` (API.md §10): the part of `cacheCreate` written with the one-hour TTL. */
+  usage?: { in: number; out: number; cacheRead: number; cacheCreate: number; cacheCreate1h?: number; [k: string]: unknown };
   costUsd?: number | null;
   images?: { mediaType: string; sha256: string; bytes?: number }[];
   [k: string]: unknown;

@@ -7,7 +7,14 @@ import { type CsvColumn, csvLines, exportResponse, FORMAT_QUERY, jsonArray, send
 import { exportSessions, getSession, listSessions, SIGNALS, SORT_KEYS, type SessionWire } from './service.js';
 
 const Score = Type.Object({ label: Type.String(), score: Type.Number() });
-const Tokens = Type.Object({ input: Type.Integer(), output: Type.Integer(), cacheRead: Type.Integer(), cacheWrite: Type.Integer() });
+const Tokens = Type.Object({
+  input: Type.Integer(),
+  output: Type.Integer(),
+  cacheRead: Type.Integer(),
+  cacheWrite: Type.Integer({ description: 'every cache write, whatever its TTL' }),
+  cacheWrite5m: Type.Integer({ description: 'cache writes with the five-minute TTL (priced at the five-minute rate)' }),
+  cacheWrite1h: Type.Integer({ description: 'cache writes with the one-hour TTL (priced at the one-hour rate)' }),
+});
 
 const Session = Type.Object({
   actorId: Type.String(),

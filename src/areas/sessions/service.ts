@@ -122,6 +122,7 @@ function rowOf(ctx: FactoryContext, id: string, s: SessionSummary, actor: Sessio
     output_tokens: s.cost.tokens.output,
     cache_read_tokens: s.cost.tokens.cacheRead,
     cache_write_tokens: s.cost.tokens.cacheWrite,
+    cache_write_1h_tokens: s.cost.tokens.cacheWrite1h,
     cost_micros: s.cost.costMicros,
     cost_status: s.cost.status,
     unpriced_models: JSON.stringify(s.cost.unpricedModels),
@@ -151,6 +152,7 @@ function usageRows(row: store.SessionRow, s: SessionSummary): store.ModelUsageRo
     output_tokens: m.tokens.output,
     cache_read_tokens: m.tokens.cacheRead,
     cache_write_tokens: m.tokens.cacheWrite,
+    cache_write_1h_tokens: m.tokens.cacheWrite1h,
     cost_micros: nanosToMicros(m.costNanos),
   }));
 }
@@ -314,7 +316,7 @@ export interface SessionWire {
   costUsd: number;
   unpricedModels: string[];
   models: string[];
-  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  tokens: TokensWire;
   startedAt: string;
   endedAt: string;
   updatedAt: string;
@@ -332,6 +334,22 @@ export interface SessionWire {
   parentSessionId: string | null;
   contextSourceVerification: 'verified' | 'unverified' | 'absent';
   prOutcomes: PrOutcome[];
+}
+
+/** Tokens by kind; cache writes as a total and by TTL (`cacheWrite5m + cacheWrite1h = cacheWrite`). */
+export interface TokensWire {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cacheWrite5m: number;
+  cacheWrite1h: number;
+}
+
+export function tokensWire(r: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_write_tokens: number; cache_write_1h_tokens: number }): TokensWire {
+  const write = Number(r.cache_write_tokens);
+  const oneHour = Number(r.cache_write_1h_tokens ?? 0);
+  return { input: Number(r.input_tokens), output: Number(r.output_tokens), cacheRead: Number(r.cache_read_tokens), cacheWrite: write, cacheWrite5m: write - oneHour, cacheWrite1h: oneHour };
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -391,7 +409,7 @@ function toWire(row: store.SessionRow, actors: ActorView, extra: Enrichment): Se
     costUsd: microsToUsd(row.cost_micros),
     unpricedModels: JSON.parse(row.unpriced_models) as string[],
     models: JSON.parse(row.models) as string[],
-    tokens: { input: row.input_tokens, output: row.output_tokens, cacheRead: row.cache_read_tokens, cacheWrite: row.cache_write_tokens },
+    tokens: tokensWire(row),
     startedAt: iso(row.started_at),
     endedAt: iso(row.ended_at ?? row.started_at + row.duration_ms),
     updatedAt: iso(row.updated_at),
@@ -630,7 +648,7 @@ export interface SessionDetailWire extends SessionWire {
   turns: unknown[];
   events: unknown[];
   warnings: unknown[];
-  modelUsage: { model: string; turns: number; costUsd: number; tokens: { input: number; output: number; cacheRead: number; cacheWrite: number } }[];
+  modelUsage: { model: string; turns: number; costUsd: number; tokens: TokensWire }[];
   /** The parent session's traceId when this is a subagent whose parent is stored in this factory. */
   parentTraceId: string | null;
   subagents: { traceId: string; sessionId: string; subagentId: string | null; title: string; agentType: string; startedAt: string; costUsd: number; costStatus: CostStatus }[];
@@ -669,7 +687,7 @@ export async function getSession(ctx: FactoryContext, traceId: string): Promise<
         model: u.model,
         turns: u.turn_count,
         costUsd: microsToUsd(u.cost_micros),
-        tokens: { input: u.input_tokens, output: u.output_tokens, cacheRead: u.cache_read_tokens, cacheWrite: u.cache_write_tokens },
+        tokens: tokensWire(u),
       })),
     parentTraceId: parent && parent.id !== row.id ? parent.id : null,
     subagents: subagents.map((s) => ({

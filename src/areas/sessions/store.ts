@@ -42,6 +42,8 @@ export interface SessionsTable {
   output_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /** The one-hour part of cache_write_tokens. */
+  cache_write_1h_tokens: number;
   cost_micros: number;
   cost_status: string;
   /** JSON array of model names. */
@@ -73,6 +75,8 @@ export interface SessionModelUsageTable {
   output_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /** The one-hour part of cache_write_tokens. */
+  cache_write_1h_tokens: number;
   cost_micros: number;
 }
 

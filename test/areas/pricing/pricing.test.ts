@@ -43,10 +43,11 @@ describe('GET /v1/pricing', () => {
       output: { perMTok: p.output_mtok, tiers: [] },
       cacheRead: { perMTok: p.cache_read_mtok, tiers: [] },
       cacheWrite: { perMTok: p.cache_write_mtok, tiers: [] },
+      cacheWrite1h: { perMTok: p.cache_write_1h_mtok, tiers: [] },
       conditional: false, deprecated: false,
     });
-    // The package's published Sonnet 4 rates, so a wrong field mapping cannot pass unnoticed.
-    expect([entry.input.perMTok, entry.output.perMTok, entry.cacheRead.perMTok, entry.cacheWrite.perMTok]).toEqual([3, 15, 0.3, 3.75]);
+    // The package's published Sonnet 4 rates (a one-hour cache write is 2 × input), so a wrong field mapping cannot pass unnoticed.
+    expect([entry.input.perMTok, entry.output.perMTok, entry.cacheRead.perMTok, entry.cacheWrite.perMTok, entry.cacheWrite1h.perMTok]).toEqual([3, 15, 0.3, 3.75, 6]);
   });
 
   it('lists every model of every provider the package knows', () => {

@@ -173,7 +173,7 @@ describe('GET /v1/sessions: fields, facets, sorts, filters (rule 7)', () => {
       models: ['claude-sonnet-4-6'], startedAt: '2026-10-01T10:00:00.000Z', endedAt: '2026-10-01T10:01:00.000Z', durationMs: 60000,
       turnCount: 4, userTurnCount: 3, steeringCount: 2, toolCallCount: 2, toolErrorCount: 1, errorCount: 1, rejectedToolCallCount: 0,
       toolErrorRate: 0.5, contextSourceVerification: 'absent', prOutcomes: [], isSubagent: false,
-      tokens: { input: 1000, output: 100, cacheRead: 0, cacheWrite: 0 },
+      tokens: { input: 1000, output: 100, cacheRead: 0, cacheWrite: 0, cacheWrite5m: 0, cacheWrite1h: 0 },
     });
     expect(typeof s.actorName).toBe('string');
     expect(s.updatedAt).toBe(new Date(gw.clock.now()).toISOString());
@@ -358,7 +358,7 @@ describe('GET /v1/sessions/{traceId}', () => {
     expect(s.turns).toEqual(full.turns);
     expect(s.events).toEqual(full.events);
     expect(s.warnings).toEqual(full.warnings);
-    expect(s.modelUsage).toEqual([{ model: 'claude-opus-4-8', turns: 1, costUsd: 0.03226, tokens: { input: 9, output: 412, cacheRead: 18230, cacheWrite: 2048 } }]);
+    expect(s.modelUsage).toEqual([{ model: 'claude-opus-4-8', turns: 1, costUsd: 0.03226, tokens: { input: 9, output: 412, cacheRead: 18230, cacheWrite: 2048, cacheWrite5m: 2048, cacheWrite1h: 0 } }]);
     // The body's actor (id, email) is not an identity the gateway reports.
     expect(JSON.stringify(s)).not.toContain('dev@example.com');
   });
