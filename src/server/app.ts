@@ -15,10 +15,11 @@ import { PrincipalResolver } from './auth/principal.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { App, Gateway } from './context.js';
-import { errorCodeOf, registerErrorHandling } from './error-handler.js';
+import { clientErrorHandler, errorCodeOf, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './error-handler.js';
 import { ERROR_CODES } from './errors.js';
 import { registerGuard } from './guard.js';
 import { createWeb } from './web.js';
+import { registerHostileInputChecks } from './hostile-input.js';
 import { requestValidatorCompiler } from './validation.js';
 import { deriveSecret, loadPepper } from './pepper.js';
 import { RateLimits } from './ratelimit.js';
@@ -92,6 +93,10 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     },
     return503OnClosing: true,
     logController: new OneLinePerRequest(),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Errors Fastify and Node raise before a route runs answer the envelope too (API.md §1).
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(requestValidatorCompiler());
 
@@ -188,6 +193,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
 
   const web = createWeb(config.webDir);
   registerErrorHandling(app, { pageFallback: web.fallback });
+  registerHostileInputChecks(app);
   registerGuard(app);
 
   for (const area of [...AREAS, ...(options.extraAreas ?? [])]) {

@@ -114,6 +114,8 @@ declare module 'fastify' {
     rateLimit?: BucketName;
     /** The area a route belongs to; set by the area registry. */
     area?: string;
+    /** An OAuth protocol endpoint: refused input answers RFC 6749's `{ error, error_description }`. */
+    oauthErrors?: boolean;
   }
   interface FastifyRequest {
     ctx: RequestContext;

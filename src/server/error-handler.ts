@@ -1,5 +1,7 @@
 // Maps every error to the envelope { error: { code, message, ...extra } } in one place. Nothing unexpected
 // leaks: no stack, no SQL, no driver message; a 5xx is logged with its request id.
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { ApiError, apiError, type ErrorCode } from './errors.js';
@@ -97,6 +99,49 @@ function send(reply: FastifyReply, err: ApiError): FastifyReply {
   errorCodes.set(reply.request, err.code);
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
   return reply.status(err.status).send({ error: { code: err.code, message: err.message, ...err.extra } });
+}
+
+/** The longest path parameter the router matches; a longer one answers 414 uri_too_long. */
+export const MAX_PARAM_LENGTH = 100;
+
+/**
+ * Errors the router raises before any route (or hook) runs: a path that is not valid percent-encoding
+ * (FST_ERR_BAD_URL) and a path parameter over MAX_PARAM_LENGTH (FST_ERR_MAX_PARAM_LENGTH).
+ */
+export function frameworkErrors(error: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  let err: ApiError;
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      err = apiError('invalid_url', 'The URL path is not valid percent-encoding.');
+      break;
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      err = apiError('uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`, { limit: MAX_PARAM_LENGTH });
+      break;
+    default:
+      err = apiError('internal_error', 'The gateway failed unexpectedly. Quote the request id when reporting it.', { request_id: reply.request.id });
+      reply.log.error({ err: error }, 'router failed');
+  }
+  void send(reply, err);
+}
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (headers over 16 KiB, a timeout, bytes that
+ * are not HTTP): answered on the socket with the envelope, then the connection closes.
+ */
+export function clientErrorHandler(this: { log: { trace: (obj: object, msg: string) => void } }, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'headers_too_large', 'The request line and headers are larger than 16 KiB.'] as const
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'The request was not received in time.'] as const
+    : [400, 'malformed_request', 'The request is not well-formed HTTP.'] as const;
+  this.log.trace({ err }, 'client error');
+  const body = JSON.stringify({ error: { code, message } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 export interface ErrorHandlingOptions {

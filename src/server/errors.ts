@@ -8,6 +8,9 @@ export const ERROR_CODES = {
   invalid_path_params: { status: 400, description: 'A path parameter is malformed; see details.' },
   invalid_json: { status: 400, description: 'The body is not valid JSON.' },
   invalid_cursor: { status: 400, description: 'The pagination cursor is malformed or was not issued by this gateway.' },
+  invalid_header: { status: 400, description: 'A request header holds a value the gateway refuses (a NUL character); see details.' },
+  invalid_url: { status: 400, description: 'The URL is not valid percent-encoding or holds a character the gateway refuses.' },
+  malformed_request: { status: 400, description: 'The request is not well-formed HTTP.' },
   invalid_app_id: { status: 400, description: 'The X-Outerlayer-App-Id header is not a uuid.' },
   app_id_required: { status: 400, description: 'A login token needs the X-Outerlayer-App-Id header on factory routes.' },
   invalid_runner_version: { status: 400, description: 'X-Outerlayer-Runner-Version is not a semantic version.' },
@@ -65,8 +68,14 @@ export const ERROR_CODES = {
   claim_expired: { status: 410, description: 'The work item has no live lease; claim it again.' },
   // 413
   payload_too_large: { status: 413, description: 'The body is larger than the route accepts; see limit (bytes).' },
+  // 414
+  uri_too_long: { status: 414, description: 'A path segment is longer than the gateway accepts; see limit (characters).' },
   // 416
   range_not_satisfiable: { status: 416, description: 'The Range header selects no byte of the content; see Content-Range for its length.' },
+  // 408
+  request_timeout: { status: 408, description: 'The request was not received in time.' },
+  // 431
+  headers_too_large: { status: 431, description: 'The request line and headers are larger than the gateway accepts (16 KiB).' },
   // 422
   work_item_has_no_repository: { status: 422, description: 'The work item names no repository.' },
   repository_not_connected: { status: 422, description: 'The factory has not connected the repository.' },

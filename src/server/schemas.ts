@@ -1,5 +1,11 @@
-// Schema pieces shared by areas: the success envelope and common field shapes.
-import { Type, type TSchema } from 'typebox';
+// Schema pieces shared by areas: the success envelope, common field shapes, and the bounds every number,
+// string and date of a request must keep (docs/security.md). Areas build their request schemas from these
+// helpers so a bound is said once: an integer that fits its column, a date the answer can express.
+import { Type, type TNumberOptions, type TStringOptions, type TSchema } from 'typebox';
+
+type IntegerOptions = TNumberOptions;
+type NumberOptions = TNumberOptions;
+type StringOptions = TStringOptions & { formatMinimum?: string; formatMaximum?: string };
 
 /** `{ data: T }`, the envelope of every success body. */
 export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
@@ -8,3 +14,56 @@ export const Uuid = Type.String({ format: 'uuid' });
 export const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' });
 export const DateTime = Type.String({ format: 'date-time' });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+// ---------------------------------------------------------------------------------------------------------
+// Numbers. JSON `1e999` parses to Infinity and a 30-digit literal to a float beyond 2^53; the validator
+// refuses non-finite numbers (ajv strictNumbers), and every integer of a request is bounded to its column.
+
+/** Largest value of a PostgreSQL `integer` (and what a 32-bit column holds). */
+export const INT32_MAX = 2_147_483_647;
+/** Largest integer a JavaScript number (and so a JSON body) carries exactly; `bigint` columns stop here. */
+export const INT53_MAX = Number.MAX_SAFE_INTEGER;
+
+/** An integer stored in an `integer` column (PostgreSQL int4): 0..2^31-1 unless narrowed. */
+export const Int32 = (opts: IntegerOptions = {}) => Type.Integer({ minimum: 0, maximum: INT32_MAX, ...opts });
+/** An integer stored in a `bigint` column: 0..2^53-1 unless narrowed (beyond 2^53 JSON numbers lose digits). */
+export const Int53 = (opts: IntegerOptions = {}) => Type.Integer({ minimum: 0, maximum: INT53_MAX, ...opts });
+/** A pull request (or issue) number: 1..2^31-1, the range of every column that holds one. */
+export const PrNumber = (opts: IntegerOptions = {}) => Int32({ minimum: 1, ...opts });
+/** A finite number (a price, a rate): ajv refuses NaN and ±Infinity; this also caps its size. */
+export const Finite = (opts: NumberOptions = {}) => Type.Number({ minimum: -1e15, maximum: 1e15, ...opts });
+
+/** `limit` of a list: 1..max. */
+export const Limit = (max: number, def?: number, opts: IntegerOptions = {}) =>
+  Type.Integer({ minimum: 1, maximum: max, ...(def !== undefined ? { default: def } : {}), ...opts });
+/** `offset` of a list: 0..10000 (deeper pages use filters). */
+export const Offset = (opts: IntegerOptions = {}) => Type.Integer({ minimum: 0, maximum: 10_000, ...opts });
+/** `page` of a paged list: 1..10000. */
+export const Page = (opts: IntegerOptions = {}) => Type.Integer({ minimum: 1, maximum: 10_000, ...opts });
+
+// ---------------------------------------------------------------------------------------------------------
+// Dates. Answers carry RFC 3339 date-times with four-digit years; a date query must keep every instant the
+// answer derives from it (a window's end, a prior window) inside what that format can say. Nothing the
+// gateway records predates the Unix epoch.
+
+export const EARLIEST_INSTANT = '1970-01-01T00:00:00Z';
+export const LATEST_INSTANT = '9999-12-31T23:59:59Z';
+export const EARLIEST_INSTANT_MS = Date.parse(EARLIEST_INSTANT);
+export const LATEST_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** Whether an instant (Unix ms) is one a date query may name: 1970-01-01 .. 9999-12-31 (UTC), inclusive. */
+export function instantInRange(ms: number): boolean {
+  return Number.isFinite(ms) && ms >= EARLIEST_INSTANT_MS && ms <= LATEST_INSTANT_MS;
+}
+export const INSTANT_RANGE_MESSAGE = 'must be between 1970-01-01 and 9999-12-31 (UTC)';
+
+/** A date-time query parameter, bounded to what an answer can express. */
+export const DateTimeQuery = (opts: StringOptions = {}) =>
+  Type.String({ format: 'date-time', formatMinimum: EARLIEST_INSTANT, formatMaximum: LATEST_INSTANT, maxLength: 40, ...opts });
+
+// ---------------------------------------------------------------------------------------------------------
+// Strings. A NUL (U+0000) is refused everywhere by one hook (src/server/hostile-input.ts): PostgreSQL cannot
+// store it in text and SQLite's FTS stops at it, so both stores answer alike. Bound every free-text field.
+
+/** Free text of at most `max` characters (default 1..max). */
+export const Text = (max: number, opts: StringOptions = {}) => Type.String({ maxLength: max, ...opts });

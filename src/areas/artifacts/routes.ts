@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Uuid, Int32, Int53, PrNumber as PrNumberSchema } from '../../server/schemas.js';
 import {
   ARTIFACT_REQUEST_LIMIT,
   createArtifact,
@@ -18,7 +18,7 @@ const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
 
 // `owner/repo` as code hosts spell it.
 const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
-const PrNumber = Type.Integer({ minimum: 1, maximum: 2147483647 });
+const PrNumber = PrNumberSchema();
 // type/subtype with optional parameters (RFC 9110 §8.3.1); anything else is a bad media type (400).
 const MediaType = Type.String({
   minLength: 3,
@@ -55,7 +55,7 @@ const ArtifactBody = Type.Object(
         clientArtifactId: Type.String({ minLength: 1, maxLength: 200 }),
         filename: Type.String({ minLength: 1, maxLength: 1024 }),
         mediaType: MediaType,
-        bytes: Type.Integer({ minimum: 0 }),
+        bytes: Int53(),
         sha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }),
         caption: Type.String({ maxLength: 4000 }),
         criterionId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -66,7 +66,7 @@ const ArtifactBody = Type.Object(
         supersedes: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'id or clientArtifactId of the artifact this one replaces.' })),
         session: Type.Optional(
           Type.Object(
-            { sessionId: Type.String({ minLength: 1, maxLength: 200 }), turnIndex: Type.Optional(Type.Integer({ minimum: 0 })) },
+            { sessionId: Type.String({ minLength: 1, maxLength: 200 }), turnIndex: Type.Optional(Int32()) },
             { additionalProperties: false },
           ),
         ),

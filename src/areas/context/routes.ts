@@ -1,7 +1,7 @@
 // Context: POST /v1/context/sync, GET /v1/context/changes, GET /v1/context/source (API.md §6).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Limit, Offset } from '../../server/schemas.js';
 import { listChanges, readSource, syncContext } from './service.js';
 
 /** A whole `.outerlayer/` tree travels base64-encoded in one body; the sync limit of API.md §8 applies. */
@@ -72,8 +72,8 @@ export const contextRoutes: AreaRoutes = (app) => {
       summary: 'Synced-commit history, newest first, with per-file changes', tags: ['context'],
       description: 'Each commit lists the files added, modified or removed relative to the commit synced before it.',
       querystring: Type.Object({
-        limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
-        offset: Type.Integer({ minimum: 0, maximum: 10000, default: 0 }),
+        limit: Limit(100, 25),
+        offset: Offset({ default: 0 }),
         branch: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
       }, { additionalProperties: false }),
       response: {

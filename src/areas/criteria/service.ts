@@ -59,6 +59,6 @@ export async function replaceCriteria(
   const rows: store.CriterionRow[] = criteria.map((c, position) => ({
     app_id: ctx.appId, work_item_id: item.id, position, criterion_id: c.id, text: c.text, proof: c.proof ?? null, updated_at: now,
   }));
-  await store.replaceCriteria(ctx.db, ctx.appId, item.id, rows);
+  await store.replaceCriteria(ctx.db, ctx.gateway.dialect, ctx.appId, item.id, rows);
   return toList(item.id, rows);
 }

@@ -1,7 +1,7 @@
 // Findings on a work item: POST records one, GET lists them oldest first (limit/offset).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Uuid, Int32, PrNumber, Limit, Offset } from '../../server/schemas.js';
 import { ABOUT, SEVERITIES, listFindings, recordFinding } from './service.js';
 
 const Finding = Type.Object({
@@ -34,9 +34,9 @@ export const findingsRoutes: AreaRoutes = (app) => {
         title: Type.String({ minLength: 1, maxLength: 500 }),
         body: Type.Optional(Type.String({ maxLength: 65536 })),
         path: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
-        line: Type.Optional(Type.Integer({ minimum: 1 })),
+        line: Type.Optional(Int32({ minimum: 1 })),
         rule: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        prNumber: Type.Optional(Type.Integer({ minimum: 1 })),
+        prNumber: Type.Optional(PrNumber()),
       }, { additionalProperties: false }),
       response: { 201: Data(Finding) },
     },
@@ -48,8 +48,8 @@ export const findingsRoutes: AreaRoutes = (app) => {
       summary: "List a work item's findings, oldest first", tags: ['findings'],
       params: ItemParams,
       querystring: Type.Object({
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'default 50' })),
-        offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000, description: 'default 0' })),
+        limit: Type.Optional(Limit(100, undefined, { description: 'default 50' })),
+        offset: Type.Optional(Offset({ description: 'default 0' })),
       }, { additionalProperties: false }),
       response: { 200: Type.Object({ data: Type.Array(Finding), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }) }) },
     },

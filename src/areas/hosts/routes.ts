@@ -2,7 +2,7 @@
 // with a status derived at read time.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime } from '../../server/schemas.js';
+import { Data, DateTime, Int32 } from '../../server/schemas.js';
 import { heartbeat, listHosts } from './service.js';
 
 const HostStatus = Type.Union([Type.Literal('online'), Type.Literal('busy'), Type.Literal('stale'), Type.Literal('offline')]);
@@ -28,8 +28,8 @@ export const hostsRoutes: AreaRoutes = (app) => {
         hostId: Type.String({ minLength: 1, maxLength: 200 }),
         name: Type.String({ minLength: 1, maxLength: 200 }),
         runnerVersion: Type.String({ minLength: 1, maxLength: 64 }),
-        capacity: Type.Integer({ minimum: 0, maximum: 10000 }),
-        activeJobs: Type.Integer({ minimum: 0, maximum: 10000 }),
+        capacity: Int32({ maximum: 10000 }),
+        activeJobs: Int32({ maximum: 10000 }),
         labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
       }, { additionalProperties: false }),
       response: { 200: Data(Host) },

@@ -1,7 +1,7 @@
 // Metrics: GET /v1/metrics/models|overview|compare|breakdown|trends (metrics.read, observability-read bucket).
 import { Type, type TSchema } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Limit } from '../../server/schemas.js';
 import { breakdown, compare, DIMENSIONS, modelSpend, overview, trends } from './service.js';
 
 const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
@@ -142,7 +142,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
       querystring: Type.Object({
         ...WindowQuery,
         by: Type.Union(DIMENSIONS.map((d) => Type.Literal(d))),
-        limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+        limit: Limit(100, 25),
       }, { additionalProperties: false }),
       response: { 200: Data(Type.Object({ window: Window, by: Type.String(), groups: Type.Integer(), rows: Type.Array(BreakdownRow) })) },
     },

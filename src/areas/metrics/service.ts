@@ -5,6 +5,7 @@ import type { Db } from '../../db/connection.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { prSpendOfWindows, type PrSpend } from '../prs/service.js';
+import { EARLIEST_INSTANT_MS, INSTANT_RANGE_MESSAGE, instantInRange } from '../../server/schemas.js';
 import * as rollup from './rollup.js';
 import * as store from './store.js';
 import * as tools from './tools-store.js';
@@ -21,7 +22,13 @@ function parseInstant(name: string, value: string, endOfDay: boolean): number {
   if (!Number.isFinite(ms) || (DATE_ONLY.test(value) && new Date(ms).toISOString().slice(0, 10) !== value)) {
     throw apiError('invalid_query_params', `${name} is not a date or date-time.`, { details: [{ path: name, message: 'must be a date (YYYY-MM-DD) or an ISO date-time' }] });
   }
-  return DATE_ONLY.test(value) && endOfDay ? ms + DAY_MS : ms;
+  const instant = DATE_ONLY.test(value) && endOfDay ? ms + DAY_MS : ms;
+  // Answers echo the window as date-times with four-digit years: 9999-12-31 as a `to` date would end at
+  // +010000-01-01, 0000-01-01 would start the default window in year -1 (docs/security.md).
+  if (!instantInRange(instant)) {
+    throw apiError('invalid_query_params', `${name} is out of range: it ${INSTANT_RANGE_MESSAGE}.`, { details: [{ path: name, message: INSTANT_RANGE_MESSAGE }] });
+  }
+  return instant;
 }
 
 /**
@@ -178,7 +185,9 @@ type NumericTile = (typeof NUMERIC_TILES)[number];
 
 export async function overview(ctx: FactoryContext, q: ModelsQuery) {
   const current = windowOf(ctx.clock.now(), q.from, q.to);
-  const prior = { from: current.from - (current.to - current.from), to: current.from };
+  // The prior window has the current one's length, but never starts before the epoch (nothing is older, and
+  // a start in a negative year is no date-time the answer can carry).
+  const prior = { from: Math.max(EARLIEST_INSTANT_MS, current.from - (current.to - current.from)), to: current.from };
   const [now, before] = await tilesOf(ctx, scopeOf(ctx, q.repo), [current, prior]);
   const tiles = {} as Record<NumericTile, { current: number | null; prior: number | null }> & { modelMix: { current: ModelShareWire[]; prior: ModelShareWire[] } };
   for (const k of NUMERIC_TILES) tiles[k] = { current: now![k], prior: before![k] };

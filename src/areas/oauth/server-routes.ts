@@ -22,6 +22,8 @@ import { GatewayOAuthProvider } from './provider.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PUBLIC = { guard: { credentials: 'public' as const } };
+/** The SDK's protocol endpoints: input refused before them answers RFC 6749's shape too. */
+const PROTOCOL = { ...PUBLIC, oauthErrors: true };
 const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
   'X-Frame-Options': 'DENY',
@@ -34,6 +36,70 @@ const ConsentBody = Type.Object({
   login_token: Type.Optional(Type.String({ maxLength: 200 })),
   app_id: Type.Optional(Type.String({ maxLength: 64 })),
 }, { additionalProperties: false });
+
+/**
+ * The SDK puts a validation library's issue list (JSON) in `error_description`; a person reads that field.
+ * Each answer of the SDK handlers passes here: a JSON body or a redirect's Location whose description is
+ * such a list gets a sentence instead (`client_id is required; redirect_uri must be a URL.`).
+ */
+function readableErrorDescriptions(res: ServerResponse): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    try {
+      const location = res.getHeader('location');
+      if (typeof location === 'string' && location.includes('error_description=')) {
+        const url = new URL(location);
+        const readable = sentenceOf(url.searchParams.get('error_description'));
+        if (readable) {
+          url.searchParams.set('error_description', readable);
+          res.setHeader('location', url.href);
+        }
+      }
+      const [chunk] = args;
+      if ((typeof chunk === 'string' || Buffer.isBuffer(chunk)) && String(res.getHeader('content-type') ?? '').includes('json')) {
+        const text = chunk.toString();
+        if (text.includes('error_description')) {
+          const body = JSON.parse(text) as { error_description?: unknown };
+          const readable = typeof body.error_description === 'string' ? sentenceOf(body.error_description) : null;
+          if (readable) {
+            const out = JSON.stringify({ ...body, error_description: readable });
+            if (!res.headersSent) res.setHeader('content-length', Buffer.byteLength(out));
+            args[0] = out;
+          }
+        }
+      }
+    } catch {
+      // not JSON after all: send it as it was
+    }
+    return end(...args);
+  }) as typeof res.end;
+}
+
+interface Issue {
+  path?: unknown;
+  message?: unknown;
+}
+
+/** A sentence for a JSON list of validation issues, or null when the description is already prose. */
+export function sentenceOf(description: string | null): string | null {
+  if (!description || !/^\s*[[{]/.test(description)) return null;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(description);
+  } catch {
+    return null;
+  }
+  const list = (Array.isArray(issues) ? issues : [issues]) as Issue[];
+  const parts = list.slice(0, 5).map((issue) => {
+    const field = Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.join('.') : 'the request';
+    const message = typeof issue.message === 'string' ? issue.message : 'is invalid';
+    if (/^required$/i.test(message) || /received undefined/i.test(message)) return `${field} is required`;
+    return `${field} is invalid: ${message.charAt(0).toLowerCase()}${message.slice(1).replace(/\.$/, '')}`;
+  });
+  if (parts.length === 0) return 'The request is invalid.';
+  const sentence = parts.join('; ');
+  return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
+}
 
 export function registerAuthorizationServer(app: App): void {
   const gateway = app.attest;
@@ -59,6 +125,7 @@ export function registerAuthorizationServer(app: App): void {
     // Fastify has read the body; the SDK's body parsers see a finished stream and keep this.
     raw.body = req.body ?? {};
     reply.raw.setHeader('X-Request-Id', req.id);
+    readableErrorDescriptions(reply.raw);
     await new Promise<void>((resolve) => {
       reply.raw.on('finish', () => {
         // The SDK handlers answer an unexpected failure with 500 server_error themselves, past the error
@@ -80,14 +147,14 @@ export function registerAuthorizationServer(app: App): void {
     });
   };
 
-  app.get('/oauth/authorize', { config: PUBLIC, schema: { summary: 'Authorization endpoint (OAuth 2.1, PKCE S256): shows the consent page', tags: ['oauth'] } }, forward);
-  app.post('/oauth/authorize', { config: PUBLIC, schema: { summary: 'Authorization endpoint (form post)', tags: ['oauth'] } }, forward);
-  app.post('/oauth/token', { config: PUBLIC, schema: { summary: 'Token endpoint: authorization_code and refresh_token grants', tags: ['oauth'] } }, forward);
-  app.post('/oauth/register', { config: PUBLIC, schema: { summary: 'Dynamic client registration (RFC 7591); clients are public (PKCE)', tags: ['oauth'] } }, forward);
-  app.post('/oauth/revoke', { config: PUBLIC, schema: { summary: 'Token revocation (RFC 7009)', tags: ['oauth'] } }, forward);
+  app.get('/oauth/authorize', { config: PROTOCOL, schema: { summary: 'Authorization endpoint (OAuth 2.1, PKCE S256): shows the consent page', tags: ['oauth'] } }, forward);
+  app.post('/oauth/authorize', { config: PROTOCOL, schema: { summary: 'Authorization endpoint (form post)', tags: ['oauth'] } }, forward);
+  app.post('/oauth/token', { config: PROTOCOL, schema: { summary: 'Token endpoint: authorization_code and refresh_token grants', tags: ['oauth'] } }, forward);
+  app.post('/oauth/register', { config: PROTOCOL, schema: { summary: 'Dynamic client registration (RFC 7591); clients are public (PKCE)', tags: ['oauth'] } }, forward);
+  app.post('/oauth/revoke', { config: PROTOCOL, schema: { summary: 'Token revocation (RFC 7009)', tags: ['oauth'] } }, forward);
   // CORS preflight for browser-based MCP clients (answered by the SDK handlers' cors()).
   for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke']) {
-    app.options(path, { config: PUBLIC, schema: { hide: true } as object }, forward);
+    app.options(path, { config: PROTOCOL, schema: { hide: true } as object }, forward);
   }
 
   app.post('/oauth/consent', {

@@ -1,7 +1,7 @@
 // Org management (management key only, spec part 5 rule 1): members, roles, the audit log and its verify.
 import { Type } from 'typebox';
 import { orgContext, type AreaRoutes, type RouteGuard } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Uuid, Page, Limit } from '../../server/schemas.js';
 import { ROLES, type Permission } from '../../server/permissions.js';
 import * as orgs from './service.js';
 
@@ -95,10 +95,10 @@ export const orgsRoutes: AreaRoutes = (app) => {
       description: 'Needs the enterprise plan (402 entitlement_required otherwise).',
       params: OrgParams,
       querystring: Type.Object({
-        page: Type.Optional(Type.Integer({ minimum: 1 })),
-        pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-        actionType: Type.Optional(Type.String({ minLength: 1 })),
-        targetType: Type.Optional(Type.String({ minLength: 1 })),
+        page: Type.Optional(Page()),
+        pageSize: Type.Optional(Limit(100, 25)),
+        actionType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        targetType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
         startDate: Type.Optional(AuditDate),
         endDate: Type.Optional(AuditDate),
       }, { additionalProperties: false }),

@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Clock } from '../../server/clock.js';
 import type { Principal } from '../../server/auth/principal.js';
 import { apiError } from '../../server/errors.js';
+import { INSTANT_RANGE_MESSAGE, instantInRange } from '../../server/schemas.js';
 import type { OrgContext } from '../../server/context.js';
 import { ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '../../server/permissions.js';
 import { GENESIS_HASH, hashRow, recordAudit } from './audit.js';
@@ -234,7 +235,9 @@ export function parseAuditDate(value: string, param: string, bound: 'start' | 'e
   const ms = Date.parse(dateOnly ? `${value}T00:00:00.000Z` : value.endsWith('Z') ? value : `${value}Z`);
   const sameDay = Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === value.slice(0, 10);
   if (!sameDay) throw apiError('invalid_query_params', `${param} is not a real date.`, { details: [{ path: param, message: 'is not a real date' }] });
-  return dateOnly && bound === 'end' ? ms + DAY_MS - 1 : ms;
+  const instant = dateOnly && bound === 'end' ? ms + DAY_MS - 1 : ms;
+  if (!instantInRange(instant)) throw apiError('invalid_query_params', `${param} is out of range.`, { details: [{ path: param, message: INSTANT_RANGE_MESSAGE }] });
+  return instant;
 }
 
 export interface AuditLogQuery {

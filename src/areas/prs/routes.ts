@@ -1,7 +1,7 @@
 // PRs: GET /v1/prs/outcomes (attributed PRs with state and cost), GET /v1/prs/{owner}/{repo}/{number}.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Limit, Offset, PrNumber } from '../../server/schemas.js';
 import { csvLine, exportResponse, FORMAT_QUERY, jsonArray, sendDownload, type CsvValue } from '../../server/export.js';
 import { exportPullRequest, getPullRequest, listOutcomes, type PrEvidenceExport } from './service.js';
 
@@ -61,7 +61,7 @@ const Detail = Type.Object({
 const PrParams = Type.Object({
   owner: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
   repo: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
-  number: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+  number: PrNumber(),
 });
 
 export const prsRoutes: AreaRoutes = (app) => {
@@ -71,8 +71,8 @@ export const prsRoutes: AreaRoutes = (app) => {
       summary: 'Pull requests with attributed sessions: state, revert, CI and cost', tags: ['prs'],
       description: 'A session is attributed to a PR it names (outcome prNumber/prUrl/prs, pr_linked events) or whose head branch it worked on in the same repository. Most recent session first.',
       querystring: Type.Object({
-        limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
-        offset: Type.Integer({ minimum: 0, maximum: 10000, default: 0 }),
+        limit: Limit(100, 25),
+        offset: Offset({ default: 0 }),
         repo: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
         state: Type.Optional(State),
       }, { additionalProperties: false }),

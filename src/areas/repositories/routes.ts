@@ -1,7 +1,7 @@
 // Repositories (API.md §6): GET/POST /v1/repositories, DELETE /v1/repositories/{owner}/{repo}.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data } from '../../server/schemas.js';
+import { Data, Int53 } from '../../server/schemas.js';
 import { connectRepository, disconnectRepository, listRepositories } from './service.js';
 
 /** GitHub's owner and repository name rules (owner ≤ 39, name ≤ 100, letters, digits, - _ .). */
@@ -40,7 +40,7 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
       description: '201 when connected, 200 when it was already connected (the installation is updated). 422 repository_not_in_installation when the installation does not list the repository or does not exist.',
       body: Type.Object({
         repository: RepositoryName,
-        installationId: Type.Integer({ minimum: 1 }),
+        installationId: Int53({ minimum: 1 }),
       }, { additionalProperties: false }),
       response: { 200: Data(Entry), 201: Data(Entry) },
     },

@@ -1,13 +1,13 @@
 // Emitted results: POST /v1/emitted-results, GET /v1/emitted-results?repository=&prNumber=.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Uuid, PrNumber as PrNumberSchema } from '../../server/schemas.js';
 import { emitResult, listChecks } from './service.js';
 
 const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
 
 const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
-const PrNumber = Type.Integer({ minimum: 1, maximum: 2147483647 });
+const PrNumber = PrNumberSchema();
 const Result = Type.Union([Type.Literal('pass'), Type.Literal('fail')]);
 const Ci = Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form facts about the CI run (provider, workflow, job, attempt...), at most 4096 characters of JSON.' });
 

@@ -2,7 +2,7 @@
 // transcript). Both read-only, rate limited per org.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Uuid, Limit, Offset, DateTimeQuery } from '../../server/schemas.js';
 import { type CsvColumn, csvLines, exportResponse, FORMAT_QUERY, jsonArray, sendDownload } from '../../server/export.js';
 import { exportSessions, getSession, listSessions, SIGNALS, SORT_KEYS, type SessionWire } from './service.js';
 
@@ -97,8 +97,8 @@ const SessionDetail = Type.Object({
 const Filter = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 
 const ListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000, default: 0 })),
+  limit: Type.Optional(Limit(100, 25)),
+  offset: Type.Optional(Offset({ default: 0 })),
   repo: Filter(500),
   repoScope: Type.Optional(Type.Literal('all')),
   branch: Filter(500),
@@ -108,14 +108,14 @@ const ListQuery = Type.Object({
   actor: Filter(500),
   origin: Filter(500),
   q: Filter(200),
-  from: Type.Optional(DateTime),
-  to: Type.Optional(DateTime),
+  from: Type.Optional(DateTimeQuery()),
+  to: Type.Optional(DateTimeQuery()),
   sort: Type.Optional(Type.Union(SORT_KEYS.map((k) => Type.Literal(k)))),
   dir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
   signal: Type.Optional(Type.Union(SIGNALS.map((s) => Type.Literal(s)))),
   includeSubagents: Type.Optional(Type.String({ maxLength: 5 })),
   // Declared so that it answers 400 pr_filter_unsupported rather than a generic unknown-parameter error.
-  pr: Type.Optional(Type.String()),
+  pr: Type.Optional(Type.String({ maxLength: 200 })),
 }, { additionalProperties: false });
 
 const { limit: _limit, offset: _offset, ...exportFilters } = ListQuery.properties;

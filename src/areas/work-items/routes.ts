@@ -2,7 +2,7 @@
 // declare pull requests onto an item. Shapes: spec part 2 (list entry) and API.md §5–§6.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Uuid, Int53, PrNumber } from '../../server/schemas.js';
 import {
   BLOCK_CLASSES, CLAIM_DEFAULT_TTL_SECONDS, CLAIM_MAX_TTL_SECONDS, STAGES, TRACKERS,
   claimToWire, claimWorkItem, declarePullRequest, getWorkItem, listPullRequestsOf, listWorkItems, patchWorkItem, releaseClaim,
@@ -82,7 +82,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         trackerKey: Type.String({ minLength: 1, maxLength: 200 }),
         title: Title,
         specRepository: Type.Optional(Type.String({ maxLength: 200 })),
-        specNumber: Type.Optional(Type.Integer({ minimum: 0 })),
+        specNumber: Type.Optional(Int53()),
         stage: Type.Optional(Stage),
         section: Type.Optional(Section),
         blockClass: Type.Optional(BlockClass),
@@ -173,7 +173,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
       params: ItemParams,
       body: Type.Object({
         repository: Repository,
-        number: Type.Integer({ minimum: 1 }),
+        number: PrNumber(),
         url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: '^https?://' })),
       }, { additionalProperties: false }),
       response: { 201: Data(LinkedPullRequestSchema) },
