@@ -98,6 +98,14 @@ export function errorCodeOf(req: FastifyRequest): string | undefined {
 function send(reply: FastifyReply, err: ApiError): FastifyReply {
   errorCodes.set(reply.request, err.code);
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  // The OAuth protocol endpoints answer RFC 6749's shape (their clients read `error`), whatever refused the
+  // request before the SDK handler ran: the body parser, the NUL check, a missing route method.
+  if (reply.request.routeOptions?.config?.oauthErrors) {
+    return reply
+      .status(err.status)
+      .header('Cache-Control', 'no-store')
+      .send({ error: err.status >= 500 ? 'server_error' : 'invalid_request', error_description: err.message });
+  }
   return reply.status(err.status).send({ error: { code: err.code, message: err.message, ...err.extra } });
 }
 

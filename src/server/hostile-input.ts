@@ -2,33 +2,53 @@
 // sequence for encoding UTF8: 0x00"), SQLite stores it but its FTS5 query parser stops at it. The gateway
 // refuses it with 400 wherever a request carries text: the path, the query string, the headers and every
 // string (and key) of a JSON body, before validation and before any handler, so every route, including one
-// added later, answers alike on both stores (docs/security.md).
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, apiError, type ErrorCode } from './errors.js';
+// added later, answers alike on both stores (docs/security.md). It also refuses JSON nested deeper than
+// MAX_JSON_DEPTH. OAuth protocol routes get the same refusals in RFC 6749's shape (error-handler.ts).
+import type { FastifyRequest } from 'fastify';
+import { apiError, type ErrorCode } from './errors.js';
 import type { App } from './context.js';
 
 const NUL = '\u0000';
 const MESSAGE = 'contains a NUL character (U+0000), which the gateway does not accept';
 
-/** The path (dotted, like validation details) of the first string or key holding NUL, or null. */
-export function findNul(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes(NUL) ? path || '(root)' : null;
-  if (value === null || typeof value !== 'object') return null;
-  if (Buffer.isBuffer(value)) return null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], path ? `${path}.${i}` : String(i));
-      if (found) return found;
+/** JSON bodies nested deeper than this are refused: no request of the API needs more, and walks stay shallow. */
+export const MAX_JSON_DEPTH = 64;
+
+export type Finding = { path: string; problem: 'nul' | 'depth' } | null;
+
+/**
+ * The first string or key holding NUL, or the first node nested deeper than MAX_JSON_DEPTH, with its path
+ * (dotted, like validation details). Iterative, so a hostile nesting cannot exhaust the stack.
+ */
+export function inspect(root: unknown): Finding {
+  const stack: [unknown, string, number][] = [[root, '', 0]];
+  while (stack.length > 0) {
+    const [value, path, depth] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes(NUL)) return { path: path || '(root)', problem: 'nul' };
+      continue;
     }
-    return null;
-  }
-  for (const key of Object.keys(value)) {
-    const at = path ? `${path}.${key}` : key;
-    if (key.includes(NUL)) return at;
-    const found = findNul((value as Record<string, unknown>)[key], at);
-    if (found) return found;
+    if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) continue;
+    if (depth >= MAX_JSON_DEPTH) return { path: path || '(root)', problem: 'depth' };
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], path ? `${path}.${i}` : String(i), depth + 1]);
+      continue;
+    }
+    const keys = Object.keys(value);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      const at = path ? `${path}.${key}` : key;
+      if (key.includes(NUL)) return { path: at, problem: 'nul' };
+      stack.push([(value as Record<string, unknown>)[key], at, depth + 1]);
+    }
   }
   return null;
+}
+
+/** The path of the first string or key holding NUL, or null. */
+export function findNul(value: unknown): string | null {
+  const found = inspect(value);
+  return found?.problem === 'nul' ? found.path : null;
 }
 
 function refuse(code: ErrorCode, where: string, path: string) {
@@ -46,29 +66,16 @@ function checkUrlAndHeaders(req: FastifyRequest): void {
 }
 
 function checkBody(req: FastifyRequest): void {
-  if (typeof req.body === 'string') {
-    if (req.body.includes(NUL)) throw refuse('invalid_request_body', 'body', '(root)');
-    return;
-  }
-  const body = findNul(req.body);
-  if (body) throw refuse('invalid_request_body', 'body', body);
-}
-
-/**
- * Routes of the OAuth protocol (config.oauthErrors) answer in RFC 6749's shape, `{ error, error_description }`,
- * as their clients expect; every other route throws to the error handler, which answers the envelope.
- */
-async function run(check: (req: FastifyRequest) => void, req: FastifyRequest, reply: FastifyReply): Promise<void> {
-  try {
-    check(req);
-  } catch (err) {
-    if (!(err instanceof ApiError) || !req.routeOptions.config.oauthErrors) throw err;
-    await reply.code(400).header('Cache-Control', 'no-store').send({ error: 'invalid_request', error_description: err.message });
+  const found = inspect(req.body);
+  if (found?.problem === 'nul') throw refuse('invalid_request_body', 'body', found.path);
+  if (found?.problem === 'depth') {
+    const message = `is nested deeper than ${MAX_JSON_DEPTH} levels`;
+    throw apiError('invalid_request_body', `Invalid body: ${found.path} ${message}.`, { details: [{ path: found.path, message }] });
   }
 }
 
 export function registerHostileInputChecks(app: App): void {
   // onRequest runs before the guard: a NUL never reaches a credential lookup or a factory header.
-  app.addHook('onRequest', async (req, reply) => run(checkUrlAndHeaders, req, reply));
-  app.addHook('preValidation', async (req, reply) => run(checkBody, req, reply));
+  app.addHook('onRequest', async (req) => checkUrlAndHeaders(req));
+  app.addHook('preValidation', async (req) => checkBody(req));
 }
