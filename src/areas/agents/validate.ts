@@ -4,13 +4,42 @@ import { Ajv2020, type AnySchema, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { AGENT_SESSION_V1_SCHEMA } from './agent-session-schema.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
+import { INT32_MAX } from '../../server/schemas.js';
+import { withNumberBounds } from '../../server/validation.js';
 
 // ajv-formats is CommonJS: under NodeNext its plugin function is the `default` property of what is imported.
 const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv2020) => Ajv2020 }).default;
 
-const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true });
+/**
+ * Fields of AgentSession v1 the gateway keeps in 32-bit columns, or sums over turns (per-turn tokens): the
+ * published schema lets them reach 2^53-1, which PostgreSQL's `integer` refuses (a 500) and whose sums
+ * would leave `bigint`. The gateway narrows them to what its columns hold (docs/security.md); the schema
+ * itself stays verbatim.
+ */
+const INT32_FIELDS: readonly string[][] = [
+  ['chunk', 'of'], ['chunk', 'part'],
+  ['outcome', 'prNumber'], ['outcome', 'prs', '[]', 'prNumber'],
+  ['turns', '[]', 'index'], ['events', '[]', 'seq'], ['events', '[]', 'turnIndex'],
+  ['turns', '[]', 'usage', 'in'], ['turns', '[]', 'usage', 'out'], ['turns', '[]', 'usage', 'cacheRead'], ['turns', '[]', 'usage', 'cacheCreate'],
+];
+
+type Node = Record<string, unknown>;
+
+function narrowed(schema: Node): Node {
+  const copy = withNumberBounds(structuredClone(schema));
+  for (const path of INT32_FIELDS) {
+    let node: Node | undefined = copy;
+    for (const key of path) node = (key === '[]' ? node?.items : (node?.properties as Node | undefined)?.[key]) as Node | undefined;
+    if (!node) throw new Error(`AgentSession schema has no ${path.join('.')}`);
+    node.maximum = INT32_MAX;
+  }
+  return copy;
+}
+
+// strictNumbers: NaN and ±Infinity (JSON 1e999) are not numbers here either.
+const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, strictNumbers: true });
 addFormats(ajv);
-const validator = ajv.compile(AGENT_SESSION_V1_SCHEMA as unknown as AnySchema);
+const validator = ajv.compile(narrowed(AGENT_SESSION_V1_SCHEMA as unknown as Node) as AnySchema);
 
 function describe(error: ErrorObject): string {
   const where = error.instancePath ? error.instancePath.replace(/^\//, '').replace(/\//g, '.') : '(session)';

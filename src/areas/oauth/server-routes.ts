@@ -92,13 +92,12 @@ export function sentenceOf(description: string | null): string | null {
   const list = (Array.isArray(issues) ? issues : [issues]) as Issue[];
   const parts = list.slice(0, 5).map((issue) => {
     const field = Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.join('.') : 'the request';
-    const message = typeof issue.message === 'string' ? issue.message : 'is invalid';
+    const message = (typeof issue.message === 'string' ? issue.message : 'is invalid').replace(/^invalid input:?\s*/i, '');
     if (/^required$/i.test(message) || /received undefined/i.test(message)) return `${field} is required`;
     return `${field} is invalid: ${message.charAt(0).toLowerCase()}${message.slice(1).replace(/\.$/, '')}`;
   });
-  if (parts.length === 0) return 'The request is invalid.';
-  const sentence = parts.join('; ');
-  return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
+  // Field names keep their case (client_id), so the sentence starts with one as it is spelled.
+  return parts.length === 0 ? 'The request is invalid.' : `${parts.join('; ')}.`;
 }
 
 export function registerAuthorizationServer(app: App): void {
