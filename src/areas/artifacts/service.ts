@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
+import { normalizeRepo } from '../sessions/document.js';
 import * as store from './store.js';
 
 /** API.md §8: an artifact request is at most 12 MiB (the route's bodyLimit), its blob at most 8 MiB. */
@@ -30,6 +31,10 @@ export interface ArtifactWire {
   workItemId: string | null;
   supersedes: string | null;
   session: { sessionId: string; turnIndex: number | null } | null;
+  ci: boolean | null;
+  gitRepo: string | null;
+  gitBranch: string | null;
+  commitSha: string | null;
   emittedAt: string;
   createdAt: string;
   url: string;
@@ -50,6 +55,28 @@ export interface ArtifactInput {
   workItemId?: string;
   supersedes?: string;
   session?: { sessionId: string; turnIndex?: number };
+  /** What the OuterLayer CLI sends (its OpenAPI document, issue 15 §2). */
+  ci?: boolean;
+  gitRepo?: string;
+  gitBranch?: string;
+  commitSha?: string;
+}
+
+/** `owner/repo` as a pull-request anchor takes it. */
+const OWNER_REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+
+/**
+ * The pull-request repository a client's normalized git remote names (`github.com/acme/api` → `acme/api`),
+ * normalized as session repositories are. Throws when it names no GitHub `owner/repo`.
+ */
+export function repositoryOfGitRepo(gitRepo: string, field: string): string {
+  const repo = normalizeRepo(gitRepo);
+  if (!OWNER_REPO.test(repo)) {
+    throw apiError('invalid_request_body', `Invalid body: ${field} must name a GitHub repository (github.com/owner/repo or owner/repo) to anchor a pull request`, {
+      details: [{ path: field, message: 'must name a GitHub repository' }],
+    });
+  }
+  return repo;
 }
 
 /** Resolves a work item named by id or number to its id (404 work_item_not_found when absent). */
@@ -130,6 +157,10 @@ export function toWire(ctx: FactoryContext, row: store.ArtifactRow): ArtifactWir
     workItemId: row.work_item_id,
     supersedes: row.supersedes,
     session: row.session_id === null ? null : { sessionId: row.session_id, turnIndex: row.session_turn_index === null ? null : Number(row.session_turn_index) },
+    ci: row.ci === null || row.ci === undefined ? null : Number(row.ci) === 1,
+    gitRepo: row.git_repo ?? null,
+    gitBranch: row.git_branch ?? null,
+    commitSha: row.commit_sha ?? null,
     emittedAt: new Date(Number(row.emitted_at)).toISOString(),
     createdAt: new Date(Number(row.created_at)).toISOString(),
     url: `${base}/artifacts/${row.id}`,
@@ -185,7 +216,12 @@ function assertSameContent(row: store.ArtifactRow, sha256: string): void {
   }
 }
 
-export async function createArtifact(ctx: FactoryContext, input: ArtifactInput, blobData: string, resolveWorkItem?: WorkItemResolver): Promise<CreateResult> {
+export async function createArtifact(ctx: FactoryContext, sent: ArtifactInput, blobData: string, resolveWorkItem?: WorkItemResolver): Promise<CreateResult> {
+  // `gitRepo` stands in for a missing `repository` of a pull-request anchor (`prNumber` with `gitRepo`).
+  const input: ArtifactInput =
+    sent.repository === undefined && sent.prNumber !== undefined && sent.gitRepo !== undefined
+      ? { ...sent, repository: repositoryOfGitRepo(sent.gitRepo, 'artifact.gitRepo') }
+      : sent;
   const hasPr = input.repository !== undefined || input.prNumber !== undefined;
   if (hasPr && (input.repository === undefined || input.prNumber === undefined)) {
     const missing = input.repository === undefined ? 'artifact.repository' : 'artifact.prNumber';
@@ -230,6 +266,10 @@ export async function createArtifact(ctx: FactoryContext, input: ArtifactInput, 
     supersedes: input.supersedes ?? null,
     session_id: input.session?.sessionId ?? null,
     session_turn_index: input.session?.turnIndex ?? null,
+    ci: input.ci === undefined ? null : input.ci ? 1 : 0,
+    git_repo: input.gitRepo === undefined ? null : normalizeRepo(input.gitRepo) || null,
+    git_branch: input.gitBranch ?? null,
+    commit_sha: input.commitSha ?? null,
     emitted_at: emittedAt,
     created_at: now,
   };

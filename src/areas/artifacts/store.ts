@@ -20,6 +20,11 @@ export interface ArtifactsTable {
   supersedes: string | null;
   session_id: string | null;
   session_turn_index: number | null;
+  /** 1 ran in CI, 0 did not, null not said (issue 15 §2). */
+  ci: number | null;
+  git_repo: string | null;
+  git_branch: string | null;
+  commit_sha: string | null;
   emitted_at: number;
   created_at: number;
 }

@@ -9,7 +9,8 @@ const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
 const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
 const PrNumber = PrNumberSchema();
 const Result = Type.Union([Type.Literal('pass'), Type.Literal('fail')]);
-const Ci = Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form facts about the CI run (provider, workflow, job, attempt...), at most 4096 characters of JSON.' });
+const CiFacts = Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form facts about the CI run (provider, workflow, job, attempt...), at most 4096 characters of JSON.' });
+const Ci = Type.Union([CiFacts, Type.Boolean({ description: 'Whether it ran in CI (the OuterLayer CLI sends a boolean).' })]);
 
 const EmittedResult = Type.Object({
   id: Uuid,
@@ -41,7 +42,8 @@ const EmitBody = Type.Object(
         link: Type.String({ minLength: 1, maxLength: 2048, description: 'The run URL (http or https): the proof.' }),
         emittedAt: DateTime,
         prNumber: PrNumber,
-        repository: Repository,
+        repository: Type.Optional(Repository),
+        gitRepo: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'The normalized git remote (github.com/acme/api); stands in for a missing repository.' })),
         headSha: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{7,64}$' })),
         ci: Type.Optional(Ci),
       },

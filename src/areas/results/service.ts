@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
+import { repositoryOfGitRepo } from '../artifacts/service.js';
 import * as store from './store.js';
 
 export const CI_JSON_LIMIT = 4096;
@@ -17,9 +18,12 @@ export interface EmitInput {
   link: string;
   emittedAt: string;
   prNumber: number;
-  repository: string;
+  /** `repository` or `gitRepo` (the OuterLayer CLI's normalized remote, issue 15 §4): one is required. */
+  repository?: string;
+  gitRepo?: string;
   headSha?: string;
-  ci?: Record<string, unknown>;
+  /** Free-form facts about the run, or just whether it ran in CI (the OuterLayer CLI sends a boolean). */
+  ci?: Record<string, unknown> | boolean;
 }
 
 export interface EmittedResultWire {
@@ -31,7 +35,7 @@ export interface EmittedResultWire {
   repository: string;
   prNumber: number;
   headSha: string | null;
-  ci: Record<string, unknown> | null;
+  ci: Record<string, unknown> | boolean | null;
   emittedAt: string;
   createdAt: string;
 }
@@ -51,7 +55,7 @@ function toWire(row: store.EmittedResultRow): EmittedResultWire {
     repository: row.repository,
     prNumber: Number(row.pr_number),
     headSha: row.head_sha,
-    ci: row.ci === null ? null : (JSON.parse(row.ci) as Record<string, unknown>),
+    ci: row.ci === null ? null : (JSON.parse(row.ci) as Record<string, unknown> | boolean),
     emittedAt: new Date(Number(row.emitted_at)).toISOString(),
     createdAt: new Date(Number(row.created_at)).toISOString(),
   };
@@ -93,6 +97,8 @@ function retryOf(stored: store.EmittedResultRow, candidate: store.EmittedResultR
 }
 
 export async function emitResult(ctx: FactoryContext, input: EmitInput): Promise<{ result: EmittedResultWire; created: boolean }> {
+  const repository = input.repository ?? (input.gitRepo !== undefined ? repositoryOfGitRepo(input.gitRepo, 'emit.gitRepo') : undefined);
+  if (repository === undefined) throw bodyError('emit.repository', 'is required (or emit.gitRepo, the normalized git remote)');
   if (!isHttpLink(input.link)) throw apiError('invalid_link', 'emit.link must be an http or https URL (the run that produced the result).');
   const emittedAt = Date.parse(input.emittedAt);
   if (!Number.isFinite(emittedAt)) throw bodyError('emit.emittedAt', 'must be a date-time');
@@ -106,7 +112,7 @@ export async function emitResult(ctx: FactoryContext, input: EmitInput): Promise
     name: input.name,
     result: input.result,
     link: input.link,
-    repository: input.repository,
+    repository,
     pr_number: input.prNumber,
     head_sha: input.headSha?.toLowerCase() ?? null,
     ci,

@@ -1,0 +1,114 @@
+// Issue 15: what the OuterLayer CLI sends, through the real server, with the bodies the issue quotes.
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+
+let gw: TestGateway;
+let a: Tenant;
+let b: Tenant;
+
+beforeAll(async () => {
+  gw = await startGateway();
+  a = await createTenant(gw);
+  b = await createTenant(gw);
+});
+afterAll(async () => { await gw?.close(); });
+
+const post = (t: Tenant, url: string, body: unknown, token = t.factoryKey) => gw.call('POST', url, { token, appId: t.appId, body });
+const get = (t: Tenant, url: string, token = t.loginToken) => gw.call('GET', url, { token, appId: t.appId });
+
+function artifact(fields: Record<string, unknown>) {
+  const content = Buffer.from(`evidence ${crypto.randomUUID()}`);
+  return {
+    schemaVersion: 1,
+    artifact: {
+      clientArtifactId: crypto.randomUUID(),
+      filename: 'run.log',
+      mediaType: 'text/plain',
+      bytes: content.length,
+      sha256: crypto.createHash('sha256').update(content).digest('hex'),
+      caption: 'test run',
+      emittedAt: '2026-11-01T12:00:00.000Z',
+      ...fields,
+    },
+    blob: { data: content.toString('base64') },
+  };
+}
+
+describe('POST /v1/artifacts with the OuterLayer CLI fields (§2)', () => {
+  it('`outerlayer emit artifact`: accepts artifact.ci and stores and returns it', async () => {
+    const r = await post(a, '/v1/artifacts', artifact({ repository: 'acme/api', prNumber: 7, ci: true }));
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.data).toMatchObject({ ci: true, repository: 'acme/api', prNumber: 7, gitRepo: null, gitBranch: null, commitSha: null });
+    const again = await get(a, `/v1/artifacts/${r.body.data.id}`);
+    expect(again.body.data.ci).toBe(true);
+    const no = await post(a, '/v1/artifacts', artifact({ repository: 'acme/api', prNumber: 7, ci: false }));
+    expect(no.body.data.ci).toBe(false);
+  });
+
+  it('`outerlayer sync` in a git checkout: gitRepo gives the repository, gitBranch and commitSha are stored and returned', async () => {
+    const r = await post(a, '/v1/artifacts', artifact({ prNumber: 8, gitRepo: 'github.com/Acme/API', gitBranch: 'feat/login', commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0', ci: false }));
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    // Normalized as session repositories are: host dropped for GitHub, lower-cased.
+    expect(r.body.data).toMatchObject({ repository: 'acme/api', prNumber: 8, gitRepo: 'acme/api', gitBranch: 'feat/login', commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0', ci: false });
+    const byPr = await get(a, '/v1/artifacts?repository=acme/api&prNumber=8');
+    expect(byPr.status).toBe(200);
+    expect(byPr.body.data.map((x: { id: string }) => x.id)).toContain(r.body.data.id);
+    // Another factory sees nothing of it.
+    expect((await get(b, `/v1/artifacts/${r.body.data.id}`)).status).toBe(404);
+  });
+
+  it('any remote spelling normalizes the same; an explicit repository wins over gitRepo', async () => {
+    const ssh = await post(a, '/v1/artifacts', artifact({ prNumber: 9, gitRepo: 'git@github.com:acme/web.git' }));
+    expect(ssh.body.data).toMatchObject({ repository: 'acme/web', gitRepo: 'acme/web' });
+    const both = await post(a, '/v1/artifacts', artifact({ prNumber: 9, repository: 'acme/other', gitRepo: 'github.com/acme/web' }));
+    expect(both.body.data).toMatchObject({ repository: 'acme/other', gitRepo: 'acme/web' });
+    // gitRepo without a pull request is kept, but anchors nothing: a session anchor is still needed.
+    const sessionOnly = await post(a, '/v1/artifacts', artifact({ gitRepo: 'github.com/acme/web', session: { sessionId: 's-1' } }));
+    expect(sessionOnly.status).toBe(201);
+    expect(sessionOnly.body.data).toMatchObject({ repository: null, prNumber: null, gitRepo: 'acme/web' });
+  });
+
+  it('400 when gitRepo names no GitHub owner/repo for a pull request, or a field has the wrong type', async () => {
+    const gitlab = await post(a, '/v1/artifacts', artifact({ prNumber: 9, gitRepo: 'gitlab.com/group/sub/proj' }));
+    expect(gitlab.status).toBe(400);
+    expect(gitlab.body.error.code).toBe('invalid_request_body');
+    expect(gitlab.body.error.message).toMatch(/artifact.gitRepo/);
+    for (const bad of [{ ci: 'yes' }, { commitSha: 'not-a-sha' }, { gitBranch: '' }]) {
+      const r = await post(a, '/v1/artifacts', artifact({ repository: 'acme/api', prNumber: 7, ...bad }));
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+    }
+  });
+});
+
+function emit(fields: Record<string, unknown>) {
+  return {
+    schemaVersion: 1,
+    emit: { clientEmitId: crypto.randomUUID(), name: 'e2e', result: 'pass', link: 'https://ci.example.com/runs/9', emittedAt: '2026-11-01T12:00:00.000Z', prNumber: 12, ...fields },
+  };
+}
+
+describe('POST /v1/emitted-results with the OuterLayer CLI shape (§4)', () => {
+  it('takes emit.ci as a boolean and emit.gitRepo instead of repository', async () => {
+    const r = await post(a, '/v1/emitted-results', emit({ ci: true, gitRepo: 'github.com/acme/api' }));
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.data).toMatchObject({ ci: true, repository: 'acme/api', prNumber: 12 });
+    const checks = await get(a, '/v1/emitted-results?repository=acme/api&prNumber=12');
+    expect(checks.body.data.find((c: { id: string }) => c.id === r.body.data.id)).toMatchObject({ ci: true });
+    // The object form still works, and a retry is still idempotent.
+    const obj = emit({ ci: { provider: 'github-actions' }, repository: 'acme/api' });
+    expect((await post(a, '/v1/emitted-results', obj)).status).toBe(201);
+    expect((await post(a, '/v1/emitted-results', obj)).status).toBe(200);
+    expect((await get(b, '/v1/emitted-results?repository=acme/api&prNumber=12')).body.data).toEqual([]);
+  });
+
+  it('400 without repository or gitRepo, or with a gitRepo that names no GitHub repository', async () => {
+    const none = await post(a, '/v1/emitted-results', emit({}));
+    expect(none.status).toBe(400);
+    expect(none.body.error.message).toMatch(/emit.repository/);
+    const gitlab = await post(a, '/v1/emitted-results', emit({ gitRepo: 'gitlab.com/acme/api/x' }));
+    expect(gitlab.status).toBe(400);
+    expect(gitlab.body.error.message).toMatch(/emit.gitRepo/);
+    expect((await post(a, '/v1/emitted-results', emit({ repository: 'acme/api', ci: 'yes' }))).status).toBe(400);
+  });
+});
