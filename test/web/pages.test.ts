@@ -28,7 +28,8 @@ describeInBrowser('dashboard pages', () => {
     page.on('pageerror', (e) => console.log('page error:', e.message));
     await page.waitForURL(`**/f/${t.appId}`);
     await page.goto(`/f/${t.appId}/sessions`);
-  });
+    // Generous: the first file may build dist/web (about 20 s alone, more beside the rest of the suite).
+  }, 240_000);
   afterAll(async () => {
     await browser?.close();
     await gw?.close();

@@ -30,7 +30,8 @@ describeInBrowser('dashboard sign-in', () => {
     }, blob: { data: bytes.toString('base64') } } });
     expect(art.status, art.text).toBe(201);
     bArtifact = art.body.data.id;
-  });
+    // Generous: the first file may build dist/web (about 20 s alone, more beside the rest of the suite).
+  }, 240_000);
   afterAll(async () => {
     await browser?.close();
     await gw?.close();

@@ -155,6 +155,8 @@ function Transcript({ appId, turns, tier }: { appId: string; turns: Turn[]; tier
 function TurnView({ appId, turn }: { appId: string; turn: Turn }) {
   return (
     <article className={`turn ${turn.role}`} data-turn={turn.index} data-role={turn.role}>
+      {/* No per-turn cost: the document's own turn cost is the sender's estimate; the gateway prices
+          sessions itself (the facts and the tokens table above), and two different numbers would mislead. */}
       <header>
         <span className="role">{turn.role === 'user' && turn.source && turn.source !== 'human' ? `${turn.source}` : turn.role}</span>
         <span>#{turn.index}</span>
@@ -162,7 +164,6 @@ function TurnView({ appId, turn }: { appId: string; turn: Turn }) {
         {turn.model && <span>{turn.model}</span>}
         {turn.durationMs !== undefined && <span>{formatDuration(turn.durationMs)}</span>}
         {turn.usage && <span>{formatInt(turn.usage.in)} in · {formatInt(turn.usage.out)} out · {formatInt(turn.usage.cacheRead)} cache read · {formatInt(turn.usage.cacheCreate)} cache write</span>}
-        {typeof turn.costUsd === 'number' && <span>{formatUsd(turn.costUsd)}</span>}
       </header>
       {turn.thinking && <div className="thinking">{turn.thinking}</div>}
       {turn.text ? <div className="text">{turn.text}</div> : turn.text === undefined && turn.toolCalls.length === 0 && !turn.images?.length ? <div className="muted">(text not captured)</div> : null}
