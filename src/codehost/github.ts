@@ -289,9 +289,40 @@ export class GitHubApp {
   }
 }
 
+/**
+ * Whether the App may write the comment on a pull request: an issue comment on a pull request needs pull
+ * requests write or issues write (either one; the App asks for pull requests write). Same three answers
+ * as pullRequestWriteOf.
+ */
+export function commentWriteOf(installation: Record<string, string> | null, requested: Record<string, string>): PullRequestWrite {
+  if (installation?.pull_requests === 'write' || installation?.issues === 'write') return 'granted';
+  return requested.pull_requests === 'write' || requested.issues === 'write' ? 'pending' : 'missing';
+}
+
 export function pullRequestWriteOf(installation: Record<string, string> | null, requested: Record<string, string>): PullRequestWrite {
   if (installation?.pull_requests === 'write') return 'granted';
   return requested.pull_requests === 'write' ? 'pending' : 'missing';
+}
+
+/** A comment on an issue or pull request, as the gateway needs it. */
+export interface IssueComment {
+  id: number;
+  url: string;
+  body: string;
+  /** The login of who wrote it (our App: `<slug>[bot]`). */
+  author: string | null;
+  authorType: string | null;
+}
+
+interface IssueCommentAnswer {
+  id: number;
+  html_url: string;
+  body?: string;
+  user: { login: string; type?: string } | null;
+}
+
+function commentOf(c: IssueCommentAnswer): IssueComment {
+  return { id: c.id, url: c.html_url, body: c.body ?? '', author: c.user?.login ?? null, authorType: c.user?.type ?? null };
 }
 
 /** Repository-level calls with one installation token. */
@@ -431,6 +462,59 @@ export class InstallationClient {
         if (/no commits between/i.test(text)) return 'no_commits';
         if (/head|invalid/i.test(text)) return 'no_branch';
       }
+      throw err;
+    }
+  }
+
+  /**
+   * Every comment on an issue or pull request, oldest first (GET .../issues/{n}/comments, every page).
+   * 'not_found' when the pull request does not exist or the installation cannot see it.
+   */
+  async listIssueComments(owner: string, repo: string, number: number): Promise<IssueComment[] | 'not_found' | 'not_accessible'> {
+    try {
+      const comments = await this.call(() =>
+        this.octokit.paginate(this.octokit.rest.issues.listComments, { owner, repo, issue_number: number, per_page: 100 }),
+      );
+      return comments.map((c) => commentOf(c as IssueCommentAnswer));
+    } catch (err) {
+      if (isNotFound(err) || (isHttpError(err) && err.status === 410)) return 'not_found';
+      if (isNotAccessible(err)) return 'not_accessible';
+      throw err;
+    }
+  }
+
+  /** Comment on an issue or pull request (POST .../issues/{n}/comments). */
+  async createIssueComment(owner: string, repo: string, number: number, body: string): Promise<IssueComment | 'not_found' | 'not_accessible'> {
+    try {
+      const { data } = await this.call(() => this.octokit.rest.issues.createComment({ owner, repo, issue_number: number, body }));
+      return commentOf(data as IssueCommentAnswer);
+    } catch (err) {
+      if (isNotFound(err) || (isHttpError(err) && err.status === 410)) return 'not_found';
+      if (isNotAccessible(err)) return 'not_accessible';
+      throw err;
+    }
+  }
+
+  /** Replace a comment's body (PATCH .../issues/comments/{id}); 'not_found' when it was deleted. */
+  async updateIssueComment(owner: string, repo: string, commentId: number, body: string): Promise<IssueComment | 'not_found' | 'not_accessible'> {
+    try {
+      const { data } = await this.call(() => this.octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body }));
+      return commentOf(data as IssueCommentAnswer);
+    } catch (err) {
+      if (isNotFound(err)) return 'not_found';
+      if (isNotAccessible(err)) return 'not_accessible';
+      throw err;
+    }
+  }
+
+  /** Delete a comment (a duplicate of ours); a comment already gone counts as deleted. */
+  async deleteIssueComment(owner: string, repo: string, commentId: number): Promise<'deleted' | 'not_accessible'> {
+    try {
+      await this.call(() => this.octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId }));
+      return 'deleted';
+    } catch (err) {
+      if (isNotFound(err)) return 'deleted';
+      if (isNotAccessible(err)) return 'not_accessible';
       throw err;
     }
   }

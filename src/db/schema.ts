@@ -36,6 +36,8 @@ export interface AppsTable {
   display_name: string;
   runner_updates_mode: string;
   runner_updates_version: string | null;
+  /** The living PR comment (0015): 'off' (default) or 'on'. */
+  pr_comment: string;
   created_at: number;
   created_by: string;
   updated_at: number;

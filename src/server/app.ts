@@ -25,6 +25,7 @@ import { deriveSecret, loadPepper } from './pepper.js';
 import { RateLimits } from './ratelimit.js';
 import { bootstrap } from './bootstrap.js';
 import { AREAS, type Area } from '../areas/index.js';
+import { PrCommentWorker } from '../areas/pr-comments/worker.js';
 
 export interface BuildOptions {
   config: Config;
@@ -123,7 +124,9 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     bootstrap: await bootstrap(handle.db, pepper, clock, config),
     areas: new Set(),
     startedAt: clock.now(),
+    jobs: null as never,
   };
+  gateway.jobs = new PrCommentWorker(gateway, app.log);
   app.decorate('attest', gateway);
   app.decorateRequest('ctx', null as never);
   app.log.info({ store: handle.location, dialect: handle.dialect, rateLimits: rateLimits.store, blobs: blobs.kind }, 'store ready');
@@ -132,7 +135,12 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     reply.header('X-Request-Id', req.id);
   });
 
+  // The job worker starts once the server is ready and stops (waiting for its run) before the store closes.
+  app.addHook('onReady', async () => {
+    gateway.jobs.start(config.jobsPollMs);
+  });
   app.addHook('onClose', async () => {
+    await gateway.jobs.stop();
     await rateLimits.close();
     blobs.close?.();
     await handle.close();

@@ -31,6 +31,8 @@ export interface Config {
   dashboardMaxDays: number;
   /** The built dashboard (index.html + assets/); when missing the gateway serves the API only. */
   webDir: string;
+  /** How often the job worker looks for due jobs (PR comments); 0 = never (a test runs jobs itself). */
+  jobsPollMs: number;
   logLevel: string;
   github: { apiUrl: string; appId: string | null; privateKey: string | null; webhookSecret: string | null };
   s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string; region: string } | null;
@@ -82,6 +84,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dashboardIdleHours: positive(env, 'ATTEST_DASHBOARD_IDLE_HOURS', 12),
     dashboardMaxDays: positive(env, 'ATTEST_DASHBOARD_MAX_DAYS', 7),
     webDir: path.resolve(env.ATTEST_WEB_DIR ?? DEFAULT_WEB_DIR),
+    jobsPollMs: intFrom(env, 'ATTEST_JOBS_POLL_MS', 2000),
     logLevel: env.LOG_LEVEL ?? 'info',
     github: {
       apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',

@@ -26,6 +26,14 @@ export interface BootstrapResult {
   loginTokenId?: string;
 }
 
+/** Work that must happen later, from durable job rows (the PR comment worker). */
+export interface JobRunner {
+  /** Run every job due now by the gateway's clock; the server's loop calls it, and tests call it directly. */
+  runDueJobs(): Promise<{ claimed: number; posted: number; skipped: number; retried: number; failed: number }>;
+  start(intervalMs: number): void;
+  stop(): Promise<void>;
+}
+
 /** Everything one gateway process shares across requests. */
 export interface Gateway {
   config: Config;
@@ -42,6 +50,8 @@ export interface Gateway {
   /** Names of the areas whose routes are registered (capabilities). */
   areas: Set<string>;
   startedAt: number;
+  /** The background job worker (started when the server is ready, stopped on close). */
+  jobs: JobRunner;
 }
 
 export interface RequestContext {
@@ -106,6 +116,11 @@ export interface RouteGuard {
   appIdFromQuery?: boolean;
   /** A public route that still needs the dashboard's X-Attest-Dashboard header (sign-in). */
   dashboardHeader?: boolean;
+  /**
+   * 'artifact-content': a request without Authorization that carries `sig` in its query is authorized by
+   * a signed artifact URL (src/server/signed-urls.ts) for the `id` path parameter instead of a credential.
+   */
+  signedUrl?: 'artifact-content';
 }
 
 declare module 'fastify' {

@@ -10,6 +10,7 @@ import { parsePlaintext } from './credentials.js';
 import type { App, Gateway, RouteGuard } from './context.js';
 import type { Principal, Target } from './auth/principal.js';
 import { recordAudit } from '../areas/orgs/audit.js';
+import { verifyArtifactContentSignature } from './signed-urls.js';
 
 export const APP_HEADER = 'x-outerlayer-app-id';
 export const RUNNER_HEADER = 'x-outerlayer-runner-version';
@@ -194,6 +195,26 @@ async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteG
   return principal;
 }
 
+function queryOf(req: FastifyRequest): Record<string, unknown> {
+  const q = req.query;
+  return q !== null && typeof q === 'object' ? (q as Record<string, unknown>) : {};
+}
+
+/** A signed artifact URL instead of a credential; every use (and refusal) is logged. */
+async function authenticateSigned(gateway: Gateway, req: FastifyRequest): Promise<Principal> {
+  const artifactId = pathParam(req, 'id') ?? '';
+  const query = queryOf(req);
+  const check = verifyArtifactContentSignature(gateway.pepper, artifactId, query, gateway.clock.now());
+  if (!check.ok) {
+    req.log.info({ artifactId, reason: check.reason }, 'signed artifact URL refused');
+    throw apiError('unauthorized', check.reason === 'expired' ? 'This signed URL has expired.' : 'This signed URL is not valid.');
+  }
+  const principal = await gateway.auth.signedUrl(check.appId, artifactId);
+  if (!principal) throw apiError('unauthorized', 'This signed URL is not valid.');
+  req.log.info({ artifactId, appId: check.appId, exp: check.exp }, 'artifact content served through a signed URL');
+  return principal;
+}
+
 async function auditDenial(gateway: Gateway, req: FastifyRequest, principal: Principal, permission: string): Promise<void> {
   if (!principal.orgId) return;
   try {
@@ -241,6 +262,10 @@ export function registerGuard(app: App): void {
     if ((req.routeOptions.url ?? '').startsWith('/v1/')) checkRunnerVersion(gateway, req);
     if (guard.credentials === 'public') {
       if (guard.dashboardHeader) checkDashboardHeader(req);
+      return;
+    }
+    if (guard.signedUrl && req.headers.authorization === undefined && queryOf(req).sig !== undefined) {
+      req.ctx.principal = await authenticateSigned(gateway, req);
       return;
     }
 

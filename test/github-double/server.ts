@@ -49,6 +49,17 @@ export interface DoublePull {
   updatedAt: string;
 }
 
+export interface DoubleComment {
+  repo: string;
+  /** The issue (pull request) number it is on. */
+  number: number;
+  id: number;
+  body: string;
+  user: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface Fault {
   /** Matched against "METHOD /path" (path without query). */
   route: RegExp;
@@ -117,12 +128,14 @@ export class GitHubDouble {
   readonly installations = new Map<number, DoubleInstallation>();
   readonly repositories = new Map<string, DoubleRepository>();
   readonly pulls: DoublePull[] = [];
+  readonly comments: DoubleComment[] = [];
   readonly faults: Fault[] = [];
   readonly calls: RecordedCall[] = [];
   private readonly tokens = new Map<string, TokenGrant>();
   private server: http.Server | null = null;
   private nextRepoId = 1_296_269;
   private nextPullId = 1_000;
+  private nextCommentId = 2_000_000_001;
   /** Milliseconds an installation token lives (GitHub: one hour). */
   tokenLifetimeMs = 60 * 60_000;
   url = '';
@@ -190,6 +203,24 @@ export class GitHubDouble {
     const repo = this.repo(fullName);
     const pull = this.newPull(repo, { head, base: repo.defaultBranch, title, body: null, user });
     return pull;
+  }
+
+  /** The comments on a pull request, oldest first. */
+  commentsOn(fullName: string, number: number): DoubleComment[] {
+    return this.comments.filter((c) => c.repo === fullName.toLowerCase() && c.number === number);
+  }
+
+  /** A comment written by someone else (a person, another bot). */
+  commentAs(user: string, fullName: string, number: number, body: string): DoubleComment {
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const comment: DoubleComment = { repo: fullName.toLowerCase(), number, id: this.nextCommentId++, body, user, createdAt: now, updatedAt: now };
+    this.comments.push(comment);
+    return comment;
+  }
+
+  /** How many answered calls went to `METHOD template` with the given status class (e.g. 2 for 2xx). */
+  countCalls(method: string, template: string, statusClass = 2): number {
+    return this.calls.filter((c) => c.method === method && c.route === template && Math.floor(c.status / 100) === statusClass).length;
   }
 
   openPulls(fullName: string, head?: string): DoublePull[] {
@@ -402,6 +433,48 @@ export class GitHubDouble {
         if (split < 0) return notFound();
         return this.compare(repo, basehead.slice(0, split), basehead.slice(split + 3));
       }
+      if (rest[0] === 'issues') {
+        const grant = this.requireToken(req, call);
+        const write = method !== 'GET';
+        const repo = this.visibleRepo(grant, owner, name, write ? 'write' : 'read');
+        // An issue comment on a pull request: pull requests or issues permission, either one (GitHub's rule).
+        const level = (p: string | undefined) => (p === 'write' ? 2 : p === 'read' ? 1 : 0);
+        const access = Math.max(level(grant.permissions.pull_requests), level(grant.permissions.issues));
+        if (rest.length === 3 && /^\d+$/.test(rest[1]!) && rest[2] === 'comments' && (method === 'GET' || method === 'POST')) {
+          at('/repos/{owner}/{repo}/issues/{issue_number}/comments');
+          if (access < (write ? 2 : 1) && !(repo.visibility === 'public' && !write)) return forbiddenByIntegration();
+          const number = Number(rest[1]);
+          if (!this.pulls.some((p) => p.repo === this.key(repo) && p.number === number)) return notFound();
+          if (method === 'GET') return this.listComments(repo, number, query);
+          if (typeof body.body !== 'string' || body.body === '') {
+            return new HttpAnswer(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', field: 'body', code: 'missing_field' }], documentation_url: `${DOCS}/issues/comments#create-an-issue-comment`, status: '422' });
+          }
+          if (body.body.length > 65_536) {
+            return new HttpAnswer(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }], documentation_url: `${DOCS}/issues/comments#create-an-issue-comment`, status: '422' });
+          }
+          const comment = this.commentAs(`${this.slug}[bot]`, this.key(repo), number, body.body);
+          return new HttpAnswer(201, this.commentBody(repo, comment));
+        }
+        if (rest.length === 3 && rest[1] === 'comments' && /^\d+$/.test(rest[2]!) && (method === 'PATCH' || method === 'DELETE')) {
+          at('/repos/{owner}/{repo}/issues/comments/{comment_id}');
+          if (access < 2) return forbiddenByIntegration();
+          const comment = this.comments.find((c) => c.repo === this.key(repo) && c.id === Number(rest[2]));
+          if (!comment) return notFound();
+          if (method === 'DELETE') {
+            this.comments.splice(this.comments.indexOf(comment), 1);
+            return new HttpAnswer(204, null);
+          }
+          if (typeof body.body !== 'string' || body.body === '') {
+            return new HttpAnswer(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', field: 'body', code: 'missing_field' }], documentation_url: `${DOCS}/issues/comments#update-an-issue-comment`, status: '422' });
+          }
+          if (body.body.length > 65_536) {
+            return new HttpAnswer(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }], documentation_url: `${DOCS}/issues/comments#update-an-issue-comment`, status: '422' });
+          }
+          comment.body = body.body;
+          comment.updatedAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+          return new HttpAnswer(200, this.commentBody(repo, comment));
+        }
+      }
       if (rest[0] === 'pulls') {
         const grant = this.requireToken(req, call);
         const repo = this.visibleRepo(grant, owner, name, method === 'GET' ? 'read' : 'write');
@@ -589,6 +662,38 @@ export class GitHubDouble {
 
   private repositoryBodyForPull(repo: DoubleRepository, template: Json): Json {
     return { ...template, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
+  }
+
+  private commentBody(repo: DoubleRepository, comment: DoubleComment): Json {
+    const body = this.retarget(example('issue-comment'), repo);
+    const api = `${this.url}/repos/${repo.owner}/${repo.name}`;
+    const web = `${this.url.replace('127.0.0.1', 'localhost')}/${repo.owner}/${repo.name}`;
+    const bot = comment.user.endsWith('[bot]');
+    return {
+      ...body,
+      id: comment.id,
+      node_id: Buffer.from(`IssueComment${comment.id}`).toString('base64'),
+      url: `${api}/issues/comments/${comment.id}`,
+      html_url: `${web}/pull/${comment.number}#issuecomment-${comment.id}`,
+      issue_url: `${api}/issues/${comment.number}`,
+      body: comment.body,
+      user: { ...(body.user as Json), login: comment.user, type: bot ? 'Bot' : 'User' },
+      created_at: comment.createdAt,
+      updated_at: comment.updatedAt,
+      author_association: bot ? 'NONE' : 'COLLABORATOR',
+      ...(bot ? { performed_via_github_app: null } : {}),
+    };
+  }
+
+  private listComments(repo: DoubleRepository, number: number, query: URLSearchParams): HttpAnswer {
+    const all = this.comments.filter((c) => c.repo === this.key(repo) && c.number === number).sort((a, b) => a.id - b.id);
+    const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30)));
+    const page = Math.max(1, Number(query.get('page') ?? 1));
+    const pages = Math.ceil(all.length / perPage);
+    const headers: Record<string, string> = {};
+    const base = `${this.url}/repos/${repo.owner}/${repo.name}/issues/${number}/comments?per_page=${perPage}`;
+    if (page < pages) headers.link = `<${base}&page=${page + 1}>; rel="next", <${base}&page=${pages}>; rel="last"`;
+    return new HttpAnswer(200, all.slice((page - 1) * perPage, page * perPage).map((c) => this.commentBody(repo, c)), headers);
   }
 
   private listPulls(repo: DoubleRepository, query: URLSearchParams): HttpAnswer {

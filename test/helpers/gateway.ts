@@ -93,6 +93,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
       ATTEST_PUBLIC_URL: 'http://attest.test',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       ATTEST_REDIS_PREFIX: `test-${crypto.randomBytes(4).toString('hex')}`,
+      // Tests run due jobs themselves (app.attest.jobs.runDueJobs()) on the test clock.
+      ATTEST_JOBS_POLL_MS: '0',
     };
     if (process.env.TEST_DATABASE_URL) {
       env.DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -157,6 +159,7 @@ function envOf(config: Config): Record<string, string> {
     ATTEST_PUBLIC_URL: config.publicUrl,
     LOG_LEVEL: config.logLevel,
     ATTEST_REDIS_PREFIX: config.redisPrefix,
+    ATTEST_JOBS_POLL_MS: String(config.jobsPollMs),
   };
   if (config.keyPepper) env.ATTEST_KEY_PEPPER = config.keyPepper;
   if (config.databaseUrl) env.DATABASE_URL = config.databaseUrl;

@@ -5,6 +5,9 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { actorOfCaller, storeSessions } from '../sessions/service.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
+import { prCommentModeOf } from '../apps/service.js';
+import { schedulePrComments } from '../pr-comments/service.js';
+import { pullRequestsOfSessions } from '../prs/service.js';
 import { checkSession } from './validate.js';
 import * as store from './store.js';
 
@@ -98,6 +101,8 @@ export async function sync(ctx: FactoryContext, body: SyncBody): Promise<SyncRes
     await store.recordBlobs(trx, blobs.map((b) => ({ app_id: ctx.appId, sha256: b.sha256, media_type: b.mediaType, bytes: b.bytes.length, created_at: now })));
     await storeSessions(ctx, trx, accepted, actor);
   });
+  // The living comment of every pull request these sessions link to (named, or worked on its branch).
+  if (accepted.length > 0 && (await prCommentModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on') await schedulePrComments(ctx, ctx.appId, await pullRequestsOfSessions(ctx, accepted.map((s) => s.id)));
 
   return {
     accepted: accepted.map((s) => s.id),

@@ -17,6 +17,16 @@ export const AppSchema = Type.Object({
     mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
     version: Type.String({ description: 'pin: the pinned version; follow: the version this gateway recommends (its own release)' }),
   }),
+  pr_comment: Type.Union([Type.Literal('off'), Type.Literal('on')], {
+    description: 'on: the GitHub App keeps exactly one comment with the evidence on each pull request of a connected repository (docs/github-app.md). Default off.',
+  }),
+  pr_comment_problem: Nullable(Type.Object({
+    code: Type.String({ description: 'missing_permission, repository_not_connected, repository_not_in_installation, pull_request_not_found, repository_tokens_unavailable, github_unavailable (gave up after retries), ...' }),
+    message: Type.String(),
+    repository: Type.String(),
+    number: Type.Integer(),
+    at: DateTime,
+  }, { description: 'The latest pull request whose comment could not be posted, until a later run posts it; null when none.' })),
 });
 
 const DisplayName = Type.String({ minLength: 1, maxLength: 200 });
@@ -60,8 +70,8 @@ export const appsRoutes: AreaRoutes = (app) => {
   app.patch('/v1/apps/:appId', {
     config: { guard: factoryGuard('apps.write', 'appId') },
     schema: {
-      summary: 'Rename a factory or change how its runners update', tags: ['apps'],
-      description: '`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version).',
+      summary: 'Rename a factory, change how its runners update, or turn the living PR comment on or off', tags: ['apps'],
+      description: '`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version). `pr_comment` off (default) or on: the evidence comment the GitHub App keeps on each pull request.',
       params: AppParams,
       body: Type.Object({
         name: Type.Optional(Slug),
@@ -70,6 +80,7 @@ export const appsRoutes: AreaRoutes = (app) => {
           mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
           version: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
         }, { additionalProperties: false })),
+        pr_comment: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
       }, { additionalProperties: false, minProperties: 1 }),
       response: { 200: Data(AppSchema) },
     },

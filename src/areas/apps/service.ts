@@ -8,6 +8,7 @@ import type { Principal } from '../../server/auth/principal.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../orgs/audit.js';
+import { latestProblems, type PrCommentProblem } from '../pr-comments/service.js';
 import * as store from './store.js';
 import { VERSION } from '../../version.js';
 
@@ -18,6 +19,7 @@ import { VERSION } from '../../version.js';
 export const RECOMMENDED_RUNNER_VERSION: string = VERSION;
 
 export type RunnerUpdatesMode = 'follow' | 'pin';
+export type PrCommentMode = 'off' | 'on';
 
 export interface AppWire {
   id: string;
@@ -29,9 +31,13 @@ export interface AppWire {
   updated_at: string;
   updated_by: string;
   runner_updates: { mode: RunnerUpdatesMode; version: string };
+  /** The living PR comment: on = the GitHub App keeps one comment with the evidence on each pull request. */
+  pr_comment: PrCommentMode;
+  /** The latest PR comment that could not be posted (missing permission, repository not connected, ...), until one posts. */
+  pr_comment_problem: PrCommentProblem | null;
 }
 
-export function appToWire(row: store.AppRow): AppWire {
+export function appToWire(row: store.AppRow, problem: PrCommentProblem | null = null): AppWire {
   return {
     id: row.id,
     tenant_id: row.org_id,
@@ -46,6 +52,8 @@ export function appToWire(row: store.AppRow): AppWire {
       row.runner_updates_mode === 'pin' && row.runner_updates_version !== null
         ? { mode: 'pin', version: row.runner_updates_version }
         : { mode: 'follow', version: RECOMMENDED_RUNNER_VERSION },
+    pr_comment: row.pr_comment === 'on' ? 'on' : 'off',
+    pr_comment_problem: problem,
   };
 }
 
@@ -59,7 +67,7 @@ export async function createApp(db: Db, clock: Clock, principal: Principal | nul
   const by = changedBy(principal);
   const row: store.AppRow = {
     id: crypto.randomUUID(), org_id: orgId, name: input.name.toLowerCase(), display_name: input.displayName ?? input.name,
-    runner_updates_mode: 'follow', runner_updates_version: null, created_at: now, created_by: by, updated_at: now, updated_by: by, deleted_at: null,
+    runner_updates_mode: 'follow', runner_updates_version: null, pr_comment: 'off', created_at: now, created_by: by, updated_at: now, updated_by: by, deleted_at: null,
   };
   try {
     await store.insertApp(db, row);
@@ -87,15 +95,25 @@ async function requireLiveApp(ctx: FactoryContext, appId: string): Promise<store
  * on (its owner is a member there); a factory key is bound to one factory and sees only that one.
  */
 export async function listApps(ctx: FactoryContext): Promise<AppWire[]> {
-  if (ctx.principal.kind !== 'login_token' && ctx.principal.kind !== 'dashboard_session') {
-    const own = await store.findLiveApp(ctx.db, ctx.orgId, ctx.appId);
-    return own ? [appToWire(own)] : [];
-  }
-  return (await store.listLiveApps(ctx.db, ctx.orgId)).map(appToWire);
+  const rows = ctx.principal.kind !== 'login_token' && ctx.principal.kind !== 'dashboard_session'
+    ? [await store.findLiveApp(ctx.db, ctx.orgId, ctx.appId)].filter((r): r is store.AppRow => r !== undefined)
+    : await store.listLiveApps(ctx.db, ctx.orgId);
+  const problems = await latestProblems(ctx.db, rows.map((r) => r.id));
+  return rows.map((r) => appToWire(r, problems.get(r.id) ?? null));
+}
+
+async function wireWithProblem(ctx: FactoryContext, row: store.AppRow): Promise<AppWire> {
+  return appToWire(row, (await latestProblems(ctx.db, [row.id])).get(row.id) ?? null);
+}
+
+/** The factory's `pr_comment` setting, read when the comment worker runs (off for a deleted factory). */
+export async function prCommentModeOf(db: Db, orgId: string, appId: string): Promise<PrCommentMode> {
+  const row = await store.findLiveApp(db, orgId, appId);
+  return row?.pr_comment === 'on' ? 'on' : 'off';
 }
 
 export async function getApp(ctx: FactoryContext, appId: string): Promise<AppWire> {
-  return appToWire(await requireLiveApp(ctx, appId));
+  return wireWithProblem(ctx, await requireLiveApp(ctx, appId));
 }
 
 export async function createAppInOrg(ctx: FactoryContext, input: CreateAppInput): Promise<AppWire> {
@@ -111,6 +129,7 @@ export interface UpdateAppInput {
   name?: string;
   display_name?: string;
   runner_updates?: RunnerUpdatesInput;
+  pr_comment?: PrCommentMode;
 }
 
 function invalidBody(path: string, message: string) {
@@ -137,6 +156,7 @@ export async function updateApp(ctx: FactoryContext, appId: string, input: Updat
   if (input.name !== undefined) patch.name = input.name.toLowerCase();
   if (input.display_name !== undefined) patch.display_name = input.display_name;
   if (input.runner_updates !== undefined) Object.assign(patch, runnerUpdatesColumns(input.runner_updates));
+  if (input.pr_comment !== undefined) patch.pr_comment = input.pr_comment;
   try {
     await store.updateApp(ctx.db, ctx.orgId, before.id, patch);
   } catch (err) {
@@ -145,11 +165,11 @@ export async function updateApp(ctx: FactoryContext, appId: string, input: Updat
   }
   const after: store.AppRow = { ...before, ...patch };
   const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const field of ['name', 'display_name', 'runner_updates_mode', 'runner_updates_version'] as const) {
+  for (const field of ['name', 'display_name', 'runner_updates_mode', 'runner_updates_version', 'pr_comment'] as const) {
     if (before[field] !== after[field]) changes[field] = { from: before[field], to: after[field] };
   }
   await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'app.updated', actor: ctx.principal, targetType: 'app', targetId: before.id, targetIdentifier: after.name, details: { changes } });
-  return appToWire(after);
+  return wireWithProblem(ctx, after);
 }
 
 /**

@@ -157,14 +157,15 @@ export const artifactsRoutes: AreaRoutes = (app) => {
   }, async (req) => ({ data: await getArtifact(factoryContext(req.ctx), req.params.id) }));
 
   app.get('/v1/artifacts/:id/content', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read', appIdFromQuery: true } },
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read', appIdFromQuery: true, signedUrl: 'artifact-content' } },
     schema: {
       summary: "Read an artifact's bytes",
       tags: ['artifacts'],
       description:
         'Streams the bytes with their media type. Supports a single `Range: bytes=` range (206 Partial Content; 416 range_not_satisfiable with `Content-Range: bytes */size`). ' +
         'HTML, SVG and other XML or script types are sent as attachments; every answer carries `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy, so no artifact can run script in the gateway origin. ' +
-        'With the dashboard session cookie (a media element sends no headers), `?appId=` may name the factory in place of X-Outerlayer-App-Id.',
+        'With the dashboard session cookie (a media element sends no headers), `?appId=` may name the factory in place of X-Outerlayer-App-Id. ' +
+        'Without Authorization, a signed URL (`?appId=&exp=&sig=`, as the PR comment embeds for screenshots) opens this one artifact until `exp` (at most 8 days); an invalid or expired signature is 401 unauthorized.',
       params: Type.Object({ id: Uuid }),
       querystring: Type.Object({ appId: Type.Optional(Uuid) }),
     },

@@ -6,6 +6,8 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { normalizeRepo } from '../sessions/document.js';
+import { schedulePrComments, type PrRef } from '../pr-comments/service.js';
+import { listLinkedPullRequests } from '../work-items/service.js';
 import * as store from './store.js';
 
 /** API.md §8: an artifact request is at most 12 MiB (the route's bodyLimit), its blob at most 8 MiB. */
@@ -283,6 +285,10 @@ export async function createArtifact(ctx: FactoryContext, sent: ArtifactInput, b
     assertSameContent(winner, sha256);
     return { artifact: toWire(ctx, winner), created: false };
   }
+  // The living PR comment of the pull request it is anchored to, or of those declared onto its work item.
+  const prs: PrRef[] = row.repository !== null && row.pr_number !== null ? [{ repository: row.repository, number: row.pr_number }] : [];
+  if (row.work_item_id !== null) prs.push(...(await listLinkedPullRequests(ctx, row.work_item_id)));
+  await schedulePrComments(ctx, ctx.appId, prs);
   return { artifact: toWire(ctx, row), created: true };
 }
 

@@ -1,7 +1,8 @@
 // Acceptance criteria of a work item: one list, replaced whole by PUT (at most 100, ids unique).
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { getWorkItem } from '../work-items/service.js';
+import { schedulePrComments } from '../pr-comments/service.js';
+import { getWorkItem, listLinkedPullRequests } from '../work-items/service.js';
 import * as store from './store.js';
 
 export const MAX_CRITERIA = 100;
@@ -60,5 +61,6 @@ export async function replaceCriteria(
     app_id: ctx.appId, work_item_id: item.id, position, criterion_id: c.id, text: c.text, proof: c.proof ?? null, updated_at: now,
   }));
   await store.replaceCriteria(ctx.db, ctx.gateway.dialect, ctx.appId, item.id, rows);
+  await schedulePrComments(ctx, ctx.appId, await listLinkedPullRequests(ctx, item.id));
   return toList(item.id, rows);
 }

@@ -3,7 +3,8 @@
 import crypto from 'node:crypto';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { getWorkItem } from '../work-items/service.js';
+import { schedulePrComments } from '../pr-comments/service.js';
+import { getWorkItem, listLinkedPullRequests } from '../work-items/service.js';
 import * as store from './store.js';
 
 export const ABOUT = ['change', 'rule'] as const;
@@ -79,6 +80,8 @@ export async function recordFinding(ctx: FactoryContext, idOrNumber: string, inp
     created_at: ctx.clock.now(),
   };
   await store.insertFinding(ctx.db, row);
+  const linked = await listLinkedPullRequests(ctx, item.id);
+  await schedulePrComments(ctx, ctx.appId, linked.filter((pr) => row.pr_number === null || pr.number === row.pr_number));
   return toWire(row);
 }
 

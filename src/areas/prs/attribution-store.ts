@@ -60,6 +60,11 @@ export function sessionsByIds(db: Db, appId: string, ids: readonly string[]): Pr
   return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS).where('app_id', '=', appId).where('id', 'in', [...ids]).execute();
 }
 
+export function sessionsBySessionIds(db: Db, appId: string, sessionIds: readonly string[]): Promise<SessionLinkRow[]> {
+  if (sessionIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS).where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).execute();
+}
+
 export function pullRequestsByKeys(db: Db, appId: string, repositories: readonly string[], numbers: readonly number[]): Promise<PullRequestRow[]> {
   if (repositories.length === 0 || numbers.length === 0) return Promise.resolve([]);
   return db

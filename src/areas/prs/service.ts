@@ -23,6 +23,24 @@ function defaultUrl(k: PrKey): string {
   return /^[^/]+\/[^/]+$/.test(k.repository) ? `https://github.com/${k.repository}/pull/${k.number}` : `https://${k.repository}/pull/${k.number}`;
 }
 
+/**
+ * The pull requests sessions (by their own session ids) link to: the ones they name, and the known ones
+ * whose head branch they worked on in the same repository. For triggers (the PR comment of a synced session).
+ */
+export async function pullRequestsOfSessions(ctx: FactoryContext, sessionIds: readonly string[]): Promise<PrKey[]> {
+  const out = new Map<string, PrKey>();
+  for (let i = 0; i < sessionIds.length; i += 500) {
+    const rows = await store.sessionsBySessionIds(ctx.db, ctx.appId, [...new Set(sessionIds.slice(i, i + 500))]);
+    for (const row of rows) for (const k of namedPrs(row)) out.set(keyOf(k), { repository: k.repository, number: k.number });
+    const repos = [...new Set(rows.map((r) => r.repo).filter(Boolean))];
+    for (const pr of await store.pullRequestsOnBranches(ctx.db, ctx.appId, repos, rows.map((r) => r.branch))) {
+      const onIt = rows.some((r) => r.repo === pr.repository && r.branch === pr.head_branch && (pr.closed_at === null || Number(r.started_at) <= Number(pr.closed_at)));
+      if (onIt) out.set(keyOf(pr), { repository: pr.repository, number: Number(pr.number) });
+    }
+  }
+  return [...out.values()];
+}
+
 // ---- outcome labels (the session list's prOutcomes, spec part 2) ------------------------------------------
 // Each outcome is { label, score } with score in [0, 1]: 1 the good outcome, 0 the bad one, 0.5 not decided
 // yet or not known (so averages over sessions are not pulled either way by missing data).

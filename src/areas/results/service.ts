@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { repositoryOfGitRepo } from '../artifacts/service.js';
+import { schedulePrComments } from '../pr-comments/service.js';
 import * as store from './store.js';
 
 export const CI_JSON_LIMIT = 4096;
@@ -129,6 +130,7 @@ export async function emitResult(ctx: FactoryContext, input: EmitInput): Promise
     if (!winner) throw err;
     return retryOf(winner, row);
   }
+  await schedulePrComments(ctx, ctx.appId, [{ repository: row.repository, number: row.pr_number }]);
   return { result: toWire(row), created: true };
 }
 

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import type { RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { applyCheck, applyPullRequest, type FactoryRef, type PullRequestFact } from '../prs/state.js';
+import { schedulePrComments } from '../pr-comments/service.js';
 import { factoriesForRepository } from './factories.js';
 
 export interface WebhookResult {
@@ -124,7 +125,10 @@ export async function handleGithubDelivery(ctx: RequestContext, delivery: Delive
     const pr = obj(payload.pull_request);
     if (!pr) throw invalid('pull_request event without pull_request.');
     const fact = pullRequestFact(repository, pr);
-    await applyToFactories(factories, (f) => applyPullRequest(ctx, f, fact));
+    await applyToFactories(factories, async (f) => {
+      await applyPullRequest(ctx, f, fact);
+      await schedulePrComments(ctx, f.appId, [{ repository, number: fact.number }]);
+    });
     return result;
   }
 

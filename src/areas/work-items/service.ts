@@ -9,6 +9,7 @@ import { mintCredential } from '../../server/auth/mint.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../orgs/audit.js';
+import { schedulePrComments } from '../pr-comments/service.js';
 import * as store from './store.js';
 
 export const TRACKERS = ['github', 'linear', 'jira', 'local'] as const;
@@ -240,12 +241,20 @@ export async function linkPullRequest(ctx: FactoryContext, workItemId: string, p
   await store.upsertPullRequest(ctx.db, {
     app_id: ctx.appId, work_item_id: item.id, repository: pr.repository, number: pr.number, url: pr.url, linked_at: ctx.clock.now(),
   });
+  // The item's criteria and findings now show on the pull request's comment.
+  await schedulePrComments(ctx, ctx.appId, [{ repository: pr.repository, number: pr.number }]);
 }
 
 /** Pull requests declared onto the item, oldest link first. */
 export async function listLinkedPullRequests(ctx: FactoryContext, workItemId: string): Promise<LinkedPullRequest[]> {
   const rows = await store.listPullRequests(ctx.db, ctx.appId, workItemId);
   return rows.map((r) => ({ repository: r.repository, number: Number(r.number), url: r.url, linkedAt: Number(r.linked_at) }));
+}
+
+/** The items a pull request is declared onto (for evidence that hangs off items: criteria, findings). */
+export async function workItemsOfPullRequest(ctx: FactoryContext, repository: string, number: number): Promise<Array<{ id: string; number: number; title: string }>> {
+  const rows = await store.itemsLinkedToPullRequest(ctx.db, ctx.appId, repository, number);
+  return rows.map((r) => ({ id: r.id, number: Number(r.number), title: r.title }));
 }
 
 // ---- work items ----

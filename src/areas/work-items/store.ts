@@ -1,6 +1,6 @@
 // SQL for work items, their claims and the pull requests declared onto them. Every query names the
 // factory (app_id); rules (liveness, startability, who may do what) live in service.ts.
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import type { Database } from '../../db/schema.js';
 
@@ -276,5 +276,19 @@ export function listPullRequests(db: Db, appId: string, workItemId: string) {
     .orderBy('linked_at')
     .orderBy('repository')
     .orderBy('number')
+    .execute();
+}
+
+/** Items a pull request is declared onto (any case of `owner/repo`), oldest link first. */
+export function itemsLinkedToPullRequest(db: Db, appId: string, repository: string, number: number) {
+  return db
+    .selectFrom('work_item_pull_requests as l')
+    .innerJoin('work_items as w', (j) => j.onRef('w.id', '=', 'l.work_item_id').onRef('w.app_id', '=', 'l.app_id'))
+    .select(['w.id as id', 'w.number as number', 'w.title as title'])
+    .where('l.app_id', '=', appId)
+    .where(sql<string>`lower(l.repository)`, '=', repository.toLowerCase())
+    .where('l.number', '=', number)
+    .orderBy('l.linked_at')
+    .orderBy('w.id')
     .execute();
 }

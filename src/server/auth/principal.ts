@@ -12,7 +12,11 @@ import * as store from './store.js';
 export type Plan = 'free' | 'paid' | 'enterprise';
 
 export interface Principal {
-  kind: CredentialKind;
+  /**
+   * `signed_url`: no credential; a signed artifact URL (src/server/signed-urls.ts) opened one artifact's
+   * bytes. `system`: the gateway's own background work (the PR comment worker), never a request.
+   */
+  kind: CredentialKind | 'signed_url' | 'system';
   credentialId: string;
   /** The person behind the call: a login token's owner, or the member who minted a key. */
   userId: string | null;
@@ -62,6 +66,20 @@ export class PrincipalResolver {
   /** Forget everything cached, after a revocation or membership change on this node. */
   invalidate(): void {
     this.cache.clear();
+  }
+
+  /**
+   * The caller of a verified signed artifact URL: the factory the signature names, only artifacts.read,
+   * and only on the route and artifact the signature covers (the guard checks those). Null when the
+   * factory is gone.
+   */
+  async signedUrl(appId: string, artifactId: string): Promise<Principal | null> {
+    const app = await store.findLiveApp(this.db, appId);
+    if (!app) return null;
+    return {
+      kind: 'signed_url', credentialId: `signed-url:${artifactId}`, userId: null, orgId: app.orgId, orgName: app.orgName, plan: app.plan as Plan,
+      appId: app.appId, workItemId: null, role: null, permissions: new Set<Permission>(['artifacts.read']), label: 'signed artifact URL',
+    };
   }
 
   digest(plaintext: string): string {

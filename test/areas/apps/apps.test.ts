@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 
-const APP_FIELDS = ['created_at', 'created_by', 'display_name', 'id', 'name', 'runner_updates', 'tenant_id', 'updated_at', 'updated_by'];
+const APP_FIELDS = ['created_at', 'created_by', 'display_name', 'id', 'name', 'pr_comment', 'pr_comment_problem', 'runner_updates', 'tenant_id', 'updated_at', 'updated_by'];
 
 describe('apps (factories)', () => {
   let gw: TestGateway;
@@ -187,6 +187,32 @@ describe('apps (factories)', () => {
     expect(audit.body.data.length).toBeGreaterThanOrEqual(3);
     expect(audit.body.data[0]).toMatchObject({ target_type: 'app', target_id: made.id, target_identifier: 'renamed', actor_type: 'user', actor_id: t.ownerId });
     expect(audit.body.data[0].details_preview).toContain('"name":{"from":"patchme","to":"renamed"}');
+  });
+
+  it('turns the living PR comment on and off (pr_comment, off by default, on every read)', async () => {
+    const made = (await gw.call('POST', '/v1/apps', { ...as(t), body: { name: 'commenting' } })).body.data;
+    expect(made).toMatchObject({ pr_comment: 'off', pr_comment_problem: null });
+    const on = { token: t.loginToken, appId: made.id };
+    const turned = await gw.call('PATCH', `/v1/apps/${made.id}`, { ...on, body: { pr_comment: 'on' } });
+    expect(turned.status).toBe(200);
+    expect(turned.body.data.pr_comment).toBe('on');
+    expect((await gw.call('GET', `/v1/apps/${made.id}`, on)).body.data.pr_comment).toBe('on');
+    expect((await gw.call('GET', '/v1/apps', as(t))).body.data.find((a: { id: string }) => a.id === made.id).pr_comment).toBe('on');
+    // The factory the caller's key is bound to is untouched.
+    expect((await gw.call('GET', `/v1/apps/${t.appId}`, as(t))).body.data.pr_comment).toBe('off');
+    for (const value of ['yes', true, null, 'ON']) {
+      const res = await gw.call('PATCH', `/v1/apps/${made.id}`, { ...on, body: { pr_comment: value } });
+      expect(res.status, JSON.stringify(value)).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request_body');
+    }
+    const reader = await addMember(gw, t, 'read');
+    expect((await gw.call('PATCH', `/v1/apps/${made.id}`, { token: reader.loginToken, appId: made.id, body: { pr_comment: 'off' } })).status).toBe(403);
+    const other = await createTenant(gw);
+    expect((await gw.call('PATCH', `/v1/apps/${made.id}`, { token: other.loginToken, appId: other.appId, body: { pr_comment: 'off' } })).status).toBe(403);
+    const off = await gw.call('PATCH', `/v1/apps/${made.id}`, { ...on, body: { pr_comment: 'off' } });
+    expect(off.body.data.pr_comment).toBe('off');
+    const audit = await gw.call('GET', `/v1/orgs/${t.orgName}/audit-log?actionType=app.updated&pageSize=100`, { token: t.managementKey });
+    expect(audit.body.data[0].details_preview).toContain('"pr_comment":{"from":"on","to":"off"}');
   });
 
   it('deletes by tombstone: gone from reads, name freed, keys revoked', async () => {

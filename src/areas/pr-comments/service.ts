@@ -1,0 +1,106 @@
+// The living PR comment: what other areas call when something the comment shows changed (schedule), and
+// what the factory's settings read shows about it (status). The runner is worker.ts; the body render.ts.
+// Only this area's store is read here, so any area may call it without an import cycle.
+import crypto from 'node:crypto';
+import type { Db } from '../../db/connection.js';
+import type { Clock } from '../../server/clock.js';
+import { normalizeRepository } from '../prs/state.js';
+import * as store from './store.js';
+
+/** A run waits for 5 s of quiet after the latest trigger, and at most 30 s after the first one it has not posted. */
+export const DEBOUNCE: store.Debounce = { quietMs: 5_000, maxWaitMs: 30_000 };
+
+export interface ScheduleContext {
+  db: Db;
+  clock: Clock;
+  log?: { warn(obj: unknown, msg: string): void };
+}
+
+export interface PrRef {
+  repository: string;
+  number: number;
+}
+
+/**
+ * Something the comment of these pull requests shows changed: ask for a run of each (debounced). Does
+ * nothing while the factory's `pr_comment` setting is off. Never fails the caller's write: the evidence
+ * is already stored, and a lost trigger only delays the comment until the next one.
+ */
+export async function schedulePrComments(ctx: ScheduleContext, appId: string, prs: readonly PrRef[]): Promise<void> {
+  const seen = new Set<string>();
+  for (const pr of prs) {
+    if (!Number.isSafeInteger(pr.number) || pr.number <= 0) continue;
+    const repository = normalizeRepository(pr.repository);
+    if (!/^[^/\s]+\/[^/\s]+$/.test(repository)) continue;
+    const key = `${repository}#${pr.number}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    try {
+      await store.requestRun(ctx.db, crypto.randomUUID(), appId, repository, pr.number, ctx.clock.now(), DEBOUNCE);
+    } catch (err) {
+      ctx.log?.warn({ err, appId, repository, number: pr.number }, 'could not schedule the PR comment');
+    }
+  }
+}
+
+export interface PrCommentProblem {
+  code: string;
+  message: string;
+  repository: string;
+  number: number;
+  at: string;
+}
+
+function problemOf(row: store.JobRow): PrCommentProblem | null {
+  if (!row.last_error_code || row.last_error_at === null) return null;
+  return {
+    code: row.last_error_code,
+    message: row.last_error_message ?? '',
+    repository: row.repository,
+    number: Number(row.number),
+    at: new Date(Number(row.last_error_at)).toISOString(),
+  };
+}
+
+/** The latest unresolved problem of each factory's PR comments (a pull request whose last run failed). */
+export async function latestProblems(db: Db, appIds: readonly string[]): Promise<Map<string, PrCommentProblem>> {
+  const out = new Map<string, PrCommentProblem>();
+  for (const row of await store.latestProblems(db, appIds)) {
+    if (out.has(row.app_id)) continue;
+    const p = problemOf(row);
+    if (p) out.set(row.app_id, p);
+  }
+  return out;
+}
+
+export interface PrCommentStatusWire {
+  repository: string;
+  number: number;
+  state: 'pending' | 'retrying' | 'posted' | 'failed' | 'idle';
+  commentUrl: string | null;
+  postedAt: string | null;
+  nextRunAt: string | null;
+  attempts: number;
+  lastError: PrCommentProblem | null;
+}
+
+/** Every pull request of the factory the comment worker knows, most recently changed first. */
+export async function listStatus(ctx: { db: Db; appId: string }, limit: number): Promise<PrCommentStatusWire[]> {
+  const rows = await store.listJobs(ctx.db, ctx.appId, limit);
+  return rows.map((r) => {
+    const lastError = problemOf(r);
+    const due = r.due_at === null ? null : Math.max(Number(r.due_at), Number(r.retry_at ?? 0));
+    const state: PrCommentStatusWire['state'] =
+      r.retry_at !== null ? 'retrying' : r.due_at !== null && Number(r.requested) > Number(r.done) ? 'pending' : lastError ? 'failed' : r.comment_id !== null ? 'posted' : 'idle';
+    return {
+      repository: r.repository,
+      number: Number(r.number),
+      state,
+      commentUrl: r.comment_url,
+      postedAt: r.posted_at === null ? null : new Date(Number(r.posted_at)).toISOString(),
+      nextRunAt: due === null ? null : new Date(due).toISOString(),
+      attempts: Number(r.attempts),
+      lastError,
+    };
+  });
+}
