@@ -3,6 +3,7 @@
 // and the routes with recorded real responses (@octokit/fixtures) are checked against those too.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,10 @@ const ROUTES_THE_GATEWAY_CALLS = [
   'GET /repos/{owner}/{repo}/pulls',
   'POST /repos/{owner}/{repo}/pulls',
   'PATCH /repos/{owner}/{repo}/pulls/{pull_number}',
+  'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+  'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+  'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
+  'DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}',
 ];
 
 type Node = unknown;
@@ -118,6 +123,25 @@ describe('the GitHub double answers as GitHub does', () => {
     github.repo('acme/api').protection.delete('main');
     github.repo('acme/api').rules.set('main', []);
     expect((await gw.call('GET', '/v1/repositories', as)).status).toBe(200); // 404 "Branch not protected"
+
+    // The PR comment: list, create, edit, and the removal of a duplicate of ours.
+    expect((await gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as, body: { pr_comment: 'on' } })).status).toBe(200);
+    const png = Buffer.from('89504e47', 'hex');
+    const artifact = (caption: string) => gw.call('POST', '/v1/artifacts', { ...as, body: {
+      schemaVersion: 1,
+      artifact: { clientArtifactId: caption, filename: 'a.png', mediaType: 'image/png', bytes: png.length, sha256: crypto.createHash('sha256').update(png).digest('hex'), caption, emittedAt: '2026-11-01T12:00:00Z', repository: 'acme/api', prNumber: 1 },
+      blob: { data: png.toString('base64') },
+    } });
+    expect((await artifact('one')).status).toBe(201);
+    gw.clock.advance(60_000);
+    expect((await gw.app.attest.jobs.runDueJobs()).posted).toBe(1);
+    github.commentAs('attest-test-app[bot]', 'acme/api', 1, `<!-- attest:pr-comment factory=${t.appId} -->`);
+    github.commentAs('alice', 'acme/api', 1, 'a person');
+    await gw.app.attest.db.updateTable('pr_comment_jobs').set({ comment_id: null }).execute();
+    expect((await artifact('two')).status).toBe(201);
+    gw.clock.advance(60_000);
+    expect((await gw.app.attest.jobs.runDueJobs()).posted).toBe(1);
+    expect(github.commentsOn('acme/api', 1).map((c) => c.user)).toEqual(['attest-test-app[bot]', 'alice']);
   });
   afterAll(async () => {
     await env?.close();
@@ -154,7 +178,11 @@ describe('the GitHub double answers as GitHub does', () => {
       checked.add(`${call.method} ${call.route} ${call.status}`);
     }
     expect([...failures]).toEqual([]);
-    for (const route of ROUTES_THE_GATEWAY_CALLS) {
+    // DELETE answers 204 with no body: checked by status against the description instead.
+    const deletes = env.github.calls.filter((c) => c.method === 'DELETE' && c.route && c.status > 0);
+    expect(deletes.length).toBeGreaterThan(0);
+    for (const d of deletes) expect(Object.keys(doc.paths[d.route!]!.delete!.responses)).toContain(String(d.status));
+    for (const route of ROUTES_THE_GATEWAY_CALLS.filter((r) => !r.startsWith('DELETE '))) {
       expect([...checked].some((c) => c.startsWith(`${route} 2`)), `a success answer of ${route} was checked`).toBe(true);
     }
     // Refusals the gateway interprets, checked against GitHub's documented error shapes.

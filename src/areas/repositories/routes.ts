@@ -17,6 +17,9 @@ const Entry = Type.Object({
   pullRequestWrite: Type.Union([Type.Literal('granted'), Type.Literal('pending'), Type.Literal('missing')], {
     description: 'granted: the installation lets the App open pull requests; pending: the App asks for pull request write but the installation has not accepted it; missing: the App does not ask for it, or the installation no longer includes the repository',
   }),
+  commentWrite: Type.Union([Type.Literal('granted'), Type.Literal('pending'), Type.Literal('missing')], {
+    description: 'Whether the App may keep the PR comment (pr_comment) on pull requests here: granted when the installation has pull requests write or issues write; pending when the App asks for one but the installation has not accepted it; missing otherwise',
+  }),
   defaultBranchRequiresPullRequest: Type.Boolean({ description: 'a pull_request branch rule or classic protection with required reviews applies to the default branch' }),
 });
 

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
 import {
-  githubApp, pullRequestWriteOf, type GitHubApp, type InstallationClient, type PullRequestWrite, type RepositoryInfo,
+  commentWriteOf, githubApp, pullRequestWriteOf, type GitHubApp, type InstallationClient, type PullRequestWrite, type RepositoryInfo,
 } from '../../codehost/github.js';
 import type { FactoryContext, RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
@@ -18,6 +18,8 @@ export interface RepositoryEntry {
   installationId: number;
   defaultBranch: string;
   pullRequestWrite: PullRequestWrite;
+  /** Whether the App may keep the PR comment there: pull requests write or issues write. */
+  commentWrite: PullRequestWrite;
   defaultBranchRequiresPullRequest: boolean;
 }
 
@@ -72,7 +74,7 @@ async function entryOf(row: store.RepositoryRow, view: InstallationView | null, 
   const seen = view?.repositories.get(store.nameKey(base.repository));
   if (!view || !seen) {
     // The installation is gone or no longer lists the repository: builds can do nothing there.
-    return { repository: base.repository, connected: true, installationId: base.installationId, defaultBranch: base.defaultBranch, pullRequestWrite: 'missing', defaultBranchRequiresPullRequest: false };
+    return { repository: base.repository, connected: true, installationId: base.installationId, defaultBranch: base.defaultBranch, pullRequestWrite: 'missing', commentWrite: 'missing', defaultBranchRequiresPullRequest: false };
   }
   const [owner, name] = seen.fullName.split('/') as [string, string];
   return {
@@ -81,6 +83,7 @@ async function entryOf(row: store.RepositoryRow, view: InstallationView | null, 
     installationId: base.installationId,
     defaultBranch: seen.defaultBranch,
     pullRequestWrite: pullRequestWriteOf(view.granted, await requested()),
+    commentWrite: commentWriteOf(view.granted, await requested()),
     defaultBranchRequiresPullRequest: await view.client.requiresPullRequest(owner, name, seen.defaultBranch),
   };
 }

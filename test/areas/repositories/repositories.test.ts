@@ -38,7 +38,7 @@ describe('repositories', () => {
     const created = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/api', installationId: installation.id } });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
-      data: { repository: 'Acme/Api', connected: true, installationId: installation.id, defaultBranch: 'main', pullRequestWrite: 'granted', defaultBranchRequiresPullRequest: false },
+      data: { repository: 'Acme/Api', connected: true, installationId: installation.id, defaultBranch: 'main', pullRequestWrite: 'granted', commentWrite: 'granted', defaultBranchRequiresPullRequest: false },
     });
     const again = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'ACME/API', installationId: installation.id } });
     expect(again.status).toBe(200);
@@ -51,7 +51,7 @@ describe('repositories', () => {
     const list = await gw.call('GET', '/v1/repositories', { token: readKey, appId: a.appId });
     expect(list.status).toBe(200);
     expect(list.body.data.map((r: { repository: string }) => r.repository)).toEqual(['Acme/Api', 'acme/web']);
-    expect(list.body.data[1]).toEqual({ repository: 'acme/web', connected: true, installationId: installation.id, defaultBranch: 'trunk', pullRequestWrite: 'granted', defaultBranchRequiresPullRequest: false });
+    expect(list.body.data[1]).toEqual({ repository: 'acme/web', connected: true, installationId: installation.id, defaultBranch: 'trunk', pullRequestWrite: 'granted', commentWrite: 'granted', defaultBranchRequiresPullRequest: false });
   });
 
   it('reports defaultBranchRequiresPullRequest from a pull_request branch rule', async () => {
@@ -86,18 +86,27 @@ describe('repositories', () => {
     const pending = await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'lag/app', installationId: lagging.id } });
     expect(pending.status).toBe(201);
     expect(pending.body.data.pullRequestWrite).toBe('pending');
+    // The PR comment needs pull requests write or issues write: pending too.
+    expect(pending.body.data.commentWrite).toBe('pending');
 
     const asked = github.appPermissions;
     github.appPermissions = { contents: 'read', metadata: 'read', checks: 'read' };
     try {
       const missing = await gw.call('GET', '/v1/repositories', as(t));
       expect(missing.body.data[0].pullRequestWrite).toBe('missing');
+      expect(missing.body.data[0].commentWrite).toBe('missing');
+      // Issues write alone lets the App comment, though not open pull requests.
+      lagging.permissions.issues = 'write';
+      const issues = await gw.call('GET', '/v1/repositories', as(t));
+      expect(issues.body.data[0]).toMatchObject({ pullRequestWrite: 'missing', commentWrite: 'granted' });
+      delete lagging.permissions.issues;
     } finally {
       github.appPermissions = asked;
     }
     lagging.permissions.pull_requests = 'write';
     const granted = await gw.call('GET', '/v1/repositories', as(t));
     expect(granted.body.data[0].pullRequestWrite).toBe('granted');
+    expect(granted.body.data[0].commentWrite).toBe('granted');
   });
 
   it('reports a repository the installation dropped as missing, keeping the connection', async () => {
@@ -107,7 +116,7 @@ describe('repositories', () => {
     expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'drop/gone', installationId: inst.id } })).status).toBe(201);
     inst.repositories.delete('drop/gone');
     const list = await gw.call('GET', '/v1/repositories', as(t));
-    expect(list.body.data).toEqual([{ repository: 'drop/gone', connected: true, installationId: inst.id, defaultBranch: 'main', pullRequestWrite: 'missing', defaultBranchRequiresPullRequest: false }]);
+    expect(list.body.data).toEqual([{ repository: 'drop/gone', connected: true, installationId: inst.id, defaultBranch: 'main', pullRequestWrite: 'missing', commentWrite: 'missing', defaultBranchRequiresPullRequest: false }]);
   });
 
   it('answers 422 repository_not_in_installation for a repository the installation does not list, or an unknown installation', async () => {
