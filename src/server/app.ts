@@ -54,8 +54,8 @@ class OneLinePerRequest extends LogController {
       code: errorCodeOf(request) ?? null,
       ms: Math.round(reply.elapsedTime * 100) / 100,
     };
+    // A 5xx is logged at error level by the error handler (with the error); this line stays at info.
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else if (status >= 500) reply.log.error(line, 'request completed');
     else reply.log.info(line, 'request completed');
   }
 }
