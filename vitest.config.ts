@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // One parent dir for every temp dir of the run, removed at the end (no tokens left in /tmp).
+    globalSetup: ['test/global-tmp.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { action, printJson } from './output.js';
+import type { AttestClient } from '../client/index.js';
+import { action, printJson, printTable } from './output.js';
 import { CliError, clientFor, resolveProfile } from './profile.js';
 
 const ARTIFACT_MAX_BYTES = 8 * 1024 * 1024;
@@ -60,6 +61,34 @@ interface ArtifactFlags {
   caption?: string;
   supersedes?: string;
   json?: boolean;
+}
+
+interface ListFlags {
+  repo?: string;
+  pr?: string;
+  workItem?: string;
+  json?: boolean;
+}
+
+type ListAnchor = { kind: 'pr'; repository: string; prNumber: number; label: string } | { kind: 'work-item'; workItem: string; label: string };
+
+function listAnchor(flags: ListFlags): ListAnchor {
+  if ((flags.repo === undefined) !== (flags.pr === undefined)) throw new CliError('--repo and --pr go together');
+  if (flags.pr !== undefined && flags.workItem !== undefined) throw new CliError('Give either --repo owner/repo --pr N or --work-item ID, not both');
+  if (flags.pr !== undefined) {
+    const repository = parseRepo(flags.repo!);
+    const prNumber = parsePr(flags.pr);
+    return { kind: 'pr', repository, prNumber, label: `${repository}#${prNumber}` };
+  }
+  if (flags.workItem !== undefined && flags.workItem !== '') return { kind: 'work-item', workItem: flags.workItem, label: `work item ${flags.workItem}` };
+  throw new CliError('Say whose to list: --repo owner/repo --pr N, or --work-item ID');
+}
+
+/** The checks of each pull request, in the order given (each PR's newest first, as the gateway answers). */
+async function checksOf(client: AttestClient, prs: { repository: string; number: number }[]) {
+  const all = [];
+  for (const pr of prs) all.push(...(await client.listEmittedResults(pr.repository, pr.number)));
+  return all;
 }
 
 interface EmitFlags {
@@ -123,7 +152,77 @@ export function registerEvidence(program: Command): void {
       }),
     );
 
+  artifact
+    .command('list')
+    .description('List the live artifacts of a pull request (--repo --pr) or of a work item (--work-item)')
+    .option('--repo <owner/repo>', 'repository of the pull request')
+    .option('--pr <number>', 'pull request number')
+    .option('--work-item <id>', 'work item id or number')
+    .option('--json', 'print the artifacts as JSON')
+    .action(
+      action(async (flags: ListFlags) => {
+        const anchor = listAnchor(flags);
+        const client = clientFor(resolveProfile());
+        let artifacts: Record<string, unknown>[];
+        let truncated = false;
+        if (anchor.kind === 'pr') artifacts = await client.listPullRequestArtifacts(anchor.repository, anchor.prNumber);
+        else ({ artifacts, truncated } = await client.listWorkItemArtifacts(anchor.workItem));
+        if (flags.json) {
+          printJson(anchor.kind === 'pr' ? artifacts : { artifacts, truncated });
+          return;
+        }
+        printTable(
+          artifacts.map((a) => ({ ...a, pr: a.repository ? `${String(a.repository)}#${String(a.prNumber)}` : '-' })),
+          [
+            { key: 'id', header: 'ID' },
+            { key: 'kind', header: 'KIND' },
+            { key: 'filename', header: 'FILE' },
+            { key: 'bytes', header: 'BYTES' },
+            { key: 'criterionId', header: 'CRITERION' },
+            { key: 'pr', header: 'PR' },
+            { key: 'emittedAt', header: 'EMITTED' },
+            { key: 'caption', header: 'CAPTION' },
+          ],
+        );
+        process.stdout.write(`${artifacts.length} artifact(s) of ${anchor.label}${truncated ? ' (the oldest 200; more exist)' : ''}\n`);
+      }),
+    );
+
   const result = program.command('result').description('Pass/fail results of your own CI checks');
+  result
+    .command('list')
+    .description("List the checks of a pull request (--repo --pr) or of a work item's pull requests (--work-item): the latest result of each, with how many earlier")
+    .option('--repo <owner/repo>', 'repository of the pull request')
+    .option('--pr <number>', 'pull request number')
+    .option('--work-item <id>', 'work item id or number')
+    .option('--json', 'print the checks as JSON')
+    .action(
+      action(async (flags: ListFlags) => {
+        const anchor = listAnchor(flags);
+        const client = clientFor(resolveProfile());
+        const prs = anchor.kind === 'pr' ? [{ repository: anchor.repository, number: anchor.prNumber }] : await client.workItemPullRequests(anchor.workItem);
+        const checks = await checksOf(client, prs);
+        if (flags.json) {
+          printJson(checks);
+          return;
+        }
+        printTable(
+          checks.map((c) => ({ ...c, pr: `${c.repository}#${c.prNumber}`, earlier: c.history.length })),
+          [
+            { key: 'pr', header: 'PR' },
+            { key: 'name', header: 'CHECK' },
+            { key: 'result', header: 'RESULT' },
+            { key: 'emittedAt', header: 'EMITTED' },
+            { key: 'earlier', header: 'EARLIER' },
+            { key: 'link', header: 'LINK' },
+          ],
+        );
+        process.stdout.write(
+          `${checks.length} check(s) of ${anchor.label}${anchor.kind === 'work-item' ? ` across ${prs.length} pull request(s)${prs.length === 0 ? ' (none declared onto it yet)' : ''}` : ''}\n`,
+        );
+      }),
+    );
+
   result
     .command('emit <name> <result>')
     .description('Record a check result (pass|fail) for a pull request, with the run URL as proof')

@@ -26,12 +26,7 @@ export function registerLogin(program: Command): void {
         const token = flags.token ?? flags.apiKey;
         if (!token || (flags.token && flags.apiKey)) throw new CliError('Give exactly one of --token olu_... or --api-key sk_...');
         if (flags.token && !flags.token.startsWith('olu_')) throw new CliError('--token takes a login token (olu_...); use --api-key for a factory key.');
-        let url: URL;
-        try {
-          url = new URL(flags.url);
-        } catch {
-          throw new CliError(`--url "${flags.url}" is not a URL`);
-        }
+        const url = parseGatewayUrl(flags.url);
         const base = url.toString().replace(/\/+$/, '');
         let appId = flags.appId;
         let factories: Factory[] | undefined;
@@ -120,4 +115,18 @@ async function factoryOfKey(client: AttestClient, appId: string | undefined): Pr
     if (err instanceof ApiClientError && err.status === 403) return { id: appId };
     throw err;
   }
+}
+
+/** The gateway URL of `--url`: http or https only, so `localhost:8787` gets a hint instead of "Is the gateway running?". */
+export function parseGatewayUrl(value: string): URL {
+  const hint = `--url needs http:// or https:// (e.g. http://${value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')})`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? `--url "${value}" is not a URL` : `--url "${value}" has no scheme: ${hint}`);
+  }
+  // new URL('localhost:8787') parses, with "localhost:" as its scheme.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--url "${value}" is not an http or https URL: ${hint}`);
+  return url;
 }

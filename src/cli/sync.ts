@@ -431,6 +431,9 @@ async function runSync(flags: SyncFlags): Promise<void> {
         4,
       );
     }
+    if (err instanceof ApiClientError && err.code === 'connection_refused') {
+      throw new CliError(`Sync stopped: ${err.message}. Is the gateway running? Check the URL with \`attest whoami\`. Nothing is lost; run attest sync again.`, 3);
+    }
     if (err instanceof ApiClientError && err.status === 0) throw new CliError(`Sync stopped: ${err.message} (gave up after ${MAX_ATTEMPTS} attempts). Nothing is lost; run attest sync again.`, 3);
     throw err;
   }
@@ -438,11 +441,22 @@ async function runSync(flags: SyncFlags): Promise<void> {
   // Files without a turn (a snapshot-only transcript) are not read again until they change.
   for (const file of empty) marks[file.path] = { size: file.size, mtimeMs: file.mtimeMs, tier, sessionId: '' };
   if (empty.length > 0) writePrivateJson(watermarkPath(), watermarks);
-  const result = { ...summary, sent: out.accepted.size, rejected: out.rejected, rejectedImages: out.rejectedBlobs, requests: out.requests, tenantTier: out.tenantTier ?? null };
+  // What the gateway took: the sessions it accepted (every part) and did not reject.
+  const rejectedIds = new Set(out.rejected.map((r) => r.id));
+  const took = summarize(prepared.filter((p) => out.accepted.has(p.session.id) && !rejectedIds.has(p.session.id)), tier, files.length, changed.length, [], 0);
+  const sentTotals = { sessions: took.sessions, turns: took.turns, toolCalls: took.toolCalls, tokens: took.tokens, estimatedCostUsd: took.estimatedCostUsd, sessionsNotFullyPriced: took.sessionsNotFullyPriced };
+  const result = { ...summary, sent: out.accepted.size, sentTotals, rejected: out.rejected, rejectedImages: out.rejectedBlobs, requests: out.requests, tenantTier: out.tenantTier ?? null };
   if (flags.json) printJson(result);
   else {
-    process.stdout.write(`Synced ${out.accepted.size} session(s) in ${out.requests} request(s) at tier ${tier}${out.tenantTier ? ` (plan ${out.tenantTier})` : ''}; ${files.length - changed.length} unchanged file(s) skipped.\n`);
-    for (const r of out.rejected) process.stdout.write(`  rejected ${r.id ?? '(no id)'}: ${r.reason}\n`);
+    const w = (t: string) => process.stdout.write(t + '\n');
+    w(`Synced ${out.accepted.size} session(s) in ${out.requests} request(s) at tier ${tier}${out.tenantTier ? ` (plan ${out.tenantTier})` : ''}; ${files.length - changed.length} unchanged file(s) skipped.`);
+    if (took.sessions > 0) {
+      w(`  sent: ${took.sessions} session(s), ${took.turns} turns, ${took.toolCalls} tool calls`);
+      w(`  tokens: input ${took.tokens.input}, output ${took.tokens.output}, cache read ${took.tokens.cacheRead}, cache creation ${took.tokens.cacheCreation}`);
+      w(`  estimated cost: $${took.estimatedCostUsd.toFixed(4)}${took.sessionsNotFullyPriced ? ` (${took.sessionsNotFullyPriced} session(s) with unpriced models not counted)` : ''}`);
+      w('  see them with `attest sessions --all-repos` and `attest costs`');
+    }
+    for (const r of out.rejected) w(`  rejected ${r.id ?? '(no id)'}: ${r.reason}`);
   }
   if (out.rejected.length > 0) process.exitCode = 2;
 }

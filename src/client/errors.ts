@@ -5,7 +5,7 @@ export class ApiClientError extends Error {
   override readonly name = 'ApiClientError';
   /** HTTP status; 0 when no answer came (connection refused, DNS, timeout). */
   readonly status: number;
-  /** The gateway's `error.code` (lower_snake_case), or `network_error` / `timeout` / `invalid_response`. */
+  /** The gateway's `error.code` (lower_snake_case), or `connection_refused` / `network_error` / `timeout` / `invalid_response`. */
   readonly code: string;
   /** Seconds to wait before retrying, from `Retry-After` (429 and some 503s). */
   readonly retryAfter: number | undefined;
@@ -24,9 +24,13 @@ export class ApiClientError extends Error {
     this.path = init.path;
   }
 
-  /** True for failures worth retrying unchanged: no answer, 5xx, 429. */
+  /**
+   * True for failures worth retrying unchanged: no answer (timeout, reset), 5xx, 429. A refused connection
+   * is not: nothing listens there, and waiting seconds between attempts only delays saying so.
+   */
   get retryable(): boolean {
-    return this.status === 0 || this.status === 429 || this.status >= 500;
+    if (this.status === 0) return this.code !== 'connection_refused';
+    return this.status === 429 || this.status >= 500;
   }
 }
 

@@ -93,6 +93,19 @@ export interface Artifact {
   url: string;
   [k: string]: unknown;
 }
+/** One check of a pull request (GET /v1/emitted-results): its latest result and the earlier ones. */
+export interface EmittedCheck {
+  id: string;
+  name: string;
+  result: 'pass' | 'fail';
+  link: string;
+  repository: string;
+  prNumber: number;
+  headSha: string | null;
+  emittedAt: string;
+  history: Omit<EmittedCheck, 'history'>[];
+  [k: string]: unknown;
+}
 /** The body of POST /v1/artifacts: the artifact as the gateway takes it (API.md §6) and its bytes. */
 export interface ArtifactBody {
   schemaVersion: 1;
@@ -165,10 +178,15 @@ export class AttestClient {
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
       const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+      const refused = !timedOut && isConnectionRefused(err);
       throw new ApiClientError({
         status: 0,
-        code: timedOut ? 'timeout' : 'network_error',
-        message: timedOut ? `No answer from ${this.url} within ${this.timeoutMs} ms` : `Cannot reach the gateway at ${this.url}: ${cause}`,
+        code: timedOut ? 'timeout' : refused ? 'connection_refused' : 'network_error',
+        message: timedOut
+          ? `No answer from ${this.url} within ${this.timeoutMs} ms`
+          : refused
+            ? `Nothing is listening at ${this.url} (connection refused)`
+            : `Cannot reach the gateway at ${this.url}: ${cause}`,
         method,
         path,
         cause: err,
@@ -211,6 +229,19 @@ export class AttestClient {
   async emitResult(body: EmitBody): Promise<Record<string, unknown>> {
     return (await this.request<Record<string, unknown>>('POST', '/v1/emitted-results', { body })).data;
   }
+  async listPullRequestArtifacts(repository: string, prNumber: number): Promise<Artifact[]> {
+    return (await this.request<Artifact[]>('GET', '/v1/artifacts', { query: { repository, prNumber } })).data;
+  }
+  async listWorkItemArtifacts(workItem: string): Promise<{ artifacts: Artifact[]; truncated: boolean }> {
+    const res = await this.request<Artifact[]>('GET', `/v1/work-items/${encodeURIComponent(workItem)}/artifacts`);
+    return { artifacts: res.data, truncated: Boolean((res.body.pagination as { truncated?: boolean } | undefined)?.truncated) };
+  }
+  async listEmittedResults(repository: string, prNumber: number): Promise<EmittedCheck[]> {
+    return (await this.request<EmittedCheck[]>('GET', '/v1/emitted-results', { query: { repository, prNumber } })).data;
+  }
+  async workItemPullRequests(workItem: string): Promise<{ repository: string; number: number; url: string; linkedAt: string }[]> {
+    return (await this.request<{ repository: string; number: number; url: string; linkedAt: string }[]>('GET', `/v1/work-items/${encodeURIComponent(workItem)}/pull-requests`)).data;
+  }
 
   // ---- work ----
   async listWorkItems(cursor?: string): Promise<{ items: WorkItem[]; cursor: string | null }> {
@@ -239,6 +270,14 @@ export class AttestClient {
   async heartbeat(body: HeartbeatBody): Promise<Record<string, unknown>> {
     return (await this.request<Record<string, unknown>>('POST', '/v1/hosts/heartbeat', { body })).data;
   }
+}
+
+/** fetch's failure when nothing listens on the port: ECONNREFUSED on the cause (or on every address tried). */
+function isConnectionRefused(err: unknown): boolean {
+  const cause = err instanceof Error ? (err.cause as { code?: unknown; errors?: { code?: unknown }[] } | undefined) : undefined;
+  if (!cause) return false;
+  if (cause.code === 'ECONNREFUSED') return true;
+  return Array.isArray(cause.errors) && cause.errors.length > 0 && cause.errors.every((e) => e?.code === 'ECONNREFUSED');
 }
 
 function toError(res: Response, body: unknown, text: string, method: string, path: string): ApiClientError {

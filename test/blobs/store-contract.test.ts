@@ -8,6 +8,7 @@ import { FsBlobStore } from '../../src/blobs/fs.js';
 import { S3BlobStore } from '../../src/blobs/s3.js';
 import type { BlobStore } from '../../src/blobs/store.js';
 import { startS3Double, type S3Double } from '../s3-double/server.js';
+import { testTempDir } from '../helpers/tmp.js';
 
 const credentials = { bucket: 'attest-blobs', accessKeyId: 'AKIATESTCONTRACT', secretAccessKey: 'contract-secret', region: 'eu-west-3' };
 
@@ -16,7 +17,7 @@ let dir: string;
 
 beforeAll(async () => {
   double = await startS3Double(credentials);
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-blobs-'));
+  dir = testTempDir('attest-blobs-');
 });
 
 afterAll(async () => {

@@ -7,7 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
 import { startGateway, createTenant, type TestGateway, type Tenant } from '../helpers/gateway.js';
+import { testTempDir } from '../helpers/tmp.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(ROOT, 'src/main.ts');
@@ -30,8 +32,15 @@ export interface CliHome {
 }
 
 /** A fresh user: empty home, config and state dirs, empty transcript roots. */
+const homes: string[] = [];
+// A home holds a profile with a credential: removed when the test file ends.
+afterAll(() => {
+  for (const dir of homes.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 export function cliHome(): CliHome {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-cli-home-'));
+  const dir = testTempDir('attest-cli-home-');
+  homes.push(dir);
   const claudeDir = path.join(dir, 'claude-projects');
   const codexDir = path.join(dir, 'codex-sessions');
   fs.mkdirSync(claudeDir, { recursive: true });

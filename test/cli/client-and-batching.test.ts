@@ -1,6 +1,7 @@
 // The API client against a real gateway (headers, error mapping, transport failure) and the sync batching
 // rules: packing within the limits, and a session too large for one request sent as chunk parts that the
 // gateway merges back into the whole session.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClaudeCodeTranscript } from '../../src/capture/index.js';
 import { AttestClient, ApiClientError } from '../../src/client/index.js';
@@ -35,8 +36,16 @@ describe('AttestClient', () => {
     const old = new AttestClient({ url: g.url, token: g.tenant.factoryKey, appId: g.tenant.appId, runnerVersion: 'not-a-version' });
     expect(await old.listWorkItems().catch((e: unknown) => e)).toMatchObject({ status: 400, code: 'invalid_runner_version' });
 
-    const down = await new AttestClient({ url: 'http://127.0.0.1:9', token: 'x' }).listWorkItems().catch((e: unknown) => e);
-    expect(down).toMatchObject({ status: 0, code: 'network_error', retryable: true });
+    // Nothing listens on a port just closed: refused, and not worth retrying.
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const down = await new AttestClient({ url: `http://127.0.0.1:${port}`, token: 'x' }).listWorkItems().catch((e: unknown) => e);
+    expect(down).toMatchObject({ status: 0, code: 'connection_refused', retryable: false });
+    // A port fetch will not use: no answer, retried.
+    const blocked = await new AttestClient({ url: 'http://127.0.0.1:9', token: 'x' }).listWorkItems().catch((e: unknown) => e);
+    expect(blocked).toMatchObject({ status: 0, code: 'network_error', retryable: true });
   });
 });
 

@@ -170,7 +170,7 @@ describe('attest sessions, session, costs', { timeout: 300_000 }, () => {
     expect(ids).toEqual(['8aedba05-2b6c-4dd0-b3c5-0de10ff3a8ec', 'a9759395-1a09-452b-90fb-646843d51bb0'].sort());
     const table = await home.run(['sessions', '--all-repos']);
     expect(table.stdout).toMatch(/^TRACE ID\s+STARTED\s+AGENT/);
-    expect(table.stdout).toMatch(/2 of 2 session\(s\)/);
+    expect(table.stdout).toMatch(/1-2 of 2 sessions in every repository/);
 
     const traceId = list.json.sessions[0].traceId as string;
     const one = await home.run(['session', traceId, '--json']);

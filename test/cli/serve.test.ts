@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { testTempDir } from '../helpers/tmp.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(ROOT, 'src/main.ts');
@@ -26,7 +27,7 @@ afterEach(() => {
 // Data dirs hold plaintext admin tokens: none is left behind in /tmp.
 const dataDirs: string[] = [];
 function tempDataDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-cli-'));
+  const dir = testTempDir('attest-cli-');
   dataDirs.push(dir);
   return dir;
 }
@@ -137,8 +138,8 @@ describe('attest serve', { timeout: 180_000 }, () => {
     const file = path.join(dataDir, 'bootstrap.json');
     try {
       const failed = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir, '--port', String(port)], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
-      expect(failed.status).toBe(1);
-      expect(failed.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      expect(failed.status, failed.stdout + failed.stderr).toBe(1);
+      expect(failed.stderr, failed.stdout).toContain(`port ${port} on 127.0.0.1 is already in use`);
       expect(failed.stderr).toContain(`saved in ${file} (mode 0600)`);
       expect(failed.stderr).not.toMatch(/\n\s+at /); // no stack trace
     } finally {

@@ -12,6 +12,7 @@ import { ManualClock } from '../../src/server/clock.js';
 import { loadConfig, type Config } from '../../src/server/config.js';
 import type { App, BootstrapResult } from '../../src/server/context.js';
 import type { Area } from '../../src/areas/index.js';
+import { testTempDir } from './tmp.js';
 
 export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 export const usingRedis = Boolean(process.env.TEST_REDIS_URL);
@@ -86,7 +87,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
     config = { ...opts.replicaOf.config, ...loadConfig({ ...envOf(opts.replicaOf.config), ...opts.env }) };
   } else {
     ownsStore = true;
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-test-'));
+    const dataDir = testTempDir('attest-test-');
     const env: Record<string, string> = {
       ATTEST_DATA_DIR: dataDir,
       ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'),

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startGateway, usingPostgres, type TestGateway } from '../helpers/gateway.js';
+import { testTempDir } from '../helpers/tmp.js';
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777;
 const cleanup: string[] = [];
@@ -14,7 +15,7 @@ afterAll(() => {
 describe('data dir modes', () => {
   it('the dir is 0700; attest.db, its -wal and -shm, pepper, bootstrap.json 0600; blobs 0700 with 0600 files', async () => {
     // A dir made with the usual umask (0755) and a pepper generated into it (no ATTEST_KEY_PEPPER).
-    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-modes-'));
+    const parent = testTempDir('attest-modes-');
     cleanup.push(parent);
     const dataDir = path.join(parent, 'data');
     fs.mkdirSync(dataDir, { mode: 0o755 });
@@ -50,5 +51,16 @@ describe('data dir modes', () => {
     } finally {
       await gw.close();
     }
+  });
+
+  it('a test gateway keeps its data dir under the run\'s temp parent and removes it on close', async () => {
+    const parent = process.env.ATTEST_TEST_TMP;
+    expect(parent, 'vitest globalSetup sets ATTEST_TEST_TMP').toBeTruthy();
+    const gw = await startGateway();
+    const dir = gw.config.dataDir;
+    expect(path.dirname(dir)).toBe(parent);
+    expect(fs.existsSync(path.join(dir, 'bootstrap.json'))).toBe(true);
+    await gw.close();
+    expect(fs.existsSync(dir)).toBe(false);
   });
 });

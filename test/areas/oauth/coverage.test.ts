@@ -14,6 +14,7 @@ import { buildApp } from '../../../src/server/app.js';
 import { ManualClock } from '../../../src/server/clock.js';
 import { loadConfig } from '../../../src/server/config.js';
 import type { App } from '../../../src/server/context.js';
+import { testTempDir } from '../../helpers/tmp.js';
 
 describe('OAuth endpoints: an unexpected failure answers 500 without leaking and is logged with the request id', () => {
   let app: App;
@@ -23,7 +24,7 @@ describe('OAuth endpoints: an unexpected failure answers 500 without leaking and
   const lines: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-oauth-5xx-'));
+    dataDir = testTempDir('attest-oauth-5xx-');
     const env: Record<string, string> = {
       ATTEST_DATA_DIR: dataDir,
       ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'),
