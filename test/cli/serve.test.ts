@@ -55,7 +55,7 @@ async function waitListening(proc: ChildProcessWithoutNullStreams, exited: Promi
   proc.stdout.on('data', (b: Buffer) => { out += b.toString(); });
   proc.stderr.on('data', (b: Buffer) => { out += b.toString(); });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 60_000);
     proc.stdout.on('data', () => {
       const m = /listening on (http:\/\/[\d.:]+)/.exec(out);
       if (m) { clearTimeout(timer); resolve(m[1]!); }
