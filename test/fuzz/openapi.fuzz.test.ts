@@ -2,7 +2,8 @@
 // missing and extra fields, huge, non-finite and out-of-range numbers, NUL and other control characters, very
 // long strings, bad percent-encoding, bad cursors and headers. With a valid credential of a seeded tenant.
 // It asserts: no 5xx; every error answer is the envelope with a code from our closed list (the OAuth protocol
-// endpoints answer RFC 6749's shape and MCP JSON-RPC's, each checked as such); and every list of the tenant
+// endpoints answer RFC 6749's shape and MCP JSON-RPC's, each checked as such; every MCP tool called with
+// hostile arguments answers a result or an invalid-params error, never an internal one); and every list of the tenant
 // that read 200 before still reads 200 after. Seeded and bounded: the same requests every run, a few
 // thousand in all. Operations that other areas add later are fuzzed as soon as they are in the document.
 import crypto from 'node:crypto';
@@ -52,6 +53,8 @@ interface Answer {
 let setup: GatewayWithGitHub;
 let gw: TestGateway;
 let t: Tenant;
+/** A second tenant for the MCP stage: its tool calls count in their own org's observability-read bucket. */
+let mcpTenant: Tenant;
 let base = '';
 const seeds = {
   itemId: '', itemKey: '', claimedItemId: '', artifactId: '', sessionId: '', commitSha: 'c'.repeat(40), blobSha: '',
@@ -70,6 +73,7 @@ beforeAll(async () => {
   setup = await startGatewayWithGitHub();
   gw = setup.gw;
   t = await createTenant(gw);
+  mcpTenant = await createTenant(gw);
   const as = { token: t.factoryKey, appId: t.appId };
   const item = await gw.call('POST', '/v1/work-items', { ...as, body: { tracker: 'github', trackerKey: 'acme/api#1', title: 'Seed', repository: 'acme/api' } });
   await ok(201, 'item', item);
@@ -353,13 +357,42 @@ describe('fuzz: every operation of /v1/openapi.json with hostile input', () => {
       }
     }
 
+    // MCP tools (they call the REST routes with their arguments): each argument of each tool gets hostile
+    // values. A refusal is a tool result with isError or a JSON-RPC invalid-params error, never an internal one.
+    const mcpHeaders = { authorization: `Bearer ${mcpTenant.factoryKey}`, 'x-outerlayer-app-id': mcpTenant.appId, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const rpc = async (body: unknown) => send({ method: 'POST', url: '/v1/mcp', headers: mcpHeaders, body: typeof body === 'string' ? body : JSON.stringify(body), what: 'mcp' });
+    const listed = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const tools = (JSON.parse(listed?.text ?? '{}') as { result?: { tools?: { name: string; inputSchema?: Schema }[] } }).result?.tools ?? [];
+    expect(tools.length).toBeGreaterThan(5);
+    let toolCalls = 0;
+    for (const tool of tools) {
+      const props = Object.keys(tool.inputSchema?.properties ?? {});
+      const cases: string[] = [`{}`];
+      for (const prop of props) {
+        for (const raw of [...sample(r, HOSTILE_NUMBERS, 2), pick(r, HOSTILE_NUL), ...sample(r, HOSTILE_OTHER, 2)]) cases.push(`{${JSON.stringify(prop)}:${raw}}`);
+      }
+      cases.push('{"fuzzUnknown":1}');
+      for (const args of cases) {
+        const a = await rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":${JSON.stringify(tool.name)},"arguments":${args}}}`);
+        if (!a) continue;
+        toolCalls++;
+        const body = (() => { try { return JSON.parse(a.text) as { result?: { isError?: boolean; content?: { text?: string }[] }; error?: { code?: number } }; } catch { return {}; } })();
+        const text = body.result?.content?.map((c) => c.text ?? '').join(' ') ?? '';
+        const bad = a.status >= 500 ? 'a 5xx'
+          : body.error ? (body.error.code === -32603 ? 'a JSON-RPC internal error' : null)
+          : !body.result ? 'neither a result nor an error'
+          : /internal_error|http_5\d\d|store_unavailable/.test(text) ? 'the REST twin failed' : null;
+        if (bad) failures.push(`MCP ${tool.name}(${args.slice(0, 80)}) → ${a.status} ${bad}: ${a.text.slice(0, 200)}`);
+      }
+    }
+
     // Every list that read 200 before reads 200 after: nothing stored broke a read.
     for (const op of listsBefore) {
       const a = await send({ method: 'GET', url: urlOf(op, {}, baselineQuery(op)), headers: chosen.get(op)!, what: 'list after' });
       if (!a || a.status !== 200) failures.push(`GET ${op.path} [list after the fuzz] → ${a?.status ?? 'not sent'}: ${a?.text.slice(0, 200) ?? ''}`);
     }
 
-    const summary = `${ops.length} operations, ${sent} hostile requests, ${listsBefore.length} reads checked after; statuses ${JSON.stringify(Object.fromEntries([...byStatus].sort((x, y) => x[0] - y[0])))}`;
+    const summary = `${ops.length} operations, ${sent} hostile requests, ${toolCalls} MCP tool calls, ${listsBefore.length} reads checked after; statuses ${JSON.stringify(Object.fromEntries([...byStatus].sort((x, y) => x[0] - y[0])))}`;
     console.log(`fuzz: ${summary}`);
     expect(failures.slice(0, 40), `${failures.length} failures; ${summary}`).toEqual([]);
     expect(sent).toBeGreaterThan(2000);
