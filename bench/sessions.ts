@@ -46,6 +46,15 @@ function fixturePool(): Doc[] {
     .map((f) => parseClaudeCodeTranscript(fs.readFileSync(new URL(f, FIXTURES), 'utf8'), { tier: 'redacted' }) as unknown as Doc);
 }
 
+/**
+ * `count` fixture sessions (cycling through the transcripts), each with an id made of `prefix` and its index;
+ * `topLevel` leaves out the subagent transcripts (the session list hides them by default).
+ */
+export function fixtureSessions(count: number, prefix: string, opts: { topLevel?: boolean } = {}): Doc[] {
+  const pool = fixturePool().filter((d) => !opts.topLevel || d.subagent === undefined);
+  return Array.from({ length: count }, (_, i) => ({ ...pool[i % pool.length]!, id: `${prefix}-${i}` }));
+}
+
 function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -313,8 +322,7 @@ export const scenarios = [
   {
     name: 'POST /v1/agents/sync re-send of 25 stored sessions (idempotent)',
     async setup(target: BenchTargetLike): Promise<void> {
-      const pool = fixturePool();
-      const sessions = Array.from({ length: 25 }, (_, i) => pool[i % pool.length]!).map((d, i) => ({ ...d, id: `bench-resend-${i}` }));
+      const sessions = fixtureSessions(25, 'bench-resend');
       resendBody = JSON.stringify({ schemaVersion: 1, sessions });
       const res = await fetch(`${target.baseUrl}/v1/agents/sync`, { method: 'POST', headers: { ...target.factoryHeaders, 'content-type': 'application/json' }, body: resendBody });
       if (res.status !== 200) throw new Error(`sync answered ${res.status}`);
