@@ -52,7 +52,54 @@ export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
 type SqliteHandle = InstanceType<typeof SqliteDatabase>;
 type SqliteStatement = ReturnType<SqliteHandle['prepare']>;
 
+/** What Kysely's SQLite driver calls on a statement. */
+interface DriverStatement {
+  readonly reader: boolean;
+  all(parameters: ReadonlyArray<unknown>): unknown[];
+  run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint };
+  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown>;
+}
+
 const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * A prepared statement as Kysely's driver uses it, made cheaper per call: whether it returns rows is asked of
+ * libsql once (a native call on every query otherwise), and rows are read as arrays and turned into objects
+ * here with the column names read once. libsql builds each row object property by property through N-API,
+ * which measured 246 µs for 25 rows of 50 columns against 187 µs this way (11.7 against 10.6 µs for 3 rows
+ * of 7). Duplicate column names resolve as libsql's objects do: the last one wins.
+ */
+function driverStatement(statement: SqliteStatement): DriverStatement {
+  const reader = statement.reader;
+  if (!reader) {
+    return {
+      reader,
+      all: (parameters) => statement.all(parameters) as unknown[],
+      run: (parameters) => statement.run(parameters) as { changes: number; lastInsertRowid: number },
+      iterate: (parameters) => statement.iterate(parameters) as IterableIterator<unknown>,
+    };
+  }
+  const names = (statement.columns() as { name: string }[]).map((c) => c.name);
+  const rows = (statement as unknown as { raw(on?: boolean): SqliteStatement }).raw(true);
+  const toObject = (values: unknown[]): Record<string, unknown> => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i += 1) row[names[i]!] = values[i];
+    return row;
+  };
+  return {
+    reader,
+    all(parameters) {
+      const raw = rows.all(parameters) as unknown[][];
+      const out = new Array<unknown>(raw.length);
+      for (let r = 0; r < raw.length; r += 1) out[r] = toObject(raw[r]!);
+      return out;
+    },
+    run: (parameters) => rows.run(parameters) as { changes: number; lastInsertRowid: number },
+    *iterate(parameters) {
+      for (const values of rows.iterate(parameters) as Iterable<unknown[]>) yield toObject(values);
+    },
+  };
+}
 
 /**
  * Kysely prepares every query anew; preparing costs about as much as running a small indexed read
@@ -60,14 +107,14 @@ const STATEMENT_CACHE_SIZE = 500;
  * text for the same query shape, so statements are kept by their text. Kysely uses one connection for
  * SQLite and runs one statement at a time on it, so a statement is never used by two queries at once.
  */
-function withStatementCache(sqlite: SqliteHandle): { prepare(sql: string): SqliteStatement; close(): void } {
-  const statements = new Map<string, SqliteStatement>();
+function withStatementCache(sqlite: SqliteHandle): { prepare(sql: string): DriverStatement; close(): void } {
+  const statements = new Map<string, DriverStatement>();
   return {
-    prepare(sql: string): SqliteStatement {
+    prepare(sql: string): DriverStatement {
       let statement = statements.get(sql);
       if (!statement) {
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
-        statement = sqlite.prepare(sql);
+        statement = driverStatement(sqlite.prepare(sql));
         statements.set(sql, statement);
       }
       return statement;
