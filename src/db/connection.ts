@@ -3,7 +3,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'libsql';
-import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { ensurePrivateDir, ensurePrivateFile, narrowIfPresent } from '../server/data-dir.js';
@@ -29,7 +28,7 @@ const PG_INT8 = 20;
 const PG_NUMERIC = 1700;
 
 export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.databaseSchema ?? null);
+  if (opts.databaseUrl) return openPostgres((await import('pg')).default, opts.databaseUrl, opts.databaseSchema ?? null);
   ensurePrivateDir(opts.dataDir);
   const file = path.join(opts.dataDir, 'attest.db');
   // SQLite creates the -wal and -shm files with the database file's mode, so a 0600 database gives 0600
@@ -126,7 +125,8 @@ function withStatementCache(sqlite: SqliteHandle): { prepare(sql: string): Drive
   };
 }
 
-function openPostgres(url: string, schema: string | null): DbHandle {
+/** `pg` is passed in, loaded only when DATABASE_URL is set (about 15 MB of resident memory an SQLite node never needs). */
+function openPostgres(pg: typeof import('pg').default, url: string, schema: string | null): DbHandle {
   const parsed = new URL(url);
   parsed.password = parsed.password ? '***' : '';
   const pool = new pg.Pool({

@@ -9,7 +9,6 @@ import { openDatabase, type DbHandle } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Kysely } from 'kysely';
 import { FsBlobStore } from '../blobs/fs.js';
-import { S3BlobStore } from '../blobs/s3.js';
 import type { BlobStore } from '../blobs/store.js';
 import { PrincipalResolver } from './auth/principal.js';
 import { systemClock, type Clock } from './clock.js';
@@ -102,10 +101,11 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   app.setValidatorCompiler(requestValidatorCompiler());
 
   const pepper = loadPepper(config.dataDir, config.keyPepper);
-  const rateLimits = RateLimits.create(config.redisUrl, config.redisPrefix, app.log);
+  const rateLimits = await RateLimits.create(config.redisUrl, config.redisPrefix, app.log);
   let blobs: BlobStore;
   if (options.blobs) blobs = options.blobs;
-  else if (config.s3) blobs = new S3BlobStore(config.s3);
+  // The S3 client (about 25 MB of resident memory once loaded) loads only when S3 is configured.
+  else if (config.s3) blobs = new (await import('../blobs/s3.js')).S3BlobStore(config.s3);
   else {
     const fsBlobs = new FsBlobStore(path.join(config.dataDir, 'blobs'));
     fsBlobs.ensureDir();

@@ -1,7 +1,7 @@
 // Per-org rate limits (API.md §4) with rate-limiter-flexible: in process for one node, in Redis when
 // REDIS_URL is set so replicas share counters. Windows are fixed 60-second windows that start at an org's
 // first request in the bucket. With Redis unreachable the limits fail open and a warning is logged.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Plan } from './auth/principal.js';
@@ -39,9 +39,10 @@ export class RateLimits {
     redis?.on('error', (err: Error) => this.warnOnce(err));
   }
 
-  static create(redisUrl: string | null, prefix: string, log: FastifyBaseLogger): RateLimits {
+  /** ioredis (about 20 MB of resident memory once loaded) loads only when REDIS_URL is set. */
+  static async create(redisUrl: string | null, prefix: string, log: FastifyBaseLogger): Promise<RateLimits> {
     const redis = redisUrl
-      ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, connectTimeout: 2000 })
+      ? new (await import('ioredis')).Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, connectTimeout: 2000 })
       : null;
     return new RateLimits(redis, prefix, log);
   }
