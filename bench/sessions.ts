@@ -1,9 +1,9 @@
 // Session ingest and session-list benchmarks. Run directly: `npx tsx bench/sessions.ts [--sizes 1000,100000]
-// [--batches 40] [--requests 300] [--only ingest|list] [--no-postgres]`; it prints a table. `runSessionsBench()` returns the rows for bench/run.ts.
+// [--batches 40] [--requests 300] [--clients 1,4] [--only ingest|list] [--no-postgres]`; it prints a table. `runSessionsBench()` returns the rows for bench/run.ts.
 //
 // - Ingest: POST /v1/agents/sync with batches of 25 realistic sessions (the raw Claude Code transcripts of
 //   test/fixtures converted by the capture module at the redacted tier, as the CLI sends them, each with
-//   a fresh id so every session is a new insert), one request at a time, through the whole server
+//   a fresh id so every session is a new insert), from 1 and from 4 concurrent clients, through the whole server
 //   (app.inject: routing, auth, validation, pricing, one durable transaction). SQLite, and PostgreSQL when
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) answers.
 // - List: GET /v1/sessions p50/p99 over N stored sessions (bulk-loaded through the sessions store, not
@@ -32,6 +32,8 @@ export interface Row {
   turnsPerSec?: number;
   p50Ms?: number;
   p99Ms?: number;
+  /** ingest: the highest resident set size seen during the run, MB */
+  peakRssMb?: number;
   note?: string;
 }
 
@@ -99,32 +101,52 @@ async function postgresAnswers(): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------------------
 // Ingest
 
-async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number): Promise<Row> {
+async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number, clients: number): Promise<Row> {
   return withStore(store, async (gw) => {
     const t = await createTenant(gw, { plan: 'paid' });
     let cursor = 0;
     const nextBatch = (): Doc[] => Array.from({ length: 25 }, () => ({ ...pool[cursor++ % pool.length]!, id: crypto.randomUUID() }));
-    const send = async (sessions: Doc[]) => {
-      const payload = JSON.stringify({ schemaVersion: 1, sessions });
-      const res = await gw.app.inject({
-        method: 'POST', url: '/v1/agents/sync', payload,
-        headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId, 'content-type': 'application/json' },
-      });
+    const headers = { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId, 'content-type': 'application/json' };
+    const send = async (payload: string) => {
+      const res = await gw.app.inject({ method: 'POST', url: '/v1/agents/sync', payload, headers });
       if (res.statusCode !== 200) throw new Error(`sync answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
       const body = JSON.parse(res.body) as { data: { accepted: string[]; rejected: unknown[] } };
       if (body.data.rejected.length) throw new Error(`sync rejected sessions: ${JSON.stringify(body.data.rejected).slice(0, 300)}`);
     };
-    await send(nextBatch()); // warm-up: compiled validators, price rates, prepared statements
+    // Warm-up: compiled validators, price rates, prepared statements.
+    for (let i = 0; i < clients; i += 1) await send(JSON.stringify({ schemaVersion: 1, sessions: nextBatch() }));
+    // Request bodies are encoded before the clock starts: the bench measures the gateway, not the client.
     const prepared = Array.from({ length: batches }, nextBatch);
     const turns = prepared.reduce((n, b) => n + b.reduce((m, s) => m + s.turns.length, 0), 0);
+    const payloads = prepared.map((sessions) => JSON.stringify({ schemaVersion: 1, sessions }));
+    prepared.length = 0;
+    let peakRss = process.memoryUsage.rss();
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 20);
+    const latencies: number[] = [];
+    let next = 0;
+    const client = async () => {
+      while (next < payloads.length) {
+        const payload = payloads[next++]!;
+        const begun = performance.now();
+        await send(payload);
+        latencies.push(performance.now() - begun);
+      }
+    };
     const start = performance.now();
-    for (const batch of prepared) await send(batch);
+    try {
+      await Promise.all(Array.from({ length: clients }, client));
+    } finally {
+      clearInterval(sampler);
+    }
     const seconds = (performance.now() - start) / 1000;
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    latencies.sort((a, b) => a - b);
     const sessions = batches * 25;
     return {
-      store, scenario: 'POST /v1/agents/sync, 25 sessions a request', sessions,
+      store, scenario: `POST /v1/agents/sync, 25 sessions a request, ${clients} client${clients > 1 ? 's' : ''}`, sessions,
       sessionsPerSec: round(sessions / seconds, 0), turnsPerSec: round(turns / seconds, 0),
-      note: `${batches} requests, ${round(turns / sessions, 1)} turns a session, ${round((seconds * 1000) / batches, 1)} ms a request`,
+      p50Ms: round(percentile(latencies, 50), 1), p99Ms: round(percentile(latencies, 99), 1), peakRssMb: round(peakRss / 1048576, 0),
+      note: `${batches} requests, ${round(turns / sessions, 1)} turns a session; RSS of the bench process (gateway and clients in one)`,
     };
   });
 }
@@ -272,6 +294,8 @@ export interface SessionsBenchOptions {
   requests?: number;
   postgres?: boolean;
   only?: 'ingest' | 'list';
+  /** Concurrent ingest clients, one run each (default 1 and 4). */
+  clients?: number[];
   log?: (line: string) => void;
 }
 
@@ -286,9 +310,11 @@ export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise
   const pool = fixturePool();
   const rows: Row[] = [];
   for (const store of opts.only === 'list' ? [] : stores) {
-    log(`ingest on ${store}...`);
-    rows.push(await ingest(store, pool, batches));
-    log(JSON.stringify(rows[rows.length - 1]));
+    for (const clients of opts.clients ?? [1, 4]) {
+      log(`ingest on ${store}, ${clients} client(s)...`);
+      rows.push(await ingest(store, pool, batches, clients));
+      log(JSON.stringify(rows[rows.length - 1]));
+    }
   }
   for (const store of opts.only === 'ingest' ? [] : stores) {
     for (const size of sizes) {
@@ -304,7 +330,7 @@ export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise
 export function printRows(rows: Row[]): void {
   console.table(rows.map((r) => ({
     store: r.store, scenario: r.scenario, sessions: r.sessions,
-    'sessions/s': r.sessionsPerSec ?? '', 'turns/s': r.turnsPerSec ?? '', 'p50 ms': r.p50Ms ?? '', 'p99 ms': r.p99Ms ?? '', note: r.note ?? '',
+    'sessions/s': r.sessionsPerSec ?? '', 'turns/s': r.turnsPerSec ?? '', 'p50 ms': r.p50Ms ?? '', 'p99 ms': r.p99Ms ?? '', 'peak RSS MB': r.peakRssMb ?? '', note: r.note ?? '',
   })));
 }
 
@@ -343,8 +369,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(proces
   const batches = value('--batches') ? Number(value('--batches')) : undefined;
   const requests = value('--requests') ? Number(value('--requests')) : undefined;
   const only = value('--only');
+  const clients = value('--clients')?.split(',').map(Number);
   runSessionsBench({
-    ...(sizes ? { sizes } : {}), ...(batches ? { batches } : {}), ...(requests ? { requests } : {}),
+    ...(sizes ? { sizes } : {}), ...(batches ? { batches } : {}), ...(requests ? { requests } : {}), ...(clients ? { clients } : {}),
     ...(only === 'ingest' || only === 'list' ? { only } : {}), postgres: !args.includes('--no-postgres'),
   })
     .then((rows) => {
