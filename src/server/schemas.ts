@@ -67,3 +67,6 @@ export const DateTimeQuery = (opts: StringOptions = {}) =>
 
 /** Free text of at most `max` characters (default 1..max). */
 export const Text = (max: number, opts: StringOptions = {}) => Type.String({ maxLength: max, ...opts });
+
+/** The success answer of a route that answers 204 with no body (documented in the OpenAPI document). */
+export const NoContent = Type.Null({ description: 'No content' });

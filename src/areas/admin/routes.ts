@@ -1,7 +1,7 @@
 // Operator routes (API.md §9): admin token only. `attest admin ...` wraps them.
 import { Type } from 'typebox';
 import type { AreaRoutes, RouteGuard } from '../../server/context.js';
-import { Data, DateTime, Nullable, Slug, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Slug, Uuid, NoContent } from '../../server/schemas.js';
 import { PERMISSIONS, ROLES } from '../../server/permissions.js';
 import { PLANS } from '../orgs/service.js';
 import * as admin from './service.js';
@@ -57,10 +57,10 @@ export const adminRoutes: AreaRoutes = (app) => {
 
   app.delete('/v1/admin/orgs/:orgName/members/:userId', {
     config: { guard },
-    schema: { summary: 'Remove a member', tags: ['admin'], params: Type.Object({ orgName: Slug, userId: Uuid }) },
+    schema: { response: { 204: NoContent }, summary: 'Remove a member', tags: ['admin'], params: Type.Object({ orgName: Slug, userId: Uuid }) },
   }, async (req, reply) => {
     await admin.removeMember(req.ctx, req.params.orgName, req.params.userId);
-    return reply.status(204).send();
+    return reply.status(204).send(null);
   });
 
   app.post('/v1/admin/users/:userId/login-tokens', {
@@ -73,13 +73,13 @@ export const adminRoutes: AreaRoutes = (app) => {
 
   app.delete('/v1/admin/login-tokens/:tokenId', {
     config: { guard },
-    schema: {
+    schema: { response: { 204: NoContent },
       summary: 'Revoke a CLI login token', tags: ['admin'], params: Type.Object({ tokenId: Uuid }),
       description: 'The token and every dashboard session signed in with it stop working (on other replicas within ATTEST_AUTH_CACHE_MS).',
     },
   }, async (req, reply) => {
     await admin.revokeLoginToken(req.ctx, req.params.tokenId);
-    return reply.status(204).send();
+    return reply.status(204).send(null);
   });
 
   app.post('/v1/admin/orgs/:orgName/management-keys', {

@@ -1,7 +1,7 @@
 // Factory API keys: GET/POST /v1/api-keys, DELETE /v1/api-keys/{id}.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Uuid, NoContent } from '../../server/schemas.js';
 import { KEY_PRESETS, PERMISSIONS } from '../../server/permissions.js';
 import { createKey, listKeys, revokeKey } from './service.js';
 
@@ -39,9 +39,9 @@ export const apiKeysRoutes: AreaRoutes = (app) => {
 
   app.delete('/v1/api-keys/:id', {
     config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'api_keys.write' } },
-    schema: { summary: 'Revoke an API key', tags: ['api-keys'], params: Type.Object({ id: Uuid }) },
+    schema: { response: { 204: NoContent }, summary: 'Revoke an API key', tags: ['api-keys'], params: Type.Object({ id: Uuid }) },
   }, async (req, reply) => {
     await revokeKey(factoryContext(req.ctx), req.params.id);
-    return reply.status(204).send();
+    return reply.status(204).send(null);
   });
 };

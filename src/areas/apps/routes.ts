@@ -1,7 +1,7 @@
 // Factories (apps): GET/POST /v1/apps, GET/PATCH/DELETE /v1/apps/{appId} (spec part 2 App, part 5 rule 4).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes, type RouteGuard } from '../../server/context.js';
-import { Data, DateTime, Nullable, Slug, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Slug, Uuid, NoContent } from '../../server/schemas.js';
 import { createAppInOrg, deleteApp, getApp, listApps, updateApp } from './service.js';
 
 export const AppSchema = Type.Object({
@@ -88,13 +88,13 @@ export const appsRoutes: AreaRoutes = (app) => {
 
   app.delete('/v1/apps/:appId', {
     config: { guard: factoryGuard('apps.write', 'appId') },
-    schema: {
+    schema: { response: { 204: NoContent },
       summary: 'Delete (tombstone) a factory and revoke its keys', tags: ['apps'],
       description: 'The factory disappears from every read, its name becomes free, and every key bound to it is revoked at once.',
       params: AppParams,
     },
   }, async (req, reply) => {
     await deleteApp(factoryContext(req.ctx), req.params.appId);
-    return reply.status(204).send();
+    return reply.status(204).send(null);
   });
 };

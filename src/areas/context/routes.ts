@@ -72,8 +72,8 @@ export const contextRoutes: AreaRoutes = (app) => {
       summary: 'Synced-commit history, newest first, with per-file changes', tags: ['context'],
       description: 'Each commit lists the files added, modified or removed relative to the commit synced before it.',
       querystring: Type.Object({
-        limit: Limit(100, 25),
-        offset: Offset({ default: 0 }),
+        limit: Type.Optional(Limit(100, 25)),
+        offset: Type.Optional(Offset({ default: 0 })),
         branch: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
       }, { additionalProperties: false }),
       response: {
@@ -84,7 +84,10 @@ export const contextRoutes: AreaRoutes = (app) => {
       },
     },
   }, async (req) => {
-    const { limit, offset, branch } = req.query;
+    const { branch } = req.query;
+    // Optional with defaults (the validator fills them in); the fallbacks only satisfy the types.
+    const limit = req.query.limit ?? 25;
+    const offset = req.query.offset ?? 0;
     const page = await listChanges(factoryContext(req.ctx), { limit, offset, ...(branch !== undefined ? { branch } : {}) });
     return { data: page.data, pagination: { total: page.total, limit, offset } };
   });

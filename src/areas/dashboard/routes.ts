@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { AreaRoutes } from '../../server/context.js';
 import type { Config } from '../../server/config.js';
-import { Data, DateTime, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Uuid, NoContent } from '../../server/schemas.js';
 import { SESSION_COOKIE } from '../../server/guard.js';
 import * as dashboard from './service.js';
 
@@ -67,10 +67,10 @@ export const dashboardRoutes: AreaRoutes = (app) => {
 
   app.delete('/v1/dashboard/session', {
     config: { guard: { credentials: ['dashboard_session'], factory: 'none' } },
-    schema: { summary: 'Sign out: revoke the session and clear its cookie', tags: ['dashboard'], description: 'Needs the header `X-Attest-Dashboard: 1`.' },
+    schema: { response: { 204: NoContent }, summary: 'Sign out: revoke the session and clear its cookie', tags: ['dashboard'], description: 'Needs the header `X-Attest-Dashboard: 1`.' },
   }, async (req, reply) => {
     await dashboard.signOut(req.ctx);
     reply.header('Set-Cookie', dashboard.sessionCookie(req.ctx.config, SESSION_COOKIE, '', 0));
-    return reply.status(204).send();
+    return reply.status(204).send(null);
   });
 };

@@ -142,11 +142,11 @@ export const metricsRoutes: AreaRoutes = (app) => {
       querystring: Type.Object({
         ...WindowQuery,
         by: Type.Union(DIMENSIONS.map((d) => Type.Literal(d))),
-        limit: Limit(100, 25),
+        limit: Type.Optional(Limit(100, 25)),
       }, { additionalProperties: false }),
       response: { 200: Data(Type.Object({ window: Window, by: Type.String(), groups: Type.Integer(), rows: Type.Array(BreakdownRow) })) },
     },
-  }, async (req) => ({ data: await breakdown(factoryContext(req.ctx), optional(req.query)) }));
+  }, async (req) => ({ data: await breakdown(factoryContext(req.ctx), { ...optional(req.query), limit: req.query.limit ?? 25 }) }));
 
   app.get('/v1/metrics/trends', {
     config: GUARD,

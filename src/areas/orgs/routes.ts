@@ -1,7 +1,7 @@
 // Org management (management key only, spec part 5 rule 1): members, roles, the audit log and its verify.
 import { Type } from 'typebox';
 import { orgContext, type AreaRoutes, type RouteGuard } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid, Page, Limit } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Uuid, Page, Limit, NoContent } from '../../server/schemas.js';
 import { ROLES, type Permission } from '../../server/permissions.js';
 import * as orgs from './service.js';
 
@@ -71,13 +71,13 @@ export const orgsRoutes: AreaRoutes = (app) => {
 
   app.delete('/v1/orgs/:orgName/members/:userId', {
     config: { guard: guard('members.write') },
-    schema: {
+    schema: { response: { 204: NoContent },
       summary: 'Remove a member', tags: ['orgs'], params: MemberParams,
       description: "The member's login tokens stop reaching the org's factories, and keys they created answer 403 creator_not_member.",
     },
   }, async (req, reply) => {
     await orgs.removeMemberFromOrg(orgContext(req.ctx), req.params.userId);
-    return reply.status(204).send();
+    return reply.status(204).send(null);
   });
 
   app.get('/v1/orgs/:orgName/roles', {

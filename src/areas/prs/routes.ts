@@ -71,8 +71,8 @@ export const prsRoutes: AreaRoutes = (app) => {
       summary: 'Pull requests with attributed sessions: state, revert, CI and cost', tags: ['prs'],
       description: 'A session is attributed to a PR it names (outcome prNumber/prUrl/prs, pr_linked events) or whose head branch it worked on in the same repository. Most recent session first.',
       querystring: Type.Object({
-        limit: Limit(100, 25),
-        offset: Offset({ default: 0 }),
+        limit: Type.Optional(Limit(100, 25)),
+        offset: Type.Optional(Offset({ default: 0 })),
         repo: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
         state: Type.Optional(State),
       }, { additionalProperties: false }),
@@ -81,7 +81,10 @@ export const prsRoutes: AreaRoutes = (app) => {
       },
     },
   }, async (req) => {
-    const { limit, offset, repo, state } = req.query;
+    const { repo, state } = req.query;
+    // Optional with defaults (the validator fills them in); the fallbacks only satisfy the types.
+    const limit = req.query.limit ?? 25;
+    const offset = req.query.offset ?? 0;
     const page = await listOutcomes(factoryContext(req.ctx), { limit, offset, ...(repo !== undefined ? { repo } : {}), ...(state !== undefined ? { state } : {}) });
     return { data: page.data, pagination: { total: page.total, limit, offset } };
   });

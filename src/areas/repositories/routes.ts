@@ -1,7 +1,7 @@
 // Repositories (API.md §6): GET/POST /v1/repositories, DELETE /v1/repositories/{owner}/{repo}.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Int53 } from '../../server/schemas.js';
+import { Data, Int53, NoContent } from '../../server/schemas.js';
 import { connectRepository, disconnectRepository, listRepositories } from './service.js';
 
 /** GitHub's owner and repository name rules (owner ≤ 39, name ≤ 100, letters, digits, - _ .). */
@@ -54,13 +54,13 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
 
   app.delete('/v1/repositories/:owner/:repo', {
     config: { guard: WRITE },
-    schema: {
+    schema: { response: { 204: NoContent },
       summary: 'Disconnect a repository', tags: ['repositories'],
       description: '204; 404 repository_not_found when it is not connected. Needs no GitHub call.',
       params: Type.Object({ owner: Type.String({ pattern: `^${OWNER}$` }), repo: Type.String({ pattern: `^${NAME}$` }) }),
     },
   }, async (req, reply) => {
     await disconnectRepository(factoryContext(req.ctx), `${req.params.owner}/${req.params.repo}`);
-    return reply.status(204).send();
+    return reply.status(204).send(null);
   });
 };

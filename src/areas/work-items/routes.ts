@@ -2,7 +2,7 @@
 // declare pull requests onto an item. Shapes: spec part 2 (list entry) and API.md §5–§6.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid, Int53, PrNumber } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Uuid, Int53, PrNumber, NoContent } from '../../server/schemas.js';
 import {
   BLOCK_CLASSES, CLAIM_DEFAULT_TTL_SECONDS, CLAIM_MAX_TTL_SECONDS, STAGES, TRACKERS,
   claimToWire, claimWorkItem, declarePullRequest, getWorkItem, listPullRequestsOf, listWorkItems, patchWorkItem, releaseClaim,
@@ -155,14 +155,14 @@ export const workItemsRoutes: AreaRoutes = (app) => {
 
   app.delete('/v1/work-items/:id/claims/current', {
     config: { guard: { credentials: ['item_key', 'factory_key', 'login_token'] } },
-    schema: {
+    schema: { response: { 204: NoContent },
       summary: 'Release the claim', tags: ['work-items'],
       description: "The claim's item key releases its own claim; a factory key or login token needs work.write and releases whatever claim is open. The item key is revoked. 204.",
       params: ItemParams,
     },
   }, async (req, reply) => {
     await releaseClaim(factoryContext(req.ctx), req.params.id);
-    return reply.status(204).send();
+    return reply.status(204).send(null);
   });
 
   app.post('/v1/work-items/:id/pull-requests', {
