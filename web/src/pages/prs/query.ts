@@ -1,7 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
 import { api, factory, unwrap, type paths } from '../../api/client';
 
-export type PrsQuery = paths['/v1/prs/outcomes']['get']['parameters']['query'];
+// Every query parameter of the route is optional, so the generated query type is optional too.
+export type PrsQuery = NonNullable<paths['/v1/prs/outcomes']['get']['parameters']['query']>;
 export interface PrsSearch {
   repo?: string;
   state?: PrsQuery['state'];
