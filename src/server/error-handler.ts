@@ -178,7 +178,6 @@ export function registerErrorHandling(app: App, options: ErrorHandlingOptions = 
   });
 
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
-    if (options.pageFallback?.(req, reply)) return reply;
     const path = req.url.split('?')[0] ?? req.url;
     const allowed = new Set<string>();
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
@@ -191,6 +190,8 @@ export function registerErrorHandling(app: App, options: ErrorHandlingOptions = 
       reply.header('Allow', [...allowed].join(', '));
       return send(reply, apiError('method_not_allowed', `${req.method} is not allowed on ${path}.`));
     }
+    // Only a path no route knows under any method is a dashboard page.
+    if (options.pageFallback?.(req, reply)) return reply;
     return send(reply, apiError('route_not_found', `No route ${req.method} ${path}.`));
   });
 
