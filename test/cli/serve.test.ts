@@ -151,7 +151,7 @@ describe('attest serve', { timeout: 180_000 }, () => {
     expect(next.stdout()).not.toContain(saved.adminToken);
     next.proc.kill('SIGTERM');
     expect(await next.exited).toBe(0);
-  });
+  }, 120_000); // two cold starts of the CLI through tsx: about 10 s each on a loaded 2-core machine
 
   it('SIGTERM drains an in-flight request before exiting', async () => {
     const dataDir = tempDataDir();
