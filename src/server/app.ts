@@ -19,6 +19,7 @@ import { ERROR_CODES } from './errors.js';
 import { registerGuard } from './guard.js';
 import { createWeb } from './web.js';
 import { registerHostileInputChecks } from './hostile-input.js';
+import { registerQueryRule } from './query-rule.js';
 import { requestValidatorCompiler } from './validation.js';
 import { deriveSecret, loadPepper } from './pepper.js';
 import { RateLimits } from './ratelimit.js';
@@ -203,6 +204,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   registerErrorHandling(app, { pageFallback: web.fallback });
   registerHostileInputChecks(app);
   registerGuard(app);
+  registerQueryRule(app);
 
   for (const area of [...AREAS, ...(options.extraAreas ?? [])]) {
     await app.register(async (scoped) => {

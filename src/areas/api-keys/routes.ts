@@ -1,7 +1,7 @@
 // Factory API keys: GET/POST /v1/api-keys, DELETE /v1/api-keys/{id}.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid, NoContent } from '../../server/schemas.js';
+import { Data, DateTime, Limit, Nullable, Offset, Uuid, NoContent } from '../../server/schemas.js';
 import { KEY_PRESETS, PERMISSIONS } from '../../server/permissions.js';
 import { createKey, listKeys, revokeKey } from './service.js';
 
@@ -19,8 +19,13 @@ const ApiKey = Type.Object({
 export const apiKeysRoutes: AreaRoutes = (app) => {
   app.get('/v1/api-keys', {
     config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'api_keys.read' } },
-    schema: { summary: "List the factory's live API keys", tags: ['api-keys'], response: { 200: Data(Type.Array(ApiKey)) } },
-  }, async (req) => ({ data: await listKeys(factoryContext(req.ctx)) }));
+    schema: {
+      summary: "List the factory's live API keys", tags: ['api-keys'],
+      description: '`limit`/`offset` page the list (ordered as without them).',
+      querystring: Type.Object({ limit: Type.Optional(Limit(500)), offset: Type.Optional(Offset()) }, { additionalProperties: false }),
+      response: { 200: Data(Type.Array(ApiKey)) },
+    },
+  }, async (req) => ({ data: await listKeys(factoryContext(req.ctx), req.query) }));
 
   app.post('/v1/api-keys', {
     config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'api_keys.write' } },

@@ -38,9 +38,11 @@ function toWire(row: KeyRow): ApiKeyWire {
   };
 }
 
-export async function listKeys(ctx: FactoryContext): Promise<ApiKeyWire[]> {
+export async function listKeys(ctx: FactoryContext, page: { limit?: number; offset?: number } = {}): Promise<ApiKeyWire[]> {
   const now = ctx.clock.now();
-  return (await store.listLiveKeys(ctx.db, ctx.appId)).filter((k) => k.expires_at === null || k.expires_at > now).map(toWire);
+  const live = (await store.listLiveKeys(ctx.db, ctx.appId)).filter((k) => k.expires_at === null || k.expires_at > now).map(toWire);
+  const offset = page.offset ?? 0;
+  return live.slice(offset, page.limit === undefined ? undefined : offset + page.limit);
 }
 
 export async function createKey(ctx: FactoryContext, input: CreateKeyInput): Promise<ApiKeyWire & { plaintext_key: string }> {

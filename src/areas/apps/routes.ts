@@ -1,7 +1,7 @@
 // Factories (apps): GET/POST /v1/apps, GET/PATCH/DELETE /v1/apps/{appId} (spec part 2 App, part 5 rule 4).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes, type RouteGuard } from '../../server/context.js';
-import { Data, DateTime, Nullable, Slug, Uuid, NoContent } from '../../server/schemas.js';
+import { Data, DateTime, Limit, Nullable, Offset, Slug, Uuid, NoContent } from '../../server/schemas.js';
 import { createAppInOrg, deleteApp, getApp, listApps, updateApp } from './service.js';
 
 export const AppSchema = Type.Object({
@@ -44,10 +44,15 @@ export const appsRoutes: AreaRoutes = (app) => {
     config: { guard: factoryGuard('apps.read') },
     schema: {
       summary: 'List the factories the caller may see', tags: ['apps'],
-      description: "A login token sees every live factory of the org of the factory its header names; a factory key sees only its own factory.",
+      description: "A login token sees every live factory of the org of the factory its header names; a factory key sees only its own factory. `name` keeps only the factory of that exact name; `limit`/`offset` page the list (ordered as before).",
+      querystring: Type.Object({
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact factory name.' })),
+        limit: Type.Optional(Limit(500)),
+        offset: Type.Optional(Offset()),
+      }, { additionalProperties: false }),
       response: { 200: Data(Type.Array(AppSchema)) },
     },
-  }, async (req) => ({ data: await listApps(factoryContext(req.ctx)) }));
+  }, async (req) => ({ data: await listApps(factoryContext(req.ctx), req.query) }));
 
   app.post('/v1/apps', {
     config: { guard: factoryGuard('apps.write') },

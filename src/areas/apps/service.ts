@@ -94,10 +94,21 @@ async function requireLiveApp(ctx: FactoryContext, appId: string): Promise<store
  * The factories the caller may see: a login token sees every live factory of the org of the factory it acts
  * on (its owner is a member there); a factory key is bound to one factory and sees only that one.
  */
-export async function listApps(ctx: FactoryContext): Promise<AppWire[]> {
-  const rows = ctx.principal.kind !== 'login_token' && ctx.principal.kind !== 'dashboard_session'
+export interface ListAppsQuery {
+  /** Exact name (issue 15 §6: a client picking its factory by name must not get every factory). */
+  name?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export async function listApps(ctx: FactoryContext, q: ListAppsQuery = {}): Promise<AppWire[]> {
+  let rows = ctx.principal.kind !== 'login_token' && ctx.principal.kind !== 'dashboard_session'
     ? [await store.findLiveApp(ctx.db, ctx.orgId, ctx.appId)].filter((r): r is store.AppRow => r !== undefined)
     : await store.listLiveApps(ctx.db, ctx.orgId);
+  // An org holds few factories: filtered and paged after the one scoped read.
+  if (q.name !== undefined) rows = rows.filter((r) => r.name === q.name);
+  const offset = q.offset ?? 0;
+  rows = rows.slice(offset, q.limit === undefined ? undefined : offset + q.limit);
   const problems = await latestProblems(ctx.db, rows.map((r) => r.id));
   return rows.map((r) => appToWire(r, problems.get(r.id) ?? null));
 }

@@ -1,6 +1,7 @@
 // Metrics: GET /v1/metrics/models|overview|compare|breakdown|trends (metrics.read, observability-read bucket).
 import { Type, type TSchema } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
 import { Data, DateTime, Nullable, Limit } from '../../server/schemas.js';
 import { breakdown, compare, DIMENSIONS, modelSpend, overview, trends } from './service.js';
 
@@ -141,12 +142,23 @@ export const metricsRoutes: AreaRoutes = (app) => {
       description: '`by`: branch, agent_type, worker_kind, model, tool, repo or origin. Costliest groups first (tool: most calls first); `groups` is the number of groups before `limit`.',
       querystring: Type.Object({
         ...WindowQuery,
-        by: Type.Union(DIMENSIONS.map((d) => Type.Literal(d))),
+        by: Type.Optional(Type.Union(DIMENSIONS.map((d) => Type.Literal(d)))),
+        dimension: Type.Optional(Type.Union(DIMENSIONS.map((d) => Type.Literal(d)), { description: 'An alias of `by` (OuterLayer clients send it); give one of the two, or both equal.' })),
         limit: Type.Optional(Limit(100, 25)),
       }, { additionalProperties: false }),
       response: { 200: Data(Type.Object({ window: Window, by: Type.String(), groups: Type.Integer(), rows: Type.Array(BreakdownRow) })) },
     },
-  }, async (req) => ({ data: await breakdown(factoryContext(req.ctx), { ...optional(req.query), limit: req.query.limit ?? 25 }) }));
+  }, async (req) => {
+    const { dimension, by, ...rest } = req.query;
+    if (by !== undefined && dimension !== undefined && by !== dimension) {
+      throw apiError('invalid_query_params', 'Invalid querystring: dimension is an alias of by; they differ', { details: [{ path: 'dimension', message: 'must equal by' }] });
+    }
+    const chosen = by ?? dimension;
+    if (chosen === undefined) {
+      throw apiError('invalid_query_params', "Invalid querystring: must have required property 'by' (or its alias dimension)", { details: [{ path: 'by', message: 'is required' }] });
+    }
+    return { data: await breakdown(factoryContext(req.ctx), { ...optional({ ...rest, by: chosen }), limit: rest.limit ?? 25 }) };
+  });
 
   app.get('/v1/metrics/trends', {
     config: GUARD,

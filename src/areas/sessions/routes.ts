@@ -198,7 +198,7 @@ export const sessionsRoutes: AreaRoutes = (app) => {
       summary: 'Read one session with its full transcript',
       tags: ['sessions'],
       description: 'Session fields, turns with tool calls (images link to GET /v1/agents/blob/{sha256}), events, warnings and per-model usage.',
-      params: Type.Object({ traceId: Uuid }),
+      params: Type.Object({ traceId: Type.String({ minLength: 1, maxLength: 200, description: "The trace id, or the session's own sessionId (the id its agent wrote) within the factory." }) }),
       response: { 200: Data(SessionDetail) },
     },
   }, async (req) => ({ data: await getSession(factoryContext(req.ctx), req.params.traceId) }));

@@ -392,6 +392,23 @@ export async function findById(db: Db, appId: string, id: string): Promise<Sessi
   return db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * A session named by the id its agent wrote (issue 15 §6): the top-level session of that id first, else the
+ * oldest subagent transcript that carries it.
+ */
+export function findBySessionId(db: Db, appId: string, sessionId: string): Promise<SessionRow | undefined> {
+  return db
+    .selectFrom('sessions')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('session_id', '=', sessionId)
+    .orderBy('is_subagent', 'asc')
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /** The session a subagent's `parentSessionId` names (its key is the parent document's id). */
 export function findByKey(db: Db, appId: string, key: string) {
   return db.selectFrom('sessions').select(['id', 'title']).where('app_id', '=', appId).where('session_key', '=', key).executeTakeFirst();

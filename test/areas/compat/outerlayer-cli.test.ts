@@ -112,3 +112,79 @@ describe('POST /v1/emitted-results with the OuterLayer CLI shape (§4)', () => {
     expect((await post(a, '/v1/emitted-results', emit({ repository: 'acme/api', ci: 'yes' }))).status).toBe(400);
   });
 });
+
+describe('names clients send (§6)', () => {
+  it('GET /v1/metrics/breakdown?dimension= is an alias of by', async () => {
+    const win = 'from=2026-10-01T00:00:00Z&to=2026-11-01T00:00:00Z';
+    const byBy = await get(a, `/v1/metrics/breakdown?${win}&by=origin`);
+    const byDimension = await get(a, `/v1/metrics/breakdown?${win}&dimension=origin`);
+    expect(byDimension.status).toBe(200);
+    expect(byDimension.body).toEqual(byBy.body);
+    expect((await get(a, `/v1/metrics/breakdown?${win}&by=origin&dimension=origin`)).status).toBe(200);
+    const clash = await get(a, `/v1/metrics/breakdown?${win}&by=origin&dimension=repo`);
+    expect(clash.status).toBe(400);
+    expect(clash.body.error.code).toBe('invalid_query_params');
+    const neither = await get(a, `/v1/metrics/breakdown?${win}`);
+    expect(neither.status).toBe(400);
+    expect((await get(a, `/v1/metrics/breakdown?${win}&dimension=color`)).status).toBe(400);
+  });
+
+  it('GET /v1/apps?name= filters by exact name, with limit and offset', async () => {
+    const created = [];
+    for (const name of ['compat-one', 'compat-two', 'compat-three']) {
+      const r = await gw.call('POST', '/v1/apps', { token: a.loginToken, appId: a.appId, body: { name } });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      created.push(r.body.data);
+    }
+    const all = await get(a, '/v1/apps');
+    expect(all.body.data.length).toBeGreaterThanOrEqual(4);
+    const one = await get(a, '/v1/apps?name=compat-two');
+    expect(one.status).toBe(200);
+    expect(one.body.data.map((x: { name: string }) => x.name)).toEqual(['compat-two']);
+    expect((await get(a, '/v1/apps?name=compat')).body.data).toEqual([]);
+    const names = all.body.data.map((x: { name: string }) => x.name);
+    expect((await get(a, '/v1/apps?limit=2')).body.data.map((x: { name: string }) => x.name)).toEqual(names.slice(0, 2));
+    expect((await get(a, '/v1/apps?limit=2&offset=1')).body.data.map((x: { name: string }) => x.name)).toEqual(names.slice(1, 3));
+    // Another org's credential never sees these names.
+    expect((await get(b, '/v1/apps?name=compat-two')).body.data).toEqual([]);
+    expect((await get(a, '/v1/apps?limit=0')).status).toBe(400);
+  });
+
+  it('GET /v1/api-keys takes limit and offset', async () => {
+    for (let i = 0; i < 3; i += 1) {
+      const r = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: `compat-${i}`, preset: 'read-only' } });
+      expect(r.status).toBe(201);
+    }
+    const all = (await get(a, '/v1/api-keys')).body.data.map((k: { id: string }) => k.id);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    expect((await get(a, '/v1/api-keys?limit=1&offset=1')).body.data.map((k: { id: string }) => k.id)).toEqual(all.slice(1, 2));
+    expect((await get(a, '/v1/api-keys?offset=-1')).status).toBe(400);
+  });
+
+  it('GET /v1/sessions/{traceId} also finds a session by its own sessionId, within the factory only', async () => {
+    const sessionId = `compat-${crypto.randomUUID()}`;
+    const doc = {
+      schemaVersion: 1, id: sessionId, agent: { type: 'claude-code' }, env: {}, startedAt: '2026-10-01T10:00:00.000Z', models: [], turns: [], events: [],
+      totals: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 }, captureTier: 'metrics', warnings: [],
+    };
+    expect((await post(a, '/v1/agents/sync', { schemaVersion: 1, sessions: [doc] })).status).toBe(200);
+    const bySessionId = await get(a, `/v1/sessions/${sessionId}`);
+    expect(bySessionId.status).toBe(200);
+    expect(bySessionId.body.data.sessionId).toBe(sessionId);
+    const byTrace = await get(a, `/v1/sessions/${bySessionId.body.data.traceId}`);
+    expect(byTrace.body.data.sessionId).toBe(sessionId);
+    const other = await get(b, `/v1/sessions/${sessionId}`);
+    expect(other.status).toBe(404);
+    expect(other.body.error.code).toBe('session_not_found');
+  });
+
+  it('a read never silently ignores a parameter: an unknown one is 400 on every GET under /v1/', async () => {
+    for (const url of ['/v1/apps?nam=x', '/v1/api-keys?page=2', '/v1/sessions?color=blue', '/v1/metrics/overview?repository=acme/api', '/v1/agents/blob/' + 'a'.repeat(64) + '?size=1']) {
+      const r = await get(a, url);
+      expect(r.status, url).toBe(400);
+      expect(r.body.error.code, url).toBe('invalid_query_params');
+    }
+    // appId, which names the factory of a cookie-authorized read, is accepted everywhere.
+    expect((await get(a, `/v1/api-keys?appId=${a.appId}`)).status).toBe(200);
+  });
+});

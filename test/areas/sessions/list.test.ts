@@ -405,7 +405,10 @@ describe('GET /v1/sessions/{traceId}', () => {
   });
 
   it('answers 400 for a malformed id, 401 without a credential, 403 without sessions.read', async () => {
-    const bad = await gw.call('GET', '/v1/sessions/not-a-uuid', { token: a.loginToken, appId: a.appId });
+    // Any id up to 200 characters may be a session's own sessionId (issue 15 §6): unknown is 404, too long 400.
+    const notFound = await gw.call('GET', '/v1/sessions/not-a-uuid', { token: a.loginToken, appId: a.appId });
+    expect(notFound.status).toBe(404);
+    const bad = await gw.call('GET', `/v1/sessions/${'x'.repeat(201)}`, { token: a.loginToken, appId: a.appId });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_path_params');
     expect((await gw.call('GET', `/v1/sessions/${betaTrace}`, { appId: a.appId })).status).toBe(401);
