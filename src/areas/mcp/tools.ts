@@ -70,6 +70,8 @@ export function buildTools(app: App): Tool[] {
     const pathParams: string[] = [];
     for (const p of op.parameters ?? []) {
       if (p.in !== 'query' && p.in !== 'path') continue;
+      // `appId` in a query names a cookie read's factory (src/server/query-rule.ts); an MCP call has its own.
+      if (p.in === 'query' && p.name === 'appId') continue;
       properties[p.name] = { ...(p.schema ?? {}), ...(p.description ? { description: p.description } : {}) };
       if (p.in === 'path') pathParams.push(p.name);
       // A parameter with a default is optional to the caller even when the schema lists it as required.

@@ -111,12 +111,17 @@ export function normalizeRepo(raw: string | undefined): string {
   return s;
 }
 
-function originOf(doc: AgentSessionV1): Origin {
+/**
+ * Who started the session (issue 15 §5, as the reference implementation has it): `agent.origin` when it is
+ * one of the three values; unset means `interactive`. `workerKind` says where the agent ran, not who started
+ * it: `seat` (a developer's own machine) and `shared` (a shared key) say nothing about who started it, so they
+ * stay `interactive`. Our rule for `cloud` and `ci` without an origin: `worker`, because nobody sits at a
+ * cloud runner or a CI job, and a session there was started by automation on the gateway's behalf.
+ */
+export function originOf(doc: Pick<AgentSessionV1, 'agent' | 'workerKind'>): Origin {
   const declared = doc.agent.origin;
   if (declared === 'interactive' || declared === 'agent' || declared === 'worker') return declared;
-  if (doc.workerKind) return 'worker';
-  const entry = (doc.agent.entrypoint ?? '').toLowerCase();
-  if (/sdk|headless|exec|print|github|action|ci/.test(entry)) return 'agent';
+  if (doc.workerKind === 'cloud' || doc.workerKind === 'ci') return 'worker';
   return 'interactive';
 }
 
@@ -203,7 +208,9 @@ export function summarize(doc: AgentSessionV1): SessionSummary {
     toolErrorCount: toolErrors,
     rejectedToolCallCount: rejected,
     apiErrorCount: apiErrors,
-    errorCount: toolErrors + apiErrors,
+    // Tool calls that ran and failed, nothing else: API errors are apiErrorCount (disjoint), a denied call is
+    // rejectedToolCallCount (issue 15 §5, the reference implementation's meaning).
+    errorCount: toolErrors,
     toolErrorRatePpm: toolCalls ? Math.round((toolErrors * 1_000_000) / toolCalls) : 0,
     models: [...models].sort(),
     prRefs: prRefsOf(doc),

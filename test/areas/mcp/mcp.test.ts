@@ -96,8 +96,10 @@ describe('POST /v1/mcp with the SDK client', () => {
     const names = tools.map((t) => t.name);
     expect(names).toEqual(TOOL_SPECS.map((s) => s.name)); // every twin is served in this build
     const breakdown = tools.find((t) => t.name === 'get_breakdown')!;
-    expect(breakdown.inputSchema.required).toEqual(['by']);
-    expect(Object.keys(breakdown.inputSchema.properties ?? {}).sort()).toEqual(['by', 'from', 'limit', 'repo', 'to']);
+    // `by` or its alias `dimension` (issue 15 §6): neither is required by the schema; the route answers 400 without both.
+    expect(breakdown.inputSchema.required).toBeUndefined();
+    expect(Object.keys(breakdown.inputSchema.properties)).toEqual(expect.arrayContaining(['by', 'dimension']));
+    expect(Object.keys(breakdown.inputSchema.properties ?? {}).sort()).toEqual(['by', 'dimension', 'from', 'limit', 'repo', 'to']);
     expect(tools.find((t) => t.name === 'get_session')!.inputSchema.required).toEqual(['traceId']);
     expect(client.getServerVersion()?.name).toBe('attest');
     await client.close();
