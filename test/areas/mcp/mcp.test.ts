@@ -98,7 +98,7 @@ describe('POST /v1/mcp with the SDK client', () => {
     const breakdown = tools.find((t) => t.name === 'get_breakdown')!;
     // `by` or its alias `dimension` (issue 15 §6): neither is required by the schema; the route answers 400 without both.
     expect(breakdown.inputSchema.required).toBeUndefined();
-    expect(Object.keys(breakdown.inputSchema.properties)).toEqual(expect.arrayContaining(['by', 'dimension']));
+    expect(Object.keys(breakdown.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['by', 'dimension']));
     expect(Object.keys(breakdown.inputSchema.properties ?? {}).sort()).toEqual(['by', 'dimension', 'from', 'limit', 'repo', 'to']);
     expect(tools.find((t) => t.name === 'get_session')!.inputSchema.required).toEqual(['traceId']);
     expect(client.getServerVersion()?.name).toBe('attest');
