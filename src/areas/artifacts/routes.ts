@@ -167,7 +167,11 @@ export const artifactsRoutes: AreaRoutes = (app) => {
         'With the dashboard session cookie (a media element sends no headers), `?appId=` may name the factory in place of X-Outerlayer-App-Id. ' +
         'Without Authorization, a signed URL (`?appId=&exp=&sig=`, as the PR comment embeds for screenshots) opens this one artifact until `exp` (at most 8 days); an invalid or expired signature is 401 unauthorized.',
       params: Type.Object({ id: Uuid }),
-      querystring: Type.Object({ appId: Type.Optional(Uuid) }),
+      querystring: Type.Object({
+        appId: Type.Optional(Uuid),
+        exp: Type.Optional(Type.String({ maxLength: 20, description: 'Expiry of a signed URL (Unix seconds).' })),
+        sig: Type.Optional(Type.String({ maxLength: 128, description: 'Signature of a signed URL.' })),
+      }),
     },
   }, async (req, reply) => {
     const { artifact, bytes } = await readContent(factoryContext(req.ctx), req.params.id);

@@ -88,6 +88,12 @@ export function buildTools(app: App): Tool[] {
   return tools;
 }
 
+/** A lone UTF-16 surrogate cannot be percent-encoded (encodeURIComponent throws); it becomes U+FFFD, so
+ *  the REST route answers its own 404/400 instead of the tool call failing with an internal error. */
+function wellFormed(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
 /** The REST URL a tool call addresses: path parameters substituted, the rest as the query string. */
 export function restUrlOf(tool: Tool, args: Record<string, unknown>): string {
   let path = tool.spec.path;
@@ -95,7 +101,7 @@ export function restUrlOf(tool: Tool, args: Record<string, unknown>): string {
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined || value === null) continue;
     if (tool.pathParams.includes(name)) {
-      path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+      path = path.replace(`{${name}}`, encodeURIComponent(wellFormed(String(value))));
       continue;
     }
     for (const v of Array.isArray(value) ? value : [value]) query.append(name, typeof v === 'object' ? JSON.stringify(v) : String(v));
