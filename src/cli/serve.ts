@@ -69,7 +69,7 @@ export function registerServe(program: Command): void {
         out.write('\n');
       }
       out.write(`Store: ${app.attest.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${app.attest.rateLimits.store}\n`);
-      out.write(`Attest gateway listening on ${address} (public URL ${config.publicUrl})\n`);
+      // Handlers first: whoever reads the line below may signal at once.
       let closing = false;
       const shutdown = (signal: string) => {
         if (closing) return;
@@ -85,6 +85,7 @@ export function registerServe(program: Command): void {
       };
       process.on('SIGTERM', () => shutdown('SIGTERM'));
       process.on('SIGINT', () => shutdown('SIGINT'));
+      out.write(`Attest gateway listening on ${address} (public URL ${config.publicUrl})\n`);
     });
 
   program
