@@ -1,5 +1,5 @@
 // `/f/$appId`: the frame of one factory's pages. A factory the user cannot read is "not found".
-import { Outlet, createRoute, notFound, redirect } from '@tanstack/react-router';
+import { Outlet, createRoute, notFound } from '@tanstack/react-router';
 import { shellRoute } from '../shell/route';
 import { factoriesQuery } from '../../api/queries';
 
@@ -13,13 +13,4 @@ export const factoryRoute = createRoute({
     return { factory };
   },
   component: Outlet,
-});
-
-/** `/f/$appId` itself: the factory home (part 2); until it exists, the sessions page. */
-export const factoryIndexRoute = createRoute({
-  getParentRoute: () => factoryRoute,
-  path: '/',
-  beforeLoad: ({ params }) => {
-    throw redirect({ to: '/f/$appId/sessions', params });
-  },
 });
