@@ -14,6 +14,7 @@ import { sessionRoute } from './pages/session/route';
 import { prsRoute } from './pages/prs/route';
 import { prRoute } from './pages/pr/route';
 import { artifactRoute } from './pages/artifact/route';
+import { orgRoute } from './pages/org/route';
 import { ErrorView, Loading, NotFound } from './ui/states';
 
 export const routeTree = rootRoute.addChildren([
@@ -21,6 +22,7 @@ export const routeTree = rootRoute.addChildren([
   shellRoute.addChildren([
     factoriesRoute,
     artifactRoute,
+    orgRoute,
     factoryRoute.addChildren([overviewRoute, sessionsRoute, sessionRoute, prsRoute, prRoute]),
   ]),
 ]);

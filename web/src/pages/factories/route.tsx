@@ -34,7 +34,7 @@ function FactoriesPage() {
           {factories.map((f) => (
             <tr key={f.id}>
               <td><Link to="/f/$appId" params={{ appId: f.id }}>{f.display_name || f.name}</Link></td>
-              <td>{f.org.name}</td>
+              <td><Link to="/o/$org" params={{ org: f.org.name }}>{f.org.name}</Link></td>
               <td>{f.role}</td>
             </tr>
           ))}

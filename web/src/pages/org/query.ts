@@ -1,0 +1,110 @@
+// Reads and writes of the organization page (/o/$org): the org itself (plan, the caller's role and
+// permissions), its members, the audit log with its filters, and the chain verification.
+import { queryOptions } from '@tanstack/react-query';
+import { ApiError, api, unwrap, type paths } from '../../api/client';
+
+type AuditRoute = paths['/v1/orgs/{orgName}/audit-log']['get'];
+/** The page's search params: exactly the audit log's query, same names (the URL reads like the API call). */
+export type AuditSearch = Omit<NonNullable<AuditRoute['parameters']['query']>, 'appId'>;
+export type AuditAnswer = AuditRoute['responses']['200']['content']['application/json'];
+export type AuditEntry = AuditAnswer['data'][number];
+export type Member = paths['/v1/orgs/{orgName}/members']['get']['responses']['200']['content']['application/json']['data'][number];
+export type Role = paths['/v1/orgs/{orgName}/members/{userId}']['patch']['requestBody']['content']['application/json']['role'];
+
+export const ROLES: readonly Role[] = ['owner', 'admin', 'write', 'read'];
+export const PAGE_SIZES = [10, 25, 50, 100] as const;
+export const DEFAULT_PAGE_SIZE = 25;
+/** What writes audit rows today (docs/orgs-and-apps.md); offered as suggestions, any value may be typed. */
+export const ACTION_TYPES = [
+  'org.created', 'org.plan_changed', 'member.added', 'member.role_changed', 'member.removed', 'api_key.created',
+  'api_key.revoked', 'management_key.created', 'app.created', 'app.updated', 'app.deleted', 'permission.denied',
+  'oauth.authorized', 'repository.connected', 'repository.disconnected',
+] as const;
+export const TARGET_TYPES = ['org', 'member', 'app', 'api_key', 'management_key', 'work_item', 'repository'] as const;
+
+const FILTER_KEYS = ['actionType', 'targetType', 'startDate', 'endDate'] as const;
+export type AuditFilterKey = (typeof FILTER_KEYS)[number];
+
+function positiveInt(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v !== '' ? Number(v) : NaN;
+  return Number.isInteger(n) && n >= 1 ? n : undefined;
+}
+
+/** Keeps what the audit log route understands from the URL; the API validates the values. */
+export function parseAuditSearch(s: Record<string, unknown>): AuditSearch {
+  const out: AuditSearch = {};
+  for (const k of FILTER_KEYS) {
+    const v = s[k];
+    if (typeof v === 'string' && v !== '') out[k] = v;
+  }
+  const page = positiveInt(s.page), pageSize = positiveInt(s.pageSize);
+  if (page !== undefined && page > 1) out.page = page;
+  if (pageSize !== undefined) out.pageSize = pageSize;
+  return out;
+}
+
+/** An API error with the per-field details of a 400, so the page can show each next to its field. */
+export class FieldApiError extends ApiError {
+  constructor(status: number, code: string, message: string, readonly details: { path: string; message: string }[]) {
+    super(status, code, message);
+  }
+}
+
+interface Envelope {
+  error?: { code?: unknown; message?: unknown; details?: unknown };
+}
+
+function toFieldError(error: unknown, response: Response): FieldApiError {
+  const e = (error as Envelope | undefined)?.error;
+  const details = Array.isArray(e?.details)
+    ? e.details.filter((d): d is { path: string; message: string } => typeof d?.path === 'string' && typeof d?.message === 'string')
+    : [];
+  return new FieldApiError(
+    response.status,
+    typeof e?.code === 'string' ? e.code : `http_${response.status}`,
+    typeof e?.message === 'string' ? e.message : response.statusText || 'Request failed',
+    details,
+  );
+}
+
+const orgPath = (org: string) => ({ params: { path: { orgName: org } } });
+
+export const orgQuery = (org: string) =>
+  queryOptions({
+    queryKey: ['org', org.toLowerCase()],
+    queryFn: () => unwrap(api.GET('/v1/orgs/{orgName}', orgPath(org))).then((r) => r.data),
+  });
+
+export const membersQuery = (org: string) =>
+  queryOptions({
+    queryKey: ['org', org.toLowerCase(), 'members'],
+    queryFn: () => unwrap(api.GET('/v1/orgs/{orgName}/members', orgPath(org))).then((r) => r.data),
+  });
+
+export const auditQuery = (org: string, search: AuditSearch) =>
+  queryOptions({
+    queryKey: ['org', org.toLowerCase(), 'audit', search],
+    queryFn: async (): Promise<AuditAnswer> => {
+      const { data, error, response } = await api.GET('/v1/orgs/{orgName}/audit-log', { params: { path: { orgName: org }, query: search } });
+      if (!response.ok || data === undefined) throw toFieldError(error, response);
+      return data;
+    },
+    // A 4xx is an answer (bad filter, plan without the audit log), not a hiccup to retry.
+    retry: false,
+  });
+
+export const verifyQuery = (org: string) =>
+  queryOptions({
+    queryKey: ['org', org.toLowerCase(), 'audit-verify'],
+    queryFn: () => unwrap(api.GET('/v1/orgs/{orgName}/audit-log/verify', orgPath(org))).then((r) => r.data),
+    retry: false,
+  });
+
+export async function changeRole(org: string, userId: string, role: Role): Promise<Member> {
+  return unwrap(api.PATCH('/v1/orgs/{orgName}/members/{userId}', { params: { path: { orgName: org, userId } }, body: { role } })).then((r) => r.data);
+}
+
+export async function removeMember(org: string, userId: string): Promise<void> {
+  const { error, response } = await api.DELETE('/v1/orgs/{orgName}/members/{userId}', { params: { path: { orgName: org, userId } } });
+  if (!response.ok) throw toFieldError(error, response);
+}
