@@ -144,6 +144,7 @@ describeInBrowser('dashboard: organization page', () => {
     clock.set(T0 + 20 * MIN);
     await memberRow(leaver).getByRole('button', { name: 'Remove' }).click();
     const dialog = page.getByRole('dialog', { name: 'Remove member' });
+    await dialog.waitFor();
     expect(await dialog.innerText()).toContain(`Remove Leo Leaver (${leaver.email}) from ${org}?`);
     await dialog.getByRole('button', { name: 'Remove' }).click();
     await until(() => memberRow(leaver).count()).toBe(0);
