@@ -1,6 +1,6 @@
 // Memory of the real server process: `npm run build && npx tsx bench/memory.ts [--sessions 100000] [--clients 4]`.
 //
-// Starts `node dist/main.js serve` (the built gateway, as production runs it) on a fresh SQLite data dir, reads
+// Starts `node dist/main.js serve` with the node flags of `npm start` (the built gateway, as production runs it) on a fresh SQLite data dir, reads
 // its resident set size from /proc once it is idle after start-up, then ingests N fixture sessions (25 a request,
 // fresh ids, `--clients` concurrent clients over a real socket) and reads the RSS again after the ingest, with
 // the peak (VmHWM) over the whole run. Also prints the ingest rate and request latency seen over the socket.
@@ -33,12 +33,22 @@ function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(line.split(/\s+/)[1]) / 1024; // kB -> MB
 }
 
+/**
+ * The node flags of `npm start` (package.json), so the server is measured as production starts it:
+ * `--max-semi-space-size=4` keeps V8's young generation from growing to 2 × 16 MB during start-up.
+ */
+function startNodeFlags(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const words = (pkg.scripts?.start ?? '').split(/\s+/);
+  return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : [];
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function start(dataDir: string, port: number): Promise<ChildProcess> {
   const main = path.join(ROOT, 'dist', 'main.js');
   if (!fs.existsSync(main)) throw new Error('dist/main.js is missing: run `npm run build` first');
-  const child = spawn(process.execPath, [main, 'serve', '--data-dir', dataDir, '--port', String(port), '--host', '127.0.0.1'], {
+  const child = spawn(process.execPath, [...startNodeFlags(), main, 'serve', '--data-dir', dataDir, '--port', String(port), '--host', '127.0.0.1'], {
     env: { ...process.env, ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'), LOG_LEVEL: 'info', DATABASE_URL: '' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

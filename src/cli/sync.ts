@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import type { Command } from 'commander';
-import cliProgress from 'cli-progress';
 import { parseClaudeCodeTranscript, parseCodexRollout, claudeImageBlobs, normalizeRepoUrl, isCaptureTier, type AgentSessionV1, type CaptureTier, type ImageBlob } from '../capture/index.js';
 import { ApiClientError, type AttestClient, type SyncBody, type SyncResult } from '../client/index.js';
 import { priceSession } from '../pricing/cost.js';
@@ -229,6 +229,8 @@ interface Reporter {
 function reporter(flags: SyncFlags): Reporter {
   const tty = Boolean(process.stderr.isTTY) && !flags.json && flags.progress !== false;
   if (tty) {
+    // Required here, not imported at the top: every `attest` command (and `attest serve`) loads this file.
+    const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof import('cli-progress');
     const bar = new cliProgress.SingleBar(
       { format: 'sync [{bar}] {value}/{total} sessions {note}', stream: process.stderr, hideCursor: true, clearOnComplete: false },
       cliProgress.Presets.shades_classic,

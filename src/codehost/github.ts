@@ -3,8 +3,8 @@
 // Every failure of the code host that is worth retrying (5xx, 429, a secondary rate limit, a network error
 // or timeout) becomes 503 github_unavailable with Retry-After; a gateway without an App answers 503
 // repository_tokens_unavailable. Other GitHub answers (404, 422) are returned to the caller as values.
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/rest';
+import type { createAppAuth } from '@octokit/auth-app';
+import type { Octokit } from '@octokit/rest';
 import type { Clock } from '../server/clock.js';
 import type { Config } from '../server/config.js';
 import type { Gateway } from '../server/context.js';
@@ -168,6 +168,29 @@ export function normalizePrivateKey(raw: string): string {
 /** Octokit logs every non-2xx answer; this module turns them into API errors, so it stays quiet. */
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
+interface OctokitModules {
+  Octokit: typeof Octokit;
+  createAppAuth: typeof createAppAuth;
+}
+
+// Octokit loads on the first GitHub call, not at start-up: about 10 MB of resident memory that a gateway
+// without a GitHub App (or one that is idle) never needs (docs/performance.md, Memory).
+let octokitLoading: Promise<OctokitModules> | null = null;
+function loadOctokit(): Promise<OctokitModules> {
+  return (octokitLoading ??= Promise.all([import('@octokit/rest'), import('@octokit/auth-app')]).then(
+    ([rest, auth]) => ({ Octokit: rest.Octokit, createAppAuth: auth.createAppAuth }),
+    (err: unknown) => {
+      octokitLoading = null;
+      throw err;
+    },
+  ));
+}
+
+interface AppClients {
+  appOctokit: Octokit;
+  auth: ReturnType<typeof createAppAuth>;
+}
+
 function withTimeout(octokit: Octokit): Octokit {
   octokit.hook.before('request', (options) => {
     options.request = { ...(options.request ?? {}), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) };
@@ -177,8 +200,7 @@ function withTimeout(octokit: Octokit): Octokit {
 
 /** The App, as configured for one gateway process. */
 export class GitHubApp {
-  private readonly appOctokit: Octokit;
-  private readonly auth: ReturnType<typeof createAppAuth>;
+  private clients: Promise<AppClients> | null = null;
   private readonly tokens = new Map<number, InstallationToken>();
   private readonly pendingTokens = new Map<number, Promise<InstallationToken>>();
   /** How many installation tokens this process minted (observability and tests). */
@@ -186,14 +208,22 @@ export class GitHubApp {
 
   constructor(
     private readonly apiUrl: string,
-    appId: string,
-    privateKey: string,
+    private readonly appId: string,
+    private readonly privateKey: string,
     private readonly clock: Clock,
-  ) {
-    const baseUrl = apiUrl.replace(/\/+$/, '');
-    const auth = { appId, privateKey: normalizePrivateKey(privateKey) };
-    this.appOctokit = withTimeout(new Octokit({ baseUrl, authStrategy: createAppAuth, auth, userAgent: 'attest-gateway', log: quiet }));
-    this.auth = createAppAuth({ ...auth, request: this.appOctokit.request });
+  ) {}
+
+  /** The App's own client and its token minter, built on first use. */
+  private appClients(): Promise<AppClients> {
+    return (this.clients ??= loadOctokit().then(({ Octokit, createAppAuth }) => {
+      const baseUrl = this.apiUrl.replace(/\/+$/, '');
+      const auth = { appId: this.appId, privateKey: normalizePrivateKey(this.privateKey) };
+      const appOctokit = withTimeout(new Octokit({ baseUrl, authStrategy: createAppAuth, auth, userAgent: 'attest-gateway', log: quiet }));
+      return { appOctokit, auth: createAppAuth({ ...auth, request: appOctokit.request }) };
+    }).catch((err: unknown) => {
+      this.clients = null;
+      throw err;
+    }));
   }
 
   /**
@@ -221,14 +251,16 @@ export class GitHubApp {
 
   /** The permissions the App itself requests (GET /app); an installation may not have accepted them yet. */
   async requestedPermissions(): Promise<Record<string, string>> {
-    const { data } = await this.call(() => this.appOctokit.rest.apps.getAuthenticated());
+    const { appOctokit } = await this.appClients();
+    const { data } = await this.call(() => appOctokit.rest.apps.getAuthenticated());
     return (data?.permissions ?? {}) as Record<string, string>;
   }
 
   /** The permissions an installation has granted (GET /app/installations/{id}); null when it does not exist. */
   async installationPermissions(installationId: number): Promise<Record<string, string> | null> {
     try {
-      const { data } = await this.call(() => this.appOctokit.rest.apps.getInstallation({ installation_id: installationId }));
+      const { appOctokit } = await this.appClients();
+      const { data } = await this.call(() => appOctokit.rest.apps.getInstallation({ installation_id: installationId }));
       return (data.permissions ?? {}) as Record<string, string>;
     } catch (err) {
       if (isNotFound(err)) return null;
@@ -260,7 +292,8 @@ export class GitHubApp {
   }
 
   private async mintToken(installationId: number): Promise<InstallationToken> {
-    const minted = await this.call(() => this.auth({ type: 'installation', installationId, refresh: true }));
+    const { auth } = await this.appClients();
+    const minted = await this.call(() => auth({ type: 'installation', installationId, refresh: true }));
     this.tokensMinted++;
     // GitHub states an absolute expiry in its own clock; keep the lifetime it grants, measured on ours,
     // so a skewed local clock (or a test clock) never keeps a dead token.
@@ -284,6 +317,7 @@ export class GitHubApp {
   private async installationSession(installationId: number, fresh: boolean): Promise<InstallationSession | null> {
     const token = await this.installationToken(installationId, fresh);
     if (!token) return null;
+    const { Octokit } = await loadOctokit();
     const octokit = withTimeout(new Octokit({ baseUrl: this.apiUrl.replace(/\/+$/, ''), auth: token.token, userAgent: 'attest-gateway', log: quiet }));
     return { octokit, token };
   }

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { waitForUpdate, type ModelInfo, type ModelPrice, type Provider } from '@pydantic/genai-prices';
+import type { ModelInfo, ModelPrice, Provider } from '@pydantic/genai-prices';
+import { genaiPrices } from './package.js';
 
 export interface PriceTier {
   /** The tier applies when the request's input tokens reach this many. */
@@ -121,7 +122,7 @@ export interface CatalogFilter {
 
 /** Every model of every provider (or of one), with the prices in force at `at` (epoch ms). */
 export async function priceCatalog(at: number, filter: CatalogFilter = {}): Promise<PriceCatalog> {
-  const providers = (await waitForUpdate()) ?? [];
+  const providers = (await genaiPrices().waitForUpdate()) ?? [];
   const when = new Date(at);
   const wanted = filter.provider?.toLowerCase();
   const models: ModelPriceEntry[] = [];
@@ -134,5 +135,5 @@ export async function priceCatalog(at: number, filter: CatalogFilter = {}): Prom
 
 /** The provider ids the catalog knows. */
 export async function priceProviders(): Promise<string[]> {
-  return ((await waitForUpdate()) ?? []).map((p) => p.id);
+  return ((await genaiPrices().waitForUpdate()) ?? []).map((p) => p.id);
 }

@@ -2,7 +2,7 @@
 // @pydantic/genai-prices. Money stays integer: a turn is priced in nano-dollars (exact for every price the
 // package quotes per million tokens with up to three decimals), sums are integer nanos, and what is stored
 // and summed downstream is integer micro-dollars, rounded once per session and model.
-import { calcPrice } from '@pydantic/genai-prices';
+import { genaiPrices } from './package.js';
 
 /** Token counts of one turn as AgentSession v1 carries them (`turns[].usage`). */
 export interface TurnTokens {
@@ -106,7 +106,7 @@ type Usage = { input_tokens: number; cache_read_tokens: number; cache_write_toke
 function calc(model: string, usage: Usage, timestamp: Date | undefined) {
   const attempt = (providerId: string | undefined) => {
     try {
-      return calcPrice(usage, model, { ...(providerId ? { providerId } : {}), ...(timestamp ? { timestamp } : {}) });
+      return genaiPrices().calcPrice(usage, model, { ...(providerId ? { providerId } : {}), ...(timestamp ? { timestamp } : {}) });
     } catch {
       return null;
     }

@@ -5,19 +5,12 @@
 // WWW-Authenticate pointing at the matching RFC 9728 document, so an MCP client can start OAuth.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { App, AreaRoutes } from '../../server/context.js';
+import type { AreaRoutes } from '../../server/context.js';
 import { ApiError, apiError } from '../../server/errors.js';
-import { APP_HEADER, RUNNER_HEADER, internalCallHeaders, setRateHeaders } from '../../server/guard.js';
+import { setRateHeaders } from '../../server/guard.js';
 import { Uuid } from '../../server/schemas.js';
 import { protectedResourceMetadataUrl } from '../oauth/service.js';
-import { VERSION } from '../../version.js';
-import { buildTools, GUIDE_URI, restUrlOf, toolGuide, type Tool } from './tools.js';
+import { buildTools, type Tool } from './tools.js';
 
 const MCP_PATH = '/v1/mcp';
 const APP_MCP_PATH = '/v1/apps/:appId/mcp';
@@ -44,67 +37,11 @@ function challengeUrl(req: FastifyRequest): string | null {
   return null;
 }
 
-function toolResult(status: number, text: string): CallToolResult {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const structured = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-  if (status >= 200 && status < 300) {
-    return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
-  }
-  const error = (structured?.error ?? {}) as { code?: string; message?: string; required_permission?: string };
-  const code = error.code ?? `http_${status}`;
-  const summary = status === 403 && error.required_permission
-    ? `forbidden: this credential lacks the permission ${error.required_permission}. ${error.message ?? ''}`.trim()
-    : `${code}: ${error.message ?? `the REST route answered ${status}`}`;
-  return { isError: true, content: [{ type: 'text', text: summary }], ...(structured ? { structuredContent: structured } : {}) };
-}
-
-/** One MCP server for one request: its tools call the REST twins with this request's credential. */
-function buildServer(app: App, req: FastifyRequest, tools: readonly Tool[]): Server {
-  const server = new Server({ name: 'attest', version: VERSION }, { capabilities: { tools: {}, resources: {} } });
-  const principal = req.ctx.principal;
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map((t) => ({
-      name: t.spec.name,
-      description: t.permission ? `${t.spec.description} Needs the permission ${t.permission}.` : t.spec.description,
-      inputSchema: t.inputSchema,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    })),
-  }));
-
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = tools.find((t) => t.spec.name === request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    const headers: Record<string, string> = { 'x-request-id': req.id };
-    if (req.headers.authorization) headers.authorization = req.headers.authorization;
-    if (principal?.appId) headers[APP_HEADER] = principal.appId;
-    const runner = req.headers[RUNNER_HEADER];
-    if (typeof runner === 'string') headers[RUNNER_HEADER] = runner;
-    if (principal?.kind === 'oauth_token') Object.assign(headers, internalCallHeaders());
-    const res = await app.inject({ method: 'GET', url: restUrlOf(tool, request.params.arguments ?? {}), headers });
-    return toolResult(res.statusCode, res.body);
-  });
-
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: [{ uri: GUIDE_URI, name: 'tool-guide', title: 'Guide to the Attest tools', mimeType: 'text/markdown', description: 'Which tool answers what, and how results and refusals look.' }],
-  }));
-
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    if (request.params.uri !== GUIDE_URI) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
-    return { contents: [{ uri: GUIDE_URI, mimeType: 'text/markdown', text: toolGuide(tools) }] };
-  });
-  return server;
-}
-
 export const mcpRoutes: AreaRoutes = (app) => {
   // Built on first use: the OpenAPI document lists every route only once the app is ready.
   let tools: Tool[] | null = null;
   const toolsOf = (): Tool[] => (tools ??= buildTools(app));
+  let sdkLoading: Promise<typeof import('./server.js')> | null = null;
 
   app.addHook('onSend', async (req, reply, payload) => {
     if (reply.statusCode !== 401) return payload;
@@ -129,25 +66,13 @@ export const mcpRoutes: AreaRoutes = (app) => {
       }
     }
 
-    // The web-standard transport with JSON responses: the whole answer is one Response, sent through
-    // Fastify like any reply (hooks, request id), with no Node ↔ web stream bridge in between.
-    const server = buildServer(app, req, toolsOf());
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    try {
-      await server.connect(transport);
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-      }
-      const answer = await transport.handleRequest(new Request(`${req.ctx.config.publicUrl}${req.url}`, { method: 'POST', headers }), { parsedBody: req.body });
-      reply.code(answer.status);
-      answer.headers.forEach((value, name) => { reply.header(name, value); });
-      const text = await answer.text();
-      return reply.send(text === '' ? undefined : text);
-    } finally {
-      await transport.close();
-      await server.close();
-    }
+    // The MCP SDK (and zod under it) is imported on the first MCP request, not at start-up (about 25 MB of
+    // resident memory a gateway without MCP clients never needs; docs/performance.md, Memory).
+    const { answerMcp } = await (sdkLoading ??= import('./server.js').catch((err: unknown) => {
+      sdkLoading = null;
+      throw err;
+    }));
+    return answerMcp(app, req, reply, toolsOf());
   };
 
   const notAllowed = async (req: FastifyRequest): Promise<never> => {

@@ -3,22 +3,22 @@
 // 404/405 and OpenAPI know it, whose handler hands the raw request (body already parsed by Fastify) to a
 // small Express app holding the SDK handler. Mounting the SDK's mcpAuthRouter as middleware instead would
 // run ahead of the guard and shadow the RFC 9728 routes above with the SDK's own shape.
+//
+// Express, the SDK's handlers and the provider (which pulls in the SDK's zod schemas) are imported on the
+// first request that needs them, not at start-up: together they are about 40 MB of resident memory that a
+// gateway nobody connects an MCP client to never uses (docs/performance.md, Memory).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express from 'express';
+import type express from 'express';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
-import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
-import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
-import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
-import type { App } from '../../server/context.js';
+import type { App, Gateway } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { parsePlaintext } from '../../server/credentials.js';
 import type { Principal } from '../../server/auth/principal.js';
 import { recordAudit } from '../orgs/audit.js';
 import { factoriesOfUser } from '../apps/service.js';
 import { renderConsentPage, verifyConsentRequest, type ConsentRequest } from './consent.js';
-import { GatewayOAuthProvider } from './provider.js';
+import type { GatewayOAuthProvider } from './provider.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PUBLIC = { guard: { credentials: 'public' as const } };
@@ -100,10 +100,21 @@ export function sentenceOf(description: string | null): string | null {
   return parts.length === 0 ? 'The request is invalid.' : `${parts.join('; ')}.`;
 }
 
-export function registerAuthorizationServer(app: App): void {
-  const gateway = app.attest;
-  const provider = new GatewayOAuthProvider(gateway);
+interface Bridge {
+  provider: GatewayOAuthProvider;
+  app: express.Express;
+}
 
+async function buildBridge(gateway: Gateway): Promise<Bridge> {
+  const [{ default: express }, { GatewayOAuthProvider }, { authorizationHandler }, { tokenHandler }, { clientRegistrationHandler }, { revocationHandler }] = await Promise.all([
+    import('express'),
+    import('./provider.js'),
+    import('@modelcontextprotocol/sdk/server/auth/handlers/authorize.js'),
+    import('@modelcontextprotocol/sdk/server/auth/handlers/token.js'),
+    import('@modelcontextprotocol/sdk/server/auth/handlers/register.js'),
+    import('@modelcontextprotocol/sdk/server/auth/handlers/revoke.js'),
+  ]);
+  const provider = new GatewayOAuthProvider(gateway);
   // The SDK handlers' own per-IP limiters are off: counters in process memory would not hold across
   // replicas, and a consent needs a valid login token anyway.
   const bridge = express();
@@ -112,6 +123,17 @@ export function registerAuthorizationServer(app: App): void {
   bridge.use('/oauth/token', tokenHandler({ provider, rateLimit: false }));
   bridge.use('/oauth/register', clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false }));
   bridge.use('/oauth/revoke', revocationHandler({ provider, rateLimit: false }));
+  return { provider, app: bridge };
+}
+
+export function registerAuthorizationServer(app: App): void {
+  const gateway = app.attest;
+  // Built once, on the first OAuth request; a failed import is not kept, so the next request tries again.
+  let bridgeLoading: Promise<Bridge> | null = null;
+  const bridgeOf = (): Promise<Bridge> => (bridgeLoading ??= buildBridge(gateway).catch((err: unknown) => {
+    bridgeLoading = null;
+    throw err;
+  }));
 
   // Form posts (token, revoke, consent) arrive urlencoded; only this area accepts that media type.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
@@ -119,6 +141,7 @@ export function registerAuthorizationServer(app: App): void {
   });
 
   const forward = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const bridge = (await bridgeOf()).app;
     reply.hijack();
     const raw = req.raw as IncomingMessage & { body?: unknown };
     // Fastify has read the body; the SDK's body parsers see a finished stream and keep this.
@@ -203,6 +226,7 @@ export function registerAuthorizationServer(app: App): void {
       return again(401, invalidToken);
     }
     if (principal.kind !== 'login_token' || !principal.userId || !principal.orgId || principal.appId !== appId) return again(401, invalidToken);
+    const { provider } = await bridgeOf();
     const code = await provider.issueCode(request, { userId: principal.userId, orgId: principal.orgId, appId });
     await auditGrant(req, principal, request, appId);
     return back({ code });
