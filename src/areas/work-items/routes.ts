@@ -2,10 +2,10 @@
 // declare pull requests onto an item. Shapes: spec part 2 (list entry) and API.md §5–§6.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid, Int53, PrNumber, NoContent } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Uuid, Int53, PrNumber, NoContent, Limit, Offset } from '../../server/schemas.js';
 import {
   BLOCK_CLASSES, CLAIM_DEFAULT_TTL_SECONDS, CLAIM_MAX_TTL_SECONDS, STAGES, TRACKERS,
-  claimToWire, claimWorkItem, declarePullRequest, getWorkItem, listPullRequestsOf, listWorkItems, patchWorkItem, releaseClaim,
+  claimToWire, claimWorkItem, declarePullRequest, getWorkItem, listClaimHistory, listPullRequestsOf, listWorkItems, patchWorkItem, releaseClaim,
   renewClaim, toWire, upsertWorkItem, withdrawWorkItem,
 } from './service.js';
 
@@ -25,6 +25,12 @@ export const ClaimSchema = Type.Object({
   branch: Nullable(Type.String()),
   claimedAt: DateTime,
   expiresAt: DateTime,
+});
+
+const ClaimHistoryEntrySchema = Type.Object({
+  ...ClaimSchema.properties,
+  state: Type.Union([Type.Literal('live'), Type.Literal('released'), Type.Literal('expired')]),
+  endedAt: Nullable(DateTime),
 });
 
 const listEntryFields = {
@@ -142,6 +148,25 @@ export const workItemsRoutes: AreaRoutes = (app) => {
   }, async (req, reply) => {
     const { claim, itemKey } = await claimWorkItem(factoryContext(req.ctx), req.params.id, req.body);
     return reply.status(201).send({ data: { claim: claimToWire(claim), itemKey } });
+  });
+
+  app.get('/v1/work-items/:id/claims', {
+    config: { guard: READ },
+    schema: {
+      summary: "The work item's claim history, newest first", tags: ['work-items'],
+      description: 'Every claim the item ever had (withdrawn items too): `state` live, released (let go while its lease ran) or expired (the lease ran out; `endedAt` is set once a later claim or a release ended it). Item keys are never shown. limit 1–100 (default 50), offset.',
+      params: ItemParams,
+      querystring: Type.Object({
+        limit: Type.Optional(Limit(100, undefined, { description: 'default 50' })),
+        offset: Type.Optional(Offset({ description: 'default 0' })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Object({ data: Type.Array(ClaimHistoryEntrySchema), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }) }) },
+    },
+  }, async (req) => {
+    const limit = req.query.limit ?? 50;
+    const offset = req.query.offset ?? 0;
+    const page = await listClaimHistory(factoryContext(req.ctx), req.params.id, { limit, offset });
+    return { data: page.claims, pagination: { total: page.total, limit, offset } };
   });
 
   app.put('/v1/work-items/:id/claims/current', {

@@ -563,6 +563,38 @@ export async function recordLegacyClaim(
   };
 }
 
+// ---- claim history ----
+
+/** A claim as the history reads it: `live`, `released` (let go before its lease ran out) or `expired`. */
+export type ClaimState = 'live' | 'released' | 'expired';
+
+export interface ClaimHistoryEntryWire extends ClaimWire {
+  state: ClaimState;
+  /** When the claim ended (released, or found expired by a later claim); null while open. An open claim past its lease is `expired` with endedAt null. */
+  endedAt: string | null;
+}
+
+function historyEntry(row: store.ClaimRow, now: number): ClaimHistoryEntryWire {
+  // end_reason 'released' is only written while the lease still ran (releaseClaim records 'expired' otherwise).
+  const state: ClaimState = isLive(row, now) ? 'live' : row.end_reason === 'released' ? 'released' : 'expired';
+  return { ...claimToWire(claimRecord(row)), state, endedAt: row.ended_at === null ? null : iso(Number(row.ended_at)) };
+}
+
+/** Every claim the item ever had, newest first, withdrawn items too. 404 work_item_not_found. */
+export async function listClaimHistory(
+  ctx: FactoryContext,
+  idOrNumber: string,
+  page: { limit: number; offset: number },
+): Promise<{ claims: ClaimHistoryEntryWire[]; total: number }> {
+  const item = await findItemRow(ctx, idOrNumber);
+  const [rows, total] = await Promise.all([
+    store.listClaims(ctx.db, ctx.appId, item.id, page.limit, page.offset),
+    store.countClaims(ctx.db, ctx.appId, item.id),
+  ]);
+  const now = ctx.clock.now();
+  return { claims: rows.map((r) => historyEntry(r, now)), total };
+}
+
 // ---- pull requests declared over the API ----
 
 export async function declarePullRequest(

@@ -189,6 +189,30 @@ export function findLatestClaim(db: Db, appId: string, workItemId: string): Prom
     .executeTakeFirst();
 }
 
+/** Every claim the item ever had (open and ended), newest first, for its history. */
+export function listClaims(db: Db, appId: string, workItemId: string, limit: number, offset: number): Promise<ClaimRow[]> {
+  return db
+    .selectFrom('claims')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('work_item_id', '=', workItemId)
+    .orderBy('claimed_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function countClaims(db: Db, appId: string, workItemId: string): Promise<number> {
+  const row = await db
+    .selectFrom('claims')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('app_id', '=', appId)
+    .where('work_item_id', '=', workItemId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 export function findClaimByCredential(db: Db, appId: string, credentialId: string): Promise<ClaimRow | undefined> {
   return db.selectFrom('claims').selectAll().where('app_id', '=', appId).where('credential_id', '=', credentialId).executeTakeFirst();
 }

@@ -28,6 +28,7 @@ describe('work-item routes across factories and orgs', () => {
       gw.call('GET', `/v1/work-items/${item.id}/findings`, own),
       gw.call('GET', `/v1/work-items/${item.id}/pull-requests`, own),
       gw.call('GET', `/v1/work-items/${item.id}/artifacts`, own),
+      gw.call('GET', `/v1/work-items/${item.id}/claims`, own),
     ]);
     for (const r of reads) expect(r.status).toBe(200);
     return reads.map((r) => r.text);
@@ -68,6 +69,7 @@ describe('work-item routes across factories and orgs', () => {
     ['POST', '/withdraw', undefined],
     ['POST', '/claims', { source: 'intruder', branch: 'feat/x' }],
     ['DELETE', '/claims/current', undefined],
+    ['GET', '/claims', undefined],
     ['POST', '/pull-requests', { repository: 'evil/repo', number: 9 }],
     ['GET', '/pull-requests', undefined],
     ['GET', '/criteria', undefined],
