@@ -68,13 +68,17 @@ export const workItemsRoutes: AreaRoutes = (app) => {
   app.get('/v1/work-items', {
     config: { guard: READ },
     schema: {
-      summary: "List the factory's live work items", tags: ['work-items'],
-      description: 'Live (not withdrawn) items by number, up to 100 a page. Send `pagination.cursor` back as `cursor` for the next page; a malformed cursor answers 400 invalid_cursor.',
-      querystring: Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 400 })) }, { additionalProperties: false }),
+      summary: "List the factory's live (or withdrawn) work items", tags: ['work-items'],
+      description: 'Live (not withdrawn) items by number, up to 100 a page; `withdrawn=true` lists the withdrawn items instead (same entries, same paging). Send `pagination.cursor` back as `cursor` for the next page; a malformed cursor answers 400 invalid_cursor.',
+      querystring: Type.Object({
+        cursor: Type.Optional(Type.String({ maxLength: 400 })),
+        withdrawn: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')], { description: 'true (or 1): the withdrawn items instead of the live ones. Default false.' })),
+      }, { additionalProperties: false }),
       response: { 200: Type.Object({ data: Type.Array(WorkItemListEntrySchema), pagination: Type.Object({ cursor: Nullable(Type.String()) }) }) },
     },
   }, async (req) => {
-    const page = await listWorkItems(factoryContext(req.ctx), req.query.cursor);
+    const withdrawn = req.query.withdrawn === 'true' || req.query.withdrawn === '1';
+    const page = await listWorkItems(factoryContext(req.ctx), req.query.cursor, withdrawn);
     return { data: page.items, pagination: { cursor: page.cursor } };
   });
 

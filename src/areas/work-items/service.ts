@@ -355,10 +355,10 @@ function decodeCursor(cursor: string): number {
   return n;
 }
 
-/** Live (not withdrawn) items by number, 100 a page. */
-export async function listWorkItems(ctx: FactoryContext, cursor: string | undefined): Promise<ListPage> {
+/** Live (not withdrawn) items by number, 100 a page; with `withdrawn`, the withdrawn items instead. */
+export async function listWorkItems(ctx: FactoryContext, cursor: string | undefined, withdrawn = false): Promise<ListPage> {
   const after = cursor === undefined ? 0 : decodeCursor(cursor);
-  const rows = await store.listLiveItems(ctx.db, ctx.appId, after, WORK_ITEM_PAGE_SIZE + 1);
+  const rows = await store.listLiveItems(ctx.db, ctx.appId, after, WORK_ITEM_PAGE_SIZE + 1, withdrawn);
   const now = ctx.clock.now();
   const page = rows.slice(0, WORK_ITEM_PAGE_SIZE);
   const last = page[page.length - 1];

@@ -142,13 +142,13 @@ export interface ItemWithOpenClaim {
   claim: ClaimRow | null;
 }
 
-/** Live (not withdrawn) items of the factory with number > afterNumber, by number, with their open claim. */
-export async function listLiveItems(db: Db, appId: string, afterNumber: number, limit: number): Promise<ItemWithOpenClaim[]> {
+/** Live (or, with `withdrawn`, only withdrawn) items of the factory with number > afterNumber, by number, with their open claim. */
+export async function listLiveItems(db: Db, appId: string, afterNumber: number, limit: number, withdrawn = false): Promise<ItemWithOpenClaim[]> {
   const items = await db
     .selectFrom('work_items')
     .selectAll()
     .where('app_id', '=', appId)
-    .where('withdrawn_at', 'is', null)
+    .where('withdrawn_at', withdrawn ? 'is not' : 'is', null)
     .where('number', '>', afterNumber)
     .orderBy('number')
     .limit(limit)

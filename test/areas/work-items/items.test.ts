@@ -146,6 +146,52 @@ describe('work items', () => {
       });
     });
 
+    it('withdrawn=true lists only the withdrawn items (same entries, paged by number, claim kept); withdrawn=false the live ones', async () => {
+      const t = await createTenant(gw);
+      const items = [];
+      for (let i = 0; i < 5; i++) items.push(await newItem(gw, t, { title: `w${i}` }));
+      const claimed = await gw.call('POST', `/v1/work-items/${items[3].id}/claims`, { ...auth(t), body: { source: 'runner-w', branch: 'feat/w' } });
+      expect(claimed.status).toBe(201);
+      for (const n of [2, 4]) expect((await gw.call('POST', `/v1/work-items/${n}/withdraw`, auth(t))).status).toBe(200);
+      for (const q of ['withdrawn=true', 'withdrawn=1']) {
+        const res = await gw.call('GET', `/v1/work-items?${q}`, auth(t));
+        expect(res.status).toBe(200);
+        expect(res.body.pagination).toEqual({ cursor: null });
+        expect(res.body.data.map((i: { number: number; title: string }) => [i.number, i.title])).toEqual([[2, 'w1'], [4, 'w3']]);
+        // A withdrawn item is never startable; its claim still shows (withdrawing does not end it).
+        expect(res.body.data[1]).toMatchObject({ startable: false, claim: claimed.body.data.claim });
+        expect(Object.keys(res.body.data[0]).sort()).toEqual(['blockClass', 'claim', 'id', 'number', 'section', 'specNumber', 'specRepository', 'stage', 'startable', 'title', 'tracker', 'trackerKey']);
+      }
+      for (const q of ['', '?withdrawn=false', '?withdrawn=0']) {
+        const res = await gw.call('GET', `/v1/work-items${q}`, auth(t));
+        expect(res.body.data.map((i: { number: number }) => i.number), q).toEqual([1, 3, 5]);
+      }
+      for (const q of ['withdrawn=yes', 'withdrawn=', 'withdrawn=TRUE']) {
+        const res = await gw.call('GET', `/v1/work-items?${q}`, auth(t));
+        expect(res.status, q).toBe(400);
+        expect(res.body.error.code).toBe('invalid_query_params');
+      }
+      // Another factory's withdrawn list does not hold them.
+      const other = await gw.call('GET', '/v1/work-items?withdrawn=true', auth(b));
+      expect(other.body.data.map((i: { title: string }) => i.title)).not.toContain('w1');
+    });
+
+    it('withdrawn=true pages 100 at a time like the live list', async () => {
+      const t = await createTenant(gw);
+      for (let i = 0; i < 103; i += 35) {
+        await Promise.all(
+          Array.from({ length: Math.min(35, 103 - i) }, (_, j) => gw.call('POST', '/v1/work-items', { ...auth(t), body: { tracker: 'local', trackerKey: `W-${i + j}`, title: `w${i + j}` } })),
+        );
+      }
+      for (let n = 1; n <= 103; n += 1) if (n !== 50) expect((await gw.call('POST', `/v1/work-items/${n}/withdraw`, auth(t))).status).toBe(200);
+      const first = await gw.call('GET', '/v1/work-items?withdrawn=true', auth(t));
+      expect(first.body.data).toHaveLength(100);
+      expect(first.body.data.map((i: { number: number }) => i.number)).not.toContain(50);
+      const second = await gw.call('GET', `/v1/work-items?withdrawn=true&cursor=${first.body.pagination.cursor}`, auth(t));
+      expect(second.body.data.map((i: { number: number }) => i.number)).toEqual([102, 103]);
+      expect(second.body.pagination.cursor).toBeNull();
+    });
+
     it('answers 400 invalid_cursor for a malformed cursor', async () => {
       const forged = [
         'not-base64!', '%%%', Buffer.from('{"n":"x"}').toString('base64url'), Buffer.from('[]').toString('base64url'),
