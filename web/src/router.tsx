@@ -15,6 +15,9 @@ import { prsRoute } from './pages/prs/route';
 import { prRoute } from './pages/pr/route';
 import { artifactRoute } from './pages/artifact/route';
 import { orgRoute } from './pages/org/route';
+import { workRoute } from './pages/work/route';
+import { workItemRoute } from './pages/work-item/route';
+import { hostsRoute } from './pages/hosts/route';
 import { ErrorView, Loading, NotFound } from './ui/states';
 
 export const routeTree = rootRoute.addChildren([
@@ -23,7 +26,7 @@ export const routeTree = rootRoute.addChildren([
     factoriesRoute,
     artifactRoute,
     orgRoute,
-    factoryRoute.addChildren([overviewRoute, sessionsRoute, sessionRoute, prsRoute, prRoute]),
+    factoryRoute.addChildren([overviewRoute, sessionsRoute, sessionRoute, prsRoute, prRoute, workRoute, workItemRoute, hostsRoute]),
   ]),
 ]);
 

@@ -39,6 +39,8 @@ function Shell() {
               <Link to="/f/$appId" params={{ appId: current.id }} activeOptions={{ exact: true }}>Overview</Link>
               <Link to="/f/$appId/sessions" params={{ appId: current.id }}>Sessions</Link>
               <Link to="/f/$appId/prs" params={{ appId: current.id }}>Pull requests</Link>
+              <Link to="/f/$appId/work" params={{ appId: current.id }}>Work</Link>
+              <Link to="/f/$appId/hosts" params={{ appId: current.id }}>Hosts</Link>
               <Link to="/o/$org" params={{ org: current.org.name }} data-testid="nav-org">Organization</Link>
             </nav>
           </>
