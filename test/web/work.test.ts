@@ -183,7 +183,7 @@ describeInBrowser('dashboard: work board and work item page', () => {
     // Most severe first; the two highs in the order they were recorded.
     const findings = page.getByTestId('work-item-findings');
     await until(() => findings.locator('[data-severity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-severity')))).toEqual(['critical', 'high', 'medium', 'low', 'info']);
-    expect(await findings.locator('h2').innerText()).toBe('Findings 6');
+    await until(() => findings.locator('h2').innerText()).toBe('Findings 6');
     expect(await findings.locator('[data-severity="high"] tbody tr td:first-child').allInnerTexts()).toEqual(['Window floor is computed twice', 'Race between two replicas']);
     expect(await findings.locator('[data-severity="critical"] tbody tr').innerText()).toContain('src/limiter.ts:88');
 
@@ -192,13 +192,13 @@ describeInBrowser('dashboard: work board and work item page', () => {
     expect(await prs.getByRole('link', { name: 'github.com/acme/api/pull/12' }).getAttribute('href')).toBe('https://github.com/acme/api/pull/12');
 
     const artifacts = page.getByTestId('work-item-artifacts');
-    expect(await artifacts.locator('h2').innerText()).toBe('Artifacts 2');
+    await until(() => artifacts.locator('h2').innerText()).toBe('Artifacts 2');
     expect(await artifacts.locator(`tr[data-artifact="${prArtifact}"]`).innerText()).toMatch(/Screenshot on the pull request\s+screenshot\s+—\s+acme\/api#12/);
     expect(await artifacts.locator(`tr[data-artifact="${proofArtifact}"] td`).nth(2).innerText()).toBe('AC-1');
 
     // Claim history, newest first: the live claim, runner-2's lease that ran out, runner-1's released one.
     const history = page.getByTestId('work-item-claims');
-    expect(await history.locator('h2').innerText()).toBe('Claim history 3');
+    await until(() => history.locator('h2').innerText()).toBe('Claim history 3');
     const rows = await history.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 4).map((td) => td.textContent)));
     expect(rows).toEqual([
       ['reviewer-bot', 'attest/limiter', 'live'],
@@ -221,8 +221,8 @@ describeInBrowser('dashboard: work board and work item page', () => {
     await page.goto(`/f/${a.appId}/work/${ids.old}`);
     await until(() => page.getByTestId('work-item-title').innerText()).toBe('#6 An abandoned idea');
     expect(await page.getByTestId('work-item-facts').locator('[data-fact="Stage"] dd').innerText()).toContain('withdrawn');
-    expect(await page.getByTestId('work-item-claims').innerText()).toContain('This item was never claimed.');
-    expect(await page.getByTestId('work-item-findings').innerText()).toContain('No findings were recorded on this item.');
+    await until(() => page.getByTestId('work-item-claims').innerText()).toContain('This item was never claimed.');
+    await until(() => page.getByTestId('work-item-findings').innerText()).toContain('No findings were recorded on this item.');
   });
 
   it("an unknown item, and another factory's item, are \"Not found\"; another factory's board shows none of these items", async () => {
