@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // Browser tests of the work board (/f/{appId}/work) and the work item page (/f/{appId}/work/{itemId}): a real
 // gateway on a port serving the built dashboard, seeded through the API with the gateway's ManualClock at known
 // instants; the browser's clock is fixed (page.clock) at a known offset from them, so every "N min left" below is
@@ -199,7 +200,7 @@ describeInBrowser('dashboard: work board and work item page', () => {
     // Claim history, newest first: the live claim, runner-2's lease that ran out, runner-1's released one.
     const history = page.getByTestId('work-item-claims');
     await until(() => history.locator('h2').innerText()).toBe('Claim history 3');
-    const rows = await history.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 4).map((td) => td.textContent)));
+    const rows = await history.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).slice(1, 4).map((td) => td.textContent)));
     expect(rows).toEqual([
       ['reviewer-bot', 'attest/limiter', 'live'],
       ['runner-2', 'attest/limiter-2', 'expired'],
