@@ -329,4 +329,32 @@ describeInBrowser('dashboard: organization page', () => {
     expect(await p.getByTestId('audit-filters').count()).toBe(0);
     await ctx.close();
   });
+  it("adding a member by email: an existing user joins with the chosen role; the API's refusals show next to the email", async () => {
+    const nina = { email: `nina@${org}.example.com`, name: 'Nina New' };
+    await adminCall('POST', '/v1/admin/users', nina);
+    await page.goto(`/o/${org}`);
+    const form = page.getByTestId('add-member');
+    const email = form.locator('input[name="email"]');
+    const addError = form.getByTestId('add-error');
+    // Nobody by that email: the operator creates users.
+    await email.fill(`nobody@${org}.example.com`);
+    await form.getByRole('button', { name: 'Add' }).click();
+    await addError.waitFor();
+    expect(await addError.innerText()).toBe(`No user with email "nobody@${org}.example.com"; the operator creates users (POST /v1/admin/users).`);
+    await email.fill(admin.email);
+    await form.getByRole('button', { name: 'Add' }).click();
+    await until(() => addError.innerText()).toBe(`${admin.email} is already a member of ${org}.`);
+    expect(await page.getByTestId('member-row').count()).toBe(4);
+    await email.fill(nina.email);
+    await form.locator('select[name="role"]').selectOption('write');
+    await form.getByRole('button', { name: 'Add' }).click();
+    await until(() => form.getByTestId('add-done').innerText()).toBe(`${nina.email} added as write.`);
+    expect(await addError.count()).toBe(0);
+    const row = page.locator(`[data-testid="member-row"][data-email="${nina.email}"]`);
+    await row.waitFor();
+    expect(await row.locator('td').first().innerText()).toBe('Nina New');
+    expect(await row.locator('select').inputValue()).toBe('write');
+    expect(await page.getByTestId('member-row').count()).toBe(5);
+    expect((await apiRoles())[nina.email]).toBe('write');
+  });
 });

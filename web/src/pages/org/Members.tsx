@@ -1,13 +1,13 @@
 // The members of the org with their roles. With members.write: a role select + Save and a Remove button
 // per member, each confirmed in a dialog; the API's refusal (e.g. last_owner) shows next to that control.
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { ApiError } from '../../api/client';
 import { currentSessionQuery } from '../../api/session';
 import { formatTime } from '../../ui/format';
 import { ConfirmDialog, type ConfirmRequest } from './ConfirmDialog';
-import { ROLES, changeRole, membersQuery, removeMember, type Member, type Role } from './query';
+import { ROLES, addMember, changeRole, membersQuery, removeMember, type Member, type Role } from './query';
 
 type Problem = { userId: string; control: 'role' | 'remove'; message: string };
 
@@ -105,7 +105,48 @@ export function Members({ org, canWrite }: { org: string; canWrite: boolean }) {
           })}
         </tbody>
       </table>
+      {canWrite && <AddMember org={org} onAdded={refresh} />}
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </section>
+  );
+}
+
+/**
+ * Add an existing user by email (the operator creates users: an unknown email is the API's 404, shown next
+ * to the field). Adding grants access, it takes none away, so it is not confirmed.
+ */
+function AddMember({ org, onAdded }: { org: string; onAdded: () => Promise<void> }) {
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('read');
+  const [added, setAdded] = useState<string | null>(null);
+  const add = useMutation({
+    mutationFn: () => addMember(org, email.trim(), role),
+    onMutate: () => setAdded(null),
+    onSuccess: async (m) => {
+      setEmail('');
+      setAdded(`${m.email} added as ${m.role}.`);
+      await onAdded();
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (email.trim() !== '') add.mutate();
+  };
+  return (
+    <form className="filters add-member" onSubmit={submit} data-testid="add-member">
+      <label>
+        Add a member by email
+        <input name="email" type="email" required placeholder="someone@example.com" size={30} value={email} onChange={(e) => setEmail(e.target.value)} />
+        {add.isError && <span className="error-text" role="alert" data-testid="add-error">{messageOf(add.error)}</span>}
+      </label>
+      <label>
+        Role
+        <select name="role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+          {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+        </select>
+      </label>
+      <button type="submit" disabled={add.isPending}>Add</button>
+      {added && <span className="muted" role="status" data-testid="add-done">{added}</span>}
+    </form>
   );
 }

@@ -104,6 +104,12 @@ export async function changeRole(org: string, userId: string, role: Role): Promi
   return unwrap(api.PATCH('/v1/orgs/{orgName}/members/{userId}', { params: { path: { orgName: org, userId } }, body: { role } })).then((r) => r.data);
 }
 
+export async function addMember(org: string, email: string, role: Role): Promise<Member> {
+  const { data, error, response } = await api.POST('/v1/orgs/{orgName}/members', { params: { path: { orgName: org } }, body: { email, role } });
+  if (!response.ok || data === undefined) throw toFieldError(error, response);
+  return data.data;
+}
+
 export async function removeMember(org: string, userId: string): Promise<void> {
   const { error, response } = await api.DELETE('/v1/orgs/{orgName}/members/{userId}', { params: { path: { orgName: org, userId } } });
   if (!response.ok) throw toFieldError(error, response);
