@@ -18,6 +18,7 @@ import { orgRoute } from './pages/org/route';
 import { workRoute } from './pages/work/route';
 import { workItemRoute } from './pages/work-item/route';
 import { hostsRoute } from './pages/hosts/route';
+import { settingsRoute } from './pages/settings/route';
 import { ErrorView, Loading, NotFound } from './ui/states';
 
 export const routeTree = rootRoute.addChildren([
@@ -26,7 +27,7 @@ export const routeTree = rootRoute.addChildren([
     factoriesRoute,
     artifactRoute,
     orgRoute,
-    factoryRoute.addChildren([overviewRoute, sessionsRoute, sessionRoute, prsRoute, prRoute, workRoute, workItemRoute, hostsRoute]),
+    factoryRoute.addChildren([overviewRoute, sessionsRoute, sessionRoute, prsRoute, prRoute, workRoute, workItemRoute, hostsRoute, settingsRoute]),
   ]),
 ]);
 

@@ -12,12 +12,26 @@ export const api = createClient<paths>({
   headers: { 'X-Attest-Dashboard': '1' },
 });
 
-/** The gateway's error envelope as a thrown value: status, code and the message the API wrote. */
+/** One problem of a refused request body: the field's dotted path (`name`, `runner_updates.version`) and what is wrong. */
+export interface ApiErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** The gateway's error envelope as a thrown value: status, code, the message the API wrote and its field details. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details: readonly ApiErrorDetail[] = []) {
     super(message);
     this.name = 'ApiError';
   }
+}
+
+function detailsOf(raw: unknown): ApiErrorDetail[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((d: unknown) => {
+    const o = (d ?? {}) as { path?: unknown; message?: unknown };
+    return typeof o.path === 'string' && typeof o.message === 'string' ? [{ path: o.path, message: o.message }] : [];
+  });
 }
 
 interface FetchResult<T> {
@@ -26,11 +40,12 @@ interface FetchResult<T> {
   response: Response;
 }
 
-function toApiError(error: unknown, response: Response): ApiError {
-  const env = (error ?? {}) as { error?: { code?: unknown; message?: unknown } };
+/** A non-2xx answer as an ApiError (for routes without a body to unwrap, e.g. a 204 DELETE). */
+export function toApiError(error: unknown, response: Response): ApiError {
+  const env = (error ?? {}) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
   const code = typeof env.error?.code === 'string' ? env.error.code : `http_${response.status}`;
   const message = typeof env.error?.message === 'string' ? env.error.message : response.statusText || 'Request failed';
-  return new ApiError(response.status, code, message);
+  return new ApiError(response.status, code, message, detailsOf(env.error?.details));
 }
 
 /** `{ data }` → data; an error envelope (or any non-2xx) → a thrown ApiError. */

@@ -41,6 +41,7 @@ function Shell() {
               <Link to="/f/$appId/prs" params={{ appId: current.id }}>Pull requests</Link>
               <Link to="/f/$appId/work" params={{ appId: current.id }}>Work</Link>
               <Link to="/f/$appId/hosts" params={{ appId: current.id }}>Hosts</Link>
+              <Link to="/f/$appId/settings" params={{ appId: current.id }}>Settings</Link>
               <Link to="/o/$org" params={{ org: current.org.name }} data-testid="nav-org">Organization</Link>
             </nav>
           </>

@@ -1,0 +1,55 @@
+// Reads and writes of the settings page: the factory (GET/PATCH /v1/apps/{appId}), its API keys, its connected
+// repositories, and what the caller may do there (GET /v1/orgs/{org}: the caller's role and permissions in the
+// factory's organization, which are their permissions in each of its factories).
+import { queryOptions } from '@tanstack/react-query';
+import { api, factory, toApiError, unwrap, type paths } from '../../api/client';
+
+type CreateKeyBody = paths['/v1/api-keys']['post']['requestBody']['content']['application/json'];
+/** The documented permission set (API.md §3), as the create-key route's schema names it. */
+export type Permission = NonNullable<CreateKeyBody['permissions']>[number];
+export type KeyPreset = NonNullable<CreateKeyBody['preset']>;
+export type UpdateFactoryBody = paths['/v1/apps/{appId}']['patch']['requestBody']['content']['application/json'];
+export type ApiKey = paths['/v1/api-keys']['get']['responses'][200]['content']['application/json']['data'][number];
+export type CreatedKey = paths['/v1/api-keys']['post']['responses'][201]['content']['application/json']['data'];
+export type Factory = paths['/v1/apps/{appId}']['get']['responses'][200]['content']['application/json']['data'];
+export type Repository = paths['/v1/repositories']['get']['responses'][200]['content']['application/json']['data'][number];
+
+export const callerAccessQuery = (orgName: string) =>
+  queryOptions({
+    queryKey: ['org', orgName],
+    queryFn: () => unwrap(api.GET('/v1/orgs/{orgName}', { params: { path: { orgName } } })).then((r) => r.data),
+    staleTime: 30_000,
+  });
+
+export const factorySettingsQuery = (appId: string) =>
+  queryOptions({
+    queryKey: ['app', appId],
+    queryFn: () => unwrap(api.GET('/v1/apps/{appId}', { params: { path: { appId } }, ...factory(appId) })).then((r) => r.data),
+  });
+
+export const apiKeysQuery = (appId: string) =>
+  queryOptions({
+    queryKey: ['api-keys', appId],
+    queryFn: () => unwrap(api.GET('/v1/api-keys', { params: { query: { limit: 500 } }, ...factory(appId) })).then((r) => r.data),
+  });
+
+export const repositoriesQuery = (appId: string) =>
+  queryOptions({
+    queryKey: ['repositories', appId],
+    queryFn: () => unwrap(api.GET('/v1/repositories', factory(appId))).then((r) => r.data),
+    // Read live from GitHub on every call: no retries on a refusal, GitHub's limits are shared.
+    retry: false,
+  });
+
+export async function createKey(appId: string, body: CreateKeyBody): Promise<CreatedKey> {
+  return (await unwrap(api.POST('/v1/api-keys', { body, ...factory(appId) }))).data;
+}
+
+export async function revokeKey(appId: string, id: string): Promise<void> {
+  const { error, response } = await api.DELETE('/v1/api-keys/{id}', { params: { path: { id } }, ...factory(appId) });
+  if (!response.ok) throw toApiError(error, response);
+}
+
+export async function updateFactory(appId: string, body: UpdateFactoryBody): Promise<Factory> {
+  return (await unwrap(api.PATCH('/v1/apps/{appId}', { params: { path: { appId } }, body, ...factory(appId) }))).data;
+}
