@@ -3,11 +3,13 @@
 // credential, revoke behind a confirmation), the API's errors next to their fields, connected repositories as
 // the GitHub double reports them, the factory form, read-only views by role with the API still refusing a
 // forced request, and another factory's URL. A real gateway on a port, Chromium through playwright-core.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addMember, createTenant, type Tenant } from '../helpers/gateway.js';
 import { generateAppKeys, GitHubDouble, type DoubleInstallation } from '../github-double/server.js';
-import { describeInBrowser, launchBrowser, newContext, screenshot, signIn, startWebGateway, type WebGateway } from './helpers.js';
+import { describeInBrowser, launchBrowser, newContext, screenshot, SCREENSHOTS, signIn, startWebGateway, type WebGateway } from './helpers.js';
 
 describeInBrowser('dashboard: factory settings', () => {
   let github: GitHubDouble;
@@ -212,7 +214,9 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(await state('lag/app')).toEqual({ prWrite: 'pending', comment: 'pending', requiresPr: 'no', branch: 'trunk' });
     expect(await state('drop/gone')).toEqual({ prWrite: 'missing', comment: 'missing', requiresPr: 'no', branch: 'main' });
     expect(await table.locator('tbody tr').count()).toBe(3);
-    await screenshot(page, 'settings');
+    // The whole page: the factory form, the keys and the repositories below them.
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'settings.png'), fullPage: true });
   });
 
   it('a display name and a pinned runner version saved here persist (read back through the API)', async () => {
@@ -315,6 +319,32 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(html).not.toContain(other.orgName);
     expect(await page.getByRole('link', { name: 'Settings' }).count()).toBe(0);
     // The page did not even ask for the other factory's data.
-    expect(seen.filter((u) => u.includes('/v1/apps/') || u.includes('/v1/api-keys') || u.includes('/v1/repositories'))).toEqual([]);
+    expect(seen.filter((u) => ['/v1/apps/', '/v1/api-keys', '/v1/repositories', '/v1/orgs/'].some((p) => u.includes(p)))).toEqual([]);
+  });
+
+  it('a factory with no connected repository and no key says so, and its first key can be made there', async () => {
+    const bare = await startWebGateway();
+    const bareCtx = await newContext(browser, bare);
+    try {
+      const u = await createTenant(bare);
+      // Revoke the one key createTenant minted, through the API.
+      const keys = (await bare.call('GET', '/v1/api-keys', { token: u.loginToken, appId: u.appId })).body.data as { id: string }[];
+      expect(keys).toHaveLength(1);
+      expect((await bare.call('DELETE', `/v1/api-keys/${keys[0]!.id}`, { token: u.loginToken, appId: u.appId })).status).toBe(204);
+      const p = await signIn(bareCtx, bare, u.loginToken);
+      await p.waitForURL(`**/f/${u.appId}`);
+      await p.goto(`/f/${u.appId}/settings`);
+      // No repository connected: the API answers [] without asking GitHub (this gateway has no App at all).
+      expect(await p.getByTestId('repositories-empty').innerText()).toContain('No repository is connected to this factory.');
+      expect(await p.getByTestId('api-keys-empty').innerText()).toBe('No live API key in this factory.');
+      // Creating the first key still works from here.
+      await p.getByTestId('create-key-form').getByLabel('Name').fill('first');
+      await p.getByTestId('create-key-form').getByRole('button', { name: 'Create key' }).click();
+      await p.getByTestId('api-keys-table').getByRole('cell', { name: 'first', exact: true }).waitFor();
+      expect(await p.getByTestId('api-keys-empty').count()).toBe(0);
+    } finally {
+      await bareCtx.close();
+      await bare.close();
+    }
   });
 });

@@ -47,8 +47,9 @@ const PRESETS: ReadonlyArray<{ value: KeyPreset; label: string }> = [
 ];
 
 const FIELDS = ['name', 'preset', 'permissions'] as const;
-// Errors the API states without a field path, placed by code under the field they concern.
-const BY_CODE = { duplicate_api_key_name: 'name', forbidden: 'permissions', invalid_permissions: 'permissions' } as const;
+// Errors the API states without a field path, placed by code under the field they concern. A 403 stays an
+// error of the whole form: it may be about the caller (a role changed meanwhile), not about the list.
+const BY_CODE = { duplicate_api_key_name: 'name', invalid_permissions: 'permissions' } as const;
 
 export function ApiKeysSection({ appId, canRead, canWrite, role, callerPermissions }: {
   appId: string; canRead: boolean; canWrite: boolean; role: string | null; callerPermissions: ReadonlySet<string>;
@@ -155,20 +156,23 @@ function CreateKeyForm({ appId, callerPermissions, onCreated }: { appId: string;
   const [preset, setPreset] = useState<KeyPreset>('ingest');
   const [chosen, setChosen] = useState<ReadonlySet<Permission>>(new Set());
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const create = useMutation({
-    mutationFn: () => createKey(appId, mode === 'preset' ? { name, preset } : { name, permissions: PERMISSIONS.filter((p) => chosen.has(p)) }),
-    onSuccess: async (key) => {
+  // Not a useMutation: its cache would keep the answer (and so the plaintext) after the box is dismissed.
+  const [pending, setPending] = useState(false);
+  const onSubmit = async (e: FormEvent) => {
+    e.preventDefault();
+    setPending(true);
+    try {
+      const key = await createKey(appId, mode === 'preset' ? { name, preset } : { name, permissions: PERMISSIONS.filter((p) => chosen.has(p)) });
       setErrors(NO_ERRORS);
       setName('');
       setChosen(new Set());
       onCreated(key);
       await qc.invalidateQueries({ queryKey: apiKeysQuery(appId).queryKey });
-    },
-    onError: (err) => setErrors(formErrorsOf(err, FIELDS, BY_CODE)),
-  });
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
+    } catch (err) {
+      setErrors(formErrorsOf(err, FIELDS, BY_CODE));
+    } finally {
+      setPending(false);
+    }
   };
   const toggle = (p: Permission) => setChosen((prev) => {
     const next = new Set(prev);
@@ -177,7 +181,7 @@ function CreateKeyForm({ appId, callerPermissions, onCreated }: { appId: string;
     return next;
   });
   return (
-    <form className="settings-form" onSubmit={onSubmit} noValidate data-testid="create-key-form" aria-labelledby="create-key-title">
+    <form className="settings-form" onSubmit={(e) => void onSubmit(e)} noValidate data-testid="create-key-form" aria-labelledby="create-key-title">
       <h3 id="create-key-title">Create a key</h3>
       <div className="field">
         <label htmlFor={fieldId('key', 'name')}>Name</label>
@@ -212,7 +216,7 @@ function CreateKeyForm({ appId, callerPermissions, onCreated }: { appId: string;
         </fieldset>
       )}
       <FormError form="key" errors={errors} />
-      <button type="submit" className="primary" disabled={create.isPending}>{create.isPending ? 'Creating…' : 'Create key'}</button>
+      <button type="submit" className="primary" disabled={pending}>{pending ? 'Creating…' : 'Create key'}</button>
     </form>
   );
 }

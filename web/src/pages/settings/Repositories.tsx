@@ -34,7 +34,8 @@ function RepositoryTable({ appId }: { appId: string }) {
   if (repos.isError) {
     const err = repos.error;
     if (err instanceof ApiError && err.code === 'repository_tokens_unavailable') {
-      return <p className="notice" data-testid="repositories-no-app">This gateway has no GitHub App configured, so no repository can be connected. See docs/github-app.md.</p>;
+      // No App configured, or GitHub refuses its credentials: the API's message says which.
+      return <p className="notice" data-testid="repositories-no-app">The gateway cannot reach GitHub as its App: {err.message} See docs/github-app.md.</p>;
     }
     return <p className="error-text" role="alert">{err.message}</p>;
   }

@@ -1,0 +1,27 @@
+// The settings page's body, loaded on first visit (route.tsx reads what it needs first).
+import { getRouteApi } from '@tanstack/react-router';
+import { useSuspenseQuery } from '@tanstack/react-query';
+import { ApiKeysSection } from './ApiKeys';
+import { FactorySection } from './FactoryForm';
+import { RepositoriesSection } from './Repositories';
+import { callerAccessQuery } from './query';
+
+const route = getRouteApi('/signed-in/f/$appId/settings');
+
+export default function SettingsPage() {
+  const { appId } = route.useParams();
+  const { orgName } = route.useLoaderData();
+  const { data: access } = useSuspenseQuery(callerAccessQuery(orgName));
+  const may = new Set(access.permissions);
+  return (
+    <div className="settings">
+      <h1>Settings</h1>
+      <p className="muted" data-testid="settings-role">
+        Your role in {orgName}: <strong>{access.role ?? 'none'}</strong>. Controls your role does not allow are not shown; the gateway refuses those requests too.
+      </p>
+      <FactorySection appId={appId} canWrite={may.has('apps.write')} role={access.role} />
+      <ApiKeysSection appId={appId} canRead={may.has('api_keys.read')} canWrite={may.has('api_keys.write')} role={access.role} callerPermissions={may} />
+      <RepositoriesSection appId={appId} canRead={may.has('repositories.read')} />
+    </div>
+  );
+}
