@@ -45,7 +45,7 @@ export function parseAuditSearch(s: Record<string, unknown>): AuditSearch {
 
 /** An API error with the per-field details of a 400, so the page can show each next to its field. */
 export class FieldApiError extends ApiError {
-  constructor(status: number, code: string, message: string, readonly details: { path: string; message: string }[]) {
+  constructor(status: number, code: string, message: string, override readonly details: { path: string; message: string }[]) {
     super(status, code, message);
   }
 }

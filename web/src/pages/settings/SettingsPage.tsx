@@ -4,14 +4,14 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import { ApiKeysSection } from './ApiKeys';
 import { FactorySection } from './FactoryForm';
 import { RepositoriesSection } from './Repositories';
-import { callerAccessQuery } from './query';
+import { orgQuery } from '../org/query';
 
 const route = getRouteApi('/signed-in/f/$appId/settings');
 
 export default function SettingsPage() {
   const { appId } = route.useParams();
   const { orgName } = route.useLoaderData();
-  const { data: access } = useSuspenseQuery(callerAccessQuery(orgName));
+  const { data: access } = useSuspenseQuery(orgQuery(orgName));
   const may = new Set(access.permissions);
   return (
     <div className="settings">

@@ -1,6 +1,5 @@
-// Reads and writes of the settings page: the factory (GET/PATCH /v1/apps/{appId}), its API keys, its connected
-// repositories, and what the caller may do there (GET /v1/orgs/{org}: the caller's role and permissions in the
-// factory's organization, which are their permissions in each of its factories).
+// Reads and writes of the settings page: the factory (GET/PATCH /v1/apps/{appId}), its API keys and its
+// connected repositories. What the caller may do is the organization page's orgQuery (GET /v1/orgs/{org}).
 import { queryOptions } from '@tanstack/react-query';
 import { api, factory, toApiError, unwrap, type paths } from '../../api/client';
 
@@ -13,13 +12,6 @@ export type ApiKey = paths['/v1/api-keys']['get']['responses'][200]['content']['
 export type CreatedKey = paths['/v1/api-keys']['post']['responses'][201]['content']['application/json']['data'];
 export type Factory = paths['/v1/apps/{appId}']['get']['responses'][200]['content']['application/json']['data'];
 export type Repository = paths['/v1/repositories']['get']['responses'][200]['content']['application/json']['data'][number];
-
-export const callerAccessQuery = (orgName: string) =>
-  queryOptions({
-    queryKey: ['org', orgName],
-    queryFn: () => unwrap(api.GET('/v1/orgs/{orgName}', { params: { path: { orgName } } })).then((r) => r.data),
-    staleTime: 30_000,
-  });
 
 export const factorySettingsQuery = (appId: string) =>
   queryOptions({

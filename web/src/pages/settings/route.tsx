@@ -4,7 +4,8 @@
 import { createRoute, lazyRouteComponent, notFound } from '@tanstack/react-router';
 import { factoryRoute } from '../factory/route';
 import { factoriesQuery } from '../../api/queries';
-import { callerAccessQuery, factorySettingsQuery } from './query';
+import { factorySettingsQuery } from './query';
+import { orgQuery } from '../org/query';
 
 export const settingsRoute = createRoute({
   getParentRoute: () => factoryRoute,
@@ -14,7 +15,7 @@ export const settingsRoute = createRoute({
     const factory = factories.find((f) => f.id === params.appId);
     if (!factory) throw notFound();
     const [access] = await Promise.all([
-      context.queryClient.ensureQueryData(callerAccessQuery(factory.org.name)),
+      context.queryClient.ensureQueryData(orgQuery(factory.org.name)),
       context.queryClient.ensureQueryData(factorySettingsQuery(params.appId)),
     ]);
     return { orgName: factory.org.name, access };
