@@ -295,30 +295,10 @@ export type { PrSpend } from './spend-store.js';
  */
 export async function prSpendOfWindows(ctx: FactoryContext, scope: { repo?: string }, windows: readonly { from: number; to: number }[]): Promise<spend.PrSpend[]> {
   const s: spend.SpendScope = scope.repo === undefined ? { appId: ctx.appId } : { appId: ctx.appId, repo: scope.repo };
-  const version = await spend.spendVersion(ctx.db, ctx.appId);
-  const now = ctx.clock.now();
-  return Promise.all(windows.map(async (w) => {
-    const key = `${ctx.appId}|${scope.repo ?? '*'}|${w.from}|${w.to}`;
-    const hit = spendCache.get(key);
-    if (hit && hit.version === version && now - hit.at < SPEND_CACHE_MS) return hit.value;
-    const value = await spend.prSpend(ctx.db, s, w);
-    spendCache.delete(key);
-    spendCache.set(key, { version, at: now, value });
-    if (spendCache.size > SPEND_CACHE_ENTRIES) spendCache.delete(spendCache.keys().next().value!);
-    return value;
-  }));
+  // Computed on every read, never kept: a memo of it could answer stale on another replica (or within its
+  // lifetime on this one), and no cache of tenant data may do that (issue 17).
+  return Promise.all(windows.map((w) => spend.prSpend(ctx.db, s, w)));
 }
-
-/**
- * The PR spend of a window is a join over every session of the window (~170 ms per window at 100k sessions
- * on SQLite), while a dashboard reads the same windows again and again. Answers are kept per factory, scope
- * and window, for as long as nothing they depend on changed (spendVersion: the latest session and PR writes)
- * and at most SPEND_CACHE_MS (a session committed late with an older updated_at is seen within it, as the
- * metrics rollups' recheck does).
- */
-const SPEND_CACHE_MS = 30_000;
-const SPEND_CACHE_ENTRIES = 500;
-const spendCache = new Map<string, { version: string; at: number; value: spend.PrSpend }>();
 
 /**
  * Keep `session_pr_refs` in step with the PRs the stored sessions name (the sessions ingest calls this inside

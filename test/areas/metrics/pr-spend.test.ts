@@ -113,4 +113,24 @@ describe('PR spend tiles', () => {
     expect(r.body.data.tiles.costPerMergedPrUsd.current).toBeNull();
     expect(r.body.data.tiles.unshippedCostUsd.current).toBeCloseTo(12 * unit, 6);
   });
+
+  it('a session committed with an older write time than the latest is counted on the very next read (no memo)', async () => {
+    // Tiles of a window this file's other tests do not read, so their expectations stay as computed above.
+    const url = '/v1/metrics/overview?from=2026-09-10&to=2026-09-16';
+    const before = await g.gw.call('GET', url, as(other));
+    expect(before.status).toBe(200);
+    expect(before.body.data.tiles.unshippedCostUsd.current).toBe(0);
+    // A replica whose clock is a minute behind commits a session: its updated_at is older than the latest
+    // write of the factory, which a memo keyed on the latest write would not notice.
+    const clock = g.gw.clock;
+    const now = clock.now();
+    clock.set(now - 60_000);
+    try {
+      await ingest(g.gw, as(other), [sessionDoc({ startedAt: '2026-09-12T08:00:00Z', repo: 'acme/api', branch: 'late', turns: turns(2) })]);
+    } finally {
+      clock.set(now);
+    }
+    const after = await g.gw.call('GET', url, as(other));
+    expect(after.body.data.tiles.unshippedCostUsd.current).toBeCloseTo(2 * unit, 6);
+  });
 });
