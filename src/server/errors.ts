@@ -24,9 +24,8 @@ export const ERROR_CODES = {
   invalid_permissions: { status: 400, description: 'An unknown permission or preset was named.' },
   unsupported_media_type: { status: 415, description: 'The request Content-Type is not accepted by this route.' },
   // 401
-  unauthorized: { status: 401, description: 'Credential missing, unknown, expired or revoked, or the factory header names a factory it does not belong to.' },
+  unauthorized: { status: 401, description: 'Credential missing, unknown, expired or revoked, or the request names a factory (or, for an OAuth token, a resource) it does not belong to: one answer for all, no oracle.' },
   invalid_signature: { status: 401, description: 'A webhook signature did not verify.' },
-  invalid_token: { status: 401, description: 'An OAuth access token is invalid, expired or for another resource.' },
   // 402
   entitlement_required: { status: 402, description: 'The org plan lacks the feature; see entitlement, current and limit.' },
   // 403

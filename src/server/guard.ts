@@ -8,7 +8,7 @@ import type { CredentialKind } from '../db/schema.js';
 import { ApiError, apiError } from './errors.js';
 import { parsePlaintext } from './credentials.js';
 import type { App, Gateway, RouteGuard } from './context.js';
-import type { Principal, Target } from './auth/principal.js';
+import { credentialRefused, type Principal, type Target } from './auth/principal.js';
 import { recordAudit } from '../areas/orgs/audit.js';
 import { verifyArtifactContentSignature } from './signed-urls.js';
 
@@ -173,11 +173,14 @@ async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteG
   const target: Target = { appId: wanted };
   if (claimed === 'dashboard_session' && guard.orgParam) target.orgName = pathParam(req, guard.orgParam)?.toLowerCase() ?? null;
   const principal = await gateway.auth.resolve(plaintext, target);
-  if (principal.kind === 'oauth_token' && !internalOAuth && principal.audience !== resourceUrlOf(gateway, req)) {
-    throw apiError('invalid_token', 'This OAuth access token was issued for another resource.');
-  }
+  // A live credential aimed at another factory (header or path) or, for an OAuth token, another resource is
+  // refused with the very answer an unknown, revoked or expired one gets (API.md §2: no oracle). The
+  // resolver has already made the same number of store lookups for a dead credential as for this live one
+  // (see PrincipalResolver.equalizeLookups), and this comparison is in memory, so neither the answer nor
+  // the work done tells them apart.
+  if (principal.kind === 'oauth_token' && !internalOAuth && principal.audience !== resourceUrlOf(gateway, req)) throw credentialRefused();
   if (isFactoryRoute && (principal.kind === 'factory_key' || principal.kind === 'item_key' || principal.kind === 'oauth_token')) {
-    if (wanted !== null && wanted !== principal.appId) throw apiError('unauthorized', 'The credential does not belong to the factory the request names.');
+    if (wanted !== null && wanted !== principal.appId) throw credentialRefused();
   }
   if (isFactoryRoute && !principal.appId) throw apiError('unauthorized', 'The credential does not act on a factory.');
   if (guard.appParam && (guard.factory ?? 'header') !== 'path') {

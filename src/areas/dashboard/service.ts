@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../../db/connection.js';
 import type { RequestContext } from '../../server/context.js';
 import type { Config } from '../../server/config.js';
-import type { Principal } from '../../server/auth/principal.js';
+import { credentialRefused, type Principal } from '../../server/auth/principal.js';
 import { apiError } from '../../server/errors.js';
 import { mintCredential } from '../../server/auth/mint.js';
 import { digestOf, parsePlaintext } from '../../server/credentials.js';
@@ -101,7 +101,7 @@ export async function signIn(ctx: RequestContext, loginToken: string): Promise<N
     throw apiError('unauthorized', kind === null ? `That is not a valid login token. ${ONLY_LOGIN_TOKENS}` : ONLY_LOGIN_TOKENS);
   }
   const principal = await ctx.gateway.auth.resolve(token, null);
-  if (!principal.userId) throw apiError('unauthorized', 'The credential is unknown, expired or revoked.');
+  if (!principal.userId) throw credentialRefused();
   const session = await startSession(ctx, principal.userId, principal.credentialId);
   if (!session) throw apiError('unauthorized', 'This login token belongs to a user who is in no organization.');
   return session;
@@ -111,7 +111,7 @@ export async function currentSession(ctx: RequestContext): Promise<SessionWire> 
   const p = ctx.principal;
   if (p?.kind !== 'dashboard_session' || !p.userId) throw apiError('internal_error', 'route is missing its session guard');
   const user = await store.findUser(ctx.db, p.userId);
-  if (!user) throw apiError('unauthorized', 'The credential is unknown, expired or revoked.');
+  if (!user) throw credentialRefused();
   return { user, expiresAt: new Date(p.expiresAt ?? ctx.clock.now()).toISOString() };
 }
 

@@ -3,7 +3,7 @@
 // node that revokes clears its own cache; other nodes drop entries when they age out.
 import type { Db } from '../../db/connection.js';
 import type { CredentialKind } from '../../db/schema.js';
-import { apiError } from '../errors.js';
+import { apiError, type ApiError } from '../errors.js';
 import { isPermission, ROLE_PERMISSIONS, isRole, type Permission, type Role } from '../permissions.js';
 import type { Clock } from '../clock.js';
 import { digestOf, digestsEqual, parsePlaintext } from '../credentials.js';
@@ -42,6 +42,20 @@ export interface Target {
   appId?: string | null;
   orgName?: string | null;
 }
+
+/**
+ * The one answer for a credential that does not act here: unknown, revoked, expired, or naming (by header,
+ * path or OAuth audience) a factory or resource it does not belong to (API.md §2: no oracle). Every such
+ * refusal throws exactly this: same code, same message, no extra fields, so the body and headers cannot tell
+ * the cases apart.
+ */
+export const CREDENTIAL_REFUSED_MESSAGE = 'The credential is unknown, expired or revoked, or does not belong to the factory the request names.';
+export function credentialRefused(): ApiError {
+  return apiError('unauthorized', CREDENTIAL_REFUSED_MESSAGE);
+}
+
+/** A uuid no row has: the stand-in id for the lookups an unknown credential makes (see `equalizeLookups`). */
+const NO_ROW_ID = '00000000-0000-0000-0000-000000000000';
 
 /** How often a dashboard session's last use is written (the idle expiry is hours, so a minute is exact enough). */
 const TOUCH_EVERY_MS = 60_000;
@@ -106,23 +120,64 @@ export class PrincipalResolver {
       this.cache.set(key, entry);
     }
     const result = entry.result;
-    if (!('error' in result) && result.expiresAt != null && result.expiresAt <= now) {
-      throw apiError('unauthorized', 'The credential is unknown, expired or revoked.');
-    }
+    if (!('error' in result) && result.expiresAt != null && result.expiresAt <= now) throw credentialRefused();
     if ('error' in result) {
       throw result.error === 'creator_not_member'
         ? apiError('creator_not_member', 'The member who created this key is no longer in the organization.')
-        : apiError('unauthorized', 'The credential is unknown, expired or revoked.');
+        : credentialRefused();
     }
     return result;
+  }
+
+  /**
+   * Timing: a credential that is unknown, revoked or expired is refused after its digest lookup, while a
+   * live one goes on to the lookups its kind needs (its factory, its creator's membership, the named
+   * factory and the user's membership there) before the guard can find that it names another factory. Left
+   * alone, the refusal of a live key naming another factory would take one to three more round trips to the
+   * store than the refusal of an unknown key: a timing oracle telling a live credential from a dead one.
+   * So a dead credential makes the same lookups its kind's live path makes, with ids no row has; both
+   * refusals then cost the same number of round trips, of the same statements on the same indexes. Within
+   * the cache TTL both are answered from memory. (Constant work beats a random delay: noise averages out
+   * over repeated probes, an equal query count does not.)
+   */
+  private async equalizeLookups(kind: CredentialKind, appId: string | null): Promise<void> {
+    switch (kind) {
+      case 'factory_key':
+        await store.findLiveApp(this.db, NO_ROW_ID);
+        await store.findMembership(this.db, NO_ROW_ID, NO_ROW_ID);
+        return;
+      case 'item_key':
+        await store.findLiveApp(this.db, NO_ROW_ID);
+        return;
+      case 'management_key':
+        await store.findOrg(this.db, NO_ROW_ID);
+        await store.findMembership(this.db, NO_ROW_ID, NO_ROW_ID);
+        return;
+      case 'login_token':
+        await store.findUser(this.db, NO_ROW_ID);
+        if (appId) {
+          await store.findLiveApp(this.db, appId);
+          await store.findMembership(this.db, NO_ROW_ID, NO_ROW_ID);
+        }
+        return;
+      case 'oauth_token':
+        await store.findUser(this.db, NO_ROW_ID);
+        await store.findLiveApp(this.db, NO_ROW_ID);
+        await store.findMembership(this.db, NO_ROW_ID, NO_ROW_ID);
+        return;
+      default:
+        return;
+    }
   }
 
   private async load(digest: string, kind: CredentialKind, appId: string | null, orgName: string | null = null): Promise<CacheEntry['result']> {
     const row = await store.findByDigest(this.db, digest);
     const now = this.clock.now();
     // The index lookup finds the row; the constant-time comparison is what decides.
-    if (!row || !digestsEqual(row.digest, digest) || row.kind !== kind || row.revoked_at !== null) return { error: 'unauthorized' };
-    if (row.expires_at !== null && row.expires_at <= now) return { error: 'unauthorized' };
+    if (!row || !digestsEqual(row.digest, digest) || row.kind !== kind || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) {
+      await this.equalizeLookups(kind, appId);
+      return { error: 'unauthorized' };
+    }
     const storedPermissions = (JSON.parse(row.permissions) as string[]).filter(isPermission);
     const base = {
       kind,
@@ -167,9 +222,10 @@ export class PrincipalResolver {
         const withUser = { ...base, userId: user.id, label: user.email };
         if (!appId) return { ...withUser, permissions: new Set<Permission>() };
         const app = await store.findLiveApp(this.db, appId);
-        if (!app) return { error: 'unauthorized' };
-        const member = await store.findMembership(this.db, app.orgId, user.id);
-        if (!member || !isRole(member.role)) return { error: 'unauthorized' };
+        // A factory that does not exist costs the same membership lookup as one the user is not in, so the
+        // refusal's timing does not tell which factory ids exist.
+        const member = await store.findMembership(this.db, app?.orgId ?? NO_ROW_ID, user.id);
+        if (!app || !member || !isRole(member.role)) return { error: 'unauthorized' };
         return {
           ...withUser,
           orgId: app.orgId,

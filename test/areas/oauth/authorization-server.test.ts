@@ -287,7 +287,7 @@ describe('authorization code flow with PKCE', () => {
     expect(other.headers.get('www-authenticate')).toContain(`/oauth-protected-resource/v1/apps/${b.appId}/mcp`);
     const general = await post('/v1/mcp', tokens.access_token, { 'x-outerlayer-app-id': a.appId });
     expect(general.status).toBe(401);
-    expect(((await general.json()) as { error: { code: string } }).error.code).toBe('invalid_token');
+    expect(((await general.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
     const rest = await gw.call('GET', '/v1/work-items', { token: tokens.access_token, appId: a.appId });
     expect(rest.status).toBe(401);
     const forged = await gw.call('GET', '/v1/work-items', { token: tokens.access_token, appId: a.appId, headers: { 'x-attest-internal-call': 'guess' } });
