@@ -34,6 +34,12 @@ export interface Config {
   /** How often the job worker looks for due jobs (PR comments); 0 = never (a test runs jobs itself). */
   jobsPollMs: number;
   logLevel: string;
+  /**
+   * ATTEST_OAUTH_ALLOW_PRIVATE_METADATA=1, for tests and development only: client ID metadata documents may
+   * be fetched from loopback and private addresses (and over http on a loopback host). Off, the gateway
+   * fetches them only from public https addresses (docs/security.md).
+   */
+  oauthAllowPrivateMetadata: boolean;
   github: { apiUrl: string; appId: string | null; privateKey: string | null; webhookSecret: string | null };
   s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string; region: string } | null;
 }
@@ -86,6 +92,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webDir: path.resolve(env.ATTEST_WEB_DIR ?? DEFAULT_WEB_DIR),
     jobsPollMs: intFrom(env, 'ATTEST_JOBS_POLL_MS', 2000),
     logLevel: env.LOG_LEVEL ?? 'info',
+    oauthAllowPrivateMetadata: env.ATTEST_OAUTH_ALLOW_PRIVATE_METADATA === '1',
     github: {
       apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
       appId: str(env, 'GITHUB_APP_ID'),

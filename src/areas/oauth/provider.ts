@@ -6,11 +6,12 @@
 // factory and one resource; refresh tokens rotate, and a replayed one revokes its whole grant.
 import crypto from 'node:crypto';
 import type { Response } from 'express';
+import type { FastifyBaseLogger } from 'fastify';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
-  InvalidClientMetadataError, InvalidGrantError, InvalidScopeError, InvalidTargetError, InvalidTokenError,
+  InvalidClientError, InvalidClientMetadataError, InvalidGrantError, InvalidScopeError, InvalidTargetError, InvalidTokenError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import {
   OAuthClientMetadataSchema, type OAuthClientInformationFull, type OAuthTokenRevocationRequest, type OAuthTokens,
@@ -22,12 +23,12 @@ import { isPermission, type Permission } from '../../server/permissions.js';
 import { renderConsentPage, signConsentRequest, type ConsentRequest } from './consent.js';
 import { OAUTH_SCOPES } from './service.js';
 import * as store from './store.js';
+import { fetchMetadataDocument, MetadataFetchRefused, type MetadataFetchOptions } from './metadata-fetch.js';
 
 export const ACCESS_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export const CODE_TTL_MS = 10 * 60 * 1000;
 const METADATA_DOCUMENT_TTL_MS = 5 * 60 * 1000;
-const METADATA_DOCUMENT_MAX_BYTES = 64 * 1024;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const APP_RESOURCE = /^\/v1\/apps\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/mcp$/;
 
@@ -72,7 +73,7 @@ function redirectUriAllowed(uri: string): boolean {
 class ClientsStore implements OAuthRegisteredClientsStore {
   private readonly documents = new Map<string, { at: number; client: OAuthClientInformationFull }>();
 
-  constructor(private readonly gateway: Gateway) {}
+  constructor(private readonly gateway: Gateway, private readonly log: FastifyBaseLogger, private readonly fetchOptions: MetadataFetchOptions) {}
 
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
     if (isMetadataDocumentUrl(clientId)) return this.fetchDocument(clientId);
@@ -98,30 +99,35 @@ class ClientsStore implements OAuthRegisteredClientsStore {
     return client;
   }
 
-  /** A client ID metadata document: fetched (no redirects, 5 s, 64 KiB) and cached for five minutes. */
+  /**
+   * A client ID metadata document: fetched from a public https address only, redirects checked hop by hop,
+   * 5 s and 64 KiB at most (metadata-fetch.ts), and cached for five minutes. A refusal answers
+   * invalid_client with a sentence saying why; the resolved address stays in the gateway's log.
+   */
   private async fetchDocument(url: string): Promise<OAuthClientInformationFull | undefined> {
     const now = this.gateway.clock.now();
     const cached = this.documents.get(url);
     if (cached && now - cached.at < METADATA_DOCUMENT_TTL_MS && now >= cached.at) return cached.client;
     let text: string;
     try {
-      const res = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(5000), headers: { accept: 'application/json' } });
-      if (!res.ok) return undefined;
-      const buf = Buffer.from(await res.arrayBuffer());
-      if (buf.length > METADATA_DOCUMENT_MAX_BYTES) return undefined;
-      text = buf.toString('utf8');
-    } catch {
-      return undefined;
+      text = await fetchMetadataDocument(url, this.fetchOptions);
+    } catch (err) {
+      const refused = err instanceof MetadataFetchRefused ? err : new MetadataFetchRefused(`The client ID metadata document at ${url} could not be fetched.`, String(err));
+      this.log.info({ clientId: url.slice(0, 300), reason: refused.detail }, 'client ID metadata document refused');
+      throw new InvalidClientError(refused.sentence);
     }
     let doc: unknown;
     try {
       doc = JSON.parse(text);
     } catch {
-      return undefined;
+      throw new InvalidClientError(`The client ID metadata document at ${url} is not JSON.`);
     }
     const parsed = OAuthClientMetadataSchema.safeParse(doc);
-    if (!parsed.success || (doc as { client_id?: unknown }).client_id !== url) return undefined;
-    if (!parsed.data.redirect_uris.every(redirectUriAllowed)) return undefined;
+    if (!parsed.success) throw new InvalidClientError(`The client ID metadata document at ${url} is not valid client metadata.`);
+    if ((doc as { client_id?: unknown }).client_id !== url) throw new InvalidClientError(`The client ID metadata document at ${url} must name its own URL as client_id.`);
+    if (!parsed.data.redirect_uris.every(redirectUriAllowed)) {
+      throw new InvalidClientError(`The client ID metadata document at ${url} names a redirect URI that is not https, http on a loopback host, or a private-use scheme.`);
+    }
     const client: OAuthClientInformationFull = { ...parsed.data, client_id: url, token_endpoint_auth_method: 'none' };
     if (this.documents.size > 1000) this.documents.clear();
     this.documents.set(url, { at: now, client });
@@ -132,8 +138,8 @@ class ClientsStore implements OAuthRegisteredClientsStore {
 export class GatewayOAuthProvider implements OAuthServerProvider {
   readonly clientsStore: ClientsStore;
 
-  constructor(private readonly gateway: Gateway) {
-    this.clientsStore = new ClientsStore(gateway);
+  constructor(private readonly gateway: Gateway, log: FastifyBaseLogger) {
+    this.clientsStore = new ClientsStore(gateway, log, { allowPrivate: gateway.config.oauthAllowPrivateMetadata });
   }
 
   private digest(secret: string): string {

@@ -9,7 +9,7 @@
 // gateway nobody connects an MCP client to never uses (docs/performance.md, Memory).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type express from 'express';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App, Gateway } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
@@ -105,7 +105,7 @@ interface Bridge {
   app: express.Express;
 }
 
-async function buildBridge(gateway: Gateway): Promise<Bridge> {
+async function buildBridge(gateway: Gateway, log: FastifyBaseLogger): Promise<Bridge> {
   const [{ default: express }, { GatewayOAuthProvider }, { authorizationHandler }, { tokenHandler }, { clientRegistrationHandler }, { revocationHandler }] = await Promise.all([
     import('express'),
     import('./provider.js'),
@@ -114,7 +114,7 @@ async function buildBridge(gateway: Gateway): Promise<Bridge> {
     import('@modelcontextprotocol/sdk/server/auth/handlers/register.js'),
     import('@modelcontextprotocol/sdk/server/auth/handlers/revoke.js'),
   ]);
-  const provider = new GatewayOAuthProvider(gateway);
+  const provider = new GatewayOAuthProvider(gateway, log);
   // The SDK handlers' own per-IP limiters are off: counters in process memory would not hold across
   // replicas, and a consent needs a valid login token anyway.
   const bridge = express();
@@ -130,7 +130,7 @@ export function registerAuthorizationServer(app: App): void {
   const gateway = app.attest;
   // Built once, on the first OAuth request; a failed import is not kept, so the next request tries again.
   let bridgeLoading: Promise<Bridge> | null = null;
-  const bridgeOf = (): Promise<Bridge> => (bridgeLoading ??= buildBridge(gateway).catch((err: unknown) => {
+  const bridgeOf = (): Promise<Bridge> => (bridgeLoading ??= buildBridge(gateway, app.log).catch((err: unknown) => {
     bridgeLoading = null;
     throw err;
   }));

@@ -93,7 +93,8 @@ beforeAll(async () => {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    gw = await startGateway({ env: { ATTEST_PUBLIC_URL: base } });
+    // The metadata documents below are served on a loopback address, which only this test/dev setting allows.
+    gw = await startGateway({ env: { ATTEST_PUBLIC_URL: base, ATTEST_OAUTH_ALLOW_PRIVATE_METADATA: '1' } });
     try {
       await gw.app.listen({ port, host: '127.0.0.1' });
       break;
