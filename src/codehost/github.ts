@@ -256,6 +256,32 @@ export class GitHubApp {
     return (data?.permissions ?? {}) as Record<string, string>;
   }
 
+  /**
+   * The App's page on GitHub (GET /app `html_url`, e.g. https://github.com/apps/<slug>); its
+   * `/installations/new` is where an install starts. GitHub Enterprise Server answers its own host.
+   */
+  async appPage(): Promise<string> {
+    const { appOctokit } = await this.appClients();
+    const { data } = await this.call(() => appOctokit.rest.apps.getAuthenticated());
+    const page = (data as { html_url?: unknown; slug?: unknown } | null)?.html_url;
+    if (typeof page === 'string' && /^https?:\/\//.test(page)) return page.replace(/\/+$/, '');
+    const slug = (data as { slug?: unknown } | null)?.slug;
+    return `https://github.com/apps/${typeof slug === 'string' ? slug : ''}`;
+  }
+
+  /** An installation of this App (GET /app/installations/{id}): its account login; null when it does not exist. */
+  async installationAccount(installationId: number): Promise<{ account: string | null } | null> {
+    try {
+      const { appOctokit } = await this.appClients();
+      const { data } = await this.call(() => appOctokit.rest.apps.getInstallation({ installation_id: installationId }));
+      const account = (data.account as { login?: unknown } | null)?.login;
+      return { account: typeof account === 'string' ? account : null };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
   /** The permissions an installation has granted (GET /app/installations/{id}); null when it does not exist. */
   async installationPermissions(installationId: number): Promise<Record<string, string> | null> {
     try {

@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   duplicate_criterion_id: { status: 400, description: 'Criterion ids must be unique within the list.' },
   invalid_permissions: { status: 400, description: 'An unknown permission or preset was named.' },
   unsupported_media_type: { status: 415, description: 'The request Content-Type is not accepted by this route.' },
+  invalid_install_state: { status: 400, description: 'The install link state is malformed, was not signed by this gateway, or its factory or user can no longer connect repositories.' },
   // 401
   unauthorized: { status: 401, description: 'Credential missing, unknown, expired or revoked, or the request names a factory (or, for an OAuth token, a resource) it does not belong to: one answer for all, no oracle.' },
   invalid_signature: { status: 401, description: 'A webhook signature did not verify.' },
@@ -48,6 +49,7 @@ export const ERROR_CODES = {
   repository_not_found: { status: 404, description: 'No such connected repository in this factory.' },
   pull_request_not_found: { status: 404, description: 'No such pull request known to this factory.' },
   context_not_found: { status: 404, description: 'No such context commit or path.' },
+  installation_not_found: { status: 404, description: 'GitHub does not know this installation of the App.' },
   // 405
   method_not_allowed: { status: 405, description: 'The path exists but not with this method; see the Allow header.' },
   // 409
@@ -63,7 +65,9 @@ export const ERROR_CODES = {
   claim_has_no_branch: { status: 409, description: 'The lease names no branch (recorded before claims named a branch).' },
   repository_permissions_pending: { status: 409, description: 'The installation has not accepted the pull request write permission.' },
   artifact_content_conflict: { status: 409, description: 'The clientArtifactId was already used for other bytes.' },
+  install_state_used: { status: 409, description: 'The install link was already used; each works once.' },
   // 410
+  install_state_expired: { status: 410, description: 'The install link has expired; ask for a new one.' },
   claim_expired: { status: 410, description: 'The work item has no live lease; claim it again.' },
   // 413
   payload_too_large: { status: 413, description: 'The body is larger than the route accepts; see limit (bytes).' },
@@ -78,6 +82,7 @@ export const ERROR_CODES = {
   // 422
   work_item_has_no_repository: { status: 422, description: 'The work item names no repository.' },
   repository_not_connected: { status: 422, description: 'The factory has not connected the repository.' },
+  installation_not_bound: { status: 422, description: 'The App installation is not bound to this factory; bind it through the install link or the operator first.' },
   repository_not_in_installation: { status: 422, description: 'The App installation does not include the repository.' },
   branch_has_no_commits: { status: 422, description: 'The branch has nothing the default branch lacks.' },
   branch_not_pushed: { status: 422, description: 'The branch is not on the remote; push it first.' },

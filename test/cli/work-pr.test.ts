@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../helpers/gateway.js';
 import { startGatewayWithGitHub, type GatewayWithGitHub } from '../github-double/setup.js';
 import { cliHome, type CliHome } from './cli-helpers.js';
+import { bindInstallation } from '../github-double/setup.js';
 
 let env: GatewayWithGitHub;
 let url: string;
@@ -18,6 +19,7 @@ beforeAll(async () => {
   tenant = await createTenant(env.gw, { plan: 'paid' });
   const installation = env.github.addInstallation('acme');
   env.github.addRepository('acme/api', { installation });
+  await bindInstallation(env.gw, tenant.appId, installation.id);
   const connected = await env.gw.call('POST', '/v1/repositories', { token: tenant.factoryKey, appId: tenant.appId, body: { repository: 'acme/api', installationId: installation.id } });
   expect(connected.status).toBe(201);
   home = cliHome();

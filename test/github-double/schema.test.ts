@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../helpers/gateway.js';
 import { startGatewayWithGitHub, type GatewayWithGitHub } from './setup.js';
 import { githubOpenApi } from './templates.js';
+import { bindInstallation } from './setup.js';
 
 /** The GitHub routes the gateway calls (API.md §7); a new call must be added here and to the double. */
 const ROUTES_THE_GATEWAY_CALLS = [
@@ -104,8 +105,13 @@ describe('the GitHub double answers as GitHub does', () => {
     const inst = github.addInstallation('acme', { ...github.appPermissions, administration: 'read' });
     github.addRepository('acme/api', { installation: inst });
     github.repo('acme/api').protection.set('main', { requiredReviews: true });
+    await bindInstallation(gw, t.appId, inst.id);
     expect((await gw.call('POST', '/v1/repositories', { ...as, body: { repository: 'acme/api', installationId: inst.id } })).status).toBe(201);
     expect((await gw.call('POST', '/v1/repositories', { ...as, body: { repository: 'acme/api', installationId: 987_654 } })).status).toBe(422);
+    // GitHub's 404 for an installation it does not know, asked when the operator binds one.
+    expect((await gw.call('POST', `/v1/admin/apps/${t.appId}/installations`, { token: gw.adminToken, body: { installationId: 987_654 } })).status).toBe(404);
+    // The install link reads the App's page (GET /app html_url).
+    expect((await gw.call('POST', '/v1/github/install-links', { token: t.loginToken, appId: t.appId })).status).toBe(201);
     const item = await gw.call('POST', '/v1/work-items', { ...as, body: { tracker: 'github', trackerKey: 'acme/api#1', title: 'One', repository: 'acme/api' } });
     const claim = await gw.call('POST', `/v1/work-items/${item.body.data.id}/claims`, { ...as, body: { source: 'r', branch: 'feature/one', ttlSeconds: 3600 } });
     const key = claim.body.data.itemKey as string;

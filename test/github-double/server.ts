@@ -506,13 +506,19 @@ export class GitHubDouble {
     return `${repo.owner}/${repo.name}`.toLowerCase();
   }
 
+  /** The double's stand-in for the web host (github.com): the same server, named localhost. */
+  get webUrl(): string {
+    return this.url.replace('127.0.0.1', 'localhost');
+  }
+
   private retarget<T>(value: T, repo: DoubleRepository): T {
-    return retarget(value, repo.owner, repo.name, this.url, this.url.replace('127.0.0.1', 'localhost'));
+    return retarget(value, repo.owner, repo.name, this.url, this.webUrl);
   }
 
   private appBody(): Json {
     const body = example('integration');
-    return { ...body, id: this.appId, slug: this.slug, name: 'Attest test App', permissions: { ...this.appPermissions }, events: ['pull_request', 'check_run', 'check_suite'] };
+    // html_url is the App's page on the web host (github.com/apps/<slug> on real GitHub).
+    return { ...body, id: this.appId, slug: this.slug, html_url: `${this.webUrl}/apps/${this.slug}`, name: 'Attest test App', permissions: { ...this.appPermissions }, events: ['pull_request', 'check_run', 'check_suite'] };
   }
 
   private installationBody(installation: DoubleInstallation): Json {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addMember, createTenant, type Tenant } from '../helpers/gateway.js';
 import { generateAppKeys, GitHubDouble, type DoubleInstallation } from '../github-double/server.js';
+import { bindInstallation } from '../github-double/setup.js';
 import { describeInBrowser, launchBrowser, newContext, screenshot, SCREENSHOTS, signIn, startWebGateway, type WebGateway } from './helpers.js';
 
 describeInBrowser('dashboard: factory settings', () => {
@@ -40,6 +41,7 @@ describeInBrowser('dashboard: factory settings', () => {
     const dropping = github.addInstallation('drop');
     github.addRepository('drop/gone', { installation: dropping });
     for (const [repository, installationId] of [['acme/api', acme.id], ['lag/app', lagging.id], ['drop/gone', dropping.id]] as const) {
+      await bindInstallation(gw, t.appId, installationId);
       const r = await gw.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository, installationId } });
       if (r.status !== 201) throw new Error(`connect ${repository}: ${r.status} ${r.text}`);
     }

@@ -5,6 +5,9 @@ import { Data, DateTime, Nullable, Slug, Uuid, NoContent } from '../../server/sc
 import { PERMISSIONS, ROLES } from '../../server/permissions.js';
 import { PLANS } from '../orgs/service.js';
 import * as admin from './service.js';
+import { adminBind } from '../repositories/installations.js';
+import { Binding } from '../repositories/routes.js';
+import { Int53 } from '../../server/schemas.js';
 
 const guard: RouteGuard = { credentials: ['admin_token'], factory: 'none' };
 const Plan = Type.Union(PLANS.map((p) => Type.Literal(p)));
@@ -108,4 +111,18 @@ export const adminRoutes: AreaRoutes = (app) => {
       response: { 201: Data(App) },
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.createApp(req.ctx, req.params.orgName, req.body.name, req.body.display_name) }));
+
+  app.post('/v1/admin/apps/:appId/installations', {
+    config: { guard },
+    schema: {
+      summary: 'Bind a GitHub App installation to a factory (the operator\'s way; users use the install link)', tags: ['admin'],
+      description: '201 when bound, 200 when the factory already had it. 404 app_not_found; 404 installation_not_found when GitHub does not know the installation; 503 repository_tokens_unavailable without a GitHub App.',
+      params: Type.Object({ appId: Uuid }),
+      body: Type.Object({ installationId: Int53({ minimum: 1 }) }, { additionalProperties: false }),
+      response: { 200: Data(Binding), 201: Data(Binding) },
+    },
+  }, async (req, reply) => {
+    const { binding, created } = await adminBind(req.ctx, req.params.appId.toLowerCase(), req.body.installationId);
+    return reply.status(created ? 201 : 200).send({ data: binding });
+  });
 };

@@ -1,8 +1,10 @@
 // Repositories (API.md §6): GET/POST /v1/repositories, DELETE /v1/repositories/{owner}/{repo}.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Int53, NoContent } from '../../server/schemas.js';
+import { Data, DateTime, Int53, NoContent, Nullable, Uuid } from '../../server/schemas.js';
+import { apiError } from '../../server/errors.js';
 import { connectRepository, disconnectRepository, listRepositories } from './service.js';
+import { completeInstall, issueInstallLink, listBindings } from './installations.js';
 
 /** GitHub's owner and repository name rules (owner ≤ 39, name ≤ 100, letters, digits, - _ .). */
 const OWNER = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})';
@@ -23,6 +25,13 @@ const Entry = Type.Object({
   defaultBranchRequiresPullRequest: Type.Boolean({ description: 'a pull_request branch rule or classic protection with required reviews applies to the default branch' }),
 });
 
+export const Binding = Type.Object({
+  installationId: Type.Integer({ description: 'the GitHub App installation id' }),
+  account: Nullable(Type.String({ description: "the installation's account login, as GitHub named it when it was bound" })),
+  boundVia: Type.Union([Type.Literal('install_link'), Type.Literal('admin')], { description: "install_link: through this factory's install link; admin: by the operator" }),
+  boundAt: DateTime,
+});
+
 const READ = { credentials: ['factory_key', 'login_token'], permission: 'repositories.read' } as const;
 const WRITE = { credentials: ['factory_key', 'login_token'], permission: 'repositories.write' } as const;
 
@@ -40,7 +49,7 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
     config: { guard: WRITE },
     schema: {
       summary: 'Connect a repository of a GitHub App installation', tags: ['repositories'],
-      description: '201 when connected, 200 when it was already connected (the installation is updated). 422 repository_not_in_installation when the installation does not list the repository or does not exist.',
+      description: '201 when connected, 200 when it was already connected (the installation is updated). 422 installation_not_bound when the installation is not bound to this factory (install link or operator, see docs/github-app.md); 422 repository_not_in_installation when the installation does not list the repository or does not exist.',
       body: Type.Object({
         repository: RepositoryName,
         installationId: Int53({ minimum: 1 }),
@@ -50,6 +59,49 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
   }, async (req, reply) => {
     const { entry, created } = await connectRepository(factoryContext(req.ctx), req.body);
     return reply.status(created ? 201 : 200).send({ data: entry });
+  });
+
+  app.post('/v1/github/install-links', {
+    // A person installs the App on GitHub, so only a person's credential asks for the link.
+    config: { guard: { credentials: ['login_token'], permission: 'repositories.write' } },
+    schema: {
+      summary: "The GitHub App's install URL with a state bound to this factory and user", tags: ['repositories'],
+      description: 'Open `url` in a browser and install (or reconfigure) the App; GitHub sends the browser back to the App\'s setup URL, `GET /v1/github/setup`, which binds the installation to this factory. The state is signed, single use and expires at `expiresAt` (30 minutes). Login tokens and dashboard sessions only (an API key gets 401: a person installs the App). 503 repository_tokens_unavailable without a GitHub App.',
+      response: { 201: Data(Type.Object({ url: Type.String({ description: '`<App page>/installations/new?state=...`' }), expiresAt: DateTime })) },
+    },
+  }, async (req, reply) => reply.status(201).send({ data: await issueInstallLink(factoryContext(req.ctx)) }));
+
+  app.get('/v1/github/installations', {
+    config: { guard: READ },
+    schema: {
+      summary: 'The App installations bound to this factory (the ones it may connect repositories from)', tags: ['repositories'],
+      response: { 200: Data(Type.Array(Binding)) },
+    },
+  }, async (req) => ({ data: await listBindings(factoryContext(req.ctx)) }));
+
+  app.get('/v1/github/setup', {
+    // GitHub redirects the browser here; the signed state, not a credential, says which factory and user.
+    config: { guard: { credentials: 'public' } },
+    schema: {
+      summary: "The GitHub App's setup URL: binds the installation to the factory the install link was issued for", tags: ['repositories'],
+      description: 'Set it as the App\'s **Setup URL** (with "Redirect on update" on). 200 when bound (or already bound). 400 invalid_install_state (not signed by this gateway, altered, or its user can no longer connect repositories there); 410 install_state_expired; 409 install_state_used (each link works once); 404 installation_not_found (GitHub does not know the installation); 400 invalid_query_params when installation_id is missing (GitHub sends none while an organization owner has yet to approve the install: open a new link once approved).',
+      querystring: Type.Object({
+        installation_id: Type.Optional(Int53({ minimum: 1 })),
+        state: Type.String({ minLength: 1, maxLength: 1000 }),
+        setup_action: Type.Optional(Type.String({ maxLength: 20, description: 'install, update or request (sent by GitHub; not used)' })),
+        code: Type.Optional(Type.String({ maxLength: 100, description: 'sent by GitHub when the App asks for user authorization during install; not used' })),
+      }),
+      response: { 200: Data(Type.Object({ appId: Uuid, installation: Binding, created: Type.Boolean({ description: 'false when the factory already had this installation' }) })) },
+    },
+  }, async (req) => {
+    const { installation_id: installationId, state } = req.query;
+    if (installationId === undefined) {
+      throw apiError('invalid_query_params', 'installation_id is missing: GitHub sends none while an organization owner has yet to approve the installation. Once it is approved, open a new install link.', {
+        details: [{ path: 'installation_id', message: 'is required' }],
+      });
+    }
+    const { appId, binding, created } = await completeInstall(req.ctx, installationId, state);
+    return { data: { appId, installation: binding, created } };
   });
 
   app.delete('/v1/repositories/:owner/:repo', {

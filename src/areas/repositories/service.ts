@@ -11,6 +11,7 @@ import type { FactoryContext, RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../orgs/audit.js';
 import * as store from './store.js';
+import { isBound } from './installations.js';
 
 export interface RepositoryEntry {
   repository: string;
@@ -123,6 +124,14 @@ export interface ConnectInput {
  */
 export async function connectRepository(ctx: FactoryContext, input: ConnectInput): Promise<{ entry: RepositoryEntry; created: boolean }> {
   const github = githubApp(ctx.gateway);
+  // Knowing an installation id and a repository name proves nothing: the installation must have been bound
+  // to this factory through its own install link or by the operator (installations.ts). Checked before
+  // any GitHub call (after the App's configuration, so a gateway without one still answers 503), so an unbound installation costs nothing and learns nothing about the installation.
+  if (!(await isBound(ctx, input.installationId))) {
+    throw apiError('installation_not_bound', `The App installation ${input.installationId} is not bound to this factory. Install the App through this factory's install link (POST /v1/github/install-links), or ask the operator to bind it.`, {
+      installationId: input.installationId,
+    });
+  }
   const notListed = () =>
     apiError('repository_not_in_installation', `The App installation ${input.installationId} does not include ${input.repository}.`, {
       repository: input.repository, installationId: input.installationId,

@@ -1,5 +1,6 @@
 // SQL for connected repositories, always scoped by factory.
 import type { Db } from '../../db/connection.js';
+import { isUniqueViolation } from '../../db/errors.js';
 
 export interface RepositoriesTable {
   id: string;
@@ -63,4 +64,64 @@ export function factoriesConnectedTo(db: Db, fullName: string, installationId: n
     .where('apps.deleted_at', 'is', null);
   if (installationId !== null) q = q.where('repositories.installation_id', '=', installationId);
   return q.orderBy('repositories.app_id').execute();
+}
+
+export interface InstallationBindingsTable {
+  app_id: string;
+  installation_id: number;
+  org_id: string;
+  account: string | null;
+  bound_via: 'install_link' | 'admin';
+  bound_by: string | null;
+  created_at: number;
+}
+
+export interface InstallStatesUsedTable {
+  digest: string;
+  app_id: string;
+  expires_at: number;
+  used_at: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    installation_bindings: InstallationBindingsTable;
+    install_states_used: InstallStatesUsedTable;
+  }
+}
+
+export type BindingRow = InstallationBindingsTable;
+
+export function findBinding(db: Db, appId: string, installationId: number): Promise<BindingRow | undefined> {
+  return db.selectFrom('installation_bindings').selectAll().where('app_id', '=', appId).where('installation_id', '=', installationId).executeTakeFirst();
+}
+
+export function listBindings(db: Db, appId: string): Promise<BindingRow[]> {
+  return db.selectFrom('installation_bindings').selectAll().where('app_id', '=', appId).orderBy('installation_id').execute();
+}
+
+/** Inserts the binding; false when the factory already had it (the first binding is kept). */
+export async function insertBinding(db: Db, row: BindingRow): Promise<boolean> {
+  try {
+    await db.insertInto('installation_bindings').values(row).execute();
+    return true;
+  } catch (err) {
+    if (isUniqueViolation(err)) return false;
+    throw err;
+  }
+}
+
+export async function isStateUsed(db: Db, digest: string): Promise<boolean> {
+  return (await db.selectFrom('install_states_used').select('digest').where('digest', '=', digest).executeTakeFirst()) !== undefined;
+}
+
+/** Records a state as spent; false when it already was (another request, maybe on another replica, won). */
+export async function spendState(db: Db, row: InstallStatesUsedTable): Promise<boolean> {
+  try {
+    await db.insertInto('install_states_used').values(row).execute();
+    return true;
+  } catch (err) {
+    if (isUniqueViolation(err)) return false;
+    throw err;
+  }
 }

@@ -12,6 +12,7 @@ import { deliver, pullRequestDelivery } from '../webhooks/github.js';
 import * as jobs from '../../../src/areas/pr-comments/store.js';
 import { LEASE_MS } from '../../../src/areas/pr-comments/worker.js';
 import { GITHUB_COMMENT_LIMIT, renderComment, type CommentData } from '../../../src/areas/pr-comments/render.js';
+import { bindInstallation } from '../../github-double/setup.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 const COMMENTS = '/repos/{owner}/{repo}/issues/{issue_number}/comments';
@@ -42,6 +43,7 @@ const as = (t: Tenant) => ({ token: t.factoryKey, appId: t.appId });
 
 async function commentingTenant(e: Env, gw: TestGateway = e.gw): Promise<Tenant> {
   const t = await createTenant(gw);
+  await bindInstallation(gw, t.appId, e.installation.id);
   const c = await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'acme/api', installationId: e.installation.id } });
   expect(c.status).toBe(201);
   expect((await gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as(t), body: { pr_comment: 'on' } })).body.data.pr_comment).toBe('on');
@@ -197,6 +199,7 @@ describe('the living PR comment', () => {
 
   it('posts nothing while the setting is off, and stops when it is turned off', async () => {
     const off = await createTenant(e.gw);
+    await bindInstallation(e.gw, off.appId, e.installation.id);
     expect((await e.gw.call('POST', '/v1/repositories', { ...as(off), body: { repository: 'acme/api', installationId: e.installation.id } })).status).toBe(201);
     expect((await e.gw.call('GET', `/v1/apps/${off.appId}`, as(off))).body.data.pr_comment).toBe('off');
     const n = openPull(e);
@@ -298,6 +301,7 @@ describe('the living PR comment', () => {
     const lagging = e.github.addInstallation('lag', { contents: 'read', metadata: 'read', pull_requests: 'read' });
     e.github.addRepository('lag/app', { installation: lagging });
     const l = await createTenant(e.gw);
+    await bindInstallation(e.gw, l.appId, lagging.id);
     expect((await e.gw.call('POST', '/v1/repositories', { ...as(l), body: { repository: 'lag/app', installationId: lagging.id } })).status).toBe(201);
     await e.gw.call('PATCH', `/v1/apps/${l.appId}`, { ...as(l), body: { pr_comment: 'on' } });
     e.github.pushBranch('lag/app', 'feat', 1);

@@ -6,6 +6,7 @@ import type { FactoryContext } from '../../../src/server/context.js';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { startGatewayWithGitHub, type GatewayWithGitHub } from '../../github-double/setup.js';
 import type { DoubleInstallation, GitHubDouble } from '../../github-double/server.js';
+import { bindInstallation } from '../../github-double/setup.js';
 
 const PR = (title = 'Add the widget', body = 'Closes #1.\n\nEvidence attached.') => ({ title, body });
 
@@ -67,6 +68,7 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
     installation = github.addInstallation('acme');
     github.addRepository('acme/api', { installation });
     github.addRepository('acme/other', { installation });
+    await bindInstallation(gw, a.appId, installation.id);
     const connected = await gw.call('POST', '/v1/repositories', { token: a.factoryKey, appId: a.appId, body: { repository: 'acme/api', installationId: installation.id } });
     expect(connected.status).toBe(201);
   });
@@ -294,6 +296,7 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
     it('409 repository_permissions_pending until the installation accepts pull request write, then 201', async () => {
       const lagging = github.addInstallation('lag', { contents: 'read', metadata: 'read', pull_requests: 'read' });
       github.addRepository('lag/app', { installation: lagging });
+      await bindInstallation(gw, a.appId, lagging.id);
       expect((await gw.call('POST', '/v1/repositories', { token: a.factoryKey, appId: a.appId, body: { repository: 'lag/app', installationId: lagging.id } })).status).toBe(201);
       const item = await claimedItem(gw, a, { repository: 'lag/app', branch: 'feat' });
       github.pushBranch('lag/app', 'feat', 1);
@@ -333,6 +336,7 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
     it('422 repository_not_in_installation when the installation no longer includes the repository', async () => {
       const inst = github.addInstallation('shrink');
       github.addRepository('shrink/app', { installation: inst });
+      await bindInstallation(gw, a.appId, inst.id);
       expect((await gw.call('POST', '/v1/repositories', { token: a.factoryKey, appId: a.appId, body: { repository: 'shrink/app', installationId: inst.id } })).status).toBe(201);
       const item = await claimedItem(gw, a, { repository: 'shrink/app' });
       github.pushBranch('shrink/app', `attest/item-${counter}`, 1);
@@ -347,6 +351,7 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
     it('422 repository_not_in_installation for a public repository the installation dropped (readable, not writable)', async () => {
       const inst = github.addInstallation('open');
       github.addRepository('open/source', { installation: inst, visibility: 'public' });
+      await bindInstallation(gw, a.appId, inst.id);
       expect((await gw.call('POST', '/v1/repositories', { token: a.factoryKey, appId: a.appId, body: { repository: 'open/source', installationId: inst.id } })).status).toBe(201);
       const item = await claimedItem(gw, a, { repository: 'open/source' });
       github.pushBranch('open/source', `attest/item-${counter}`, 1);
@@ -436,6 +441,7 @@ describe('PUT pull-request without a GitHub App', () => {
   it('503 repository_tokens_unavailable on a gateway with no App configured, also for a repository connected earlier', async () => {
     const inst = env.github.addInstallation('acme');
     env.github.addRepository('acme/api', { installation: inst });
+    await bindInstallation(env.gw, t.appId, inst.id);
     expect((await env.gw.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository: 'acme/api', installationId: inst.id } })).status).toBe(201);
     const item = await claimedItem(env.gw, t);
     env.github.pushBranch('acme/api', `attest/item-${counter}`, 1);

@@ -1,7 +1,7 @@
 // Repositories area through the real gateway, with GITHUB_API_URL pointing at the GitHub double.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
-import { startGatewayWithGitHub, type GatewayWithGitHub } from '../../github-double/setup.js';
+import { bindInstallation, startGatewayWithGitHub, type GatewayWithGitHub } from '../../github-double/setup.js';
 import type { DoubleInstallation, GitHubDouble } from '../../github-double/server.js';
 import { factoriesConnectedTo } from '../../../src/areas/repositories/service.js';
 import type { RequestContext } from '../../../src/server/context.js';
@@ -27,6 +27,7 @@ describe('repositories', () => {
     github.addRepository('acme/secret'); // exists on GitHub, not in the installation
     const key = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: 'reader', preset: 'read-only' } });
     readKey = key.body.data.plaintext_key;
+    await bindInstallation(gw, a.appId, installation.id);
   });
   afterAll(async () => {
     await env?.close();
@@ -70,12 +71,14 @@ describe('repositories', () => {
     github.addRepository('prot/loose', { installation: admin });
     github.repo('prot/loose').protection.set('main', { requiredReviews: false });
     const t = await createTenant(gw);
+    await bindInstallation(gw, t.appId, admin.id);
     expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'prot/core', installationId: admin.id } })).body.data.defaultBranchRequiresPullRequest).toBe(true);
     expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'prot/loose', installationId: admin.id } })).body.data.defaultBranchRequiresPullRequest).toBe(false);
     // Without administration permission GitHub refuses the protection read; the rules alone decide.
     const noAdmin = github.addInstallation('prot2');
     github.addRepository('prot2/core', { installation: noAdmin });
     github.repo('prot2/core').protection.set('main', { requiredReviews: true });
+    await bindInstallation(gw, t.appId, noAdmin.id);
     expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'prot2/core', installationId: noAdmin.id } })).body.data.defaultBranchRequiresPullRequest).toBe(false);
   });
 
@@ -83,6 +86,7 @@ describe('repositories', () => {
     const lagging = github.addInstallation('lag', { contents: 'read', metadata: 'read', pull_requests: 'read' });
     github.addRepository('lag/app', { installation: lagging });
     const t = await createTenant(gw);
+    await bindInstallation(gw, t.appId, lagging.id);
     const pending = await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'lag/app', installationId: lagging.id } });
     expect(pending.status).toBe(201);
     expect(pending.body.data.pullRequestWrite).toBe('pending');
@@ -113,21 +117,29 @@ describe('repositories', () => {
     const inst = github.addInstallation('drop');
     github.addRepository('drop/gone', { installation: inst });
     const t = await createTenant(gw);
+    await bindInstallation(gw, t.appId, inst.id);
     expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'drop/gone', installationId: inst.id } })).status).toBe(201);
     inst.repositories.delete('drop/gone');
     const list = await gw.call('GET', '/v1/repositories', as(t));
     expect(list.body.data).toEqual([{ repository: 'drop/gone', connected: true, installationId: inst.id, defaultBranch: 'main', pullRequestWrite: 'missing', commentWrite: 'missing', defaultBranchRequiresPullRequest: false }]);
   });
 
-  it('answers 422 repository_not_in_installation for a repository the installation does not list, or an unknown installation', async () => {
+  it('answers 422 repository_not_in_installation for a repository the installation does not list, or a bound installation GitHub no longer has', async () => {
     const secret = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/secret', installationId: installation.id } });
     expect(secret.status).toBe(422);
     expect(secret.body.error.code).toBe('repository_not_in_installation');
     const nowhere = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/nothing', installationId: installation.id } });
     expect(nowhere.body.error.code).toBe('repository_not_in_installation');
-    const unknown = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/api', installationId: 999_999 } });
+    const gone = github.addInstallation('gone');
+    await bindInstallation(gw, a.appId, gone.id);
+    github.installations.delete(gone.id);
+    const unknown = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/api', installationId: gone.id } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error.code).toBe('repository_not_in_installation');
+    github.installations.set(gone.id, gone); // the double numbers installations by count: keep ids unique
+    // An installation never bound to the factory is refused before GitHub is asked anything.
+    const unbound = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/api', installationId: 999_999 } });
+    expect({ status: unbound.status, code: unbound.body.error.code }).toEqual({ status: 422, code: 'installation_not_bound' });
     const list = await gw.call('GET', '/v1/repositories', as(a));
     expect(list.body.data.map((r: { repository: string }) => r.repository)).toEqual(['Acme/Api', 'acme/web']);
   });
@@ -175,6 +187,7 @@ describe('repositories', () => {
 
   it('tells which factories connected a repository through an installation (for webhooks)', async () => {
     const c = await createTenant(gw);
+    await bindInstallation(gw, c.appId, installation.id);
     expect((await gw.call('POST', '/v1/repositories', { ...as(c), body: { repository: 'acme/API', installationId: installation.id } })).status).toBe(201);
     const ctx: RequestContext = { gateway: gw.app.attest, db: gw.app.attest.db, clock: gw.clock, config: gw.config, log: gw.app.log, requestId: 't', principal: null };
     const found = await factoriesConnectedTo(ctx, 'ACME/api', installation.id);
@@ -235,6 +248,7 @@ describe('repositories', () => {
     const t = await createTenant(gw);
     const inst = github.addInstallation('cache');
     github.addRepository('cache/one', { installation: inst });
+    await bindInstallation(gw, t.appId, inst.id);
     expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'cache/one', installationId: inst.id } })).status).toBe(201);
     const minted = () => github.calls.filter((c) => c.path === `/app/installations/${inst.id}/access_tokens` && c.status === 201).length;
     expect(minted()).toBe(1);
@@ -289,7 +303,8 @@ describe('repositories with a wrong App key', () => {
       const inst = env.github.addInstallation('bad');
       env.github.addRepository('bad/key', { installation: inst });
       const t = await createTenant(gw2);
-      const r = await gw2.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository: 'bad/key', installationId: inst.id } });
+      // The first GitHub call is now the binding (connecting an unbound installation makes none).
+      const r = await gw2.call('POST', `/v1/admin/apps/${t.appId}/installations`, { token: gw2.adminToken, body: { installationId: inst.id } });
       expect(r.status).toBe(503);
       expect(r.body.error.code).toBe('repository_tokens_unavailable');
       expect(r.body.error.message).toMatch(/private key/);
@@ -307,7 +322,8 @@ describe('repositories with a wrong App key', () => {
         const inst = env.github.addInstallation('k');
         env.github.addRepository('k/r', { installation: inst });
         const t = await createTenant(gw2);
-        const r = await gw2.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository: 'k/r', installationId: inst.id } });
+        // The first GitHub call is now the binding (connecting an unbound installation makes none).
+        const r = await gw2.call('POST', `/v1/admin/apps/${t.appId}/installations`, { token: gw2.adminToken, body: { installationId: inst.id } });
         expect(r.status).toBe(503);
         expect(r.body.error.code).toBe('repository_tokens_unavailable');
       } finally {

@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { GitHubDouble, generateAppKeys, type DoubleInstallation } from '../../github-double/server.js';
 import { startGateway, type CallResult, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { bindInstallation } from '../../github-double/setup.js';
 
 const require = createRequire(import.meta.url);
 
@@ -57,6 +58,7 @@ export async function startWithGithub(): Promise<GithubGateway> {
 /** Connect `fullName` (created in the double, listed by the installation) to the tenant's factory. */
 export async function connectRepository(g: GithubGateway, tenant: Tenant, fullName: string): Promise<void> {
   if (!g.github.repositories.has(fullName.toLowerCase())) g.github.addRepository(fullName, { installation: g.installation });
+  await bindInstallation(g.gw, tenant.appId, g.installation.id);
   const r = await g.gw.call('POST', '/v1/repositories', { token: tenant.factoryKey, appId: tenant.appId, body: { repository: fullName, installationId: g.installation.id } });
   if (r.status >= 300) throw new Error(`connect ${fullName}: ${r.status} ${r.text}`);
 }

@@ -1,0 +1,203 @@
+// Issue 19 item 11: a factory connects repositories only from an installation bound to it, through its own
+// install link (signed, single-use, expiring state returned by GitHub's setup URL) or by the operator.
+// GitHub is the double (test/github-double): GET /app gives the App's page, GET /app/installations/{id}
+// says whether an installation exists.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMember, createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
+import { startGatewayWithGitHub, type GatewayWithGitHub } from '../../github-double/setup.js';
+import type { DoubleInstallation, GitHubDouble } from '../../github-double/server.js';
+
+const THIRTY_MINUTES_MS = 30 * 60 * 1000;
+
+describe('binding App installations to factories', () => {
+  let env: GatewayWithGitHub;
+  let gw: TestGateway;
+  let github: GitHubDouble;
+  let a: Tenant;
+  let b: Tenant;
+  let sibling: Sibling;
+  let n = 0;
+
+  beforeAll(async () => {
+    env = await startGatewayWithGitHub();
+    gw = env.gw;
+    github = env.github;
+    a = await createTenant(gw);
+    b = await createTenant(gw);
+    sibling = await siblingFactory(gw, a);
+  });
+  afterAll(async () => { await env?.close(); });
+
+  /** A fresh installation on its own account, listing one repository `<account>/app`. */
+  function newInstallation(): { inst: DoubleInstallation; repository: string } {
+    const account = `acct${++n}`;
+    const inst = github.addInstallation(account);
+    github.addRepository(`${account}/app`, { installation: inst });
+    return { inst, repository: `${account}/app` };
+  }
+
+  async function linkFor(t: { loginToken: string; appId: string }): Promise<{ url: URL; state: string; expiresAt: string }> {
+    const r = await gw.call('POST', '/v1/github/install-links', { token: t.loginToken, appId: t.appId });
+    expect(r.status, r.text).toBe(201);
+    const url = new URL(r.body.data.url);
+    return { url, state: url.searchParams.get('state')!, expiresAt: r.body.data.expiresAt };
+  }
+
+  /** What GitHub's redirect to the setup URL sends. */
+  function setup(installationId: number | null, state: string) {
+    const q = new URLSearchParams({ state, setup_action: 'install' });
+    if (installationId !== null) q.set('installation_id', String(installationId));
+    return gw.call('GET', `/v1/github/setup?${q}`);
+  }
+
+  const connect = (t: { factoryKey: string; appId: string }, repository: string, installationId: number) =>
+    gw.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository, installationId } });
+
+  const code = (r: { status: number; body: { error?: { code: string } } }) => ({ status: r.status, code: r.body?.error?.code });
+
+  it("the install link is the App's install page on GitHub with a state, valid 30 minutes", async () => {
+    const { url, state, expiresAt } = await linkFor(a);
+    expect(`${url.origin}${url.pathname}`).toBe(`${github.webUrl}/apps/${github.slug}/installations/new`);
+    expect(state.length).toBeGreaterThan(40);
+    expect(Date.parse(expiresAt)).toBe(gw.clock.now() + THIRTY_MINUTES_MS);
+    // Each call gives a different state.
+    expect((await linkFor(a)).state).not.toBe(state);
+  });
+
+  it('success: the setup URL binds the installation to the factory, which can then connect its repositories', async () => {
+    const { inst, repository } = newInstallation();
+    expect(code(await connect(a, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+    const { state } = await linkFor(a);
+    const r = await setup(inst.id, state);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({
+      data: { appId: a.appId, created: true, installation: { installationId: inst.id, account: inst.account, boundVia: 'install_link', boundAt: new Date(gw.clock.now()).toISOString() } },
+    });
+    expect((await connect(a, repository, inst.id)).status).toBe(201);
+    const listed = await gw.call('GET', '/v1/github/installations', { token: a.factoryKey, appId: a.appId });
+    expect(listed.body.data).toContainEqual({ installationId: inst.id, account: inst.account, boundVia: 'install_link', boundAt: new Date(gw.clock.now()).toISOString() });
+    const audit = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=installation.bound`, { token: a.managementKey });
+    expect(audit.body.data.some((row: { target_identifier: string; actor_id: string }) => row.target_identifier === `installation ${inst.id} (${inst.account})` && row.actor_id === a.ownerId)).toBe(true);
+  });
+
+  it('a state with a bad signature, or whose payload was changed to name another factory, is refused', async () => {
+    const { inst, repository } = newInstallation();
+    const { state } = await linkFor(b);
+    const [body, mac] = state.split('.') as [string, string];
+    const flipped = mac.slice(0, -1) + (mac.endsWith('A') ? 'B' : 'A');
+    expect(code(await setup(inst.id, `${body}.${flipped}`))).toEqual({ status: 400, code: 'invalid_install_state' });
+    // b's state edited to name a's factory, keeping b's signature.
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const forged = Buffer.from(JSON.stringify({ ...payload, a: a.appId })).toString('base64url');
+    expect(code(await setup(inst.id, `${forged}.${mac}`))).toEqual({ status: 400, code: 'invalid_install_state' });
+    expect(code(await setup(inst.id, 'not-a-state'))).toEqual({ status: 400, code: 'invalid_install_state' });
+    expect(code(await connect(a, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+    expect(code(await connect(b, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+  });
+
+  it('an expired state is refused (410), one millisecond before expiry it still works', async () => {
+    const { inst } = newInstallation();
+    const old = await linkFor(a);
+    const fresh = await linkFor(a);
+    gw.clock.advance(THIRTY_MINUTES_MS);
+    expect(code(await setup(inst.id, old.state))).toEqual({ status: 410, code: 'install_state_expired' });
+    gw.clock.advance(-1);
+    expect((await setup(inst.id, fresh.state)).status).toBe(200);
+    gw.clock.advance(1);
+  });
+
+  it('a state works once: reused (even for another installation) it answers 409', async () => {
+    const first = newInstallation();
+    const second = newInstallation();
+    const { state } = await linkFor(a);
+    expect((await setup(first.inst.id, state)).status).toBe(200);
+    expect(code(await setup(first.inst.id, state))).toEqual({ status: 409, code: 'install_state_used' });
+    expect(code(await setup(second.inst.id, state))).toEqual({ status: 409, code: 'install_state_used' });
+    expect(code(await connect(a, second.repository, second.inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+  });
+
+  it("another factory's state binds to that factory only", async () => {
+    const { inst, repository } = newInstallation();
+    const { state } = await linkFor(b);
+    const r = await setup(inst.id, state);
+    expect(r.body.data.appId).toBe(b.appId);
+    expect((await connect(b, repository, inst.id)).status).toBe(201);
+    for (const t of [a, { factoryKey: sibling.factoryKey, appId: sibling.appId }]) {
+      expect(code(await connect(t, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+    }
+  });
+
+  it('an installation GitHub does not know is refused (404), and the state is not spent by it', async () => {
+    const { inst } = newInstallation();
+    const { state } = await linkFor(a);
+    const r = await setup(999_999, state);
+    expect(code(r)).toEqual({ status: 404, code: 'installation_not_found' });
+    expect(r.body.error.installationId).toBe(999_999);
+    expect((await setup(inst.id, state)).status).toBe(200);
+  });
+
+  it("a state whose user can no longer connect repositories there is refused", async () => {
+    const { inst } = newInstallation();
+    const member = await addMember(gw, a, 'write');
+    const { state } = await linkFor({ loginToken: member.loginToken, appId: a.appId });
+    const demoted = await gw.call('PATCH', `/v1/orgs/${a.orgName}/members/${member.userId}`, { token: a.managementKey, body: { role: 'read' } });
+    expect(demoted.status).toBe(200);
+    expect(code(await setup(inst.id, state))).toEqual({ status: 400, code: 'invalid_install_state' });
+  });
+
+  it('a setup call without installation_id (an install awaiting approval) is a 400 naming it', async () => {
+    const { state } = await linkFor(a);
+    const r = await setup(null, state);
+    expect(code(r)).toEqual({ status: 400, code: 'invalid_query_params' });
+    expect(r.body.error.message).toContain('installation_id');
+  });
+
+  it('connecting without a binding is refused before GitHub is asked anything', async () => {
+    const { inst, repository } = newInstallation();
+    const calls = github.calls.length;
+    const r = await connect(a, repository, inst.id);
+    expect(code(r)).toEqual({ status: 422, code: 'installation_not_bound' });
+    expect(r.body.error.installationId).toBe(inst.id);
+    expect(github.calls.length).toBe(calls);
+  });
+
+  it("cross-factory: an installation bound to a is neither listed for nor usable by other factories", async () => {
+    const { inst, repository } = newInstallation();
+    expect((await setup(inst.id, (await linkFor(a)).state)).status).toBe(200);
+    for (const [who, auth] of foreignCallers(b, sibling)) {
+      const listed = await gw.call('GET', '/v1/github/installations', auth);
+      expect(listed.status, who).toBe(200);
+      expect(listed.body.data.map((x: { installationId: number }) => x.installationId), who).not.toContain(inst.id);
+      const r = await gw.call('POST', '/v1/repositories', { ...auth, body: { repository, installationId: inst.id } });
+      expect(code(r), who).toEqual({ status: 422, code: 'installation_not_bound' });
+    }
+  });
+
+  it('install links: a person with repositories.write only', async () => {
+    expect(code(await gw.call('POST', '/v1/github/install-links', { appId: a.appId }))).toEqual({ status: 401, code: 'unauthorized' });
+    expect(code(await gw.call('POST', '/v1/github/install-links', { token: a.factoryKey, appId: a.appId }))).toEqual({ status: 401, code: 'unauthorized' });
+    const reader = await addMember(gw, a, 'read');
+    const denied = await gw.call('POST', '/v1/github/install-links', { token: reader.loginToken, appId: a.appId });
+    expect(code(denied)).toEqual({ status: 403, code: 'forbidden' });
+    expect(denied.body.error.required_permission).toBe('repositories.write');
+    // A's owner naming b's factory: the one 401.
+    expect(code(await gw.call('POST', '/v1/github/install-links', { token: a.loginToken, appId: b.appId }))).toEqual({ status: 401, code: 'unauthorized' });
+  });
+
+  it('the operator binds an installation (201, then 200), and nobody else can', async () => {
+    const { inst, repository } = newInstallation();
+    const bind = (token: string, appId: string, installationId: number) => gw.call('POST', `/v1/admin/apps/${appId}/installations`, { token, body: { installationId } });
+    const first = await bind(gw.adminToken, b.appId, inst.id);
+    expect(first.status).toBe(201);
+    expect(first.body.data).toEqual({ installationId: inst.id, account: inst.account, boundVia: 'admin', boundAt: new Date(gw.clock.now()).toISOString() });
+    expect((await bind(gw.adminToken, b.appId, inst.id)).status).toBe(200);
+    expect((await connect(b, repository, inst.id)).status).toBe(201);
+    expect(code(await bind(gw.adminToken, b.appId, 999_999))).toEqual({ status: 404, code: 'installation_not_found' });
+    expect(code(await bind(gw.adminToken, '0f0f0f0f-0000-4000-8000-000000000009', inst.id))).toEqual({ status: 404, code: 'app_not_found' });
+    for (const token of [a.loginToken, a.factoryKey, a.managementKey]) {
+      expect(code(await bind(token, a.appId, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
+    }
+    expect(code(await connect(a, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+  });
+});
