@@ -70,3 +70,45 @@ export const Text = (max: number, opts: StringOptions = {}) => Type.String({ max
 
 /** The success answer of a route that answers 204 with no body (documented in the OpenAPI document). */
 export const NoContent = Type.Null({ description: 'No content' });
+
+// ---------------------------------------------------------------------------------------------------------
+// Answers that are not JSON. These are plain JSON Schema / OpenAPI objects, not TypeBox schemas: they
+// document the answer in the OpenAPI document and type the reply as `unknown`. Declaring them costs nothing
+// at run time: Fastify runs its response serializer only for payloads that are neither a string, a
+// Buffer nor a stream, and these routes send only those (or nothing, or hijack the reply).
+
+type HeaderDocs = Record<string, { type: 'string' | 'integer'; description: string }>;
+
+/** A success answer whose body is raw bytes of one of `mediaTypes` (the range of every type: whatever the bytes were stored as). */
+export const Bytes = (mediaTypes: readonly string[], description: string, headers?: HeaderDocs) => ({
+  description,
+  content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+  ...(headers ? { headers } : {}),
+});
+
+/** A success answer whose body is an HTML page (a string). */
+export const HtmlPage = (description: string, headers?: HeaderDocs) => ({
+  description,
+  content: { 'text/html': { schema: { type: 'string' } } },
+  ...(headers ? { headers } : {}),
+});
+
+/** A redirect (3xx): no body, the target in `Location`. */
+export const Redirect = (description: string, location: string) => ({
+  type: 'null',
+  description,
+  headers: { Location: { type: 'string', description: location } },
+});
+
+/** A redirect written by Express (`res.redirect`), which adds a one-line note naming the target as its body. */
+export const ExpressRedirect = (description: string, location: string) => {
+  const note = { schema: { type: 'string', description: '`Found. Redirecting to <Location>` (text), or the same as a paragraph (HTML).' } };
+  return {
+    description,
+    content: { 'text/plain': note, 'text/html': note },
+    headers: { Location: { type: 'string', description: location } },
+  };
+};
+
+/** A success answer with a header but no body (202 Accepted, 304 Not Modified). */
+export const NoBody = (description: string) => ({ type: 'null', description });

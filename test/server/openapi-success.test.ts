@@ -1,5 +1,6 @@
-// Every documented operation names its success status; optional paging parameters are not required; a 204
-// answers no body.
+// Every documented operation names its success status and the body it sends; optional paging parameters are
+// not required; a 204 answers no body. (What each answer actually sends is held to the document by the drift
+// check every test runs under: test/helpers/openapi-drift.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../helpers/gateway.js';
 
@@ -13,7 +14,70 @@ afterAll(async () => {
   await gw.close();
 });
 
+interface ResponseDoc { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> }
+type Operations = Record<string, Record<string, { responses: Record<string, ResponseDoc> }>>;
+
+/** Statuses that carry no body by definition (RFC 9110), or by this API's choice for 202. */
+const BODILESS = (status: number) => status === 202 || status === 204 || status === 205 || status === 304;
+/** A redirect may carry a note for people (Express writes one); it needs no schema of its own. */
+const REDIRECT = (status: number) => status >= 300 && status < 400 && status !== 304;
+
 describe('OpenAPI document', () => {
+  it('every operation documents a success (2xx or 3xx), and a schema for every body it sends', () => {
+    const paths = (gw.app.swagger() as unknown as { paths: Operations }).paths;
+    const problems: string[] = [];
+    let operations = 0;
+    for (const [path, ops] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        operations++;
+        const where = `${method.toUpperCase()} ${path}`;
+        const successes = Object.keys(op.responses).filter((s) => /^[23]\d\d$/.test(s));
+        if (successes.length === 0) problems.push(`${where}: no success status`);
+        for (const status of successes) {
+          const { content } = op.responses[status]!;
+          if (BODILESS(Number(status))) {
+            if (content) problems.push(`${where} ${status}: a body on a status that has none`);
+          } else if (REDIRECT(Number(status))) {
+            if (!op.responses[status]!.headers?.Location) problems.push(`${where} ${status}: a redirect without Location`);
+          } else if (!content || Object.keys(content).length === 0) {
+            problems.push(`${where} ${status}: no body documented`);
+          } else {
+            for (const [type, media] of Object.entries(content)) if (!media.schema) problems.push(`${where} ${status} ${type}: no schema`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(operations).toBeGreaterThan(90);
+  });
+
+  it('documents the answers that are not JSON envelopes: bytes, redirects, pages and bare JSON', () => {
+    const paths = (gw.app.swagger() as unknown as { paths: Operations }).paths;
+    const binary = { type: 'string', format: 'binary' };
+    const content = paths['/v1/artifacts/{id}/content']!.get!.responses;
+    expect(content['200']!.content).toEqual({ '*/*': { schema: binary } });
+    expect(content['206']!.content).toEqual({ '*/*': { schema: binary } });
+    expect(Object.keys(content['206']!.headers ?? {})).toContain('Content-Range');
+    const blob = paths['/v1/agents/blob/{sha256}']!.get!.responses;
+    expect(blob['200']!.content).toEqual({ '*/*': { schema: binary } });
+    expect(blob['304']!.content).toBeUndefined();
+    const link = paths['/auth/link/{token}']!.get!.responses;
+    expect(Object.keys(link).filter((s) => /^\d\d\d$/.test(s))).toEqual(['303']);
+    expect(Object.keys(link['303']!.headers ?? {})).toEqual(['Location']);
+    for (const method of ['get', 'post']) expect(Object.keys(paths['/oauth/authorize']![method]!.responses['200']!.content ?? {})).toEqual(['text/html']);
+    expect(Object.keys(paths['/oauth/consent']!.post!.responses['302']!.headers ?? {})).toEqual(['Location']);
+    expect(Object.keys(paths['/oauth/token']!.post!.responses['200']!.content ?? {})).toEqual(['application/json']);
+    expect(Object.keys(paths['/oauth/register']!.post!.responses)).toContain('201');
+    expect(paths['/v1/mcp']!.post!.responses['202']!.content).toBeUndefined();
+    expect(Object.keys(paths['/v1/openapi.json']!.get!.responses['200']!.content ?? {})).toEqual(['application/json']);
+  });
+
+  it('serves its own document unchanged by the response schema it declares', async () => {
+    const res = await gw.call('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(JSON.stringify(gw.app.swagger()));
+  });
+
   it('limit and offset are optional wherever they appear', async () => {
     const doc = (await gw.call('GET', '/v1/openapi.json')).body;
     const required: string[] = [];

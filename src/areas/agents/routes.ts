@@ -2,7 +2,7 @@
 // GET /v1/agents/blob/{sha256} (content-addressed session images).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Nullable } from '../../server/schemas.js';
+import { Bytes, Data, NoBody, Nullable } from '../../server/schemas.js';
 import { getBlob, sync, SYNC_LIMITS, type SyncBody } from './service.js';
 
 const SyncResult = Type.Object({
@@ -42,6 +42,12 @@ export const agentsRoutes: AreaRoutes = (app) => {
       tags: ['agents'],
       description: 'The bytes with their media type. Content-addressed, so the answer never changes: cached as immutable.',
       params: Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
+      response: {
+        200: Bytes(['*/*'], 'The bytes, with the media type they were synced with.', {
+          ETag: { type: 'string', description: 'The quoted sha256; send it back in `If-None-Match`.' },
+        }),
+        304: NoBody('Not Modified: `If-None-Match` named this blob.'),
+      },
     },
   }, async (req, reply) => {
     const blob = await getBlob(factoryContext(req.ctx), req.params.sha256);

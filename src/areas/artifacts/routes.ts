@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { Data, DateTime, Nullable, Uuid, Int32, Int53, PrNumber as PrNumberSchema } from '../../server/schemas.js';
+import { Bytes, Data, DateTime, Nullable, Uuid, Int32, Int53, PrNumber as PrNumberSchema } from '../../server/schemas.js';
 import {
   ARTIFACT_REQUEST_LIMIT,
   createArtifact,
@@ -114,6 +114,13 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 }
 
 /** An RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name. */
+/** Headers of every answer of GET /v1/artifacts/{id}/content (documented in the OpenAPI document). */
+const CONTENT_HEADERS = {
+  ETag: { type: 'string', description: 'The quoted sha256 of the whole content; send it back in `If-Range`.' },
+  'Accept-Ranges': { type: 'string', description: '`bytes`' },
+  'Content-Disposition': { type: 'string', description: '`inline`, or `attachment` for HTML, SVG, XML and script types; with the filename.' },
+} as const;
+
 function contentDisposition(type: 'inline' | 'attachment', filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -172,6 +179,13 @@ export const artifactsRoutes: AreaRoutes = (app) => {
         exp: Type.Optional(Type.String({ maxLength: 20, description: 'Expiry of a signed URL (Unix seconds).' })),
         sig: Type.Optional(Type.String({ maxLength: 128, description: 'Signature of a signed URL.' })),
       }),
+      response: {
+        200: Bytes(['*/*'], 'The whole content, with the media type it was stored with.', CONTENT_HEADERS),
+        206: Bytes(['*/*'], 'The requested range of the content.', {
+          ...CONTENT_HEADERS,
+          'Content-Range': { type: 'string', description: '`bytes first-last/size`' },
+        }),
+      },
     },
   }, async (req, reply) => {
     const { artifact, bytes } = await readContent(factoryContext(req.ctx), req.params.id);

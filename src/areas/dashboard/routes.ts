@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { AreaRoutes } from '../../server/context.js';
 import type { Config } from '../../server/config.js';
-import { Data, DateTime, Uuid, NoContent } from '../../server/schemas.js';
+import { Data, DateTime, Uuid, NoContent, Redirect } from '../../server/schemas.js';
 import { SESSION_COOKIE } from '../../server/guard.js';
 import * as dashboard from './service.js';
 
@@ -33,6 +33,7 @@ export const dashboardRoutes: AreaRoutes = (app) => {
       summary: 'Open a sign-in link', tags: ['dashboard'],
       description: 'A live link sets the session cookie and answers 303 to `/`; a used, expired or unknown one answers 303 to `/sign-in?reason=used|expired|invalid`.',
       params: Type.Object({ token: Type.String() }),
+      response: { 303: Redirect('Signed in (with `Set-Cookie`), or the link did not sign in.', '`/` when signed in; `/sign-in?reason=used|expired|invalid` otherwise.') },
     },
   }, async (req, reply) => {
     const outcome = await dashboard.openLink(req.ctx, req.params.token);

@@ -8,13 +8,27 @@ import { Type } from 'typebox';
 import type { AreaRoutes } from '../../server/context.js';
 import { ApiError, apiError } from '../../server/errors.js';
 import { setRateHeaders } from '../../server/guard.js';
-import { Uuid } from '../../server/schemas.js';
+import { NoBody, Uuid } from '../../server/schemas.js';
 import { protectedResourceMetadataUrl } from '../oauth/service.js';
 import { buildTools, type Tool } from './tools.js';
 
 const MCP_PATH = '/v1/mcp';
 const APP_MCP_PATH = '/v1/apps/:appId/mcp';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A JSON-RPC 2.0 response: `result` on success, `error` (code, message) on failure, never both. */
+const JsonRpcResponse = Type.Union([
+  Type.Object({
+    jsonrpc: Type.Literal('2.0'),
+    id: Type.Union([Type.String(), Type.Number()]),
+    result: Type.Object({}, { additionalProperties: true, description: 'What the method answers (MCP: InitializeResult, ListToolsResult, CallToolResult, ...).' }),
+  }),
+  Type.Object({
+    jsonrpc: Type.Literal('2.0'),
+    id: Type.Union([Type.String(), Type.Number(), Type.Null()]),
+    error: Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Unknown()) }),
+  }),
+]);
 
 /** JSON-RPC requests in a POST body that read no data (everything but tools/call); notifications are free. */
 export function protocolCallCount(body: unknown): number {
@@ -79,18 +93,26 @@ export const mcpRoutes: AreaRoutes = (app) => {
     throw apiError('method_not_allowed', `${req.method} is not allowed here: this MCP server is stateless and answers POST only.`, {}, { Allow: 'POST' });
   };
   const Body = Type.Unknown({ description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' });
+  const response = {
+    // The transport's answer is sent as the string it built (Fastify does not serialize strings), so this
+    // schema documents the body without reshaping it.
+    200: Type.Union([JsonRpcResponse, Type.Array(JsonRpcResponse)], {
+      description: 'The JSON-RPC response to each request of the body (one, or an array for a batch).',
+    }),
+    202: NoBody('Accepted: the body held only notifications or responses, which get no answer.'),
+  };
 
   app.post(MCP_PATH, {
     config: { guard: { credentials: ['factory_key', 'login_token', 'oauth_token'], factory: 'header-optional-for-key', dashboardSession: false } },
     schema: {
-      summary: 'MCP endpoint (Streamable HTTP, stateless)', tags: ['mcp'], body: Body,
+      summary: 'MCP endpoint (Streamable HTTP, stateless)', tags: ['mcp'], body: Body, response,
       description: 'A factory key may leave out X-Outerlayer-App-Id. Tools mirror REST reads with their permissions and rate limits; initialize, ping, tools/list and resources/* count against the mcp-protocol bucket.',
     },
   }, handle);
   app.post(APP_MCP_PATH, {
     config: { guard: { credentials: ['login_token', 'oauth_token'], factory: 'path', appParam: 'appId', dashboardSession: false } },
     schema: {
-      summary: "A factory's MCP endpoint (Streamable HTTP, stateless)", tags: ['mcp'], body: Body,
+      summary: "A factory's MCP endpoint (Streamable HTTP, stateless)", tags: ['mcp'], body: Body, response,
       description: 'The factory comes from the path. Accepts a login token or an OAuth access token issued for this URL, never an API key.',
       params: Type.Object({ appId: Uuid }),
     },

@@ -13,6 +13,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App, Gateway } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
+import { ExpressRedirect, HtmlPage, Redirect } from '../../server/schemas.js';
 import { parsePlaintext } from '../../server/credentials.js';
 import type { Principal } from '../../server/auth/principal.js';
 import { recordAudit } from '../orgs/audit.js';
@@ -29,6 +30,33 @@ const PAGE_HEADERS = {
   'X-Frame-Options': 'DENY',
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
 };
+
+const PAGE_HEADER_DOCS = {
+  'Content-Security-Policy': { type: 'string', description: 'No script; forms post only to this origin; never framed.' },
+  'X-Frame-Options': { type: 'string', description: '`DENY`' },
+} as const;
+const CONSENT_PAGE = HtmlPage('The consent page: sign in with a login token and approve or deny the client.', PAGE_HEADER_DOCS);
+const ERROR_REDIRECT = ExpressRedirect(
+  'The request failed after the client and redirect_uri were checked (RFC 6749 §4.1.2.1).',
+  'The redirect_uri with `error`, `error_description` and `state`.',
+);
+
+/** RFC 6749 §5.1 access token answer. */
+const Tokens = Type.Object({
+  access_token: Type.String({ description: 'An `olo_` credential for the MCP endpoint it was issued for.' }),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer({ description: 'Seconds the access token lives.' }),
+  refresh_token: Type.String({ description: 'Rotates on use; a replayed one revokes the whole grant.' }),
+  scope: Type.String(),
+}, { description: 'RFC 6749 §5.1 token answer (bare JSON).' });
+
+/** RFC 7591 §3.2.1 client information: the registered metadata with the client id. */
+const RegisteredClient = Type.Object({
+  client_id: Type.String(),
+  client_id_issued_at: Type.Integer({ description: 'Unix seconds.' }),
+  redirect_uris: Type.Array(Type.String()),
+  token_endpoint_auth_method: Type.Literal('none', { description: 'Every client is public (PKCE).' }),
+}, { additionalProperties: true, description: 'RFC 7591 client information: every metadata field the client sent, with client_id (bare JSON).' });
 
 const ConsentBody = Type.Object({
   request: Type.String({ minLength: 1, maxLength: 16384 }),
@@ -169,11 +197,13 @@ export function registerAuthorizationServer(app: App): void {
     });
   };
 
-  app.get('/oauth/authorize', { config: PROTOCOL, schema: { summary: 'Authorization endpoint (OAuth 2.1, PKCE S256): shows the consent page', tags: ['oauth'] } }, forward);
-  app.post('/oauth/authorize', { config: PROTOCOL, schema: { summary: 'Authorization endpoint (form post)', tags: ['oauth'] } }, forward);
-  app.post('/oauth/token', { config: PROTOCOL, schema: { summary: 'Token endpoint: authorization_code and refresh_token grants', tags: ['oauth'] } }, forward);
-  app.post('/oauth/register', { config: PROTOCOL, schema: { summary: 'Dynamic client registration (RFC 7591); clients are public (PKCE)', tags: ['oauth'] } }, forward);
-  app.post('/oauth/revoke', { config: PROTOCOL, schema: { summary: 'Token revocation (RFC 7009)', tags: ['oauth'] } }, forward);
+  // The SDK handlers write the answers (the reply is hijacked); these schemas only document them.
+  const authorizeResponse = { 200: CONSENT_PAGE, 302: ERROR_REDIRECT };
+  app.get('/oauth/authorize', { config: PROTOCOL, schema: { summary: 'Authorization endpoint (OAuth 2.1, PKCE S256): shows the consent page', tags: ['oauth'], response: authorizeResponse } }, forward);
+  app.post('/oauth/authorize', { config: PROTOCOL, schema: { summary: 'Authorization endpoint (form post)', tags: ['oauth'], response: authorizeResponse } }, forward);
+  app.post('/oauth/token', { config: PROTOCOL, schema: { summary: 'Token endpoint: authorization_code and refresh_token grants', tags: ['oauth'], response: { 200: Tokens } } }, forward);
+  app.post('/oauth/register', { config: PROTOCOL, schema: { summary: 'Dynamic client registration (RFC 7591); clients are public (PKCE)', tags: ['oauth'], response: { 201: RegisteredClient } } }, forward);
+  app.post('/oauth/revoke', { config: PROTOCOL, schema: { summary: 'Token revocation (RFC 7009)', tags: ['oauth'], response: { 200: Type.Object({}, { description: 'Revoked, or the token was unknown (RFC 7009 §2.2): `{}`.' }) } } }, forward);
   // CORS preflight for browser-based MCP clients (answered by the SDK handlers' cors()).
   for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke']) {
     app.options(path, { config: PROTOCOL, schema: { hide: true } as object }, forward);
@@ -181,7 +211,18 @@ export function registerAuthorizationServer(app: App): void {
 
   app.post('/oauth/consent', {
     config: PUBLIC,
-    schema: { summary: "The consent page's approval: issues the authorization code and redirects to the client", tags: ['oauth'], body: ConsentBody },
+    schema: {
+      summary: "The consent page's approval: issues the authorization code and redirects to the client", tags: ['oauth'], body: ConsentBody,
+      response: {
+        200: HtmlPage('The consent page again, asking which factory the client may read.', PAGE_HEADER_DOCS),
+        302: Redirect('The decision, back to the client.', 'The redirect_uri with `code` (approved) or `error=access_denied`, `state` and `iss`.'),
+        // The page again, saying what to fix; a body that fails validation or an expired request answers the
+        // error envelope (4XX) instead.
+        400: HtmlPage('The consent page again: the factory id is not a uuid.', PAGE_HEADER_DOCS),
+        401: HtmlPage('The consent page again: not a login token, or not one of a member of that factory.', PAGE_HEADER_DOCS),
+        403: HtmlPage('The consent page again: the login token belongs to no factory.', PAGE_HEADER_DOCS),
+      },
+    },
   }, async (req, reply) => {
     const request = verifyConsentRequest(gateway, req.body.request);
     if (!request) throw apiError('invalid_request_body', 'The consent request expired or was altered; start the authorization again.');
@@ -193,9 +234,9 @@ export function registerAuthorizationServer(app: App): void {
       url.searchParams.set('iss', gateway.config.publicUrl); // RFC 9207
       return reply.header('Cache-Control', 'no-store').redirect(url.href, 302);
     };
-    const page = (status: number, message: string | null, step?: Parameters<typeof renderConsentPage>[3]) =>
+    const page = (status: 200 | 400 | 401 | 403, message: string | null, step?: Parameters<typeof renderConsentPage>[3]) =>
       reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(renderConsentPage(request, req.body.request, message, step));
-    const again = (status: number, message: string) => page(status, message);
+    const again = (status: 400 | 401 | 403, message: string) => page(status, message);
     const invalidToken = "The login token is not valid, or you are not a member of that factory's organization.";
 
     if (req.body.decision === 'deny') return back({ error: 'access_denied', error_description: 'The user denied the request.' });
