@@ -34,6 +34,12 @@ export interface BuildOptions {
   blobs?: BlobStore;
   /** Areas registered after the built-in ones (tests use it to exercise the guard on probe routes). */
   extraAreas?: readonly Area[];
+  /**
+   * Called with the bare app before any hook or route is added, so what it adds applies to every route
+   * (Fastify copies an instance's hooks into each plugin when the plugin registers). The tests install the
+   * OpenAPI drift check here (test/helpers/openapi-drift.ts).
+   */
+  instrument?: (app: App) => void;
 }
 
 /**
@@ -100,6 +106,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(requestValidatorCompiler());
+  options.instrument?.(app as App);
 
   const pepper = loadPepper(config.dataDir, config.keyPepper);
   const rateLimits = await RateLimits.create(config.redisUrl, config.redisPrefix, app.log);

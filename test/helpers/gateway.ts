@@ -12,6 +12,7 @@ import { ManualClock } from '../../src/server/clock.js';
 import { loadConfig, type Config } from '../../src/server/config.js';
 import type { App, BootstrapResult } from '../../src/server/context.js';
 import type { Area } from '../../src/areas/index.js';
+import { installDriftCheck } from './openapi-drift.js';
 import { testTempDir } from './tmp.js';
 
 export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
@@ -55,6 +56,12 @@ export interface StartOptions {
   extraAreas?: readonly Area[];
   /** Write the gateway's log lines (level info) here instead of discarding them. */
   logStream?: { write(line: string): void };
+  /**
+   * Check every 2xx/3xx answer against the OpenAPI document (test/helpers/openapi-drift.ts). On by default
+   * under vitest, where test/helpers/openapi-drift-setup.ts fails the test that produced a violation; off
+   * elsewhere (bench/ scripts start gateways with this helper and measure them as served).
+   */
+  openApiCheck?: boolean;
 }
 
 async function freshSchema(url: string): Promise<string> {
@@ -110,6 +117,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
       config, clock,
       ...(opts.extraAreas ? { extraAreas: opts.extraAreas } : {}),
       ...(opts.logStream ? { logger: { level: 'info', stream: opts.logStream } } : {}),
+      ...((opts.openApiCheck ?? Boolean(process.env.VITEST)) ? { instrument: installDriftCheck } : {}),
     });
   } catch (err) {
     // A gateway that refuses to start must not leave its schema or data dir behind.
