@@ -95,7 +95,8 @@ class DriftChecker {
     let validate = this.bodyChecks.get(cacheKey);
     if (validate === undefined) {
       const schema = content[key]!.schema;
-      validate = schema && JSON_MEDIA.test(media) ? this.compile(schema) : null;
+      // Only a documented JSON media type has a JSON schema; bytes under a range (`*/*`) may be JSON too.
+      validate = schema && JSON_MEDIA.test(key) ? this.compile(schema) : null;
       this.bodyChecks.set(cacheKey, validate);
     }
     if (validate === null) return null;
