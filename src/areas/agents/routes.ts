@@ -3,7 +3,10 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Bytes, Data, NoBody, Nullable } from '../../server/schemas.js';
+import { isActiveContent } from '../artifacts/service.js';
 import { getBlob, sync, SYNC_LIMITS, type SyncBody } from './service.js';
+
+const BLOB_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
 
 const SyncResult = Type.Object({
   accepted: Type.Array(Type.String(), { description: 'ids of the sessions stored (or already stored: a re-send is idempotent)' }),
@@ -43,8 +46,10 @@ export const agentsRoutes: AreaRoutes = (app) => {
       description: 'The bytes with their media type. Content-addressed, so the answer never changes: cached as immutable.',
       params: Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
       response: {
-        200: Bytes(['*/*'], 'The bytes, with the media type they were synced with.', {
+        200: Bytes(['*/*'], 'The bytes, with the media type they were synced with. Every answer carries `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy; HTML, SVG and other XML or script types are sent as attachments.', {
           ETag: { type: 'string', description: 'The quoted sha256; send it back in `If-None-Match`.' },
+          'Content-Security-Policy': { type: 'string', description: 'A sandboxing policy: no script, no subresources but images.' },
+          'Content-Disposition': { type: 'string', description: '`attachment` for active media types (HTML, SVG, XML, script); absent otherwise.' },
         }),
         304: NoBody('Not Modified: `If-None-Match` named this blob.'),
       },
@@ -55,6 +60,11 @@ export const agentsRoutes: AreaRoutes = (app) => {
     reply.header('Cache-Control', 'private, max-age=31536000, immutable');
     reply.header('ETag', etag);
     reply.header('X-Content-Type-Options', 'nosniff');
+    // A client may sync any media type, HTML and SVG included: the same rules as artifact content, so no blob
+    // can run script in the gateway's origin (an opaque sandboxed origin if rendered, a download if active).
+    reply.header('Content-Security-Policy', BLOB_CSP);
+    reply.header('Cross-Origin-Resource-Policy', 'same-origin');
+    if (isActiveContent(blob.mediaType)) reply.header('Content-Disposition', 'attachment');
     if (req.headers['if-none-match'] === etag) return reply.status(304).send();
     return reply.type(blob.mediaType).send(blob.bytes);
   });

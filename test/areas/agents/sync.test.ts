@@ -373,6 +373,26 @@ describe('blobs', () => {
     expect(d.body.data.turns[0].images).toEqual([{ mediaType: 'image/png', sha256: good.sha256, bytes: png.length, url: `/v1/agents/blob/${good.sha256}` }]);
   });
 
+  it('serves a synced HTML or SVG blob as a sandboxed attachment, never as a page of the gateway', async () => {
+    const html = blobOf(Buffer.from('<script>alert(document.cookie)</script>'), 'text/html');
+    const svg = blobOf(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'image/svg+xml');
+    const r = await sync(a, { schemaVersion: 1, sessions: [canonical('minimal')], blobs: [html, svg] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.blobsStored).toBe(2);
+    for (const blob of [html, svg]) {
+      const res = await gw.call('GET', `/v1/agents/blob/${blob.sha256}`, { token: readOnlyKey, appId: a.appId });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-disposition']).toBe('attachment');
+      expect(res.headers['content-security-policy']).toContain('sandbox');
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+    // A raster image stays inline (the session page shows it), still under the sandboxing policy.
+    const png = await gw.call('GET', `/v1/agents/blob/${good.sha256}`, { token: readOnlyKey, appId: a.appId });
+    expect(png.headers['content-disposition']).toBeUndefined();
+    expect(png.headers['content-security-policy']).toContain('sandbox');
+  });
+
   it("answers 404 for another factory's blob until that factory uploads the same bytes", async () => {
     const other = await gw.call('GET', `/v1/agents/blob/${good.sha256}`, { token: b.factoryKey, appId: b.appId });
     expect(other.status).toBe(404);
