@@ -84,6 +84,26 @@ describeInBrowser('dashboard: overview and exports', () => {
     await expect.poll(() => page.getByTestId('compare-sessions').locator('td').nth(2).textContent(), { timeout: 15_000 }).toBe('7');
   });
 
+  it("a custom window the API refuses shows the API's message next to the field, and the page stays", async () => {
+    await page.goto(`${base}/f/${t.appId}?days=7`);
+    await page.getByTestId('tiles').waitFor();
+    const form = page.getByTestId('window-picker').locator('form');
+    await form.locator('input[name=from]').fill('2026-11-20');
+    await form.locator('input[name=to]').fill('2026-11-10');
+    await form.getByRole('button', { name: 'Apply' }).click();
+    const error = page.getByTestId('window-error-from');
+    await error.waitFor();
+    // The gateway's words (400 invalid_date_range, detail on `from`), not the page's own.
+    expect(await error.textContent()).toBe('must not be after to: from (2026-11-20T00:00:00.000Z) is after to (2026-11-11T00:00:00.000Z).');
+    expect(page.url()).toMatch(/days=7/);
+    expect(await page.getByTestId('tiles').isVisible()).toBe(true);
+    // A window it accepts moves the page and clears the message.
+    await form.locator('input[name=to]').fill('2026-11-25');
+    await form.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/to=2026-11-25/);
+    expect(await page.getByTestId('window-error-from').count()).toBe(0);
+  });
+
   it('the sessions export downloads the rows the list shows for the same filters', async () => {
     await page.goto(`${base}/f/${t.appId}/sessions?repo=acme/api&branch=main`);
     await page.getByTestId('sessions-export').waitFor();

@@ -1,8 +1,9 @@
 // `/f/$appId`: the factory home. Tiles of the window with their change against the prior window (or two
 // windows side by side in compare mode), the daily trend, the model mix and ranked breakdowns.
 import { createRoute, useNavigate } from '@tanstack/react-router';
-import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { ApiError } from '../../api/client';
 import { factoryRoute } from '../factory/route';
 import { formatInt, formatUsd } from '../../ui/format';
 import { TrendChart } from './TrendChart';
@@ -70,6 +71,25 @@ function Tile({ t, now, before, priorLabel }: { t: (typeof TILES)[number]; now: 
   );
 }
 
+/** An API refusal of a window, placed by the field it names (null: not one of the form's fields). */
+interface WindowError { field: string | null; message: string }
+
+/**
+ * Where the API's message goes: the field its first detail names (the compare route names the first window's
+ * fields `aFrom`/`aTo`, the overview `from`/`to`), else under the button.
+ */
+function windowErrorOf(err: unknown, fromField: string, toField: string): WindowError {
+  if (!(err instanceof ApiError)) return { field: null, message: err instanceof Error ? err.message : String(err) };
+  const path = err.details[0]?.path;
+  const field = path === fromField || path === toField ? path : null;
+  return { field, message: field ? `${err.details[0]!.message}: ${err.message}` : err.message };
+}
+
+function FieldError({ error, field }: { error: WindowError | null; field: string | null }) {
+  if (!error || error.field !== field) return null;
+  return <p className="field-error" role="alert" data-testid={`window-error-${field ?? 'form'}`}>{error.message}</p>;
+}
+
 function OverviewPage() {
   const { appId } = overviewRoute.useParams();
   const search = overviewRoute.useSearch();
@@ -77,7 +97,20 @@ function OverviewPage() {
   const w = windowOf(search);
   const set = (next: OverviewSearch) => void navigate({ search: next });
   const [custom, setCustom] = useState({ from: search.from ?? w.from, to: search.to ?? w.to });
+  const [customError, setCustomError] = useState<WindowError | null>(null);
+  const queryClient = useQueryClient();
   const preset = search.days ?? (search.from && search.to ? undefined : 30);
+  // The window is asked of the API before the page moves to it, so a window the API refuses (from after to,
+  // a date it cannot express) shows its message beside the field instead of replacing the page.
+  const applyCustom = async () => {
+    try {
+      await queryClient.fetchQuery(overviewQuery(appId, custom));
+      setCustomError(null);
+      set({ from: custom.from, to: custom.to, ...(search.compare ? { compare: true } : {}) });
+    } catch (err) {
+      setCustomError(windowErrorOf(err, 'from', 'to'));
+    }
+  };
   return (
     <>
       <h1>Overview</h1>
@@ -85,10 +118,13 @@ function OverviewPage() {
         {[7, 30, 90].map((d) => (
           <button key={d} type="button" aria-pressed={preset === d} onClick={() => set({ days: d, ...(search.compare ? { compare: true } : {}) })}>Last {d} days</button>
         ))}
-        <form className="filters" onSubmit={(e) => { e.preventDefault(); set({ from: custom.from, to: custom.to, ...(search.compare ? { compare: true } : {}) }); }}>
+        <form className="filters" onSubmit={(e) => { e.preventDefault(); void applyCustom(); }}>
           <label>From<input type="date" name="from" value={custom.from} onChange={(e) => setCustom({ ...custom, from: e.target.value })} /></label>
+          <FieldError error={customError} field="from" />
           <label>To<input type="date" name="to" value={custom.to} onChange={(e) => setCustom({ ...custom, to: e.target.value })} /></label>
+          <FieldError error={customError} field="to" />
           <button type="submit">Apply</button>
+          <FieldError error={customError} field={null} />
         </form>
         <label className="inline">
           <input type="checkbox" name="compare" checked={Boolean(search.compare)} onChange={(e) => set({ ...search, compare: e.target.checked || undefined })} /> Compare
@@ -126,15 +162,29 @@ function CompareTiles({ appId, search, w }: { appId: string; search: OverviewSea
   const a = search.aFrom && search.aTo ? { from: search.aFrom, to: search.aTo } : priorOf(w);
   const navigate = useNavigate({ from: overviewRoute.fullPath });
   const [aw, setAw] = useState(a);
+  const [awError, setAwError] = useState<WindowError | null>(null);
+  const queryClient = useQueryClient();
   const { data } = useSuspenseQuery(compareQuery(appId, a, w));
+  const applyCompare = async () => {
+    try {
+      await queryClient.fetchQuery(compareQuery(appId, aw, w));
+      setAwError(null);
+      void navigate({ search: { ...search, aFrom: aw.from, aTo: aw.to } });
+    } catch (err) {
+      setAwError(windowErrorOf(err, 'aFrom', 'aTo'));
+    }
+  };
   const ta = data.a.tiles as unknown as Record<string, number | null>;
   const tb = data.b.tiles as unknown as Record<string, number | null>;
   return (
     <>
-      <form className="filters" onSubmit={(e) => { e.preventDefault(); void navigate({ search: { ...search, aFrom: aw.from, aTo: aw.to } }); }}>
+      <form className="filters" onSubmit={(e) => { e.preventDefault(); void applyCompare(); }}>
         <label>Compare with: from<input type="date" name="aFrom" value={aw.from} onChange={(e) => setAw({ ...aw, from: e.target.value })} /></label>
+        <FieldError error={awError} field="aFrom" />
         <label>to<input type="date" name="aTo" value={aw.to} onChange={(e) => setAw({ ...aw, to: e.target.value })} /></label>
+        <FieldError error={awError} field="aTo" />
         <button type="submit">Compare</button>
+        <FieldError error={awError} field={null} />
       </form>
       <table className="grid" data-testid="compare-table">
         <thead><tr><th>Tile</th><th className="num">{a.from} – {a.to}</th><th className="num">{w.from} – {w.to}</th><th className="num">Change</th></tr></thead>
