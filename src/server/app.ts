@@ -20,6 +20,7 @@ import { registerGuard } from './guard.js';
 import { createWeb } from './web.js';
 import { registerHostileInputChecks } from './hostile-input.js';
 import { registerQueryRule } from './query-rule.js';
+import { serializerOnFirstUse } from './serialization.js';
 import { requestValidatorCompiler } from './validation.js';
 import { deriveSecret, loadPepper } from './pepper.js';
 import { RateLimits } from './ratelimit.js';
@@ -94,6 +95,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel, stream: logStream },
     bodyLimit: DEFAULT_BODY_LIMIT,
+    schemaController: { compilersFactory: { buildSerializer: serializerOnFirstUse } },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();

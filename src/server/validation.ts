@@ -109,9 +109,42 @@ function finiteText(validate: Validator): Validator {
   return wrapped;
 }
 
+/** The two ajv instances of the request validators: bodies as JSON, text parts (query, params, headers) coerced. */
+export interface RequestSchemaCompilers {
+  compile(schema: unknown, httpPart: string | undefined): Validator;
+}
+
+export function requestSchemaCompilers(): RequestSchemaCompilers {
+  let bodies: Ajv | null = null;
+  let text: Ajv | null = null;
+  return {
+    compile(schema, httpPart) {
+      const bounded = withNumberBounds(schema) as object;
+      if (httpPart === 'body') return (bodies ??= build(false)).compile(bounded) as Validator;
+      return finiteText((text ??= build('array')).compile(bounded) as Validator);
+    },
+  };
+}
+
+/**
+ * A validator compiled on its first call. Compiling all 88 routes' request schemas at start-up held about
+ * 8.5 MB of generated code and ajv state (idle RSS 122 → 113.5 MB, issue 17), most of it for routes a node
+ * may never serve; the first request of a route pays its compilation instead. A schema ajv cannot compile
+ * is still caught before release: test/server/schema-compile.test.ts compiles every route's schemas eagerly.
+ * Fastify reads the errors of the last call from the function itself.
+ */
+function compiledOnFirstUse(compile: () => Validator): Validator {
+  let validate: Validator | null = null;
+  const wrapped: Validator = (data) => {
+    validate ??= compile();
+    const ok = validate(data);
+    wrapped.errors = validate.errors;
+    return ok;
+  };
+  return wrapped;
+}
+
 export function requestValidatorCompiler(): FastifySchemaCompiler<FastifySchema> {
-  const bodies = build(false);
-  const text = build('array');
-  return ({ schema, httpPart }) =>
-    httpPart === 'body' ? bodies.compile(withNumberBounds(schema) as object) : finiteText(text.compile(withNumberBounds(schema) as object) as Validator);
+  const compilers = requestSchemaCompilers();
+  return ({ schema, httpPart }) => compiledOnFirstUse(() => compilers.compile(schema, httpPart));
 }

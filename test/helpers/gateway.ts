@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { InjectOptions } from 'fastify';
+import type { InjectOptions, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
 import { ManualClock } from '../../src/server/clock.js';
 import { loadConfig, type Config } from '../../src/server/config.js';
@@ -62,6 +62,8 @@ export interface StartOptions {
    * elsewhere (bench/ scripts start gateways with this helper and measure them as served).
    */
   openApiCheck?: boolean;
+  /** Called for every route as it registers (Fastify's onRoute hook, installed before any route). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 async function freshSchema(url: string): Promise<string> {
@@ -117,7 +119,10 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
       config, clock,
       ...(opts.extraAreas ? { extraAreas: opts.extraAreas } : {}),
       ...(opts.logStream ? { logger: { level: 'info', stream: opts.logStream } } : {}),
-      ...((opts.openApiCheck ?? Boolean(process.env.VITEST)) ? { instrument: installDriftCheck } : {}),
+      instrument: (built: App) => {
+        if (opts.openApiCheck ?? Boolean(process.env.VITEST)) installDriftCheck(built);
+        if (opts.onRoute) built.addHook('onRoute', opts.onRoute);
+      },
     });
   } catch (err) {
     // A gateway that refuses to start must not leave its schema or data dir behind.
