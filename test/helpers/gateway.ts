@@ -195,10 +195,15 @@ export interface Tenant {
   managementKey: string;
 }
 
+export interface TenantOptions {
+  plan?: 'free' | 'paid' | 'enterprise';
+  name?: string;
+}
+
 let tenantCounter = 0;
 
 /** A new org (plan given), an owner with a login token, one factory, a full-access key and a management key. */
-export async function createTenant(gw: TestGateway, opts: { plan?: 'free' | 'paid' | 'enterprise'; name?: string } = {}): Promise<Tenant> {
+export async function createTenant(gw: TestGateway, opts: TenantOptions = {}): Promise<Tenant> {
   const suffix = `${process.pid}-${++tenantCounter}-${crypto.randomBytes(3).toString('hex')}`;
   const orgName = opts.name ?? `org-${suffix}`;
   const admin = { token: gw.adminToken };

@@ -1,19 +1,15 @@
 // Spec part 5, rules 1–10, each with its own test, through the real server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mintPlaintext } from '../../src/server/credentials.js';
-import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../helpers/gateway.js';
+import { addMember, startGateway, type Tenant, type TestGateway } from '../helpers/gateway.js';
+import { withGatewayAndTenants } from '../helpers/gateway-fixture.js';
 import { probeArea } from '../helpers/probe.js';
 
 describe('authentication rules (spec part 5)', () => {
   let gw: TestGateway;
   let a: Tenant;
   let b: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway({ extraAreas: [probeArea] });
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s), { gateway: { extraAreas: [probeArea] } });
 
   const expect401 = (r: { status: number; body: { error: { code: string } } }) => {
     expect(r.status).toBe(401);

@@ -1,12 +1,13 @@
 // Issue 19 item 9 (API.md §2): an unknown, a revoked and an expired credential, and a live one naming a
 // factory (or, for an OAuth token, a resource) it does not belong to, all get the same 401: byte-identical
 // status, body and headers (apart from Date and the request id). Each credential kind where a case applies.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mintPlaintext } from '../../src/server/credentials.js';
 import { mintCredential, type MintRequest } from '../../src/server/auth/mint.js';
 import { revokeCredential } from '../../src/server/auth/store.js';
 import type { CredentialKind } from '../../src/db/schema.js';
-import { createTenant, startGateway, type CallResult, type Tenant, type TestGateway } from '../helpers/gateway.js';
+import type { CallResult, Tenant, TestGateway } from '../helpers/gateway.js';
+import { withGatewayAndTenants } from '../helpers/gateway-fixture.js';
 import { claim, newItem } from '../areas/work-items/helpers.js';
 
 /** What a client can read of an answer, minus what differs per request by design. */
@@ -29,12 +30,7 @@ describe('one 401 for unknown, revoked, expired and wrong-factory credentials (n
   let gw: TestGateway;
   let a: Tenant;
   let b: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   /** A credential minted by the real minting code, for states no route reaches (an expiring login token). */
   async function mint(kind: CredentialKind, fields: Omit<MintRequest, 'kind' | 'name'>) {

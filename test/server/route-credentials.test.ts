@@ -3,11 +3,12 @@
 // takes → 401; a credential of a kind it does not take → 401 (or the status the route documents); a
 // credential of another factory or org naming this one → 401/403; and none of these answers carries data
 // or changes anything of the tenant (its lists read back identical afterwards).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CredentialKind } from '../../src/db/schema.js';
 import { mintPlaintext } from '../../src/server/credentials.js';
 import type { RouteGuard } from '../../src/server/context.js';
-import { createTenant, startGateway, type CallResult, type Tenant, type TestGateway } from '../helpers/gateway.js';
+import type { CallResult, Tenant, TestGateway } from '../helpers/gateway.js';
+import { withGatewayAndTenants } from '../helpers/gateway-fixture.js';
 import { allRoutes, type RecordedRoute } from '../helpers/routes.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD';
@@ -42,10 +43,8 @@ describe('every guarded route refuses missing, wrong and foreign credentials', (
   let snapshot: () => Promise<string[]>;
   let before: string[];
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     // Tenant A's state as its own credentials read it; compared after every refused call below.
     snapshot = async () => {
       const reads: Promise<CallResult>[] = [
@@ -62,7 +61,6 @@ describe('every guarded route refuses missing, wrong and foreign credentials', (
     };
     before = await snapshot();
   });
-  afterAll(async () => { await gw?.close(); });
 
   const refused = (r: CallResult, status: number, code: string) => {
     expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status, code });

@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { addMember, createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 
 describe('GET /v1/me/factories', () => {
   let gw: TestGateway;
   let a: Tenant;
   let b: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   it("lists every live factory of every org the token's owner belongs to, with org and role", async () => {
     const second = (await gw.call('POST', '/v1/apps', { token: a.loginToken, appId: a.appId, body: { name: 'zeta', display_name: 'Zeta' } })).body.data;

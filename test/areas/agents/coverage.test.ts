@@ -3,8 +3,9 @@
 // org see nothing of a factory's sessions or blobs (blobs are stored content-addressed across factories,
 // so knowing a hash must not be enough), and a sync of theirs with the same session id changes nothing.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
 import { canonical, variant } from '../sessions/fixtures.js';
 
@@ -25,10 +26,8 @@ describe('session routes across factories and orgs', () => {
     return r.body.data;
   };
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
     const doc = variant(canonical('minimal'), (d) => { d.id = sessionId; d.title = 'title of A'; });
     const synced = await gw.call('POST', '/v1/agents/sync', {
@@ -42,7 +41,6 @@ describe('session routes across factories and orgs', () => {
     expect(typeof traceId).toBe('string');
     expect((await gw.call('GET', `/v1/agents/blob/${sha}`, own())).status).toBe(200);
   });
-  afterAll(async () => { await gw?.close(); });
 
   it("GET /v1/agents/blob/{sha256}: another factory that knows the hash gets 404 blob_not_found, not the bytes", async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {

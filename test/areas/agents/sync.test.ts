@@ -1,7 +1,8 @@
 // POST /v1/agents/sync and GET /v1/agents/blob/{sha256}, through the real server on SQLite or PostgreSQL.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { AGENT_SESSION_V1_SCHEMA } from '../../../src/areas/agents/agent-session-schema.js';
 import { canonical, raw, rawNames, schemaFile, variant, type Doc } from '../sessions/fixtures.js';
 
@@ -32,14 +33,11 @@ function blobOf(bytes: Buffer, mediaType = 'image/png') {
   return { sha256: crypto.createHash('sha256').update(bytes).digest('hex'), mediaType, bytes: bytes.length, data: bytes.toString('base64') };
 }
 
+withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'free' } });
 beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
-  b = await createTenant(gw, { plan: 'free' });
   readOnlyKey = await mintKey(a, 'read-only');
   ingestKey = await mintKey(a, 'ingest');
 });
-afterAll(async () => { await gw?.close(); });
 
 describe('AgentSession v1 schema', () => {
   it('is the fixture schema, verbatim', () => {

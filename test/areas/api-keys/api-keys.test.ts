@@ -1,18 +1,14 @@
 // API Keys area: GET/POST /v1/api-keys, DELETE /v1/api-keys/{id}.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROLE_PERMISSIONS } from '../../../src/server/permissions.js';
-import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { addMember, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 
 describe('api keys', () => {
   let gw: TestGateway;
   let a: Tenant;
   let b: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   const as = (t: Tenant, token = t.loginToken) => ({ token, appId: t.appId });
 

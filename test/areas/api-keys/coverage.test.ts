@@ -1,8 +1,9 @@
 // Cross-tenant coverage of the API-key routes: another org's factory and a sibling factory of the same org
 // list none of the owner's keys, cannot delete one by id (404 api_key_not_found; the key keeps working),
 // and may reuse its name (names are unique per factory).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
 
 describe('API-key routes across factories and orgs', () => {
@@ -12,16 +13,13 @@ describe('API-key routes across factories and orgs', () => {
   let sibling: Sibling;
   let key: { id: string; plaintext_key: string };
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
     const r = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: 'secret-key-of-a', preset: 'read-only' } });
     expect(r.status).toBe(201);
     key = r.body.data;
   });
-  afterAll(async () => { await gw?.close(); });
 
   it("GET /v1/api-keys: no other factory lists the owner's key", async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {

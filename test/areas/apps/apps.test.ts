@@ -1,9 +1,10 @@
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 // follow mode answers the version the gateway recommends: its own release, package.json's version.
 const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { addMember, createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 
 const APP_FIELDS = ['created_at', 'created_by', 'display_name', 'id', 'name', 'pr_comment', 'pr_comment_problem', 'runner_updates', 'tenant_id', 'updated_at', 'updated_by'];
 
@@ -11,12 +12,7 @@ describe('apps (factories)', () => {
   let gw: TestGateway;
   let t: Tenant;
   let other: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    t = await createTenant(gw);
-    other = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s));
 
   const as = (tenant: Tenant, kind: 'login' | 'key' = 'login') => ({ token: kind === 'login' ? tenant.loginToken : tenant.factoryKey, appId: tenant.appId });
 

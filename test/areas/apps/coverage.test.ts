@@ -2,8 +2,9 @@
 // an org's factories (GET /v1/apps, GET /v1/me/factories), a factory key sees only its own factory even
 // beside a sibling, and a sibling's id in the path (GET/PATCH/DELETE /v1/apps/{appId}) is refused with 403
 // for a factory key, leaving the sibling as it was.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
 
 describe('factory routes across factories and orgs', () => {
@@ -17,13 +18,10 @@ describe('factory routes across factories and orgs', () => {
     return r.body.data;
   };
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
   });
-  afterAll(async () => { await gw?.close(); });
 
   it("GET /v1/apps and /v1/me/factories of another org list none of A's factories", async () => {
     for (const [url, auth] of [

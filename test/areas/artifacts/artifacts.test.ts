@@ -1,7 +1,8 @@
 // POST /v1/artifacts, GET /v1/artifacts/{id}, GET /v1/artifacts/{id}/content, GET /v1/artifacts?repository=&prNumber=.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { kindOf, sanitizeFilename } from '../../../src/areas/artifacts/service.js';
 import { artifactBody, at, keyWith, sha256 } from './helpers.js';
 
@@ -13,14 +14,9 @@ describe('artifacts', () => {
   let other: Tenant;
   let auth: { token: string; appId: string };
 
-  beforeAll(async () => {
-    gw = await startGateway();
-    t = await createTenant(gw);
-    other = await createTenant(gw);
+  withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s));
+  beforeAll(() => {
     auth = { token: t.factoryKey, appId: t.appId };
-  });
-  afterAll(async () => {
-    await gw?.close();
   });
 
   const post = (body: unknown, a: { token: string; appId: string } = auth) => gw.call('POST', '/v1/artifacts', { ...a, body });

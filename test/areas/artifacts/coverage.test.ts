@@ -3,8 +3,9 @@
 // item, cannot replace the owner's artifact with `supersedes`, and reusing its clientArtifactId neither
 // returns the owner's artifact nor reveals it with a 409. The owner's artifacts read back unchanged.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
 import { newItem } from '../work-items/helpers.js';
 import { artifactBody } from './helpers.js';
@@ -30,10 +31,8 @@ describe('artifact routes across factories and orgs', () => {
   };
   let before: string[];
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
     itemId = (await newItem(gw, a)).id;
     const created = await gw.call('POST', '/v1/artifacts', { ...own(), body: artifactBody(secret, { workItemId: itemId, caption: 'caption of A' }) });
@@ -42,7 +41,6 @@ describe('artifact routes across factories and orgs', () => {
     before = await ownReads();
     expect(before[3]).toBe(secret.toString());
   });
-  afterAll(async () => { await gw?.close(); });
 
   it('GET /v1/artifacts/{id} and /content: 404 artifact_not_found for every other factory', async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {

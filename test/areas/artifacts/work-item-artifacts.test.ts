@@ -1,8 +1,9 @@
 // GET /v1/work-items/{workItemId}/artifacts: by id or number; PR-anchored and session-linked artifacts;
 // oldest first; replaced ones left out; at most 200 (the oldest) with pagination.truncated.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { artifactBody, at, keyWith, type ArtifactFields } from './helpers.js';
 
 interface Item {
@@ -16,14 +17,9 @@ describe('GET /v1/work-items/{workItemId}/artifacts', () => {
   let other: Tenant;
   let auth: { token: string; appId: string };
 
-  beforeAll(async () => {
-    gw = await startGateway();
-    t = await createTenant(gw);
-    other = await createTenant(gw);
+  withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s));
+  beforeAll(() => {
     auth = { token: t.factoryKey, appId: t.appId };
-  });
-  afterAll(async () => {
-    await gw?.close();
   });
 
   async function newItem(pullRequests: { repository: string; number: number }[] = []): Promise<Item> {

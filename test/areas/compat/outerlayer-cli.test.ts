@@ -1,18 +1,14 @@
 // Issue 15: what the OuterLayer CLI sends, through the real server, with the bodies the issue quotes.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 
 let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
 
-beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw);
-  b = await createTenant(gw);
-});
-afterAll(async () => { await gw?.close(); });
+withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
 const post = (t: Tenant, url: string, body: unknown, token = t.factoryKey) => gw.call('POST', url, { token, appId: t.appId, body });
 const get = (t: Tenant, url: string, token = t.loginToken) => gw.call('GET', url, { token, appId: t.appId });

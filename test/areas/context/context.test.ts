@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { contextVerification, contextVerifications } from '../../../src/areas/context/service.js';
 import type { FactoryContext } from '../../../src/server/context.js';
 
@@ -24,12 +25,7 @@ describe('context tree history', () => {
   let other: Tenant;
   const as = (tenant: Tenant) => ({ token: tenant.factoryKey, appId: tenant.appId });
 
-  beforeAll(async () => {
-    gw = await startGateway();
-    t = await createTenant(gw, { plan: 'free' });
-    other = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s), { a: { plan: 'free' } });
 
   it('answers 404 context_not_found before anything is synced', async () => {
     const r = await gw.call('GET', '/v1/context/source', as(t));

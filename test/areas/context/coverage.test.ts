@@ -5,8 +5,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
@@ -23,10 +24,8 @@ describe('context routes across factories and orgs', () => {
   let before: string[];
   const ownReads = async () => (await Promise.all(READS.map((u) => gw.call('GET', u, own())))).map((r) => `${r.status} ${r.text}`);
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     empty = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
     const synced = await gw.call('POST', '/v1/context/sync', { ...own(), body: { commitSha: SHA, branch: 'main', files: [{ path: '.outerlayer/rules.md', content: b64('# secret rules of A\n') }] } });
@@ -34,7 +33,6 @@ describe('context routes across factories and orgs', () => {
     before = await ownReads();
     expect(before.join('\n')).toContain(b64('# secret rules of A\n'));
   });
-  afterAll(async () => { await gw?.close(); });
 
   it.each(READS)('GET %s: every other factory gets what a factory with nothing synced gets', async (url) => {
     const reference = await gw.call('GET', url, { token: empty.factoryKey, appId: empty.appId });

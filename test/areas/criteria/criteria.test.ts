@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { auth, keyWith, newItem } from '../work-items/helpers.js';
 
 describe('criteria', () => {
   let gw: TestGateway;
   let a: Tenant;
   let b: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   const put = (t: Tenant, item: string | number, criteria: unknown, token?: string) =>
     gw.call('PUT', `/v1/work-items/${item}/criteria`, { ...auth(t, token), body: { criteria } });

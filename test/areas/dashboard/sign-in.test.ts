@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintPlaintext } from '../../../src/server/credentials.js';
 import { addMember, createTenant, startGateway, type CallResult, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { artifactBody } from '../artifacts/helpers.js';
 
 const HOUR = 3600_000;
@@ -27,12 +28,7 @@ describe('dashboard sign-in', () => {
   let a: Tenant;
   let b: Tenant;
 
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   const withCookie = (cookie: string, extra: Record<string, string> = {}) => ({ cookie: `attest_session=${cookie}`, ...extra });
   const makeLink = async (token: string) => {

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { auth, keyWith, newItem } from '../work-items/helpers.js';
 
 describe('findings', () => {
   let gw: TestGateway;
   let a: Tenant;
   let b: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   const post = (t: Tenant, item: string | number, body: Record<string, unknown>, token?: string) =>
     gw.call('POST', `/v1/work-items/${item}/findings`, { ...auth(t, token), body });

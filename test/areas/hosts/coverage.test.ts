@@ -1,8 +1,9 @@
 // Cross-tenant coverage of the host routes: a heartbeat with the same hostId from another org's factory or
 // a sibling factory of the same org creates the caller's own host; GET /v1/hosts of every other factory
 // lists none of the owner's, and the owner's host reads back unchanged.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
 
 describe('host routes across factories and orgs', () => {
@@ -13,14 +14,11 @@ describe('host routes across factories and orgs', () => {
   const beat = (auth: { token: string; appId: string }, name: string) =>
     gw.call('POST', '/v1/hosts/heartbeat', { ...auth, body: { hostId: 'shared-host', name, runnerVersion: '1.4.0', capacity: 2, activeJobs: 1 } });
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
     expect((await beat({ token: a.factoryKey, appId: a.appId }, 'secret-runner-of-A')).status).toBe(200);
   });
-  afterAll(async () => { await gw?.close(); });
 
   it("GET /v1/hosts: every other factory lists none of the owner's hosts", async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { auth, keyWith } from '../work-items/helpers.js';
 
 describe('hosts', () => {
   let gw: TestGateway;
   let a: Tenant;
   let b: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   const beat = (t: Tenant, body: Record<string, unknown>, token?: string) =>
     gw.call('POST', '/v1/hosts/heartbeat', { ...auth(t, token), body: { hostId: 'h-1', name: 'runner-1', runnerVersion: '1.4.0', capacity: 2, activeJobs: 0, ...body } });

@@ -1,8 +1,9 @@
 // Cross-tenant coverage of the read-only observability routes (metrics and PR outcomes): after a factory
 // ingests sessions, another org's factory and a sibling factory of the same org get exactly the answer a
 // factory with no data gets, on every route and query shape.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
 import { ingest, sessionDoc } from './sessions.js';
 
@@ -28,10 +29,8 @@ describe('metrics and PR reads across factories and orgs', () => {
   let empty: Tenant;
   let sibling: Sibling;
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     empty = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
     await ingest(gw, { token: a.factoryKey, appId: a.appId }, [
@@ -39,7 +38,6 @@ describe('metrics and PR reads across factories and orgs', () => {
       sessionDoc({ startedAt: '2026-10-25T09:00:00Z', repo: 'acme/api', branch: 'main', actorId: 'bo', turns: [{ model: SONNET, in: 500, out: 100 }] }),
     ]);
   });
-  afterAll(async () => { await gw?.close(); });
 
   it('the owner sees its data (so the comparison below is not between two empty answers)', async () => {
     const own = { token: a.factoryKey, appId: a.appId };

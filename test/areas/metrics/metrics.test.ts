@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addMember, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { recordSessionToolUsage } from '../../../src/areas/metrics/service.js';
 import { ingest, sessionDoc, type SessionDoc, type SessionSpec } from './sessions.js';
 
@@ -45,10 +46,8 @@ describe('metrics', () => {
     sum(docs.flatMap((d) => (d.turns as { role: string; model?: string; usage?: Record<string, number> }[])
       .filter((x) => x.role === 'assistant' && (!model || x.model === model)).map((x) => x.usage![kind]!)));
 
+  withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s), { a: { plan: 'free' } });
   beforeAll(async () => {
-    gw = await startGateway();
-    t = await createTenant(gw, { plan: 'free' });
-    other = await createTenant(gw);
     octDocs = OCTOBER.map(sessionDoc);
     // A subagent transcript of the first October session: its tokens and cost count, it is not a session of its own.
     subagent = sessionDoc({ ...OCTOBER[0]!, id: octDocs[0]!.id as string, turns: [{ model: SONNET, in: 2000, out: 400, tools: [{ name: 'Grep', status: 'ok' }] }] });
@@ -88,7 +87,6 @@ describe('metrics', () => {
     }
     await recordSessionToolUsage(db, { id: traceOf(subagent, true), orgId: t.orgId, appId: t.appId, startedAt: Date.parse(OCTOBER[0]!.startedAt), repo: 'acme/api', isSubagent: true }, subagent.turns as never);
   });
-  afterAll(async () => { await gw?.close(); });
 
   it('models: per-model token spend agrees with the sessions ingested', async () => {
     const r = await get(`/v1/metrics/models?${qs(OCT)}`);

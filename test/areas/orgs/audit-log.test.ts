@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 
 const ENTRY_FIELDS = [
   'action_type', 'actor_email', 'actor_id', 'actor_label', 'actor_name', 'actor_type', 'created_at', 'details_preview', 'id',
@@ -10,12 +11,7 @@ describe('org audit log', () => {
   let gw: TestGateway;
   let t: Tenant;
   let other: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    t = await createTenant(gw);
-    other = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s));
 
   const log = (tenant: Tenant, query = '', token = tenant.managementKey) => gw.call('GET', `/v1/orgs/${tenant.orgName}/audit-log${query}`, { token });
 

@@ -2,8 +2,9 @@
 // path, cannot read, change or remove a member of another org (404 member_not_found; the other org's
 // membership reads back unchanged), and its member list, audit log and verification show nothing of the
 // other org.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addMember, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 
 describe('org routes across orgs', () => {
   let gw: TestGateway;
@@ -16,15 +17,12 @@ describe('org routes across orgs', () => {
     return r.body.data;
   };
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     bMember = await addMember(gw, b, 'write');
     // Something in B's audit log that A's must not show.
     expect((await gw.call('POST', '/v1/api-keys', { token: b.loginToken, appId: b.appId, body: { name: 'secret-key-of-b', preset: 'read-only' } })).status).toBe(201);
   });
-  afterAll(async () => { await gw?.close(); });
 
   it("PATCH and DELETE /v1/orgs/{A}/members/{B's member}: 404 member_not_found; B's memberships unchanged", async () => {
     const before = await bMembers();

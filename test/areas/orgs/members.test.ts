@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { addMember, createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 
 describe('org management: members and roles', () => {
   let gw: TestGateway;
   let t: Tenant;
   let other: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    t = await createTenant(gw, { plan: 'free' });
-    other = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s), { a: { plan: 'free' } });
 
   const mk = (tenant: Tenant) => ({ token: tenant.managementKey });
 

@@ -1,6 +1,7 @@
 // GET /v1/orgs/{org}: the plan, and the caller's role and permissions (for the dashboard's organization page).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createTenant, startGateway, type CallResult, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { addMember, type CallResult, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { ROLE_PERMISSIONS } from '../../../src/server/permissions.js';
 
 const DASH = { 'x-attest-dashboard': '1' };
@@ -22,12 +23,7 @@ describe('GET /v1/orgs/{org}', () => {
     return { cookie: `attest_session=${cookieFrom(r)}`, ...DASH };
   };
 
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw, { plan: 'paid' });
-    b = await createTenant(gw, { plan: 'free' });
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'free' } });
 
   it('answers the plan and the owner\'s role and permissions to a dashboard session', async () => {
     const r = await gw.call('GET', `/v1/orgs/${a.orgName}`, { headers: await session(a.loginToken) });

@@ -2,8 +2,9 @@
 // with no session and no webhook state. The PR page must exist for it (issue 13); another factory's
 // evidence never makes a PR known.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { artifactBody } from '../artifacts/helpers.js';
 
 let gw: TestGateway;
@@ -16,10 +17,8 @@ const emit = (tenant: Tenant, name: string, result: 'pass' | 'fail', run: number
     body: { schemaVersion: 1, emit: { clientEmitId: crypto.randomUUID(), name, result, link: `https://ci.example.com/runs/${run}`, emittedAt: new Date(Date.parse('2026-11-01T12:00:00Z') + minute * 60_000).toISOString(), prNumber, repository: 'acme/api' } },
   });
 
+withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s));
 beforeAll(async () => {
-  gw = await startGateway();
-  t = await createTenant(gw);
-  other = await createTenant(gw);
   const png = Buffer.from('not really a png, only bytes');
   const a = await gw.call('POST', '/v1/artifacts', { token: t.factoryKey, appId: t.appId, body: artifactBody(png, { prNumber: 21, caption: 'the fixed login page', criterionId: 'AC-1' }) });
   expect(a.status, a.text).toBe(201);
@@ -27,7 +26,6 @@ beforeAll(async () => {
   expect((await emit(t, 'e2e', 'pass', 2, 5, 22)).status).toBe(201);
   expect((await emit(other, 'e2e', 'pass', 9, 0, 23)).status).toBe(201);
 });
-afterAll(async () => { await gw?.close(); });
 
 const read = (tenant: Tenant, n: number) => gw.call('GET', `/v1/prs/acme/api/${n}`, { token: tenant.loginToken, appId: tenant.appId });
 

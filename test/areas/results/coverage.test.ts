@@ -2,8 +2,9 @@
 // same org list none of the owner's results for the same PR, and reusing the owner's clientEmitId is the
 // caller's own result (no 409 that would reveal the owner's, no resultId of the owner's).
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
 
 const emitBody = (clientEmitId: string, result: 'pass' | 'fail', name = 'unit-tests') => ({
@@ -21,16 +22,13 @@ describe('emitted results across factories and orgs', () => {
   let ownId: string;
   const own = () => ({ token: a.factoryKey, appId: a.appId });
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
     const r = await gw.call('POST', '/v1/emitted-results', { ...own(), body: emitBody(clientEmitId, 'pass', 'secret-check-of-A') });
     expect(r.status).toBe(201);
     ownId = r.body.data.id;
   });
-  afterAll(async () => { await gw?.close(); });
 
   it('GET /v1/emitted-results: the same PR in another factory lists nothing', async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {

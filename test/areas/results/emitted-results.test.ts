@@ -1,7 +1,8 @@
 // POST /v1/emitted-results and GET /v1/emitted-results?repository=&prNumber=.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 
 interface EmitFields {
   clientEmitId?: string;
@@ -41,14 +42,9 @@ describe('emitted results', () => {
   let other: Tenant;
   let auth: { token: string; appId: string };
 
-  beforeAll(async () => {
-    gw = await startGateway();
-    t = await createTenant(gw);
-    other = await createTenant(gw);
+  withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s));
+  beforeAll(() => {
     auth = { token: t.factoryKey, appId: t.appId };
-  });
-  afterAll(async () => {
-    await gw?.close();
   });
 
   const emit = (body: unknown, a: { token: string; appId: string } = auth) => gw.call('POST', '/v1/emitted-results', { ...a, body });

@@ -1,8 +1,9 @@
 // Issue 15 §1 through the server: a session captured from a Claude Code transcript whose cache writes are
 // split by TTL, synced, then read back from the list, the detail, the per-model metrics and the MCP twin.
 // The expected figures are computed by hand in test/helpers/cache-ttl.ts from the published per-MTok prices.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { parseClaudeCodeTranscript, type AgentSessionV1 } from '../../../src/capture/index.js';
 import { TTL_COSTS_MICROS, ttlTranscript } from '../../helpers/cache-ttl.js';
 
@@ -10,12 +11,7 @@ let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
 
-beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw);
-  b = await createTenant(gw);
-});
-afterAll(async () => { await gw?.close(); });
+withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
 const sync = (t: Tenant, sessions: unknown[]) => gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions } });
 const get = (t: Tenant, url: string) => gw.call('GET', url, { token: t.loginToken, appId: t.appId });

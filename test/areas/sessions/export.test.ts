@@ -1,8 +1,9 @@
 // GET /v1/sessions/export: the list's rows for the same query, streamed as CSV or JSON, with the list's
 // permissions and actor pseudonyms.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { csvField } from '../../../src/server/export.js';
 import { ingest, sessionDoc } from '../metrics/sessions.js';
 
@@ -35,10 +36,8 @@ describe('GET /v1/sessions/export', () => {
   const as = (tenant: Tenant, token = tenant.factoryKey) => ({ token, appId: tenant.appId });
   const titles = ['plain', 'has, comma', 'has "quotes"', 'line\nbreak', '=HYPERLINK("http://x")', '+1+1', '-2', '@SUM(A1)'];
 
+  withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    t = await createTenant(gw);
-    other = await createTenant(gw);
     const mint = async (preset: string) => (await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: preset, preset } })).body.data.plaintext_key as string;
     readKey = await mint('read-only');
     ingestKey = await mint('ingest');
@@ -54,7 +53,6 @@ describe('GET /v1/sessions/export', () => {
     await ingest(gw, as(t), docs);
     await ingest(gw, as(other), [sessionDoc({ startedAt: '2026-10-02T00:00:00Z', repo: 'acme/api', title: 'other factory', turns: [turn] })]);
   }, 120_000);
-  afterAll(async () => { await gw?.close(); });
 
   /** The list's rows for a query, all pages. */
   async function listAll(query: string, token = t.factoryKey): Promise<Record<string, unknown>[]> {

@@ -1,7 +1,8 @@
 // GET /v1/sessions/{traceId} links a session to its family: a subagent names its parent's traceId, a parent
 // lists its subagent sessions. Scoped to the factory: another factory's session of the same id is no link.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { canonical, variant, type Doc } from './fixtures.js';
 
 let gw: TestGateway;
@@ -30,14 +31,11 @@ const detail = async (t: Tenant, traceId: string) => {
   return r.body.data;
 };
 
+withGatewayAndTenants((s) => ({ gw, a, b } = s));
 beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw);
-  b = await createTenant(gw);
   await sync(a, [PARENT, SUB, SUB2]);
   await sync(b, [SUB]); // b has the subagent, not its parent
 });
-afterAll(async () => { await gw?.close(); });
 
 describe('session family links', () => {
   it('a parent lists its subagents, oldest first; each subagent names its parent', async () => {

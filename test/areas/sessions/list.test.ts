@@ -1,7 +1,8 @@
 // GET /v1/sessions and GET /v1/sessions/{traceId} through the real server, on data sent with POST /v1/agents/sync.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { canonical, raw, rawNames, variant, type Doc } from './fixtures.js';
 
 let gw: TestGateway;
@@ -88,10 +89,8 @@ const SESSIONS: Spec[] = [
 let betaTrace = '';
 let alphaTrace = '';
 
+withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'free' } });
 beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
-  b = await createTenant(gw, { plan: 'free' });
   readOnlyKey = await mintKey(a, 'read-only');
   ingestKey = await mintKey(a, 'ingest');
   const sub = variant(canonical('subagent-redacted'), (d) => {
@@ -105,7 +104,6 @@ beforeAll(async () => {
   betaTrace = all.sessions.find((s: Doc) => s.sessionId === 'beta-1').traceId;
   alphaTrace = all.sessions.find((s: Doc) => s.sessionId === 'alpha-1').traceId;
 });
-afterAll(async () => { await gw?.close(); });
 
 describe('GET /v1/sessions: repo selection (rules 2-5)', () => {
   it('scopes to the dominant repo by total spend, not by session count', async () => {

@@ -1,8 +1,9 @@
 // GET /v1/sessions?q= (title search) through the real server: the trigram index of migration 0003d (FTS5 on
 // SQLite, pg_trgm on PostgreSQL) must answer exactly what a case-insensitive substring test of the title does.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { canonical, variant, type Doc } from './fixtures.js';
 
 let gw: TestGateway;
@@ -79,16 +80,13 @@ function expected(q: string, ids: Iterable<string> = titleOf.keys()): string[] {
   return [...ids].filter((id) => (titleOf.get(id) ?? '').toLowerCase().includes(q.toLowerCase())).sort();
 }
 
+withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'paid' } });
 beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
-  b = await createTenant(gw, { plan: 'paid' });
   await sync(a, SESSIONS.map(build));
   // Factory b: the same titles under other ids, and one of a's titles on a fresh session.
   await sync(b, [build({ id: 'b-login', title: 'Fix the Login flow', startedAt: '2026-10-01T10:00:00.000Z' }),
     build({ id: 'b-pct', title: '100% done_now \\ back', startedAt: '2026-10-02T10:00:00.000Z' })]);
 });
-afterAll(async () => { await gw?.close(); });
 
 describe('GET /v1/sessions?q= (title search)', () => {
   it('matches substrings of the title case-insensitively, and only those', async () => {

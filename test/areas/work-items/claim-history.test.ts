@@ -1,8 +1,9 @@
 // GET /v1/work-items/{id}/claims: every claim an item ever had, newest first, with its state (live, released,
 // expired) and when it ended. Instants are computed here from the gateway's ManualClock, not read back from
 // the code under test.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { auth, claim, keyWith, newItem } from './helpers.js';
 
 const MIN = 60_000;
@@ -12,12 +13,7 @@ describe('GET /v1/work-items/{id}/claims', () => {
   let gw: TestGateway;
   let a: Tenant;
   let b: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   const history = (t: Tenant, item: string | number, query = '', token?: string) =>
     gw.call('GET', `/v1/work-items/${item}/claims${query}`, auth(t, token));

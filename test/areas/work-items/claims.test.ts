@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { getLatestClaim, getLiveClaim, getWorkItem, recordLegacyClaim } from '../../../src/areas/work-items/service.js';
 import { auth, claim, factoryContextFor, keyWith, newItem } from './helpers.js';
 
@@ -9,12 +10,7 @@ describe('claims', () => {
   let gw: TestGateway;
   let a: Tenant;
   let b: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   describe('POST /v1/work-items/{id}/claims', () => {
     it('claims an item for a branch and returns the claim and an item key once', async () => {

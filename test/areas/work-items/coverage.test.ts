@@ -3,8 +3,9 @@
 // org's factory and a second factory of the SAME org, each with full credentials on its own factory, see
 // nothing of an item (404 work_item_not_found, by uuid and by number) and change nothing (the item, its
 // claim, criteria, findings and pull requests read back unchanged through the owner's API).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type CallResult, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { CallResult, Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { newItem } from './helpers.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -35,10 +36,8 @@ describe('work-item routes across factories and orgs', () => {
   };
   let before: string[];
 
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     const created = await gw.call('POST', '/v1/apps', { token: a.loginToken, appId: a.appId, body: { name: 'second' } });
     expect(created.status).toBe(201);
     const key = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: created.body.data.id, body: { name: 'full', preset: 'full-access' } });
@@ -60,7 +59,6 @@ describe('work-item routes across factories and orgs', () => {
     itemKeyOfB = bClaim.body.data.itemKey;
     before = await ownRead();
   });
-  afterAll(async () => { await gw?.close(); });
 
   // Every route on one item, with a body that would succeed for the owner.
   const itemRoutes: Array<[Method, string, unknown]> = [

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { linkPullRequest, listLinkedPullRequests } from '../../../src/areas/work-items/service.js';
 import { auth, factoryContextFor, keyWith, newItem } from './helpers.js';
 
@@ -7,12 +8,7 @@ describe('pull requests declared onto a work item', () => {
   let gw: TestGateway;
   let a: Tenant;
   let b: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   it('declares a pull request (idempotently) and lists the item\'s pull requests', async () => {
     const item = await newItem(gw, a);
