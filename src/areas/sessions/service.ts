@@ -572,6 +572,8 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   if (filter.actorId !== undefined) facetFilters.push(['actor', [filter.actorId]]);
   if (filter.origins?.length) facetFilters.push(['origin', [...new Set(filter.origins)]]);
   if (filter.signal !== undefined) facetFilters.push(['signal', [filter.signal]]);
+  // How big the scope is, for the store's choice of how to read a title search (never for the rows).
+  filter.scopeRows = inRepo;
   const scanned = filter.includeSubagents || filter.q !== undefined || filter.from !== undefined || filter.to !== undefined || facetFilters.length > 1;
 
   const [rows, counted, facetRows] = await Promise.all([

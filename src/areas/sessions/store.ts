@@ -276,13 +276,65 @@ export interface ListFilter {
   from?: number;
   to?: number;
   signal?: Signal;
+  /**
+   * About how many sessions the scope (repo, top-level or not) holds, from the list's counters: only to
+   * choose how a title search is read (see TitlePlan); the rows never depend on it.
+   */
+  scopeRows?: number;
 }
 
 function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function where(appId: string, filter: ListFilter, dialect: Dialect) {
+/**
+ * How a title search is answered on SQLite (PostgreSQL's planner chooses between its pg_trgm GIN index and
+ * the list's ordered indexes itself, from its statistics):
+ * - `candidates`: the needle is rare. The trigram FTS index (migration 0003d) names the few sessions whose
+ *   title may hold it; the list reads only those (a CROSS JOIN keeps them the outer loop) and sorts them.
+ * - `scan`: the needle is frequent (or under 3 characters, which have no trigram). The list walks its own
+ *   index in the order asked and tests the title there, stopping when the page is full; the started_at
+ *   indexes carry the title (migration 0019), so the count of a window reads no table row.
+ * Both apply the same LIKE to the same titles: the plan changes the cost, never the rows.
+ */
+type TitlePlan = { kind: 'none' } | { kind: 'scan'; pattern: string } | { kind: 'candidates'; pattern: string; phrase: string };
+
+/** One plan per list request: the page and its count share the estimate (the filter object is the request's). */
+const titlePlans = new WeakMap<ListFilter, Promise<TitlePlan>>();
+
+/**
+ * Candidates at or above which the walk is cheaper than reading the candidates: reading one candidate (its
+ * FTS entry, its title row, its session row) measured about 16 times the walk's test of one index entry, so
+ * the FTS count is capped at a sixteenth of the sessions in scope (the list's counters give that number).
+ */
+function candidateCap(scopeRows: number | undefined): number {
+  return Math.min(4096, Math.max(64, Math.ceil((scopeRows ?? 0) / 16)));
+}
+
+function titlePlan(db: Db, dialect: Dialect, filter: ListFilter): Promise<TitlePlan> {
+  let plan = titlePlans.get(filter);
+  if (!plan) {
+    plan = chooseTitlePlan(db, dialect, filter);
+    titlePlans.set(filter, plan);
+  }
+  return plan;
+}
+
+async function chooseTitlePlan(db: Db, dialect: Dialect, filter: ListFilter): Promise<TitlePlan> {
+  if (filter.q === undefined || filter.q === '') return { kind: 'none' };
+  const needle = filter.q.toLowerCase();
+  const pattern = `%${escapeLike(needle)}%`;
+  if (dialect !== 'sqlite' || [...needle].length < 3) return { kind: 'scan', pattern };
+  // The needle is one FTS5 phrase (quotes doubled): AND/OR/NEAR/* are plain text. Counting FTS entries
+  // alone (every factory's, no title read) up to the cap is cheap: it says which plan reads fewer rows.
+  const phrase = `"${needle.replace(/"/g, '""')}"`;
+  const cap = candidateCap(filter.scopeRows);
+  const row = await sql<{ n: number }>`select count(*) as n from
+    (select 1 from session_title_fts where session_title_fts match ${phrase} limit ${cap})`.execute(db);
+  return Number(row.rows[0]?.n ?? 0) < cap ? { kind: 'candidates', pattern, phrase } : { kind: 'scan', pattern };
+}
+
+function where(filter: ListFilter, dialect: Dialect, plan: TitlePlan) {
   return (eb: ExpressionBuilder<{ sessions: SessionsTable }, 'sessions'>): Expression<SqlBool> => {
     const parts: Expression<SqlBool>[] = [];
     if (filter.repo !== null) parts.push(eb('sessions.repo', '=', filter.repo));
@@ -294,24 +346,16 @@ function where(appId: string, filter: ListFilter, dialect: Dialect) {
     if (filter.origins?.length) parts.push(eb('sessions.origin', 'in', filter.origins));
     if (filter.from !== undefined) parts.push(eb('sessions.started_at', '>=', filter.from));
     if (filter.to !== undefined) parts.push(eb('sessions.started_at', '<', filter.to));
-    if (filter.q !== undefined && filter.q !== '') {
-      const needle = filter.q.toLowerCase();
-      const pattern = `%${escapeLike(needle)}%`;
-      if (dialect === 'sqlite' && [...needle].length >= 3) {
-        // The trigram FTS index (migration 0003d) finds the factory's sessions whose case-folded title holds
-        // every trigram of the needle in sequence: a superset of the LIKE (FTS5 folds all of Unicode, SQLite's
-        // lower()/LIKE only ASCII), which is then applied to the indexed copy of the title, so the result is
-        // exactly the scan's. The needle is one FTS5 phrase (quotes doubled): AND/OR/NEAR/* are plain text.
-        // CROSS JOIN keeps the FTS match outside (else SQLite walks the factory's titles probing the index);
-        // the list then tests membership on its own index without reading the rows that do not match.
-        const phrase = `"${needle.replace(/"/g, '""')}"`;
-        parts.push(sql<SqlBool>`sessions.id in (select m.session_id from session_title_fts f
-          cross join session_title_search m on m.seq = f.rowid
-          where f.session_title_fts match ${phrase} and m.app_id = ${appId} and lower(m.title) like ${pattern} escape '\\')`);
+    if (plan.kind !== 'none') {
+      if (dialect === 'sqlite') {
+        // Case-insensitive substring: the needle is lower-cased and SQLite's LIKE folds ASCII case itself,
+        // which is all its lower() folds, so this is `lower(coalesce(title, '')) like` without building a
+        // lower-cased copy of every title it tests (a NULL title matches neither). The `candidates` plan
+        // tests it too: the FTS index only narrows (its folding covers all of Unicode, LIKE's only ASCII).
+        parts.push(sql<SqlBool>`sessions.title like ${plan.pattern} escape '\\'`);
       } else {
-        // PostgreSQL (its GIN pg_trgm index of 0003d is on this very expression), and on SQLite needles under
-        // 3 characters, which have no trigram: the scan. lower() on both sides: case-insensitive everywhere.
-        parts.push(sql<SqlBool>`lower(coalesce(sessions.title, '')) like ${pattern} escape '\\'`);
+        // PostgreSQL: its GIN pg_trgm index of 0003d is on this very expression.
+        parts.push(sql<SqlBool>`lower(coalesce(sessions.title, '')) like ${plan.pattern} escape '\\'`);
       }
     }
     if (filter.model !== undefined) {
@@ -333,16 +377,34 @@ function where(appId: string, filter: ListFilter, dialect: Dialect) {
   };
 }
 
+/** The factory's sessions matching the filter, as a query to order, page or count. */
+async function matching(db: Db, dialect: Dialect, appId: string, filter: ListFilter) {
+  const plan = await titlePlan(db, dialect, filter);
+  const test = where(filter, dialect, plan);
+  if (plan.kind !== 'candidates') {
+    return db.selectFrom('sessions').where('sessions.app_id', '=', appId).where(test);
+  }
+  // The FTS candidates of this factory whose stored title holds the needle, then their session rows by
+  // primary key. CROSS JOIN fixes that order (SQLite would otherwise walk the list's index probing the
+  // candidate set, which reads the whole scope).
+  const candidates = sql<{ session_id: string }>`(select m.session_id from session_title_fts f
+    cross join session_title_search m on m.seq = f.rowid
+    where f.session_title_fts match ${plan.phrase} and m.app_id = ${appId} and m.title like ${plan.pattern} escape '\\')`;
+  return db
+    .selectFrom(candidates.as('c'))
+    .crossJoin('sessions')
+    .whereRef('sessions.id', '=', 'c.session_id')
+    .where('sessions.app_id', '=', appId)
+    .where((eb) => test(eb as unknown as ExpressionBuilder<{ sessions: SessionsTable }, 'sessions'>));
+}
+
 export async function listPage(
   db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, offset: number,
 ): Promise<SessionRow[]> {
-  return db
-    .selectFrom('sessions')
-    .selectAll()
-    .where('sessions.app_id', '=', appId)
-    .where(where(appId, filter, dialect))
-    .orderBy(sort, dir)
-    .orderBy('id', dir)
+  return (await matching(db, dialect, appId, filter))
+    .selectAll('sessions')
+    .orderBy(`sessions.${sort}`, dir)
+    .orderBy('sessions.id', dir)
     .limit(limit)
     .offset(offset)
     .execute();
@@ -361,28 +423,19 @@ export interface ListCursor {
 export async function listAfter(
   db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, after: ListCursor | null,
 ): Promise<SessionRow[]> {
-  let q = db
-    .selectFrom('sessions')
-    .selectAll()
-    .where('sessions.app_id', '=', appId)
-    .where(where(appId, filter, dialect));
+  let q = (await matching(db, dialect, appId, filter)).selectAll('sessions');
   if (after) {
     const op = dir === 'desc' ? '<' : '>';
-    q = q.where((eb) => eb.or([eb(sort, op, after.value), eb.and([eb(sort, '=', after.value), eb('id', op, after.id)])]));
+    q = q.where((eb) => eb.or([eb(`sessions.${sort}`, op, after.value), eb.and([eb(`sessions.${sort}`, '=', after.value), eb('sessions.id', op, after.id)])]));
   }
-  return q.orderBy(sort, dir).orderBy('id', dir).limit(limit).execute();
+  return q.orderBy(`sessions.${sort}`, dir).orderBy('sessions.id', dir).limit(limit).execute();
 }
 
 /** How many sessions match, counting at most `cap` (a scan stops there). */
 export async function countMatching(db: Db, dialect: Dialect, appId: string, filter: ListFilter, cap: number): Promise<number> {
-  const matching = db
-    .selectFrom('sessions')
-    .select(sql`1`.as('one'))
-    .where('sessions.app_id', '=', appId)
-    .where(where(appId, filter, dialect))
-    .limit(cap);
+  const matches = (await matching(db, dialect, appId, filter)).select(sql`1`.as('one')).limit(cap);
   const row = await db
-    .selectFrom(matching.as('m'))
+    .selectFrom(matches.as('m'))
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
