@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ManualClock } from '../../src/server/clock.js';
-import { startGateway, type StartOptions, type TestGateway } from '../helpers/gateway.js';
+import { createTenant, startGateway, type StartOptions, type Tenant, type TestGateway } from '../helpers/gateway.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SCREENSHOTS = path.join(ROOT, 'test', 'web', 'screenshots');
@@ -117,6 +117,44 @@ export async function signIn(ctx: BrowserContext, gw: WebGateway, loginToken: st
   const page = await ctx.newPage();
   await page.goto(await signInLink(gw, loginToken));
   return page;
+}
+
+/** Signs the user of `loginToken` in on `ctx` and waits for the factory's home page; the page's script errors are logged. */
+export async function openFactoryHome(ctx: BrowserContext, gw: WebGateway, who: { loginToken: string; appId: string }): Promise<Page> {
+  const page = await signIn(ctx, gw, who.loginToken);
+  page.on('pageerror', (e) => console.log('page error:', e.message));
+  await page.waitForURL(`**/f/${who.appId}`);
+  return page;
+}
+
+export interface DashboardAndTenants {
+  gw: WebGateway;
+  browser: Browser;
+  a: Tenant;
+  b: Tenant;
+}
+
+/**
+ * Registers, where it is called, a beforeAll that starts a web gateway, launches the browser and creates tenant
+ * `a` then tenant `b`, and an afterAll that closes the browser and the gateway. `use` receives the handles once
+ * they exist: `withDashboardAndTenants((s) => ({ gw, browser, a, b } = s))`. A beforeAll the file registers
+ * after this call (seeding, signing in) runs after it.
+ */
+export function withDashboardAndTenants(use: (handles: DashboardAndTenants) => void): void {
+  let gw: WebGateway | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    gw = await startWebGateway();
+    browser = await launchBrowser();
+    const a = await createTenant(gw);
+    const b = await createTenant(gw);
+    use({ gw, browser, a, b });
+    // Generous: the first file may build dist/web (about 20 s alone, more beside the rest of the suite).
+  }, 240_000);
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.close();
+  });
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

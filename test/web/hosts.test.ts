@@ -2,10 +2,10 @@
 // gateway's ManualClock, the browser's clock fixed at a known offset from them (page.clock), so each status and
 // "N s ago" below is computed by hand. The page asks again every 5 s: a heartbeat sent while it is open shows up
 // without a reload, and the ages tick.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createTenant, type Tenant } from '../helpers/gateway.js';
-import { describeInBrowser, launchBrowser, newContext, screenshot, signIn, startWebGateway, type WebGateway } from './helpers.js';
+import type { Tenant } from '../helpers/gateway.js';
+import { describeInBrowser, newContext, openFactoryHome, screenshot, signIn, withDashboardAndTenants, type WebGateway } from './helpers.js';
 
 const SEC = 1000;
 const MIN = 60 * SEC;
@@ -25,11 +25,8 @@ describeInBrowser('dashboard: hosts', () => {
     if (r.status !== 200) throw new Error(`heartbeat: ${r.status} ${r.text}`);
   };
 
+  withDashboardAndTenants((s) => ({ gw, browser, a, b } = s));
   beforeAll(async () => {
-    gw = await startWebGateway();
-    browser = await launchBrowser();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     t0 = gw.clock.now();
     // At t0: alpha heard 42 s ago with a free slot (online), bravo 10 s ago at capacity (busy), charlie 5 min
     // ago (stale: older than 90 s), delta 2 h ago (offline: older than 10 min).
@@ -39,15 +36,8 @@ describeInBrowser('dashboard: hosts', () => {
     await beat(a, t0 - 10 * SEC, { hostId: 'h-bravo', name: 'bravo', capacity: 2, activeJobs: 2 });
     gw.clock.set(t0);
     ctx = await newContext(browser, gw);
-    page = await signIn(ctx, gw, a.loginToken);
-    page.on('pageerror', (e) => console.log('page error:', e.message));
-    await page.waitForURL(`**/f/${a.appId}`);
-    // Generous: the first file may build dist/web.
+    page = await openFactoryHome(ctx, gw, a);
   }, 240_000);
-  afterAll(async () => {
-    await browser?.close();
-    await gw?.close();
-  });
 
   const until = <T,>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 20_000 });
   const row = (hostId: string) => page.locator(`tr[data-host="${hostId}"]`);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page, Request } from 'playwright-core';
 import { ManualClock } from '../../src/server/clock.js';
 import { createTenant, type Tenant } from '../helpers/gateway.js';
-import { SCREENSHOTS, describeInBrowser, launchBrowser, newContext, screenshot, signIn, startWebGateway, type WebGateway } from './helpers.js';
+import { SCREENSHOTS, describeInBrowser, launchBrowser, newContext, openFactoryHome, screenshot, signIn, startWebGateway, type WebGateway } from './helpers.js';
 
 type RoleName = 'owner' | 'admin' | 'write' | 'read';
 interface Person { userId: string; email: string; name: string; loginToken: string }
@@ -70,9 +70,7 @@ describeInBrowser('dashboard: organization page', () => {
     free = await createTenant(gw, { plan: 'free' });
     clock.set(T0 + 5000);
     browser = await launchBrowser();
-    page = await signIn(await newContext(browser, gw), gw, owner.loginToken);
-    page.on('pageerror', (e) => console.log('page error:', e.message));
-    await page.waitForURL(`**/f/${appId}`);
+    page = await openFactoryHome(await newContext(browser, gw), gw, { loginToken: owner.loginToken, appId });
   }, 240_000);
   afterAll(async () => {
     await browser?.close();

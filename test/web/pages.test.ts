@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTenant, type Tenant } from '../helpers/gateway.js';
-import { describeInBrowser, launchBrowser, newContext, screenshot, signIn, startWebGateway, type WebGateway } from './helpers.js';
+import { describeInBrowser, launchBrowser, newContext, openFactoryHome, screenshot, startWebGateway, type WebGateway } from './helpers.js';
 import { LOG_TEXT, PR, RAW_TITLE, seedFactory, type Seeded } from './seed.js';
 import { canonical } from '../areas/sessions/fixtures.js';
 
@@ -24,9 +24,7 @@ describeInBrowser('dashboard pages', () => {
     t = await createTenant(gw);
     seeded = await seedFactory(gw, t, browser);
     ctx = await newContext(browser, gw);
-    page = await signIn(ctx, gw, t.loginToken);
-    page.on('pageerror', (e) => console.log('page error:', e.message));
-    await page.waitForURL(`**/f/${t.appId}`);
+    page = await openFactoryHome(ctx, gw, t);
     await page.goto(`/f/${t.appId}/sessions`);
     // Generous: the first file may build dist/web (about 20 s alone, more beside the rest of the suite).
   }, 240_000);

@@ -111,7 +111,8 @@ export interface Seeded {
   rawSessionId: string;
 }
 
-async function ok(p: Promise<{ status: number; text: string; body: any }>, what: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+/** The answer's `data`; a step the API refuses throws with its name, the status and the start of the answer. */
+export async function ok(p: Promise<{ status: number; text: string; body: any }>, what: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await p;
   if (r.status >= 300) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 400)}`);
   return r.body?.data;

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addMember, createTenant, type Tenant } from '../helpers/gateway.js';
 import { generateAppKeys, GitHubDouble, type DoubleInstallation } from '../github-double/server.js';
 import { bindInstallation } from '../github-double/setup.js';
-import { describeInBrowser, launchBrowser, newContext, screenshot, SCREENSHOTS, signIn, startWebGateway, type WebGateway } from './helpers.js';
+import { describeInBrowser, launchBrowser, newContext, openFactoryHome, screenshot, SCREENSHOTS, signIn, startWebGateway, type WebGateway } from './helpers.js';
 
 describeInBrowser('dashboard: factory settings', () => {
   let github: GitHubDouble;
@@ -55,9 +55,7 @@ describeInBrowser('dashboard: factory settings', () => {
     browser = await launchBrowser();
     ctx = await newContext(browser, gw);
     await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.base });
-    page = await signIn(ctx, gw, t.loginToken);
-    page.on('pageerror', (e) => console.log('page error:', e.message));
-    await page.waitForURL(`**/f/${t.appId}`);
+    page = await openFactoryHome(ctx, gw, t);
   }, 240_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,10 +1,10 @@
 // Signing in to the dashboard in a real browser: by one-time link and by pasted login token; used and expired
 // links; sign-out; a revoked session; an API key refused; a cookie-carrying write without the dashboard's
 // header refused; another factory's data never shown.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { createTenant, type Tenant } from '../helpers/gateway.js';
-import { describeInBrowser, launchBrowser, newContext, screenshot, signIn, signInLink, startWebGateway, type WebGateway } from './helpers.js';
+import type { Tenant } from '../helpers/gateway.js';
+import { describeInBrowser, newContext, screenshot, signIn, signInLink, withDashboardAndTenants, type WebGateway } from './helpers.js';
 import { canonical } from '../areas/sessions/fixtures.js';
 
 describeInBrowser('dashboard sign-in', () => {
@@ -14,11 +14,8 @@ describeInBrowser('dashboard sign-in', () => {
   let b: Tenant;
   let bArtifact: string;
 
+  withDashboardAndTenants((s) => ({ gw, browser, a, b } = s));
   beforeAll(async () => {
-    gw = await startWebGateway();
-    browser = await launchBrowser();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     const full = canonical('full');
     const r = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, body: { schemaVersion: 1, sessions: [full] } });
     expect(r.status).toBe(200);
@@ -30,11 +27,6 @@ describeInBrowser('dashboard sign-in', () => {
     }, blob: { data: bytes.toString('base64') } } });
     expect(art.status, art.text).toBe(201);
     bArtifact = art.body.data.id;
-    // Generous: the first file may build dist/web (about 20 s alone, more beside the rest of the suite).
-  }, 240_000);
-  afterAll(async () => {
-    await browser?.close();
-    await gw?.close();
   });
 
   it('a one-time link signs in and lands on the only factory; opened again it is "used"', async () => {

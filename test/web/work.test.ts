@@ -4,11 +4,11 @@
 // instants; the browser's clock is fixed (page.clock) at a known offset from them, so every "N min left" below is
 // computed by hand from the seeded times.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createTenant, type Tenant } from '../helpers/gateway.js';
-import { describeInBrowser, launchBrowser, newContext, screenshot, signIn, startWebGateway, type WebGateway } from './helpers.js';
-import { png } from './seed.js';
+import type { Tenant } from '../helpers/gateway.js';
+import { describeInBrowser, newContext, openFactoryHome, screenshot, signIn, withDashboardAndTenants, type WebGateway } from './helpers.js';
+import { ok, png } from './seed.js';
 
 const MIN = 60_000;
 
@@ -26,17 +26,9 @@ describeInBrowser('dashboard: work board and work item page', () => {
   let prArtifact: string;
 
   const until = <T,>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000 });
-  const ok = async (p: Promise<{ status: number; text: string; body: any }>, what: string) => { // eslint-disable-line @typescript-eslint/no-explicit-any
-    const r = await p;
-    if (r.status >= 300) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 300)}`);
-    return r.body?.data;
-  };
 
+  withDashboardAndTenants((s) => ({ gw, browser, a, b } = s));
   beforeAll(async () => {
-    gw = await startWebGateway();
-    browser = await launchBrowser();
-    a = await createTenant(gw);
-    b = await createTenant(gw);
     const as = { token: a.factoryKey, appId: a.appId };
     const item = async (key: string, title: string, fields: Record<string, unknown>) => {
       ids[key] = (await ok(gw.call('POST', '/v1/work-items', { ...as, body: { tracker: 'github', trackerKey: `acme/api#${key}`, title, repository: 'acme/api', ...fields } }), title)).id;
@@ -93,15 +85,8 @@ describeInBrowser('dashboard: work board and work item page', () => {
     prArtifact = await upload({ filename: 'pr.png', caption: 'Screenshot on the pull request', repository: 'acme/api', prNumber: 12 });
 
     ctx = await newContext(browser, gw);
-    page = await signIn(ctx, gw, a.loginToken);
-    page.on('pageerror', (e) => console.log('page error:', e.message));
-    await page.waitForURL(`**/f/${a.appId}`);
-    // Generous: the first file may build dist/web.
+    page = await openFactoryHome(ctx, gw, a);
   }, 240_000);
-  afterAll(async () => {
-    await browser?.close();
-    await gw?.close();
-  });
 
   const titles = (stage: string) => page.getByTestId(`stage-${stage}`).locator('.work-card-title').allInnerTexts();
   const card = (title: string) => page.getByTestId('work-card').filter({ hasText: title });
