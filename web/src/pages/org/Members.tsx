@@ -1,15 +1,25 @@
 // The members of the org with their roles. With members.write: a role select + Save and a Remove button
 // per member, each confirmed in a dialog; the API's refusal (e.g. last_owner) shows next to that control.
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { ApiError } from '../../api/client';
 import { currentSessionQuery } from '../../api/session';
+import { ConfirmDialog } from '../../ui/confirm';
 import { formatTime } from '../../ui/format';
-import { ConfirmDialog, type ConfirmRequest } from './ConfirmDialog';
 import { ROLES, addMember, changeRole, membersQuery, removeMember, type Member, type Role } from './query';
 
 type Problem = { userId: string; control: 'role' | 'remove'; message: string };
+
+/** What the confirm dialog asks about, and what confirming or cancelling it does. */
+interface ConfirmRequest {
+  title: string;
+  body: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  /** Cancel, Escape: undo whatever the dialog was asked about (e.g. put a select back). */
+  onCancel?: () => void;
+}
 
 const messageOf = (err: unknown) => (err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err));
 
@@ -19,6 +29,13 @@ export function Members({ org, canWrite }: { org: string; canWrite: boolean }) {
   const [draft, setDraft] = useState<Record<string, Role>>({});
   const [problem, setProblem] = useState<Problem | null>(null);
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
+  // The dialog closes first; then the confirmed action runs (its error shows in the member's row), or the
+  // cancelled one is undone.
+  const finish = (confirmed: boolean) => {
+    const request = confirm;
+    setConfirm(null);
+    if (request) (confirmed ? request.onConfirm : request.onCancel)?.();
+  };
   const qc = useQueryClient();
   const navigate = useNavigate();
   // A change to members changes the audit log, and maybe the caller's own role (and so the page).
@@ -106,7 +123,9 @@ export function Members({ org, canWrite }: { org: string; canWrite: boolean }) {
         </tbody>
       </table>
       {canWrite && <AddMember org={org} onAdded={refresh} />}
-      <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
+      <ConfirmDialog open={confirm !== null} title={confirm?.title ?? ''} confirmLabel={confirm?.confirmLabel ?? ''} onConfirm={() => finish(true)} onCancel={() => finish(false)}>
+        {confirm?.body}
+      </ConfirmDialog>
     </section>
   );
 }

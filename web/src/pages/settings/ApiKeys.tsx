@@ -3,8 +3,8 @@
 // confirmation. Controls appear only for a caller holding api_keys.write; the API refuses the rest anyway.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { ConfirmDialog } from '../../ui/confirm';
 import { formatTime } from '../../ui/format';
-import { ConfirmDialog } from './ConfirmDialog';
 import { FieldError, FormError, NO_ERRORS, fieldId, fieldProps, formErrorsOf, type FormErrors } from './fields';
 import { apiKeysQuery, createKey, revokeKey, type ApiKey, type CreatedKey, type KeyPreset, type Permission } from './query';
 
