@@ -12,25 +12,25 @@ const CommitSha = Type.String({ pattern: '^[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?$'
 const ChangeKind = Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]);
 const FileEntry = Type.Object({ path: Type.String(), sha256: Type.String(), bytes: Type.Integer() });
 
-const SyncResult = Type.Object({
+/** The fields every answer about a synced commit carries (ContextCommitSummary). */
+const CommitSummary = {
   commitSha: Type.String(),
   branch: Nullable(Type.String()),
   syncedAt: DateTime,
   previousCommitSha: Nullable(Type.String()),
   fileCount: Type.Integer(),
   totalBytes: Type.Integer(),
+};
+
+const SyncResult = Type.Object({
+  ...CommitSummary,
   created: Type.Boolean(),
   newBlobs: Type.Integer(),
   changes: Type.Object({ added: Type.Integer(), modified: Type.Integer(), removed: Type.Integer() }),
 });
 
 const CommitChanges = Type.Object({
-  commitSha: Type.String(),
-  branch: Nullable(Type.String()),
-  syncedAt: DateTime,
-  previousCommitSha: Nullable(Type.String()),
-  fileCount: Type.Integer(),
-  totalBytes: Type.Integer(),
+  ...CommitSummary,
   changes: Type.Array(Type.Object({ path: Type.String(), change: ChangeKind, sha256: Nullable(Type.String()), previousSha256: Nullable(Type.String()) })),
 });
 

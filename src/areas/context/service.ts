@@ -18,13 +18,17 @@ export interface SyncInput {
   files: { path: string; content: string }[];
 }
 
-export interface SyncResult {
+/** What every answer about a synced commit says of the commit itself. */
+export interface ContextCommitSummary {
   commitSha: string;
   branch: string | null;
   syncedAt: string;
   previousCommitSha: string | null;
   fileCount: number;
   totalBytes: number;
+}
+
+export interface SyncResult extends ContextCommitSummary {
   /** False when this exact tree was already synced at this commit (the call changed nothing). */
   created: boolean;
   /** Blobs this call had to store; unchanged files (already stored) are not counted. */
@@ -39,13 +43,7 @@ export interface ContextChangeWire {
   previousSha256: string | null;
 }
 
-export interface ContextCommitWire {
-  commitSha: string;
-  branch: string | null;
-  syncedAt: string;
-  previousCommitSha: string | null;
-  fileCount: number;
-  totalBytes: number;
+export interface ContextCommitWire extends ContextCommitSummary {
   changes: ContextChangeWire[];
 }
 
@@ -120,8 +118,7 @@ function diff(previous: readonly store.FileRow[], current: readonly DecodedFile[
   return out;
 }
 
-function syncResult(row: store.CommitRow, created: boolean, newBlobs: number, changes: { change: string }[]): SyncResult {
-  const count = (kind: string) => changes.filter((c) => c.change === kind).length;
+function commitSummary(row: store.CommitRow): ContextCommitSummary {
   return {
     commitSha: row.commit_sha,
     branch: row.branch,
@@ -129,6 +126,13 @@ function syncResult(row: store.CommitRow, created: boolean, newBlobs: number, ch
     previousCommitSha: row.previous_commit_sha,
     fileCount: row.file_count,
     totalBytes: row.total_bytes,
+  };
+}
+
+function syncResult(row: store.CommitRow, created: boolean, newBlobs: number, changes: { change: string }[]): SyncResult {
+  const count = (kind: string) => changes.filter((c) => c.change === kind).length;
+  return {
+    ...commitSummary(row),
     created,
     newBlobs,
     changes: { added: count('added'), modified: count('modified'), removed: count('removed') },
@@ -217,15 +221,7 @@ export async function listChanges(ctx: FactoryContext, query: ChangesQuery): Pro
   }
   return {
     total,
-    data: commits.map((c) => ({
-      commitSha: c.commit_sha,
-      branch: c.branch,
-      syncedAt: new Date(c.synced_at).toISOString(),
-      previousCommitSha: c.previous_commit_sha,
-      fileCount: c.file_count,
-      totalBytes: c.total_bytes,
-      changes: byCommit.get(c.id) ?? [],
-    })),
+    data: commits.map((c) => ({ ...commitSummary(c), changes: byCommit.get(c.id) ?? [] })),
   };
 }
 

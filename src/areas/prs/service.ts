@@ -225,6 +225,18 @@ export interface PrSessionWire {
   linkedBy: LinkSource[];
 }
 
+function prSessionWire(s: store.SessionLinkRow, linkedBy: LinkSource[]): PrSessionWire {
+  return {
+    traceId: s.id,
+    sessionId: s.session_id,
+    title: s.title,
+    agentType: s.agent_type,
+    startedAt: new Date(Number(s.started_at)).toISOString(),
+    costUsd: usd(Number(s.cost_micros)),
+    linkedBy,
+  };
+}
+
 export interface PrDetailWire extends PrOutcomeWire {
   baseBranch: string | null;
   headSha: string | null;
@@ -262,15 +274,7 @@ export async function getPullRequest(ctx: FactoryContext, owner: string, repo: s
   const base = toOutcome(attributed ?? { key, url: null, sessions: new Map() }, state);
   const sessionList = [...(attributed?.sessions.values() ?? [])]
     .sort((a, b) => Number(a.row.started_at) - Number(b.row.started_at))
-    .map(({ row: s, via }) => ({
-      traceId: s.id,
-      sessionId: s.session_id,
-      title: s.title,
-      agentType: s.agent_type,
-      startedAt: new Date(Number(s.started_at)).toISOString(),
-      costUsd: usd(Number(s.cost_micros)),
-      linkedBy: [...via].sort(),
-    }));
+    .map(({ row, via }) => prSessionWire(row, [...via].sort()));
   return {
     ...base,
     baseBranch: state?.baseBranch ?? null,
@@ -361,15 +365,8 @@ export async function exportPullRequest(ctx: FactoryContext, owner: string, repo
     throw apiError('pull_request_not_found', `No pull request ${repository}#${number} is known to this factory.`);
   }
   const state = row ? (await describePullRequests(ctx, ctx.appId, [row])).get(keyOf(key)) : undefined;
-  const wire = (s: store.LinkedSessionRow): PrSessionWire => ({
-    traceId: s.id,
-    sessionId: s.session_id,
-    title: s.title,
-    agentType: s.agent_type,
-    startedAt: new Date(Number(s.started_at)).toISOString(),
-    costUsd: usd(Number(s.cost_micros)),
-    linkedBy: [...(Number(s.by_branch) ? ['branch' as const] : []), ...(Number(s.by_name) ? ['session' as const] : [])],
-  });
+  const wire = (s: store.LinkedSessionRow) =>
+    prSessionWire(s, [...(Number(s.by_branch) ? ['branch' as const] : []), ...(Number(s.by_name) ? ['session' as const] : [])]);
   const sessions = (async function* pages() {
     let page = firstPage;
     for (;;) {
