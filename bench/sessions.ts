@@ -14,6 +14,7 @@
 // stored batch, the path a retrying CLI takes.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { parseClaudeCodeTranscript } from '../src/capture/index.js';
@@ -34,6 +35,10 @@ export interface Row {
   p99Ms?: number;
   /** ingest: the highest resident set size seen during the run, MB */
   peakRssMb?: number;
+  /** ingest: CPU time of the bench process (gateway and clients, all threads) per session, µs: steadier than sessions/s on a shared machine */
+  cpuUsPerSession?: number;
+  /** the 1-minute load average when the run ended */
+  load1?: number;
   note?: string;
 }
 
@@ -55,6 +60,29 @@ function fixturePool(): Doc[] {
 export function fixtureSessions(count: number, prefix: string, opts: { topLevel?: boolean } = {}): Doc[] {
   const pool = fixturePool().filter((d) => !opts.topLevel || d.subagent === undefined);
   return Array.from({ length: count }, (_, i) => ({ ...pool[i % pool.length]!, id: `${prefix}-${i}` }));
+}
+
+/**
+ * BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of the measured part of each ingest run only (no start-up, no
+ * fixture conversion), written as <dir>/ingest-<store>-<clients>c.cpuprofile.
+ */
+async function startProfile(): Promise<{ stop(name: string): Promise<void> } | null> {
+  const dir = process.env.BENCH_CPU_PROFILE;
+  if (!dir) return null;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return {
+    async stop(name) {
+      const { profile } = await session.post('Profiler.stop');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(`${dir}/${name}.cpuprofile`, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -132,13 +160,17 @@ async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number
         latencies.push(performance.now() - begun);
       }
     };
+    const profiler = await startProfile();
     const start = performance.now();
+    const cpuBefore = process.cpuUsage();
     try {
       await Promise.all(Array.from({ length: clients }, client));
     } finally {
       clearInterval(sampler);
     }
+    await profiler?.stop(`ingest-${store}-${clients}c`);
     const seconds = (performance.now() - start) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
     latencies.sort((a, b) => a - b);
     const sessions = batches * 25;
@@ -146,6 +178,7 @@ async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number
       store, scenario: `POST /v1/agents/sync, 25 sessions a request, ${clients} client${clients > 1 ? 's' : ''}`, sessions,
       sessionsPerSec: round(sessions / seconds, 0), turnsPerSec: round(turns / seconds, 0),
       p50Ms: round(percentile(latencies, 50), 1), p99Ms: round(percentile(latencies, 99), 1), peakRssMb: round(peakRss / 1048576, 0),
+      cpuUsPerSession: round((cpu.user + cpu.system) / sessions, 0), load1: round(os.loadavg()[0]!, 1),
       note: `${batches} requests, ${round(turns / sessions, 1)} turns a session; RSS of the bench process (gateway and clients in one)`,
     };
   });
@@ -330,7 +363,7 @@ export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise
 export function printRows(rows: Row[]): void {
   console.table(rows.map((r) => ({
     store: r.store, scenario: r.scenario, sessions: r.sessions,
-    'sessions/s': r.sessionsPerSec ?? '', 'turns/s': r.turnsPerSec ?? '', 'p50 ms': r.p50Ms ?? '', 'p99 ms': r.p99Ms ?? '', 'peak RSS MB': r.peakRssMb ?? '', note: r.note ?? '',
+    'sessions/s': r.sessionsPerSec ?? '', 'turns/s': r.turnsPerSec ?? '', 'p50 ms': r.p50Ms ?? '', 'p99 ms': r.p99Ms ?? '', 'peak RSS MB': r.peakRssMb ?? '', 'CPU µs/session': r.cpuUsPerSession ?? '', load: r.load1 ?? '', note: r.note ?? '',
   })));
 }
 

@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Bytes, Data, NoBody, Nullable } from '../../server/schemas.js';
 import { isActiveContent } from '../artifacts/service.js';
-import { getBlob, sync, SYNC_LIMITS, type SyncBody } from './service.js';
+import type { DurableWriter } from '../../db/group-commit.js';
+import { getBlob, sync, SYNC_LIMITS, syncWriter, type SyncBody } from './service.js';
 
 const BLOB_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
 
@@ -16,9 +17,20 @@ const SyncResult = Type.Object({
   tenantTier: Type.String({ description: "the org's plan: free, paid or enterprise" }),
 });
 
+/** Each sync's writer, from the moment its body has arrived until its answer is sent (or it is aborted). */
+const writers = new WeakMap<object, DurableWriter>();
+const leave = async (req: object) => writers.get(req)?.leave();
+
 export const agentsRoutes: AreaRoutes = (app) => {
   app.post('/v1/agents/sync', {
     bodyLimit: SYNC_LIMITS.bodyBytes,
+    // Taken when the request starts: what it does before it commits (receive and parse its body, checks,
+    // summaries, compression) is what a commit about to start waits for, within a bound (db/group-commit.ts).
+    onRequest: async (req) => {
+      writers.set(req, syncWriter(factoryContext(req.ctx)));
+    },
+    onResponse: leave,
+    onRequestAbort: leave,
     config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.write' } },
     schema: {
       summary: 'Ingest agent sessions (AgentSession v1) and their images',
@@ -36,7 +48,7 @@ export const agentsRoutes: AreaRoutes = (app) => {
       }),
       response: { 200: Data(SyncResult) },
     },
-  }, async (req) => ({ data: await sync(factoryContext(req.ctx), req.body as SyncBody) }));
+  }, async (req) => ({ data: await sync(factoryContext(req.ctx), req.body as SyncBody, writers.get(req)) }));
 
   app.get('/v1/agents/blob/:sha256', {
     config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.read' } },

@@ -3,7 +3,8 @@
 import crypto from 'node:crypto';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { actorOfCaller, storeSessions } from '../sessions/service.js';
+import { actorOfCaller, prepareSessions, storeSessions } from '../sessions/service.js';
+import { durableWriter, type DurableWriter } from '../../db/group-commit.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
 import { prCommentModeOf } from '../apps/service.js';
 import { schedulePrComments } from '../pr-comments/service.js';
@@ -67,7 +68,15 @@ function checkBlob(value: unknown): { ok: true; blob: CheckedBlob } | { ok: fals
   return { ok: true, blob: { sha256: sha, mediaType: b.mediaType, bytes } };
 }
 
-export async function sync(ctx: FactoryContext, body: SyncBody): Promise<SyncResult> {
+/**
+ * A sync's place in the group commit (db/group-commit.ts): taken once its body has arrived, so a commit that
+ * starts while this sync is still being checked waits for it and shares its fsync.
+ */
+export function syncWriter(ctx: FactoryContext): DurableWriter {
+  return durableWriter(ctx.db, ctx.gateway.dialect);
+}
+
+export async function sync(ctx: FactoryContext, body: SyncBody, writer: DurableWriter = syncWriter(ctx)): Promise<SyncResult> {
   if (body.sessions.length > SYNC_LIMITS.sessions) throw tooLarge(`${body.sessions.length} sessions is more than one sync takes`, SYNC_LIMITS.sessions, 'sessions');
   const rawBlobs = body.blobs ?? [];
   if (rawBlobs.length > SYNC_LIMITS.blobs) throw tooLarge(`${rawBlobs.length} blobs is more than one sync takes`, SYNC_LIMITS.blobs, 'blobs');
@@ -82,25 +91,32 @@ export async function sync(ctx: FactoryContext, body: SyncBody): Promise<SyncRes
 
   const accepted: AgentSessionV1[] = [];
   const rejected: SyncResult['rejected'] = [];
-  body.sessions.forEach((value, index) => {
-    const checked = checkSession(value);
-    if (checked.ok) {
-      accepted.push(checked.session);
-    } else {
-      const id = typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
-      rejected.push({ index, id, reason: checked.reason });
-    }
-  });
+  try {
+    body.sessions.forEach((value, index) => {
+      const checked = checkSession(value);
+      if (checked.ok) {
+        accepted.push(checked.session);
+      } else {
+        const id = typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
+        rejected.push({ index, id, reason: checked.reason });
+      }
+    });
 
-  // Bytes first (each put is durable on return), then the rows that make them visible, in one transaction
-  // with the sessions: a crash in between leaves at most an unreferenced file, never a dangling row.
-  for (const blob of blobs) await ctx.gateway.blobs.put(blob.sha256, blob.bytes);
-  const actor = await actorOfCaller(ctx);
-  const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    await store.recordBlobs(trx, blobs.map((b) => ({ app_id: ctx.appId, sha256: b.sha256, media_type: b.mediaType, bytes: b.bytes.length, created_at: now })));
-    await storeSessions(ctx, trx, accepted, actor);
-  });
+    // Bytes first (each put is durable on return), then the rows that make them visible, in one transaction
+    // with the sessions: a crash in between leaves at most an unreferenced file, never a dangling row.
+    for (const blob of blobs) await ctx.gateway.blobs.put(blob.sha256, blob.bytes);
+    const actor = await actorOfCaller(ctx);
+    const now = ctx.clock.now();
+    const prepared = prepareSessions(accepted);
+    // Concurrent syncs share one commit on SQLite; each is answered after it, so a 2xx is still durable.
+    await writer.commit(async (trx) => {
+      await store.recordBlobs(trx, blobs.map((b) => ({ app_id: ctx.appId, sha256: b.sha256, media_type: b.mediaType, bytes: b.bytes.length, created_at: now })));
+      await storeSessions(ctx, trx, accepted, actor, prepared);
+    });
+  } finally {
+    writer.leave();
+  }
+
   // The living comment of every pull request these sessions link to (named, or worked on its branch).
   if (accepted.length > 0 && (await prCommentModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on') await schedulePrComments(ctx, ctx.appId, await pullRequestsOfSessions(ctx, accepted.map((s) => s.id)));
 

@@ -10,7 +10,7 @@ import { contextVerifications } from '../context/service.js';
 import { prOutcomesForSessions, recordSessionPrRefs, type PrOutcome } from '../prs/service.js';
 import { recordToolUsage } from '../metrics/service.js';
 import {
-  decodeDocument, encodeDocument, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type Origin, type SessionSummary,
+  decodeDocument, encodeDocument, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type EncodedDocument, type Origin, type SessionSummary,
 } from './document.js';
 import * as store from './store.js';
 
@@ -167,12 +167,35 @@ interface Pending {
   summary?: SessionSummary;
 }
 
+/** A session's summary and stored encoding, computed before the transaction (see prepareSessions). */
+interface PreparedSession {
+  summary: Omit<SessionSummary, 'chunkParts' | 'chunkOf'>;
+  encoded: EncodedDocument;
+}
+
+/** Work done ahead of storeSessions, keyed by the incoming document object it was computed from. */
+export type PreparedSessions = ReadonlyMap<AgentSessionV1, PreparedSession>;
+
+/**
+ * Summarize and compress each incoming session as if it were new (the common case: a new session is stored
+ * as sent), before the transaction. storeSessions uses this for every session it stores exactly as sent and
+ * computes anything else (a merge with a stored version) itself, so the result is the same with or without
+ * it. Done here, the CPU work happens while a group commit gathers (db/group-commit.ts), not inside it.
+ * (Compressing on the thread pool with zlib's async API was measured at 4× the CPU per document, each
+ * concurrent Brotli encoder allocating its own window, and it still blocked the event loop: not used.)
+ */
+export function prepareSessions(docs: readonly AgentSessionV1[]): PreparedSessions {
+  return new Map(docs.map((doc) => [doc, { summary: summarize(doc), encoded: encodeDocument(doc) }]));
+}
+
 /**
  * Store accepted sessions inside the caller's transaction (`db`). The same session sent again, or in chunk
  * parts, lands on one row; its facet and repo counters move by the difference, so it is counted once. The
  * whole batch costs a handful of statements (one per table), not a handful per session.
  */
-export async function storeSessions(ctx: FactoryContext, db: Db, docs: readonly AgentSessionV1[], actor: SessionActor): Promise<void> {
+export async function storeSessions(
+  ctx: FactoryContext, db: Db, docs: readonly AgentSessionV1[], actor: SessionActor, prepared: PreparedSessions = new Map(),
+): Promise<void> {
   if (!docs.length) return;
   const dialect = ctx.gateway.dialect;
   const now = ctx.clock.now();
@@ -210,7 +233,7 @@ export async function storeSessions(ctx: FactoryContext, db: Db, docs: readonly 
   if (fresh.length) {
     // Sorted by key, so concurrent syncs of the same sessions wait on each other instead of deadlocking.
     fresh.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-    const rows = fresh.map((p) => rowOf(ctx, crypto.randomUUID(), summaryOf(p), actor, now, now));
+    const rows = fresh.map((p) => rowOf(ctx, crypto.randomUUID(), summaryOf(p, prepared), actor, now, now));
     const inserted = await store.insertSessionsIfAbsent(db, rows);
     const raced = fresh.filter((p) => !inserted.has(p.key));
     if (raced.length) {
@@ -220,25 +243,27 @@ export async function storeSessions(ctx: FactoryContext, db: Db, docs: readonly 
       for (const incoming of docs) if (raced.some((p) => p.key === sessionKeyOf(incoming))) fold(incoming);
     }
     changed = [...pending.values()].filter((p): p is Pending & { doc: AgentSessionV1 } => p.changed && p.doc !== null);
-    await writeAll(ctx, db, changed, rows.filter((r) => inserted.has(r.session_key)), actor, now);
+    await writeAll(ctx, db, changed, rows.filter((r) => inserted.has(r.session_key)), actor, now, prepared);
     return;
   }
-  await writeAll(ctx, db, changed, [], actor, now);
+  await writeAll(ctx, db, changed, [], actor, now, prepared);
 }
 
 type Folded = Pending & { doc: AgentSessionV1 };
 
-function summaryOf(p: Folded): SessionSummary {
-  p.summary ??= { ...summarize(p.doc), chunkParts: p.parts, chunkOf: p.doc.chunk?.of ?? null };
+function summaryOf(p: Folded, prepared: PreparedSessions): SessionSummary {
+  p.summary ??= { ...(prepared.get(p.doc)?.summary ?? summarize(p.doc)), chunkParts: p.parts, chunkOf: p.doc.chunk?.of ?? null };
   return p.summary;
 }
 
 /** Update the replaced rows, then usage, documents and counters of every changed session in one go each. */
-async function writeAll(ctx: FactoryContext, db: Db, changed: Folded[], insertedRows: store.SessionRow[], actor: SessionActor, now: number): Promise<void> {
+async function writeAll(
+  ctx: FactoryContext, db: Db, changed: Folded[], insertedRows: store.SessionRow[], actor: SessionActor, now: number, prepared: PreparedSessions,
+): Promise<void> {
   const insertedByKey = new Map(insertedRows.map((r) => [r.session_key, r]));
   const written: { before: store.SessionRow | null; row: store.SessionRow; summary: SessionSummary; doc: AgentSessionV1 }[] = [];
   for (const p of changed) {
-    const summary = summaryOf(p);
+    const summary = summaryOf(p, prepared);
     const inserted = insertedByKey.get(p.key);
     if (inserted && !p.before) {
       written.push({ before: null, row: inserted, summary, doc: p.doc });
@@ -262,7 +287,8 @@ async function writeAll(ctx: FactoryContext, db: Db, changed: Folded[], inserted
   // The PRs each session names, as rows, for the metrics' PR spend tiles (joined in SQL).
   await recordSessionPrRefs(db, ctx.appId, written.map((w) => w.row));
   await store.putDocuments(db, written.map((w) => {
-    const encoded = encodeDocument(w.doc);
+    // A document stored exactly as it came was compressed before the transaction; a merged one is compressed here.
+    const encoded = prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc);
     return { session_id: w.row.id, app_id: ctx.appId, encoding: encoded.encoding, raw_bytes: encoded.rawBytes, body: encoded.body };
   }));
 

@@ -1,0 +1,143 @@
+// Concurrent POST /v1/agents/sync requests (which share one commit on SQLite, db/group-commit.ts): each gets
+// its own answer and exactly its own rows, a failing writer takes no other writer's data with it, and a
+// retried batch is not stored twice. On SQLite, and on PostgreSQL when TEST_DATABASE_URL is set.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { durableWriter } from '../../../src/db/group-commit.js';
+import { raw, rawNames, type Doc } from '../sessions/fixtures.js';
+
+let gw: TestGateway;
+let a: Tenant;
+
+const sync = (t: Tenant, body: unknown) => gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body });
+
+/** `count` realistic sessions (the raw fixture transcripts, converted), each with an id of `prefix`. */
+function batch(prefix: string, count: number): Doc[] {
+  const names = rawNames();
+  return Array.from({ length: count }, (_, i) => ({ ...raw(names[i % names.length]!, 'redacted'), id: `${prefix}-${i}` }));
+}
+
+async function storedRows(t: Tenant) {
+  const db = gw.app.attest.db;
+  const sessions = await db.selectFrom('sessions').select(['session_id', 'turn_count']).where('app_id', '=', t.appId).execute();
+  const documents = await db.selectFrom('session_documents').select(({ fn }) => fn.countAll<number>().as('n')).where('app_id', '=', t.appId).executeTakeFirstOrThrow();
+  const usage = await db.selectFrom('session_model_usage').select(({ fn }) => fn.countAll<number>().as('n')).where('app_id', '=', t.appId).executeTakeFirstOrThrow();
+  return { sessions, documents: Number(documents.n), usage: Number(usage.n) };
+}
+
+async function listTotal(t: Tenant): Promise<number> {
+  const r = await gw.call('GET', '/v1/sessions?repoScope=all&includeSubagents=1&limit=1', { token: t.loginToken, appId: t.appId });
+  expect(r.status).toBe(200);
+  return r.body.data.total as number;
+}
+
+beforeAll(async () => {
+  gw = await startGateway();
+  a = await createTenant(gw, { plan: 'paid' });
+});
+afterAll(async () => { await gw?.close(); });
+
+describe('concurrent syncs', () => {
+  it('four concurrent batches all land: each answered with its own ids, every row stored once', async () => {
+    const t = await createTenant(gw, { plan: 'paid' });
+    const batches = ['g1', 'g2', 'g3', 'g4'].map((p) => batch(p, 25));
+    const results = await Promise.all(batches.map((sessions) => sync(t, { schemaVersion: 1, sessions })));
+    results.forEach((r, i) => {
+      expect(r.status).toBe(200);
+      expect(r.body.data.accepted).toEqual(batches[i]!.map((s) => s.id));
+      expect(r.body.data.rejected).toEqual([]);
+    });
+    const rows = await storedRows(t);
+    const expected = batches.flat();
+    expect(rows.sessions.map((s) => s.session_id).sort()).toEqual(expected.map((s) => s.id).sort());
+    const turnsById = new Map(rows.sessions.map((s) => [s.session_id, s.turn_count]));
+    for (const s of expected) expect(turnsById.get(s.id)).toBe((s.turns as unknown[]).length);
+    expect(rows.documents).toBe(100);
+    expect(rows.usage).toBeGreaterThanOrEqual(100);
+    // The counters moved once per top-level session, as if the batches had come one after another.
+    const topLevel = expected.filter((s) => s.subagent === undefined).length;
+    expect(await listTotal(t)).toBe(expected.length);
+    const r = await gw.call('GET', '/v1/sessions?repoScope=all&limit=1', { token: t.loginToken, appId: t.appId });
+    expect(r.body.data.total).toBe(topLevel);
+    expect(r.body.data.repositories.reduce((n: number, x: { sessions: number }) => n + x.sessions, 0)).toBe(topLevel);
+  });
+
+  it('an invalid batch among concurrent valid ones gets its 400; the others get 200 and their rows', async () => {
+    const t = await createTenant(gw, { plan: 'paid' });
+    const good = ['v1', 'v2', 'v3'].map((p) => batch(p, 10));
+    const bodies: unknown[] = [
+      { schemaVersion: 1, sessions: good[0] },
+      { schemaVersion: 2, sessions: batch('bad', 10) },
+      { schemaVersion: 1, sessions: good[1] },
+      { schemaVersion: 1, sessions: good[2] },
+    ];
+    const results = await Promise.all(bodies.map((body) => sync(t, body)));
+    expect(results.map((r) => r.status)).toEqual([200, 400, 200, 200]);
+    expect(results[1]!.body.error.code).toBeTruthy();
+    const rows = await storedRows(t);
+    expect(rows.sessions.map((s) => s.session_id).sort()).toEqual(good.flat().map((s) => s.id).sort());
+    expect(rows.documents).toBe(30);
+  });
+
+  it('a batch with bad sessions beside concurrent good batches: its bad sessions rejected, its good ones and the others stored', async () => {
+    const t = await createTenant(gw, { plan: 'paid' });
+    const mixed = batch('m', 4);
+    (mixed[1] as Record<string, unknown>).startedAt = 'not a time';
+    const others = ['o1', 'o2'].map((p) => batch(p, 8));
+    const [m, ...rest] = await Promise.all([mixed, ...others].map((sessions) => sync(t, { schemaVersion: 1, sessions })));
+    expect(m!.status).toBe(200);
+    expect(m!.body.data.accepted).toEqual(['m-0', 'm-2', 'm-3']);
+    expect(m!.body.data.rejected).toEqual([expect.objectContaining({ index: 1, id: 'm-1' })]);
+    for (const r of rest) expect(r.status).toBe(200);
+    const rows = await storedRows(t);
+    expect(rows.sessions.map((s) => s.session_id).sort()).toEqual(['m-0', 'm-2', 'm-3', ...others.flat().map((s) => s.id)].sort());
+  });
+
+  it('a retried batch, concurrently and again afterwards, is stored and counted once', async () => {
+    const sessions = batch('retry', 12);
+    const before = await listTotal(a);
+    const concurrent = await Promise.all(Array.from({ length: 4 }, () => sync(a, { schemaVersion: 1, sessions })));
+    for (const r of concurrent) {
+      expect(r.status).toBe(200);
+      expect(r.body.data.accepted).toEqual(sessions.map((s) => s.id));
+    }
+    const again = await sync(a, { schemaVersion: 1, sessions });
+    expect(again.status).toBe(200);
+    expect(await listTotal(a)).toBe(before + 12);
+    const rows = await storedRows(a);
+    expect(rows.sessions.filter((s) => s.session_id.startsWith('retry-'))).toHaveLength(12);
+  });
+});
+
+describe('durable writers sharing a commit', () => {
+  it('a writer that fails loses only its own statements; the writers beside it commit theirs', async () => {
+    const db = gw.app.attest.db;
+    const dialect = gw.app.attest.dialect;
+    await sql`create table group_commit_probe (writer integer not null, n integer not null)`.execute(db);
+    try {
+      const writers = [0, 1, 2, 3].map(() => durableWriter(db, dialect));
+      const outcomes = await Promise.allSettled(writers.map((w, i) => w.commit(async (trx) => {
+        await trx.insertInto('group_commit_probe' as never).values({ writer: i, n: 1 } as never).execute();
+        await trx.insertInto('group_commit_probe' as never).values({ writer: i, n: 2 } as never).execute();
+        if (i === 2) throw new Error('writer 2 fails after its inserts');
+      })));
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[2] as PromiseRejectedResult).reason.message).toBe('writer 2 fails after its inserts');
+      const rows = await sql<{ writer: number; n: number }>`select writer, n from group_commit_probe order by writer, n`.execute(db);
+      expect(rows.rows.map((r) => [Number(r.writer), Number(r.n)])).toEqual([[0, 1], [0, 2], [1, 1], [1, 2], [3, 1], [3, 2]]);
+    } finally {
+      await sql`drop table group_commit_probe`.execute(db);
+    }
+  });
+
+  it('a writer that leaves without committing does not hold the others back', async () => {
+    const db = gw.app.attest.db;
+    const dialect = gw.app.attest.dialect;
+    const gone = durableWriter(db, dialect);
+    const staying = durableWriter(db, dialect);
+    const committed = staying.commit(async (trx) => { await sql`select 1`.execute(trx); });
+    gone.leave();
+    await expect(committed).resolves.toBeUndefined();
+  });
+});
