@@ -18,9 +18,44 @@ export type Finding = { path: string; problem: 'nul' | 'depth' } | null;
 
 /**
  * The first string or key holding NUL, or the first node nested deeper than MAX_JSON_DEPTH, with its path
- * (dotted, like validation details). Iterative, so a hostile nesting cannot exhaust the stack.
+ * (dotted, like validation details). Iterative, so a hostile nesting cannot exhaust the stack. A clean body
+ * (nearly all of them) is walked once without building any path: the paths of every node of a 400 KB sync
+ * made this walk 4% of an ingest's CPU, and their garbage more.
  */
 export function inspect(root: unknown): Finding {
+  return isClean(root) ? null : locate(root);
+}
+
+function isClean(root: unknown): boolean {
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes(NUL)) return false;
+      continue;
+    }
+    if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) continue;
+    if (depth >= MAX_JSON_DEPTH) return false;
+    if (Array.isArray(value)) {
+      for (const item of value) {
+        values.push(item);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (key.includes(NUL)) return false;
+      values.push((value as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+    }
+  }
+  return true;
+}
+
+/** What inspect reports: the first finding in document order, with its path. */
+function locate(root: unknown): Finding {
   const stack: [unknown, string, number][] = [[root, '', 0]];
   while (stack.length > 0) {
     const [value, path, depth] = stack.pop()!;
