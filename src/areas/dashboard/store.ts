@@ -1,6 +1,7 @@
 // SQL of dashboard sign-in: single-use sign-in links (stored only as HMAC digests) and the session rows,
 // which live in `credentials` (kind dashboard_session).
 import type { Db } from '../../db/connection.js';
+import { kindLiteral } from '../../db/literals.js';
 
 export interface DashboardLinksTable {
   digest: string;
@@ -43,7 +44,7 @@ export function revokeSession(db: Db, credentialId: string, now: number): Promis
     .updateTable('credentials')
     .set({ revoked_at: now })
     .where('id', '=', credentialId)
-    .where('kind', '=', 'dashboard_session')
+    .where('kind', '=', kindLiteral('dashboard_session'))
     .where('revoked_at', 'is', null)
     .execute();
 }

@@ -1,6 +1,7 @@
 // SQL of the OAuth authorization server: registered clients, grants, single-use codes, rotating refresh
 // tokens and the access-token → grant link. Codes and tokens are looked up by their HMAC digest only.
 import type { Db } from '../../db/connection.js';
+import { kindLiteral } from '../../db/literals.js';
 
 export interface OAuthClientsTable {
   client_id: string;
@@ -112,12 +113,12 @@ export function findAccessToken(db: Db, digest: string) {
     .select(['credentials.id as id', 'credentials.expires_at as expiresAt', 'credentials.revoked_at as revokedAt', 'credentials.audience as audience',
       'credentials.permissions as permissions', 'oauth_access_tokens.grant_id as grantId'])
     .where('credentials.digest', '=', digest)
-    .where('credentials.kind', '=', 'oauth_token')
+    .where('credentials.kind', '=', kindLiteral('oauth_token'))
     .executeTakeFirst();
 }
 
 export function revokeAccessToken(db: Db, credentialId: string, now: number): Promise<unknown> {
-  return db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', credentialId).where('kind', '=', 'oauth_token').where('revoked_at', 'is', null).execute();
+  return db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', credentialId).where('kind', '=', kindLiteral('oauth_token')).where('revoked_at', 'is', null).execute();
 }
 
 /** Revokes a grant and everything issued under it: its access tokens stop and its refresh tokens are spent. */
@@ -128,7 +129,7 @@ export async function revokeGrant(db: Db, grantId: string, now: number): Promise
     await tx
       .updateTable('credentials')
       .set({ revoked_at: now })
-      .where('kind', '=', 'oauth_token')
+      .where('kind', '=', kindLiteral('oauth_token'))
       .where('revoked_at', 'is', null)
       .where('id', 'in', tx.selectFrom('oauth_access_tokens').select('credential_id').where('grant_id', '=', grantId))
       .execute();

@@ -3,6 +3,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import type { Database } from '../../db/schema.js';
+import { kindLiteral } from '../../db/literals.js';
 
 export interface WorkItemsTable {
   id: string;
@@ -275,7 +276,7 @@ export async function revokeItemKeys(db: Db, appId: string, credentialIds: strin
     .updateTable('credentials')
     .set({ revoked_at: now })
     .where('app_id', '=', appId)
-    .where('kind', '=', 'item_key')
+    .where('kind', '=', kindLiteral('item_key'))
     .where('id', 'in', credentialIds)
     .where('revoked_at', 'is', null)
     .execute();

@@ -1,41 +1,51 @@
 // SQL for resolving and minting credentials. Credentials of every kind share one table keyed by digest.
 import type { Db } from '../../db/connection.js';
 import type { CredentialKind, CredentialsTable } from '../../db/schema.js';
+import { kindLiteral } from '../../db/literals.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 export type CredentialRow = CredentialsTable;
 
-export function findByDigest(db: Db, digest: string): Promise<CredentialRow | undefined> {
-  return db.selectFrom('credentials').selectAll().where('digest', '=', digest).executeTakeFirst();
+// The lookups of a credential check (a cache miss in PrincipalResolver) are compiled once (src/db/prepared.ts).
+const byDigest = preparedQuery(1, (db: Db, digest: string) => db.selectFrom('credentials').selectAll().where('digest', '=', digest));
+const membership = preparedQuery(2, (db: Db, orgId: string, userId: string) =>
+  db.selectFrom('memberships').select(['role']).where('org_id', '=', orgId).where('user_id', '=', userId));
+const liveApp = preparedQuery(1, (db: Db, appId: string) =>
+  db
+    .selectFrom('apps')
+    .innerJoin('orgs', 'orgs.id', 'apps.org_id')
+    .select(['apps.id as appId', 'apps.org_id as orgId', 'orgs.plan as plan', 'orgs.name as orgName'])
+    .where('apps.id', '=', appId)
+    .where('apps.deleted_at', 'is', null));
+const orgById = preparedQuery(1, (db: Db, orgId: string) => db.selectFrom('orgs').select(['id', 'name', 'plan']).where('id', '=', orgId));
+const userById = preparedQuery(1, (db: Db, userId: string) => db.selectFrom('users').select(['id', 'email', 'name']).where('id', '=', userId));
+
+export async function findByDigest(db: Db, digest: string): Promise<CredentialRow | undefined> {
+  return (await byDigest(db, digest))[0];
 }
 
 export function insertCredential(db: Db, row: CredentialRow): Promise<unknown> {
   return db.insertInto('credentials').values(row).execute();
 }
 
-export function findMembership(db: Db, orgId: string, userId: string) {
-  return db.selectFrom('memberships').select(['role']).where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
+export async function findMembership(db: Db, orgId: string, userId: string) {
+  return (await membership(db, orgId, userId))[0];
 }
 
-export function findLiveApp(db: Db, appId: string) {
-  return db
-    .selectFrom('apps')
-    .innerJoin('orgs', 'orgs.id', 'apps.org_id')
-    .select(['apps.id as appId', 'apps.org_id as orgId', 'orgs.plan as plan', 'orgs.name as orgName'])
-    .where('apps.id', '=', appId)
-    .where('apps.deleted_at', 'is', null)
-    .executeTakeFirst();
+export async function findLiveApp(db: Db, appId: string) {
+  return (await liveApp(db, appId))[0];
 }
 
-export function findOrg(db: Db, orgId: string) {
-  return db.selectFrom('orgs').select(['id', 'name', 'plan']).where('id', '=', orgId).executeTakeFirst();
+export async function findOrg(db: Db, orgId: string) {
+  return (await orgById(db, orgId))[0];
 }
 
-export function findUser(db: Db, userId: string) {
-  return db.selectFrom('users').select(['id', 'email', 'name']).where('id', '=', userId).executeTakeFirst();
+export async function findUser(db: Db, userId: string) {
+  return (await userById(db, userId))[0];
 }
 
 export function countByKind(db: Db, kind: CredentialKind) {
-  return db.selectFrom('credentials').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', kind).executeTakeFirstOrThrow();
+  return db.selectFrom('credentials').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', kindLiteral(kind)).executeTakeFirstOrThrow();
 }
 
 export function findCredentialById(db: Db, id: string) {
@@ -57,6 +67,6 @@ export function touchCredential(db: Db, id: string, now: number): Promise<unknow
 
 /** Revokes a live credential of `kind`; false when there is none with this id. */
 export async function revokeCredential(db: Db, id: string, kind: CredentialKind, now: number): Promise<boolean> {
-  const res = await db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', id).where('kind', '=', kind).where('revoked_at', 'is', null).executeTakeFirst();
+  const res = await db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', id).where('kind', '=', kindLiteral(kind)).where('revoked_at', 'is', null).executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
