@@ -141,8 +141,10 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   app.decorateRequest('ctx', null as never);
   app.log.info({ store: handle.location, dialect: handle.dialect, rateLimits: rateLimits.store, blobs: blobs.kind }, 'store ready');
 
-  app.addHook('onSend', async (req, reply) => {
+  // A callback hook: no promise per response.
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Request-Id', req.id);
+    done(null, payload);
   });
 
   // The job worker starts once the server is ready and stops (waiting for its run) before the store closes.

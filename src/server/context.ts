@@ -79,13 +79,14 @@ export interface OrgContext extends RequestContext {
 export function factoryContext(ctx: RequestContext): FactoryContext {
   const p = ctx.principal;
   if (!p || !p.orgId || !p.appId) throw apiError('internal_error', 'route is missing its factory guard');
-  return { ...ctx, principal: p, orgId: p.orgId, appId: p.appId };
+  // Spelled out rather than spread: this runs on every factory request, and a literal of known shape is cheaper.
+  return { gateway: ctx.gateway, db: ctx.db, clock: ctx.clock, config: ctx.config, log: ctx.log, requestId: ctx.requestId, principal: p, orgId: p.orgId, appId: p.appId };
 }
 
 export function orgContext(ctx: RequestContext): OrgContext {
   const p = ctx.principal;
   if (!p || !p.orgId) throw apiError('internal_error', 'route is missing its org guard');
-  return { ...ctx, principal: p, orgId: p.orgId };
+  return { gateway: ctx.gateway, db: ctx.db, clock: ctx.clock, config: ctx.config, log: ctx.log, requestId: ctx.requestId, principal: p, orgId: p.orgId };
 }
 
 /** How a route declares who may call it (read by the guard plugin; no handler checks auth by hand). */

@@ -51,9 +51,11 @@ export function mintPlaintext(kind: CredentialKind): string {
   return head + checksum(head);
 }
 
+const PREFIX_ENTRIES = Object.entries(CREDENTIAL_PREFIXES) as [CredentialKind, string][];
+
 /** The kind a plaintext claims to be, or null when its shape or checksum is wrong. */
 export function parsePlaintext(plaintext: string): CredentialKind | null {
-  for (const [kind, prefix] of Object.entries(CREDENTIAL_PREFIXES) as [CredentialKind, string][]) {
+  for (const [kind, prefix] of PREFIX_ENTRIES) {
     if (!plaintext.startsWith(prefix)) continue;
     if (plaintext.length !== prefix.length + BODY_LENGTH + CHECKSUM_LENGTH) return null;
     const head = plaintext.slice(0, -CHECKSUM_LENGTH);

@@ -27,10 +27,27 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * one (it acts exactly as that token would), unless it opts out with `dashboardSession: false`.
  */
 export function acceptedKinds(guard: RouteGuard): readonly CredentialKind[] {
-  if (guard.credentials === 'public') return [];
-  const kinds = guard.credentials;
-  if (kinds.includes('login_token') && guard.dashboardSession !== false && !kinds.includes('dashboard_session')) return [...kinds, 'dashboard_session'];
-  return kinds;
+  return routeRules(guard).kinds;
+}
+
+/** What the guard derives from a route's declaration, worked out once per route instead of on every request. */
+interface RouteRules {
+  kinds: readonly CredentialKind[];
+  /** The route takes a credential that acts on a factory and does not opt out of naming one. */
+  factoryKinds: boolean;
+}
+
+const rulesOfGuard = new WeakMap<RouteGuard, RouteRules>();
+
+function routeRules(guard: RouteGuard): RouteRules {
+  let rules = rulesOfGuard.get(guard);
+  if (!rules) {
+    let kinds: readonly CredentialKind[] = guard.credentials === 'public' ? [] : guard.credentials;
+    if (kinds.includes('login_token') && guard.dashboardSession !== false && !kinds.includes('dashboard_session')) kinds = [...kinds, 'dashboard_session'];
+    rules = { kinds, factoryKinds: kinds.some((k) => FACTORY_KINDS.includes(k)) && (guard.factory ?? 'header') !== 'none' };
+    rulesOfGuard.set(guard, rules);
+  }
+  return rules;
 }
 
 /** The value of one cookie of the request, or null. */
@@ -142,7 +159,8 @@ function requestedFactory(req: FastifyRequest, guard: RouteGuard, kind: Credenti
 }
 
 async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteGuard): Promise<Principal> {
-  const kinds = acceptedKinds(guard);
+  const rules = routeRules(guard);
+  const kinds = rules.kinds;
   const fromBearer = bearer(req);
   // A bearer credential wins over the cookie: a script that sends one is not the browser's session.
   const fromCookie = fromBearer ? null : cookieValue(req, SESSION_COOKIE);
@@ -168,11 +186,11 @@ async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteG
     }
     throw apiError('unauthorized', 'This kind of credential does not work on this route.');
   }
-  const isFactoryRoute = (internalOAuth || kinds.some((k) => FACTORY_KINDS.includes(k))) && (guard.factory ?? 'header') !== 'none';
+  const isFactoryRoute = internalOAuth ? (guard.factory ?? 'header') !== 'none' : rules.factoryKinds;
   const wanted = isFactoryRoute ? requestedFactory(req, guard, claimed) : null;
   const target: Target = { appId: wanted };
   if (claimed === 'dashboard_session' && guard.orgParam) target.orgName = pathParam(req, guard.orgParam)?.toLowerCase() ?? null;
-  const principal = await gateway.auth.resolve(plaintext, target);
+  const principal = await gateway.auth.resolve(plaintext, target, claimed);
   // A live credential aimed at another factory (header or path) or, for an OAuth token, another resource is
   // refused with the very answer an unknown, revoked or expired one gets (API.md §2: no oracle). The
   // resolver has already made the same number of store lookups for a dead credential as for this live one
@@ -260,9 +278,11 @@ export function registerGuard(app: App): void {
       requestId: req.id,
       principal: null,
     };
-    const guard = req.routeOptions.config.guard;
+    // routeOptions is a getter that builds a new object on every read: read it once.
+    const route = req.routeOptions;
+    const guard = route.config.guard;
     if (!guard) return; // 404s and framework routes
-    if ((req.routeOptions.url ?? '').startsWith('/v1/')) checkRunnerVersion(gateway, req);
+    if ((route.url ?? '').startsWith('/v1/')) checkRunnerVersion(gateway, req);
     if (guard.credentials === 'public') {
       if (guard.dashboardHeader) checkDashboardHeader(req);
       return;
@@ -279,7 +299,7 @@ export function registerGuard(app: App): void {
       throw apiError('forbidden', `This credential lacks the permission ${guard.permission}.`, { required_permission: guard.permission });
     }
 
-    const bucket = req.routeOptions.config.rateLimit;
+    const bucket = route.config.rateLimit;
     if (bucket && principal.orgId) {
       const decision = await gateway.rateLimits.consume(bucket, principal.orgId, principal.plan ?? 'free');
       setRateHeaders(reply, decision.limit, decision.remaining, decision.resetAt);

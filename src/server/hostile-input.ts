@@ -90,13 +90,38 @@ function refuse(code: ErrorCode, where: string, path: string) {
   return apiError(code, `Invalid ${where}: ${path} ${MESSAGE}.`, { details: [{ path, message: MESSAGE }] });
 }
 
+/**
+ * True when a string anywhere in `value` (a header value, a query or params object of strings and arrays of
+ * strings) holds NUL. Allocation-free: this runs on every request, and only a request that has a NUL pays
+ * for `findNul`'s walk that names the path. Nesting past a few levels (never made by the query parser) is
+ * left to `findNul`.
+ */
+function mayHoldNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes(NUL);
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > 4) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (mayHoldNul(value[i], depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (key.includes(NUL) || mayHoldNul((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
 function checkUrlAndHeaders(req: FastifyRequest): void {
-  const params = findNul(req.params);
-  if (params) throw refuse('invalid_path_params', 'path', params);
-  const query = findNul(req.query);
-  if (query) throw refuse('invalid_query_params', 'query', query);
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (findNul(value)) throw refuse('invalid_header', 'header', name);
+  if (mayHoldNul(req.params)) {
+    const params = findNul(req.params);
+    if (params) throw refuse('invalid_path_params', 'path', params);
+  }
+  if (mayHoldNul(req.query)) {
+    const query = findNul(req.query);
+    if (query) throw refuse('invalid_query_params', 'query', query);
+  }
+  const headers = req.headers;
+  for (const name in headers) {
+    if (mayHoldNul(headers[name])) throw refuse('invalid_header', 'header', name);
   }
 }
 
@@ -111,6 +136,13 @@ function checkBody(req: FastifyRequest): void {
 
 export function registerHostileInputChecks(app: App): void {
   // onRequest runs before the guard: a NUL never reaches a credential lookup or a factory header.
-  app.addHook('onRequest', async (req) => checkUrlAndHeaders(req));
-  app.addHook('preValidation', async (req) => checkBody(req));
+  // Callback hooks, not async ones: a throw is refused the same way, and no promise is made per request.
+  app.addHook('onRequest', (req, _reply, done) => {
+    checkUrlAndHeaders(req);
+    done();
+  });
+  app.addHook('preValidation', (req, _reply, done) => {
+    if (req.body !== undefined && req.body !== null) checkBody(req);
+    done();
+  });
 }

@@ -102,11 +102,13 @@ export class PrincipalResolver {
 
   /**
    * Resolve a plaintext. `appId` is the factory a login token wants to act on (from the header or the
-   * path); other kinds carry their factory themselves. Throws 401/403 ApiErrors.
+   * path); other kinds carry their factory themselves. `parsedKind` is parsePlaintext(plaintext) when the
+   * caller has it already. Throws 401/403 ApiErrors.
    */
-  async resolve(plaintext: string, target: string | null | Target): Promise<Principal> {
+  async resolve(plaintext: string, target: string | null | Target, parsedKind?: CredentialKind | null): Promise<Principal> {
     const { appId = null, orgName = null } = typeof target === 'object' && target !== null ? target : { appId: target };
-    const kind = parsePlaintext(plaintext);
+    // The guard has already parsed the plaintext (checksum and all); others have not.
+    const kind = parsedKind === undefined ? parsePlaintext(plaintext) : parsedKind;
     if (!kind) throw apiError('unauthorized', 'The credential is malformed or its checksum does not match.');
     const digest = this.digest(plaintext);
     const key = kind === 'login_token' ? `${digest}|${appId ?? ''}`
