@@ -11,6 +11,9 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits 1 s by default; a browser test's page under a loaded CI machine (load average 11 seen)
+    // took longer than that to render a list it then showed. A poll still fails when the text never comes.
+    expect: { poll: { timeout: 10_000 } },
     // Each test file builds its own gateway on its own database (a temp SQLite file, or a fresh
     // PostgreSQL schema when TEST_DATABASE_URL is set), so files may run side by side.
     fileParallelism: true,
