@@ -1,5 +1,5 @@
 // Session ingest and session-list benchmarks. Run directly: `npx tsx bench/sessions.ts [--sizes 1000,100000]
-// [--batches 40] [--requests 300] [--clients 1,4] [--only ingest|list] [--no-postgres]`; it prints a table. `runSessionsBench()` returns the rows for bench/run.ts.
+// [--batches 40] [--requests 300] [--clients 1,4] [--only ingest|list] [--no-postgres] [--no-sqlite]`; it prints a table. `runSessionsBench()` returns the rows for bench/run.ts.
 //
 // - Ingest: POST /v1/agents/sync with batches of 25 realistic sessions (the raw Claude Code transcripts of
 //   test/fixtures converted by the capture module at the redacted tier, as the CLI sends them, each with
@@ -290,6 +290,8 @@ const LIST_QUERIES: [string, string][] = [
   ['model=claude-opus-4-8, sort=turns asc', 'model=claude-opus-4-8&sort=turns&dir=asc'],
   ['q=on main, from/to 30 days', 'q=on%20main&from=2026-10-01T00:00:00Z&to=2026-10-31T00:00:00Z'],
   ['all repos, offset=5000', 'repoScope=all&offset=5000'],
+  // A rare needle (one title of the 100k): the trigram index's few candidates, not a walk of all repos.
+  ['q=session 4242 (1 title), all repos', 'repoScope=all&q=session%204242%20'],
 ];
 
 async function listLatency(store: 'sqlite' | 'postgres', size: number, requests: number): Promise<Row[]> {
@@ -326,6 +328,8 @@ export interface SessionsBenchOptions {
   batches?: number;
   requests?: number;
   postgres?: boolean;
+  /** false: PostgreSQL rows only (`--no-sqlite`). */
+  sqlite?: boolean;
   only?: 'ingest' | 'list';
   /** Concurrent ingest clients, one run each (default 1 and 4). */
   clients?: number[];
@@ -337,7 +341,7 @@ export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise
   const sizes = opts.sizes ?? [1000, 100_000];
   const batches = opts.batches ?? 40;
   const requests = opts.requests ?? 300;
-  const stores: ('sqlite' | 'postgres')[] = ['sqlite'];
+  const stores: ('sqlite' | 'postgres')[] = opts.sqlite === false ? [] : ['sqlite'];
   if (opts.postgres !== false && (await postgresAnswers())) stores.push('postgres');
   else log('PostgreSQL does not answer at BENCH_DATABASE_URL; PostgreSQL rows skipped');
   const pool = fixturePool();
@@ -405,7 +409,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(proces
   const clients = value('--clients')?.split(',').map(Number);
   runSessionsBench({
     ...(sizes ? { sizes } : {}), ...(batches ? { batches } : {}), ...(requests ? { requests } : {}), ...(clients ? { clients } : {}),
-    ...(only === 'ingest' || only === 'list' ? { only } : {}), postgres: !args.includes('--no-postgres'),
+    ...(only === 'ingest' || only === 'list' ? { only } : {}), postgres: !args.includes('--no-postgres'), sqlite: !args.includes('--no-sqlite'),
   })
     .then((rows) => {
       printRows(rows);
