@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -17,5 +18,10 @@ export default defineConfig({
     // Each test file builds its own gateway on its own database (a temp SQLite file, or a fresh
     // PostgreSQL schema when TEST_DATABASE_URL is set), so files may run side by side.
     fileParallelism: true,
+    // Vitest runs cores - 1 files at once: one at a time on the 2-core CI machine, where a file spends much of
+    // its time waiting (fsync under synchronous=FULL, PostgreSQL round trips, Chromium rendering, CLI child
+    // processes). One more file than cores keeps both cores busy: CI at one file at a time took 1,209 s
+    // (SQLite pass 539 s, PostgreSQL pass 593 s), over its 20-minute budget.
+    maxWorkers: os.availableParallelism() + 1,
   },
 });
