@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'libsql';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type DatabaseIntrospector, type DatabaseMetadata, type PostgresDialectConfig, type SchemaMetadata, type TableMetadata } from 'kysely';
 import type { Database } from './schema.js';
 import { ensurePrivateDir, ensurePrivateFile, narrowIfPresent } from '../server/data-dir.js';
 
@@ -141,6 +141,43 @@ function openPostgres(pg: typeof import('pg').default, url: string, schema: stri
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }, schema ?? 'public') });
   return { db, dialect: 'postgres', location: parsed.toString() + (schema ? ` (schema ${schema})` : ''), close: () => db.destroy() };
+}
+
+/**
+ * Kysely's PostgreSQL introspector reads every schema of the database and calls `pg_get_serial_sequence` on
+ * each table by name, so a schema another process drops meanwhile fails the query ("schema … does not
+ * exist") and with it the migration at start-up: seen in CI with test files running side by side, each on
+ * its own schema, and possible wherever the database is shared. The migrator only asks which tables exist,
+ * so this introspector answers for the gateway's own schema alone.
+ */
+class OwnSchemaIntrospector implements DatabaseIntrospector {
+  constructor(private readonly db: Kysely<unknown>, private readonly schema: string) {}
+
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    return [{ name: this.schema }];
+  }
+
+  async getTables(): Promise<TableMetadata[]> {
+    const { rows } = await sql<{ name: string; kind: string }>`
+      select c.relname as name, c.relkind as kind
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace ns on ns.oid = c.relnamespace
+      where ns.nspname = ${this.schema} and c.relkind in ('r', 'v', 'p')`.execute(this.db);
+    return rows.map((row) => ({ name: row.name, schema: this.schema, isView: row.kind === 'v', columns: [] }));
+  }
+
+  async getMetadata(): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables() };
+  }
+}
+
+class OwnSchemaPostgresDialect extends PostgresDialect {
+  constructor(config: PostgresDialectConfig, private readonly schema: string) {
+    super(config);
+  }
+
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new OwnSchemaIntrospector(db, this.schema);
+  }
 }
