@@ -29,3 +29,41 @@ export function variant(doc: Doc, change: (d: Doc) => void): Doc {
   change(copy);
   return copy;
 }
+
+/** A session of a title-search test: its title, scope, start, assistant turns (1000 in / 100 out each) and tool error. */
+export interface TitledSessionSpec {
+  id: string;
+  title?: string;
+  repo?: string;
+  branch?: string;
+  agentType?: string;
+  startedAt: string;
+  /** assistant turns (each 1000 in / 100 out); the first human turn is always there */
+  turns?: number;
+  toolError?: boolean;
+}
+
+export function titledSession(s: TitledSessionSpec): Doc {
+  return variant(canonical('full'), (d) => {
+    d.id = s.id;
+    d.env = { os: 'linux', gitRepo: s.repo ?? 'github.com/acme/alpha', gitBranch: s.branch ?? 'main' };
+    d.agent = { type: s.agentType ?? 'claude-code' };
+    if (s.title !== undefined) d.title = s.title;
+    else delete d.title;
+    d.startedAt = s.startedAt;
+    d.endedAt = new Date(Date.parse(s.startedAt) + 60_000).toISOString();
+    d.totals.wallClockMs = 60_000;
+    d.models = ['claude-sonnet-4-6'];
+    const turns: Doc[] = [{ index: 0, role: 'user', source: 'human', toolCalls: [], ts: s.startedAt }];
+    for (let i = 0; i < (s.turns ?? 1); i += 1) {
+      turns.push({
+        index: turns.length, role: 'assistant', model: 'claude-sonnet-4-6', ts: s.startedAt,
+        usage: { in: 1000, out: 100, cacheRead: 0, cacheCreate: 0 },
+        toolCalls: [{ name: 'Edit', isEdit: true, status: s.toolError && i === 0 ? 'error' : 'ok' }],
+      });
+    }
+    d.turns = turns;
+    d.events = [];
+    delete d.outcome;
+  });
+}

@@ -4,46 +4,20 @@
 // expectation is computed from the seeded titles, and the order from the same list without q.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
-import { canonical, variant, type Doc } from './fixtures.js';
+import { titledSession, type Doc, type TitledSessionSpec } from './fixtures.js';
 
 let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
 
-interface Spec {
-  id: string;
-  title?: string;
+interface Spec extends TitledSessionSpec {
   repo: string;
   branch: string;
-  startedAt: string;
   turns: number;
   toolError: boolean;
 }
 
-function build(s: Spec): Doc {
-  return variant(canonical('full'), (d) => {
-    d.id = s.id;
-    d.env = { os: 'linux', gitRepo: s.repo, gitBranch: s.branch };
-    d.agent = { type: 'claude-code' };
-    if (s.title !== undefined) d.title = s.title;
-    else delete d.title;
-    d.startedAt = s.startedAt;
-    d.endedAt = new Date(Date.parse(s.startedAt) + 60_000).toISOString();
-    d.totals.wallClockMs = 60_000;
-    d.models = ['claude-sonnet-4-6'];
-    const turns: Doc[] = [{ index: 0, role: 'user', source: 'human', toolCalls: [], ts: s.startedAt }];
-    for (let i = 0; i < s.turns; i += 1) {
-      turns.push({
-        index: turns.length, role: 'assistant', model: 'claude-sonnet-4-6', ts: s.startedAt,
-        usage: { in: 1000, out: 100, cacheRead: 0, cacheCreate: 0 },
-        toolCalls: [{ name: 'Edit', isEdit: true, status: s.toolError && i === 0 ? 'error' : 'ok' }],
-      });
-    }
-    d.turns = turns;
-    d.events = [];
-    delete d.outcome;
-  });
-}
+const build = titledSession;
 
 // Lower-case ASCII titles hold non-ASCII letters only in lower case, so SQLite's lower() (ASCII only) and
 // PostgreSQL's (all of Unicode) agree on them and one expectation serves both stores.

@@ -4,48 +4,14 @@ import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
-import { canonical, variant, type Doc } from './fixtures.js';
+import { titledSession, type Doc, type TitledSessionSpec } from './fixtures.js';
 
 let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
 
-interface Spec {
-  id: string;
-  title?: string;
-  repo?: string;
-  branch?: string;
-  agentType?: string;
-  startedAt: string;
-  /** assistant turns (each 1000 in / 100 out); the first human turn is always there */
-  turns?: number;
-  toolError?: boolean;
-}
-
-function build(s: Spec): Doc {
-  return variant(canonical('full'), (d) => {
-    d.id = s.id;
-    d.env = { os: 'linux', gitRepo: s.repo ?? 'github.com/acme/alpha', gitBranch: s.branch ?? 'main' };
-    d.agent = { type: s.agentType ?? 'claude-code' };
-    if (s.title !== undefined) d.title = s.title;
-    else delete d.title;
-    d.startedAt = s.startedAt;
-    d.endedAt = new Date(Date.parse(s.startedAt) + 60_000).toISOString();
-    d.totals.wallClockMs = 60_000;
-    d.models = ['claude-sonnet-4-6'];
-    const turns: Doc[] = [{ index: 0, role: 'user', source: 'human', toolCalls: [], ts: s.startedAt }];
-    for (let i = 0; i < (s.turns ?? 1); i += 1) {
-      turns.push({
-        index: turns.length, role: 'assistant', model: 'claude-sonnet-4-6', ts: s.startedAt,
-        usage: { in: 1000, out: 100, cacheRead: 0, cacheCreate: 0 },
-        toolCalls: [{ name: 'Edit', isEdit: true, status: s.toolError && i === 0 ? 'error' : 'ok' }],
-      });
-    }
-    d.turns = turns;
-    d.events = [];
-    delete d.outcome;
-  });
-}
+type Spec = TitledSessionSpec;
+const build = titledSession;
 
 const SESSIONS: Spec[] = [
   { id: 'login-1', title: 'Fix the Login flow', startedAt: '2026-10-01T10:00:00.000Z', toolError: true },
