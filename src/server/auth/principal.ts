@@ -67,6 +67,7 @@ interface CacheEntry {
 
 export class PrincipalResolver {
   private readonly cache = new Map<string, CacheEntry>();
+  private lastSweep = 0;
 
   constructor(
     private readonly db: Db,
@@ -76,6 +77,17 @@ export class PrincipalResolver {
     /** Dashboard sessions end after this long without use. */
     private readonly sessionIdleMs: number = 12 * 3600_000,
   ) {}
+
+  /**
+   * Drop aged-out entries (at most once a TTL, on a miss), so a plaintext that is no longer used does not
+   * stay in memory for long; and everything past 10,000 entries.
+   */
+  private sweep(now: number): void {
+    if (this.cache.size > 10_000) this.cache.clear();
+    if (now - this.lastSweep < this.ttlMs) return;
+    this.lastSweep = now;
+    for (const [key, entry] of this.cache) if (now - entry.at >= this.ttlMs || now < entry.at) this.cache.delete(key);
+  }
 
   /** Forget everything cached, after a revocation or membership change on this node. */
   invalidate(): void {
@@ -120,7 +132,7 @@ export class PrincipalResolver {
     let entry = this.cache.get(key);
     if (!entry || now - entry.at >= this.ttlMs || now < entry.at) {
       entry = { at: now, result: await this.load(this.digest(plaintext), kind, appId, orgName) };
-      if (this.cache.size > 10_000) this.cache.clear();
+      this.sweep(now);
       this.cache.set(key, entry);
     }
     const result = entry.result;
