@@ -196,6 +196,11 @@ async function storeSessions(target: BenchTarget): Promise<string[]> {
 const coreScenarios: BenchScenario[] = [
   { name: 'GET /health', request: () => ({ path: '/health' }) },
   { name: AUTHED_READ, request: (t) => ({ path: '/v1/api-keys', headers: t.factoryHeaders }) },
+  // Other authenticated reads through the same guard, context, log line and serializer (empty lists on a
+  // fresh factory): the fixed per-request cost must hold for every route, not only the verdict's.
+  { name: 'GET /v1/work-items (factory key, empty)', request: (t) => ({ path: '/v1/work-items', headers: t.factoryHeaders }) },
+  { name: 'GET /v1/artifacts?repository&prNumber (factory key, empty)', request: (t) => ({ path: '/v1/artifacts?repository=acme%2Fapi&prNumber=1', headers: t.factoryHeaders }) },
+  { name: 'GET /v1/hosts (factory key, empty)', request: (t) => ({ path: '/v1/hosts', headers: t.factoryHeaders }) },
   {
     name: 'GET /v1/sessions?repoScope=all (25 rows)',
     setup: async (t) => void (await storeSessions(t)),
