@@ -44,8 +44,8 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-async function serve(dataDir: string): Promise<Running> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir], { cwd: ROOT, env: cleanEnv({}) });
+async function serve(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir], { cwd: ROOT, env: cleanEnv(env) });
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   return waitListening(proc, exited);
 }
@@ -152,6 +152,20 @@ describe('attest serve', { timeout: 180_000 }, () => {
     next.proc.kill('SIGTERM');
     expect(await next.exited).toBe(0);
   }, 120_000); // two cold starts of the CLI through tsx: about 10 s each on a loaded 2-core machine
+
+  it('writes a request\'s log line to stdout on its own, without waiting for more traffic, and flushes the rest on SIGTERM', async () => {
+    // Log lines are written in batches (src/server/app.ts); a quiet gateway must still show its last request.
+    const gw = await serve(tempDataDir(), { LOG_LEVEL: 'info' });
+    const first = await fetch(`${gw.url}/health`, { headers: { 'x-request-id': 'log-probe-quiet' } });
+    expect(first.status).toBe(200);
+    await expect.poll(gw.stdout, { timeout: 5_000 }).toMatch(/"reqId":"log-probe-quiet".*"status":200.*"msg":"request completed"/);
+
+    const second = await fetch(`${gw.url}/health`, { headers: { 'x-request-id': 'log-probe-last' } });
+    expect(second.status).toBe(200);
+    gw.proc.kill('SIGTERM');
+    expect(await gw.exited).toBe(0);
+    await expect.poll(gw.stdout).toMatch(/"reqId":"log-probe-last".*"msg":"request completed"/);
+  });
 
   it('SIGTERM drains an in-flight request before exiting', async () => {
     const dataDir = tempDataDir();
