@@ -7,7 +7,7 @@ import { apiError } from '../../server/errors.js';
 import { microsToUsd, nanosToMicros, type CostStatus } from '../../pricing/cost.js';
 import { requireUser } from '../orgs/service.js';
 import { contextVerifications } from '../context/service.js';
-import { prOutcomesForSessions, recordSessionPrRefs, type PrOutcome } from '../prs/service.js';
+import { prOutcomesForRows, recordSessionPrRefs, type PrOutcome } from '../prs/service.js';
 import { recordToolUsage } from '../metrics/service.js';
 import {
   decodeDocument, encodeDocument, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type EncodedDocument, type Origin, type SessionSummary,
@@ -410,7 +410,7 @@ interface Enrichment {
 async function enrich(ctx: FactoryContext, rows: store.SessionRow[]): Promise<Enrichment> {
   if (!rows.length) return { prOutcomes: new Map(), verification: new Map() };
   const [prOutcomes, verification] = await Promise.all([
-    prOutcomesForSessions(ctx, rows.map((r) => r.id)),
+    prOutcomesForRows(ctx, rows),
     contextVerifications(ctx, rows.map((r) => r.commit_sha)),
   ]);
   return { prOutcomes, verification };
@@ -602,11 +602,19 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   filter.scopeRows = inRepo;
   const scanned = filter.includeSubagents || filter.q !== undefined || filter.from !== undefined || filter.to !== undefined || facetFilters.length > 1;
 
-  const [rows, counted, facetRows] = await Promise.all([
+  const count = () => store.countMatching(ctx.db, ctx.gateway.dialect, ctx.appId, filter, TOTAL_CAP);
+  // PostgreSQL runs the page and the count on two connections at once. SQLite has one connection and runs
+  // them one after the other, so there the count waits for the page and is skipped when the page already
+  // says the total: a page that is not full, and not past the end, ends the list (offset + its rows, at most
+  // 10,100, so still exact). A rare title search or a narrow filter then costs one statement, not two.
+  const alongside = scanned && ctx.gateway.dialect === 'postgres';
+  const [rows, facetRows, countedAlongside] = await Promise.all([
     store.listPage(ctx.db, ctx.gateway.dialect, ctx.appId, filter, sort, dir, limit, offset),
-    scanned ? store.countMatching(ctx.db, ctx.gateway.dialect, ctx.appId, filter, TOTAL_CAP) : Promise.resolve(null),
     store.facets(ctx.db, ctx.appId, repo),
+    alongside ? count() : null,
   ]);
+  let counted = countedAlongside;
+  if (scanned && !alongside) counted = rows.length < limit && (rows.length > 0 || offset === 0) ? offset + rows.length : await count();
   let total = counted ?? inRepo;
   if (counted === null && facetFilters.length === 1) {
     const [kind, values] = facetFilters[0]!;
