@@ -2,7 +2,7 @@
 // SQLite, pg_trgm on PostgreSQL) must answer exactly what a case-insensitive substring test of the title does.
 import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { titledSession, type Doc, type TitledSessionSpec } from './fixtures.js';
 
@@ -134,6 +134,13 @@ describe('GET /v1/sessions?q= (title search)', () => {
     await sync(a, [build({ id, title: 'Okapi heading', startedAt: '2026-10-09T10:00:00.000Z', turns: 4 })]);
     expect((await list(a, { q: 'okapi' })).ids).toEqual([id]);
     expect((await list(a, { q: 'heading' })).ids).toEqual([id]);
+  });
+
+  it.runIf(usingPostgres)('PostgreSQL: the trigram index keeps no pending list that every search would read (0020)', async () => {
+    const { sql } = await import('kysely');
+    const r = await sql<{ options: string[] | null }>`select reloptions as options from pg_class where oid = to_regclass('sessions_title_trgm')`.execute(gw.app.attest.db);
+    expect(r.rows).toHaveLength(1);
+    expect(r.rows[0]!.options).toContain('fastupdate=off');
   });
 
   it('keeps the q bound of 200 characters', async () => {
