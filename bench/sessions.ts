@@ -1,10 +1,11 @@
 // Session ingest and session-list benchmarks. Run directly: `npx tsx bench/sessions.ts [--sizes 1000,100000]
-// [--batches 40] [--requests 300] [--clients 1,4] [--only ingest|list] [--no-postgres] [--no-sqlite]`; it prints a table. `runSessionsBench()` returns the rows for bench/run.ts.
+// [--batches 200] [--requests 300] [--clients 1,4] [--only ingest|list] [--no-postgres] [--no-sqlite]`; it prints a table. `runSessionsBench()` returns the rows for bench/run.ts.
 //
 // - Ingest: POST /v1/agents/sync with batches of 25 realistic sessions (the raw Claude Code transcripts of
 //   test/fixtures converted by the capture module at the redacted tier, as the CLI sends them, each with
-//   a fresh id so every session is a new insert), from 1 and from 4 concurrent clients, through the whole server
-//   (app.inject: routing, auth, validation, pricing, one durable transaction). SQLite, and PostgreSQL when
+//   a fresh id so every session is a new insert), from 1 and from 4 concurrent clients over real HTTP
+//   (keep-alive) to the gateway in a child process of its own: sockets, routing, auth, validation, pricing,
+//   durable commit. CPU a session and peak RSS are the gateway process's. SQLite, and PostgreSQL when
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) answers.
 // - List: GET /v1/sessions p50/p99 over N stored sessions (bulk-loaded through the sessions store, not
 //   HTTP), default scope, filtered and sorted. The org's rate limit (1000/min) is lifted for the run: the
@@ -12,8 +13,10 @@
 //
 // Also exports `scenarios` for `npm run bench` (autocannon over a real socket): the idempotent re-send of a
 // stored batch, the path a retrying CLI takes.
+import { fork, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -33,9 +36,9 @@ export interface Row {
   turnsPerSec?: number;
   p50Ms?: number;
   p99Ms?: number;
-  /** ingest: the highest resident set size seen during the run, MB */
+  /** ingest: the highest resident set size of the gateway process seen during the run (sampled every 20 ms), MB */
   peakRssMb?: number;
-  /** ingest: CPU time of the bench process (gateway and clients, all threads) per session, µs: steadier than sessions/s on a shared machine */
+  /** ingest: CPU time of the gateway process (all its threads) per session, µs: steadier than sessions/s on a shared machine */
   cpuUsPerSession?: number;
   /** the 1-minute load average when the run ended */
   load1?: number;
@@ -128,60 +131,155 @@ async function postgresAnswers(): Promise<boolean> {
 
 // ---------------------------------------------------------------------------------------------------------
 // Ingest
+//
+// The gateway runs in a child process of its own (as bench/run.ts does) and the clients send pre-encoded
+// bodies to it over real HTTP (keep-alive, one connection a client). In one process with app.inject the
+// clients' work (light-my-request's fake sockets, answer parsing) took CPU from the gateway on the same event
+// loop, and an injected request skips the socket's own costs (reading 400 KB off a real connection). CPU a
+// session and peak RSS are the gateway process's own, measured in it.
+
+/** What the gateway child tells the bench (IPC). */
+interface IngestServerInfo {
+  url: string;
+  headers: Record<string, string>;
+}
+
+type ChildMessage = { ready: IngestServerInfo } | { measured: { cpuMicros: number; peakRss: number } } | { profiled: true } | { failed: string };
+
+/** The gateway side: started by `ingest()` as `bench/sessions.ts --serve-ingest <store>`. */
+async function serveIngest(store: 'sqlite' | 'postgres'): Promise<void> {
+  if (store === 'postgres') process.env.TEST_DATABASE_URL = pgUrl();
+  else delete process.env.TEST_DATABASE_URL;
+  const gw = await startGateway();
+  const t = await createTenant(gw, { plan: 'paid' });
+  const url = await gw.app.listen({ host: '127.0.0.1', port: 0 });
+  let peakRss = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 20);
+  sampler.unref();
+  let cpuStart = process.cpuUsage();
+  let profiler: Awaited<ReturnType<typeof startProfile>> = null;
+  const send = (msg: ChildMessage) => process.send?.(msg);
+  process.on('message', (raw: unknown) => {
+    const msg = raw as { start?: boolean; stop?: boolean; profile?: string; end?: string };
+    void (async () => {
+      if (msg.start) {
+        // The measured part starts here: peak and CPU from now on, and the profiler when asked for.
+        peakRss = process.memoryUsage.rss();
+        profiler = await startProfile();
+        cpuStart = process.cpuUsage();
+        send({ profiled: true });
+      } else if (msg.end !== undefined) {
+        const cpu = process.cpuUsage(cpuStart);
+        peakRss = Math.max(peakRss, process.memoryUsage.rss());
+        await profiler?.stop(msg.end);
+        profiler = null;
+        send({ measured: { cpuMicros: cpu.user + cpu.system, peakRss } });
+      } else if (msg.stop) {
+        clearInterval(sampler);
+        await gw.close();
+        process.exit(0);
+      }
+    })().catch((err: unknown) => send({ failed: String(err) }));
+  });
+  send({ ready: { url, headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId, 'content-type': 'application/json' } } });
+}
+
+function forkGateway(store: 'sqlite' | 'postgres'): Promise<{ child: ChildProcess; info: IngestServerInfo; next(): Promise<ChildMessage> }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--serve-ingest', store], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: process.execArgv });
+  const inbox: ChildMessage[] = [];
+  const waiting: ((m: ChildMessage) => void)[] = [];
+  child.on('message', (m: unknown) => {
+    const w = waiting.shift();
+    if (w) w(m as ChildMessage);
+    else inbox.push(m as ChildMessage);
+  });
+  const next = () => new Promise<ChildMessage>((resolve, reject) => {
+    const m = inbox.shift();
+    if (m) return resolve(m);
+    const onExit = (code: number | null) => reject(new Error(`the bench gateway exited (code ${code})`));
+    child.once('exit', onExit);
+    waiting.push((msg) => {
+      child.off('exit', onExit);
+      if ('failed' in msg) reject(new Error(msg.failed));
+      else resolve(msg);
+    });
+  });
+  return next().then((m) => {
+    if (!('ready' in m)) throw new Error(`unexpected message from the bench gateway: ${JSON.stringify(m)}`);
+    return { child, info: m.ready, next };
+  });
+}
+
+/** POST a body over a kept-alive connection; resolves with the status and answer text. */
+function post(agent: http.Agent, url: URL, headers: Record<string, string>, body: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ agent, host: url.hostname, port: url.port, path: '/v1/agents/sync', method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number, clients: number): Promise<Row> {
-  return withStore(store, async (gw) => {
-    const t = await createTenant(gw, { plan: 'paid' });
+  const { child, info, next } = await forkGateway(store);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  try {
+    const url = new URL(info.url);
     let cursor = 0;
     const nextBatch = (): Doc[] => Array.from({ length: 25 }, () => ({ ...pool[cursor++ % pool.length]!, id: crypto.randomUUID() }));
-    const headers = { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId, 'content-type': 'application/json' };
-    const send = async (payload: string) => {
-      const res = await gw.app.inject({ method: 'POST', url: '/v1/agents/sync', payload, headers });
-      if (res.statusCode !== 200) throw new Error(`sync answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
-      const body = JSON.parse(res.body) as { data: { accepted: string[]; rejected: unknown[] } };
+    const encode = (sessions: Doc[]) => Buffer.from(JSON.stringify({ schemaVersion: 1, sessions }));
+    const send = async (payload: Buffer) => {
+      const res = await post(agent, url, info.headers, payload);
+      if (res.status !== 200) throw new Error(`sync answered ${res.status}: ${res.text.slice(0, 300)}`);
+      const body = JSON.parse(res.text) as { data: { accepted: string[]; rejected: unknown[] } };
       if (body.data.rejected.length) throw new Error(`sync rejected sessions: ${JSON.stringify(body.data.rejected).slice(0, 300)}`);
     };
-    // Warm-up: compiled validators, price rates, prepared statements.
-    for (let i = 0; i < clients; i += 1) await send(JSON.stringify({ schemaVersion: 1, sessions: nextBatch() }));
     // Request bodies are encoded before the clock starts: the bench measures the gateway, not the client.
     const prepared = Array.from({ length: batches }, nextBatch);
     const turns = prepared.reduce((n, b) => n + b.reduce((m, s) => m + s.turns.length, 0), 0);
-    const payloads = prepared.map((sessions) => JSON.stringify({ schemaVersion: 1, sessions }));
+    const payloads = prepared.map(encode);
     prepared.length = 0;
-    let peakRss = process.memoryUsage.rss();
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 20);
+    // Warm-up (compiled validators, price rates, prepared statements, the JIT), from every client at once.
+    const warm = Array.from({ length: Math.max(8, clients * 4) }, () => encode(nextBatch()));
+    await Promise.all(Array.from({ length: clients }, async () => {
+      while (warm.length) await send(warm.pop()!);
+    }));
+    child.send({ start: true });
+    await next();
     const latencies: number[] = [];
-    let next = 0;
+    let i = 0;
     const client = async () => {
-      while (next < payloads.length) {
-        const payload = payloads[next++]!;
+      while (i < payloads.length) {
+        const payload = payloads[i++]!;
         const begun = performance.now();
         await send(payload);
         latencies.push(performance.now() - begun);
       }
     };
-    const profiler = await startProfile();
     const start = performance.now();
-    const cpuBefore = process.cpuUsage();
-    try {
-      await Promise.all(Array.from({ length: clients }, client));
-    } finally {
-      clearInterval(sampler);
-    }
-    await profiler?.stop(`ingest-${store}-${clients}c`);
+    await Promise.all(Array.from({ length: clients }, client));
     const seconds = (performance.now() - start) / 1000;
-    const cpu = process.cpuUsage(cpuBefore);
-    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    child.send({ end: `ingest-${store}-${clients}c` });
+    const m = await next();
+    if (!('measured' in m)) throw new Error(`unexpected message from the bench gateway: ${JSON.stringify(m)}`);
     latencies.sort((a, b) => a - b);
     const sessions = batches * 25;
     return {
       store, scenario: `POST /v1/agents/sync, 25 sessions a request, ${clients} client${clients > 1 ? 's' : ''}`, sessions,
       sessionsPerSec: round(sessions / seconds, 0), turnsPerSec: round(turns / seconds, 0),
-      p50Ms: round(percentile(latencies, 50), 1), p99Ms: round(percentile(latencies, 99), 1), peakRssMb: round(peakRss / 1048576, 0),
-      cpuUsPerSession: round((cpu.user + cpu.system) / sessions, 0), load1: round(os.loadavg()[0]!, 1),
-      note: `${batches} requests, ${round(turns / sessions, 1)} turns a session; RSS of the bench process (gateway and clients in one)`,
+      p50Ms: round(percentile(latencies, 50), 1), p99Ms: round(percentile(latencies, 99), 1), peakRssMb: round(m.measured.peakRss / 1048576, 0),
+      cpuUsPerSession: round(m.measured.cpuMicros / sessions, 0), load1: round(os.loadavg()[0]!, 1),
+      note: `${batches} requests over HTTP, ${round(turns / sessions, 1)} turns a session, ${round(seconds, 1)} s; gateway in its own process (CPU, RSS are its own)`,
     };
-  });
+  } finally {
+    agent.destroy();
+    child.send({ stop: true });
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -339,7 +437,7 @@ export interface SessionsBenchOptions {
 export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise<Row[]> {
   const log = opts.log ?? ((line: string) => console.error(line));
   const sizes = opts.sizes ?? [1000, 100_000];
-  const batches = opts.batches ?? 40;
+  const batches = opts.batches ?? 200;
   const requests = opts.requests ?? 300;
   const stores: ('sqlite' | 'postgres')[] = opts.sqlite === false ? [] : ['sqlite'];
   if (opts.postgres !== false && (await postgresAnswers())) stores.push('postgres');
@@ -396,7 +494,9 @@ export const scenarios = [
   },
 ];
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
+if (process.argv[2] === '--serve-ingest') {
+  await serveIngest(process.argv[3] === 'postgres' ? 'postgres' : 'sqlite');
+} else if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
   const args = process.argv.slice(2);
   const value = (name: string) => {
     const i = args.indexOf(name);
