@@ -10,6 +10,7 @@ import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { useFastDateFormats } from './formats.js';
 import { INT32_MAX } from './schemas.js';
 
 // ajv-formats is CommonJS: under NodeNext its plugin function is the `default` property of what is imported.
@@ -25,8 +26,8 @@ function compareInstants(a: string, b: string): number | undefined {
 
 function addFormats(ajv: Ajv): void {
   formatsPlugin(ajv);
-  const dateTime = formatsPlugin.get('date-time');
-  ajv.addFormat('date-time', { type: 'string', validate: dateTime.validate, compare: compareInstants });
+  // The same accepted set as ajv-formats' date, time and date-time, checked without allocating (formats.ts).
+  useFastDateFormats(ajv, { date: formatsPlugin.get('date').compare, time: formatsPlugin.get('time').compare, 'date-time': compareInstants });
 }
 
 const COMMON: Options = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false, strictNumbers: true };
