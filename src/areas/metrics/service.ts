@@ -301,9 +301,14 @@ type ToolTurns = readonly { toolCalls?: readonly { name: string; status: string 
 /**
  * Keeps the per-tool counters of sessions in step with their stored documents, for the tool breakdown.
  * The sessions ingest calls this once per sync (inside its transaction: pass the transaction as `db`)
- * with every session it stored; calling it again for the same sessions replaces their counters.
+ * with every session it stored; calling it again for the same sessions replaces their counters. `replaced`:
+ * the sessions that may have counters already (all by default); a session inserted in the same transaction
+ * has a new id and none, so the ingest passes only the replaced ones and skips a delete per sync.
  */
-export async function recordToolUsage(db: Db, appId: string, sessions: readonly { session: ToolUsageSession; turns: ToolTurns }[]): Promise<void> {
+export async function recordToolUsage(
+  db: Db, appId: string, sessions: readonly { session: ToolUsageSession; turns: ToolTurns }[],
+  replaced: readonly string[] = sessions.map(({ session }) => session.id),
+): Promise<void> {
   const rows = sessions.flatMap(({ session, turns }) => {
     const byTool = new Map<string, { calls: number; errors: number; rejected: number }>();
     for (const turn of turns) {
@@ -326,7 +331,7 @@ export async function recordToolUsage(db: Db, appId: string, sessions: readonly 
       ...c,
     }));
   });
-  await tools.replaceToolUsage(db, appId, sessions.map(({ session }) => session.id), rows);
+  await tools.replaceToolUsage(db, appId, replaced, rows);
 }
 
 /** The counters of one session (see recordToolUsage). */

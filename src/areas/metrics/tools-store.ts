@@ -26,8 +26,7 @@ declare module '../../db/schema.js' {
 /** Replace the tool counters of one session (a re-ingested, longer session replaces its shorter self). */
 /** Replace the tool counters of these sessions with `rows`: one delete and batched inserts, whatever the count. */
 export async function replaceToolUsage(db: Db, appId: string, sessionIds: readonly string[], rows: SessionToolUsageTable[]): Promise<void> {
-  if (sessionIds.length === 0) return;
-  await db.deleteFrom('session_tool_usage').where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).execute();
+  if (sessionIds.length > 0) await db.deleteFrom('session_tool_usage').where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).execute();
   for (let i = 0; i < rows.length; i += 200) await db.insertInto('session_tool_usage').values(rows.slice(i, i + 200)).execute();
 }
 

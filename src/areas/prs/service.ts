@@ -320,11 +320,14 @@ export async function prSpendOfWindows(ctx: FactoryContext, scope: { repo?: stri
 
 /**
  * Keep `session_pr_refs` in step with the PRs the stored sessions name (the sessions ingest calls this inside
- * its transaction, with every session it wrote; calling it again replaces their rows).
+ * its transaction, with every session it wrote; calling it again replaces their rows). `replaced`: the sessions
+ * that may have rows already (all by default; the ingest passes only those it did not insert just now).
  */
-export async function recordSessionPrRefs(db: Db, appId: string, sessions: readonly { id: string; repo: string; pr_refs: string }[]): Promise<void> {
+export async function recordSessionPrRefs(
+  db: Db, appId: string, sessions: readonly { id: string; repo: string; pr_refs: string }[], replaced: readonly string[] = sessions.map((s) => s.id),
+): Promise<void> {
   const rows = sessions.flatMap((s) => namedPrs(s).map((k) => ({ app_id: appId, session_id: s.id, repository: k.repository, number: k.number })));
-  await spend.replaceSessionPrRefs(db, appId, sessions.map((s) => s.id), rows);
+  await spend.replaceSessionPrRefs(db, appId, replaced, rows);
 }
 
 // ---- PR evidence export ----------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ declare module '../../db/schema.js' {
 
 /** Replace the named PRs of these sessions (inside the ingest's transaction). */
 export async function replaceSessionPrRefs(db: Db, appId: string, sessionIds: readonly string[], rows: readonly SessionPrRefsTable[]): Promise<void> {
-  if (sessionIds.length === 0) return;
   for (let i = 0; i < sessionIds.length; i += 500) {
     await db.deleteFrom('session_pr_refs').where('app_id', '=', appId).where('session_id', 'in', sessionIds.slice(i, i + 500)).execute();
   }

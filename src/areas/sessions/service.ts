@@ -283,14 +283,16 @@ async function writeAll(
   }
   if (!written.length) return;
 
-  await store.replaceModelUsage(db, ctx.appId, written.filter((w) => w.before).map((w) => w.row.id), written.flatMap((w) => usageRows(w.row, w.summary)));
+  // Only a replaced session can have usage, tool or PR rows already: an inserted one has a new id.
+  const replaced = written.filter((w) => w.before).map((w) => w.row.id);
+  await store.replaceModelUsage(db, ctx.appId, replaced, written.flatMap((w) => usageRows(w.row, w.summary)));
   // Per-tool counters for the metrics tool breakdown, from the same merged documents.
   await recordToolUsage(db, ctx.appId, written.map((w) => ({
     session: { id: w.row.id, orgId: w.row.org_id, appId: w.row.app_id, startedAt: w.row.started_at, repo: w.row.repo, isSubagent: w.row.is_subagent === 1 },
     turns: w.doc.turns,
-  })));
+  })), replaced);
   // The PRs each session names, as rows, for the metrics' PR spend tiles (joined in SQL).
-  await recordSessionPrRefs(db, ctx.appId, written.map((w) => w.row));
+  await recordSessionPrRefs(db, ctx.appId, written.map((w) => w.row), replaced);
   await store.putDocuments(db, written.map((w) => {
     // A document stored exactly as it came was compressed before the transaction; a merged one is compressed here.
     const encoded = prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc);
