@@ -10,7 +10,7 @@ import { contextVerifications } from '../context/service.js';
 import { prOutcomesForRows, recordSessionPrRefs, type PrOutcome } from '../prs/service.js';
 import { recordToolUsage } from '../metrics/service.js';
 import {
-  decodeDocument, encodeDocument, encodeDocumentAsync, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type EncodedDocument, type Origin, type SessionSummary,
+  decodeDocument, encodeDocument, encodeDocuments, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type EncodedDocument, type Origin, type SessionSummary,
 } from './document.js';
 import * as store from './store.js';
 
@@ -181,13 +181,11 @@ export type PreparedSessions = ReadonlyMap<AgentSessionV1, PreparedSession>;
  * as sent), before the transaction. storeSessions uses this for every session it stores exactly as sent and
  * computes anything else (a merge with a stored version) itself, so the result is the same with or without
  * it. Done here, the CPU work happens while a group commit gathers (db/group-commit.ts), not inside it, and
- * the compression runs on libuv's thread pool (encodeDocumentAsync), i.e. on the machine's other cores.
- * (The async API was once measured at about 4× the CPU a document: each encoder allocated a 4 MiB window.
- * With the window fitted to the document it costs about 1.5× the synchronous call's CPU, off the loop.)
+ * the compression runs on a worker thread (encodeDocuments), i.e. on another core than the event loop.
  */
 export async function prepareSessions(docs: readonly AgentSessionV1[]): Promise<PreparedSessions> {
-  // The compressions start first, so the pool works while the loop summarizes.
-  const encoding = Promise.all(docs.map((doc) => encodeDocumentAsync(doc)));
+  // The compression starts first, so the worker works while the loop summarizes.
+  const encoding = encodeDocuments(docs);
   const summaries = docs.map((doc) => summarize(doc));
   const encoded = await encoding;
   return new Map(docs.map((doc, i) => [doc, { summary: summaries[i]!, encoded: encoded[i]! }]));
