@@ -1,6 +1,5 @@
 // The stored session document and what the gateway derives from it: merging re-sent versions and chunk
 // parts, compression for storage, and the summary the list reads. No SQL, no HTTP.
-import { Worker } from 'node:worker_threads';
 import zlib from 'node:zlib';
 import { priceSession, type SessionCost } from '../../pricing/cost.js';
 
@@ -314,82 +313,6 @@ const brotliOptions = (rawBytes: number): zlib.BrotliOptions => ({
 export function encodeDocument(doc: AgentSessionV1): EncodedDocument {
   const raw = Buffer.from(JSON.stringify(doc));
   return { encoding: 'br', rawBytes: raw.length, body: zlib.brotliCompressSync(raw, brotliOptions(raw.length)) };
-}
-
-// One worker thread compresses the documents of a sync for the event loop (its source is below, run with
-// `eval` so it needs no separate file under tsx, vitest or the build). One message a batch each way: zlib's
-// async API on libuv's pool was tried first and measured worse under load: a stream, a pool round trip and a
-// loop wake-up a document, and four pool threads contending with the event loop for two cores.
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const zlib = require('node:zlib');
-parentPort.on('message', ({ id, raws, options }) => {
-  try {
-    const bodies = raws.map((raw, i) => zlib.brotliCompressSync(raw, options[i]));
-    parentPort.postMessage({ id, bodies });
-  } catch (err) {
-    parentPort.postMessage({ id, error: String(err && err.message || err) });
-  }
-});`;
-
-interface CompressJob {
-  resolve(bodies: Uint8Array[]): void;
-  reject(error: Error): void;
-}
-
-class Compressor {
-  private worker: Worker | null = null;
-  private readonly jobs = new Map<number, CompressJob>();
-  private nextId = 0;
-
-  compress(raws: Buffer[]): Promise<Uint8Array[]> {
-    const worker = this.started();
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.jobs.set(id, { resolve, reject });
-      worker.postMessage({ id, raws, options: raws.map((r) => brotliOptions(r.length)) });
-      // Only while a batch is out does the worker keep the process alive.
-      worker.ref();
-    });
-  }
-
-  private started(): Worker {
-    if (this.worker) return this.worker;
-    // The worker's heap holds one batch's message at a time (the bytes live outside it): a small young
-    // generation keeps its resident memory near 17 MB (23 MB with V8's default), measured in plain node.
-    const worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
-    worker.unref();
-    worker.on('message', (msg: { id: number; bodies?: Uint8Array[]; error?: string }) => {
-      const job = this.jobs.get(msg.id);
-      this.jobs.delete(msg.id);
-      if (this.jobs.size === 0) worker.unref();
-      if (msg.bodies) job?.resolve(msg.bodies);
-      else job?.reject(new Error(`compressing session documents failed: ${msg.error ?? 'unknown'}`));
-    });
-    const fail = (error: Error) => {
-      // A dead worker fails its batches (each sync answers 5xx and stores nothing); the next batch starts a new one.
-      if (this.worker === worker) this.worker = null;
-      for (const job of this.jobs.values()) job.reject(error);
-      this.jobs.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the compression worker exited (code ${code})`)));
-    this.worker = worker;
-    return worker;
-  }
-}
-
-const compressor = new Compressor();
-
-/**
- * The same encodings as encodeDocument, compressed in one batch by a worker thread: only `JSON.stringify`
- * stays on the event loop, so the other core compresses while the loop parses and checks the next request.
- */
-export async function encodeDocuments(docs: readonly AgentSessionV1[]): Promise<EncodedDocument[]> {
-  if (docs.length === 0) return [];
-  const raws = docs.map((doc) => Buffer.from(JSON.stringify(doc)));
-  const bodies = await compressor.compress(raws);
-  return bodies.map((body, i) => ({ encoding: 'br', rawBytes: raws[i]!.length, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) }));
 }
 
 export function decodeDocument(encoding: string, body: Uint8Array | ArrayBuffer): AgentSessionV1 {

@@ -10,7 +10,7 @@ import { contextVerifications } from '../context/service.js';
 import { prOutcomesForRows, recordSessionPrRefs, type PrOutcome } from '../prs/service.js';
 import { recordToolUsage } from '../metrics/service.js';
 import {
-  decodeDocument, encodeDocument, encodeDocuments, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type EncodedDocument, type Origin, type SessionSummary,
+  decodeDocument, encodeDocument, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type EncodedDocument, type Origin, type SessionSummary,
 } from './document.js';
 import * as store from './store.js';
 
@@ -180,15 +180,12 @@ export type PreparedSessions = ReadonlyMap<AgentSessionV1, PreparedSession>;
  * Summarize and compress each incoming session as if it were new (the common case: a new session is stored
  * as sent), before the transaction. storeSessions uses this for every session it stores exactly as sent and
  * computes anything else (a merge with a stored version) itself, so the result is the same with or without
- * it. Done here, the CPU work happens while a group commit gathers (db/group-commit.ts), not inside it, and
- * the compression runs on a worker thread (encodeDocuments), i.e. on another core than the event loop.
+ * it. Done here, the CPU work happens while a group commit gathers (db/group-commit.ts), not inside it. (A
+ * worker thread for the compression took 100 µs a session off the event loop but raised the RSS after a
+ * 100k-session ingest from 206 to 283 MB, over issue 17's 250 MB: not used.)
  */
-export async function prepareSessions(docs: readonly AgentSessionV1[]): Promise<PreparedSessions> {
-  // The compression starts first, so the worker works while the loop summarizes.
-  const encoding = encodeDocuments(docs);
-  const summaries = docs.map((doc) => summarize(doc));
-  const encoded = await encoding;
-  return new Map(docs.map((doc, i) => [doc, { summary: summaries[i]!, encoded: encoded[i]! }]));
+export function prepareSessions(docs: readonly AgentSessionV1[]): PreparedSessions {
+  return new Map(docs.map((doc) => [doc, { summary: summarize(doc), encoded: encodeDocument(doc) }]));
 }
 
 /**
