@@ -13,10 +13,16 @@ interface Template {
   readonly slots: readonly Slot[];
 }
 
+/**
+ * What a prepared query's arguments may be: values bound as they are. A number is compiled with a string
+ * marker in its place (the builder must not look at it, only bind it; the marker never reaches the store).
+ */
+type Argument = string | number;
+
 /** A string no caller passes (NUL is refused at the edge): marks where argument `i` lands among the parameters. */
 const sentinel = (i: number): string => `\u0000prepared-argument-${i}\u0000`;
 
-function templateOf<A extends string[]>(db: Db, build: (db: Db, ...args: A) => Compilable<unknown>, arity: number): Template | null {
+function templateOf<A extends Argument[]>(db: Db, build: (db: Db, ...args: A) => Compilable<unknown>, arity: number): Template | null {
   const markers = Array.from({ length: arity }, (_, i) => sentinel(i));
   const compiled = build(db, ...(markers as A)).compile();
   if (compiled.sql.includes('\u0000')) return null; // an argument went into the SQL text itself
@@ -33,13 +39,13 @@ function templateOf<A extends string[]>(db: Db, build: (db: Db, ...args: A) => C
 }
 
 /**
- * `build` must give the same query shape whatever its string arguments are (no branching on them, no
+ * `build` must give the same query shape whatever its arguments are (no branching on them, no
  * transforming them): each argument must reach the SQL as one bound parameter, as it is. A builder that
  * breaks this is detected when it does so with the marker values (then it is compiled on every call, as
  * before), not when it branches on a value; so keep such builders to a straight chain of `where(col, op, arg)`.
  * Templates are per store (SQLite and PostgreSQL compile differently) and per transaction object.
  */
-export function preparedQuery<A extends string[], R>(arity: A['length'], build: (db: Db, ...args: A) => Compilable<R>): (db: Db, ...args: A) => Promise<R[]> {
+export function preparedQuery<A extends Argument[], R>(arity: A['length'], build: (db: Db, ...args: A) => Compilable<R>): (db: Db, ...args: A) => Promise<R[]> {
   const templates = new WeakMap<Db, Template | null>();
   return async (db, ...args) => {
     let template = templates.get(db);

@@ -1,6 +1,7 @@
 // SQL for artifacts and the per-factory blob ownership table. Every query is scoped by factory (app_id).
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 export interface ArtifactsTable {
   id: string;
@@ -71,9 +72,10 @@ export async function factoryOwnsBlob(db: Db, appId: string, sha256: string): Pr
   return row !== undefined;
 }
 
-export function listForPullRequest(db: Db, appId: string, repository: string, prNumber: number) {
-  // Oldest first: by emittedAt, then arrival, then id (a total order, so replacement is stable).
-  return db
+// Oldest first: by emittedAt, then arrival, then id (a total order, so replacement is stable). Compiled once
+// (db/prepared.ts): GET /v1/artifacts runs it on every call.
+const pullRequestArtifacts = preparedQuery(3, (db: Db, appId: string, repository: string, prNumber: number) =>
+  db
     .selectFrom('artifacts')
     .selectAll()
     .where('app_id', '=', appId)
@@ -81,8 +83,10 @@ export function listForPullRequest(db: Db, appId: string, repository: string, pr
     .where('pr_number', '=', prNumber)
     .orderBy('emitted_at')
     .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .orderBy('id'));
+
+export function listForPullRequest(db: Db, appId: string, repository: string, prNumber: number) {
+  return pullRequestArtifacts(db, appId, repository, prNumber);
 }
 
 export interface ItemAnchors {

@@ -1,5 +1,6 @@
 // SQL for runner hosts, keyed by (factory, hostId); always scoped by factory.
 import type { Db } from '../../db/connection.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 export interface HostsTable {
   app_id: string;
@@ -45,6 +46,9 @@ export function findHost(db: Db, appId: string, hostId: string): Promise<HostRow
   return db.selectFrom('hosts').selectAll().where('app_id', '=', appId).where('host_id', '=', hostId).executeTakeFirst();
 }
 
+// Compiled once (db/prepared.ts): GET /v1/hosts runs it on every call.
+const factoryHosts = preparedQuery(1, (db: Db, appId: string) => db.selectFrom('hosts').selectAll().where('app_id', '=', appId).orderBy('name').orderBy('host_id'));
+
 export function listHosts(db: Db, appId: string): Promise<HostRow[]> {
-  return db.selectFrom('hosts').selectAll().where('app_id', '=', appId).orderBy('name').orderBy('host_id').execute();
+  return factoryHosts(db, appId);
 }

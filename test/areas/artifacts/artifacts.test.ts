@@ -424,6 +424,9 @@ describe('artifacts', () => {
       const list = await gw.call('GET', '/v1/artifacts?repository=acme/list&prNumber=3', auth);
       expect(list.status).toBe(200);
       expect(list.body.data.map((a: { id: string }) => a.id)).toEqual([oldest.body.data.id, later.body.data.id]);
+      // The next call with another number gets that pull request's (the query is compiled once, bound per call).
+      const next = await gw.call('GET', '/v1/artifacts?repository=acme/list&prNumber=4', auth);
+      expect(next.body.data.map((a: { id: string }) => a.id)).toEqual([elsewhere.body.data.id]);
       // Another factory sees none of them.
       const theirs = await gw.call('GET', '/v1/artifacts?repository=acme/list&prNumber=3', { token: other.factoryKey, appId: other.appId });
       expect(theirs.status).toBe(200);
