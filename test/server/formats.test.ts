@@ -3,9 +3,10 @@
 // ajv-formats' rules, then ajv-formats itself on the same list and on thousands of mutated strings. Last, the
 // sync route answers by the new check (a Feb 30 refused, a leap second accepted).
 import addFormatsModule from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isDate, isDateTime, isTime } from '../../src/server/formats.js';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../helpers/gateway.js';
+import type { Tenant, TestGateway } from '../helpers/gateway.js';
+import { withGatewayAndTenants } from '../helpers/gateway-fixture.js';
 import { canonical } from '../areas/sessions/fixtures.js';
 
 type Check = (s: string) => boolean;
@@ -127,11 +128,7 @@ describe('date formats (src/server/formats.ts)', () => {
 describe('POST /v1/agents/sync checks timestamps with these formats', () => {
   let gw: TestGateway;
   let t: Tenant;
-  beforeAll(async () => {
-    gw = await startGateway();
-    t = await createTenant(gw);
-  });
-  afterAll(async () => gw?.close());
+  withGatewayAndTenants((s) => ({ gw, a: t } = s));
 
   // The published schema pairs each timestamp's format with a pattern (uppercase T and Z, no leap second, seconds
   // optional), checked first; what only the format refuses is a time without seconds.
