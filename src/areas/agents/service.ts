@@ -107,7 +107,7 @@ export async function sync(ctx: FactoryContext, body: SyncBody, writer: DurableW
     for (const blob of blobs) await ctx.gateway.blobs.put(blob.sha256, blob.bytes);
     const actor = await actorOfCaller(ctx);
     const now = ctx.clock.now();
-    const prepared = await prepareSessions(accepted);
+    const prepared = prepareSessions(accepted);
     // Concurrent syncs share one commit on SQLite; each is answered after it, so a 2xx is still durable.
     await writer.commit(async (trx) => {
       await store.recordBlobs(trx, blobs.map((b) => ({ app_id: ctx.appId, sha256: b.sha256, media_type: b.mediaType, bytes: b.bytes.length, created_at: now })));
