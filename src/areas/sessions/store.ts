@@ -1,6 +1,6 @@
 // SQL for agent sessions: summary rows, per-model usage, compressed documents and the facet/repo counters.
 // Every query is scoped by app_id.
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
 
 export interface SessionsTable {
@@ -321,22 +321,53 @@ function titlePlan(db: Db, dialect: Dialect, appId: string, filter: ListFilter):
 }
 
 /**
+ * SQL text and its parameters, written by hand for the list's fixed set of shapes: Kysely building and
+ * compiling the page and the count (an operation tree of about thirty nodes each, on every request) cost
+ * about as much as SQLite running the page (issue 17, docs/performance.md "Title search: third pass").
+ * Values are always bound, never written into the text; column names are constants of this file.
+ */
+class Statement {
+  readonly parameters: unknown[] = [];
+  constructor(readonly dialect: Dialect) {}
+  /** The placeholder of a new bound value. */
+  bind(value: unknown): string {
+    this.parameters.push(value);
+    return this.dialect === 'postgres' ? `$${this.parameters.length}` : '?';
+  }
+  run<R>(db: Db, text: string): Promise<R[]> {
+    return db.executeQuery<R>(CompiledQuery.raw(text, this.parameters)).then((r) => r.rows);
+  }
+}
+
+/**
+ * The LIKE pattern's placeholder. SQLite: `? || ''`, not `?`. When a LIKE's right side is a bare parameter
+ * SQLite looks at its bound value to try its prefix optimization and marks the statement to be prepared
+ * anew whenever that parameter is bound again, so a cached statement was re-prepared on every request
+ * (the page: 0.49 → 0.39 ms at 100k). The concatenation is the same text and opts out of that.
+ */
+function likePattern(st: Statement, pattern: string): string {
+  const placeholder = st.bind(pattern);
+  return st.dialect === 'sqlite' ? `(${placeholder} || '')` : placeholder;
+}
+
+/**
  * About how many of the scope's index entries the walk reads: with a window (from/to), the scope's share of
  * sessions started in it, as if they were spread evenly between the scope's first and last start (two
  * probes of the ordered index). Only for the plan choice: a wrong guess costs time, never rows.
  */
 async function walkEstimate(db: Db, appId: string, filter: ListFilter): Promise<number | undefined> {
   if ((filter.from === undefined && filter.to === undefined) || filter.includeSubagents) return filter.scopeRows;
-  const scope = sql`app_id = ${appId}${filter.repo !== null ? sql` and repo = ${filter.repo}` : sql``} and is_subagent = 0`;
-  const row = await sql<{ lo: number | null; hi: number | null }>`select
-    (select started_at from sessions where ${scope} order by started_at asc limit 1) as lo,
-    (select started_at from sessions where ${scope} order by started_at desc limit 1) as hi`.execute(db);
-  const lo = row.rows[0]?.lo;
-  const hi = row.rows[0]?.hi;
-  if (lo === null || lo === undefined || hi === null || hi === undefined) return 0;
-  const start = Math.max(lo, filter.from ?? lo);
-  const end = Math.min(hi + 1, filter.to ?? hi + 1);
-  return Math.ceil(((filter.scopeRows ?? 0) * Math.max(0, end - start)) / (hi + 1 - lo));
+  const st = new Statement('sqlite');
+  const scope = () => `app_id = ${st.bind(appId)}${filter.repo !== null ? ` and repo = ${st.bind(filter.repo)}` : ''} and is_subagent = 0`;
+  const lo = `(select started_at from sessions where ${scope()} order by started_at asc limit 1)`;
+  const hi = `(select started_at from sessions where ${scope()} order by started_at desc limit 1)`;
+  const row = (await st.run<{ lo: number | null; hi: number | null }>(db, `select ${lo} as lo, ${hi} as hi`))[0];
+  const first = row?.lo;
+  const last = row?.hi;
+  if (first === null || first === undefined || last === null || last === undefined) return 0;
+  const start = Math.max(first, filter.from ?? first);
+  const end = Math.min(last + 1, filter.to ?? last + 1);
+  return Math.ceil(((filter.scopeRows ?? 0) * Math.max(0, end - start)) / (last + 1 - first));
 }
 
 async function chooseTitlePlan(db: Db, dialect: Dialect, appId: string, filter: ListFilter): Promise<TitlePlan> {
@@ -350,85 +381,75 @@ async function chooseTitlePlan(db: Db, dialect: Dialect, appId: string, filter: 
   // 36k-session repository is a 12k-entry walk, cap 750 instead of 2,250 (1.5 → 0.6 ms at 100k).
   const phrase = `"${needle.replace(/"/g, '""')}"`;
   const cap = candidateCap(await walkEstimate(db, appId, filter));
-  const row = await sql<{ n: number }>`select count(*) as n from
-    (select 1 from session_title_fts where session_title_fts match ${phrase} limit ${cap})`.execute(db);
-  return Number(row.rows[0]?.n ?? 0) < cap ? { kind: 'candidates', pattern, phrase } : { kind: 'scan', pattern };
+  const st = new Statement('sqlite');
+  const row = (await st.run<{ n: number }>(db,
+    `select count(*) as n from (select 1 from session_title_fts where session_title_fts match ${st.bind(phrase)} limit ${st.bind(cap)})`))[0];
+  return Number(row?.n ?? 0) < cap ? { kind: 'candidates', pattern, phrase } : { kind: 'scan', pattern };
 }
 
-function where(filter: ListFilter, dialect: Dialect, plan: TitlePlan) {
-  return (eb: ExpressionBuilder<{ sessions: SessionsTable }, 'sessions'>): Expression<SqlBool> => {
-    const parts: Expression<SqlBool>[] = [];
-    if (filter.repo !== null) parts.push(eb('sessions.repo', '=', filter.repo));
-    if (!filter.includeSubagents) parts.push(eb('sessions.is_subagent', '=', 0));
-    if (filter.branch !== undefined) parts.push(eb('sessions.branch', '=', filter.branch));
-    if (filter.agentType !== undefined) parts.push(eb('sessions.agent_type', '=', filter.agentType));
-    if (filter.workerKind !== undefined) parts.push(eb('sessions.worker_kind', '=', filter.workerKind));
-    if (filter.actorId !== undefined) parts.push(eb('sessions.actor_id', '=', filter.actorId));
-    if (filter.origins?.length) parts.push(eb('sessions.origin', 'in', filter.origins));
-    if (filter.from !== undefined) parts.push(eb('sessions.started_at', '>=', filter.from));
-    if (filter.to !== undefined) parts.push(eb('sessions.started_at', '<', filter.to));
-    if (plan.kind !== 'none') {
-      if (dialect === 'sqlite') {
-        // Case-insensitive substring: the needle is lower-cased and SQLite's LIKE folds ASCII case itself,
-        // which is all its lower() folds, so this is `lower(coalesce(title, '')) like` without building a
-        // lower-cased copy of every title it tests (a NULL title matches neither). The `candidates` plan
-        // tests it too: the FTS index only narrows (its folding covers all of Unicode, LIKE's only ASCII).
-        parts.push(sql<SqlBool>`sessions.title like ${plan.pattern} escape '\\'`);
-      } else {
-        // PostgreSQL: its GIN pg_trgm index of 0003d is on this very expression.
-        parts.push(sql<SqlBool>`lower(coalesce(sessions.title, '')) like ${plan.pattern} escape '\\'`);
-      }
+/** The filter's conditions on `sessions` (app_id first), joined by `and`. */
+function where(st: Statement, appId: string, filter: ListFilter, plan: TitlePlan): string {
+  const parts = [`sessions.app_id = ${st.bind(appId)}`];
+  if (filter.repo !== null) parts.push(`sessions.repo = ${st.bind(filter.repo)}`);
+  // A constant of the code, written as a literal: the same for every request of the shape.
+  if (!filter.includeSubagents) parts.push('sessions.is_subagent = 0');
+  if (filter.branch !== undefined) parts.push(`sessions.branch = ${st.bind(filter.branch)}`);
+  if (filter.agentType !== undefined) parts.push(`sessions.agent_type = ${st.bind(filter.agentType)}`);
+  if (filter.workerKind !== undefined) parts.push(`sessions.worker_kind = ${st.bind(filter.workerKind)}`);
+  if (filter.actorId !== undefined) parts.push(`sessions.actor_id = ${st.bind(filter.actorId)}`);
+  if (filter.origins?.length) parts.push(`sessions.origin in (${filter.origins.map((o) => st.bind(o)).join(', ')})`);
+  if (filter.from !== undefined) parts.push(`sessions.started_at >= ${st.bind(filter.from)}`);
+  if (filter.to !== undefined) parts.push(`sessions.started_at < ${st.bind(filter.to)}`);
+  if (plan.kind !== 'none') {
+    if (st.dialect === 'sqlite') {
+      // Case-insensitive substring: the needle is lower-cased and SQLite's LIKE folds ASCII case itself,
+      // which is all its lower() folds, so this is `lower(coalesce(title, '')) like` without building a
+      // lower-cased copy of every title it tests (a NULL title matches neither). The `candidates` plan
+      // tests it too: the FTS index only narrows (its folding covers all of Unicode, LIKE's only ASCII).
+      parts.push(`sessions.title like ${likePattern(st, plan.pattern)} escape '\\'`);
+    } else {
+      // PostgreSQL: its GIN pg_trgm index of 0003d is on this very expression.
+      parts.push(`lower(coalesce(sessions.title, '')) like ${likePattern(st, plan.pattern)} escape '\\'`);
     }
-    if (filter.model !== undefined) {
-      const model = filter.model;
-      // `models` is a JSON array of strings: match the quoted, escaped name (the same notion the model facet counts).
-      parts.push(sql<SqlBool>`sessions.models like ${`%${escapeLike(JSON.stringify(model))}%`} escape '\\'`);
-    }
-    switch (filter.signal) {
-      case 'hands-on': parts.push(eb('sessions.steering_count', '>', 0)); break;
-      case 'denied': parts.push(eb('sessions.rejected_tool_call_count', '>', 0)); break;
-      case 'tool-errors': parts.push(eb('sessions.tool_error_count', '>', 0)); break;
-      case 'provider-errors': parts.push(eb('sessions.api_error_count', '>', 0)); break;
-      case 'clean':
-        parts.push(eb('sessions.tool_error_count', '=', 0), eb('sessions.api_error_count', '=', 0), eb('sessions.rejected_tool_call_count', '=', 0));
-        break;
-      default: break;
-    }
-    return eb.and(parts);
-  };
-}
-
-/** The factory's sessions matching the filter, as a query to order, page or count. */
-async function matching(db: Db, dialect: Dialect, appId: string, filter: ListFilter) {
-  const plan = await titlePlan(db, dialect, appId, filter);
-  const test = where(filter, dialect, plan);
-  if (plan.kind !== 'candidates') {
-    return db.selectFrom('sessions').where('sessions.app_id', '=', appId).where(test);
   }
+  if (filter.model !== undefined) {
+    // `models` is a JSON array of strings: match the quoted, escaped name (the same notion the model facet counts).
+    parts.push(`sessions.models like ${likePattern(st, `%${escapeLike(JSON.stringify(filter.model))}%`)} escape '\\'`);
+  }
+  switch (filter.signal) {
+    case 'hands-on': parts.push('sessions.steering_count > 0'); break;
+    case 'denied': parts.push('sessions.rejected_tool_call_count > 0'); break;
+    case 'tool-errors': parts.push('sessions.tool_error_count > 0'); break;
+    case 'provider-errors': parts.push('sessions.api_error_count > 0'); break;
+    case 'clean': parts.push('sessions.tool_error_count = 0', 'sessions.api_error_count = 0', 'sessions.rejected_tool_call_count = 0'); break;
+    default: break;
+  }
+  return parts.join(' and ');
+}
+
+/** `from ... where ...` of the factory's sessions matching the filter, to order, page or count. */
+async function matching(db: Db, st: Statement, appId: string, filter: ListFilter): Promise<string> {
+  const plan = await titlePlan(db, st.dialect, appId, filter);
+  if (plan.kind !== 'candidates') return `from sessions where ${where(st, appId, filter, plan)}`;
   // The FTS candidates of this factory whose stored title holds the needle, then their session rows by
   // primary key. CROSS JOIN fixes that order (SQLite would otherwise walk the list's index probing the
   // candidate set, which reads the whole scope).
-  const candidates = sql<{ session_id: string }>`(select m.session_id from session_title_fts f
-    cross join session_title_search m on m.seq = f.rowid
-    where f.session_title_fts match ${plan.phrase} and m.app_id = ${appId} and m.title like ${plan.pattern} escape '\\')`;
-  return db
-    .selectFrom(candidates.as('c'))
-    .crossJoin('sessions')
-    .whereRef('sessions.id', '=', 'c.session_id')
-    .where('sessions.app_id', '=', appId)
-    .where((eb) => test(eb as unknown as ExpressionBuilder<{ sessions: SessionsTable }, 'sessions'>));
+  const candidates = `(select m.session_id from session_title_fts f cross join session_title_search m on m.seq = f.rowid
+    where f.session_title_fts match ${st.bind(plan.phrase)} and m.app_id = ${st.bind(appId)} and m.title like ${likePattern(st, plan.pattern)} escape '\\')`;
+  return `from ${candidates} as c cross join sessions where sessions.id = c.session_id and ${where(st, appId, filter, plan)}`;
+}
+
+/** The list's order: the sort column, then id, in one direction (both constants of the code). */
+function orderBy(sort: SortColumn, dir: 'asc' | 'desc'): string {
+  return `order by sessions.${sort} ${dir}, sessions.id ${dir}`;
 }
 
 export async function listPage(
   db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, offset: number,
 ): Promise<SessionRow[]> {
-  return (await matching(db, dialect, appId, filter))
-    .selectAll('sessions')
-    .orderBy(`sessions.${sort}`, dir)
-    .orderBy('sessions.id', dir)
-    .limit(limit)
-    .offset(offset)
-    .execute();
+  const st = new Statement(dialect);
+  const from = await matching(db, st, appId, filter);
+  return st.run<SessionRow>(db, `select sessions.* ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)} offset ${st.bind(offset)}`);
 }
 
 /** Where a keyset page starts: after the row with this sort value and id (in the list's order). */
@@ -444,22 +465,21 @@ export interface ListCursor {
 export async function listAfter(
   db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, after: ListCursor | null,
 ): Promise<SessionRow[]> {
-  let q = (await matching(db, dialect, appId, filter)).selectAll('sessions');
+  const st = new Statement(dialect);
+  let text = `select sessions.* ${await matching(db, st, appId, filter)}`;
   if (after) {
     const op = dir === 'desc' ? '<' : '>';
-    q = q.where((eb) => eb.or([eb(`sessions.${sort}`, op, after.value), eb.and([eb(`sessions.${sort}`, '=', after.value), eb('sessions.id', op, after.id)])]));
+    text += ` and (sessions.${sort} ${op} ${st.bind(after.value)} or (sessions.${sort} = ${st.bind(after.value)} and sessions.id ${op} ${st.bind(after.id)}))`;
   }
-  return q.orderBy(`sessions.${sort}`, dir).orderBy('sessions.id', dir).limit(limit).execute();
+  return st.run<SessionRow>(db, `${text} ${orderBy(sort, dir)} limit ${st.bind(limit)}`);
 }
 
 /** How many sessions match, counting at most `cap` (a scan stops there). */
 export async function countMatching(db: Db, dialect: Dialect, appId: string, filter: ListFilter, cap: number): Promise<number> {
-  const matches = (await matching(db, dialect, appId, filter)).select(sql`1`.as('one')).limit(cap);
-  const row = await db
-    .selectFrom(matches.as('m'))
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  const st = new Statement(dialect);
+  const from = await matching(db, st, appId, filter);
+  const row = (await st.run<{ n: number | string }>(db, `select count(*) as n from (select 1 as one ${from} limit ${st.bind(cap)}) as m`))[0];
+  return Number(row?.n ?? 0);
 }
 
 export async function findById(db: Db, appId: string, id: string): Promise<SessionRow | undefined> {
