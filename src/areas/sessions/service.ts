@@ -514,6 +514,11 @@ export interface SessionListWire {
 const MAX_REPOSITORIES_LISTED = 100;
 /** Counting stops here: past the deepest page reachable (offset 10000 + limit 100), `total` is a lower bound. */
 export const TOTAL_CAP = 10_100;
+/**
+ * How many ids a title search reads first (see listSessions): more than the matches of a usual search, far
+ * fewer than TOTAL_CAP (reading 10k ids to count them would cost more than counting them in SQL).
+ */
+const PROBE_ROWS = 1024;
 
 function queryError(path: string, message: string) {
   return apiError('invalid_query_params', `Invalid querystring: ${path} ${message}`, { details: [{ path, message }] });
@@ -604,19 +609,41 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   filter.scopeRows = inRepo;
   const scanned = filter.includeSubagents || filter.q !== undefined || filter.from !== undefined || filter.to !== undefined || facetFilters.length > 1;
 
-  const count = () => store.countMatching(ctx.db, ctx.gateway.dialect, ctx.appId, filter, TOTAL_CAP);
-  // PostgreSQL runs the page and the count on two connections at once. SQLite has one connection and runs
-  // them one after the other, so there the count waits for the page and is skipped when the page already
-  // says the total: a page that is not full, and not past the end, ends the list (offset + its rows, at most
-  // 10,100, so still exact). A rare title search or a narrow filter then costs one statement, not two.
-  const alongside = scanned && ctx.gateway.dialect === 'postgres';
-  const [rows, facetRows, countedAlongside] = await Promise.all([
-    store.listPage(ctx.db, ctx.gateway.dialect, ctx.appId, filter, sort, dir, limit, offset),
-    store.facets(ctx.db, ctx.appId, repo),
-    alongside ? count() : null,
-  ]);
-  let counted = countedAlongside;
-  if (scanned && !alongside) counted = rows.length < limit && (rows.length > 0 || offset === 0) ? offset + rows.length : await count();
+  const dialect = ctx.gateway.dialect;
+  const count = () => store.countMatching(ctx.db, dialect, ctx.appId, filter, TOTAL_CAP);
+  const facetsRead = store.facets(ctx.db, ctx.appId, repo);
+  facetsRead.catch(() => undefined); // awaited below; not an unhandled rejection if the probe throws first
+  let rows: store.SessionRow[] | null = null;
+  let counted: number | null = null;
+  // PostgreSQL: a title search usually matches a few hundred sessions at most. One statement reads the ids
+  // of the first PROBE_ROWS matches in the list's order; fewer than that are all the matches, so their
+  // number is the exact total and the page is a slice of them, read by id. The page and the count then cost
+  // one BitmapAnd of the window and the trigram index instead of two at once on two connections (half the
+  // CPU; on two shared cores that is what the latency follows). More matches: the page and the count below.
+  // Not on SQLite, where the page stops at its rows and the count walks index entries only: measured no
+  // faster there (docs/performance.md, "Title search: third pass").
+  if (dialect === 'postgres' && filter.q && offset + limit < PROBE_ROWS) {
+    const ids = await store.listIds(ctx.db, dialect, ctx.appId, filter, sort, dir, PROBE_ROWS);
+    if (ids.length < PROBE_ROWS) {
+      counted = ids.length;
+      rows = await store.byIds(ctx.db, dialect, ctx.appId, ids.slice(offset, offset + limit));
+    }
+  }
+  if (rows === null) {
+    // PostgreSQL runs the page and the count on two connections at once. SQLite has one connection and runs
+    // them one after the other, so there the count waits for the page and is skipped when the page already
+    // says the total: a page that is not full, and not past the end, ends the list (offset + its rows, at most
+    // 10,100, so still exact). A rare title search or a narrow filter then costs one statement, not two.
+    const alongside = scanned && dialect === 'postgres';
+    const [page, countedAlongside] = await Promise.all([
+      store.listPage(ctx.db, dialect, ctx.appId, filter, sort, dir, limit, offset),
+      alongside ? count() : null,
+    ]);
+    rows = page;
+    counted = countedAlongside;
+    if (scanned && !alongside) counted = rows.length < limit && (rows.length > 0 || offset === 0) ? offset + rows.length : await count();
+  }
+  const facetRows = await facetsRead;
   let total = counted ?? inRepo;
   if (counted === null && facetFilters.length === 1) {
     const [kind, values] = facetFilters[0]!;

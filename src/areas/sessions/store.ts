@@ -452,6 +452,29 @@ export async function listPage(
   return st.run<SessionRow>(db, `select sessions.* ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)} offset ${st.bind(offset)}`);
 }
 
+/**
+ * The ids of the first `limit` matching sessions, in the list's order (no row read on SQLite's walk: the
+ * ordered index carries the id). When fewer than `limit` come back they are all the matches: their number
+ * is the exact total, and a page is a slice of them (see service.listSessions).
+ */
+export async function listIds(
+  db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number,
+): Promise<string[]> {
+  const st = new Statement(dialect);
+  const from = await matching(db, st, appId, filter);
+  const rows = await st.run<{ id: string }>(db, `select sessions.id ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)}`);
+  return rows.map((r) => r.id);
+}
+
+/** These sessions of the factory, in the order of `ids` (ids not found are left out). */
+export async function byIds(db: Db, dialect: Dialect, appId: string, ids: readonly string[]): Promise<SessionRow[]> {
+  if (!ids.length) return [];
+  const st = new Statement(dialect);
+  const rows = await st.run<SessionRow>(db, `select * from sessions where app_id = ${st.bind(appId)} and id in (${ids.map((id) => st.bind(id)).join(', ')})`);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 /** Where a keyset page starts: after the row with this sort value and id (in the list's order). */
 export interface ListCursor {
   value: number;
