@@ -616,18 +616,16 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   let rows: store.SessionRow[] | null = null;
   let counted: number | null = null;
   // PostgreSQL: a title search usually matches a few hundred sessions at most. One statement reads the ids
-  // of the first PROBE_ROWS matches in the list's order; fewer than that are all the matches, so their
-  // number is the exact total and the page is a slice of them, read by id. The page and the count then cost
-  // one BitmapAnd of the window and the trigram index instead of two at once on two connections (half the
-  // CPU; on two shared cores that is what the latency follows). More matches: the page and the count below.
-  // Not on SQLite, where the page stops at its rows and the count walks index entries only: measured no
-  // faster there (docs/performance.md, "Title search: third pass").
-  if (dialect === 'postgres' && filter.q && offset + limit < PROBE_ROWS) {
-    const ids = await store.listIds(ctx.db, dialect, ctx.appId, filter, sort, dir, PROBE_ROWS);
-    if (ids.length < PROBE_ROWS) {
-      counted = ids.length;
-      rows = await store.byIds(ctx.db, dialect, ctx.appId, ids.slice(offset, offset + limit));
-    }
+  // of the first PROBE_ROWS matches in the list's order, counts them and reads the page's rows among them;
+  // fewer than PROBE_ROWS are all the matches, so their number is the exact total. The page and the count
+  // then cost one BitmapAnd of the window and the trigram index instead of two at once on two connections
+  // (half the CPU; on two shared cores that is what the latency follows). More matches: that page is right
+  // and the count below runs after it. Not on SQLite, where the page stops at its rows and the count walks
+  // index entries only: measured no faster there (docs/performance.md, "Title search: third pass").
+  if (dialect === 'postgres' && filter.q && offset + limit <= PROBE_ROWS) {
+    const probed = await store.pageAndMatches(ctx.db, ctx.appId, filter, sort, dir, limit, offset, PROBE_ROWS);
+    rows = probed.rows;
+    counted = probed.matches < PROBE_ROWS ? probed.matches : await count();
   }
   if (rows === null) {
     // PostgreSQL runs the page and the count on two connections at once. SQLite has one connection and runs

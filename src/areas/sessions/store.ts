@@ -453,26 +453,26 @@ export async function listPage(
 }
 
 /**
- * The ids of the first `limit` matching sessions, in the list's order (no row read on SQLite's walk: the
- * ordered index carries the id). When fewer than `limit` come back they are all the matches: their number
- * is the exact total, and a page is a slice of them (see service.listSessions).
+ * PostgreSQL: a page of the list and how many sessions match, up to `probe`, in one statement. The ids of
+ * the first `probe` matches (in the list's order) are read once; the count is their number and the page is
+ * the slice at `offset`, whose rows are then read by primary key. `matches` below `probe` is the exact
+ * total; at `probe` it is only a lower bound (the page is right either way while offset + limit ≤ probe).
  */
-export async function listIds(
-  db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number,
-): Promise<string[]> {
-  const st = new Statement(dialect);
+export async function pageAndMatches(
+  db: Db, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, offset: number, probe: number,
+): Promise<{ rows: SessionRow[]; matches: number }> {
+  const st = new Statement('postgres');
   const from = await matching(db, st, appId, filter);
-  const rows = await st.run<{ id: string }>(db, `select sessions.id ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)}`);
-  return rows.map((r) => r.id);
-}
-
-/** These sessions of the factory, in the order of `ids` (ids not found are left out). */
-export async function byIds(db: Db, dialect: Dialect, appId: string, ids: readonly string[]): Promise<SessionRow[]> {
-  if (!ids.length) return [];
-  const st = new Statement(dialect);
-  const rows = await st.run<SessionRow>(db, `select * from sessions where app_id = ${st.bind(appId)} and id in (${ids.map((id) => st.bind(id)).join(', ')})`);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  const text = `with ids as (select sessions.id, sessions.${sort} as k ${from} ${orderBy(sort, dir)} limit ${st.bind(probe)})
+    select m.n as probe_matches, s.* from (select count(*) as n from ids) m
+    left join lateral (select sessions.* from (select id, k from ids order by k ${dir}, id ${dir} limit ${st.bind(limit)} offset ${st.bind(offset)}) p
+      join sessions on sessions.id = p.id) s on true
+    order by s.${sort} ${dir}, s.id ${dir}`;
+  const rows = await st.run<SessionRow & { probe_matches: number | string }>(db, text);
+  const matches = Number(rows[0]?.probe_matches ?? 0);
+  const page: SessionRow[] = [];
+  for (const { probe_matches: _n, ...row } of rows) if (row.id !== null) page.push(row);
+  return { rows: page, matches };
 }
 
 /** Where a keyset page starts: after the row with this sort value and id (in the list's order). */
