@@ -5,6 +5,8 @@ import path from 'node:path';
 import SqliteDatabase from 'libsql';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type DatabaseIntrospector, type DatabaseMetadata, type PostgresDialectConfig, type SchemaMetadata, type TableMetadata } from 'kysely';
 import type { Database } from './schema.js';
+import { afterEachCommit } from './group-commit.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import { ensurePrivateDir, ensurePrivateFile, narrowIfPresent } from '../server/data-dir.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -45,7 +47,22 @@ export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
   // re-reading pages with the default and about 2 ms with a larger cache.
   sqlite.pragma('cache_size = -32768');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+  // Checkpoints run on a thread of their own once the WAL has grown (db/wal-checkpointer.ts), asked after each
+  // group commit (the ingest path, nearly all of the WAL's pages).
+  const checkpointer = new WalCheckpointer(file, async (pages) => {
+    await sql`pragma wal_autocheckpoint = ${sql.raw(String(pages))}`.execute(db);
+  });
+  const walBytes = async () => (await fs.promises.stat(`${file}-wal`).catch(() => null))?.size ?? 0;
+  afterEachCommit(db, () => void checkpointer.afterCommit(walBytes).catch(() => undefined));
+  return {
+    db,
+    dialect: 'sqlite',
+    location: file,
+    close: async () => {
+      await checkpointer.close();
+      await db.destroy();
+    },
+  };
 }
 
 type SqliteHandle = InstanceType<typeof SqliteDatabase>;

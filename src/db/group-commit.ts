@@ -13,6 +13,16 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from './connection.js';
 
+const afterCommitHooks = new WeakMap<Db, () => void>();
+
+/**
+ * Called by openDatabase for an SQLite file: `hook` runs after each group's commit (it asks the checkpoint
+ * thread for a checkpoint, db/wal-checkpointer.ts). It must not throw.
+ */
+export function afterEachCommit(db: Db, hook: () => void): void {
+  afterCommitHooks.set(db, hook);
+}
+
 /** A writer's statements; it may run more than once (after a failed group), so it reads what it needs first. */
 export type TransactionWork = (trx: Db) => Promise<void>;
 
@@ -67,6 +77,7 @@ class CommitGroup {
       while (this.waiting.length) {
         await this.gathered();
         await this.commit(this.waiting.splice(0, MAX_GROUP));
+        afterCommitHooks.get(this.db)?.();
       }
     } finally {
       this.running = false;

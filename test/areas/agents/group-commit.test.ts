@@ -1,6 +1,9 @@
 // Concurrent POST /v1/agents/sync requests (which share one commit on SQLite, db/group-commit.ts): each gets
 // its own answer and exactly its own rows, a failing writer takes no other writer's data with it, and a
-// retried batch is not stored twice. On SQLite, and on PostgreSQL when TEST_DATABASE_URL is set.
+// retried batch is not stored twice. On SQLite, and on PostgreSQL when TEST_DATABASE_URL is set. On SQLite
+// also: the checkpoints on a thread of their own.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
@@ -139,5 +142,44 @@ describe('durable writers sharing a commit', () => {
     const committed = staying.commit(async (trx) => { await sql`select 1`.execute(trx); });
     gone.leave();
     await expect(committed).resolves.toBeUndefined();
+  });
+});
+
+const onSqlite = !process.env.TEST_DATABASE_URL;
+
+describe.skipIf(!onSqlite)('SQLite: checkpoints on a thread of their own', () => {
+  it('once the WAL passes 4 MiB, a thread of its own checkpoints it: the database file grows without the writer checkpointing', async () => {
+    const gateway = await startGateway();
+    try {
+      const t = await createTenant(gateway, { plan: 'paid' });
+      const dbFile = path.join(gateway.config.dataDir, 'attest.db');
+      const walFile = `${dbFile}-wal`;
+      const autocheckpoint = async () =>
+        Number(Object.values((await sql<Record<string, number>>`pragma wal_autocheckpoint`.execute(gateway.app.attest.db)).rows[0]!)[0]);
+      expect(await autocheckpoint()).toBe(1000);
+      // Syncs of 25 fixture sessions until the WAL file has passed 4 MiB.
+      for (let i = 0; fs.statSync(walFile).size < 4 * 1024 * 1024; i += 1) {
+        expect(i).toBeLessThan(40);
+        const r = await gateway.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions: batch(`wal${i}`, 25) } });
+        expect(r.status).toBe(200);
+      }
+      // The next commit starts the thread; the writer's own autocheckpoint is raised to a bound of 10,000 pages
+      // (40 MB), so from here on the writer does not checkpoint these syncs itself.
+      const r = await gateway.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions: batch('walnext', 1) } });
+      expect(r.status).toBe(200);
+      await expect.poll(autocheckpoint).toBe(10_000);
+      const before = fs.statSync(dbFile).size;
+      for (let i = 0; i < 3; i += 1) {
+        const more = await gateway.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions: batch(`walmore${i}`, 25) } });
+        expect(more.status).toBe(200);
+      }
+      // In WAL mode the database file changes only in a checkpoint, which copies the WAL's pages into it: the
+      // new sessions' pages (about 600 KB a sync) make it grow.
+      await expect.poll(() => fs.statSync(dbFile).size - before, { timeout: 10_000 }).toBeGreaterThan(256 * 1024);
+      const list = await gateway.call('GET', '/v1/sessions?repoScope=all&includeSubagents=1&limit=1', { token: t.loginToken, appId: t.appId });
+      expect(list.status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
   });
 });
