@@ -281,8 +281,10 @@ export function mergeSession(stored: AgentSessionV1 | null, storedParts: number[
 
 /**
  * Session documents are stored compressed in the database, in the same transaction as the summary. Brotli
- * at quality 2: on the converted fixture transcripts 4.55× smaller (quality 4: 4.67×, gzip -6: 4.51×) for about
- * half the CPU of quality 4 (150–170 against 340–370 µs a 16 KiB document), the largest single cost of ingest.
+ * at quality 1: on the 25 converted fixture transcripts of the ingest bench (17.6 KB of JSON on average) 4.32×
+ * smaller in 56 µs a document, against 4.57× in 95 µs at quality 2 (quality 0: 3.72× in 56 µs; gzip -1: 4.08× in
+ * 104 µs; measured Nov 24 2026). Compression was the largest single CPU cost of ingest; 6% more bytes stored
+ * buys 40 µs a session. Readers decode any quality.
  */
 export interface EncodedDocument {
   encoding: 'br';
@@ -304,7 +306,7 @@ const brotliOptions = (rawBytes: number): zlib.BrotliOptions => ({
   // One chunk for the whole output: no concatenation of pieces.
   chunkSize: Math.max(zlib.constants.Z_DEFAULT_CHUNK, rawBytes),
   params: {
-    [zlib.constants.BROTLI_PARAM_QUALITY]: 2,
+    [zlib.constants.BROTLI_PARAM_QUALITY]: 1,
     [zlib.constants.BROTLI_PARAM_SIZE_HINT]: rawBytes,
     [zlib.constants.BROTLI_PARAM_LGWIN]: windowBits(rawBytes),
   },
