@@ -18,6 +18,8 @@ import { Worker } from 'node:worker_threads';
 
 /** The WAL size (bytes) past which the thread is started. */
 const START_BYTES = 4 * 1024 * 1024;
+/** How long closing waits for a checkpoint in progress before it stops the thread. */
+const CLOSE_BOUND_MS = 5000;
 /** The main connection's autocheckpoint once the thread runs, in pages: a bound, normally never reached. */
 const MAIN_AUTOCHECKPOINT_PAGES = 10_000;
 
@@ -95,6 +97,11 @@ export class WalCheckpointer {
     if (!worker) return;
     const exited = new Promise((resolve) => worker.once('exit', resolve));
     worker.postMessage('close');
+    // A checkpoint in progress finishes first; should the thread not exit within the bound it is stopped without
+    // closing its connection, which loses nothing: a checkpoint only copies what the WAL holds, and the next
+    // one (or the next open) copies again whatever this one left.
+    const bound = setTimeout(() => void worker.terminate(), CLOSE_BOUND_MS);
     await exited;
+    clearTimeout(bound);
   }
 }
