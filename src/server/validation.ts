@@ -24,7 +24,11 @@ function compareInstants(a: string, b: string): number | undefined {
   return Number.isFinite(x) && Number.isFinite(y) ? x - y : undefined;
 }
 
-function addFormats(ajv: Ajv): void {
+/**
+ * ajv-formats' formats, with date, time and date-time checked without allocating (formats.ts) and date-times
+ * compared as instants. Also used by the AgentSession validator (agents/validate.ts).
+ */
+export function addFormats(ajv: Ajv): void {
   formatsPlugin(ajv);
   // The same accepted set as ajv-formats' date, time and date-time, checked without allocating (formats.ts).
   useFastDateFormats(ajv, { date: formatsPlugin.get('date').compare, time: formatsPlugin.get('time').compare, 'date-time': compareInstants });

@@ -1,16 +1,10 @@
 // One compiled validator of the AgentSession v1 schema; each session of a sync is checked on its own so one
 // bad session is rejected with a reason while the others are accepted.
 import { Ajv2020, type AnySchema, type ErrorObject } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { AGENT_SESSION_V1_SCHEMA } from './agent-session-schema.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
-import { useFastDateFormats } from '../../server/formats.js';
 import { INT32_MAX } from '../../server/schemas.js';
-import { withNumberBounds } from '../../server/validation.js';
-
-// ajv-formats is CommonJS: under NodeNext its plugin function is the `default` property of what is imported.
-type CompareFormat = (a: string, b: string) => number | undefined;
-const addFormats = (addFormatsModule as unknown as { default: ((ajv: Ajv2020) => Ajv2020) & { get: (name: string) => { compare?: CompareFormat } } }).default;
+import { addFormats, withNumberBounds } from '../../server/validation.js';
 
 /**
  * Fields of AgentSession v1 the gateway keeps in 32-bit columns, or sums over turns (per-turn tokens): the
@@ -40,9 +34,8 @@ function narrowed(schema: Node): Node {
 
 // strictNumbers: NaN and ±Infinity (JSON 1e999) are not numbers here either.
 const ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, strictNumbers: true });
-addFormats(ajv);
 // Every turn's and event's timestamp is a date-time: checked without allocating, same accepted set (formats.ts).
-useFastDateFormats(ajv, { date: addFormats.get('date').compare, time: addFormats.get('time').compare, 'date-time': addFormats.get('date-time').compare });
+addFormats(ajv);
 const validator = ajv.compile(narrowed(AGENT_SESSION_V1_SCHEMA as unknown as Node) as AnySchema);
 
 function describe(error: ErrorObject): string {

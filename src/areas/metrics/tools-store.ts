@@ -23,7 +23,6 @@ declare module '../../db/schema.js' {
   }
 }
 
-/** Replace the tool counters of one session (a re-ingested, longer session replaces its shorter self). */
 /** Replace the tool counters of these sessions with `rows`: one delete and batched inserts, whatever the count. */
 export async function replaceToolUsage(db: Db, appId: string, sessionIds: readonly string[], rows: SessionToolUsageTable[]): Promise<void> {
   if (sessionIds.length > 0) await db.deleteFrom('session_tool_usage').where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).execute();
