@@ -1,6 +1,7 @@
 // Agent sessions: storing what POST /v1/agents/sync accepted (idempotent, merged, counted once), the
 // session list (GET /v1/sessions) and the transcript read (GET /v1/sessions/{traceId}). No HTTP here.
 import crypto from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import type { Db } from '../../db/connection.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
@@ -233,7 +234,12 @@ export async function storeSessions(
   if (fresh.length) {
     // Sorted by key, so concurrent syncs of the same sessions wait on each other instead of deadlocking.
     fresh.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-    const rows = fresh.map((p) => rowOf(ctx, crypto.randomUUID(), summaryOf(p, prepared), actor, now, now));
+    // Time-ordered traceIds (UUIDv7: the creation's wall-clock ms, then a counter and random bits): the indexes
+    // that hold the id (the primary key, (app_id, id), the title-search rows, the usage rows) take each new
+    // session on their last page instead of a random one, so a sync writes fewer pages to the WAL. Measured on
+    // SQLite, 4 clients, 10k sessions, alternated: 1,271 / 1,202 → 1,436 / 1,323 sessions/s, main thread 679 /
+    // 735 → 604 / 681 µs a session (docs/performance.md, fifth round).
+    const rows = fresh.map((p) => rowOf(ctx, uuidv7(), summaryOf(p, prepared), actor, now, now));
     const inserted = await store.insertSessionsIfAbsent(db, rows);
     const raced = fresh.filter((p) => !inserted.has(p.key));
     if (raced.length) {
