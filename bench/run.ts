@@ -1,4 +1,4 @@
-// `npm run bench [-- <scenario set>...] [--duration S] [--connections N] [--warmup S] [--log-level L] [--profile DIR]`
+// `npm run bench [-- <scenario set>...] [--duration S] [--connections N] [--warmup S] [--log-level L] [--profile DIR] [--rate R]`
 //
 // Starts, in a child process, the gateway (buildApp on a temp SQLite data dir, 127.0.0.1, random port) and a
 // bare Fastify app with one JSON route; loads each with autocannon from this process, one at a time; prints
@@ -70,6 +70,12 @@ interface Options {
   logLevel: string;
   /** Directory for a V8 CPU profile of the server process (--profile DIR), to see what a request costs. */
   profileDir: string | null;
+  /**
+   * Requests a second for every scenario (autocannon's overallRate), or null for as fast as it goes. At one
+   * rate for all, the bare route and the gateway are compared under the same load: at full speed the bare
+   * route keeps the client busy and its responses wake it less often, which moves the CPU ratio.
+   */
+  rate: number | null;
   /** Run only the scenarios whose name contains this text (the bare route always runs). */
   only: string | null;
 }
@@ -81,7 +87,7 @@ const AUTHED_READ = 'GET /v1/api-keys (factory key)';
 const CPU_RATIO_TARGET = 4;
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { sets: [], duration: 5, connections: 10, warmup: 1, logLevel: process.env.LOG_LEVEL ?? 'info', profileDir: null, only: null };
+  const opts: Options = { sets: [], duration: 5, connections: 10, warmup: 1, logLevel: process.env.LOG_LEVEL ?? 'info', profileDir: null, only: null, rate: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -94,11 +100,13 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--warmup') opts.warmup = Number(value());
     else if (arg === '--log-level') opts.logLevel = value();
     else if (arg === '--profile') opts.profileDir = path.resolve(value());
+    else if (arg === '--rate') opts.rate = Number(value());
     else if (arg === '--only') opts.only = value();
     else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
     else opts.sets.push(arg);
   }
   if (!(opts.duration > 0) || !(opts.connections > 0) || !(opts.warmup >= 0)) throw new Error('duration and connections must be positive');
+  if (opts.rate !== null && !(opts.rate > 0)) throw new Error('--rate must be a positive number of requests a second');
   return opts;
 }
 
@@ -281,6 +289,7 @@ async function load(url: string, requests: BenchRequest[], opts: Options, second
     url,
     connections: opts.connections,
     duration: seconds,
+    ...(opts.rate !== null ? { overallRate: opts.rate } : {}),
     requests: requests.map((r) => ({ method: r.method ?? 'GET', path: r.path, ...(r.headers ? { headers: r.headers } : {}), ...(r.body !== undefined ? { body: r.body } : {}) })),
   });
 }
@@ -342,7 +351,7 @@ async function main(): Promise<void> {
       adminToken: info.adminToken,
       factoryHeaders: { authorization: `Bearer ${factoryKey}`, 'x-outerlayer-app-id': info.appId },
     };
-    console.log(`node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per scenario after ${opts.warmup} s warm-up; gateway log level ${opts.logLevel}`);
+    console.log(`node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per scenario after ${opts.warmup} s warm-up; gateway log level ${opts.logLevel}${opts.rate !== null ? `; every scenario at ${opts.rate} requests/s` : ''}`);
     const bare = await measure(child, 'bare Fastify GET /bare', info.bareUrl, [{ path: BARE_PATH }], opts);
     const rows: Measured[] = [bare];
     for (const set of [{ name: 'core', scenarios: coreScenarios }, ...sets]) {
