@@ -3,11 +3,12 @@
 // retried batch is not stored twice. On SQLite, and on PostgreSQL when TEST_DATABASE_URL is set. On SQLite
 // also: the checkpoints on a thread of their own.
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
-import { durableWriter } from '../../../src/db/group-commit.js';
+import { commitCount, durableWriter } from '../../../src/db/group-commit.js';
 import { raw, rawNames, type Doc } from '../sessions/fixtures.js';
 
 let gw: TestGateway;
@@ -21,8 +22,8 @@ function batch(prefix: string, count: number): Doc[] {
   return Array.from({ length: count }, (_, i) => ({ ...raw(names[i % names.length]!, 'redacted'), id: `${prefix}-${i}` }));
 }
 
-async function storedRows(t: Tenant) {
-  const db = gw.app.attest.db;
+async function storedRows(t: Tenant, on: TestGateway = gw) {
+  const db = on.app.attest.db;
   const sessions = await db.selectFrom('sessions').select(['session_id', 'turn_count']).where('app_id', '=', t.appId).execute();
   const documents = await db.selectFrom('session_documents').select(({ fn }) => fn.countAll<number>().as('n')).where('app_id', '=', t.appId).executeTakeFirstOrThrow();
   const usage = await db.selectFrom('session_model_usage').select(({ fn }) => fn.countAll<number>().as('n')).where('app_id', '=', t.appId).executeTakeFirstOrThrow();
@@ -146,6 +147,58 @@ describe('durable writers sharing a commit', () => {
 });
 
 const onSqlite = !process.env.TEST_DATABASE_URL;
+
+/** POST over a socket of `agent` (kept alive); resolves with the status and the parsed answer. */
+function postOver(agent: http.Agent, base: URL, t: Tenant, body: Buffer): Promise<{ status: number; body: { data: { accepted: string[] } } }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      agent, host: base.hostname, port: base.port, path: '/v1/agents/sync', method: 'POST',
+      headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId, 'content-type': 'application/json', 'content-length': String(body.length) },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe.skipIf(!onSqlite)('SQLite: syncs that arrive together over sockets share a commit', () => {
+  it('four syncs whose bodies are in at once commit in one or two transactions, each answered with its own sessions', async () => {
+    // Over real sockets: the commit holds the event loop, so the bodies of the next syncs wait in their sockets
+    // unless the group lets the loop read them first (db/group-commit.ts, drain).
+    const server = await startGateway();
+    try {
+      const t = await createTenant(server, { plan: 'paid' });
+      const base = new URL(await server.app.listen({ host: '127.0.0.1', port: 0 }));
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+      try {
+        // Four connections open and idle first, so the four bodies below go out in one turn of the loop.
+        await Promise.all(Array.from({ length: 4 }, () => new Promise<void>((resolve, reject) => {
+          http.get({ agent, host: base.hostname, port: base.port, path: '/health' }, (res) => res.resume().on('end', resolve)).on('error', reject);
+        })));
+        const batches = ['s1', 's2', 's3', 's4'].map((p) => batch(p, 2));
+        const before = commitCount(server.app.attest.db);
+        const answers = await Promise.all(batches.map((sessions) => postOver(agent, base, t, Buffer.from(JSON.stringify({ schemaVersion: 1, sessions })))));
+        const commits = commitCount(server.app.attest.db) - before;
+        answers.forEach((answer, i) => {
+          expect(answer.status).toBe(200);
+          expect(answer.body.data.accepted).toEqual(batches[i]!.map((s) => s.id));
+        });
+        expect(commits).toBeGreaterThanOrEqual(1);
+        expect(commits).toBeLessThanOrEqual(2);
+        const rows = await storedRows(t, server);
+        expect(rows.sessions.map((s) => s.session_id).sort()).toEqual(batches.flat().map((s) => s.id).sort());
+        expect(rows.documents).toBe(8);
+      } finally {
+        agent.destroy();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
 
 describe.skipIf(!onSqlite)('SQLite: checkpoints on a thread of their own', () => {
   it('once the WAL passes 4 MiB, a thread of its own checkpoints it: the database file grows without the writer checkpointing', async () => {
