@@ -13,14 +13,12 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from './connection.js';
 
-const afterCommitHooks = new WeakMap<Db, () => void>();
-
 /**
  * Called by openDatabase for an SQLite file: `hook` runs after each group's commit (it asks the checkpoint
  * thread for a checkpoint, db/wal-checkpointer.ts). It must not throw.
  */
 export function afterEachCommit(db: Db, hook: () => void): void {
-  afterCommitHooks.set(db, hook);
+  groupOf(db).afterCommit = hook;
 }
 
 /** A writer's statements; it may run more than once (after a failed group), so it reads what it needs first. */
@@ -40,6 +38,8 @@ const MAX_GATHER_MS = 50;
 class CommitGroup {
   /** Transactions committed so far (a group's, or a writer's alone): how well writers share commits. */
   committed = 0;
+  /** Set by afterEachCommit. */
+  afterCommit: (() => void) | null = null;
   private readonly waiting: Writer[] = [];
   private running = false;
   /** Writers that announced themselves and have neither submitted their work nor left. */
@@ -88,7 +88,7 @@ class CommitGroup {
         await new Promise<void>((resolve) => setImmediate(resolve));
         await this.gathered();
         await this.commit(this.waiting.splice(0, MAX_GROUP));
-        afterCommitHooks.get(this.db)?.();
+        this.afterCommit?.();
       }
     } finally {
       this.running = false;
@@ -174,10 +174,14 @@ export function commitCount(db: Db): number {
  */
 export function durableWriter(db: Db, dialect: Dialect): DurableWriter {
   if (dialect !== 'sqlite') return { commit: (work) => db.transaction().execute(work), leave: () => undefined };
+  return groupOf(db).announce();
+}
+
+function groupOf(db: Db): CommitGroup {
   let group = groups.get(db);
   if (!group) {
     group = new CommitGroup(db);
     groups.set(db, group);
   }
-  return group.announce();
+  return group;
 }
