@@ -4,6 +4,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import type { Database } from '../../db/schema.js';
 import { kindLiteral } from '../../db/literals.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 export interface WorkItemsTable {
   id: string;
@@ -144,16 +145,23 @@ export interface ItemWithOpenClaim {
 }
 
 /** Live (or, with `withdrawn`, only withdrawn) items of the factory with number > afterNumber, by number, with their open claim. */
+/** The items page of GET /v1/work-items, live or withdrawn: compiled once each (src/db/prepared.ts). */
+const itemsPage = (withdrawn: boolean) =>
+  preparedQuery(3, (db: Db, appId: string, afterNumber: number, limit: number) =>
+    db
+      .selectFrom('work_items')
+      .selectAll()
+      .where('app_id', '=', appId)
+      .where('withdrawn_at', withdrawn ? 'is not' : 'is', null)
+      .where('number', '>', afterNumber)
+      .orderBy('number')
+      .limit(limit),
+  );
+const liveItemsPage = itemsPage(false);
+const withdrawnItemsPage = itemsPage(true);
+
 export async function listLiveItems(db: Db, appId: string, afterNumber: number, limit: number, withdrawn = false): Promise<ItemWithOpenClaim[]> {
-  const items = await db
-    .selectFrom('work_items')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .where('withdrawn_at', withdrawn ? 'is not' : 'is', null)
-    .where('number', '>', afterNumber)
-    .orderBy('number')
-    .limit(limit)
-    .execute();
+  const items = await (withdrawn ? withdrawnItemsPage : liveItemsPage)(db, appId, afterNumber, limit);
   if (items.length === 0) return [];
   const claims = await db
     .selectFrom('claims')
