@@ -1,4 +1,4 @@
-// `npm run bench [-- <scenario set>...] [--duration S] [--connections N] [--warmup S] [--log-level L] [--profile DIR] [--rate R]`
+// `npm run bench [-- <scenario set>...] [--duration S] [--connections N] [--warmup S] [--log-level L] [--profile DIR] [--rate R] [--same-core]`
 //
 // Starts, in a child process, the gateway (buildApp on a temp SQLite data dir, 127.0.0.1, random port) and a
 // bare Fastify app with one JSON route; loads each with autocannon from this process, one at a time; prints
@@ -19,7 +19,7 @@
 //   }];
 // target: { baseUrl, appId, factoryKey, loginToken, adminToken, factoryHeaders }. `request` may also
 // return an array (autocannon cycles through it). Every response must be 2xx, or the row is marked FAILED.
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -78,6 +78,14 @@ interface Options {
   rate: number | null;
   /** Run only the scenarios whose name contains this text (the bare route always runs). */
   only: string | null;
+  /**
+   * Pin this process (the load generator) and the servers' process, every thread, to CPU 0 (Linux, taskset).
+   * On loopback the kernel delivers a response to the client inside the server's write, so when the client
+   * sleeps on the other CPU the server's CPU time includes waking it there (an inter-processor interrupt,
+   * which a virtual machine pays through its hypervisor). On one CPU that wake-up is a local one, and the
+   * server's CPU figure is closer to its own work. See docs/performance.md, "Sixth round".
+   */
+  sameCore: boolean;
 }
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -87,7 +95,7 @@ const AUTHED_READ = 'GET /v1/api-keys (factory key)';
 const CPU_RATIO_TARGET = 4;
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { sets: [], duration: 5, connections: 10, warmup: 1, logLevel: process.env.LOG_LEVEL ?? 'info', profileDir: null, only: null, rate: null };
+  const opts: Options = { sets: [], duration: 5, connections: 10, warmup: 1, logLevel: process.env.LOG_LEVEL ?? 'info', profileDir: null, only: null, rate: null, sameCore: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -102,6 +110,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--profile') opts.profileDir = path.resolve(value());
     else if (arg === '--rate') opts.rate = Number(value());
     else if (arg === '--only') opts.only = value();
+    else if (arg === '--same-core') opts.sameCore = true;
     else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
     else opts.sets.push(arg);
   }
@@ -336,9 +345,18 @@ function table(rows: Measured[], bare: Measured): string {
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
 }
 
+/** Pins every thread of this process to CPU 0; children forked afterwards (the servers) inherit it. */
+function pinToCpu0(): void {
+  const pinned = spawnSync('taskset', ['-a', '-cp', '0', String(process.pid)], { encoding: 'utf8' });
+  if (pinned.error || pinned.status !== 0) {
+    throw new Error(`--same-core needs Linux's taskset (util-linux): ${pinned.error?.message ?? pinned.stderr.trim()}`);
+  }
+}
+
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const sets = await loadSets(opts.sets);
+  if (opts.sameCore) pinToCpu0();
   const { child, info } = await startServers(opts.logLevel, opts.profileDir);
   child.removeAllListeners('exit');
   try {
@@ -351,7 +369,7 @@ async function main(): Promise<void> {
       adminToken: info.adminToken,
       factoryHeaders: { authorization: `Bearer ${factoryKey}`, 'x-outerlayer-app-id': info.appId },
     };
-    console.log(`node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per scenario after ${opts.warmup} s warm-up; gateway log level ${opts.logLevel}${opts.rate !== null ? `; every scenario at ${opts.rate} requests/s` : ''}`);
+    console.log(`node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per scenario after ${opts.warmup} s warm-up; gateway log level ${opts.logLevel}${opts.rate !== null ? `; every scenario at ${opts.rate} requests/s` : ''}${opts.sameCore ? '; load generator and servers pinned to CPU 0 (--same-core)' : ''}`);
     const bare = await measure(child, 'bare Fastify GET /bare', info.bareUrl, [{ path: BARE_PATH }], opts);
     const rows: Measured[] = [bare];
     for (const set of [{ name: 'core', scenarios: coreScenarios }, ...sets]) {
@@ -370,7 +388,7 @@ async function main(): Promise<void> {
       const ratio = authed.cpuMicrosPerRequest / bare.cpuMicrosPerRequest;
       console.log('');
       console.log(
-        `verdict: server CPU of ${AUTHED_READ} / bare route = ${ratio.toFixed(2)}x ` +
+        `verdict${opts.sameCore ? ' (same core)' : ''}: server CPU of ${AUTHED_READ} / bare route = ${ratio.toFixed(2)}x ` +
           `(${authed.cpuMicrosPerRequest.toFixed(0)} / ${bare.cpuMicrosPerRequest.toFixed(0)} µs; target <= ${CPU_RATIO_TARGET}x): ${ratio <= CPU_RATIO_TARGET ? 'met' : 'NOT met'}`,
       );
     }
