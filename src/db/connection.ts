@@ -43,9 +43,13 @@ export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  // 32 MiB of page cache instead of SQLite's 2 MB: a title search over 100k sessions spent 7-10 ms
-  // re-reading pages with the default and about 2 ms with a larger cache.
-  sqlite.pragma('cache_size = -32768');
+  // 8 MiB of page cache instead of SQLite's 2 MB. It was 32 MiB when a title search over 100k sessions
+  // re-read pages (7-10 ms with 2 MB, about 2 with 32 MiB); the list's statements are written by hand since
+  // and read far fewer pages: at 100k, 8 MiB lists and searches as fast as 32 (bench/sessions.ts --only list,
+  // two runs each) and the overview's tiles too (bench/pr-spend.ts), while a full 32 MiB cache was 45 MB of
+  // the gateway's RSS after a 100k-session ingest (bench/memory.ts: 224 -> 179 MB; issue 17, goal 4). Pages
+  // it no longer holds come from the OS's file cache.
+  sqlite.pragma('cache_size = -8192');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   // Checkpoints run on a thread of their own once the WAL has grown (db/wal-checkpointer.ts), asked after each
   // group commit (the ingest path, nearly all of the WAL's pages).
