@@ -144,7 +144,6 @@ export interface ItemWithOpenClaim {
   claim: ClaimRow | null;
 }
 
-/** Live (or, with `withdrawn`, only withdrawn) items of the factory with number > afterNumber, by number, with their open claim. */
 /** The items page of GET /v1/work-items, live or withdrawn: compiled once each (src/db/prepared.ts). */
 const itemsPage = (withdrawn: boolean) =>
   preparedQuery(3, (db: Db, appId: string, afterNumber: number, limit: number) =>
@@ -160,6 +159,7 @@ const itemsPage = (withdrawn: boolean) =>
 const liveItemsPage = itemsPage(false);
 const withdrawnItemsPage = itemsPage(true);
 
+/** Live (or, with `withdrawn`, only withdrawn) items of the factory with number > afterNumber, by number, with their open claim. */
 export async function listLiveItems(db: Db, appId: string, afterNumber: number, limit: number, withdrawn = false): Promise<ItemWithOpenClaim[]> {
   const items = await (withdrawn ? withdrawnItemsPage : liveItemsPage)(db, appId, afterNumber, limit);
   if (items.length === 0) return [];
