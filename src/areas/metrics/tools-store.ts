@@ -2,6 +2,7 @@
 // by tool for the breakdown. Scoped by factory.
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import { insertRows } from '../../db/bulk-insert.js';
 import type { BreakdownRow, Scope, Window } from './store.js';
 
 export interface SessionToolUsageTable {
@@ -26,7 +27,7 @@ declare module '../../db/schema.js' {
 /** Replace the tool counters of these sessions with `rows`: one delete and batched inserts, whatever the count. */
 export async function replaceToolUsage(db: Db, appId: string, sessionIds: readonly string[], rows: SessionToolUsageTable[]): Promise<void> {
   if (sessionIds.length > 0) await db.deleteFrom('session_tool_usage').where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).execute();
-  for (let i = 0; i < rows.length; i += 200) await db.insertInto('session_tool_usage').values(rows.slice(i, i + 200)).execute();
+  for (let i = 0; i < rows.length; i += 200) await insertRows(db, 'session_tool_usage', rows.slice(i, i + 200));
 }
 
 /** Top-level sessions' tool calls of the window per tool, most used first. */

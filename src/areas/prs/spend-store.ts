@@ -4,6 +4,7 @@
 // branch in the same repository before it closed: the same rule as attribution-store.ts.
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import { insertRows } from '../../db/bulk-insert.js';
 
 export interface SessionPrRefsTable {
   app_id: string;
@@ -24,7 +25,7 @@ export async function replaceSessionPrRefs(db: Db, appId: string, sessionIds: re
   for (let i = 0; i < sessionIds.length; i += 500) {
     await db.deleteFrom('session_pr_refs').where('app_id', '=', appId).where('session_id', 'in', sessionIds.slice(i, i + 500)).execute();
   }
-  for (let i = 0; i < rows.length; i += 500) await db.insertInto('session_pr_refs').values(rows.slice(i, i + 500)).onConflict((oc) => oc.doNothing()).execute();
+  for (let i = 0; i < rows.length; i += 500) await insertRows(db, 'session_pr_refs', rows.slice(i, i + 500), 'on conflict do nothing');
 }
 
 export interface SpendScope {

@@ -2,6 +2,7 @@
 // Every query is scoped by app_id.
 import { CompiledQuery } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
+import { insertRows } from '../../db/bulk-insert.js';
 
 export interface SessionsTable {
   id: string;
@@ -130,12 +131,7 @@ export async function findByKeys(db: Db, dialect: Dialect, appId: string, sessio
 export async function insertSessionsIfAbsent(db: Db, rows: SessionRow[]): Promise<Set<string>> {
   const inserted = new Set<string>();
   for (let i = 0; i < rows.length; i += 200) {
-    const res = await db
-      .insertInto('sessions')
-      .values(rows.slice(i, i + 200))
-      .onConflict((oc) => oc.columns(['app_id', 'session_key']).doNothing())
-      .returning('session_key')
-      .execute();
+    const res = await insertRows<{ session_key: string }>(db, 'sessions', rows.slice(i, i + 200), 'on conflict ("app_id", "session_key") do nothing returning "session_key"');
     for (const r of res) inserted.add(r.session_key);
   }
   return inserted;
@@ -154,20 +150,13 @@ export async function replaceModelUsage(db: Db, appId: string, replacedSessionId
   if (replacedSessionIds.length) {
     await db.deleteFrom('session_model_usage').where('app_id', '=', appId).where('session_id', 'in', replacedSessionIds).execute();
   }
-  for (let i = 0; i < rows.length; i += 500) await db.insertInto('session_model_usage').values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 500) await insertRows(db, 'session_model_usage', rows.slice(i, i + 500));
 }
 
 export async function putDocuments(db: Db, rows: SessionDocumentsTable[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 200) {
-    await db
-      .insertInto('session_documents')
-      .values(rows.slice(i, i + 200))
-      .onConflict((oc) => oc.column('session_id').doUpdateSet((eb) => ({
-        encoding: eb.ref('excluded.encoding'),
-        raw_bytes: eb.ref('excluded.raw_bytes'),
-        body: eb.ref('excluded.body'),
-      })))
-      .execute();
+    await insertRows(db, 'session_documents', rows.slice(i, i + 200),
+      'on conflict ("session_id") do update set "encoding" = excluded."encoding", "raw_bytes" = excluded."raw_bytes", "body" = excluded."body"');
   }
 }
 
@@ -192,16 +181,10 @@ export interface FacetDelta {
 export async function applyFacetDeltas(db: Db, appId: string, deltas: FacetDelta[]): Promise<void> {
   const moving = deltas.filter((d) => d.delta !== 0);
   for (let i = 0; i < moving.length; i += 300) {
-    await db
-      .insertInto('session_facets')
-      .values(moving.slice(i, i + 300).map((d) => ({ app_id: appId, repo: d.repo, kind: d.kind, value: d.value, label: d.label, sessions: d.delta })))
-      .onConflict((oc) =>
-        oc.columns(['app_id', 'repo', 'kind', 'value']).doUpdateSet((eb) => ({
-          sessions: eb('session_facets.sessions', '+', eb.ref('excluded.sessions')),
-          label: eb.fn.coalesce(eb.ref('excluded.label'), eb.ref('session_facets.label')),
-        })),
-      )
-      .execute();
+    await insertRows(db, 'session_facets',
+      moving.slice(i, i + 300).map((d) => ({ app_id: appId, repo: d.repo, kind: d.kind, value: d.value, label: d.label, sessions: d.delta })),
+      'on conflict ("app_id", "repo", "kind", "value") do update set "sessions" = "session_facets"."sessions" + excluded."sessions", '
+        + '"label" = coalesce(excluded."label", "session_facets"."label")');
   }
 }
 
