@@ -3,7 +3,10 @@
 // refuses it with 400 wherever a request carries text: the path, the query string, the headers and every
 // string (and key) of a JSON body, before validation and before any handler, so every route, including one
 // added later, answers alike on both stores (docs/security.md). It also refuses JSON nested deeper than
-// MAX_JSON_DEPTH. OAuth protocol routes get the same refusals in RFC 6749's shape (error-handler.ts).
+// MAX_JSON_DEPTH, and the keys of prototype pollution: `__proto__`, and `constructor` holding an object with
+// a `prototype` (what Fastify's secure-json-parse refused, as "not valid JSON", with two regular-expression
+// passes over the whole text before this walk; app.ts turns those off). OAuth protocol routes get the same
+// refusals in RFC 6749's shape (error-handler.ts).
 import type { FastifyRequest } from 'fastify';
 import { apiError, type ErrorCode } from './errors.js';
 import type { App } from './context.js';
@@ -14,7 +17,17 @@ const MESSAGE = 'contains a NUL character (U+0000), which the gateway does not a
 /** JSON bodies nested deeper than this are refused: no request of the API needs more, and walks stay shallow. */
 export const MAX_JSON_DEPTH = 64;
 
-export type Finding = { path: string; problem: 'nul' | 'depth' } | null;
+export type Finding = { path: string; problem: 'nul' | 'depth' | 'prototype' } | null;
+
+/**
+ * A key that pollutes prototypes when a body is merged into another object: `__proto__`, or `constructor`
+ * holding an object with its own `prototype` (secure-json-parse's rule, which Fastify applied before).
+ * JSON.parse makes both plain own properties; refusing them keeps them out of every handler all the same.
+ */
+function pollutes(key: string, value: unknown): boolean {
+  if (key === '__proto__') return true;
+  return key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype');
+}
 
 /**
  * The first string or key holding NUL, or the first node nested deeper than MAX_JSON_DEPTH, with its path
@@ -23,10 +36,11 @@ export type Finding = { path: string; problem: 'nul' | 'depth' } | null;
  * made this walk 4% of an ingest's CPU, and their garbage more.
  */
 export function inspect(root: unknown): Finding {
-  return isClean(root) ? null : locate(root);
+  return isClean(root, true) ? null : locate(root, true);
 }
 
-function isClean(root: unknown): boolean {
+/** `prototypeKeys`: whether the keys of prototype pollution count (bodies), or only NUL and depth. */
+function isClean(root: unknown, prototypeKeys: boolean): boolean {
   const values: unknown[] = [root];
   const depths: number[] = [0];
   while (values.length > 0) {
@@ -46,8 +60,9 @@ function isClean(root: unknown): boolean {
       continue;
     }
     for (const key of Object.keys(value)) {
-      if (key.includes(NUL)) return false;
-      values.push((value as Record<string, unknown>)[key]);
+      const child = (value as Record<string, unknown>)[key];
+      if (key.includes(NUL) || (prototypeKeys && pollutes(key, child))) return false;
+      values.push(child);
       depths.push(depth + 1);
     }
   }
@@ -55,7 +70,7 @@ function isClean(root: unknown): boolean {
 }
 
 /** What inspect reports: the first finding in document order, with its path. */
-function locate(root: unknown): Finding {
+function locate(root: unknown, prototypeKeys: boolean): Finding {
   const stack: [unknown, string, number][] = [[root, '', 0]];
   while (stack.length > 0) {
     const [value, path, depth] = stack.pop()!;
@@ -73,8 +88,10 @@ function locate(root: unknown): Finding {
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
       const at = path ? `${path}.${key}` : key;
+      const child = (value as Record<string, unknown>)[key];
       if (key.includes(NUL)) return { path: at, problem: 'nul' };
-      stack.push([(value as Record<string, unknown>)[key], at, depth + 1]);
+      if (prototypeKeys && pollutes(key, child)) return { path: at, problem: 'prototype' };
+      stack.push([child, at, depth + 1]);
     }
   }
   return null;
@@ -82,7 +99,7 @@ function locate(root: unknown): Finding {
 
 /** The path of the first string or key holding NUL, or null. */
 export function findNul(value: unknown): string | null {
-  const found = inspect(value);
+  const found = isClean(value, false) ? null : locate(value, false);
   return found?.problem === 'nul' ? found.path : null;
 }
 
@@ -130,6 +147,10 @@ function checkBody(req: FastifyRequest): void {
   if (found?.problem === 'nul') throw refuse('invalid_request_body', 'body', found.path);
   if (found?.problem === 'depth') {
     const message = `is nested deeper than ${MAX_JSON_DEPTH} levels`;
+    throw apiError('invalid_request_body', `Invalid body: ${found.path} ${message}.`, { details: [{ path: found.path, message }] });
+  }
+  if (found?.problem === 'prototype') {
+    const message = 'is a key the gateway does not accept (__proto__, or constructor with a prototype: prototype pollution)';
     throw apiError('invalid_request_body', `Invalid body: ${found.path} ${message}.`, { details: [{ path: found.path, message }] });
   }
 }

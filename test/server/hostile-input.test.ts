@@ -298,3 +298,31 @@ describe('8. OAuth error_description is a sentence', () => {
     expect(body.error_description).not.toMatch(/[[{]"/);
   });
 });
+
+describe('9. keys of prototype pollution', () => {
+  // Sent as raw text: JSON.stringify of an object literal drops a `__proto__` key.
+  const sync = (sessionsJson: string, extra = '') => rawJson('POST', '/v1/agents/sync', `{"schemaVersion":1,"sessions":[${sessionsJson}]${extra}}`);
+  const listed = async (id: string) => (await expectOk('/v1/sessions?repoScope=all&limit=100')).body.data.sessions.some((s: { sessionId: string }) => s.sessionId === id);
+
+  it('__proto__ anywhere in a body, or constructor holding a prototype, → 400 naming the key; nothing is stored', async () => {
+    const doc = (id: string) => JSON.stringify(variant(canonical('full'), (d: Doc) => { d.id = id; }));
+    const nested = doc('proto-nested').replace(/^\{/, '{"__proto__":{"polluted":true},');
+    expectRefused(await sync(nested), 400, 'invalid_request_body', 'sessions.0.__proto__');
+    const r = await sync(doc('proto-top'), ',"constructor":{"prototype":{"polluted":true}}');
+    expectRefused(r, 400, 'invalid_request_body', 'constructor');
+    expect(r.body.error.message).toMatch(/prototype pollution/);
+    expectRefused(await rawJson('PATCH', `/v1/work-items/${item.id}`, '{"__proto__":{"title":"polluted"},"title":"x"}'), 400, 'invalid_request_body', '__proto__');
+    expect(await listed('proto-nested')).toBe(false);
+    expect(await listed('proto-top')).toBe(false);
+    expect((await expectOk(`/v1/work-items/${item.id}`)).body.data.title).toBe('Item');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('a key named constructor that holds no prototype is text like any other', async () => {
+    const id = `constructor-${crypto.randomUUID()}`;
+    const r = await sync(JSON.stringify(variant(canonical('full'), (d: Doc) => { d.id = id; })), ',"constructor":"a plain value"');
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    expect(r.body.data.rejected).toEqual([]);
+    expect(await listed(id)).toBe(true);
+  });
+});
