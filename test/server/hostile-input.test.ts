@@ -326,3 +326,18 @@ describe('9. keys of prototype pollution', () => {
     expect(await listed(id)).toBe(true);
   });
 });
+
+describe('10. nesting at the bound of 64 levels', () => {
+  it('a body whose deepest array is at level 63 is accepted; one level more → 400 naming where', async () => {
+    const doc = (id: string) => JSON.stringify(variant(canonical('full'), (d: Doc) => { d.id = id; }));
+    const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const id = `nested-${crypto.randomUUID()}`;
+    // The body is level 0 and its key "x" holds level 1: 63 arrays reach level 63.
+    const ok = await rawJson('POST', '/v1/agents/sync', `{"schemaVersion":1,"sessions":[${doc(id)}],"x":${nested(63)}}`);
+    expect(ok.status, ok.text.slice(0, 300)).toBe(200);
+    expect(ok.body.data.accepted).toHaveLength(1);
+    const deep = await rawJson('POST', '/v1/agents/sync', `{"schemaVersion":1,"sessions":[${doc(`${id}-deeper`)}],"x":${nested(64)}}`);
+    expectRefused(deep, 400, 'invalid_request_body', `x${'.0'.repeat(63)}`);
+    expect(deep.body.error.message).toMatch(/nested deeper than 64 levels/);
+  });
+});
