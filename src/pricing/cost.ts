@@ -132,36 +132,41 @@ interface FlatRates {
 // a day never straddles two prices. Tiered prices and time-of-day prices go through calcPrice turn by
 // turn. test/pricing/cost.test.ts checks that both paths agree.
 const rateCache = new Map<string, FlatRates | 'per-turn' | null>();
+/** The last answer of ratesOf: a session's turns mostly share their model and day (no key string, no lookup). */
+let lastRates: { model: string; day: number; rates: FlatRates | 'per-turn' | null } | null = null;
 
-function ratesOf(model: string, at: Date | undefined): FlatRates | 'per-turn' | null {
-  const when = at ?? new Date();
+function ratesOf(model: string, atMs: number): FlatRates | 'per-turn' | null {
   // The UTC day by arithmetic: toISOString() on every turn of every session was 3% of an ingest's CPU.
-  const key = `${model}|${Math.floor(when.getTime() / 86_400_000)}`;
-  const cached = rateCache.get(key);
-  if (cached !== undefined) return cached;
+  const day = Math.floor(atMs / 86_400_000);
+  if (lastRates !== null && lastRates.model === model && lastRates.day === day) return lastRates.rates;
+  const key = `${model}|${day}`;
+  let rates = rateCache.get(key);
+  if (rates === undefined) {
+    rates = flatRates(model, new Date(atMs));
+    if (rateCache.size > 10_000) rateCache.clear();
+    rateCache.set(key, rates);
+  }
+  lastRates = { model, day, rates };
+  return rates;
+}
+
+/** What ratesOf keeps for a model and day: calcPrice asked once a token kind, or 'per-turn', or null. */
+function flatRates(model: string, when: Date): FlatRates | 'per-turn' | null {
   const M = 1_000_000;
   const probe = calc(model, { input_tokens: M, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: 0 }, when);
-  let rates: FlatRates | 'per-turn' | null = null;
-  if (probe) {
-    const byTimeOfDay = Array.isArray(probe.model.prices) && probe.model.prices.some((p) => p.constraint?.type === 'time_of_date');
-    const flat = !byTimeOfDay && Object.values(probe.model_price).every((v) => v === undefined || typeof v === 'number');
-    if (!flat) {
-      rates = 'per-turn';
-    } else {
-      const price = (u: Usage) => calc(model, u, when)?.total_price ?? Number.NaN;
-      rates = {
-        input: probe.total_price,
-        cacheRead: price({ input_tokens: M, cache_read_tokens: M, cache_write_tokens: 0, output_tokens: 0 }),
-        cacheWrite: price({ input_tokens: M, cache_read_tokens: 0, cache_write_tokens: M, output_tokens: 0 }),
-        cacheWrite1h: price({ input_tokens: M, cache_read_tokens: 0, cache_write_tokens: M, cache_write_1h_tokens: M, output_tokens: 0 }),
-        output: price({ input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: M }),
-      };
-      if (!Object.values(rates).every(Number.isFinite)) rates = 'per-turn';
-    }
-  }
-  if (rateCache.size > 10_000) rateCache.clear();
-  rateCache.set(key, rates);
-  return rates;
+  if (!probe) return null;
+  const byTimeOfDay = Array.isArray(probe.model.prices) && probe.model.prices.some((p) => p.constraint?.type === 'time_of_date');
+  const flat = !byTimeOfDay && Object.values(probe.model_price).every((v) => v === undefined || typeof v === 'number');
+  if (!flat) return 'per-turn';
+  const price = (u: Usage) => calc(model, u, when)?.total_price ?? Number.NaN;
+  const rates: FlatRates = {
+    input: probe.total_price,
+    cacheRead: price({ input_tokens: M, cache_read_tokens: M, cache_write_tokens: 0, output_tokens: 0 }),
+    cacheWrite: price({ input_tokens: M, cache_read_tokens: 0, cache_write_tokens: M, output_tokens: 0 }),
+    cacheWrite1h: price({ input_tokens: M, cache_read_tokens: 0, cache_write_tokens: M, cache_write_1h_tokens: M, output_tokens: 0 }),
+    output: price({ input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: M }),
+  };
+  return Object.values(rates).every(Number.isFinite) ? rates : 'per-turn';
 }
 
 /**
@@ -169,9 +174,14 @@ function ratesOf(model: string, at: Date | undefined): FlatRates | 'per-turn' | 
  * genai-prices wants `input_tokens` to be the whole prompt including cache tokens.
  */
 export function priceTurnNanos(model: string, tokens: TokensByKind, at?: Date): number | null {
+  return priceTurnAt(model, tokens, at ? at.getTime() : Number.NaN);
+}
+
+/** priceTurnNanos at an instant in ms (NaN: unknown, priced at the present), without a Date a turn. */
+function priceTurnAt(model: string, tokens: TokensByKind, atMs: number): number | null {
   if (!model) return null;
-  const when = at && Number.isFinite(at.getTime()) ? at : undefined;
-  const rates = ratesOf(model, when);
+  const known = Number.isFinite(atMs);
+  const rates = ratesOf(model, known ? atMs : Date.now());
   if (rates === null) return null;
   if (rates !== 'per-turn') {
     // $/Mtok × tokens = µ$; × 1000 = n$ (exact for prices with up to three decimals).
@@ -184,7 +194,7 @@ export function priceTurnNanos(model: string, tokens: TokensByKind, at?: Date): 
         1000,
     );
   }
-  return priceTurnNanosExact(model, tokens, when);
+  return priceTurnNanosExact(model, tokens, known ? new Date(atMs) : undefined);
 }
 
 /** calcPrice for this one turn (tiered and dated prices; also what the fast path is checked against). */
@@ -264,7 +274,7 @@ export function priceSession(turns: readonly PricedTurnInput[], fallback?: Sessi
     addTokens(m.tokens, t);
     addTokens(tokens, t);
     const zero = t.input + t.output + t.cacheRead + t.cacheWrite === 0;
-    let nanos = usage ? (zero ? 0 : priceTurnNanos(model, t, turn.ts ? new Date(turn.ts) : undefined)) : null;
+    let nanos = usage ? (zero ? 0 : priceTurnAt(model, t, turn.ts ? Date.parse(turn.ts) : Number.NaN)) : null;
     if (nanos === null && typeof turn.costUsd === 'number') nanos = usdToNanos(turn.costUsd);
     if (nanos === null) {
       m.unpricedTurns += 1;

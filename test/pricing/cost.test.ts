@@ -168,4 +168,18 @@ describe('prices by date', () => {
     expect(priceTurnNanos('claude-sonnet-4-6', tokens, new Date('2026-02-01T00:00:00Z'))).toBe(1_522_500_000);
     expect(priceTurnNanos('claude-sonnet-4-6', tokens, new Date('2026-07-01T00:00:00Z'))).toBe(765_000_000);
   });
+
+  it('prices each turn of a session at its own date and model, going back and forth between them', () => {
+    const turn = (model: string, ts: string, usage: { in: number; out: number }) => ({ role: 'assistant', model, ts, usage: { ...usage, cacheRead: 0, cacheCreate: 0 } });
+    const sonnet = { in: 250_000, out: 1000 };
+    const cost = priceSession([
+      turn('claude-sonnet-4-6', '2026-02-01T09:00:00.000Z', sonnet), // 1522500 µ$ (above)
+      turn('claude-opus-4-8', '2026-02-01T09:01:00.000Z', { in: 1000, out: 100 }), // 1000 × 5 + 100 × 25 = 7500 µ$
+      turn('claude-sonnet-4-6', '2026-07-01T09:00:00.000Z', sonnet), // 765000 µ$
+      turn('claude-sonnet-4-6', '2026-02-01T23:59:59.000Z', sonnet), // 1522500 µ$ again: the earlier day's price
+    ]);
+    expect(cost.status).toBe('complete');
+    expect(cost.costMicros).toBe(1_522_500 + 7_500 + 765_000 + 1_522_500);
+    expect(cost.byModel.map((m) => [m.model, m.costNanos / 1000])).toEqual([['claude-opus-4-8', 7_500], ['claude-sonnet-4-6', 1_522_500 + 765_000 + 1_522_500]]);
+  });
 });
