@@ -33,6 +33,27 @@ describe('insertRows', () => {
     expect(await stored('app-bind')).toEqual([rows[0], rows[1], rows[2]]);
   });
 
+  it('stores what JSON must escape, integers up to 2^53 - 1 and nulls exactly (PostgreSQL sends the rows as JSON)', async () => {
+    const odd = ['q"uote', 'back\\slash \\u0041', 'line\nbreak\ttab', 'é ñ 漢字 🦀', 'sep\u2028par\u2029', '{"json":[1,2]}', 'null', ' '];
+    const refs = odd.map((repository, i) => ({ app_id: 'app-json', session_id: `s${i}`, repository, number: i === 0 ? 2 ** 31 - 1 : i }));
+    await insertRows(gw.app.attest.db, 'session_pr_refs', refs);
+    expect(await stored('app-json')).toEqual(refs);
+
+    const tools = [{ session_id: 's1', org_id: 'o', app_id: 'app-json', tool: 'Bash', started_at: Number.MAX_SAFE_INTEGER, repo: '', is_subagent: 0, calls: 3, errors: 0, rejected: 1 }];
+    await insertRows(gw.app.attest.db, 'session_tool_usage', tools);
+    const tool = (await sql<{ started_at: number | string; calls: number | string }>`select started_at, calls from session_tool_usage where app_id = 'app-json'`.execute(gw.app.attest.db)).rows;
+    expect(tool.map((r) => [String(r.started_at), Number(r.calls)])).toEqual([['9007199254740991', 3]]);
+
+    const facets = [
+      { app_id: 'app-json', repo: 'acme/api', kind: 'branch', value: 'main', label: null, sessions: 2 },
+      { app_id: 'app-json', repo: 'acme/api', kind: 'actor', value: 'u1', label: 'Ada "the" Lovelace', sessions: -1 },
+    ];
+    await insertRows(gw.app.attest.db, 'session_facets', facets);
+    const read = (await sql<{ value: string; label: string | null; sessions: number | string }>`select value, label, sessions from session_facets
+      where app_id = 'app-json' order by value`.execute(gw.app.attest.db)).rows;
+    expect(read.map((r) => [r.value, r.label, Number(r.sessions)])).toEqual([['main', null, 2], ['u1', 'Ada "the" Lovelace', -1]]);
+  });
+
   it('applies the tail: on conflict do nothing keeps the first row, and the same shape runs again', async () => {
     const first = { app_id: 'app-tail', session_id: 's1', repository: 'acme/api', number: 7 };
     await insertRows(gw.app.attest.db, 'session_pr_refs', [first], 'on conflict do nothing');
