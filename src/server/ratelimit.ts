@@ -14,6 +14,8 @@ export const BUCKETS = {
 
 export type BucketName = keyof typeof BUCKETS;
 export const WINDOW_SECONDS = 60;
+/** How long a connection to Redis may take, at start-up and on every reconnect. */
+const CONNECT_TIMEOUT_MS = 2000;
 
 export interface RateDecision {
   allowed: boolean;
@@ -41,10 +43,25 @@ export class RateLimits {
 
   /** ioredis (about 20 MB of resident memory once loaded) loads only when REDIS_URL is set. */
   static async create(redisUrl: string | null, prefix: string, log: FastifyBaseLogger): Promise<RateLimits> {
-    const redis = redisUrl
-      ? new (await import('ioredis')).Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, connectTimeout: 2000 })
-      : null;
-    return new RateLimits(redis, prefix, log);
+    if (!redisUrl) return new RateLimits(null, prefix, log);
+    const redis = new (await import('ioredis')).Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, connectTimeout: CONNECT_TIMEOUT_MS });
+    const limits = new RateLimits(redis, prefix, log);
+    // Start with the connection made, or known not to be made (refused at once, or no answer within the
+    // connect timeout). Until ioredis is ready a command fails at once (there is no offline queue), so the
+    // first requests' limits failed open and /v1/health/ingestion said `degraded` of a store that was only
+    // still connecting: the health test right after start-up failed so in a CI run on PostgreSQL and Redis.
+    await new Promise<void>((resolve) => {
+      const settle = () => {
+        clearTimeout(bound);
+        redis.off('ready', settle);
+        redis.off('error', settle);
+        resolve();
+      };
+      const bound = setTimeout(settle, CONNECT_TIMEOUT_MS);
+      redis.once('ready', settle);
+      redis.once('error', settle);
+    });
+    return limits;
   }
 
   get store(): 'memory' | 'redis' {

@@ -1,5 +1,6 @@
 // Rate limits (API.md §4): per-org buckets, free vs paid columns, the 429 body and headers, Redis shared
 // across replicas, and failing open when Redis does not answer.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, usingRedis, type Tenant, type TestGateway } from '../helpers/gateway.js';
 import { probeArea } from '../helpers/probe.js';
@@ -80,6 +81,39 @@ describe('rate limits with Redis down', () => {
       expect(results.every((r) => r.status === 200)).toBe(true);
     } finally {
       await gw.close();
+    }
+  });
+});
+
+describe.runIf(usingRedis)('rate limits in Redis from the first request', () => {
+  it('a gateway whose Redis is slow to answer starts connected: its first health report is ok and its first request counts', async () => {
+    // Redis behind a proxy that holds each new connection for 1.5 s before passing bytes either way (less than
+    // the 2 s connect timeout): a gateway that started before its store was ready would fail open and say degraded.
+    const target = new URL(process.env.TEST_REDIS_URL!);
+    const slow = net.createServer((client) => {
+      client.pause();
+      const timer = setTimeout(() => {
+        const upstream = net.connect(Number(target.port || 6379), target.hostname);
+        upstream.on('error', () => client.destroy());
+        client.on('error', () => upstream.destroy());
+        client.on('close', () => upstream.destroy());
+        client.pipe(upstream).pipe(client);
+      }, 1500);
+      client.on('close', () => clearTimeout(timer));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const port = (slow.address() as net.AddressInfo).port;
+    const gw = await startGateway({ extraAreas: [probeArea], env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+    try {
+      const health = await gw.call('GET', '/v1/health/ingestion');
+      expect(health.body.data.checks.find((c: { name: string }) => c.name === 'rate_limits')).toMatchObject({ kind: 'redis', status: 'ok' });
+      expect(health.body.data.status).toBe('ok');
+      const t = await createTenant(gw, { plan: 'free' });
+      const [first] = await burst(gw, t, '/v1/probe/detail', 1);
+      expect(first!.headers['x-ratelimit-remaining']).toBe('29');
+    } finally {
+      await gw.close();
+      await new Promise((resolve) => slow.close(resolve));
     }
   });
 });
