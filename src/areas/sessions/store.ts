@@ -3,6 +3,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
 import { insertRows } from '../../db/bulk-insert.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 export interface SessionsTable {
   id: string;
@@ -210,36 +211,43 @@ export async function applyRepoDeltas(db: Db, appId: string, deltas: RepoDelta[]
     .execute();
 }
 
-export async function repos(db: Db, appId: string): Promise<{ repo: string; sessions: number; cost_micros: number }[]> {
-  return db
+// The list reads the repo counters and the facets on every request: compiled once (src/db/prepared.ts).
+const repoCounters = preparedQuery(1, (db: Db, appId: string) =>
+  db
     .selectFrom('session_repos')
     .select(['repo', 'sessions', 'cost_micros'])
     .where('app_id', '=', appId)
     .where((eb) => eb.or([eb('sessions', '>', 0), eb('cost_micros', '>', 0)]))
     .orderBy('cost_micros', 'desc')
     .orderBy('sessions', 'desc')
-    .orderBy('repo')
-    .execute();
+    .orderBy('repo'),
+);
+
+export function repos(db: Db, appId: string): Promise<{ repo: string; sessions: number; cost_micros: number }[]> {
+  return repoCounters(db, appId);
 }
 
-/** Facet values with their session counts, in one repo or (repo null) summed across all of them. */
-export async function facets(db: Db, appId: string, repo: string | null): Promise<{ kind: string; value: string; label: string | null; sessions: number }[]> {
-  if (repo !== null) {
-    return db
-      .selectFrom('session_facets')
-      .select(['kind', 'value', 'label', 'sessions'])
-      .where('app_id', '=', appId)
-      .where('repo', '=', repo)
-      .where('sessions', '>', 0)
-      .execute();
-  }
-  return db
+const facetsInRepo = preparedQuery(2, (db: Db, appId: string, repo: string) =>
+  db
+    .selectFrom('session_facets')
+    .select(['kind', 'value', 'label', 'sessions'])
+    .where('app_id', '=', appId)
+    .where('repo', '=', repo)
+    .where('sessions', '>', 0),
+);
+
+const facetsOfAllRepos = preparedQuery(1, (db: Db, appId: string) =>
+  db
     .selectFrom('session_facets')
     .select((eb) => ['kind', 'value', eb.fn.max('label').as('label'), eb.fn.sum<number>('sessions').as('sessions')])
     .where('app_id', '=', appId)
     .where('sessions', '>', 0)
-    .groupBy(['kind', 'value'])
-    .execute();
+    .groupBy(['kind', 'value']),
+);
+
+/** Facet values with their session counts, in one repo or (repo null) summed across all of them. */
+export function facets(db: Db, appId: string, repo: string | null): Promise<{ kind: string; value: string; label: string | null; sessions: number }[]> {
+  return repo !== null ? facetsInRepo(db, appId, repo) : facetsOfAllRepos(db, appId);
 }
 
 export type SortColumn = 'started_at' | 'cost_micros' | 'error_count' | 'turn_count' | 'steering_count' | 'tool_error_rate_ppm';
