@@ -4,7 +4,7 @@
 // two versions of a step compare within a few percent where a whole ingest run moves by ten.
 import zlib from 'node:zlib';
 import Fastify from 'fastify';
-import { summarize, encodeDocument, type AgentSessionV1 } from '../src/areas/sessions/document.js';
+import { brotliOptions, summarize, encodeDocument, type AgentSessionV1 } from '../src/areas/sessions/document.js';
 import { inspect } from '../src/server/hostile-input.js';
 import { fixtureSessions } from './sessions.js';
 
@@ -45,19 +45,8 @@ const steps: [string, () => unknown][] = [
   ['summarize and price each session', () => { for (const d of parsed.sessions) summarize(d); }],
   ['encode each document (JSON.stringify + Brotli q1)', () => { for (const d of parsed.sessions) encodeDocument(d); }],
   ['  of which JSON.stringify', () => { for (const d of parsed.sessions) JSON.stringify(d); }],
-  ['  of which Brotli q1 (fitted window)', () => { for (const r of raws) zlib.brotliCompressSync(r, brotli(r.length)); }],
+  ['  of which Brotli q1 (fitted window)', () => { for (const r of raws) zlib.brotliCompressSync(r, brotliOptions(r.length)); }],
 ];
-
-function brotli(rawBytes: number): zlib.BrotliOptions {
-  return {
-    chunkSize: Math.max(zlib.constants.Z_DEFAULT_CHUNK, rawBytes),
-    params: {
-      [zlib.constants.BROTLI_PARAM_QUALITY]: 1,
-      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: rawBytes,
-      [zlib.constants.BROTLI_PARAM_LGWIN]: Math.min(zlib.constants.BROTLI_MAX_WINDOW_BITS, Math.max(16, Math.ceil(Math.log2(rawBytes + 1)))),
-    },
-  };
-}
 
 const turns = parsed.sessions.reduce((n, d) => n + d.turns.length, 0);
 console.log(`node ${process.version}; one sync body of ${SESSIONS} fixture sessions, ${(body.length / 1024).toFixed(0)} KiB, ${turns} turns; fastest of ${reps} runs`);

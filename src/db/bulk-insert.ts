@@ -25,21 +25,37 @@ function placeholderStyle(db: Db): 'dollar' | 'question' {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'dollar' : 'question';
 }
 
-function textOf(style: 'dollar' | 'question', table: string, columns: readonly string[], rowCount: number, tail: string): string {
-  const key = `${style}\u0000${table}\u0000${columns.join(',')}\u0000${rowCount}\u0000${tail}`;
+/** The text cached under `key`, written by `write` the first time. */
+function cachedText(key: string, write: () => string): string {
   let text = texts.get(key);
   if (text === undefined) {
+    text = write();
+    if (texts.size >= MAX_TEXTS) texts.clear();
+    texts.set(key, text);
+  }
+  return text;
+}
+
+const columnList = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(', ');
+
+function textOf(style: 'dollar' | 'question', table: string, columns: readonly string[], rowCount: number, tail: string): string {
+  return cachedText(`${style}\u0000${table}\u0000${columns.join(',')}\u0000${rowCount}\u0000${tail}`, () => {
     const tuples: string[] = [];
     let n = 0;
     for (let r = 0; r < rowCount; r++) {
       const marks = columns.map(() => (style === 'dollar' ? `$${++n}` : '?'));
       tuples.push(`(${marks.join(', ')})`);
     }
-    text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${tuples.join(', ')}${tail ? ` ${tail}` : ''}`;
-    if (texts.size >= MAX_TEXTS) texts.clear();
-    texts.set(key, text);
-  }
-  return text;
+    return `insert into "${table}" (${columnList(columns)}) values ${tuples.join(', ')}${tail ? ` ${tail}` : ''}`;
+  });
+}
+
+/** PostgreSQL: the rows as one JSON parameter ($1), whatever their number. */
+function jsonTextOf(table: string, columns: readonly string[], tail: string): string {
+  return cachedText(`json\u0000${table}\u0000${columns.join(',')}\u0000${tail}`, () => {
+    const list = columnList(columns);
+    return `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", $1::json)${tail ? ` ${tail}` : ''}`;
+  });
 }
 
 /**
@@ -72,16 +88,4 @@ export async function insertRows<R = never>(db: Db, table: string, rows: readonl
   for (const row of rows) for (const column of columns) parameters.push((row as Record<string, unknown>)[column]);
   const text = textOf(style, table, columns, rows.length, tail);
   return (await db.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows;
-}
-
-function jsonTextOf(table: string, columns: readonly string[], tail: string): string {
-  const key = `json\u0000${table}\u0000${columns.join(',')}\u0000${tail}`;
-  let text = texts.get(key);
-  if (text === undefined) {
-    const list = columns.map((c) => `"${c}"`).join(', ');
-    text = `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", $1::json)${tail ? ` ${tail}` : ''}`;
-    if (texts.size >= MAX_TEXTS) texts.clear();
-    texts.set(key, text);
-  }
-  return text;
 }
