@@ -20,6 +20,7 @@ import { registerGuard } from './guard.js';
 import { createWeb } from './web.js';
 import { registerHostileInputChecks } from './hostile-input.js';
 import { registerQueryRule } from './query-rule.js';
+import { SendCoalescer } from './send-coalescing.js';
 import { serializerOnFirstUse } from './serialization.js';
 import { requestValidatorCompiler } from './validation.js';
 import { deriveSecret, loadPepper } from './pepper.js';
@@ -149,10 +150,12 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   app.decorateRequest('ctx', null as never);
   app.log.info({ store: handle.location, dialect: handle.dialect, rateLimits: rateLimits.store, blobs: blobs.kind }, 'store ready');
 
-  // A callback hook: no promise per response.
+  // A callback hook: no promise per response. The response is written in the turn's check phase, together
+  // with the others of its turn (send-coalescing.ts says why).
+  const sends = new SendCoalescer((err) => app.log.error({ err }, 'writing a held response failed'));
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Request-Id', req.id);
-    done(null, payload);
+    sends.hold(done, payload);
   });
 
   // The job worker starts once the server is ready and stops (waiting for its run) before the store closes.
