@@ -335,7 +335,7 @@ function table(rows: Measured[], bare: Measured): string {
     r.reqPerSec.toFixed(0),
     r.p99Ms.toFixed(1),
     `${(r.reqPerSec / bare.reqPerSec).toFixed(2)}x`,
-    r.cpuMicrosPerRequest.toFixed(0),
+    r.cpuMicrosPerRequest.toFixed(r.cpuMicrosPerRequest < 100 ? 1 : 0),
     `${(r.cpuMicrosPerRequest / bare.cpuMicrosPerRequest).toFixed(1)}x`,
     r.non2xx > 0 || r.errors > 0 ? `FAILED: ${r.non2xx} non-2xx, ${r.errors} errors` : '',
   ]);
@@ -389,7 +389,7 @@ async function main(): Promise<void> {
       console.log('');
       console.log(
         `verdict${opts.sameCore ? ' (same core)' : ''}: server CPU of ${AUTHED_READ} / bare route = ${ratio.toFixed(2)}x ` +
-          `(${authed.cpuMicrosPerRequest.toFixed(0)} / ${bare.cpuMicrosPerRequest.toFixed(0)} µs; target <= ${CPU_RATIO_TARGET}x): ${ratio <= CPU_RATIO_TARGET ? 'met' : 'NOT met'}`,
+          `(${authed.cpuMicrosPerRequest.toFixed(1)} / ${bare.cpuMicrosPerRequest.toFixed(1)} µs; target <= ${CPU_RATIO_TARGET}x): ${ratio <= CPU_RATIO_TARGET ? 'met' : 'NOT met'}`,
       );
     }
     if (rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
