@@ -14,7 +14,9 @@ type OnSendDone = (err: Error | null, payload?: unknown) => void;
  * response of a turn wakes the client and the rest find it awake. Measured with `npm run bench -- core`:
  * 64–66 → 43–45 µs of server CPU a request, 15.3–15.8k → 22.2–23.2k requests/s, p99 unchanged (1.0 ms).
  *
- * A response waits at most for the other requests of its own turn; a lone request waits for nothing but
+ * Only answers to requests without a body are held (app.ts): a held answer keeps its request alive a turn
+ * longer, which for a sync meant megabytes of parsed body. A response waits at most for the other requests
+ * of its own turn; a lone request waits for nothing but
  * the step from the poll phase to the check phase. Order is kept, so pipelined requests on one connection
  * still answer in order.
  */
