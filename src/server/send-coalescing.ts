@@ -16,9 +16,8 @@ type OnSendDone = (err: Error | null, payload?: unknown) => void;
  *
  * Only answers to requests without a body are held (app.ts): a held answer keeps its request alive a turn
  * longer, which for a sync meant megabytes of parsed body. A response waits at most for the other requests
- * of its own turn; a lone request waits for nothing but
- * the step from the poll phase to the check phase. Order is kept, so pipelined requests on one connection
- * still answer in order.
+ * of its own turn; a lone request waits for nothing but the step from the poll phase to the check phase.
+ * Order is kept, so pipelined requests on one connection still answer in order.
  */
 export class SendCoalescer {
   private held: OnSendDone[] = [];
