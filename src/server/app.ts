@@ -94,9 +94,10 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   // 100 µs GET /health (the write system call). Lines are written in order once 16 KiB have gathered or
   // 200 ms have passed, whichever is first (log-destination.ts); close() and process exit (pino's exit hook,
   // which also runs on an uncaught exception) flush what is pending. Only a SIGKILL can lose the last 200 ms.
-  const logStream = BatchedLogDestination.toDescriptor(1);
+  // Only when the gateway logs to stdout itself: a caller's logger (the tests') needs no writer or timer.
+  const logStream = options.logger !== undefined ? null : BatchedLogDestination.toDescriptor(1);
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel, stream: logStream },
+    logger: logStream !== null ? { level: config.logLevel, stream: logStream } : options.logger,
     bodyLimit: DEFAULT_BODY_LIMIT,
     // A body is parsed by JSON.parse alone: hostile-input.ts refuses `__proto__` and `constructor.prototype`
     // keys in the walk it makes of every body anyway (1 µs a session more). Fastify's default also ran
@@ -171,7 +172,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     await rateLimits.close();
     blobs.close?.();
     await handle.close();
-    logStream.close();
+    logStream?.close();
   });
 
   await app.register(swagger, {

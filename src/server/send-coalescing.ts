@@ -22,8 +22,6 @@ type OnSendDone = (err: Error | null, payload?: unknown) => void;
 export class SendCoalescer {
   private held: OnSendDone[] = [];
   private payloads: unknown[] = [];
-  private spare: OnSendDone[] = [];
-  private sparePayloads: unknown[] = [];
   private scheduled = false;
 
   constructor(private readonly onError: (err: unknown) => void) {}
@@ -44,11 +42,11 @@ export class SendCoalescer {
 
   private readonly release = (): void => {
     this.scheduled = false;
-    // Swap the lists first: a response held while these are written waits for the next check phase.
+    // Take the lists first: a response held while these are written waits for the next check phase.
     const held = this.held;
     const payloads = this.payloads;
-    this.held = this.spare;
-    this.payloads = this.sparePayloads;
+    this.held = [];
+    this.payloads = [];
     for (let i = 0; i < held.length; i++) {
       try {
         held[i]!(null, payloads[i]);
@@ -57,9 +55,5 @@ export class SendCoalescer {
         this.onError(err);
       }
     }
-    held.length = 0;
-    payloads.length = 0;
-    this.spare = held;
-    this.sparePayloads = payloads;
   };
 }

@@ -212,7 +212,8 @@ export async function applyRepoDeltas(db: Db, appId: string, deltas: RepoDelta[]
 }
 
 // The list reads the repo counters and the facets on every request: compiled once (src/db/prepared.ts).
-const repoCounters = preparedQuery(1, (db: Db, appId: string) =>
+/** The factory's repositories with sessions or cost, costliest first. */
+export const repos = preparedQuery(1, (db: Db, appId: string) =>
   db
     .selectFrom('session_repos')
     .select(['repo', 'sessions', 'cost_micros'])
@@ -222,10 +223,6 @@ const repoCounters = preparedQuery(1, (db: Db, appId: string) =>
     .orderBy('sessions', 'desc')
     .orderBy('repo'),
 );
-
-export function repos(db: Db, appId: string): Promise<{ repo: string; sessions: number; cost_micros: number }[]> {
-  return repoCounters(db, appId);
-}
 
 const facetsInRepo = preparedQuery(2, (db: Db, appId: string, repo: string) =>
   db
