@@ -1,7 +1,7 @@
 // Queries of a fixed shape, compiled once per store and run with new values: Kysely builds and compiles a
 // query's operation tree on every call otherwise (about 5% of the CPU of GET /v1/api-keys in a profile).
 import type { Compilable, CompiledQuery } from 'kysely';
-import type { Db } from './connection.js';
+import { directReaderOf, type Db } from './connection.js';
 
 /** Where each parameter of the compiled SQL comes from: an argument's position, or a constant of the builder. */
 type Slot = number | { readonly value: unknown };
@@ -55,6 +55,9 @@ export function preparedQuery<A extends Argument[], R>(arity: A['length'], build
     }
     if (template === null) return (await db.executeQuery(build(db, ...args))).rows;
     const parameters = template.slots.map((slot) => (typeof slot === 'number' ? args[slot] : slot.value));
+    // SQLite outside a transaction: at once, not through Kysely's queue (connection.ts, directReaderOf).
+    const direct = directReaderOf(db)?.(template.sql, parameters);
+    if (direct) return direct as R[];
     const compiled: CompiledQuery<R> = { sql: template.sql, parameters, query: template.query, queryId: template.queryId };
     return (await db.executeQuery(compiled)).rows;
   };
