@@ -12,6 +12,7 @@
 //   migration warns once and the list keeps its sequential LIKE (same results, slower).
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
+import { ensureExtension, quoteIdent } from '../extensions.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect === 'postgres') {
@@ -57,21 +58,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
 }
 
 async function postgresUp(db: Kysely<unknown>): Promise<void> {
-  let schema = await trgmSchema(db);
-  // In public when it may (one copy for every schema of the database, as the test harness' per-run schemas
-  // need), else in the current schema. A savepoint keeps a refused CREATE from aborting the migration.
-  for (const create of [sql`create extension if not exists pg_trgm with schema public`, sql`create extension if not exists pg_trgm`]) {
-    if (schema) break;
-    await sql`savepoint title_trgm`.execute(db);
-    try {
-      await create.execute(db);
-      await sql`release savepoint title_trgm`.execute(db);
-    } catch {
-      await sql`rollback to savepoint title_trgm`.execute(db);
-    }
-    // Also when a concurrent migration created it first (our CREATE then fails on the catalog's unique key).
-    schema = await trgmSchema(db);
-  }
+  const schema = await ensureExtension(db, 'pg_trgm');
   if (!schema) {
     console.warn(
       'attest migration 0003d: the pg_trgm extension could not be created; GET /v1/sessions?q= keeps scanning titles with LIKE '
@@ -82,13 +69,4 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
   }
   const opclass = `${quoteIdent(schema)}.gin_trgm_ops`;
   await sql`create index sessions_title_trgm on sessions using gin (lower(coalesce(title, '')) ${sql.raw(opclass)})`.execute(db);
-}
-
-async function trgmSchema(db: Kysely<unknown>): Promise<string | null> {
-  const res = await sql<{ schema: string }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
-  return res.rows[0]?.schema ?? null;
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
