@@ -459,7 +459,10 @@ export async function pageAndMatches(
   const rows = await st.run<SessionRow & { probe_matches: number | string }>(db, text);
   const matches = Number(rows[0]?.probe_matches ?? 0);
   const page: SessionRow[] = [];
-  for (const { probe_matches: _n, ...row } of rows) if (row.id !== null) page.push(row);
+  // The rows keep their probe_matches column: copying 25 rows of 54 columns without it (object rest) cost
+  // 41 µs a request against 8 for this loop (issue 17); nothing reads it past here, and the answer's
+  // serializer writes only the fields of its schema.
+  for (const row of rows) if (row.id !== null) page.push(row);
   return { rows: page, matches };
 }
 
