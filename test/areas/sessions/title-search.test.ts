@@ -115,7 +115,7 @@ describe('GET /v1/sessions?q= (title search)', () => {
     expect((await list(b, { q: 'login' })).ids).toEqual(['b-login']);
     expect((await list(b, { q: 'done_now' })).ids).toEqual(['b-pct']);
     expect((await list(b, { q: 'relogin' })).ids).toEqual([]);
-    // Within one repository of the same name in both factories (the title index is keyed by repository, not by factory).
+    // Within one repository of the same name in both factories.
     const inRepo = await gw.call('GET', '/v1/sessions?q=fix%20the%20login&repo=acme%2Falpha', { token: b.loginToken, appId: b.appId });
     expect(inRepo.status).toBe(200);
     expect(inRepo.body.data.sessions.map((x: Doc) => x.sessionId)).toEqual(['b-login']);
@@ -141,14 +141,14 @@ describe('GET /v1/sessions?q= (title search)', () => {
     expect((await list(a, { q: 'heading' })).ids).toEqual([id]);
   });
 
-  it.runIf(usingPostgres)('PostgreSQL: the trigram index keeps no pending list that every search would read (0020), and is keyed by repository too (0022)', async () => {
+  it.runIf(usingPostgres)('PostgreSQL: the trigram index keeps no pending list that every search would read (0020), and is keyed by factory and repository too (0022)', async () => {
     const { sql } = await import('kysely');
     const r = await sql<{ options: string[] | null }>`select reloptions as options from pg_class where oid = to_regclass('sessions_title_trgm')`.execute(gw.app.attest.db);
     expect(r.rows).toHaveLength(1);
     expect(r.rows[0]!.options).toContain('fastupdate=off');
-    // A search within one repository then needs no second bitmap of that repository's sessions.
+    // A search within one repository then needs no second bitmap of that repository's window.
     const d = await sql<{ def: string }>`select pg_get_indexdef(to_regclass('sessions_title_trgm')) as def`.execute(gw.app.attest.db);
-    expect(d.rows[0]!.def).toMatch(/USING gin \(repo, lower\(COALESCE\(title, ''::text\)\) \S*gin_trgm_ops\)/);
+    expect(d.rows[0]!.def).toMatch(/USING gin \(app_id, repo, lower\(COALESCE\(title, ''::text\)\) \S*gin_trgm_ops\)/);
     // One title index, not two: the old trigram-only index was replaced, not kept beside it.
     const all = await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'sessions' and indexdef like '%gin_trgm_ops%'`.execute(gw.app.attest.db);
     expect(all.rows.map((x) => x.name)).toEqual(['sessions_title_trgm']);
