@@ -141,7 +141,7 @@ describe('GET /v1/sessions?q= (title search)', () => {
     expect((await list(a, { q: 'heading' })).ids).toEqual([id]);
   });
 
-  it.runIf(usingPostgres)('PostgreSQL: the trigram index keeps no pending list that every search would read (0020), and is keyed by factory and repository too (0022)', async () => {
+  it.runIf(usingPostgres)('PostgreSQL: the trigram index keeps no pending list that every search would read (0020), is keyed by factory and repository too (0022), and keeps a larger sample of titles for the planner (0023)', async () => {
     const { sql } = await import('kysely');
     const r = await sql<{ options: string[] | null }>`select reloptions as options from pg_class where oid = to_regclass('sessions_title_trgm')`.execute(gw.app.attest.db);
     expect(r.rows).toHaveLength(1);
@@ -152,6 +152,10 @@ describe('GET /v1/sessions?q= (title search)', () => {
     // One title index, not two: the old trigram-only index was replaced, not kept beside it.
     const all = await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'sessions' and indexdef like '%gin_trgm_ops%'`.execute(gw.app.attest.db);
     expect(all.rows.map((x) => x.name)).toEqual(['sessions_title_trgm']);
+    // The planner's estimate of a LIKE on the title reads 501 histogram bounds, not 101 (0023).
+    const target = await sql<{ target: number }>`select a.attstattarget as target from pg_attribute a join pg_index i on i.indexrelid = a.attrelid
+      where a.attrelid = to_regclass('sessions_title_trgm') and a.attnum = i.indnatts`.execute(gw.app.attest.db);
+    expect(target.rows).toEqual([{ target: 500 }]);
   });
 
   it('keeps the q bound of 200 characters', async () => {
