@@ -3,8 +3,10 @@
 // list searches one repository by default (the dominant one), and the planner had to AND the trigram bitmap
 // with a btree bitmap of that repository's window: at 100k sessions `q=on main` over 30 days built a
 // 12,020-entry bitmap for 309 matches. Now the candidates are that repository's titles holding the needle
-// (1,015), read from the GIN scan alone: 2.6-3.4 ms against 3.1-4.5 (issue 17, docs/performance.md "Ninth
-// round").
+// (1,015), read from the GIN scan alone: 2.6-3.4 ms against 3.1-4.5 over the bench's heap (random order).
+// Over a heap in started_at order, as ingest writes it, that query gains nothing (3.1-3.6 against 2.9-3.9)
+// and the search box's default, the whole repository without a window, gains most (2.8-3.9 against
+// 3.7-6.4) (issue 17, docs/performance.md "Ninth round").
 // Why app_id too, although factories never mix without it (app_id stays in the query's condition): keyed by
 // (repo, trigrams) only, the planner ANDed the GIN bitmap with a bitmap of the factory's window over every
 // repository (33k entries, `metrics_sessions_app_started`) after about half of the ANALYZE samples, 4.5-5.1
