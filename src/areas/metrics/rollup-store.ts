@@ -1,7 +1,7 @@
 // SQL of the daily metric rollups: refreshed from the sessions summary rows with INSERT ... SELECT ...
 // GROUP BY (the database aggregates), read by summing whole days. Scoped by factory.
 import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
+import type { Db, Dialect } from '../../db/connection.js';
 import { dayRowOf, type DayRow, type ModelRow, type Scope, type Tiles } from './store.js';
 
 export interface MetricsDaysTable {
@@ -104,12 +104,20 @@ function runs(days: readonly number[]): DayRange[] {
   return out;
 }
 
-/** Recompute the rollup rows of these days from the sessions, in one transaction per run of days. */
-export async function recomputeDays(db: Db, appId: string, days: readonly number[]): Promise<void> {
+/**
+ * Recompute the rollup rows of these days from the sessions, in one transaction per run of days.
+ * Concurrent recomputes of one factory serialize: on PostgreSQL two readers (two requests of one dashboard
+ * page, two replicas) each deleted the days' rows and inserted their own, and the later one failed on the
+ * other's rows or deadlocked with it; the one that failed then answered from days the other had not reached
+ * yet (concurrent first reads saw 3 of 5 sessions). A transaction-scoped advisory lock on the factory makes
+ * the second wait for the first and then replace its rows. SQLite runs one write transaction at a time.
+ */
+export async function recomputeDays(db: Db, dialect: Dialect, appId: string, days: readonly number[]): Promise<void> {
   for (const r of runs(days)) {
     const from = r.first * DAY_MS;
     const to = r.end * DAY_MS;
     await db.transaction().execute(async (trx) => {
+      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${`metrics:${appId}`}, 0))`.execute(trx);
       for (const table of ['metrics_days', 'metrics_day_actors', 'metrics_day_models'] as const) {
         await trx.deleteFrom(table).where('app_id', '=', appId).where('day', '>=', r.first).where('day', '<', r.end).execute();
       }

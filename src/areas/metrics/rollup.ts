@@ -5,8 +5,7 @@
 // Freshness: a session stored with an updated_at newer than the watermark (or more sessions at it) is seen
 // by the next read. A session whose transaction commits late with an older updated_at is picked up by the
 // periodic re-read of the last LAG_MS of changes, at most RECHECK_MS later.
-import type { Db } from '../../db/connection.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import type { Db, Dialect } from '../../db/connection.js';
 import * as raw from './store.js';
 import * as rs from './rollup-store.js';
 
@@ -15,16 +14,7 @@ export const RECHECK_MS = 30_000;
 export const LAG_MS = 5 * 60_000;
 const EVERYTHING = -Number.MAX_SAFE_INTEGER;
 
-async function recompute(db: Db, appId: string, days: readonly number[]): Promise<void> {
-  try {
-    await rs.recomputeDays(db, appId, days);
-  } catch (err) {
-    // Another reader (another replica) recomputed the same days at the same moment; its rows are as good.
-    if (!isUniqueViolation(err)) throw err;
-  }
-}
-
-export async function refresh(db: Db, appId: string, now: number): Promise<void> {
+export async function refresh(db: Db, dialect: Dialect, appId: string, now: number): Promise<void> {
   const state = await rs.refreshState(db, appId);
   const recheck = !state || now - state.rechecked_at >= RECHECK_MS;
   const watermark = state?.watermark ?? EVERYTHING;
@@ -33,7 +23,7 @@ export async function refresh(db: Db, appId: string, now: number): Promise<void>
   if (nothingNew && !recheck) return;
   const since = state ? (recheck ? state.watermark - LAG_MS : state.watermark) : EVERYTHING;
   const days = await rs.daysChangedSince(db, appId, since);
-  if (days.length) await recompute(db, appId, days);
+  if (days.length) await rs.recomputeDays(db, dialect, appId, days);
   const latest = Math.max(watermark, changed.latest ?? watermark, 0);
   const ties = (await rs.changedSince(db, appId, latest)).count;
   await rs.saveRefreshState(db, { app_id: appId, watermark: latest, ties, rechecked_at: recheck ? now : state!.rechecked_at });

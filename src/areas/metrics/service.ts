@@ -89,7 +89,7 @@ function scopeOf(ctx: FactoryContext, repo: string | undefined): store.Scope {
 
 export async function modelSpend(ctx: FactoryContext, q: ModelsQuery) {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
-  await rollup.refresh(ctx.db, ctx.appId, ctx.clock.now());
+  await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const rows = await rollup.windowModels(ctx.db, scopeOf(ctx, q.repo), w);
   const totals = rows.reduce(
     (t, m) => ({
@@ -171,7 +171,7 @@ function tileValues(t: store.Tiles, models: readonly store.ModelRow[], spend: Pr
 }
 
 async function tilesOf(ctx: FactoryContext, scope: store.Scope, windows: readonly store.Window[]): Promise<TileValues[]> {
-  await rollup.refresh(ctx.db, ctx.appId, ctx.clock.now());
+  await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const [tiles, spend, ...models] = await Promise.all([
     rollup.windowTiles(ctx.db, scope, windows),
     prSpendOfWindows(ctx, scope.repo === undefined ? {} : { repo: scope.repo }, windows),
@@ -228,7 +228,7 @@ export interface BreakdownQuery extends ModelsQuery {
 export async function breakdown(ctx: FactoryContext, q: BreakdownQuery) {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
   const scope = scopeOf(ctx, q.repo);
-  await rollup.refresh(ctx.db, ctx.appId, ctx.clock.now());
+  await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const result =
     q.by === 'model' ? store.modelBreakdown(await rollup.windowModels(ctx.db, scope, w), q.limit)
     : q.by === 'tool' ? await tools.breakdownByTool(ctx.db, scope, w, q.limit)
@@ -262,7 +262,7 @@ export async function trends(ctx: FactoryContext, q: ModelsQuery) {
   if (lastDay - firstDay + 1 > MAX_TREND_DAYS) {
     throw apiError('invalid_query_params', `A trend covers at most ${MAX_TREND_DAYS} days.`, { details: [{ path: 'from', message: `must be within ${MAX_TREND_DAYS} days of to` }] });
   }
-  await rollup.refresh(ctx.db, ctx.appId, ctx.clock.now());
+  await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const rows = new Map((await rollup.windowDays(ctx.db, scopeOf(ctx, q.repo), w)).map((r) => [r.day, r]));
   const points = [];
   for (let day = firstDay; day <= lastDay && w.to > w.from; day++) {

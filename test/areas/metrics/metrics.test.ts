@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addMember, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { addMember, createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { recordSessionToolUsage } from '../../../src/areas/metrics/service.js';
 import { ingest, sessionDoc, type SessionDoc, type SessionSpec } from './sessions.js';
@@ -267,6 +267,21 @@ describe('metrics', () => {
     expect(theirModels.inputTokens).toBe(99999);
     expect((await get(`/v1/metrics/breakdown?${qs({ ...OCT, by: 'tool' })}`, other)).body.data.rows).toEqual([]);
   });
+  it('answers concurrent first reads of a factory with every day of the window, each of them', async () => {
+    // Sessions on days that make three separate runs of the rollup (one transaction each): 2, 3-4 and 8 July.
+    const days = ['2026-07-02T10:00:00Z', '2026-07-03T10:00:00Z', '2026-07-04T10:00:00Z', '2026-07-08T10:00:00Z', '2026-07-08T11:00:00Z'];
+    const window = qs({ from: '2026-07-01', to: '2026-07-31' });
+    for (let round = 0; round < 4; round += 1) {
+      // A fresh factory each round: its first reads all find the rollups empty and compute them at once.
+      const fresh = await createTenant(gw, { plan: 'paid' });
+      const r = await ingest(gw, as(fresh), days.map((startedAt) => sessionDoc({ startedAt, repo: 'acme/api', branch: 'main', turns: [{ model: SONNET, in: 10, out: 10 }] })));
+      expect(r.status).toBe(200);
+      const reads = await Promise.all(Array.from({ length: 8 }, () => get(`/v1/metrics/overview?${window}`, fresh)));
+      expect(reads.map((x) => x.status)).toEqual(Array(8).fill(200));
+      expect(reads.map((x) => x.body.data.tiles.sessions.current), `round ${round}`).toEqual(Array(8).fill(days.length));
+    }
+  });
+
   it('follows sessions stored after an earlier read (the daily rollups refresh)', async () => {
     const JUL = { from: '2026-07-01', to: '2026-07-31' };
     const tiles = async () => (await get(`/v1/metrics/overview?${qs(JUL)}`)).body.data.tiles;
