@@ -1,6 +1,6 @@
 // SQL for a work item's acceptance criteria: one ordered list per item, replaced whole.
-import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
+import { lockForTransaction } from '../../db/locks.js';
 
 export interface CriteriaTable {
   app_id: string;
@@ -38,7 +38,7 @@ export function listCriteria(db: Db, appId: string, workItemId: string): Promise
  */
 export async function replaceCriteria(db: Db, dialect: Dialect, appId: string, workItemId: string, rows: CriterionRow[]): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${`criteria:${appId}:${workItemId}`}, 0))`.execute(trx);
+    await lockForTransaction(trx, dialect, `criteria:${appId}:${workItemId}`);
     await trx.deleteFrom('criteria').where('app_id', '=', appId).where('work_item_id', '=', workItemId).execute();
     if (rows.length > 0) await trx.insertInto('criteria').values(rows).execute();
   });

@@ -2,6 +2,7 @@
 // GROUP BY (the database aggregates), read by summing whole days. Scoped by factory.
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
+import { lockForTransaction } from '../../db/locks.js';
 import { dayRowOf, type DayRow, type ModelRow, type Scope, type Tiles } from './store.js';
 
 export interface MetricsDaysTable {
@@ -117,7 +118,7 @@ export async function recomputeDays(db: Db, dialect: Dialect, appId: string, day
     const from = r.first * DAY_MS;
     const to = r.end * DAY_MS;
     await db.transaction().execute(async (trx) => {
-      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${`metrics:${appId}`}, 0))`.execute(trx);
+      await lockForTransaction(trx, dialect, `metrics:${appId}`);
       for (const table of ['metrics_days', 'metrics_day_actors', 'metrics_day_models'] as const) {
         await trx.deleteFrom(table).where('app_id', '=', appId).where('day', '>=', r.first).where('day', '<', r.end).execute();
       }

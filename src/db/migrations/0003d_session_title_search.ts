@@ -12,7 +12,7 @@
 //   migration warns once and the list keeps its sequential LIKE (same results, slower).
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
-import { ensureExtension, quoteIdent } from '../extensions.js';
+import { ensureExtension } from '../extensions.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect === 'postgres') {
@@ -67,6 +67,5 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
     );
     return;
   }
-  const opclass = `${quoteIdent(schema)}.gin_trgm_ops`;
-  await sql`create index sessions_title_trgm on sessions using gin (lower(coalesce(title, '')) ${sql.raw(opclass)})`.execute(db);
+  await sql`create index sessions_title_trgm on sessions using gin (lower(coalesce(title, '')) ${sql.id(schema, 'gin_trgm_ops')})`.execute(db);
 }

@@ -17,7 +17,7 @@
 // Where btree_gin cannot be created the 0003d index stays as it is (same results). SQLite: nothing.
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
-import { ensureExtension, extensionSchema, quoteIdent } from '../extensions.js';
+import { ensureExtension, extensionSchema } from '../extensions.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return;
@@ -34,9 +34,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     return;
   }
   // btree_gin's text operator class is the default one for text under GIN, found whatever the search path.
-  const opclass = sql.raw(`${quoteIdent(trgmSchema)}.gin_trgm_ops`);
   await sql`create index sessions_title_trgm_by_scope on sessions
-    using gin (app_id, repo, lower(coalesce(title, '')) ${opclass}) with (fastupdate = off)`.execute(db);
+    using gin (app_id, repo, lower(coalesce(title, '')) ${sql.id(trgmSchema, 'gin_trgm_ops')}) with (fastupdate = off)`.execute(db);
   await sql`drop index if exists sessions_title_trgm`.execute(db);
   await sql`alter index sessions_title_trgm_by_scope rename to sessions_title_trgm`.execute(db);
 }

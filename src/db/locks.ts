@@ -1,0 +1,13 @@
+// Serialising transactions that replace a set of rows (delete, then insert): on PostgreSQL two of them can
+// both delete the same old rows and both insert, the later failing on a unique key or deadlocking with the
+// other. SQLite runs one write transaction at a time, so there is nothing to do there.
+import { sql } from 'kysely';
+import type { Db, Dialect } from './connection.js';
+
+/**
+ * Inside `trx`, wait for any other transaction holding `key` and hold it until commit or rollback
+ * (PostgreSQL's transaction-scoped advisory lock on a hash of the key).
+ */
+export async function lockForTransaction(trx: Db, dialect: Dialect, key: string): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
