@@ -203,6 +203,16 @@ describeInBrowser('dashboard pages', () => {
     expect(body).toContain(full.id);
     await until(() => page.locator('.artifact img').evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(320);
     await screenshot(page, 'artifact');
+    // The session and the work item are links to their pages (the session by the id its agent wrote).
+    const facts = page.locator('dl.facts');
+    expect(await facts.getByRole('link', { name: full.id }).getAttribute('href')).toBe(`/f/${t.appId}/sessions/${full.id}`);
+    await facts.getByRole('link', { name: full.id }).click();
+    await until(() => page.getByTestId('session-title').innerText()).toBe('Fix rate limiter window boundary');
+    await page.goBack();
+    await facts.getByRole('link', { name: seeded.workItemId }).click();
+    await page.waitForURL(`**/f/${t.appId}/work/${seeded.workItemId}`);
+    await until(() => page.getByTestId('work-item-title').innerText()).toBe('#1 Rate limiter resets at the right boundary');
+    await page.goBack();
     await page.getByRole('link', { name: 'acme/acme-api#481' }).click();
     await page.waitForURL('**/prs/acme/acme-api/481');
   });

@@ -55,8 +55,9 @@ function ArtifactPage() {
         <div><dt>Kind</dt><dd>{a.kind}</dd></div>
         <div><dt>Criterion</dt><dd>{a.criterionId ?? '—'}</dd></div>
         <div><dt>Pull request</dt><dd>{a.prNumber !== null && a.repository ? <PrLink appId={f.id} repository={a.repository} number={a.prNumber}>{a.repository}#{a.prNumber}</PrLink> : '—'}</dd></div>
-        <div><dt>Session</dt><dd className="mono">{a.session ? `${a.session.sessionId}${a.session.turnIndex !== null ? ` (turn ${a.session.turnIndex})` : ''}` : '—'}</dd></div>
-        <div><dt>Work item</dt><dd className="mono">{a.workItemId ?? '—'}</dd></div>
+        {/* The session page takes the id the agent wrote as well as the trace id (GET /v1/sessions/{id}). */}
+        <div><dt>Session</dt><dd className="mono">{a.session ? <><Link to="/f/$appId/sessions/$traceId" params={{ appId: f.id, traceId: a.session.sessionId }}>{a.session.sessionId}</Link>{a.session.turnIndex !== null ? ` (turn ${a.session.turnIndex})` : ''}</> : '—'}</dd></div>
+        <div><dt>Work item</dt><dd className="mono">{a.workItemId ? <Link to="/f/$appId/work/$itemId" params={{ appId: f.id, itemId: a.workItemId }}>{a.workItemId}</Link> : '—'}</dd></div>
         <div><dt>Emitted</dt><dd>{formatTime(a.emittedAt)}</dd></div>
         <div><dt>File</dt><dd>{a.filename}</dd></div>
         {a.supersedes && <div><dt>Replaces</dt><dd><Link to="/artifacts/$id" params={{ id: a.supersedes }}>an earlier artifact</Link></dd></div>}
