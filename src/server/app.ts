@@ -28,6 +28,7 @@ import { RateLimits } from './ratelimit.js';
 import { bootstrap } from './bootstrap.js';
 import { AREAS, type Area } from '../areas/index.js';
 import { PrCommentWorker } from '../areas/pr-comments/worker.js';
+import { Housekeeping } from './housekeeping.js';
 
 export interface BuildOptions {
   config: Config;
@@ -145,8 +146,10 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     areas: new Set(),
     startedAt: clock.now(),
     jobs: null as never,
+    housekeeping: null as never,
   };
   gateway.jobs = new PrCommentWorker(gateway, app.log);
+  gateway.housekeeping = new Housekeeping(gateway, app.log);
   app.decorate('attest', gateway);
   app.decorateRequest('ctx', null as never);
   app.log.info({ store: handle.location, dialect: handle.dialect, rateLimits: rateLimits.store, blobs: blobs.kind }, 'store ready');
@@ -166,9 +169,11 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   // The job worker starts once the server is ready and stops (waiting for its run) before the store closes.
   app.addHook('onReady', async () => {
     gateway.jobs.start(config.jobsPollMs);
+    gateway.housekeeping.start(config.housekeepingMs);
   });
   app.addHook('onClose', async () => {
     await gateway.jobs.stop();
+    await gateway.housekeeping.stop();
     await rateLimits.close();
     blobs.close?.();
     await handle.close();

@@ -33,6 +33,8 @@ export interface Config {
   webDir: string;
   /** How often the job worker looks for due jobs (PR comments); 0 = never (a test runs jobs itself). */
   jobsPollMs: number;
+  /** How often expired single-use secrets are deleted (housekeeping.ts); 0 = never. */
+  housekeepingMs: number;
   logLevel: string;
   /**
    * ATTEST_OAUTH_ALLOW_PRIVATE_METADATA=1, for tests and development only: client ID metadata documents may
@@ -91,6 +93,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dashboardMaxDays: positive(env, 'ATTEST_DASHBOARD_MAX_DAYS', 7),
     webDir: path.resolve(env.ATTEST_WEB_DIR ?? DEFAULT_WEB_DIR),
     jobsPollMs: intFrom(env, 'ATTEST_JOBS_POLL_MS', 2000),
+    housekeepingMs: intFrom(env, 'ATTEST_HOUSEKEEPING_MINUTES', 60) * 60_000,
     logLevel: env.LOG_LEVEL ?? 'info',
     oauthAllowPrivateMetadata: env.ATTEST_OAUTH_ALLOW_PRIVATE_METADATA === '1',
     github: {

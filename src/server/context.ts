@@ -6,6 +6,7 @@ import type { Db, Dialect } from '../db/connection.js';
 import type { CredentialKind } from '../db/schema.js';
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
+import type { Housekeeping } from './housekeeping.js';
 import type { Permission } from './permissions.js';
 import type { Principal, PrincipalResolver } from './auth/principal.js';
 import type { BucketName, RateLimits } from './ratelimit.js';
@@ -52,6 +53,8 @@ export interface Gateway {
   startedAt: number;
   /** The background job worker (started when the server is ready, stopped on close). */
   jobs: JobRunner;
+  /** Deletes expired single-use secrets (housekeeping.ts): the server runs it hourly, tests call run(). */
+  housekeeping: Housekeeping;
 }
 
 export interface RequestContext {

@@ -105,6 +105,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
       ATTEST_REDIS_PREFIX: `test-${crypto.randomBytes(4).toString('hex')}`,
       // Tests run due jobs themselves (app.attest.jobs.runDueJobs()) on the test clock.
       ATTEST_JOBS_POLL_MS: '0',
+      // Likewise housekeeping (app.attest.housekeeping.run()).
+      ATTEST_HOUSEKEEPING_MINUTES: '0',
     };
     if (process.env.TEST_DATABASE_URL) {
       env.DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -174,6 +176,7 @@ function envOf(config: Config): Record<string, string> {
     LOG_LEVEL: config.logLevel,
     ATTEST_REDIS_PREFIX: config.redisPrefix,
     ATTEST_JOBS_POLL_MS: String(config.jobsPollMs),
+    ATTEST_HOUSEKEEPING_MINUTES: String(config.housekeepingMs / 60_000),
   };
   if (config.keyPepper) env.ATTEST_KEY_PEPPER = config.keyPepper;
   if (config.databaseUrl) env.DATABASE_URL = config.databaseUrl;

@@ -39,6 +39,12 @@ export function findLink(db: Db, digest: string) {
   return db.selectFrom('dashboard_links').selectAll().where('digest', '=', digest).executeTakeFirst();
 }
 
+/** Deletes the sign-in links that expired before `before` (housekeeping); how many. */
+export async function deleteLinksExpiredBefore(db: Db, before: number): Promise<number> {
+  const res = await db.deleteFrom('dashboard_links').where('expires_at', '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
 export function revokeSession(db: Db, credentialId: string, now: number): Promise<unknown> {
   return db
     .updateTable('credentials')

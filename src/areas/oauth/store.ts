@@ -87,6 +87,12 @@ export async function useCode(db: Db, digest: string, now: number): Promise<bool
   return Number(res.numUpdatedRows) === 1;
 }
 
+/** Deletes the authorization codes that expired before `before` (housekeeping); how many. */
+export async function deleteCodesExpiredBefore(db: Db, before: number): Promise<number> {
+  const res = await db.deleteFrom('oauth_codes').where('expires_at', '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
 export function insertRefreshToken(db: Db, row: OAuthRefreshTokensTable): Promise<unknown> {
   return db.insertInto('oauth_refresh_tokens').values(row).execute();
 }

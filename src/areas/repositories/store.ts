@@ -115,6 +115,12 @@ export async function isStateUsed(db: Db, digest: string): Promise<boolean> {
   return (await db.selectFrom('install_states_used').select('digest').where('digest', '=', digest).executeTakeFirst()) !== undefined;
 }
 
+/** Deletes the spent install states whose state expired before `before` (housekeeping); how many. */
+export async function deleteSpentStatesExpiredBefore(db: Db, before: number): Promise<number> {
+  const res = await db.deleteFrom('install_states_used').where('expires_at', '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
 /** Records a state as spent; false when it already was (another request, maybe on another replica, won). */
 export async function spendState(db: Db, row: InstallStatesUsedTable): Promise<boolean> {
   try {

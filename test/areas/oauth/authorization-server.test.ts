@@ -475,3 +475,35 @@ describe('client ID metadata documents', () => {
     }
   });
 });
+
+// Last in the file: it moves the shared clock on by a month.
+describe('housekeeping of authorization codes', () => {
+  it('a used code is kept 30 days past its expiry, so a replay still ends the grant; then it is deleted', async () => {
+    const { location, codeVerifier } = await consent({ resource: appResource(a.appId) });
+    const code = location.searchParams.get('code')!;
+    const args = { metadata, clientInformation: client, authorizationCode: code, codeVerifier, redirectUri: REDIRECT };
+    const tokens = await exchangeAuthorization(base, args);
+    const { sql } = await import('kysely');
+    const codes = async () => Number((await sql<{ n: number | string }>`select count(*) as n from oauth_codes`.execute(gw.app.attest.db)).rows[0]!.n);
+    const stored = await codes();
+    expect(stored).toBeGreaterThan(0);
+
+    // 29 days later nothing is deleted: the replay is still recognized and revokes the tokens.
+    gw.clock.advance(29 * 86_400_000);
+    expect((await gw.app.attest.housekeeping.run()).oauthCodes).toBe(0);
+    expect(await codes()).toBe(stored);
+    await expect(exchangeAuthorization(base, args)).rejects.toThrow(/already used/);
+    expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(401);
+
+    // Past 30 days after their 10-minute expiry every code of this file is deleted; a replay is then unknown.
+    gw.clock.advance(2 * 86_400_000);
+    expect((await gw.app.attest.housekeeping.run()).oauthCodes).toBe(stored);
+    expect(await codes()).toBe(0);
+    await expect(exchangeAuthorization(base, args)).rejects.toThrow(/Invalid authorization code/);
+    // A code issued now is not touched and still works.
+    const fresh = await consent({ resource: appResource(a.appId) });
+    expect((await gw.app.attest.housekeeping.run()).oauthCodes).toBe(0);
+    const again = await exchangeAuthorization(base, { ...args, authorizationCode: fresh.location.searchParams.get('code')!, codeVerifier: fresh.codeVerifier });
+    expect((await post(`/v1/apps/${a.appId}/mcp`, again.access_token)).status).toBe(200);
+  });
+});

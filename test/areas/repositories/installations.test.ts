@@ -200,4 +200,28 @@ describe('binding App installations to factories', () => {
     }
     expect(code(await connect(a, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
   });
+  // Last: it moves the clock on.
+  it('housekeeping deletes a spent state once it has expired; it is still refused after', async () => {
+    const { sql } = await import('kysely');
+    const spent = async () => Number((await sql<{ n: number | string }>`select count(*) as n from install_states_used`.execute(gw.app.attest.db)).rows[0]!.n);
+    // The states the tests above spent expire first.
+    gw.clock.advance(THIRTY_MINUTES_MS + 1);
+    const earlier = await spent();
+    expect(earlier).toBeGreaterThan(0);
+    expect((await gw.app.attest.housekeeping.run()).installStates).toBe(earlier);
+    const { inst } = newInstallation();
+    const { state } = await linkFor(a);
+    expect((await setup(inst.id, state)).status).toBe(200);
+    expect(await spent()).toBe(1);
+    const before = 1;
+    // Within its 30 minutes the record is what refuses a reuse: it stays.
+    gw.clock.advance(THIRTY_MINUTES_MS - 1);
+    expect((await gw.app.attest.housekeeping.run()).installStates).toBe(0);
+    expect(code(await setup(inst.id, state))).toEqual({ status: 409, code: 'install_state_used' });
+    // Past it, the signed expiry refuses the state by itself, and the record goes.
+    gw.clock.advance(2);
+    expect((await gw.app.attest.housekeeping.run()).installStates).toBe(before);
+    expect(await spent()).toBe(0);
+    expect(code(await setup(inst.id, state))).toEqual({ status: 410, code: 'install_state_expired' });
+  });
 });

@@ -1,0 +1,78 @@
+// Housekeeping: deletes the single-use secrets the gateway no longer needs to remember, which otherwise pile
+// up for ever (one row per sign-in link, OAuth authorization code, GitHub App install link used). Each kind is
+// kept past its own expiry for as long as its row still changes an answer:
+// - a sign-in link, 7 days: until then a used or expired link says so ("used", "expired"); after, "invalid";
+// - an OAuth authorization code, 30 days (a refresh token's lifetime): until then a replayed code revokes the
+//   grant's tokens (OAuth 2.1 §4.1.3), after it is refused as unknown;
+// - a spent install state, at once: its signature carries its expiry, so an expired state is refused anyway.
+// Credentials (dashboard sessions, tokens) are not deleted here: revoked ones stay listed where they are.
+import type { FastifyBaseLogger } from 'fastify';
+import * as dashboardStore from '../areas/dashboard/store.js';
+import * as oauthStore from '../areas/oauth/store.js';
+import { REFRESH_TOKEN_TTL_MS } from '../areas/oauth/provider.js';
+import * as repositoriesStore from '../areas/repositories/store.js';
+import type { Gateway } from './context.js';
+
+export const SIGN_IN_LINK_KEPT_MS = 7 * 86_400_000;
+export const OAUTH_CODE_KEPT_MS = REFRESH_TOKEN_TTL_MS;
+/** How long after start-up the first run waits (then every ATTEST_HOUSEKEEPING_MINUTES, default 60). */
+const FIRST_RUN_DELAY_MS = 60_000;
+
+export interface HousekeepingReport {
+  signInLinks: number;
+  oauthCodes: number;
+  installStates: number;
+}
+
+export class Housekeeping {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<HousekeepingReport> | null = null;
+  private stopped = false;
+
+  constructor(private readonly gateway: Gateway, private readonly log: FastifyBaseLogger) {}
+
+  /** Run a minute after start-up, then every `intervalMs` (0: never; tests call run themselves). */
+  start(intervalMs: number): void {
+    if (intervalMs <= 0 || this.timer || this.stopped) return;
+    const next = (delay: number) => {
+      this.timer = setTimeout(() => {
+        this.run()
+          .catch((err: unknown) => this.log.error({ err }, 'housekeeping run failed'))
+          .finally(() => {
+            if (!this.stopped) next(intervalMs);
+          });
+      }, delay);
+      this.timer.unref();
+    };
+    next(Math.min(FIRST_RUN_DELAY_MS, intervalMs));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Deletes what is past keeping by the gateway's clock; concurrent calls share one run. */
+  run(): Promise<HousekeepingReport> {
+    if (!this.running) {
+      this.running = this.runOnce().finally(() => {
+        this.running = null;
+      });
+    }
+    return this.running;
+  }
+
+  private async runOnce(): Promise<HousekeepingReport> {
+    const { db, clock } = this.gateway;
+    const now = clock.now();
+    const report: HousekeepingReport = {
+      signInLinks: await dashboardStore.deleteLinksExpiredBefore(db, now - SIGN_IN_LINK_KEPT_MS),
+      oauthCodes: await oauthStore.deleteCodesExpiredBefore(db, now - OAUTH_CODE_KEPT_MS),
+      installStates: await repositoriesStore.deleteSpentStatesExpiredBefore(db, now),
+    };
+    if (report.signInLinks + report.oauthCodes + report.installStates > 0) this.log.info({ housekeeping: report }, 'deleted expired single-use secrets');
+    return report;
+  }
+}
