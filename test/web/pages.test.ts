@@ -8,6 +8,7 @@ import { createTenant, type Tenant } from '../helpers/gateway.js';
 import { describeInBrowser, launchBrowser, newContext, openFactoryHome, screenshot, startWebGateway, type WebGateway } from './helpers.js';
 import { LOG_TEXT, PR, RAW_TITLE, seedFactory, type Seeded } from './seed.js';
 import { canonical } from '../areas/sessions/fixtures.js';
+import { ingest, sessionDoc } from '../areas/metrics/sessions.js';
 
 describeInBrowser('dashboard pages', () => {
   let gw: WebGateway;
@@ -215,5 +216,33 @@ describeInBrowser('dashboard pages', () => {
     await page.goBack();
     await page.getByRole('link', { name: 'acme/acme-api#481' }).click();
     await page.waitForURL('**/prs/acme/acme-api/481');
+  });
+  // Last: it adds sessions (in a repository of their own, so the pages above are unchanged).
+  it("a PR's cost that is not whole says so, on the PR list and on the PR page", async () => {
+    const auth = { token: t.factoryKey, appId: t.appId };
+    const prUrl = 'https://github.com/acme/tools/pull/9';
+    await ingest(gw, auth, [
+      sessionDoc({ startedAt: '2026-10-01T09:00:00Z', repo: 'acme/tools', branch: 'a', prNumber: 9, prUrl, turns: [{ model: 'claude-sonnet-4-5', in: 1000, out: 500, cacheRead: 0 }] }),
+      sessionDoc({ startedAt: '2026-10-01T10:00:00Z', repo: 'acme/tools', branch: 'b', prNumber: 9, prUrl, turns: [{ model: 'mystery-model-9', in: 1000, out: 500, cacheRead: 0 }] }),
+    ]);
+    const api = (await gw.call('GET', '/v1/prs/acme/tools/9', { token: t.loginToken, appId: t.appId })).body.data;
+    expect(api.costStatus).toBe('partial');
+    expect(api.costUsd).toBeGreaterThan(0);
+
+    await page.goto(`/f/${t.appId}/prs`);
+    const row = page.getByTestId('prs-table').getByRole('row', { name: /acme\/tools#9/ });
+    await until(() => row.count()).toBe(1);
+    expect(await row.locator('[data-cost-status]').innerText()).toBe(`${usd(api.costUsd)} partial`);
+    expect(await row.locator('[data-cost-status]').getAttribute('title')).toBe('No price for: mystery-model-9');
+    // The seeded PR's sessions are all priced: no mark.
+    expect(await page.getByTestId('prs-table').getByRole('row', { name: /acme\/acme-api#481/ }).locator('[data-cost-status]').getAttribute('data-cost-status')).toBe('complete');
+
+    await row.getByRole('link', { name: 'acme/tools#9' }).click();
+    await page.waitForURL('**/prs/acme/tools/9');
+    await until(() => page.getByTestId('pr-cost').innerText()).toBe(`${usd(api.costUsd)} partial`);
+    const sessionCosts = page.getByTestId('pr-sessions').locator('tbody [data-cost-status]');
+    expect(await sessionCosts.evaluateAll((els) => els.map((e) => [e.getAttribute('data-cost-status'), (e as HTMLElement).innerText]))).toEqual([
+      ['complete', usd(api.sessionList[0].costUsd)], ['unpriced', 'unpriced'],
+    ]);
   });
 });

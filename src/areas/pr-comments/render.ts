@@ -78,7 +78,11 @@ export interface CommentFinding {
 export interface CommentData {
   appId: string;
   dashboardUrl: string;
-  sessions: { count: number; agentTypes: ReadonlyArray<{ agentType: string; count: number }>; costUsd: number };
+  sessions: {
+    count: number; agentTypes: ReadonlyArray<{ agentType: string; count: number }>; costUsd: number;
+    /** Whether the cost is whole (the PR route's costStatus), and the models that had no price. */
+    costStatus: 'complete' | 'partial' | 'unpriced'; unpricedModels: readonly string[];
+  };
   artifacts: readonly CommentArtifact[];
   checks: readonly CommentCheck[];
   criteria: readonly CommentCriterion[];
@@ -123,8 +127,12 @@ export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): str
     '',
   );
   const agents = d.sessions.agentTypes.map((a) => `${inline(a.agentType, 60)} ×${a.count}`).join(', ');
+  // A sum with sessions the price list could not price is not the PR's cost: say so, and which models.
+  const noPrice = d.sessions.unpricedModels.length ? `no price for ${d.sessions.unpricedModels.slice(0, 5).map((m) => inline(m, 60)).join(', ')}${d.sessions.unpricedModels.length > 5 ? ', …' : ''}` : 'no price';
+  const cost = d.sessions.costStatus === 'complete' ? usd(d.sessions.costUsd)
+    : d.sessions.costStatus === 'partial' ? `${usd(d.sessions.costUsd)} (partial: ${noPrice})` : `unknown (${noPrice})`;
   head.push(
-    `**Sessions:** ${d.sessions.count}${agents ? ` (${agents})` : ''} · total cost ${usd(d.sessions.costUsd)} · ${link('PR page on the Attest dashboard', d.dashboardUrl)}`,
+    `**Sessions:** ${d.sessions.count}${agents ? ` (${agents})` : ''} · total cost ${cost} · ${link('PR page on the Attest dashboard', d.dashboardUrl)}`,
     '',
   );
 

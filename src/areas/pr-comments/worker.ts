@@ -272,6 +272,8 @@ async function gather(ctx: FactoryContext, owner: string, name: string, number: 
       count: detail?.sessionList.length ?? 0,
       agentTypes: [...agentTypes].map(([agentType, count]) => ({ agentType, count })).sort((a, b) => b.count - a.count || a.agentType.localeCompare(b.agentType)),
       costUsd: detail?.costUsd ?? 0,
+      costStatus: detail?.costStatus ?? 'complete',
+      unpricedModels: detail?.unpricedModels ?? [],
     },
     artifacts: artifacts.map((a) => {
       let imageUrl: string | null = null;

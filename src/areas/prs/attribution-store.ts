@@ -14,9 +14,12 @@ export interface SessionLinkRow {
   agent_type: string;
   started_at: number;
   cost_micros: number;
+  cost_status: string;
+  /** JSON array of the model names no price was known for. */
+  unpriced_models: string;
 }
 
-const SESSION_LINK_COLUMNS = ['id', 'session_id', 'repo', 'branch', 'pr_refs', 'title', 'agent_type', 'started_at', 'cost_micros'] as const;
+const SESSION_LINK_COLUMNS = ['id', 'session_id', 'repo', 'branch', 'pr_refs', 'title', 'agent_type', 'started_at', 'cost_micros', 'cost_status', 'unpriced_models'] as const;
 
 /** Top-level sessions that name a pull request themselves (outcome or pr_linked events). */
 export function sessionsNamingPrs(db: Db, appId: string): Promise<SessionLinkRow[]> {
@@ -45,7 +48,7 @@ export function sessionsOnPrBranches(db: Db, appId: string, only?: { repository:
       join.onRef('s.app_id', '=', 'p.app_id').onRef('s.repo', '=', 'p.repository').onRef('s.branch', '=', 'p.head_branch'),
     )
     .select([
-      's.id', 's.session_id', 's.repo', 's.branch', 's.pr_refs', 's.title', 's.agent_type', 's.started_at', 's.cost_micros',
+      's.id', 's.session_id', 's.repo', 's.branch', 's.pr_refs', 's.title', 's.agent_type', 's.started_at', 's.cost_micros', 's.cost_status', 's.unpriced_models',
       'p.repository as pr_repository', 'p.number as pr_number',
     ])
     .where('p.app_id', '=', appId)
@@ -111,7 +114,7 @@ export async function linkedSessionsAfter(
     : sql<number>`0`;
   let q = db
     .selectFrom('sessions as s')
-    .select(['s.id', 's.session_id', 's.repo', 's.branch', 's.pr_refs', 's.title', 's.agent_type', 's.started_at', 's.cost_micros', named.as('by_name'), branch.as('by_branch')])
+    .select(['s.id', 's.session_id', 's.repo', 's.branch', 's.pr_refs', 's.title', 's.agent_type', 's.started_at', 's.cost_micros', 's.cost_status', 's.unpriced_models', named.as('by_name'), branch.as('by_branch')])
     .where('s.app_id', '=', appId)
     .where('s.is_subagent', '=', 0)
     .where(sql<boolean>`(${named} = 1 or ${branch} = 1)`);

@@ -6,6 +6,7 @@ import { csvLine, exportResponse, FORMAT_QUERY, jsonArray, sendDownload, type Cs
 import { exportPullRequest, getPullRequest, listOutcomes, type PrEvidenceExport } from './service.js';
 
 const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
+const CostStatus = Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]);
 const State = Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged'), Type.Literal('unknown')]);
 
 const Outcome = Type.Object({
@@ -21,6 +22,9 @@ const Outcome = Type.Object({
   sessions: Type.Integer(),
   costUsd: Type.Number(),
   costMicros: Type.Integer(),
+  // Additive: whether the sum is whole (every session priced), as a session's costStatus says of its own.
+  costStatus: CostStatus,
+  unpricedModels: Type.Array(Type.String()),
   firstSessionAt: Nullable(DateTime),
   lastSessionAt: Nullable(DateTime),
   openedAt: Nullable(DateTime),
@@ -42,6 +46,8 @@ const Detail = Type.Object({
     agentType: Type.String(),
     startedAt: DateTime,
     costUsd: Type.Number(),
+    costStatus: CostStatus,
+    unpricedModels: Type.Array(Type.String()),
     linkedBy: Type.Array(Type.Union([Type.Literal('session'), Type.Literal('branch')])),
   })),
   artifacts: Type.Array(Type.Object({
@@ -104,7 +110,7 @@ export const prsRoutes: AreaRoutes = (app) => {
       summary: "Download a pull request's evidence (CSV or JSON), streamed", tags: ['prs'],
       description:
         'The evidence of GET /v1/prs/{owner}/{repo}/{number}: its linked sessions (oldest first, read page by page), artifacts and emitted results. ' +
-        '`format=csv` (default): one line per item, `kind` session | artifact | result, the PR in the file name; text a spreadsheet would run as a formula ' +
+        '`format=csv` (default): one line per item, `kind` session | artifact | result (a session\'s `status` is its costStatus), the PR in the file name; text a spreadsheet would run as a formula ' +
         'starts with an apostrophe. `format=json`: `{ pullRequest, sessions, artifacts, results }` with the objects of the PR route. 404 pull_request_not_found as that route.',
       params: PrParams,
       querystring: Type.Object({ format: Type.Optional(FORMAT_QUERY) }, { additionalProperties: false }),
@@ -125,7 +131,11 @@ async function* evidenceCsv(ev: PrEvidenceExport): AsyncGenerator<string> {
   const line = (v: EvidenceLine) => csvLine(EVIDENCE_COLUMNS.map((c) => v[c]));
   yield csvLine([...EVIDENCE_COLUMNS]);
   for await (const s of ev.sessions) {
-    yield line({ kind: 'session', id: s.traceId, at: s.startedAt, name: s.title, costUsd: s.costUsd, linkedBy: s.linkedBy.join(' '), agentType: s.agentType, sessionId: s.sessionId });
+    // A session's status is its cost status; the detail names the models it had no price for.
+    yield line({
+      kind: 'session', id: s.traceId, at: s.startedAt, name: s.title, status: s.costStatus, costUsd: s.costUsd, linkedBy: s.linkedBy.join(' '), agentType: s.agentType, sessionId: s.sessionId,
+      detail: s.unpricedModels.length ? `no price: ${s.unpricedModels.join(' ')}` : undefined,
+    });
   }
   for (const a of ev.artifacts) {
     yield line({ kind: 'artifact', id: a.id, at: a.createdAt, name: a.caption || a.filename, status: a.kind, sessionId: a.session?.sessionId, url: a.url, detail: `${a.mediaType} ${a.bytes} bytes sha256:${a.sha256}${a.criterionId ? ` criterion:${a.criterionId}` : ''}` });

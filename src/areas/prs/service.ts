@@ -3,6 +3,7 @@
 // working on the PR's head branch in the same repository. PR state (open/closed/merged, reverted, CI) comes
 // from the code host's webhooks (state.ts).
 import type { Db } from '../../db/connection.js';
+import type { CostStatus } from '../../pricing/cost.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { listPullRequestArtifacts } from '../artifacts/service.js';
@@ -141,6 +142,10 @@ export interface PrOutcomeWire {
   sessions: number;
   costUsd: number;
   costMicros: number;
+  /** Of the sessions' costs together: complete when each is, unpriced when none was priced, else partial. */
+  costStatus: CostStatus;
+  /** The models without a price in any of the sessions, sorted. */
+  unpricedModels: string[];
   firstSessionAt: string | null;
   lastSessionAt: string | null;
   openedAt: string | null;
@@ -175,12 +180,27 @@ function attribute(named: readonly store.SessionLinkRow[], onBranch: readonly st
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const usd = (micros: number) => Math.round(micros) / 1_000_000;
 
+/**
+ * The cost status of a sum of sessions' costs, in the sessions' own terms (costStatus, docs/spec/API.md):
+ * complete when every session's is (none: nothing is missing), unpriced when every session's is, else
+ * partial: part of the sum is known.
+ */
+export function combinedCostStatus(statuses: readonly string[]): CostStatus {
+  if (statuses.every((s) => s === 'complete')) return 'complete';
+  if (statuses.every((s) => s === 'unpriced')) return 'unpriced';
+  return 'partial';
+}
+
 function toOutcome(a: Attributed, state: PullRequestStateWire | undefined): PrOutcomeWire {
   let cost = 0;
   let first: number | null = null;
   let last: number | null = null;
+  const statuses: string[] = [];
+  const unpriced = new Set<string>();
   for (const { row } of a.sessions.values()) {
     cost += Number(row.cost_micros);
+    statuses.push(row.cost_status);
+    for (const model of JSON.parse(row.unpriced_models) as string[]) unpriced.add(model);
     const t = Number(row.started_at);
     if (first === null || t < first) first = t;
     if (last === null || t > last) last = t;
@@ -198,6 +218,8 @@ function toOutcome(a: Attributed, state: PullRequestStateWire | undefined): PrOu
     sessions: a.sessions.size,
     costUsd: usd(cost),
     costMicros: cost,
+    costStatus: combinedCostStatus(statuses),
+    unpricedModels: [...unpriced].sort(),
     firstSessionAt: iso(first),
     lastSessionAt: iso(last),
     openedAt: state?.openedAt ?? null,
@@ -236,6 +258,8 @@ export interface PrSessionWire {
   agentType: string;
   startedAt: string;
   costUsd: number;
+  costStatus: CostStatus;
+  unpricedModels: string[];
   linkedBy: LinkSource[];
 }
 
@@ -247,6 +271,8 @@ function prSessionWire(s: store.SessionLinkRow, linkedBy: LinkSource[]): PrSessi
     agentType: s.agent_type,
     startedAt: new Date(Number(s.started_at)).toISOString(),
     costUsd: usd(Number(s.cost_micros)),
+    costStatus: s.cost_status as CostStatus,
+    unpricedModels: JSON.parse(s.unpriced_models) as string[],
     linkedBy,
   };
 }

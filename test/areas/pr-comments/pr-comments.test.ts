@@ -337,7 +337,16 @@ describe('the living PR comment', () => {
     const detail = await e.gw.call('GET', `/v1/prs/acme/api/${n}`, as(t));
     const body = marked(e.github, n, t.appId)[0]!.body;
     expect(body).toContain(`**Sessions:** 2 (`);
-    expect(body).toContain(`total cost $${detail.body.data.costUsd.toFixed(2)}`);
+    expect(body).toContain(`total cost $${detail.body.data.costUsd.toFixed(2)} · `);
+
+    // A session with a model the price list does not know: the sum is no longer the PR's whole cost.
+    await ingest(e.gw, as(t), [sessionDoc({ startedAt: '2026-11-01T11:00:00Z', repo: 'acme/api', branch: 'z', prNumber: n, turns: [{ ...turn, model: 'mystery-model-9' }] })]);
+    expect((await settle(e.gw)).posted).toBe(1);
+    const after = await e.gw.call('GET', `/v1/prs/acme/api/${n}`, as(t));
+    expect(after.body.data.costStatus).toBe('partial');
+    const updated = marked(e.github, n, t.appId)[0]!.body;
+    expect(updated).toContain(`**Sessions:** 3 (`);
+    expect(updated).toContain(`total cost $${after.body.data.costUsd.toFixed(2)} (partial: no price for mystery\\-model\\-9) · `); // names escaped as every inline text
   });
 });
 
@@ -387,7 +396,7 @@ describe('a restart in the middle of a pending update', () => {
 describe('the comment body', () => {
   const base: CommentData = {
     appId: '00000000-0000-4000-8000-000000000001', dashboardUrl: 'http://attest.test/f/x/prs/acme/api/1',
-    sessions: { count: 0, agentTypes: [], costUsd: 0 }, artifacts: [], checks: [], criteria: [], findings: [],
+    sessions: { count: 0, agentTypes: [], costUsd: 0, costStatus: 'complete', unpricedModels: [] }, artifacts: [], checks: [], criteria: [], findings: [],
   };
 
   it('is cut at 65,536 characters with a line that points to the dashboard', () => {
@@ -404,5 +413,14 @@ describe('the comment body', () => {
     expect(body).not.toContain('caption 1999 ');
     // A short body is not cut.
     expect(renderComment({ ...base, artifacts: artifacts.slice(0, 3) })).not.toContain('cut here');
+  });
+
+  it('says when the total cost is not whole, and which models had no price', () => {
+    const sessions = { count: 2, agentTypes: [], costUsd: 1.5 };
+    expect(renderComment({ ...base, sessions: { ...sessions, costStatus: 'complete', unpricedModels: [] } })).toContain('total cost $1.50 · ');
+    expect(renderComment({ ...base, sessions: { ...sessions, costStatus: 'partial', unpricedModels: ['m-1', 'm-2'] } })).toContain('total cost $1.50 (partial: no price for m\\-1, m\\-2) · ');
+    expect(renderComment({ ...base, sessions: { ...sessions, costUsd: 0, costStatus: 'unpriced', unpricedModels: ['<m>'] } })).toContain('total cost unknown (no price for &lt;m&gt;) · ');
+    const many = Array.from({ length: 7 }, (_, i) => `m${i}`);
+    expect(renderComment({ ...base, sessions: { ...sessions, costStatus: 'partial', unpricedModels: many } })).toContain('(partial: no price for m0, m1, m2, m3, m4, …) · ');
   });
 });

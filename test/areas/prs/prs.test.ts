@@ -166,3 +166,59 @@ describe('PR attribution and outcomes', () => {
     expect((await g.gw.call('GET', '/v1/prs/outcomes', { token: other.factoryKey, appId: t.appId })).status).toBe(401);
   });
 });
+
+describe("a PR's cost status: whether its cost is whole", () => {
+  let g: GithubGateway;
+  let t: Tenant;
+  const as = () => ({ token: t.factoryKey, appId: t.appId });
+  const UNKNOWN = 'mystery-model-9';
+  const unknownTurn = { model: UNKNOWN, in: 1000, out: 500, cacheRead: 0 };
+  const url = (n: number) => `https://github.com/acme/api/pull/${n}`;
+  let listed: Map<string, { costUsd: number; costStatus: string }>;
+
+  beforeAll(async () => {
+    g = await startWithGithub();
+    t = await createTenant(g.gw);
+    await ingest(g.gw, as(), [
+      sessionDoc({ id: 'c0000000-0000-4000-8000-000000000001', startedAt: '2026-10-01T09:00:00Z', repo: 'acme/api', branch: 'a', prNumber: 21, prUrl: url(21), turns: [turn] }),
+      sessionDoc({ id: 'c0000000-0000-4000-8000-000000000002', startedAt: '2026-10-01T10:00:00Z', repo: 'acme/api', branch: 'b', prNumber: 21, prUrl: url(21), turns: [unknownTurn] }),
+      sessionDoc({ id: 'c0000000-0000-4000-8000-000000000003', startedAt: '2026-10-01T11:00:00Z', repo: 'acme/api', branch: 'c', prNumber: 21, prUrl: url(21), turns: [turn, unknownTurn] }),
+      sessionDoc({ id: 'c0000000-0000-4000-8000-000000000004', startedAt: '2026-10-02T09:00:00Z', repo: 'acme/api', branch: 'd', prNumber: 22, prUrl: url(22), turns: [unknownTurn, unknownTurn] }),
+      sessionDoc({ id: 'c0000000-0000-4000-8000-000000000005', startedAt: '2026-10-03T09:00:00Z', repo: 'acme/api', branch: 'e', prNumber: 23, prUrl: url(23), turns: [turn, turn] }),
+    ]);
+    const list = await g.gw.call('GET', '/v1/sessions?repoScope=all&limit=100', as());
+    listed = new Map(list.body.data.sessions.map((s: { sessionId: string; costUsd: number; costStatus: string }) => [s.sessionId, s]));
+    // The sessions' own statuses, as the pricing gives them: the premise of what follows.
+    expect([1, 2, 3, 4, 5].map((n) => listed.get(`c0000000-0000-4000-8000-00000000000${n}`)!.costStatus)).toEqual(['complete', 'unpriced', 'partial', 'unpriced', 'complete']);
+  });
+  afterAll(async () => { await g?.close(); });
+
+  it('outcomes: complete when every session is priced, unpriced when none is, partial otherwise, with the models missing a price', async () => {
+    const r = await g.gw.call('GET', '/v1/prs/outcomes', as());
+    expect(r.status).toBe(200);
+    const byNumber = new Map(r.body.data.map((o: { number: number }) => [o.number, o]));
+    const cost = (...n: number[]) => n.reduce((sum, i) => sum + listed.get(`c0000000-0000-4000-8000-00000000000${i}`)!.costUsd, 0);
+    expect(byNumber.get(21)).toMatchObject({ sessions: 3, costStatus: 'partial', unpricedModels: [UNKNOWN] });
+    expect((byNumber.get(21) as { costUsd: number }).costUsd).toBeCloseTo(cost(1, 2, 3), 6);
+    expect(byNumber.get(22)).toMatchObject({ sessions: 1, costUsd: 0, costStatus: 'unpriced', unpricedModels: [UNKNOWN] });
+    expect(byNumber.get(23)).toMatchObject({ sessions: 1, costStatus: 'complete', unpricedModels: [] });
+  });
+
+  it('the PR and its export: the sum and each session say whether their cost is whole', async () => {
+    const r = await g.gw.call('GET', '/v1/prs/acme/api/21', as());
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ costStatus: 'partial', unpricedModels: [UNKNOWN] });
+    expect(r.body.data.sessionList.map((s: { costStatus: string; unpricedModels: string[] }) => [s.costStatus, s.unpricedModels])).toEqual([
+      ['complete', []], ['unpriced', [UNKNOWN]], ['partial', [UNKNOWN]],
+    ]);
+    const csv = await g.gw.call('GET', '/v1/prs/acme/api/21/export?format=csv', as());
+    expect(csv.status).toBe(200);
+    const lines = csv.text.split('\r\n');
+    expect(lines[0]).toBe('kind,id,at,name,status,costUsd,linkedBy,agentType,sessionId,url,detail');
+    // status is the fifth column, after the title (which may hold commas, so read from the line's ends).
+    const sessionLines = lines.filter((l) => l.startsWith('session,'));
+    expect(sessionLines.map((l) => [/^session,[^,]+,[^,]+,.*,(complete|partial|unpriced),[\d.]+,session,/.exec(l)?.[1], l.slice(l.lastIndexOf(',') + 1)])).toEqual([
+      ['complete', ''], ['unpriced', `no price: ${UNKNOWN}`], ['partial', `no price: ${UNKNOWN}`],
+    ]);
+  });
+});

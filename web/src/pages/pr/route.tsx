@@ -4,7 +4,7 @@ import { Link, createRoute } from '@tanstack/react-router';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { factoryRoute } from '../factory/route';
 import { prQuery, workItemQuery, type PrDetail } from './query';
-import { formatInt, formatTime, formatUsd } from '../../ui/format';
+import { Cost, formatInt, formatTime } from '../../ui/format';
 import { ArtifactView } from '../../ui/artifact';
 import { Tri } from '../../ui/pr';
 import { ErrorView, Loading } from '../../ui/states';
@@ -36,7 +36,7 @@ function PrPage() {
         <div><dt>On GitHub</dt><dd><a href={pr.url} rel="noreferrer noopener" target="_blank">{pr.url.replace(/^https?:\/\//, '')}</a></dd></div>
       </dl>
 
-      <h2>Sessions <span className="muted">{formatInt(pr.sessions)} · total cost <span data-testid="pr-cost">{formatUsd(pr.costUsd)}</span></span></h2>
+      <h2>Sessions <span className="muted">{formatInt(pr.sessions)} · total cost <span data-testid="pr-cost"><Cost usd={pr.costUsd} status={pr.costStatus} unpricedModels={pr.unpricedModels} /></span></span></h2>
       {pr.sessionList.length === 0 ? <p className="muted">No session is linked to this pull request.</p> : (
         <table className="grid" data-testid="pr-sessions">
           <thead><tr><th>Session</th><th>Agent</th><th>Started</th><th>Linked by</th><th className="num">Cost</th></tr></thead>
@@ -47,7 +47,7 @@ function PrPage() {
                 <td>{s.agentType}</td>
                 <td>{formatTime(s.startedAt)}</td>
                 <td>{s.linkedBy.join(', ')}</td>
-                <td className="num">{formatUsd(s.costUsd)}</td>
+                <td className="num"><Cost usd={s.costUsd} status={s.costStatus} unpricedModels={s.unpricedModels} /></td>
               </tr>
             ))}
           </tbody>

@@ -5,7 +5,7 @@ import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '
 import { useMemo, useState } from 'react';
 import { factoryRoute } from '../factory/route';
 import { PRS_PAGE, parsePrsSearch, prsQuery, type PrsSearch } from './query';
-import { formatInt, formatTime, formatUsd } from '../../ui/format';
+import { Cost, formatInt, formatTime } from '../../ui/format';
 import { PrLink, Tri } from '../../ui/pr';
 
 export const prsRoute = createRoute({
@@ -48,7 +48,7 @@ function PrsPage() {
     col.accessor('reverted', { header: 'Reverted', cell: (c) => (c.getValue() === true ? <span className="chip bad">reverted</span> : <Tri value={c.getValue()} yes="reverted" no="kept" />) }),
     col.accessor('ciGreen', { header: 'CI', cell: (c) => (c.getValue() === false ? <span className="chip bad">red</span> : <Tri value={c.getValue()} yes="green" no="red" />) }),
     col.accessor('sessions', { header: 'Sessions', cell: (c) => formatInt(c.getValue()), meta: { num: true } }),
-    col.accessor('costUsd', { header: 'Cost', cell: (c) => formatUsd(c.getValue()), meta: { num: true } }),
+    col.accessor('costUsd', { header: 'Cost', cell: (c) => <Cost usd={c.getValue()} status={c.row.original.costStatus} unpricedModels={c.row.original.unpricedModels} />, meta: { num: true } }),
     col.accessor('lastSessionAt', { header: 'Last session', cell: (c) => formatTime(c.getValue()) }),
   ], [appId]);
   const table = useReactTable({ data: data.data, columns, getCoreRowModel: getCoreRowModel(), getRowId: (r) => `${r.repository}#${r.number}` });
