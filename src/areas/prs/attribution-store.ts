@@ -58,11 +58,6 @@ export function sessionsOnPrBranches(db: Db, appId: string, only?: { repository:
   return q.execute();
 }
 
-export function sessionsByIds(db: Db, appId: string, ids: readonly string[]): Promise<SessionLinkRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS).where('app_id', '=', appId).where('id', 'in', [...ids]).execute();
-}
-
 export function sessionsBySessionIds(db: Db, appId: string, sessionIds: readonly string[]): Promise<SessionLinkRow[]> {
   if (sessionIds.length === 0) return Promise.resolve([]);
   return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS).where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).execute();

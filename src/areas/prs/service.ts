@@ -81,23 +81,13 @@ export function outcomeOf(key: PrKey, url: string | null, state: PullRequestStat
   };
 }
 
-/**
- * `prOutcomes` of each session of a page: session row id (traceId) → the outcomes of every PR the session
- * links to, ordered by PR number. Sessions with no PR (or not of this factory) map to [].
- */
-export async function prOutcomesForSessions(ctx: FactoryContext, sessionIds: string[]): Promise<Map<string, PrOutcome[]>> {
-  const rows = await store.sessionsByIds(ctx.db, ctx.appId, [...new Set(sessionIds)]);
-  const out = await prOutcomesForRows(ctx, rows);
-  for (const id of sessionIds) if (!out.has(id)) out.set(id, []);
-  return out;
-}
-
 /** What prOutcomesForRows needs of a session: the summary row's fields that link it to PRs. */
 export type PrOutcomeSession = Pick<store.SessionLinkRow, 'id' | 'repo' | 'branch' | 'pr_refs' | 'started_at'>;
 
 /**
- * prOutcomesForSessions for summary rows the caller has just read in this factory (the session list's
- * page), so they are not read a second time: 0.3-0.5 ms of every list request at 100k sessions.
+ * `prOutcomes` of each session of a page the caller has just read in this factory (the session list's):
+ * session row id (traceId) → the outcomes of every PR the session links to, ordered by PR number ([] for
+ * none). The rows are not read a second time: 0.3-0.5 ms of every list request at 100k sessions.
  */
 export async function prOutcomesForRows(ctx: FactoryContext, sessions: readonly PrOutcomeSession[]): Promise<Map<string, PrOutcome[]>> {
   const out = new Map<string, PrOutcome[]>(sessions.map((r) => [r.id, []]));

@@ -2,23 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../../helpers/gateway.js';
 import { connectRepository, deliver, checkDelivery, pullRequestDelivery, startWithGithub, type GithubGateway, type PullSpec } from '../webhooks/github.js';
 import { ingest, sessionDoc } from '../metrics/sessions.js';
-import { prOutcomesForSessions } from '../../../src/areas/prs/service.js';
-import type { FactoryContext } from '../../../src/server/context.js';
 
 const MODEL = 'claude-sonnet-4-5';
 const turn = { model: MODEL, in: 1000, out: 500, cacheRead: 2000 };
-
-function factoryCtx(g: GithubGateway, t: Tenant): FactoryContext {
-  const gateway = g.gw.app.attest;
-  return {
-    gateway, db: gateway.db, clock: gateway.clock, config: gateway.config, log: g.gw.app.log, requestId: 'test',
-    principal: {
-      kind: 'factory_key', credentialId: 'test', userId: t.ownerId, orgId: t.orgId, orgName: t.orgName, plan: 'enterprise',
-      appId: t.appId, workItemId: null, role: 'owner', permissions: new Set(), label: 'test',
-    },
-    orgId: t.orgId, appId: t.appId,
-  };
-}
 
 describe('PR attribution and outcomes', () => {
   let g: GithubGateway;
@@ -121,10 +107,16 @@ describe('PR attribution and outcomes', () => {
     expect(bad.body.error.code).toBe('invalid_path_params');
   });
 
-  it('fills prOutcomes for a page of sessions', async () => {
-    const ctx = factoryCtx(g, t);
+  /** traceId → prOutcomes, as the session list answers them to `tenant`. */
+  const listedOutcomes = async (tenant: Tenant) => {
+    const r = await g.gw.call('GET', '/v1/sessions?repoScope=all&limit=100', as(tenant));
+    expect(r.status).toBe(200);
+    return new Map<string, unknown>(r.body.data.sessions.map((s: { traceId: string; prOutcomes: unknown }) => [s.traceId, s.prOutcomes]));
+  };
+
+  it("the session list gives each session its PRs' outcomes", async () => {
     const traceIds = [ids.outcome, ids.branch, ids.late, ids.url, ids.none].map((s) => listed.get(s)!.traceId);
-    const map = await prOutcomesForSessions(ctx, [...traceIds, 'no-such-session']);
+    const map = await listedOutcomes(t);
     const merged12 = {
       prNumber: 12, prUrl: 'https://github.com/acme/api/pull/12',
       ciGreen: { label: 'green', score: 1 }, merged: { label: 'merged', score: 1 }, reverted: { label: 'kept', score: 1 },
@@ -135,15 +127,17 @@ describe('PR attribution and outcomes', () => {
     const unknown = { label: 'unknown', score: 0.5 };
     expect(map.get(traceIds[3]!)).toEqual([{ prNumber: 5, prUrl: 'https://github.com/Acme/Web/pull/5', ciGreen: unknown, merged: unknown, reverted: unknown }]);
     expect(map.get(traceIds[4]!)).toEqual([]);
-    expect(map.get('no-such-session')).toEqual([]);
 
     // A revert changes the label of every session of the reverted PR.
     await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 15, title: 'Revert "Fix rate limit"', body: 'Reverts acme/api#12', state: 'closed', merged: true, updatedAt: '2026-10-06T10:00:00Z' })));
-    const after = await prOutcomesForSessions(ctx, [traceIds[0]!]);
-    expect(after.get(traceIds[0]!)![0]!.reverted).toEqual({ label: 'reverted', score: 0 });
+    const after = await listedOutcomes(t);
+    expect((after.get(traceIds[0]!) as { reverted: unknown }[])[0]!.reverted).toEqual({ label: 'reverted', score: 0 });
     expect((await g.gw.call('GET', '/v1/prs/outcomes?state=merged', as(t))).body.data[0].reverted).toBe(true);
-    // Another factory's view of its own session is untouched by this factory's PR state.
-    expect((await prOutcomesForSessions(factoryCtx(g, other), traceIds)).get(traceIds[0]!)).toEqual([]);
+    // Another factory's session naming the same PR number is untouched by this factory's PR state, and none
+    // of this factory's sessions is listed to it.
+    const theirs = await listedOutcomes(other);
+    expect(traceIds.filter((id) => theirs.has(id))).toEqual([]);
+    expect([...theirs.values()]).toEqual([[{ prNumber: 12, prUrl: 'https://github.com/acme/api/pull/12', ciGreen: unknown, merged: unknown, reverted: unknown }]]);
   });
 
   it('needs prs.read, and keeps factories apart', async () => {
