@@ -191,6 +191,17 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
           appId: { type: 'apiKey', in: 'header', name: 'X-Outerlayer-App-Id' },
         },
         schemas: {
+          // The OAuth protocol endpoints' errors (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 7009 §2.2.1): what their
+          // clients read, in place of the envelope (error-handler.ts writes it for refusals before the SDK's own).
+          OAuthError: {
+            type: 'object',
+            required: ['error'],
+            additionalProperties: true,
+            properties: {
+              error: { type: 'string', description: 'An RFC 6749 error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target, invalid_client_metadata, invalid_redirect_uri, server_error, ...' },
+              error_description: { type: 'string' },
+            },
+          },
           Error: {
             type: 'object',
             required: ['error'],
@@ -213,8 +224,11 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
       const guard = route.config?.guard;
       const base = (schema ?? {}) as Record<string, unknown>;
       const responses = { ...((base.response as Record<string, unknown> | undefined) ?? {}) };
-      responses['4XX'] = { description: 'Error envelope', $ref: '#/components/schemas/Error' };
-      responses['5XX'] = { description: 'Error envelope', $ref: '#/components/schemas/Error' };
+      const error = route.config?.oauthErrors
+        ? { description: 'OAuth error (RFC 6749 §5.2)', $ref: '#/components/schemas/OAuthError' }
+        : { description: 'Error envelope', $ref: '#/components/schemas/Error' };
+      responses['4XX'] = error;
+      responses['5XX'] = error;
       const security = guard && guard.credentials !== 'public' ? [{ bearer: [] }] : [];
       return {
         schema: {

@@ -99,4 +99,47 @@ describe('OpenAPI document', () => {
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
   });
+  it("errors are documented as they are sent: RFC 6749's shape on the OAuth endpoints, the envelope elsewhere", async () => {
+    const doc = (await gw.call('GET', '/v1/openapi.json')).body;
+    const oauth = ['get /oauth/authorize', 'post /oauth/authorize', 'post /oauth/token', 'post /oauth/register', 'post /oauth/revoke'];
+    const refs = new Map<string, string>();
+    type Res = { content?: Record<string, { schema?: { $ref?: string } }> };
+    const ref = (r: Res | undefined) => r?.content?.['application/json']?.schema?.$ref;
+    for (const [p, ops] of Object.entries<Record<string, { responses: Record<string, Res> }>>(doc.paths)) {
+      for (const [m, op] of Object.entries(ops)) refs.set(`${m} ${p}`, `${ref(op.responses['4XX'])} ${ref(op.responses['5XX'])}`);
+    }
+    for (const op of oauth) expect(refs.get(op), op).toBe('#/components/schemas/OAuthError #/components/schemas/OAuthError');
+    const others = [...refs].filter(([op]) => !oauth.includes(op));
+    expect(others.length).toBeGreaterThan(80);
+    expect(others.filter(([, r]) => r !== '#/components/schemas/Error #/components/schemas/Error')).toEqual([]);
+
+    // What the endpoints answer to bad requests matches the schema the document names for them.
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const ajv = new Ajv2020({ strict: false });
+    const oauthError = ajv.compile(doc.components.schemas.OAuthError);
+    const envelope = ajv.compile(doc.components.schemas.Error);
+    // Over a socket: the OAuth endpoints are the SDK's Express handlers, which read the request stream.
+    await gw.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(gw.app.server.address() as { port: number }).port}`;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const json = { 'content-type': 'application/json' };
+    const asked: [string, Record<string, string>, string][] = [
+      ['/oauth/token', form, 'grant_type=authorization_code&code=nope&client_id=nobody'],
+      ['/oauth/register', json, JSON.stringify({ redirect_uris: ['http://example.com/cb'] })],
+      ['/oauth/token', json, '{"broken'],
+      ['/oauth/revoke', form, 'token=x&client_id=nobody'],
+    ];
+    for (const [path, headers, body] of asked) {
+      const r = await fetch(`${base}${path}`, { method: 'POST', headers, body });
+      const text = await r.text();
+      expect(r.status, text).toBe(400);
+      const parsed: unknown = JSON.parse(text);
+      expect(oauthError(parsed), text).toBe(true);
+      expect(envelope(parsed), text).toBe(false);
+    }
+    const rest = await gw.call('GET', '/v1/api-keys');
+    expect(rest.status).toBe(401);
+    expect(envelope(rest.body)).toBe(true);
+    expect(oauthError(rest.body)).toBe(false);
+  });
 });
