@@ -78,13 +78,15 @@ function locate(root: unknown, prototypeKeys: boolean): Finding {
       continue;
     }
     const keys = Object.keys(value);
+    // The object's own keys first, in order (the first bad one is named), then its values depth-first.
+    for (const key of keys) {
+      const at = path ? `${path}.${key}` : key;
+      if (key.includes(NUL)) return { path: at, problem: 'nul' };
+      if (prototypeKeys && pollutes(key, (value as Record<string, unknown>)[key])) return { path: at, problem: 'prototype' };
+    }
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
-      const at = path ? `${path}.${key}` : key;
-      const child = (value as Record<string, unknown>)[key];
-      if (key.includes(NUL)) return { path: at, problem: 'nul' };
-      if (prototypeKeys && pollutes(key, child)) return { path: at, problem: 'prototype' };
-      stack.push([child, at, depth + 1]);
+      stack.push([(value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, depth + 1]);
     }
   }
   return null;

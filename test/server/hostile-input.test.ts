@@ -140,6 +140,9 @@ describe('3. NUL (U+0000) is refused everywhere, alike on both stores', () => {
       400, 'invalid_request_body', 'criteria.1.text',
     );
     expectRefused(await gw.call('POST', '/v1/hosts/heartbeat', { ...auth(), body: { ['host\u0000Id']: 'h', name: 'n' } }), 400, 'invalid_request_body', 'host\u0000Id');
+    // Of several bad fields the first is named: sibling keys in order, before anything nested.
+    expectRefused(await gw.call('POST', '/v1/hosts/heartbeat', { ...auth(), body: { ['a\u0000']: 'h', ['b\u0000']: 'n' } }), 400, 'invalid_request_body', 'a\u0000');
+    expectRefused(await gw.call('POST', '/v1/work-items', { ...auth(), body: { tracker: 'github', trackerKey: 'k\u0000', title: 'x\u0000' } }), 400, 'invalid_request_body', 'trackerKey');
     expectRefused(await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: 'ci\u0000', preset: 'ingest' } }), 400, 'invalid_request_body', 'name');
     expectRefused(await gw.call('POST', '/v1/admin/orgs', { token: gw.adminToken, body: { name: 'o\u0000' } }), 400, 'invalid_request_body', 'name');
     // Nothing was stored: the item keeps its title.
