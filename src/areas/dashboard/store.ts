@@ -39,6 +39,23 @@ export function findLink(db: Db, digest: string) {
   return db.selectFrom('dashboard_links').selectAll().where('digest', '=', digest).executeTakeFirst();
 }
 
+/**
+ * Deletes the dashboard sessions that ended before `before` (housekeeping): signed out, past their absolute
+ * expiry, or idle for `idleMs` since their last use. How many.
+ */
+export async function deleteSessionsEndedBefore(db: Db, before: number, idleMs: number): Promise<number> {
+  const res = await db
+    .deleteFrom('credentials')
+    .where('kind', '=', kindLiteral('dashboard_session'))
+    .where((eb) => eb.or([
+      eb('revoked_at', '<', before),
+      eb('expires_at', '<', before),
+      eb(eb.fn.coalesce('last_used_at', 'created_at'), '<', before - idleMs),
+    ]))
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
 /** Deletes the sign-in links that expired before `before` (housekeeping); how many. */
 export async function deleteLinksExpiredBefore(db: Db, before: number): Promise<number> {
   const res = await db.deleteFrom('dashboard_links').where('expires_at', '<', before).executeTakeFirst();
