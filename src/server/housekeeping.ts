@@ -15,6 +15,7 @@ import * as oauthStore from '../areas/oauth/store.js';
 import { REFRESH_TOKEN_TTL_MS } from '../areas/oauth/provider.js';
 import * as repositoriesStore from '../areas/repositories/store.js';
 import type { Gateway } from './context.js';
+import { PeriodicTask } from './periodic.js';
 
 export const SIGN_IN_LINK_KEPT_MS = 7 * 86_400_000;
 export const DASHBOARD_SESSION_KEPT_MS = 7 * 86_400_000;
@@ -30,43 +31,24 @@ export interface HousekeepingReport {
 }
 
 export class Housekeeping {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<HousekeepingReport> | null = null;
-  private stopped = false;
+  private readonly loop: PeriodicTask<HousekeepingReport>;
 
-  constructor(private readonly gateway: Gateway, private readonly log: FastifyBaseLogger) {}
+  constructor(private readonly gateway: Gateway, private readonly log: FastifyBaseLogger) {
+    this.loop = new PeriodicTask(() => this.runOnce(), (err) => this.log.error({ err }, 'housekeeping run failed'));
+  }
 
   /** Run a minute after start-up, then every `intervalMs` (0: never; tests call run themselves). */
   start(intervalMs: number): void {
-    if (intervalMs <= 0 || this.timer || this.stopped) return;
-    const next = (delay: number) => {
-      this.timer = setTimeout(() => {
-        this.run()
-          .catch((err: unknown) => this.log.error({ err }, 'housekeeping run failed'))
-          .finally(() => {
-            if (!this.stopped) next(intervalMs);
-          });
-      }, delay);
-      this.timer.unref();
-    };
-    next(Math.min(FIRST_RUN_DELAY_MS, intervalMs));
+    this.loop.start(intervalMs, Math.min(FIRST_RUN_DELAY_MS, intervalMs));
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Deletes what is past keeping by the gateway's clock; concurrent calls share one run. */
   run(): Promise<HousekeepingReport> {
-    if (!this.running) {
-      this.running = this.runOnce().finally(() => {
-        this.running = null;
-      });
-    }
-    return this.running;
+    return this.loop.run();
   }
 
   private async runOnce(): Promise<HousekeepingReport> {

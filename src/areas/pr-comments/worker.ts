@@ -10,6 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { githubApp, isGitHubConfigured, type IssueComment } from '../../codehost/github.js';
 import type { FactoryContext, Gateway } from '../../server/context.js';
 import { ApiError } from '../../server/errors.js';
+import { PeriodicTask } from '../../server/periodic.js';
 import { signArtifactContentUrl } from '../../server/signed-urls.js';
 import { prCommentModeOf } from '../apps/service.js';
 import { isActiveContent, listPullRequestArtifacts, type ArtifactWire } from '../artifacts/service.js';
@@ -50,44 +51,25 @@ class Problem extends Error {
 
 export class PrCommentWorker {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<RunReport> | null = null;
-  private stopped = false;
+  private readonly loop: PeriodicTask<RunReport>;
 
-  constructor(private readonly gateway: Gateway, private readonly log: FastifyBaseLogger) {}
+  constructor(private readonly gateway: Gateway, private readonly log: FastifyBaseLogger) {
+    this.loop = new PeriodicTask(() => this.runOnce(), (err) => this.log.error({ err }, 'PR comment worker run failed'));
+  }
 
   /** Poll every `intervalMs` (the server starts this; tests call runDueJobs themselves). */
   start(intervalMs: number): void {
-    if (intervalMs <= 0 || this.timer || this.stopped) return;
-    const tick = () => {
-      this.timer = setTimeout(() => {
-        this.runDueJobs()
-          .catch((err: unknown) => this.log.error({ err }, 'PR comment worker run failed'))
-          .finally(() => {
-            if (!this.stopped) tick();
-          });
-      }, intervalMs);
-      this.timer.unref();
-    };
-    tick();
+    this.loop.start(intervalMs);
   }
 
   /** Stop polling and wait for the run in progress. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Run every job due now (by the gateway's clock), one at a time; concurrent calls share one run. */
   runDueJobs(): Promise<RunReport> {
-    if (!this.running) {
-      this.running = this.runOnce().finally(() => {
-        this.running = null;
-      });
-    }
-    return this.running;
+    return this.loop.run();
   }
 
   private async runOnce(): Promise<RunReport> {
@@ -95,7 +77,7 @@ export class PrCommentWorker {
     const db = this.gateway.db;
     const due = await store.dueJobs(db, this.gateway.clock.now(), BATCH);
     for (const { id } of due) {
-      if (this.stopped && report.claimed > 0) break;
+      if (this.loop.stopped && report.claimed > 0) break;
       const row = await store.claim(db, id, this.owner, this.gateway.clock.now(), LEASE_MS);
       if (!row) continue;
       report.claimed++;
