@@ -175,7 +175,7 @@ const usd = (micros: number) => Math.round(micros) / 1_000_000;
  * complete when every session's is (none: nothing is missing), unpriced when every session's is, else
  * partial: part of the sum is known.
  */
-export function combinedCostStatus(statuses: readonly string[]): CostStatus {
+function combinedCostStatus(statuses: readonly string[]): CostStatus {
   if (statuses.every((s) => s === 'complete')) return 'complete';
   if (statuses.every((s) => s === 'unpriced')) return 'unpriced';
   return 'partial';
