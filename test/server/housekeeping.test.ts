@@ -1,21 +1,19 @@
-// Housekeeping (src/server/housekeeping.ts): sign-in links are deleted 7 days after they expire; until then a
-// used or expired link still says so. Dashboard sessions are deleted 7 days after they end. Authorization codes and install states have their own tests
-// (test/areas/oauth/authorization-server.test.ts, test/areas/repositories/installations.test.ts).
+// Housekeeping (src/server/housekeeping.ts): sign-in links are deleted 7 days after they expire (until then a
+// used or expired link still says so), dashboard sessions 7 days after they end. Authorization codes and install
+// states have their own tests (test/areas/oauth/authorization-server.test.ts,
+// test/areas/repositories/installations.test.ts).
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../helpers/gateway.js';
+import { withGatewayAndTenants } from '../helpers/gateway-fixture.js';
 
 const DAY = 86_400_000;
 
-describe('housekeeping of sign-in links', () => {
+describe('housekeeping of sign-in links and dashboard sessions', () => {
   let gw: TestGateway;
   let a: Tenant;
 
-  beforeAll(async () => {
-    gw = await startGateway();
-    a = await createTenant(gw);
-  });
-  afterAll(async () => { await gw?.close(); });
+  withGatewayAndTenants((s) => ({ gw, a } = s));
 
   const makeLink = async () => {
     const r = await gw.call('POST', '/v1/me/dashboard-links', { token: a.loginToken });
