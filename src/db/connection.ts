@@ -187,10 +187,21 @@ function withStatementCache(sqlite: SqliteHandle): { prepare(sql: string): Drive
   };
 }
 
+/**
+ * The URL for logs, its password (in the authority or a `password=` parameter) replaced by `***`. Not by way of
+ * `new URL`: libpq's Unix-socket form `postgres://user@/db?host=/var/run/postgresql` (no host before the path),
+ * which `pg` connects with, is not a WHATWG URL, and the gateway refused to start on it ("Invalid URL").
+ */
+export function withoutPassword(url: string): string {
+  const queryAt = url.indexOf('?');
+  const [head, query] = queryAt < 0 ? [url, ''] : [url.slice(0, queryAt), url.slice(queryAt)];
+  // The userinfo ends at the last `@` before the query, whatever the password holds.
+  const userinfo = /^(postgres(?:ql)?:\/\/[^:@/]*):.*@/;
+  return head.replace(userinfo, '$1:***@') + query.replace(/([?&]password=)[^&#]*/g, '$1***');
+}
+
 /** `pg` is passed in, loaded only when DATABASE_URL is set (about 15 MB of resident memory an SQLite node never needs). */
 function openPostgres(pg: typeof import('pg').default, url: string, schema: string | null): DbHandle {
-  const parsed = new URL(url);
-  parsed.password = parsed.password ? '***' : '';
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -204,7 +215,7 @@ function openPostgres(pg: typeof import('pg').default, url: string, schema: stri
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }, schema ?? 'public') });
-  return { db, dialect: 'postgres', location: parsed.toString() + (schema ? ` (schema ${schema})` : ''), close: () => db.destroy() };
+  return { db, dialect: 'postgres', location: withoutPassword(url) + (schema ? ` (schema ${schema})` : ''), close: () => db.destroy() };
 }
 
 /**
