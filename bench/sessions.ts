@@ -119,6 +119,20 @@ function pgUrl(): string {
   return process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 }
 
+/**
+ * How the gateway reaches PostgreSQL, for the table's notes: over TCP, or over a Unix socket (a host that is a
+ * directory, `postgres://user@%2Fvar%2Frun%2Fpostgresql/db` or `?host=/var/run/postgresql`). On one box the
+ * socket costs both sides less CPU than loopback TCP (docs/performance.md, eleventh round), so say which.
+ */
+export function pgTransport(url: string): string {
+  // Not `new URL`: `postgres://user@/db?host=...` (no host before the path) is valid for pg and not for WHATWG.
+  const query = /[?&]host=([^&]*)/.exec(url)?.[1];
+  const authority = /^postgres(?:ql)?:\/\/(?:[^@/]*@)?([^/?]*)/.exec(url)?.[1] ?? '';
+  const [hostPart = '', port = '5432'] = authority.split(':');
+  const host = decodeURIComponent(query ?? hostPart);
+  return host.startsWith('/') ? `Unix socket ${host}` : `TCP ${host || 'localhost'}:${port}`;
+}
+
 async function postgresAnswers(): Promise<boolean> {
   const client = new pg.Client({ connectionString: pgUrl(), connectionTimeoutMillis: 2000 });
   try {
@@ -296,7 +310,7 @@ async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number
       p50Ms: round(percentile(latencies, 50), 1), p99Ms: round(percentile(latencies, 99), 1), peakRssMb: round(m.measured.peakRss / 1048576, 0),
       cpuUsPerSession: round(m.measured.cpuMicros / sessions, 0),
       ...(m.measured.mainThreadMicros !== null ? { mainThreadUsPerSession: round(m.measured.mainThreadMicros / sessions, 0) } : {}), load1: round(os.loadavg()[0]!, 1),
-      note: `${batches} requests over HTTP, ${round(turns / sessions, 1)} turns a session, ${round(seconds, 1)} s; gateway in its own process (CPU, RSS are its own)`,
+      note: `${batches} requests over HTTP, ${round(turns / sessions, 1)} turns a session, ${round(seconds, 1)} s; gateway in its own process (CPU, RSS are its own)${store === 'postgres' ? `; PostgreSQL over ${pgTransport(pgUrl())}` : ''}`,
     };
   } finally {
     agent.destroy();
@@ -463,8 +477,10 @@ export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise
   const batches = opts.batches ?? 200;
   const requests = opts.requests ?? 300;
   const stores: ('sqlite' | 'postgres')[] = opts.sqlite === false ? [] : ['sqlite'];
-  if (opts.postgres !== false && (await postgresAnswers())) stores.push('postgres');
-  else log('PostgreSQL does not answer at BENCH_DATABASE_URL; PostgreSQL rows skipped');
+  if (opts.postgres !== false && (await postgresAnswers())) {
+    stores.push('postgres');
+    log(`PostgreSQL over ${pgTransport(pgUrl())} (BENCH_DATABASE_URL)`);
+  } else log('PostgreSQL does not answer at BENCH_DATABASE_URL; PostgreSQL rows skipped');
   const pool = fixturePool();
   const rows: Row[] = [];
   for (const store of opts.only === 'list' ? [] : stores) {
