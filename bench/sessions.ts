@@ -25,6 +25,7 @@ import { parseClaudeCodeTranscript } from '../src/capture/index.js';
 import type { RateLimits } from '../src/server/ratelimit.js';
 import * as sessionsStore from '../src/areas/sessions/store.js';
 import { facetContributions } from '../src/areas/sessions/service.js';
+import { commitCount } from '../src/db/group-commit.js';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../test/helpers/gateway.js';
 
 export interface Row {
@@ -43,6 +44,8 @@ export interface Row {
   cpuUsPerSession?: number;
   /** ingest: CPU time of the gateway's main thread (its event loop) per session, µs (Linux only) */
   mainThreadUsPerSession?: number;
+  /** ingest on SQLite: requests a commit (the group commit's shared transactions; more share fewer page writes) */
+  requestsPerCommit?: number;
   /** the 1-minute load average when the run ended */
   load1?: number;
   note?: string;
@@ -161,7 +164,7 @@ interface IngestServerInfo {
   headers: Record<string, string>;
 }
 
-type ChildMessage = { ready: IngestServerInfo } | { measured: { cpuMicros: number; mainThreadMicros: number | null; peakRss: number } } | { profiled: true } | { failed: string };
+type ChildMessage = { ready: IngestServerInfo } | { measured: { cpuMicros: number; mainThreadMicros: number | null; peakRss: number; commits: number } } | { profiled: true } | { failed: string };
 
 /**
  * CPU time (user + system) of this process's main thread alone, µs, from /proc (Linux; null elsewhere): the
@@ -191,6 +194,7 @@ async function serveIngest(store: 'sqlite' | 'postgres'): Promise<void> {
   sampler.unref();
   let cpuStart = process.cpuUsage();
   let mainStart = mainThreadMicros();
+  let commitsStart = commitCount(gw.app.attest.db);
   let profiler: Awaited<ReturnType<typeof startProfile>> = null;
   const send = (msg: ChildMessage) => process.send?.(msg);
   process.on('message', (raw: unknown) => {
@@ -202,6 +206,7 @@ async function serveIngest(store: 'sqlite' | 'postgres'): Promise<void> {
         profiler = await startProfile();
         cpuStart = process.cpuUsage();
         mainStart = mainThreadMicros();
+        commitsStart = commitCount(gw.app.attest.db);
         send({ profiled: true });
       } else if (msg.end !== undefined) {
         const cpu = process.cpuUsage(cpuStart);
@@ -209,7 +214,7 @@ async function serveIngest(store: 'sqlite' | 'postgres'): Promise<void> {
         peakRss = Math.max(peakRss, process.memoryUsage.rss());
         await profiler?.stop(msg.end);
         profiler = null;
-        send({ measured: { cpuMicros: cpu.user + cpu.system, mainThreadMicros: main !== null && mainStart !== null ? main - mainStart : null, peakRss } });
+        send({ measured: { cpuMicros: cpu.user + cpu.system, mainThreadMicros: main !== null && mainStart !== null ? main - mainStart : null, peakRss, commits: commitCount(gw.app.attest.db) - commitsStart } });
       } else if (msg.stop) {
         clearInterval(sampler);
         await gw.close();
@@ -309,7 +314,8 @@ async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number
       sessionsPerSec: round(sessions / seconds, 0), turnsPerSec: round(turns / seconds, 0),
       p50Ms: round(percentile(latencies, 50), 1), p99Ms: round(percentile(latencies, 99), 1), peakRssMb: round(m.measured.peakRss / 1048576, 0),
       cpuUsPerSession: round(m.measured.cpuMicros / sessions, 0),
-      ...(m.measured.mainThreadMicros !== null ? { mainThreadUsPerSession: round(m.measured.mainThreadMicros / sessions, 0) } : {}), load1: round(os.loadavg()[0]!, 1),
+      ...(m.measured.mainThreadMicros !== null ? { mainThreadUsPerSession: round(m.measured.mainThreadMicros / sessions, 0) } : {}),
+      ...(store === 'sqlite' && m.measured.commits > 0 ? { requestsPerCommit: round(batches / m.measured.commits, 2) } : {}), load1: round(os.loadavg()[0]!, 1),
       note: `${batches} requests over HTTP, ${round(turns / sessions, 1)} turns a session, ${round(seconds, 1)} s; gateway in its own process (CPU, RSS are its own)${store === 'postgres' ? `; PostgreSQL over ${pgTransport(pgUrl())}` : ''}`,
     };
   } finally {
@@ -552,7 +558,7 @@ export async function machineReference(): Promise<string> {
 export function printRows(rows: Row[]): void {
   console.table(rows.map((r) => ({
     store: r.store, scenario: r.scenario, sessions: r.sessions,
-    'sessions/s': r.sessionsPerSec ?? '', 'turns/s': r.turnsPerSec ?? '', 'p50 ms': r.p50Ms ?? '', 'p99 ms': r.p99Ms ?? '', 'peak RSS MB': r.peakRssMb ?? '', 'CPU µs/session': r.cpuUsPerSession ?? '', 'main thread µs/session': r.mainThreadUsPerSession ?? '', load: r.load1 ?? '', note: r.note ?? '',
+    'sessions/s': r.sessionsPerSec ?? '', 'turns/s': r.turnsPerSec ?? '', 'p50 ms': r.p50Ms ?? '', 'p99 ms': r.p99Ms ?? '', 'peak RSS MB': r.peakRssMb ?? '', 'CPU µs/session': r.cpuUsPerSession ?? '', 'main thread µs/session': r.mainThreadUsPerSession ?? '', 'requests/commit': r.requestsPerCommit ?? '', load: r.load1 ?? '', note: r.note ?? '',
   })));
   for (const line of verdicts(rows)) console.log(line);
 }
