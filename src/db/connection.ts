@@ -193,11 +193,14 @@ function withStatementCache(sqlite: SqliteHandle): { prepare(sql: string): Drive
  * which `pg` connects with, is not a WHATWG URL, and the gateway refused to start on it ("Invalid URL").
  */
 export function withoutPassword(url: string): string {
-  const queryAt = url.indexOf('?');
-  const [head, query] = queryAt < 0 ? [url, ''] : [url.slice(0, queryAt), url.slice(queryAt)];
-  // The userinfo ends at the last `@` before the query, whatever the password holds.
-  const userinfo = /^(postgres(?:ql)?:\/\/[^:@/]*):.*@/;
-  return head.replace(userinfo, '$1:***@') + query.replace(/([?&]password=)[^&#]*/g, '$1***');
+  // The userinfo ends at the last `@`, whatever the password holds (an unencoded `/`, `?`, `#` or `@` is
+  // malformed but must not leak either); an `@` in a parameter only hides more than it needs to.
+  const scheme = /^postgres(?:ql)?:\/\//.exec(url)?.[0] ?? '';
+  const at = url.lastIndexOf('@');
+  const userinfo = at > scheme.length ? url.slice(scheme.length, at) : '';
+  const colon = userinfo.indexOf(':');
+  const hidden = colon < 0 ? url : `${scheme}${userinfo.slice(0, colon)}:***${url.slice(at)}`;
+  return hidden.replace(/([?&]password=)[^&#]*/g, '$1***');
 }
 
 /** `pg` is passed in, loaded only when DATABASE_URL is set (about 15 MB of resident memory an SQLite node never needs). */

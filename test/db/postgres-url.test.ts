@@ -12,8 +12,9 @@ describe('the database URL in the start-up log', () => {
   it('hides the password wherever the URL carries one, and keeps the rest as written', () => {
     expect(withoutPassword('postgres://attest:s3cret@db.internal:5432/attest')).toBe('postgres://attest:***@db.internal:5432/attest');
     expect(withoutPassword('postgresql://attest:p%40ss@db/attest?sslmode=require')).toBe('postgresql://attest:***@db/attest?sslmode=require');
-    // A password holding an unencoded `/` or `@` is still hidden whole.
+    // A password holding an unencoded `/`, `@`, `?` or `#` (malformed, but it must not leak) is still hidden whole.
     expect(withoutPassword('postgres://attest:a/b@c@db/attest')).toBe('postgres://attest:***@db/attest');
+    expect(withoutPassword('postgres://attest:a?b#c@db/attest')).toBe('postgres://attest:***@db/attest');
     expect(withoutPassword('postgres://attest:pw@/attest?host=/var/run/postgresql&password=other')).toBe('postgres://attest:***@/attest?host=/var/run/postgresql&password=***');
     expect(withoutPassword('postgres://attest@%2Fvar%2Frun%2Fpostgresql/attest')).toBe('postgres://attest@%2Fvar%2Frun%2Fpostgresql/attest');
     expect(withoutPassword('postgres://127.0.0.1:5432/attest')).toBe('postgres://127.0.0.1:5432/attest');
