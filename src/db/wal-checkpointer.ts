@@ -22,6 +22,11 @@ const START_BYTES = 4 * 1024 * 1024;
 const CLOSE_BOUND_MS = 5000;
 /** The main connection's autocheckpoint once the thread runs, in pages: a bound, normally never reached. */
 const MAIN_AUTOCHECKPOINT_PAGES = 10_000;
+/** After a thread dies, how long until another may start: doubled on each death in a row, up to the cap. */
+const RESTART_FIRST_MS = 1000;
+const RESTART_CAP_MS = 5 * 60 * 1000;
+/** A thread that lived this long before dying was not failing at start: the next wait starts over. */
+const HEALTHY_LIFE_MS = 60 * 1000;
 
 // Plain CommonJS run with `eval`: the same source under tsx, vitest and the built dist/, with nothing to resolve
 // but libsql, whose path the main thread passes. A request that arrives while a checkpoint runs is coalesced
@@ -57,12 +62,21 @@ parentPort.on('message', (message) => {
 export class WalCheckpointer {
   private worker: Worker | null = null;
   private starting = false;
+  /** When another thread may start after one died (ms since the epoch), and the wait after the next death. */
+  private restartAt = 0;
+  private restartDelay = RESTART_FIRST_MS;
+  private closed = false;
 
   /**
    * @param file the database file
    * @param raiseMainAutocheckpoint sets the main connection's `wal_autocheckpoint` to the given number of pages
+   * @param now the clock of the restart wait (a test's own)
    */
-  constructor(private readonly file: string, private readonly raiseMainAutocheckpoint: (pages: number) => Promise<void>) {}
+  constructor(
+    private readonly file: string,
+    private readonly raiseMainAutocheckpoint: (pages: number) => Promise<void>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** After a commit: asks the thread for a checkpoint, starting it first once the WAL has grown past 4 MiB. */
   async afterCommit(walBytes: () => Promise<number>): Promise<void> {
@@ -70,28 +84,40 @@ export class WalCheckpointer {
       this.worker.postMessage(0);
       return;
     }
-    if (this.starting || (await walBytes()) < START_BYTES) return;
+    if (this.starting || this.closed || this.now() < this.restartAt || (await walBytes()) < START_BYTES) return;
     this.starting = true;
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { libsql: createRequire(import.meta.url).resolve('libsql'), file: this.file },
-      resourceLimits: { maxOldGenerationSizeMb: 16 },
-    });
-    worker.unref();
-    // A thread that dies leaves checkpoints to the main connection again (its default autocheckpoint).
-    worker.once('error', () => undefined);
-    worker.once('exit', () => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      void this.raiseMainAutocheckpoint(1000).catch(() => undefined);
-    });
-    this.worker = worker;
-    await this.raiseMainAutocheckpoint(MAIN_AUTOCHECKPOINT_PAGES);
-    worker.postMessage(0);
+    try {
+      const worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { libsql: createRequire(import.meta.url).resolve('libsql'), file: this.file },
+        resourceLimits: { maxOldGenerationSizeMb: 16 },
+      });
+      worker.unref();
+      const startedAt = this.now();
+      worker.once('error', () => undefined);
+      // A thread that dies leaves checkpoints to the main connection again (its default autocheckpoint) until a
+      // commit after the wait starts another: a thread that fails at once is retried ever less often, not in a loop.
+      worker.once('exit', () => {
+        if (this.worker !== worker) return;
+        this.worker = null;
+        if (this.now() - startedAt >= HEALTHY_LIFE_MS) this.restartDelay = RESTART_FIRST_MS;
+        this.restartAt = this.now() + this.restartDelay;
+        this.restartDelay = Math.min(this.restartDelay * 2, RESTART_CAP_MS);
+        void this.raiseMainAutocheckpoint(1000).catch(() => undefined);
+      });
+      this.worker = worker;
+      await this.raiseMainAutocheckpoint(MAIN_AUTOCHECKPOINT_PAGES);
+      // Died while the bound was being raised: its exit's default must win.
+      if (this.worker !== worker) await this.raiseMainAutocheckpoint(1000);
+      else worker.postMessage(0);
+    } finally {
+      this.starting = false;
+    }
   }
 
   /** Stops the thread (before the main connection closes). */
   async close(): Promise<void> {
+    this.closed = true;
     const worker = this.worker;
     this.worker = null;
     if (!worker) return;
