@@ -46,6 +46,8 @@ export interface Row {
   mainThreadUsPerSession?: number;
   /** ingest on SQLite: requests a commit (the group commit's shared transactions; more share fewer page writes) */
   requestsPerCommit?: number;
+  /** ingest on PostgreSQL: CPU time of the database server's processes per session, µs (a server on this machine, Linux) */
+  databaseUsPerSession?: number;
   /** the 1-minute load average when the run ended */
   load1?: number;
   note?: string;
@@ -134,6 +136,54 @@ export function pgTransport(url: string): string {
   const [hostPart = '', port = '5432'] = authority.split(':');
   const host = decodeURIComponent(query ?? hostPart);
   return host.startsWith('/') ? `Unix socket ${host}` : `TCP ${host || 'localhost'}:${port}`;
+}
+
+/** Clock ticks of /proc/<pid>/stat's fields utime, stime, cutime, cstime (14-17 of stat(5)), or null. */
+function procTicks(pid: number): [number, number, number, number] | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [Number(f[11]), Number(f[12]), Number(f[13]), Number(f[14])];
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The PostgreSQL server's CPU so far, µs, when it runs on this machine (Linux): its postmaster's own time and that of
+ * the children it has reaped, plus each live child's (backends, WAL writer, checkpointer). A backend that exits
+ * during a run moves from the second sum to the first, so the difference of two readings is what the server spent.
+ * The postmaster is found as the parent of this connection's backend. Null for a server elsewhere.
+ */
+async function databaseCpuReader(): Promise<(() => number | null) | null> {
+  const client = new pg.Client({ connectionString: pgUrl(), connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    const backend = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    const stat = fs.readFileSync(`/proc/${backend}/stat`, 'utf8');
+    const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (!/postgres|postmaster/.test(fs.readFileSync(`/proc/${postmaster}/comm`, 'utf8'))) return null;
+    return () => {
+      const own = procTicks(postmaster);
+      if (!own) return null;
+      let ticks = own[0] + own[1] + own[2] + own[3];
+      for (const entry of fs.readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const s = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+          const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+          if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+        } catch {
+          // exited meanwhile: its time is in the postmaster's cutime/cstime now
+        }
+      }
+      return (ticks * 1e6) / 100;
+    };
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 async function postgresAnswers(): Promise<boolean> {
@@ -289,8 +339,10 @@ async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number
     await Promise.all(Array.from({ length: clients }, async () => {
       while (warm.length) await send(warm.pop()!);
     }));
+    const databaseCpu = store === 'postgres' ? await databaseCpuReader() : null;
     child.send({ start: true });
     await next();
+    const databaseStart = databaseCpu?.() ?? null;
     const latencies: number[] = [];
     let i = 0;
     const client = async () => {
@@ -304,6 +356,7 @@ async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number
     const start = performance.now();
     await Promise.all(Array.from({ length: clients }, client));
     const seconds = (performance.now() - start) / 1000;
+    const databaseEnd = databaseCpu?.() ?? null;
     child.send({ end: `ingest-${store}-${clients}c` });
     const m = await next();
     if (!('measured' in m)) throw new Error(`unexpected message from the bench gateway: ${JSON.stringify(m)}`);
@@ -315,7 +368,9 @@ async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number
       p50Ms: round(percentile(latencies, 50), 1), p99Ms: round(percentile(latencies, 99), 1), peakRssMb: round(m.measured.peakRss / 1048576, 0),
       cpuUsPerSession: round(m.measured.cpuMicros / sessions, 0),
       ...(m.measured.mainThreadMicros !== null ? { mainThreadUsPerSession: round(m.measured.mainThreadMicros / sessions, 0) } : {}),
-      ...(store === 'sqlite' && m.measured.commits > 0 ? { requestsPerCommit: round(batches / m.measured.commits, 2) } : {}), load1: round(os.loadavg()[0]!, 1),
+      ...(store === 'sqlite' && m.measured.commits > 0 ? { requestsPerCommit: round(batches / m.measured.commits, 2) } : {}),
+      ...(databaseStart !== null && databaseEnd !== null ? { databaseUsPerSession: round((databaseEnd - databaseStart) / sessions, 0) } : {}),
+      load1: round(os.loadavg()[0]!, 1),
       note: `${batches} requests over HTTP, ${round(turns / sessions, 1)} turns a session, ${round(seconds, 1)} s; gateway in its own process (CPU, RSS are its own)${store === 'postgres' ? `; PostgreSQL over ${pgTransport(pgUrl())}` : ''}`,
     };
   } finally {
@@ -558,7 +613,7 @@ export async function machineReference(): Promise<string> {
 export function printRows(rows: Row[]): void {
   console.table(rows.map((r) => ({
     store: r.store, scenario: r.scenario, sessions: r.sessions,
-    'sessions/s': r.sessionsPerSec ?? '', 'turns/s': r.turnsPerSec ?? '', 'p50 ms': r.p50Ms ?? '', 'p99 ms': r.p99Ms ?? '', 'peak RSS MB': r.peakRssMb ?? '', 'CPU µs/session': r.cpuUsPerSession ?? '', 'main thread µs/session': r.mainThreadUsPerSession ?? '', 'requests/commit': r.requestsPerCommit ?? '', load: r.load1 ?? '', note: r.note ?? '',
+    'sessions/s': r.sessionsPerSec ?? '', 'turns/s': r.turnsPerSec ?? '', 'p50 ms': r.p50Ms ?? '', 'p99 ms': r.p99Ms ?? '', 'peak RSS MB': r.peakRssMb ?? '', 'CPU µs/session': r.cpuUsPerSession ?? '', 'main thread µs/session': r.mainThreadUsPerSession ?? '', 'requests/commit': r.requestsPerCommit ?? '', 'database CPU µs/session': r.databaseUsPerSession ?? '', load: r.load1 ?? '', note: r.note ?? '',
   })));
   for (const line of verdicts(rows)) console.log(line);
 }
