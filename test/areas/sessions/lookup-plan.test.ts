@@ -81,4 +81,19 @@ describe('the lookup a sync starts with', () => {
     expect(Number(after.n)).toBe(Number(before.n) + 1);
     expect(Number(before.n)).toBe(SEEDED + 1);
   });
+
+  it('finds a session whose id holds the characters of an array literal (PostgreSQL gets the keys as one array)', async () => {
+    const db = gw.app.attest.db;
+    const odd = ['quote"and,comma', '{braces}', 'back\\slash', 'NULL', 'spaces and ünïcødé 🚀', "it's"];
+    expect((await sync(b, odd)).status).toBe(200);
+    const count = async () => Number((await db.selectFrom('sessions').select((e) => e.fn.countAll<number | string>().as('n')).where('app_id', '=', b.appId).executeTakeFirstOrThrow()).n);
+    expect(await count()).toBe(odd.length);
+    const found = (await db.executeQuery(sessionsByKeysQuery(db, gw.app.attest.dialect, b.appId, [...odd].sort()))).rows.map((r) => r.session_key);
+    expect([...found].sort()).toEqual([...odd].sort());
+    // Sent again, they merge into the stored rows: none is taken for new.
+    const again = await sync(b, odd);
+    expect(again.status).toBe(200);
+    expect(again.body.data.accepted).toEqual(odd);
+    expect(await count()).toBe(odd.length);
+  });
 });
