@@ -523,6 +523,11 @@ export async function findById(db: Db, appId: string, id: string): Promise<Sessi
  * oldest subagent transcript that carries it.
  */
 export function findBySessionId(db: Db, appId: string, sessionId: string): Promise<SessionRow | undefined> {
+  return findBySessionIdQuery(db, appId, sessionId).executeTakeFirst();
+}
+
+/** findBySessionId's statement: the top-level session first, by the (app_id, session_id) index (migration 0024; exported for a test of its plan). */
+export function findBySessionIdQuery(db: Db, appId: string, sessionId: string) {
   return db
     .selectFrom('sessions')
     .selectAll()
@@ -531,8 +536,7 @@ export function findBySessionId(db: Db, appId: string, sessionId: string): Promi
     .orderBy('is_subagent', 'asc')
     .orderBy('created_at', 'asc')
     .orderBy('id', 'asc')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
 }
 
 /** The session a subagent's `parentSessionId` names (its key is the parent document's id). */

@@ -1,0 +1,83 @@
+// Sessions found by the client's own session id (shared by a top-level session and its subagents): the PRs of
+// just-synced sessions (when the factory's PR comments are on) and GET /v1/sessions/{id} given that id. Both
+// read every session of the factory before migration 0024 (57-138 ms at 100k sessions on SQLite, on the event
+// loop; issue 17); now the (app_id, session_id) index. The plans are asked of the store for its very
+// statements on a factory of 3,000 sessions (PostgreSQL after ANALYZE); the answers are read through the API.
+import { sql, type Compilable } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { findBySessionIdQuery, insertBulk, type SessionRow } from '../../../src/areas/sessions/store.js';
+import { sessionsBySessionIdsQuery } from '../../../src/areas/prs/attribution-store.js';
+import { canonical, variant } from './fixtures.js';
+
+let gw: TestGateway;
+let a: Tenant;
+let b: Tenant;
+
+beforeAll(async () => {
+  gw = await startGateway();
+  a = await createTenant(gw, { plan: 'paid' });
+  b = await createTenant(gw, { plan: 'paid' });
+  const db = gw.app.attest.db;
+  const first = await gw.call('POST', '/v1/agents/sync', { token: a.loginToken, appId: a.appId, body: { schemaVersion: 1, sessions: [variant(canonical('full'), (d) => { d.id = 'template'; })] } });
+  expect(first.status).toBe(200);
+  const template = await db.selectFrom('sessions').selectAll().where('app_id', '=', a.appId).executeTakeFirstOrThrow();
+  const rows: SessionRow[] = Array.from({ length: 3_000 }, (_, i) => ({
+    ...template, id: `seeded-${String(i).padStart(5, '0')}`, session_key: `seeded-${i}`, session_id: `seeded-${i}`, started_at: template.started_at + i,
+  }));
+  await db.transaction().execute((trx) => insertBulk(trx, rows, []));
+  if (usingPostgres) await sql`analyze sessions`.execute(db);
+}, 120_000);
+afterAll(async () => { await gw?.close(); });
+
+/** The indexes (or table scans) by which the plan of `query` reads `sessions`. */
+async function readsOfSessions(query: Compilable<unknown>): Promise<string[]> {
+  const db = gw.app.attest.db;
+  const compiled = query.compile();
+  if (usingPostgres) {
+    const res = await db.executeQuery<{ 'QUERY PLAN': unknown }>({ ...compiled, sql: `explain (format json) ${compiled.sql}` });
+    const reads: string[] = [];
+    const walk = (node: Record<string, unknown>) => {
+      if (node['Relation Name'] === 'sessions') reads.push(`${String(node['Node Type'])} ${String(node['Index Name'] ?? '')}`.trim());
+      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    walk((res.rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+    return reads;
+  }
+  const res = await db.executeQuery<{ detail: string }>({ ...compiled, sql: `explain query plan ${compiled.sql}` });
+  return res.rows.map((r) => r.detail).filter((d) => /\bsessions\b/.test(d));
+}
+
+const byIndex = usingPostgres ? /^(Index Scan|Bitmap Index Scan|Index Only Scan) sessions_app_session_id$/ : /^SEARCH sessions USING INDEX sessions_app_session_id \(app_id=\? AND session_id=\?\)$/;
+
+describe('sessions by their session id', () => {
+  it('the PRs of synced sessions read them through (app_id, session_id), not the factory\'s rows', async () => {
+    const reads = await readsOfSessions(sessionsBySessionIdsQuery(gw.app.attest.db, a.appId, Array.from({ length: 25 }, (_, i) => `seeded-${i * 101}`)));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const read of reads) expect(read).toMatch(usingPostgres ? /^(Bitmap Heap Scan|Index Scan|Bitmap Index Scan) ?(sessions_app_session_id)?$/ : byIndex);
+    if (usingPostgres) expect(reads).toContainEqual(expect.stringMatching(/sessions_app_session_id$/));
+  });
+
+  it('GET /v1/sessions/{id} by a session id reads it through (app_id, session_id)', async () => {
+    const reads = await readsOfSessions(findBySessionIdQuery(gw.app.attest.db, a.appId, 'seeded-1234'));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const read of reads) expect(read).toMatch(usingPostgres ? /sessions_app_session_id$/ : byIndex);
+  });
+
+  it('answers the top-level session for its session id, and nothing of another factory\'s', async () => {
+    const parent = variant(canonical('full'), (d) => { d.id = 'family-1'; });
+    const child = variant(canonical('subagent-redacted'), (d) => { d.id = 'family-1'; });
+    const r = await gw.call('POST', '/v1/agents/sync', { token: a.loginToken, appId: a.appId, body: { schemaVersion: 1, sessions: [child, parent] } });
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    expect(r.body.data.rejected).toEqual([]);
+
+    const got = await gw.call('GET', '/v1/sessions/family-1', { token: a.loginToken, appId: a.appId });
+    expect(got.status).toBe(200);
+    expect(got.body.data.sessionId).toBe('family-1');
+    expect(got.body.data.isSubagent).toBe(false);
+
+    const other = await gw.call('GET', '/v1/sessions/family-1', { token: b.loginToken, appId: b.appId });
+    expect(other.status).toBe(404);
+    expect(other.body.error.code).toBe('session_not_found');
+  });
+});
