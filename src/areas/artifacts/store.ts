@@ -99,25 +99,33 @@ export interface ItemAnchors {
  * emitted from a session linked to it (a session that emitted at least one artifact naming the item).
  */
 export function listForWorkItem(db: Db, appId: string, anchors: ItemAnchors) {
+  return workItemArtifactsQuery(db, appId, anchors).execute();
+}
+
+/**
+ * listForWorkItem's statement (exported so a test can ask the store for its plan): one select per way in, each
+ * by its own index ((app_id, work_item_id), (app_id, session_id), (app_id, repository, pr_number)), joined by
+ * `union` (which also drops an artifact reached twice). As one `or` under the factory's condition, both stores
+ * read every artifact of the factory and tested each row; with the factory's condition in each branch of the
+ * `or`, SQLite searched the indexes but PostgreSQL, unable to use an index for the `in (subquery)` branch,
+ * scanned the whole table.
+ */
+export function workItemArtifactsQuery(db: Db, appId: string, anchors: ItemAnchors) {
+  // A null in the linked sessions' list matches nothing, so it needs no `is not null`; with one, SQLite read the
+  // list through (app_id, session_id) instead of (app_id, work_item_id).
   const linkedSessions = db
     .selectFrom('artifacts')
     .select('session_id')
     .where('app_id', '=', appId)
-    .where('work_item_id', '=', anchors.workItemId)
-    .where('session_id', 'is not', null);
-  return db
+    .where('work_item_id', '=', anchors.workItemId);
+  let query = db
     .selectFrom('artifacts')
     .selectAll()
     .where('app_id', '=', appId)
-    .where((eb) =>
-      eb.or([
-        eb('work_item_id', '=', anchors.workItemId),
-        eb('session_id', 'in', linkedSessions),
-        ...anchors.pullRequests.map((pr) => eb.and([eb('repository', '=', pr.repository), eb('pr_number', '=', pr.number)])),
-      ]),
-    )
-    .orderBy('emitted_at')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .where('work_item_id', '=', anchors.workItemId)
+    .union(db.selectFrom('artifacts').selectAll().where('app_id', '=', appId).where('session_id', 'in', linkedSessions));
+  for (const pr of anchors.pullRequests) {
+    query = query.union(db.selectFrom('artifacts').selectAll().where('app_id', '=', appId).where('repository', '=', pr.repository).where('pr_number', '=', pr.number));
+  }
+  return query.orderBy('emitted_at').orderBy('created_at').orderBy('id');
 }

@@ -1,0 +1,54 @@
+// A work item's evidence (its artifacts: anchored to it, to one of its pull requests, or emitted from a session
+// linked to it) is read with one statement whose three ways in each have an index. As one `or` under the
+// factory's condition, both stores read every artifact of the factory and tested each row (issue 17). The plan is asked of the store for its very statement on a factory of 3,000 artifacts (PostgreSQL
+// after ANALYZE); what the statement answers is covered by work-item-artifacts.test.ts through the API.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { workItemArtifactsQuery } from '../../../src/areas/artifacts/store.js';
+
+let gw: TestGateway;
+let a: Tenant;
+
+beforeAll(async () => {
+  gw = await startGateway();
+  a = await createTenant(gw, { plan: 'paid' });
+  const db = gw.app.attest.db;
+  const rows = Array.from({ length: 3_000 }, (_, i) => ({
+    id: `art-${i}`, org_id: a.orgId, app_id: a.appId, client_artifact_id: `client-${i}`, kind: 'screenshot', media_type: 'image/png',
+    filename: `shot-${i}.png`, caption: '', criterion_id: null, bytes: 10, sha256: 'a'.repeat(64),
+    repository: `acme/repo-${i % 7}`, pr_number: i % 300, work_item_id: `wi-${i % 500}`, supersedes: null,
+    session_id: `session-${i % 900}`, session_turn_index: null, emitted_at: i, created_at: i,
+  }));
+  for (let i = 0; i < rows.length; i += 500) await db.insertInto('artifacts').values(rows.slice(i, i + 500)).execute();
+  if (usingPostgres) await sql`analyze artifacts`.execute(db);
+}, 120_000);
+afterAll(async () => { await gw?.close(); });
+
+describe("a work item's artifacts", () => {
+  it('are read through the work item, session and pull-request indexes, never by the factory alone', async () => {
+    const db = gw.app.attest.db;
+    const query = workItemArtifactsQuery(db, a.appId, { workItemId: 'wi-7', pullRequests: [{ repository: 'acme/repo-1', number: 8 }, { repository: 'acme/repo-2', number: 9 }] }).compile();
+    const reads: string[] = [];
+    if (usingPostgres) {
+      const res = await db.executeQuery<{ 'QUERY PLAN': unknown }>({ ...query, sql: `explain (format json) ${query.sql}` });
+      const walk = (node: Record<string, unknown>) => {
+        if (node['Relation Name'] === 'artifacts' || typeof node['Index Name'] === 'string') reads.push(`${String(node['Node Type'])} ${String(node['Index Name'] ?? '')} ${String(node['Index Cond'] ?? '')}`.trim());
+        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+      };
+      walk((res.rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+      expect(reads.join('\n')).not.toMatch(/Seq Scan/);
+      for (const index of ['artifacts_app_work_item', 'artifacts_app_session', 'artifacts_app_pr']) expect(reads.join('\n')).toContain(index);
+    } else {
+      const res = await db.executeQuery<{ detail: string }>({ ...query, sql: `explain query plan ${query.sql}` });
+      reads.push(...res.rows.map((r) => r.detail).filter((d) => /\bartifacts\b/.test(d)));
+      expect([...reads].sort()).toEqual([
+        'SEARCH artifacts USING INDEX artifacts_app_pr (app_id=? AND repository=? AND pr_number=?)',
+        'SEARCH artifacts USING INDEX artifacts_app_pr (app_id=? AND repository=? AND pr_number=?)',
+        'SEARCH artifacts USING INDEX artifacts_app_session (app_id=? AND session_id=?)',
+        'SEARCH artifacts USING INDEX artifacts_app_work_item (app_id=? AND work_item_id=?)',
+        'SEARCH artifacts USING INDEX artifacts_app_work_item (app_id=? AND work_item_id=?)',
+      ]);
+    }
+  });
+});
