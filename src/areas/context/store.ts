@@ -96,16 +96,26 @@ export async function insertCommit(db: Db, input: NewCommit): Promise<void> {
 }
 
 export async function countCommits(db: Db, appId: string, branch: string | undefined): Promise<number> {
-  let q = db.selectFrom('context_commits').select((eb) => eb.fn.countAll<number>().as('n')).where('app_id', '=', appId);
-  if (branch !== undefined) q = q.where('branch', '=', branch);
-  const row = await q.executeTakeFirst();
+  const row = await countCommitsQuery(db, appId, branch).executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
 export function pageOfCommits(db: Db, appId: string, branch: string | undefined, limit: number, offset: number): Promise<CommitRow[]> {
+  return pageOfCommitsQuery(db, appId, branch, limit, offset).execute();
+}
+
+// The history's statements, exported so a test can ask the store for their plans: by (app_id, seq), or with a
+// branch by (app_id, branch, seq) (migration 0025).
+export function countCommitsQuery(db: Db, appId: string, branch: string | undefined) {
+  let q = db.selectFrom('context_commits').select((eb) => eb.fn.countAll<number>().as('n')).where('app_id', '=', appId);
+  if (branch !== undefined) q = q.where('branch', '=', branch);
+  return q;
+}
+
+export function pageOfCommitsQuery(db: Db, appId: string, branch: string | undefined, limit: number, offset: number) {
   let q = db.selectFrom('context_commits').selectAll().where('app_id', '=', appId);
   if (branch !== undefined) q = q.where('branch', '=', branch);
-  return q.orderBy('seq', 'desc').limit(limit).offset(offset).execute();
+  return q.orderBy('seq', 'desc').limit(limit).offset(offset);
 }
 
 export function changesOf(db: Db, appId: string, commitIds: readonly string[]): Promise<ChangeRow[]> {
