@@ -1,5 +1,5 @@
 // Session ingest and session-list benchmarks. Run directly: `npx tsx bench/sessions.ts [--sizes 1000,100000]
-// [--batches 200] [--requests 300] [--clients 1,4] [--only ingest|list] [--no-postgres] [--no-sqlite]`; it prints a table,
+// [--batches 200] [--requests 300] [--clients 1,4] [--only ingest|list|resend] [--no-postgres] [--no-sqlite]`; it prints a table,
 // the verdicts of issue 17 goals 2 and 3 it measured, and a machine reference. `runSessionsBench()` returns the rows for bench/run.ts.
 //
 // - Ingest: POST /v1/agents/sync with batches of 25 realistic sessions (the raw Claude Code transcripts of
@@ -8,6 +8,9 @@
 //   (keep-alive) to the gateway in a child process of its own: sockets, routing, auth, validation, pricing,
 //   durable commit. CPU a session and peak RSS are the gateway process's. SQLite, and PostgreSQL when
 //   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) answers.
+// - Re-send (`--only resend`): the same, but each measured session is already stored with the first half of
+//   its turns, so every request merges grown sessions into stored ones (what `attest sync` does as
+//   transcripts grow): documents decoded and merged, rows updated, usage and counters replaced.
 // - List: GET /v1/sessions p50/p99 over N stored sessions (bulk-loaded through the sessions store, not
 //   HTTP), default scope, filtered and sorted. The org's rate limit (1000/min) is lifted for the run: the
 //   bench measures the query, not the limiter.
@@ -315,7 +318,12 @@ function post(agent: http.Agent, url: URL, headers: Record<string, string>, body
   });
 }
 
-async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number, clients: number): Promise<Row> {
+/**
+ * One ingest run. `grown`: every measured session is already stored with the first half of its turns (sent
+ * before the clock starts), and the measured requests send it whole, as `attest sync` re-sends a transcript
+ * that grew: each one is merged into the stored one, its counters and usage replaced.
+ */
+async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number, clients: number, grown = false): Promise<Row> {
   const { child, info, next } = await forkGateway(store);
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   try {
@@ -333,11 +341,16 @@ async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number
     const prepared = Array.from({ length: batches }, nextBatch);
     const turns = prepared.reduce((n, b) => n + b.reduce((m, s) => m + s.turns.length, 0), 0);
     const payloads = prepared.map(encode);
+    const firstHalves = grown ? prepared.map((b) => encode(b.map((d) => ({ ...d, turns: d.turns.slice(0, Math.ceil(d.turns.length / 2)) })))) : [];
     prepared.length = 0;
     // Warm-up (compiled validators, price rates, prepared statements, the JIT), from every client at once.
     const warm = Array.from({ length: Math.max(8, clients * 4) }, () => encode(nextBatch()));
     await Promise.all(Array.from({ length: clients }, async () => {
       while (warm.length) await send(warm.pop()!);
+    }));
+    // The stored halves of the sessions the measured part grows.
+    await Promise.all(Array.from({ length: clients }, async () => {
+      while (firstHalves.length) await send(firstHalves.pop()!);
     }));
     const databaseCpu = store === 'postgres' ? await databaseCpuReader() : null;
     child.send({ start: true });
@@ -363,7 +376,7 @@ async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number
     latencies.sort((a, b) => a - b);
     const sessions = batches * 25;
     return {
-      store, scenario: `POST /v1/agents/sync, 25 sessions a request, ${clients} client${clients > 1 ? 's' : ''}`, sessions,
+      store, scenario: `POST /v1/agents/sync, 25 ${grown ? 'grown sessions (stored with half their turns)' : 'sessions'} a request, ${clients} client${clients > 1 ? 's' : ''}`, sessions,
       sessionsPerSec: round(sessions / seconds, 0), turnsPerSec: round(turns / seconds, 0),
       p50Ms: round(percentile(latencies, 50), 1), p99Ms: round(percentile(latencies, 99), 1), peakRssMb: round(m.measured.peakRss / 1048576, 0),
       cpuUsPerSession: round(m.measured.cpuMicros / sessions, 0),
@@ -526,7 +539,8 @@ export interface SessionsBenchOptions {
   postgres?: boolean;
   /** false: PostgreSQL rows only (`--no-sqlite`). */
   sqlite?: boolean;
-  only?: 'ingest' | 'list';
+  /** 'resend': the ingest runs with grown sessions (stored with half their turns, then sent whole). */
+  only?: 'ingest' | 'list' | 'resend';
   /** Concurrent ingest clients, one run each (default 1 and 4). */
   clients?: number[];
   log?: (line: string) => void;
@@ -546,12 +560,12 @@ export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise
   const rows: Row[] = [];
   for (const store of opts.only === 'list' ? [] : stores) {
     for (const clients of opts.clients ?? [1, 4]) {
-      log(`ingest on ${store}, ${clients} client(s)...`);
-      rows.push(await ingest(store, pool, batches, clients));
+      log(`${opts.only === 'resend' ? 'grown re-send' : 'ingest'} on ${store}, ${clients} client(s)...`);
+      rows.push(await ingest(store, pool, batches, clients, opts.only === 'resend'));
       log(JSON.stringify(rows[rows.length - 1]));
     }
   }
-  for (const store of opts.only === 'ingest' ? [] : stores) {
+  for (const store of opts.only === 'ingest' || opts.only === 'resend' ? [] : stores) {
     for (const size of sizes) {
       log(`list on ${store} with ${size} sessions...`);
       const listed = await listLatency(store, size, requests);
@@ -573,7 +587,8 @@ const TITLE_SEARCH_SCENARIO = `GET /v1/sessions ${LIST_QUERIES.find(([name]) => 
 export function verdicts(rows: Row[]): string[] {
   const lines: string[] = [];
   for (const r of rows) {
-    if (r.scenario.endsWith('4 clients') && r.sessionsPerSec !== undefined && r.p99Ms !== undefined) {
+    // Goal 2 is about new sessions; the grown re-send (--only resend) has no target of its own.
+    if (r.scenario.endsWith('4 clients') && !r.scenario.includes('grown') && r.sessionsPerSec !== undefined && r.p99Ms !== undefined) {
       const target = INGEST_TARGET[r.store];
       const met = r.sessionsPerSec >= target && r.p99Ms <= INGEST_P99_TARGET_MS;
       lines.push(`verdict (${r.store}): ingest from 4 clients ${r.sessionsPerSec} sessions/s (target >= ${target}), p99 ${r.p99Ms} ms (target <= ${INGEST_P99_TARGET_MS}): ${met ? 'met' : 'NOT met'}`);
@@ -658,7 +673,7 @@ if (process.argv[2] === '--serve-ingest') {
   const clients = value('--clients')?.split(',').map(Number);
   runSessionsBench({
     ...(sizes ? { sizes } : {}), ...(batches ? { batches } : {}), ...(requests ? { requests } : {}), ...(clients ? { clients } : {}),
-    ...(only === 'ingest' || only === 'list' ? { only } : {}), postgres: !args.includes('--no-postgres'), sqlite: !args.includes('--no-sqlite'),
+    ...(only === 'ingest' || only === 'list' || only === 'resend' ? { only } : {}), postgres: !args.includes('--no-postgres'), sqlite: !args.includes('--no-sqlite'),
   })
     .then(async (rows) => {
       printRows(rows);
