@@ -68,18 +68,7 @@ export async function insertRows<R = never>(db: Db, table: string, rows: readonl
   const first = rows[0];
   if (first === undefined) return [];
   const columns = Object.keys(first);
-  // Whether JSON carries every value as it is: strings, booleans, finite numbers and nulls only.
-  let plainJson = true;
-  for (const row of rows) {
-    const values = row as Record<string, unknown>;
-    if (Object.keys(values).length !== columns.length) throw new Error(`insertRows(${table}): rows differ in their columns`);
-    for (const column of columns) {
-      const value = values[column];
-      // Kysely would leave an undefined value to the column's default; here it is a mistake of the caller.
-      if (value === undefined) throw new Error(`insertRows(${table}): a row lacks ${column}`);
-      if (value !== null && typeof value !== 'string' && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) plainJson = false;
-    }
-  }
+  const plainJson = checkRows('insertRows', table, columns, rows);
   const style = placeholderStyle(db);
   if (style === 'dollar' && plainJson) {
     return (await db.executeQuery<R>(CompiledQuery.raw(jsonTextOf(table, columns, tail), [JSON.stringify(rows)]))).rows;
@@ -88,4 +77,55 @@ export async function insertRows<R = never>(db: Db, table: string, rows: readonl
   for (const row of rows) for (const column of columns) parameters.push((row as Record<string, unknown>)[column]);
   const text = textOf(style, table, columns, rows.length, tail);
   return (await db.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows;
+}
+
+/**
+ * Checks that every row has exactly `columns`, none undefined (a programming error otherwise, thrown before
+ * anything is sent); answers whether JSON carries every value as it is (strings, booleans, finite numbers and
+ * nulls only).
+ */
+function checkRows(caller: string, table: string, columns: readonly string[], rows: readonly Row[]): boolean {
+  let plainJson = true;
+  for (const row of rows) {
+    const values = row as Record<string, unknown>;
+    if (Object.keys(values).length !== columns.length) throw new Error(`${caller}(${table}): rows differ in their columns`);
+    for (const column of columns) {
+      const value = values[column];
+      // Kysely would leave an undefined value to the column's default; here it is a mistake of the caller.
+      if (value === undefined) throw new Error(`${caller}(${table}): a row lacks ${column}`);
+      if (value !== null && typeof value !== 'string' && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) plainJson = false;
+    }
+  }
+  return plainJson;
+}
+
+/**
+ * Updates rows of `table` found by `app_id` and `id`, each to its own values: `rows` hold `id` and the columns to
+ * set (the same ones in every row). On PostgreSQL rows of plain values are one statement, `update ... from
+ * json_populate_recordset(...)` joined on the id, instead of one statement and one round trip a row: a re-send
+ * of 25 grown sessions made 25 updates, 0.19 ms of the server each plus a round trip. Elsewhere (SQLite, where a
+ * statement costs no round trip, or values JSON cannot carry) one update a row.
+ */
+export async function updateRowsById(db: Db, table: string, appId: string, rows: readonly ({ id: string } & Row)[]): Promise<void> {
+  const first = rows[0];
+  if (first === undefined) return;
+  const columns = Object.keys(first);
+  const plainJson = checkRows('updateRowsById', table, columns, rows);
+  const set = columns.filter((c) => c !== 'id');
+  if (placeholderStyle(db) === 'dollar' && plainJson && rows.length > 1) {
+    const text = cachedText(`update\u0000${table}\u0000${columns.join(',')}`, () =>
+      `update "${table}" as t set ${set.map((c) => `"${c}" = v."${c}"`).join(', ')} ` +
+        `from json_populate_recordset(null::"${table}", $1::json) as v where t."app_id" = $2 and t."id" = v."id"`);
+    await db.executeQuery(CompiledQuery.raw(text, [JSON.stringify(rows), appId]));
+    return;
+  }
+  const text = cachedText(`update-one\u0000${placeholderStyle(db)}\u0000${table}\u0000${columns.join(',')}`, () => {
+    const dollar = placeholderStyle(db) === 'dollar';
+    const assignments = set.map((c, i) => `"${c}" = ${dollar ? `$${i + 1}` : '?'}`).join(', ');
+    return `update "${table}" set ${assignments} where "app_id" = ${dollar ? `$${set.length + 1}` : '?'} and "id" = ${dollar ? `$${set.length + 2}` : '?'}`;
+  });
+  for (const row of rows) {
+    const values = row as Record<string, unknown>;
+    await db.executeQuery(CompiledQuery.raw(text, [...set.map((c) => values[c]), appId, row.id]));
+  }
 }

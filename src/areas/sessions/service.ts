@@ -268,6 +268,7 @@ async function writeAll(
 ): Promise<void> {
   const insertedByKey = new Map(insertedRows.map((r) => [r.session_key, r]));
   const written: { before: store.SessionRow | null; row: store.SessionRow; summary: SessionSummary; doc: AgentSessionV1 }[] = [];
+  const updates: Parameters<typeof store.updateSessions>[2] = [];
   for (const p of changed) {
     const summary = summaryOf(p, prepared);
     const inserted = insertedByKey.get(p.key);
@@ -279,10 +280,11 @@ async function writeAll(
     const kept: SessionActor = { actorId: p.before.actor_id, actorName: p.before.actor_name, credentialId: p.before.credential_id };
     const row = rowOf(ctx, p.before.id, summary, kept, now, p.before.created_at);
     const { id: _id, org_id: _o, app_id: _a, session_key: _k, created_at: _c, ...changes } = row;
-    await store.updateSession(db, ctx.appId, p.before.id, changes);
+    updates.push({ id: p.before.id, ...changes });
     written.push({ before: p.before, row, summary, doc: p.doc });
   }
   if (!written.length) return;
+  await store.updateSessions(db, ctx.appId, updates);
 
   // Only a replaced session can have usage, tool or PR rows already: an inserted one has a new id.
   const replaced = written.filter((w) => w.before).map((w) => w.row.id);

@@ -2,7 +2,7 @@
 // Every query is scoped by app_id.
 import { CompiledQuery } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
-import { insertRows } from '../../db/bulk-insert.js';
+import { insertRows, updateRowsById } from '../../db/bulk-insert.js';
 import { preparedQuery } from '../../db/prepared.js';
 
 export interface SessionsTable {
@@ -156,8 +156,9 @@ export async function insertSessionsIfAbsent(db: Db, rows: SessionRow[]): Promis
   return inserted;
 }
 
-export async function updateSession(db: Db, appId: string, id: string, row: Omit<SessionRow, 'id' | 'org_id' | 'app_id' | 'session_key' | 'created_at'>): Promise<void> {
-  await db.updateTable('sessions').set(row).where('app_id', '=', appId).where('id', '=', id).execute();
+/** Updates stored sessions, each to its own summary (one statement on PostgreSQL; db/bulk-insert.ts). */
+export async function updateSessions(db: Db, appId: string, rows: ({ id: string } & Omit<SessionRow, 'id' | 'org_id' | 'app_id' | 'session_key' | 'created_at'>)[]): Promise<void> {
+  await updateRowsById(db, 'sessions', appId, rows);
 }
 
 export async function modelUsageOf(db: Db, appId: string, sessionId: string): Promise<ModelUsageRow[]> {
