@@ -1,8 +1,9 @@
 // SQL of session ↔ pull-request attribution. Reads the sessions area's summary rows (its tables; nothing
 // of theirs is written here) joined with this area's pull_requests, always scoped by factory.
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import type { PullRequestRow } from './store.js';
+import { sessionKeyRange } from '../sessions/store.js';
 
 export interface SessionLinkRow {
   id: string;
@@ -63,9 +64,24 @@ export function sessionsBySessionIds(db: Db, appId: string, sessionIds: readonly
   return sessionsBySessionIdsQuery(db, appId, sessionIds).execute();
 }
 
-/** sessionsBySessionIds's statement, by the (app_id, session_id) index (migration 0024; exported for a test of its plan). */
+/**
+ * sessionsBySessionIds's statement (exported for a test of its plan): on PostgreSQL by (app_id, session_id,
+ * is_subagent) (migration 0024); on SQLite one select a session id, each by the range of the unique (app_id,
+ * session_key) index its keys fall in, joined by `union all` (sessionKeyRange; no index there, see the migration).
+ */
 export function sessionsBySessionIdsQuery(db: Db, appId: string, sessionIds: readonly string[]) {
-  return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS).where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS).where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]);
+  }
+  const one = (sessionId: string) => {
+    const [lo, hi] = sessionKeyRange(sessionId);
+    return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS)
+      .where('app_id', '=', appId).where('session_key', '>=', lo).where('session_key', '<', hi).where('session_id', '=', sessionId);
+  };
+  const [first, ...rest] = [...new Set(sessionIds)];
+  let query = one(first ?? '');
+  for (const id of rest) query = query.unionAll(one(id));
+  return query;
 }
 
 export function pullRequestsByKeys(db: Db, appId: string, repositories: readonly string[], numbers: readonly number[]): Promise<PullRequestRow[]> {

@@ -30,8 +30,9 @@ function defaultUrl(k: PrKey): string {
  */
 export async function pullRequestsOfSessions(ctx: FactoryContext, sessionIds: readonly string[]): Promise<PrKey[]> {
   const out = new Map<string, PrKey>();
-  for (let i = 0; i < sessionIds.length; i += 500) {
-    const rows = await store.sessionsBySessionIds(ctx.db, ctx.appId, [...new Set(sessionIds.slice(i, i + 500))]);
+  // 200 at a time: on SQLite the statement is a union of one select an id, and SQLite takes at most 500.
+  for (let i = 0; i < sessionIds.length; i += 200) {
+    const rows = await store.sessionsBySessionIds(ctx.db, ctx.appId, [...new Set(sessionIds.slice(i, i + 200))]);
     for (const row of rows) for (const k of namedPrs(row)) out.set(keyOf(k), { repository: k.repository, number: k.number });
     const repos = [...new Set(rows.map((r) => r.repo).filter(Boolean))];
     for (const pr of await store.pullRequestsOnBranches(ctx.db, ctx.appId, repos, rows.map((r) => r.branch))) {

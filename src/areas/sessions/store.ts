@@ -1,6 +1,6 @@
 // SQL for agent sessions: summary rows, per-model usage, compressed documents and the facet/repo counters.
 // Every query is scoped by app_id.
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, PostgresAdapter } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
 import { insertRows, updateRowsById } from '../../db/bulk-insert.js';
 import { preparedQuery } from '../../db/prepared.js';
@@ -527,12 +527,27 @@ export function findBySessionId(db: Db, appId: string, sessionId: string): Promi
   return findBySessionIdQuery(db, appId, sessionId).executeTakeFirst();
 }
 
-/** findBySessionId's statement: the top-level session first, by the (app_id, session_id) index (migration 0024; exported for a test of its plan). */
+/**
+ * The range of `session_key` that a session id's keys fall in: the id itself (a top-level session) and
+ * `<id>#<agentId>` (its subagents, sessionKeyOf), as bytes compare ('#' < '$'); a key of another id in it (one
+ * that goes on with a character below '$') is left out by `session_id = ?`.
+ */
+export function sessionKeyRange(sessionId: string): [string, string] {
+  return [sessionId, `${sessionId}$`];
+}
+
+/**
+ * findBySessionId's statement, the top-level session first (exported for a test of its plan): on PostgreSQL by
+ * (app_id, session_id, is_subagent) (migration 0024), on SQLite by the range of the unique (app_id, session_key)
+ * index its keys fall in (SQLite compares text bytewise; see the migration for why no index there).
+ */
 export function findBySessionIdQuery(db: Db, appId: string, sessionId: string) {
-  return db
-    .selectFrom('sessions')
-    .selectAll()
-    .where('app_id', '=', appId)
+  let q = db.selectFrom('sessions').selectAll().where('app_id', '=', appId);
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+    const [lo, hi] = sessionKeyRange(sessionId);
+    q = q.where('session_key', '>=', lo).where('session_key', '<', hi);
+  }
+  return q
     .where('session_id', '=', sessionId)
     .orderBy('is_subagent', 'asc')
     .orderBy('created_at', 'asc')

@@ -5,12 +5,16 @@
 //   PostgreSQL for 25 ids in a factory of 100k sessions;
 // - GET /v1/sessions/{id} given a session id rather than a traceId (sessions/store.ts, findBySessionId):
 //   54-100 ms and 48-70 ms.
-// One index on (app_id, session_id, is_subagent) serves both: 0.3-0.5 ms and 0.2-0.3 ms on SQLite, 1.0-1.3 and
-// 0.9-2.9 on PostgreSQL (a scratch measurement at 100k sessions, issue 17). is_subagent because SQLite, which
-// keeps no statistics, otherwise took (app_id, is_subagent, cost_micros, id) for the lookup's `order by
-// is_subagent` and read the factory's rows again.
+// PostgreSQL: an index on (app_id, session_id, is_subagent) serves both: 1.0-1.3 and 0.9-2.9 ms (a scratch
+// measurement at 100k sessions, issue 17).
+// SQLite: no index. The same index there (0.3-0.5 and 0.2-0.3 ms) slowed the title search of goal 3 at 100k
+// sessions (q=on main p50 6.89-7.34 ms in four runs with it, 4.76-6.65 in three without, alternated). SQLite
+// compares text byte by byte, so these lookups read the range of the unique (app_id, session_key) index that
+// a session id's keys fall in instead (sessions/store.ts); PostgreSQL's collation may not order bytes.
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../connection.js';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  if (dialect !== 'postgres') return;
   await db.schema.createIndex('sessions_app_session_id').on('sessions').columns(['app_id', 'session_id', 'is_subagent']).execute();
 }
