@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { workItemArtifactsQuery } from '../../../src/areas/artifacts/store.js';
+import { planOf } from '../../helpers/plans.js';
 
 let gw: TestGateway;
 let a: Tenant;
@@ -29,20 +30,13 @@ describe("a work item's artifacts", () => {
   it('are read through the work item, session and pull-request indexes, never by the factory alone', async () => {
     const db = gw.app.attest.db;
     const query = workItemArtifactsQuery(db, a.appId, { workItemId: 'wi-7', pullRequests: [{ repository: 'acme/repo-1', number: 8 }, { repository: 'acme/repo-2', number: 9 }] }).compile();
-    const reads: string[] = [];
+    const steps = await planOf(gw, query);
     if (usingPostgres) {
-      const res = await db.executeQuery<{ 'QUERY PLAN': unknown }>({ ...query, sql: `explain (format json) ${query.sql}` });
-      const walk = (node: Record<string, unknown>) => {
-        if (node['Relation Name'] === 'artifacts' || typeof node['Index Name'] === 'string') reads.push(`${String(node['Node Type'])} ${String(node['Index Name'] ?? '')} ${String(node['Index Cond'] ?? '')}`.trim());
-        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-      };
-      walk((res.rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
-      expect(reads.join('\n')).not.toMatch(/Seq Scan/);
-      for (const index of ['artifacts_app_work_item', 'artifacts_app_session', 'artifacts_app_pr']) expect(reads.join('\n')).toContain(index);
+      const plan = steps.map((step) => step.text).join('\n');
+      expect(plan).not.toMatch(/Seq Scan/);
+      for (const index of ['artifacts_app_work_item', 'artifacts_app_session', 'artifacts_app_pr']) expect(plan).toContain(index);
     } else {
-      const res = await db.executeQuery<{ detail: string }>({ ...query, sql: `explain query plan ${query.sql}` });
-      reads.push(...res.rows.map((r) => r.detail).filter((d) => /\bartifacts\b/.test(d)));
-      expect([...reads].sort()).toEqual([
+      expect(steps.filter((step) => step.relation === 'artifacts').map((step) => step.text).sort()).toEqual([
         'SEARCH artifacts USING INDEX artifacts_app_pr (app_id=? AND repository=? AND pr_number=?)',
         'SEARCH artifacts USING INDEX artifacts_app_pr (app_id=? AND repository=? AND pr_number=?)',
         'SEARCH artifacts USING INDEX artifacts_app_session (app_id=? AND session_id=?)',

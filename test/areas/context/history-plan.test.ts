@@ -3,10 +3,11 @@
 // commit of the factory and testing its branch (issue 17). The plans are asked of the store for its very
 // statements on a factory of 2,000 commits on 20 branches (PostgreSQL after ANALYZE); the answers are read
 // through the API.
-import { sql, type Compilable } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { countCommitsQuery, pageOfCommitsQuery } from '../../../src/areas/context/store.js';
+import { planOf } from '../../helpers/plans.js';
 
 let gw: TestGateway;
 let a: Tenant;
@@ -24,22 +25,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => { await gw?.close(); });
 
-async function reads(query: Compilable<unknown>): Promise<string> {
-  const db = gw.app.attest.db;
-  const compiled = query.compile();
-  if (usingPostgres) {
-    const res = await db.executeQuery<{ 'QUERY PLAN': unknown }>({ ...compiled, sql: `explain (format json) ${compiled.sql}` });
-    return JSON.stringify(res.rows[0]!['QUERY PLAN']);
-  }
-  const res = await db.executeQuery<{ detail: string }>({ ...compiled, sql: `explain query plan ${compiled.sql}` });
-  return res.rows.map((r) => r.detail).join('\n');
-}
-
 describe("one branch's context history", () => {
   it('counts and pages the branch from (app_id, branch, seq)', async () => {
     const db = gw.app.attest.db;
     for (const query of [countCommitsQuery(db, a.appId, 'branch-7'), pageOfCommitsQuery(db, a.appId, 'branch-7', 25, 50)]) {
-      const plan = await reads(query);
+      const plan = (await planOf(gw, query.compile())).map((step) => step.text).join('\n');
       expect(plan).toContain('context_commits_app_branch_seq');
       if (usingPostgres) expect(plan).not.toContain('Seq Scan');
       else expect(plan).not.toMatch(/USE TEMP B-TREE|context_commits_app_seq/);

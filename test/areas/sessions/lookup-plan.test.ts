@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { insertBulk, sessionsByKeysQuery, type SessionRow } from '../../../src/areas/sessions/store.js';
 import { canonical, variant } from './fixtures.js';
+import { readsOf } from '../../helpers/plans.js';
 
 let gw: TestGateway;
 let a: Tenant;
@@ -36,29 +37,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => { await gw?.close(); });
 
-/** Every way the plan reads the sessions table, as "<how> <index or table>" (one entry per reading node). */
-async function readsOfSessions(keys: string[]): Promise<string[]> {
-  const db = gw.app.attest.db;
-  const query = sessionsByKeysQuery(db, gw.app.attest.dialect, a.appId, keys);
-  if (usingPostgres) {
-    const res = await db.executeQuery<{ 'QUERY PLAN': unknown }>({ ...query, sql: `explain (format json) ${query.sql}` });
-    const reads: string[] = [];
-    const walk = (node: Record<string, unknown>) => {
-      if (node['Relation Name'] === 'sessions') reads.push(`${String(node['Node Type'])} ${String(node['Index Name'] ?? 'sessions')} ${String(node['Index Cond'] ?? '')}`);
-      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-    };
-    walk((res.rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
-    return reads;
-  }
-  const res = await db.executeQuery<{ detail: string }>({ ...query, sql: `explain query plan ${query.sql}` });
-  return res.rows.map((r) => r.detail).filter((d) => /\bsessions\b/.test(d));
-}
-
 describe('the lookup a sync starts with', () => {
   const keys = Array.from({ length: 25 }, (_, i) => `seeded-key-${i * 97}`).concat(['not-stored-1']).sort();
 
   it('reads the sessions table only through the unique (app_id, session_key) index, one key at a time', async () => {
-    const reads = await readsOfSessions(keys);
+    const reads = await readsOf(gw, sessionsByKeysQuery(gw.app.attest.db, gw.app.attest.dialect, a.appId, keys), 'sessions');
     expect(reads.length).toBeGreaterThan(0);
     for (const read of reads) {
       if (usingPostgres) expect(read).toMatch(/^Index Scan sessions_app_key .*session_key = k\.session_key/);
