@@ -1,4 +1,5 @@
-// Multi-row INSERTs of the ingest path, written as SQL text instead of built by Kysely's query builder. Kysely
+// Multi-row INSERTs (and the UPDATEs of a sync's grown sessions, updateRowsById) of the ingest path, written as
+// SQL text instead of built by Kysely's query builder. Kysely
 // builds an operation node for every value and compiles them all on every call: a 25-row, 50-column insert
 // took 150 µs to build and compile against about 50 µs to write its text (issue 17, docs/performance.md,
 // Sixth round). The text of a shape (table, columns, row count, tail) is written once and reused; the values
