@@ -13,8 +13,8 @@
 // round): 4.8% more sessions/s, the event loop and the database server both a few percent lighter a session.
 // Rows holding bytes (documents) or a number JSON cannot carry (NaN, ±Infinity, which it would write as
 // null) are bound value by value as before.
-import { CompiledQuery, PostgresAdapter } from 'kysely';
-import type { Db } from './connection.js';
+import { CompiledQuery } from 'kysely';
+import { isPostgres, type Db } from './connection.js';
 
 type Row = object;
 
@@ -23,7 +23,7 @@ const texts = new Map<string, string>();
 const MAX_TEXTS = 512;
 
 function placeholderStyle(db: Db): 'dollar' | 'question' {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? 'dollar' : 'question';
+  return isPostgres(db) ? 'dollar' : 'question';
 }
 
 /** The text cached under `key`, written by `write` the first time. */

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'libsql';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type DatabaseIntrospector, type DatabaseMetadata, type PostgresDialectConfig, type SchemaMetadata, type TableMetadata } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type DatabaseIntrospector, type DatabaseMetadata, type PostgresDialectConfig, type SchemaMetadata, type TableMetadata } from 'kysely';
 import type { Database } from './schema.js';
 import { afterEachCommit } from './group-commit.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
@@ -11,6 +11,14 @@ import { ensurePrivateDir, ensurePrivateFile, narrowIfPresent } from '../server/
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
+
+/**
+ * Whether `db` (a store's handle or a transaction of it) runs on PostgreSQL: for the statements whose best
+ * form differs between the stores, where no context with the gateway's dialect is at hand.
+ */
+export function isPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
 
 export interface DbHandle {
   db: Db;

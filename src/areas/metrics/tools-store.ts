@@ -1,7 +1,7 @@
 // SQL of the per-session tool counters (session_tool_usage): written when a session is ingested, grouped
 // by tool for the breakdown. Scoped by factory.
-import { PostgresAdapter, sql, type CompiledQuery } from 'kysely';
-import type { Db } from '../../db/connection.js';
+import { sql, type CompiledQuery } from 'kysely';
+import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows } from '../../db/bulk-insert.js';
 import type { BreakdownRow, Scope, Window } from './store.js';
 
@@ -39,7 +39,7 @@ export async function replaceToolUsage(db: Db, appId: string, sessionIds: readon
  * never takes to an index. PostgreSQL plans by its statistics, which choose the key once the table is analyzed.
  */
 export function deleteToolUsageQuery(db: Db, appId: string, sessionIds: readonly string[]): CompiledQuery {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (isPostgres(db)) {
     return db.deleteFrom('session_tool_usage').where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).compile();
   }
   return sql`delete from session_tool_usage where session_id in (${sql.join([...sessionIds])}) and +app_id = ${appId}`.compile(db);

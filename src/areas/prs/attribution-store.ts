@@ -1,7 +1,7 @@
 // SQL of session ↔ pull-request attribution. Reads the sessions area's summary rows (its tables; nothing
 // of theirs is written here) joined with this area's pull_requests, always scoped by factory.
-import { PostgresAdapter, sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
+import { sql } from 'kysely';
+import { isPostgres, type Db } from '../../db/connection.js';
 import type { PullRequestRow } from './store.js';
 import { sessionKeyRange } from '../sessions/store.js';
 
@@ -70,7 +70,7 @@ export function sessionsBySessionIds(db: Db, appId: string, sessionIds: readonly
  * session_key) index its keys fall in, joined by `union all` (sessionKeyRange; no index there, see the migration).
  */
 export function sessionsBySessionIdsQuery(db: Db, appId: string, sessionIds: readonly string[]) {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (isPostgres(db)) {
     return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS).where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]);
   }
   const one = (sessionId: string) => {

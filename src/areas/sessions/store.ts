@@ -1,7 +1,7 @@
 // SQL for agent sessions: summary rows, per-model usage, compressed documents and the facet/repo counters.
 // Every query is scoped by app_id.
-import { CompiledQuery, PostgresAdapter } from 'kysely';
-import type { Db, Dialect } from '../../db/connection.js';
+import { CompiledQuery } from 'kysely';
+import { isPostgres, type Db, type Dialect } from '../../db/connection.js';
 import { insertRows, updateRowsById } from '../../db/bulk-insert.js';
 import { preparedQuery } from '../../db/prepared.js';
 
@@ -543,7 +543,7 @@ export function sessionKeyRange(sessionId: string): [string, string] {
  */
 export function findBySessionIdQuery(db: Db, appId: string, sessionId: string) {
   let q = db.selectFrom('sessions').selectAll().where('app_id', '=', appId);
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+  if (!isPostgres(db)) {
     const [lo, hi] = sessionKeyRange(sessionId);
     q = q.where('session_key', '>=', lo).where('session_key', '<', hi);
   }
