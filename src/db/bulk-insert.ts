@@ -15,6 +15,7 @@
 // null) are bound value by value as before.
 import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from './connection.js';
+import { rowsOfSessionsTids } from './rows-of-sessions.js';
 
 type Row = object;
 
@@ -108,25 +109,35 @@ function checkRows(caller: string, table: string, columns: readonly string[], ro
  * statement costs no round trip, or values JSON cannot carry) one update a row.
  */
 export async function updateRowsById(db: Db, table: string, appId: string, rows: readonly ({ id: string } & Row)[]): Promise<void> {
+  for (const query of updateRowsByIdQueries(db, table, appId, rows)) await db.executeQuery(query);
+}
+
+/**
+ * updateRowsById's statements, in order (exported so a test can ask the store for their plan). PostgreSQL finds
+ * the batch's rows one primary-key probe an id and updates them by `ctid` (db/rows-of-sessions.ts): joined on
+ * the id, it chose the join by its statistics and, for an app grown since they were gathered, hash-joined every
+ * row of the app on each sync.
+ */
+export function updateRowsByIdQueries(db: Db, table: string, appId: string, rows: readonly ({ id: string } & Row)[]): CompiledQuery[] {
   const first = rows[0];
-  if (first === undefined) return;
+  if (first === undefined) return [];
   const columns = Object.keys(first);
   const plainJson = checkRows('updateRowsById', table, columns, rows);
   const set = columns.filter((c) => c !== 'id');
   if (placeholderStyle(db) === 'dollar' && plainJson && rows.length > 1) {
     const text = cachedText(`update\u0000${table}\u0000${columns.join(',')}`, () =>
       `update "${table}" as t set ${set.map((c) => `"${c}" = v."${c}"`).join(', ')} ` +
-        `from json_populate_recordset(null::"${table}", $1::json) as v where t."app_id" = $2 and t."id" = v."id"`);
-    await db.executeQuery(CompiledQuery.raw(text, [JSON.stringify(rows), appId]));
-    return;
+        `from json_populate_recordset(null::"${table}", $1::json) as v ` +
+        `where t.ctid = any(${rowsOfSessionsTids(table, 'id', 'session', '$2', '$3')}) and t."id" = v."id"`);
+    return [CompiledQuery.raw(text, [JSON.stringify(rows), appId, rows.map((r) => r.id)])];
   }
   const text = cachedText(`update-one\u0000${placeholderStyle(db)}\u0000${table}\u0000${columns.join(',')}`, () => {
     const dollar = placeholderStyle(db) === 'dollar';
     const assignments = set.map((c, i) => `"${c}" = ${dollar ? `$${i + 1}` : '?'}`).join(', ');
     return `update "${table}" set ${assignments} where "app_id" = ${dollar ? `$${set.length + 1}` : '?'} and "id" = ${dollar ? `$${set.length + 2}` : '?'}`;
   });
-  for (const row of rows) {
+  return rows.map((row) => {
     const values = row as Record<string, unknown>;
-    await db.executeQuery(CompiledQuery.raw(text, [...set.map((c) => values[c]), appId, row.id]));
-  }
+    return CompiledQuery.raw(text, [...set.map((c) => values[c]), appId, row.id]);
+  });
 }

@@ -1,8 +1,9 @@
 // SQL of the per-session tool counters (session_tool_usage): written when a session is ingested, grouped
 // by tool for the breakdown. Scoped by factory.
-import { sql, type CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows } from '../../db/bulk-insert.js';
+import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
 import type { BreakdownRow, Scope, Window } from './store.js';
 
 export interface SessionToolUsageTable {
@@ -36,12 +37,12 @@ export async function replaceToolUsage(db: Db, appId: string, sessionIds: readon
  * (app_id, started_at) index instead and read every tool row of the factory to delete a few: 1.0-1.7 s for a
  * re-send of 25 grown sessions in a factory of 100k sessions (800k rows), on the event loop, against 1-2 ms by
  * the key (a scratch measurement, issue 17). The factory's condition stays, written `+app_id`, which SQLite
- * never takes to an index. PostgreSQL plans by its statistics, which choose the key once the table is analyzed.
+ * never takes to an index. PostgreSQL probes the key once a session, whatever its statistics say
+ * (db/rows-of-sessions.ts): with `session_id in (...)` it too read the app's rows through (app_id, started_at)
+ * while the table had no fresh statistics.
  */
 export function deleteToolUsageQuery(db: Db, appId: string, sessionIds: readonly string[]): CompiledQuery {
-  if (isPostgres(db)) {
-    return db.deleteFrom('session_tool_usage').where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).compile();
-  }
+  if (isPostgres(db)) return CompiledQuery.raw(deleteRowsOfSessionsText('session_tool_usage', 'session_id', 'session'), [appId, [...sessionIds]]);
   return sql`delete from session_tool_usage where session_id in (${sql.join([...sessionIds])}) and +app_id = ${appId}`.compile(db);
 }
 

@@ -2,9 +2,10 @@
 // session names itself as rows. Reads the sessions area's summary rows (nothing of theirs is written here),
 // always scoped by factory. A session links to a PR by naming it (session_pr_refs) or by running on its head
 // branch in the same repository before it closed: the same rule as attribution-store.ts.
-import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
+import { CompiledQuery, sql } from 'kysely';
+import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows } from '../../db/bulk-insert.js';
+import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
 
 export interface SessionPrRefsTable {
   app_id: string;
@@ -22,10 +23,19 @@ declare module '../../db/schema.js' {
 
 /** Replace the named PRs of these sessions (inside the ingest's transaction). */
 export async function replaceSessionPrRefs(db: Db, appId: string, sessionIds: readonly string[], rows: readonly SessionPrRefsTable[]): Promise<void> {
-  for (let i = 0; i < sessionIds.length; i += 500) {
-    await db.deleteFrom('session_pr_refs').where('app_id', '=', appId).where('session_id', 'in', sessionIds.slice(i, i + 500)).execute();
-  }
+  for (let i = 0; i < sessionIds.length; i += 500) await db.executeQuery(deleteSessionPrRefsQuery(db, appId, sessionIds.slice(i, i + 500)));
   for (let i = 0; i < rows.length; i += 500) await insertRows(db, 'session_pr_refs', rows.slice(i, i + 500), 'on conflict do nothing');
+}
+
+/**
+ * replaceSessionPrRefs's delete (exported so a test can ask the store for its plan): by the primary key
+ * (app_id, session_id, ...). PostgreSQL probes it once a session whatever its statistics say
+ * (db/rows-of-sessions.ts); with `session_id in (...)` it read all of the app's rows through
+ * (app_id, repository, number, session_id) while the table had no fresh statistics.
+ */
+export function deleteSessionPrRefsQuery(db: Db, appId: string, sessionIds: readonly string[]): CompiledQuery {
+  if (isPostgres(db)) return CompiledQuery.raw(deleteRowsOfSessionsText('session_pr_refs', 'session_id', 'app-then-session'), [appId, [...sessionIds]]);
+  return db.deleteFrom('session_pr_refs').where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).compile();
 }
 
 export interface SpendScope {

@@ -4,6 +4,7 @@ import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db, type Dialect } from '../../db/connection.js';
 import { insertRows, updateRowsById } from '../../db/bulk-insert.js';
 import { preparedQuery } from '../../db/prepared.js';
+import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
 
 export interface SessionsTable {
   id: string;
@@ -167,10 +168,19 @@ export async function modelUsageOf(db: Db, appId: string, sessionId: string): Pr
 
 /** Replace the usage rows of these sessions (those of `replacedSessionIds` are deleted first). */
 export async function replaceModelUsage(db: Db, appId: string, replacedSessionIds: string[], rows: ModelUsageRow[]): Promise<void> {
-  if (replacedSessionIds.length) {
-    await db.deleteFrom('session_model_usage').where('app_id', '=', appId).where('session_id', 'in', replacedSessionIds).execute();
-  }
+  if (replacedSessionIds.length) await db.executeQuery(deleteModelUsageQuery(db, appId, replacedSessionIds));
   for (let i = 0; i < rows.length; i += 500) await insertRows(db, 'session_model_usage', rows.slice(i, i + 500));
+}
+
+/**
+ * replaceModelUsage's delete (exported so a test can ask the store for its plan). SQLite reads the
+ * (app_id, session_id) index; PostgreSQL probes the primary key (session_id, model) once a session whatever its
+ * statistics say (db/rows-of-sessions.ts): with `session_id in (...)` it read all of the app's usage rows
+ * through (app_id, started_at) while the table had no fresh statistics.
+ */
+export function deleteModelUsageQuery(db: Db, appId: string, sessionIds: readonly string[]): CompiledQuery {
+  if (isPostgres(db)) return CompiledQuery.raw(deleteRowsOfSessionsText('session_model_usage', 'session_id', 'session'), [appId, [...sessionIds]]);
+  return db.deleteFrom('session_model_usage').where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).compile();
 }
 
 export async function putDocuments(db: Db, rows: SessionDocumentsTable[]): Promise<void> {
