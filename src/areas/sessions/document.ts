@@ -88,10 +88,20 @@ export interface SessionSummary {
   cost: SessionCost;
 }
 
-/** The session's identity in a factory: its id, and for a subagent transcript its agent id too. */
+/**
+ * The session's identity in a factory (`session_key`): its id, and for a subagent transcript its agent id too,
+ * `<id>#<agentId>`. The schema lets an id hold any character, so each part is written with `%` and `#` escaped
+ * (`%25`, `%23`): a top-level session whose id is `X#a` is then not the subagent `a` of session `X`, whose
+ * transcript it would otherwise have been merged into. An id without either character is its own key.
+ */
 export function sessionKeyOf(doc: Pick<AgentSessionV1, 'id' | 'subagent'>): string {
   const agentId = doc.subagent?.agentId;
-  return agentId ? `${doc.id}#${agentId}` : doc.id;
+  return agentId ? `${sessionKeyPart(doc.id)}#${sessionKeyPart(agentId)}` : sessionKeyPart(doc.id);
+}
+
+/** One part of a session key: `%` and `#` escaped, as migration 0026 writes them in SQL. */
+export function sessionKeyPart(id: string): string {
+  return id.includes('%') || id.includes('#') ? id.replace(/%/g, '%25').replace(/#/g, '%23') : id;
 }
 
 /**

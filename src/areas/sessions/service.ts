@@ -735,7 +735,7 @@ export async function getSession(ctx: FactoryContext, traceId: string): Promise<
   const [docRow, usage, parent, subagents] = await Promise.all([
     store.getDocument(ctx.db, ctx.appId, row.id),
     store.modelUsageOf(ctx.db, ctx.appId, row.id),
-    row.parent_session_id ? store.findByKey(ctx.db, ctx.appId, row.parent_session_id) : undefined,
+    row.parent_session_id ? store.findTopLevelBySessionId(ctx.db, ctx.appId, row.parent_session_id) : undefined,
     row.is_subagent ? [] : store.subagentsOf(ctx.db, ctx.appId, row.session_id, SUBAGENTS_LISTED),
   ]);
   if (!docRow) throw apiError('session_not_found', 'No such session in this factory.');

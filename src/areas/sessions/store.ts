@@ -5,6 +5,7 @@ import { isPostgres, type Db, type Dialect } from '../../db/connection.js';
 import { insertRows, updateRowsById } from '../../db/bulk-insert.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
+import { sessionKeyOf, sessionKeyPart } from './document.js';
 
 export interface SessionsTable {
   id: string;
@@ -538,12 +539,14 @@ export function findBySessionId(db: Db, appId: string, sessionId: string): Promi
 }
 
 /**
- * The range of `session_key` that a session id's keys fall in: the id itself (a top-level session) and
- * `<id>#<agentId>` (its subagents, sessionKeyOf), as bytes compare ('#' < '$'); a key of another id in it (one
- * that goes on with a character below '$') is left out by `session_id = ?`.
+ * The range of `session_key` that a session id's keys fall in: the id's key part itself (a top-level session)
+ * and `<part>#<agentId>` (its subagents; sessionKeyOf, which escapes any `#` of the id), as bytes compare
+ * ('#' < '$'); a key of another id in it (one that goes on with a character below '$') is left out by
+ * `session_id = ?`.
  */
 export function sessionKeyRange(sessionId: string): [string, string] {
-  return [sessionId, `${sessionId}$`];
+  const part = sessionKeyPart(sessionId);
+  return [part, `${part}$`];
 }
 
 /**
@@ -565,9 +568,9 @@ export function findBySessionIdQuery(db: Db, appId: string, sessionId: string) {
     .limit(1);
 }
 
-/** The session a subagent's `parentSessionId` names (its key is the parent document's id). */
-export function findByKey(db: Db, appId: string, key: string) {
-  return db.selectFrom('sessions').select(['id', 'title']).where('app_id', '=', appId).where('session_key', '=', key).executeTakeFirst();
+/** The top-level session of this id: the session a subagent's `parentSessionId` names. */
+export function findTopLevelBySessionId(db: Db, appId: string, sessionId: string) {
+  return db.selectFrom('sessions').select(['id', 'title']).where('app_id', '=', appId).where('session_key', '=', sessionKeyOf({ id: sessionId })).executeTakeFirst();
 }
 
 /** The subagent sessions whose parent is `parentSessionId`, oldest first (capped: a page lists, never dumps). */
