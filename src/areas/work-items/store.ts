@@ -1,7 +1,7 @@
 // SQL for work items, their claims and the pull requests declared onto them. Every query names the
 // factory (app_id); rules (liveness, startability, who may do what) live in service.ts.
 import { sql, type Transaction } from 'kysely';
-import type { Db } from '../../db/connection.js';
+import { isPostgres, type Db } from '../../db/connection.js';
 import type { Database } from '../../db/schema.js';
 import { kindLiteral } from '../../db/literals.js';
 import { preparedQuery } from '../../db/prepared.js';
@@ -301,15 +301,36 @@ export async function upsertPullRequest(db: Db, row: WorkItemPullRequestsTable):
 }
 
 export function listPullRequests(db: Db, appId: string, workItemId: string) {
+  return listPullRequestsQuery(db, appId, workItemId).execute();
+}
+
+/**
+ * listPullRequests's statement (exported so a test can ask the store for its plan): one item's links, by the
+ * primary key (work_item_id, repository, number). Without statistics both stores also read the factory's links
+ * through (app_id, repository, number) (issue 17): SQLite, which never has statistics here, read them instead
+ * of the key (1.07 ms against 0.024 for an item at 20,000 links of the factory); PostgreSQL ANDed them with the
+ * key while the table was not analyzed. SQLite's factory condition is written `+app_id`, which it never takes to
+ * an index; PostgreSQL's is checked outside a subquery that `offset 0` keeps whole, so the item's rows are found
+ * by the key alone.
+ */
+export function listPullRequestsQuery(db: Db, appId: string, workItemId: string) {
+  if (isPostgres(db)) {
+    return db
+      .selectFrom((eb) => eb.selectFrom('work_item_pull_requests').selectAll().where('work_item_id', '=', workItemId).offset(0).as('l'))
+      .selectAll()
+      .where('l.app_id', '=', appId)
+      .orderBy('l.linked_at')
+      .orderBy('l.repository')
+      .orderBy('l.number');
+  }
   return db
     .selectFrom('work_item_pull_requests')
     .selectAll()
-    .where('app_id', '=', appId)
+    .where(sql`+app_id`, '=', appId)
     .where('work_item_id', '=', workItemId)
     .orderBy('linked_at')
     .orderBy('repository')
-    .orderBy('number')
-    .execute();
+    .orderBy('number');
 }
 
 /** Items a pull request is declared onto (any case of `owner/repo`), oldest link first. */
