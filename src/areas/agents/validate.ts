@@ -19,16 +19,44 @@ const INT32_FIELDS: readonly string[][] = [
   ['turns', '[]', 'usage', 'in'], ['turns', '[]', 'usage', 'out'], ['turns', '[]', 'usage', 'cacheRead'], ['turns', '[]', 'usage', 'cacheCreate'],
 ];
 
+/**
+ * Strings of AgentSession v1 the gateway keeps in indexed columns, which the published schema leaves unbounded:
+ * the session key (id, agent id), the parent link, the list's repository and branch indexes, the facet, model
+ * usage and tool counter keys, and the repository of a PR a session names (from its URL). PostgreSQL's btree
+ * refuses an index entry over 2,704 bytes, so one long value answered 500 for the whole sync (and SQLite stored
+ * what PostgreSQL could not). At 200 characters (800 bytes at most) even the widest entry, (app_id, repo,
+ * is_subagent, branch, started_at, id), stays far below that limit; 200 is also the longest id
+ * GET /v1/sessions/{id} takes. A PR URL carries its repository: 500.
+ */
+export const STRING_BOUNDS: readonly { path: readonly string[]; maxLength: number }[] = [
+  { path: ['id'], maxLength: 200 },
+  { path: ['subagent', 'agentId'], maxLength: 200 },
+  { path: ['subagent', 'parentSessionId'], maxLength: 200 },
+  { path: ['env', 'gitRepo'], maxLength: 200 },
+  { path: ['env', 'gitBranch'], maxLength: 200 },
+  { path: ['agent', 'type'], maxLength: 200 },
+  { path: ['models', '[]'], maxLength: 200 },
+  { path: ['turns', '[]', 'model'], maxLength: 200 },
+  { path: ['turns', '[]', 'toolCalls', '[]', 'name'], maxLength: 200 },
+  { path: ['outcome', 'prUrl'], maxLength: 500 },
+  { path: ['outcome', 'prs', '[]', 'prUrl'], maxLength: 500 },
+];
+/** The same bound for a `pr_linked` event's `data.prUrl`, which the schema leaves as an open object. */
+export const EVENT_PR_URL_MAX = 500;
+
 type Node = Record<string, unknown>;
+
+function schemaNode(schema: Node, path: readonly string[]): Node {
+  let node: Node | undefined = schema;
+  for (const key of path) node = (key === '[]' ? node?.items : (node?.properties as Node | undefined)?.[key]) as Node | undefined;
+  if (!node) throw new Error(`AgentSession schema has no ${path.join('.')}`);
+  return node;
+}
 
 function narrowed(schema: Node): Node {
   const copy = withNumberBounds(structuredClone(schema));
-  for (const path of INT32_FIELDS) {
-    let node: Node | undefined = copy;
-    for (const key of path) node = (key === '[]' ? node?.items : (node?.properties as Node | undefined)?.[key]) as Node | undefined;
-    if (!node) throw new Error(`AgentSession schema has no ${path.join('.')}`);
-    node.maximum = INT32_MAX;
-  }
+  for (const path of INT32_FIELDS) schemaNode(copy, path).maximum = INT32_MAX;
+  for (const { path, maxLength } of STRING_BOUNDS) schemaNode(copy, path).maxLength = maxLength;
   return copy;
 }
 
@@ -48,10 +76,16 @@ function describe(error: ErrorObject): string {
 export type SessionCheck = { ok: true; session: AgentSessionV1 } | { ok: false; reason: string };
 
 /**
- * What the fixture schema (kept verbatim) cannot say about the additive `usage.cacheCreate1h` of API.md §10:
- * when present it is an integer from 0 to the turn's `cacheCreate`.
+ * What the fixture schema (kept verbatim) cannot say: the additive `usage.cacheCreate1h` of API.md §10, when
+ * present, is an integer from 0 to the turn's `cacheCreate`; a `pr_linked` event's `data.prUrl` is bounded as
+ * the outcome's is (STRING_BOUNDS).
  */
 function checkAdditions(session: AgentSessionV1): string | null {
+  for (const [i, event] of session.events.entries()) {
+    const url = event.type === 'pr_linked' ? (event.data as { prUrl?: unknown } | undefined)?.prUrl : undefined;
+    // Counted in code points, as the schema's maxLength is.
+    if (typeof url === 'string' && url.length > EVENT_PR_URL_MAX && [...url].length > EVENT_PR_URL_MAX) return `events.${i}.data.prUrl must NOT have more than ${EVENT_PR_URL_MAX} characters`;
+  }
   for (const [i, turn] of session.turns.entries()) {
     const usage = turn.usage;
     if (!usage || !('cacheCreate1h' in usage)) continue;
