@@ -25,8 +25,7 @@ const INT32_FIELDS: readonly string[][] = [
  * usage and tool counter keys, and the repository of a PR a session names (from its URL). PostgreSQL's btree
  * refuses an index entry over 2,704 bytes, so one long value answered 500 for the whole sync (and SQLite stored
  * what PostgreSQL could not). At 200 characters (800 bytes at most) even the widest entry, (app_id, repo,
- * is_subagent, branch, started_at, id), stays far below that limit; 200 is also the longest id
- * GET /v1/sessions/{id} takes. A PR URL carries its repository: 500.
+ * is_subagent, branch, started_at, id), stays far below that limit. A PR URL carries its repository: 500.
  */
 export const STRING_BOUNDS: readonly { path: readonly string[]; maxLength: number }[] = [
   { path: ['id'], maxLength: 200 },
