@@ -78,6 +78,9 @@ describe('strings the gateway indexes, at their bound', () => {
   });
 });
 
+/** The first turn of the fixture that calls a tool. */
+const TOOL_TURN = (canonical('full').turns as { toolCalls?: unknown[] }[]).findIndex((t) => (t.toolCalls?.length ?? 0) > 0);
+
 describe('one character over the bound', () => {
   const cases: [string, (d: Doc) => void, string][] = [
     ['id', (d) => { d.id = wide(201); }, 'id must NOT have more than 200 characters'],
@@ -88,7 +91,7 @@ describe('one character over the bound', () => {
     ['agent.type', (d) => { d.agent.type = wide(201); }, 'agent.type must NOT have more than 200 characters'],
     ['models', (d) => { d.models = [wide(201)]; }, 'models.0 must NOT have more than 200 characters'],
     ['a turn\'s model', (d) => { d.turns[0]!.model = wide(201); }, 'turns.0.model must NOT have more than 200 characters'],
-    ['a tool name', (d) => { const t = d.turns.find((x) => x.toolCalls?.length)!; t.toolCalls![0]!.name = wide(201); }, `turns.${canonical('full').turns.findIndex((x) => x.toolCalls?.length)}.toolCalls.0.name must NOT have more than 200 characters`],
+    ['a tool name', (d) => { d.turns[TOOL_TURN].toolCalls[0].name = wide(201); }, `turns.${TOOL_TURN}.toolCalls.0.name must NOT have more than 200 characters`],
     ['outcome.prUrl', (d) => { d.outcome = { prNumber: 5, prUrl: prUrl(501) }; }, 'outcome.prUrl must NOT have more than 500 characters'],
     ['outcome.prs[].prUrl', (d) => { d.outcome = { prs: [{ prNumber: 6, prUrl: prUrl(501) }] }; }, 'outcome.prs.0.prUrl must NOT have more than 500 characters'],
     ['a pr_linked event\'s prUrl', (d) => { d.events = [{ type: 'pr_linked', seq: 1, ts: '2026-07-01T14:41:00.000Z', data: { prNumber: 7, prUrl: prUrl(501) } }]; }, 'events.0.data.prUrl must NOT have more than 500 characters'],
