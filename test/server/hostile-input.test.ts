@@ -93,19 +93,22 @@ describe('1. numbers that are not finite or do not fit their column', () => {
     await expectOk('/v1/artifacts?repository=acme/api&prNumber=7');
   });
 
-  it('an AgentSession whose chunk, PR number or turn tokens do not fit is rejected with a reason; the others are kept', async () => {
+  it('an AgentSession whose chunk, PR number (its outcome\'s or a pr_linked event\'s) or turn tokens do not fit is rejected with a reason; the others are kept', async () => {
     const good = variant(canonical('full'), (d: Doc) => { d.id = `fits-${crypto.randomUUID()}`; });
     const bigChunk = variant(canonical('full'), (d: Doc) => { d.id = 'big-chunk'; d.chunk = { of: 2147483648, part: 1, counts: { turns: 1, toolCalls: 0, errors: 0 } }; });
     const bigPr = variant(canonical('full'), (d: Doc) => { d.id = 'big-pr'; d.outcome = { prNumber: 2147483648 }; });
-    const body = JSON.stringify({ schemaVersion: 1, sessions: [good, bigChunk, bigPr, variant(canonical('full'), (d: Doc) => { d.id = 'inf-tokens'; d.turns[1].usage.in = 424242; })] })
+    // A pr_linked event's data is an open object in the schema; its PR lands in the same integer column.
+    const bigEventPr = variant(canonical('full'), (d: Doc) => { d.id = 'big-event-pr'; d.events = [{ type: 'pr_linked', seq: 1, ts: '2026-07-01T14:41:00.000Z', data: { prNumber: 2147483648 } }]; });
+    const body = JSON.stringify({ schemaVersion: 1, sessions: [good, bigChunk, bigPr, variant(canonical('full'), (d: Doc) => { d.id = 'inf-tokens'; d.turns[1].usage.in = 424242; }), bigEventPr] })
       .replace('"in":424242', '"in":1e999');
     const r = await gw.call('POST', '/v1/agents/sync', { token: t.loginToken, appId: t.appId, raw: body, headers: { 'content-type': 'application/json' } });
     expect(r.status, r.text.slice(0, 300)).toBe(200);
     const rejected = r.body.data.rejected as { index: number; reason: string }[];
-    expect(rejected.map((x) => x.index)).toEqual([1, 2, 3]);
+    expect(rejected.map((x) => x.index)).toEqual([1, 2, 3, 4]);
     expect(rejected[0]!.reason).toMatch(/chunk\.of/);
     expect(rejected[1]!.reason).toMatch(/outcome\.prNumber/);
     expect(rejected[2]!.reason).toMatch(/turns\.1\.usage\.in/);
+    expect(rejected[3]!.reason).toBe('events.0.data.prNumber must be <= 2147483647');
     const list = await expectOk('/v1/sessions?repoScope=all&limit=100');
     expect(list.body.data.sessions.map((x: { sessionId: string }) => x.sessionId)).toContain(good.id);
   });

@@ -76,14 +76,18 @@ export type SessionCheck = { ok: true; session: AgentSessionV1 } | { ok: false; 
 
 /**
  * What the fixture schema (kept verbatim) cannot say: the additive `usage.cacheCreate1h` of API.md §10, when
- * present, is an integer from 0 to the turn's `cacheCreate`; a `pr_linked` event's `data.prUrl` is bounded as
- * the outcome's is (STRING_BOUNDS).
+ * present, is an integer from 0 to the turn's `cacheCreate`; a `pr_linked` event's `data.prUrl` and
+ * `data.prNumber` are bounded as the outcome's are (STRING_BOUNDS, INT32_FIELDS): its PR is kept in the same
+ * columns (a prNumber of 2^31 answered 500 for the whole sync on PostgreSQL).
  */
 function checkAdditions(session: AgentSessionV1): string | null {
   for (const [i, event] of session.events.entries()) {
-    const url = event.type === 'pr_linked' ? (event.data as { prUrl?: unknown } | undefined)?.prUrl : undefined;
+    if (event.type !== 'pr_linked') continue;
+    const { prUrl, prNumber } = (event.data ?? {}) as { prUrl?: unknown; prNumber?: unknown };
     // Counted in code points, as the schema's maxLength is.
-    if (typeof url === 'string' && url.length > EVENT_PR_URL_MAX && [...url].length > EVENT_PR_URL_MAX) return `events.${i}.data.prUrl must NOT have more than ${EVENT_PR_URL_MAX} characters`;
+    if (typeof prUrl === 'string' && prUrl.length > EVENT_PR_URL_MAX && [...prUrl].length > EVENT_PR_URL_MAX) return `events.${i}.data.prUrl must NOT have more than ${EVENT_PR_URL_MAX} characters`;
+    // The PR it names is kept as an integer column, as the outcome's prNumber is (INT32_FIELDS).
+    if (typeof prNumber === 'number' && Number.isInteger(prNumber) && prNumber > INT32_MAX) return `events.${i}.data.prNumber must be <= ${INT32_MAX}`;
   }
   for (const [i, turn] of session.turns.entries()) {
     const usage = turn.usage;
