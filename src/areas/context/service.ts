@@ -76,6 +76,13 @@ export function isSafePath(path: string): boolean {
   return path.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 }
 
+/**
+ * The longest path a sync stores, in UTF-8 bytes. A path is a key of `context_files` and `context_changes`
+ * ((commit_id, path)), and PostgreSQL's btree refuses an entry over 2,704 bytes: 1,024 characters of three bytes
+ * each answered 500 there. 2,048 bytes keep every ASCII path of 1,024 characters.
+ */
+export const MAX_CONTEXT_PATH_BYTES = 2048;
+
 function sha256(bytes: Buffer | string): string {
   return crypto.createHash('sha256').update(bytes).digest('hex');
 }
@@ -91,6 +98,7 @@ function decodeFiles(files: SyncInput['files']): DecodedFile[] {
   const seen = new Set<string>();
   return files.map((f, i) => {
     if (!isSafePath(f.path)) throw bodyError(`files.${i}.path`, 'must be a relative path without empty, "." or ".." segments');
+    if (Buffer.byteLength(f.path, 'utf8') > MAX_CONTEXT_PATH_BYTES) throw bodyError(`files.${i}.path`, `must be at most ${MAX_CONTEXT_PATH_BYTES} bytes of UTF-8`);
     if (seen.has(f.path)) throw bodyError(`files.${i}.path`, 'is listed twice');
     seen.add(f.path);
     if (!BASE64.test(f.content)) throw bodyError(`files.${i}.content`, 'must be base64');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { contextVerification, contextVerifications } from '../../../src/areas/context/service.js';
 import type { FactoryContext } from '../../../src/server/context.js';
@@ -182,6 +182,23 @@ describe('context tree history', () => {
       expect(r.body.error.code).toBe('invalid_query_params');
     }
     expect((await gw.call('GET', '/v1/context/changes', as(t))).body.pagination.total).toBe(2);
+  });
+
+  it('stores a path of 2,048 bytes and refuses a longer one with 400, not a 500 (a path is an index key)', async () => {
+    // Three-byte characters: 1,024 of them (3,072 bytes) passed the character limit and answered 500 on PostgreSQL.
+    const own = await createTenant(gw, { plan: 'paid' });
+    const cjk = (n: number) => Array.from({ length: n }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20000))).join('');
+    const longest = `.outerlayer/${cjk(Math.floor((2048 - 12) / 3))}xx`;
+    expect(Buffer.byteLength(longest)).toBe(2048);
+    const tooLong = `.outerlayer/${cjk(1012)}`;
+    const refused = await gw.call('POST', '/v1/context/sync', { ...as(own), body: { commitSha: sha(9), files: [{ path: tooLong, content: b64('x') }] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_request_body', details: [{ path: 'files.0.path', message: 'must be at most 2048 bytes of UTF-8' }] });
+    const stored = await gw.call('POST', '/v1/context/sync', { ...as(own), body: { commitSha: sha(9), files: [{ path: longest, content: b64('the longest path') }] } });
+    expect(stored.status).toBe(201);
+    const read = await gw.call('GET', `/v1/context/source?path=${encodeURIComponent(longest)}`, as(own));
+    expect(read.status).toBe(200);
+    expect(Buffer.from(read.body.data.content, 'base64').toString()).toBe('the longest path');
   });
 
   it('needs a credential with context.read / context.write', async () => {
