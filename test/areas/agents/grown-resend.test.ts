@@ -3,13 +3,15 @@
 // statement for the whole sync (db/bulk-insert.ts, updateRowsById). The expected summaries are not computed
 // here: another factory receives the same whole transcripts as new sessions (the insert path), and each
 // grown session must read exactly as its fresh twin.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { raw, rawNames, type Doc } from '../sessions/fixtures.js';
 
 let gw: TestGateway;
 let grown: Tenant;
 let fresh: Tenant;
+withGatewayAndTenants((s) => ({ gw, a: grown, b: fresh } = s), { a: { plan: 'paid' }, b: { plan: 'paid' } });
 
 /** Top-level fixture transcripts with more than one turn, each under an id of its own. */
 const whole: Doc[] = rawNames()
@@ -34,13 +36,6 @@ async function summaries(t: Tenant): Promise<Map<string, Record<string, unknown>
     return [String(s.sessionId), rest];
   }));
 }
-
-beforeAll(async () => {
-  gw = await startGateway();
-  grown = await createTenant(gw, { plan: 'paid' });
-  fresh = await createTenant(gw, { plan: 'paid' });
-}, 60_000);
-afterAll(async () => { await gw?.close(); });
 
 describe('re-sending grown sessions in one sync', () => {
   it('updates every summary to its own whole transcript, as a fresh sync of it reads', async () => {

@@ -4,13 +4,15 @@
 // answered 500 for the whole sync there, while SQLite stored it. Those strings are bounded now (200 characters,
 // 500 for a PR URL): at the bound, in 4-byte characters, a session is stored and read back on both stores; one
 // character more and it alone is rejected with a reason naming the field.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { canonical, variant, type Doc } from '../sessions/fixtures.js';
 
 let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
+withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'paid' } });
 
 /** A character of four UTF-8 bytes (two UTF-16 units), so n of them are n characters and 4n bytes. */
 const wide = (n: number) => '𝄞'.repeat(n);
@@ -41,13 +43,6 @@ async function sync(sessions: Doc[]) {
   expect(r.status, r.text.slice(0, 300)).toBe(200);
   return r.body.data as { accepted: string[]; rejected: { index: number; id: string | null; reason: string }[] };
 }
-
-beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
-  b = await createTenant(gw, { plan: 'paid' });
-});
-afterAll(async () => { await gw?.close(); });
 
 describe('strings the gateway indexes, at their bound', () => {
   it('are stored and read back on this store, in characters of four bytes', async () => {

@@ -6,8 +6,9 @@
 // of 3,000 sessions the planner has never been told about (autovacuum off, as when an app grows faster than
 // autovacuum analyzes it).
 import { sql, type CompiledQuery } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { deleteModelUsageQuery, insertBulk, type ModelUsageRow, type SessionRow } from '../../../src/areas/sessions/store.js';
 import { deleteToolUsageQuery } from '../../../src/areas/metrics/tools-store.js';
 import { deleteSessionPrRefsQuery } from '../../../src/areas/prs/spend-store.js';
@@ -18,6 +19,7 @@ import { planOf, readsOf } from '../../helpers/plans.js';
 let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
+withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'paid' } });
 const SEEDED = 3_000;
 const TABLES = ['sessions', 'session_model_usage', 'session_tool_usage', 'session_pr_refs'] as const;
 /** 25 of the seeded sessions, as a sync would name them. */
@@ -29,9 +31,6 @@ async function count(table: (typeof TABLES)[number], appId: string): Promise<num
 }
 
 beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
-  b = await createTenant(gw, { plan: 'paid' });
   const db = gw.app.attest.db;
   if (usingPostgres) for (const table of TABLES) await sql`alter table ${sql.table(table)} set (autovacuum_enabled = false)`.execute(db);
   const r = await gw.call('POST', '/v1/agents/sync', { token: a.loginToken, appId: a.appId, body: { schemaVersion: 1, sessions: [variant(canonical('full'), (d) => { d.id = 'seed-template'; })] } });
@@ -54,7 +53,6 @@ beforeAll(async () => {
     await insertRows(trx, 'session_pr_refs', rows.map((s, i) => ({ app_id: a.appId, session_id: s.id, repository: 'github.com/acme/api', number: i % 50 })));
   });
 }, 120_000);
-afterAll(async () => { await gw?.close(); });
 
 /**
  * Every read the store's plan of `query` makes of `table` is by key. PostgreSQL: each session's rows are found by

@@ -3,17 +3,17 @@
 // factory's condition, both stores read every artifact of the factory and tested each row (issue 17). The plan is asked of the store for its very statement on a factory of 3,000 artifacts (PostgreSQL
 // after ANALYZE); what the statement answers is covered by work-item-artifacts.test.ts through the API.
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { workItemArtifactsQuery } from '../../../src/areas/artifacts/store.js';
 import { planOf } from '../../helpers/plans.js';
 
 let gw: TestGateway;
 let a: Tenant;
+withGatewayAndTenants((s) => ({ gw, a } = s), { a: { plan: 'paid' }, b: { plan: 'paid' } });
 
 beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
   const db = gw.app.attest.db;
   const rows = Array.from({ length: 3_000 }, (_, i) => ({
     id: `art-${i}`, org_id: a.orgId, app_id: a.appId, client_artifact_id: `client-${i}`, kind: 'screenshot', media_type: 'image/png',
@@ -24,7 +24,6 @@ beforeAll(async () => {
   for (let i = 0; i < rows.length; i += 500) await db.insertInto('artifacts').values(rows.slice(i, i + 500)).execute();
   if (usingPostgres) await sql`analyze artifacts`.execute(db);
 }, 120_000);
-afterAll(async () => { await gw?.close(); });
 
 describe("a work item's artifacts", () => {
   it('are read through the work item, session and pull-request indexes, never by the factory alone', async () => {

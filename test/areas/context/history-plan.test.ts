@@ -4,17 +4,17 @@
 // statements on a factory of 2,000 commits on 20 branches (PostgreSQL after ANALYZE); the answers are read
 // through the API.
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { countCommitsQuery, pageOfCommitsQuery } from '../../../src/areas/context/store.js';
 import { planOf } from '../../helpers/plans.js';
 
 let gw: TestGateway;
 let a: Tenant;
+withGatewayAndTenants((s) => ({ gw, a } = s), { a: { plan: 'paid' }, b: { plan: 'paid' } });
 
 beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
   const db = gw.app.attest.db;
   const rows = Array.from({ length: 2_000 }, (_, i) => ({
     id: `commit-${i}`, org_id: a.orgId, app_id: a.appId, seq: i + 1, commit_sha: i.toString(16).padStart(40, '0'), branch: `branch-${i % 20}`,
@@ -23,7 +23,6 @@ beforeAll(async () => {
   for (let i = 0; i < rows.length; i += 500) await db.insertInto('context_commits').values(rows.slice(i, i + 500)).execute();
   if (usingPostgres) await sql`analyze context_commits`.execute(db);
 }, 120_000);
-afterAll(async () => { await gw?.close(); });
 
 describe("one branch's context history", () => {
   it('counts and pages the branch from (app_id, branch, seq)', async () => {

@@ -4,8 +4,9 @@
 // the factory instead, about a second at 100k sessions, on the event loop (issue 17). The plan is asked of the
 // store for the very statement it runs; the counters are read back from the table.
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { deleteToolUsageQuery } from '../../../src/areas/metrics/tools-store.js';
 import { ingest, sessionDoc, type SessionSpec } from './sessions.js';
 import { planOf } from '../../helpers/plans.js';
@@ -13,6 +14,7 @@ import { planOf } from '../../helpers/plans.js';
 let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
+withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'paid' } });
 const SONNET = 'claude-sonnet-4-5';
 
 /** Session i of a factory: one turn calling Read and Bash, and, grown, a second turn calling Edit twice and Grep. */
@@ -36,9 +38,6 @@ async function counters(t: Tenant): Promise<Map<string, Record<string, string>>>
 }
 
 beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
-  b = await createTenant(gw, { plan: 'paid' });
   const auth = (t: Tenant) => ({ token: t.factoryKey, appId: t.appId });
   for (let i = 0; i < 200; i += 50) {
     expect((await ingest(gw, auth(a), Array.from({ length: 50 }, (_, k) => sessionDoc(spec('a', i + k, false))))).status).toBe(200);
@@ -46,7 +45,6 @@ beforeAll(async () => {
   // The other factory holds sessions of the same ids (the client's ids are its own business).
   expect((await ingest(gw, auth(b), Array.from({ length: 10 }, (_, k) => sessionDoc(spec('a', k, false))))).status).toBe(200);
 }, 120_000);
-afterAll(async () => { await gw?.close(); });
 
 describe('re-sending grown sessions', () => {
   it('deletes their old tool counters through the primary key, not by reading the factory\'s rows', async () => {

@@ -5,8 +5,9 @@
 // of the store for the very statement the sync runs, on an app of 3,000 sessions the planner has never been
 // told about (autovacuum off for the table, as when an app grows faster than autovacuum analyzes it).
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { insertBulk, sessionsByKeysQuery, type SessionRow } from '../../../src/areas/sessions/store.js';
 import { canonical, variant } from './fixtures.js';
 import { readsOf } from '../../helpers/plans.js';
@@ -14,6 +15,7 @@ import { readsOf } from '../../helpers/plans.js';
 let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
+withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'paid' } });
 const SEEDED = 3_000;
 
 async function sync(t: Tenant, ids: string[]) {
@@ -22,9 +24,6 @@ async function sync(t: Tenant, ids: string[]) {
 }
 
 beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
-  b = await createTenant(gw, { plan: 'paid' });
   const db = gw.app.attest.db;
   if (usingPostgres) await sql`alter table sessions set (autovacuum_enabled = false)`.execute(db);
   // One real session, then copies of its row under new keys: the app's size is what matters here.
@@ -35,7 +34,6 @@ beforeAll(async () => {
   }));
   await db.transaction().execute((trx) => insertBulk(trx, rows, []));
 }, 120_000);
-afterAll(async () => { await gw?.close(); });
 
 describe('the lookup a sync starts with', () => {
   const keys = Array.from({ length: 25 }, (_, i) => `seeded-key-${i * 97}`).concat(['not-stored-1']).sort();

@@ -5,8 +5,9 @@
 // (app_id, session_key) index that the id's keys fall in. The plans are asked of the store for its very
 // statements on a factory of 3,000 sessions (PostgreSQL after ANALYZE); the answers are read through the API.
 import { sql, type CompiledQuery } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { findBySessionIdQuery, insertBulk, type SessionRow } from '../../../src/areas/sessions/store.js';
 import { sessionsBySessionIdsQuery } from '../../../src/areas/prs/attribution-store.js';
 import { canonical, variant } from './fixtures.js';
@@ -15,11 +16,9 @@ import { planOf, readsOf } from '../../helpers/plans.js';
 let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
+withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'paid' } });
 
 beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
-  b = await createTenant(gw, { plan: 'paid' });
   const db = gw.app.attest.db;
   const first = await gw.call('POST', '/v1/agents/sync', { token: a.loginToken, appId: a.appId, body: { schemaVersion: 1, sessions: [variant(canonical('full'), (d) => { d.id = 'template'; })] } });
   expect(first.status).toBe(200);
@@ -30,7 +29,6 @@ beforeAll(async () => {
   await db.transaction().execute((trx) => insertBulk(trx, rows, []));
   if (usingPostgres) await sql`analyze sessions`.execute(db);
 }, 120_000);
-afterAll(async () => { await gw?.close(); });
 
 /** SQLite reads only the key range of sessions_app_key; PostgreSQL goes by sessions_app_session_id and never scans. */
 async function expectBySessionId(query: CompiledQuery) {

@@ -3,14 +3,16 @@
 // with subagent `1` of session `k`, and a sync merged the two transcripts into one. Keys escape `%` and `#` now
 // (sessions/document.ts), and migration 0026 rewrites the keys stored the old way.
 import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { canonical, variant, type Doc } from './fixtures.js';
 import { up as escapeStoredKeys } from '../../../src/db/migrations/0026_session_keys_escaped.js';
 
 let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
+withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'paid' } });
 
 /** A top-level session (no agentId) or a subagent transcript of `id`, titled so each can be told apart. */
 function doc(id: string, title: string, agentId?: string, parentSessionId?: string): Doc {
@@ -37,13 +39,6 @@ async function stored(t: Tenant): Promise<{ key: string; sessionId: string; titl
 async function detail(t: Tenant, id: string) {
   return gw.call('GET', `/v1/sessions/${encodeURIComponent(id)}`, { token: t.loginToken, appId: t.appId });
 }
-
-beforeAll(async () => {
-  gw = await startGateway();
-  a = await createTenant(gw, { plan: 'paid' });
-  b = await createTenant(gw, { plan: 'paid' });
-});
-afterAll(async () => { await gw?.close(); });
 
 const sessions = [
   doc('k', 'A top-level k'),
