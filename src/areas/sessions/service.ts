@@ -198,12 +198,11 @@ export async function storeSessions(
   ctx: FactoryContext, db: Db, docs: readonly AgentSessionV1[], actor: SessionActor, prepared: PreparedSessions = new Map(),
 ): Promise<void> {
   if (!docs.length) return;
-  const dialect = ctx.gateway.dialect;
   const now = ctx.clock.now();
 
   const pending = new Map<string, Pending>();
   const load = async (keys: string[]) => {
-    const rows = await store.findByKeys(db, dialect, ctx.appId, keys);
+    const rows = await store.findByKeys(db, ctx.appId, keys);
     const stored = await store.getDocuments(db, ctx.appId, rows.map((r) => r.id));
     const docById = new Map(stored.map((d) => [d.session_id, d]));
     for (const row of rows) {

@@ -126,9 +126,9 @@ export type FacetKind = 'actor' | 'agentType' | 'branch' | 'model' | 'workerKind
  * The stored rows of these sessions, locked for the rest of the transaction on PostgreSQL, in the order of
  * `sessionKeys` there (callers sort them, so concurrent syncs lock in one order and never deadlock).
  */
-export async function findByKeys(db: Db, dialect: Dialect, appId: string, sessionKeys: string[]): Promise<SessionRow[]> {
+export async function findByKeys(db: Db, appId: string, sessionKeys: string[]): Promise<SessionRow[]> {
   if (!sessionKeys.length) return [];
-  return (await db.executeQuery(sessionsByKeysQuery(db, dialect, appId, sessionKeys))).rows;
+  return (await db.executeQuery(sessionsByKeysQuery(db, appId, sessionKeys))).rows;
 }
 
 /**
@@ -139,8 +139,8 @@ export async function findByKeys(db: Db, dialect: Dialect, appId: string, sessio
  * sync: 5,175 rows read to find none, 3.4 ms, at 5k sessions (auto_explain), and growing with the app.
  * Equality on every column of a unique index is at most one row whatever the statistics say.
  */
-export function sessionsByKeysQuery(db: Db, dialect: Dialect, appId: string, sessionKeys: string[]): CompiledQuery<SessionRow> {
-  if (dialect === 'sqlite') return db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('session_key', 'in', sessionKeys).compile();
+export function sessionsByKeysQuery(db: Db, appId: string, sessionKeys: string[]): CompiledQuery<SessionRow> {
+  if (!isPostgres(db)) return db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('session_key', 'in', sessionKeys).compile();
   return CompiledQuery.raw(
     'select s.* from unnest($2::text[]) with ordinality as k(session_key, n) cross join lateral ' +
       '(select * from "sessions" where "app_id" = $1 and "session_key" = k.session_key for update) as s order by k.n',

@@ -39,7 +39,7 @@ describe('the lookup a sync starts with', () => {
   const keys = Array.from({ length: 25 }, (_, i) => `seeded-key-${i * 97}`).concat(['not-stored-1']).sort();
 
   it('reads the sessions table only through the unique (app_id, session_key) index, one key at a time', async () => {
-    const reads = await readsOf(gw, sessionsByKeysQuery(gw.app.attest.db, gw.app.attest.dialect, a.appId, keys), 'sessions');
+    const reads = await readsOf(gw, sessionsByKeysQuery(gw.app.attest.db, a.appId, keys), 'sessions');
     expect(reads.length).toBeGreaterThan(0);
     for (const read of reads) {
       if (usingPostgres) expect(read).toMatch(/^Index Scan sessions_app_key .*session_key = k\.session_key/);
@@ -49,10 +49,10 @@ describe('the lookup a sync starts with', () => {
 
   it('answers the stored ones among the keys, and a sync of them merges instead of adding', async () => {
     const db = gw.app.attest.db;
-    const found = (await db.executeQuery(sessionsByKeysQuery(db, gw.app.attest.dialect, a.appId, keys))).rows.map((r) => r.session_key);
+    const found = (await db.executeQuery(sessionsByKeysQuery(db, a.appId, keys))).rows.map((r) => r.session_key);
     expect([...found].sort()).toEqual(keys.filter((k) => k.startsWith('seeded-')).sort());
     // Another factory asking for the same keys finds none of them.
-    expect((await db.executeQuery(sessionsByKeysQuery(db, gw.app.attest.dialect, b.appId, keys))).rows).toEqual([]);
+    expect((await db.executeQuery(sessionsByKeysQuery(db, b.appId, keys))).rows).toEqual([]);
 
     const before = await db.selectFrom('sessions').select((e) => e.fn.countAll<number | string>().as('n')).where('app_id', '=', a.appId).executeTakeFirstOrThrow();
     const r = await sync(a, ['seeded-key-0', 'seeded-key-97', 'fresh-after-seed']);
@@ -69,7 +69,7 @@ describe('the lookup a sync starts with', () => {
     expect((await sync(b, odd)).status).toBe(200);
     const count = async () => Number((await db.selectFrom('sessions').select((e) => e.fn.countAll<number | string>().as('n')).where('app_id', '=', b.appId).executeTakeFirstOrThrow()).n);
     expect(await count()).toBe(odd.length);
-    const found = (await db.executeQuery(sessionsByKeysQuery(db, gw.app.attest.dialect, b.appId, [...odd].sort()))).rows.map((r) => r.session_key);
+    const found = (await db.executeQuery(sessionsByKeysQuery(db, b.appId, [...odd].sort()))).rows.map((r) => r.session_key);
     expect([...found].sort()).toEqual([...odd].sort());
     // Sent again, they merge into the stored rows: none is taken for new.
     const again = await sync(b, odd);
