@@ -109,8 +109,13 @@ function send(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.status(err.status).send({ error: { code: err.code, message: err.message, ...err.extra } });
 }
 
-/** The longest path parameter the router matches; a longer one answers 414 uri_too_long. */
-export const MAX_PARAM_LENGTH = 100;
+/**
+ * The longest path parameter the router matches, in UTF-16 units as the router counts it (after decoding); a
+ * longer one answers 414 uri_too_long. The longest value a route looks up is a session's own id, which a sync
+ * stores up to 200 characters (agents/validate.ts): 400 units when every one is outside the BMP. At 100, an
+ * id of 101–200 characters was stored but `GET /v1/sessions/{id}` answered 414 for it.
+ */
+export const MAX_PARAM_LENGTH = 400;
 
 /**
  * Errors the router raises before any route (or hook) runs: a path that is not valid percent-encoding
@@ -123,7 +128,7 @@ export function frameworkErrors(error: FastifyError, _req: FastifyRequest, reply
       err = apiError('invalid_url', 'The URL path is not valid percent-encoding.');
       break;
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      err = apiError('uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`, { limit: MAX_PARAM_LENGTH });
+      err = apiError('uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters (UTF-16 units after decoding).`, { limit: MAX_PARAM_LENGTH });
       break;
     default:
       err = apiError('internal_error', 'The gateway failed unexpectedly. Quote the request id when reporting it.', { request_id: reply.request.id });

@@ -72,7 +72,7 @@ export const ERROR_CODES = {
   // 413
   payload_too_large: { status: 413, description: 'The body is larger than the route accepts; see limit (bytes).' },
   // 414
-  uri_too_long: { status: 414, description: 'A path segment is longer than the gateway accepts; see limit (characters).' },
+  uri_too_long: { status: 414, description: 'A path segment is longer than the gateway accepts; see limit (UTF-16 units after decoding).' },
   // 416
   range_not_satisfiable: { status: 416, description: 'The Range header selects no byte of the content; see Content-Range for its length.' },
   // 408

@@ -170,7 +170,7 @@ export const HOSTILE_QUERY: readonly string[] = [...QUERY_NUL, ...QUERY_NUMBERS,
 
 /** Path parameter values (percent-encoded). */
 export const HOSTILE_PATH: readonly string[] = [
-  '%ZZ', '%00', 'a%00b', 'x'.repeat(101), 'x'.repeat(100), 'Infinity', '-1', '0', '2147483648', '1e999', '..', '%2e%2e', '%2F',
+  '%ZZ', '%00', 'a%00b', 'x'.repeat(401), 'x'.repeat(400), 'x'.repeat(101), 'Infinity', '-1', '0', '2147483648', '1e999', '..', '%2e%2e', '%2F',
   '%E2%80%AE', '%FF', '%C0%AF', '11111111-1111-4111-8111-111111111111', 'null', '%20', '%01',
 ];
 

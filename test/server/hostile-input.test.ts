@@ -225,10 +225,16 @@ describe('6. errors Fastify and Node raise themselves answer the envelope', () =
     expectRefused(r, 400, 'invalid_url');
   });
 
-  it('a path parameter over 100 characters → 414 uri_too_long with the limit', async () => {
-    const r = await gw.call('GET', `/v1/work-items/${'a'.repeat(101)}`, auth());
+  it('a path parameter over 400 characters → 414 uri_too_long with the limit; 400 reach the route', async () => {
+    const r = await gw.call('GET', `/v1/work-items/${'a'.repeat(401)}`, auth());
     expectRefused(r, 414, 'uri_too_long');
-    expect(r.body.error.limit).toBe(100);
+    expect(r.body.error.limit).toBe(400);
+    // Counted as the router counts, after decoding: 200 characters outside the BMP are 400 units.
+    const wide = await gw.call('GET', `/v1/work-items/${encodeURIComponent('𝄞'.repeat(201))}`, auth());
+    expectRefused(wide, 414, 'uri_too_long');
+    // At the limit the route's own schema answers (a work item's id is at most 64 characters).
+    const atLimit = await gw.call('GET', `/v1/work-items/${'a'.repeat(400)}`, auth());
+    expectRefused(atLimit, 400, 'invalid_path_params');
   });
 
   it('a URL over 16 KiB → 431 headers_too_large, and bytes that are not HTTP → 400 malformed_request (real socket)', async () => {

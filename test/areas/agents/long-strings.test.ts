@@ -67,6 +67,11 @@ describe('strings the gateway indexes, at their bound', () => {
     const detail = await gw.call('GET', `/v1/sessions/${top.traceId}`, { token: a.loginToken, appId: a.appId });
     expect(detail.status).toBe(200);
     expect(detail.body.data.subagents.map((s: { subagentId: string }) => s.subagentId)).toEqual(['#'.repeat(200)]);
+    // By its own id, 200 characters of two UTF-16 units each (the router's limit counts units): the session, not 414.
+    const byId = await gw.call('GET', `/v1/sessions/${encodeURIComponent(id)}`, { token: a.loginToken, appId: a.appId });
+    expect(byId.status, byId.text.slice(0, 200)).toBe(200);
+    expect(byId.body.data.traceId).toBe(top.traceId);
+    expect(byId.body.data.sessionId).toBe(id);
     // Another factory sees none of it.
     const other = await gw.call('GET', `/v1/sessions/${top.traceId}`, { token: b.loginToken, appId: b.appId });
     expect(other.status).toBe(404);
