@@ -89,14 +89,18 @@ export interface SessionSummary {
 }
 
 /**
- * The session's identity in a factory (`session_key`): its id, and for a subagent transcript its agent id too,
- * `<id>#<agentId>`. The schema lets an id hold any character, so each part is written with `%` and `#` escaped
- * (`%25`, `%23`): a top-level session whose id is `X#a` is then not the subagent `a` of session `X`, whose
- * transcript it would otherwise have been merged into. An id without either character is its own key.
+ * The session's identity in a factory (`session_key`): its id, and for a subagent transcript (one with an agent
+ * id or a parent, as summarize's isSubagent) its agent id too, `<id>#<agentId>`. The schema lets an id hold any
+ * character, so each part is written with `%` and `#` escaped (`%25`, `%23`): a top-level session whose id is
+ * `X#a` is then not the subagent `a` of session `X`, whose transcript it would otherwise have been merged into.
+ * An id without either character is its own key. A subagent without an agent id (the schema lets it be absent)
+ * is `<id>#`: under its parent's id (Claude Code writes subagents so) it had the parent's key and a sync merged
+ * the two transcripts, the shorter one lost (migration 0027).
  */
 export function sessionKeyOf(doc: Pick<AgentSessionV1, 'id' | 'subagent'>): string {
-  const agentId = doc.subagent?.agentId;
-  return agentId ? `${sessionKeyPart(doc.id)}#${sessionKeyPart(agentId)}` : sessionKeyPart(doc.id);
+  const sub = doc.subagent;
+  if (!sub || !(sub.agentId || sub.parentSessionId)) return sessionKeyPart(doc.id);
+  return `${sessionKeyPart(doc.id)}#${sub.agentId ? sessionKeyPart(sub.agentId) : ''}`;
 }
 
 /** One part of a session key: `%` and `#` escaped, as migration 0026 writes them in SQL. */

@@ -1,13 +1,16 @@
 // A session's identity in a factory is its id, and for a subagent transcript its id and agent id. The
 // AgentSession schema lets an id hold any character: a top-level session whose id is `k#1` used to share its key
 // with subagent `1` of session `k`, and a sync merged the two transcripts into one. Keys escape `%` and `#` now
-// (sessions/document.ts), and migration 0026 rewrites the keys stored the old way.
+// (sessions/document.ts), and migration 0026 rewrites the keys stored the old way. A subagent transcript without
+// an agent id (the schema lets it be absent) had its parent's key when it carried its parent's id, as Claude Code
+// writes them: its key is `<id>#` now, and migration 0027 rewrites the stored ones.
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Tenant, TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { canonical, variant, type Doc } from './fixtures.js';
 import { up as escapeStoredKeys } from '../../../src/db/migrations/0026_session_keys_escaped.js';
+import { up as keySubagentsWithoutAgentId } from '../../../src/db/migrations/0027_subagent_keys_without_agent_id.js';
 
 let gw: TestGateway;
 let a: Tenant;
@@ -117,5 +120,83 @@ describe('migration 0026', () => {
     // The keys written by the gateway are already escaped: untouched.
     expect(await db.selectFrom('sessions').select(['id', 'session_key']).where('app_id', '=', a.appId).orderBy('id').execute()).toEqual(before);
     expect(Number((await sql<{ n: number }>`select count(*) as n from sessions where session_key like ${'\u0001%'}`.execute(db)).rows[0]!.n)).toBe(0);
+  });
+});
+
+/** A subagent transcript of parent `parentSessionId` that carries no agent id, `turns` of the fixture's turns long. */
+function subagentWithoutAgentId(id: string, parentSessionId: string, title: string, turns: number): Doc {
+  return variant(canonical('full'), (d) => {
+    d.id = id;
+    d.title = title;
+    d.subagent = { parentSessionId };
+    d.turns = d.turns.slice(0, turns);
+  });
+}
+
+describe('a subagent transcript without an agent id', () => {
+  it('under its parent\'s id is a session of its own, not merged into the parent, sent together or again', async () => {
+    const parent = doc('p', 'P top-level p');
+    const turns = parent.turns.length;
+    expect(turns).toBeGreaterThanOrEqual(2);
+    // Longer than the parent: merged, it replaced the parent's transcript; shorter, it was dropped as a stale retry.
+    const longer = variant(subagentWithoutAgentId('p', 'p', 'Q subagent of p', turns), (d) => { d.turns = [...d.turns, ...d.turns.slice(0, 1).map((t: Record<string, unknown>) => ({ ...t, index: turns }))]; });
+    await sync(a, [parent, longer]);
+    const rows = () => gw.app.attest.db.selectFrom('sessions').select(['session_key as key', 'title', 'turn_count as turns', 'is_subagent as sub'])
+      .where('app_id', '=', a.appId).where('session_id', '=', 'p').orderBy('title').execute();
+    const expected = [
+      { key: 'p', title: 'P top-level p', turns, sub: 0 },
+      { key: 'p#', title: 'Q subagent of p', turns: turns + 1, sub: 1 },
+    ];
+    expect(await rows()).toEqual(expected);
+    await sync(a, [longer, parent]);
+    await sync(a, [subagentWithoutAgentId('p', 'p', 'Q subagent of p', 1)]); // a shorter retry of the subagent: changes nothing
+    expect(await rows()).toEqual(expected);
+
+    const top = await detail(a, 'p');
+    expect(top.status).toBe(200);
+    expect(top.body.data.title).toBe('P top-level p');
+    expect(top.body.data.turns).toHaveLength(turns);
+    expect(top.body.data.subagents.map((s: { title: string; subagentId: string | null }) => [s.title, s.subagentId])).toEqual([['Q subagent of p', null]]);
+    const sub = await detail(a, top.body.data.subagents[0].traceId);
+    expect(sub.body.data.turns).toHaveLength(turns + 1);
+    expect(sub.body.data.parentTraceId).toBe(top.body.data.traceId);
+    expect((await detail(b, 'p')).status).toBe(404);
+  });
+
+  it('under an id of its own is found by that id and names its parent', async () => {
+    await sync(a, [subagentWithoutAgentId('s-own', 'p', 'R subagent s-own of p', 2)]);
+    const own = await detail(a, 's-own');
+    expect(own.status).toBe(200);
+    expect(own.body.data.isSubagent).toBe(true);
+    expect(own.body.data.parentTraceId).toBe((await detail(a, 'p')).body.data.traceId);
+    const keys = await gw.app.attest.db.selectFrom('sessions').select('session_key as key').where('app_id', '=', a.appId).where('session_id', '=', 's-own').execute();
+    expect(keys).toEqual([{ key: 's-own#' }]);
+  });
+});
+
+describe('migration 0027', () => {
+  it('gives stored subagents without an agent id the key `<id>#` and leaves every other key as it was', async () => {
+    const db = gw.app.attest.db;
+    const template = await db.selectFrom('sessions').selectAll().where('app_id', '=', a.appId).where('session_key', '=', 'k').executeTakeFirstOrThrow();
+    const old = [
+      { id: 'o27-1', session_key: 'q', session_id: 'q', subagent_id: null, is_subagent: 1, parent_session_id: 'q0' },
+      { id: 'o27-2', session_key: 'q%231', session_id: 'q#1', subagent_id: '', is_subagent: 1, parent_session_id: 'q0' },
+      { id: 'o27-3', session_key: 'q#x', session_id: 'q', subagent_id: 'x', is_subagent: 1, parent_session_id: 'q' },
+      { id: 'o27-4', session_key: 'q0', session_id: 'q0', subagent_id: null, is_subagent: 0, parent_session_id: null },
+    ];
+    await db.deleteFrom('sessions').where('app_id', '=', b.appId).execute();
+    await db.insertInto('sessions').values(old.map((r) => ({ ...template, ...r, app_id: b.appId, org_id: b.orgId }))).execute();
+    const before = await db.selectFrom('sessions').select(['id', 'session_key']).where('app_id', '=', a.appId).orderBy('id').execute();
+
+    await db.transaction().execute((trx) => keySubagentsWithoutAgentId(trx as unknown as Kysely<unknown>));
+
+    expect(await db.selectFrom('sessions').select(['id', 'session_key']).where('app_id', '=', b.appId).orderBy('id').execute()).toEqual([
+      { id: 'o27-1', session_key: 'q#' },
+      { id: 'o27-2', session_key: 'q%231#' },
+      { id: 'o27-3', session_key: 'q#x' },
+      { id: 'o27-4', session_key: 'q0' },
+    ]);
+    // The gateway's own keys are already written so: untouched.
+    expect(await db.selectFrom('sessions').select(['id', 'session_key']).where('app_id', '=', a.appId).orderBy('id').execute()).toEqual(before);
   });
 });
