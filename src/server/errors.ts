@@ -50,6 +50,7 @@ export const ERROR_CODES = {
   pull_request_not_found: { status: 404, description: 'No such pull request known to this factory.' },
   context_not_found: { status: 404, description: 'No such context commit or path.' },
   installation_not_found: { status: 404, description: 'GitHub does not know this installation of the App.' },
+  installation_binding_not_found: { status: 404, description: 'The App installation is not bound to this factory, so there is nothing to unbind.' },
   // 405
   method_not_allowed: { status: 405, description: 'The path exists but not with this method; see the Allow header.' },
   // 409

@@ -5,8 +5,8 @@ import { Data, DateTime, Nullable, Slug, Uuid, NoContent } from '../../server/sc
 import { PERMISSIONS, ROLES } from '../../server/permissions.js';
 import { PLANS } from '../orgs/service.js';
 import * as admin from './service.js';
-import { adminBind } from '../repositories/installations.js';
-import { Binding } from '../repositories/routes.js';
+import { adminBind, adminUnbind } from '../repositories/installations.js';
+import { Binding, Unbound } from '../repositories/routes.js';
 import { Int53 } from '../../server/schemas.js';
 
 const guard: RouteGuard = { credentials: ['admin_token'], factory: 'none' };
@@ -125,4 +125,14 @@ export const adminRoutes: AreaRoutes = (app) => {
     const { binding, created } = await adminBind(req.ctx, req.params.appId.toLowerCase(), req.body.installationId);
     return reply.status(created ? 201 : 200).send({ data: binding });
   });
+
+  app.delete('/v1/admin/apps/:appId/installations/:installationId', {
+    config: { guard },
+    schema: {
+      summary: 'Unbind a GitHub App installation from a factory, disconnecting the repositories connected through it', tags: ['admin'],
+      description: '200 with the repositories disconnected along with it. 404 app_not_found; 404 installation_binding_not_found when the factory has no binding of it. Needs no GitHub call.',
+      params: Type.Object({ appId: Uuid, installationId: Int53({ minimum: 1 }) }),
+      response: { 200: Data(Unbound) },
+    },
+  }, async (req) => ({ data: await adminUnbind(req.ctx, req.params.appId.toLowerCase(), req.params.installationId) }));
 };

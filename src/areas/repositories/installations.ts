@@ -6,6 +6,9 @@
 //   state (signature, expiry, not spent: its digest is stored when used), checks that the issuing user may
 //   still connect repositories there, asks GitHub whether the installation exists, and binds it;
 // - the operator: POST /v1/admin/apps/{appId}/installations with the admin token.
+// Either undoes it: DELETE /v1/github/installations/{id} (the factory) or DELETE /v1/admin/apps/{appId}/
+// installations/{id} (the operator), which also disconnects the repositories connected through it: they
+// were connected on the binding's authority, and builds would otherwise keep writing through it.
 // The state is signed, not stored, until it is spent: issuing a link writes nothing.
 import crypto from 'node:crypto';
 import { githubApp } from '../../codehost/github.js';
@@ -162,4 +165,43 @@ export async function adminBind(ctx: RequestContext, appId: string, installation
   if (!ctx.principal) throw apiError('internal_error', 'route is missing its admin guard');
   const found = await existingInstallation(ctx, installationId);
   return bind(ctx, { appId: app.appId, orgId: app.orgId, installationId, via: 'admin', by: null, actor: ctx.principal, found });
+}
+
+export interface Unbound {
+  installationId: number;
+  account: string | null;
+  /** The factory's repositories connected through the installation, disconnected with it (`owner/repo`). */
+  disconnectedRepositories: string[];
+}
+
+async function unbind(ctx: RequestContext, app: { appId: string; orgId: string }, installationId: number, actor: Principal | null): Promise<Unbound> {
+  const removed = await store.deleteBinding(ctx.db, app.appId, installationId);
+  if (!removed) throw apiError('installation_binding_not_found', `Installation ${installationId} is not bound to this factory.`, { installationId });
+  const { binding, repositories } = removed;
+  const disconnectedRepositories = repositories.map((r) => r.full_name);
+  await recordAudit(ctx.db, ctx.clock, {
+    orgId: app.orgId, actionType: 'installation.unbound', actor, targetType: 'app', targetId: app.appId,
+    targetIdentifier: `installation ${installationId}${binding.account ? ` (${binding.account})` : ''}`,
+    details: { installationId, account: binding.account, disconnectedRepositories },
+  });
+  for (const r of repositories) {
+    await recordAudit(ctx.db, ctx.clock, {
+      orgId: app.orgId, actionType: 'repository.disconnected', actor, targetType: 'repository', targetId: r.full_name,
+      targetIdentifier: r.full_name, details: { installationId, with: 'installation.unbound' },
+    });
+  }
+  return { installationId, account: binding.account, disconnectedRepositories };
+}
+
+/** The factory unbinds one of its installations (404 installation_binding_not_found when it has no such binding). */
+export function unbindFromFactory(ctx: FactoryContext, installationId: number): Promise<Unbound> {
+  return unbind(ctx, { appId: ctx.appId, orgId: ctx.orgId }, installationId, ctx.principal);
+}
+
+/** The operator unbinds an installation from a factory (admin token). */
+export async function adminUnbind(ctx: RequestContext, appId: string, installationId: number): Promise<Unbound> {
+  const app = await authStore.findLiveApp(ctx.db, appId);
+  if (!app) throw apiError('app_not_found', `No factory ${appId}.`);
+  if (!ctx.principal) throw apiError('internal_error', 'route is missing its admin guard');
+  return unbind(ctx, app, installationId, ctx.principal);
 }

@@ -4,7 +4,7 @@ import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Int53, NoContent, Nullable, Uuid } from '../../server/schemas.js';
 import { apiError } from '../../server/errors.js';
 import { connectRepository, disconnectRepository, listRepositories } from './service.js';
-import { completeInstall, issueInstallLink, listBindings } from './installations.js';
+import { completeInstall, issueInstallLink, listBindings, unbindFromFactory } from './installations.js';
 
 /** GitHub's owner and repository name rules (owner ≤ 39, name ≤ 100, letters, digits, - _ .). */
 const OWNER = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})';
@@ -30,6 +30,12 @@ export const Binding = Type.Object({
   account: Nullable(Type.String({ description: "the installation's account login, as GitHub named it when it was bound" })),
   boundVia: Type.Union([Type.Literal('install_link'), Type.Literal('admin')], { description: "install_link: through this factory's install link; admin: by the operator" }),
   boundAt: DateTime,
+});
+
+export const Unbound = Type.Object({
+  installationId: Type.Integer(),
+  account: Nullable(Type.String({ description: "the installation's account login, as it was bound" })),
+  disconnectedRepositories: Type.Array(Type.String({ description: '`owner/repo`' }), { description: "the factory's repositories connected through the installation, disconnected with it" }),
 });
 
 const READ = { credentials: ['factory_key', 'login_token'], permission: 'repositories.read' } as const;
@@ -78,6 +84,16 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
       response: { 200: Data(Type.Array(Binding)) },
     },
   }, async (req) => ({ data: await listBindings(factoryContext(req.ctx)) }));
+
+  app.delete('/v1/github/installations/:installationId', {
+    config: { guard: WRITE },
+    schema: {
+      summary: 'Unbind an App installation from this factory, disconnecting the repositories connected through it', tags: ['repositories'],
+      description: '200 with the repositories disconnected along with it (each is also a `repository.disconnected` in the audit log, beside `installation.unbound`). The installation stays installed on GitHub: uninstall it there to revoke the App everywhere. 404 installation_binding_not_found when this factory has no binding of it. Needs no GitHub call.',
+      params: Type.Object({ installationId: Int53({ minimum: 1 }) }),
+      response: { 200: Data(Unbound) },
+    },
+  }, async (req) => ({ data: await unbindFromFactory(factoryContext(req.ctx), req.params.installationId) }));
 
   app.get('/v1/github/setup', {
     // GitHub redirects the browser here; the signed state, not a credential, says which factory and user.

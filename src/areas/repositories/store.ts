@@ -100,6 +100,22 @@ export function listBindings(db: Db, appId: string): Promise<BindingRow[]> {
   return db.selectFrom('installation_bindings').selectAll().where('app_id', '=', appId).orderBy('installation_id').execute();
 }
 
+/**
+ * Removes the factory's binding of `installationId` and disconnects the repositories it connected through it,
+ * in one transaction: the binding goes first, so a repository connected meanwhile is refused or removed with
+ * it. The binding as it was and the repositories disconnected, or undefined when the factory had no binding.
+ */
+export async function deleteBinding(db: Db, appId: string, installationId: number): Promise<{ binding: BindingRow; repositories: RepositoryRow[] } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const binding = await findBinding(trx, appId, installationId);
+    if (!binding) return undefined;
+    await trx.deleteFrom('installation_bindings').where('app_id', '=', appId).where('installation_id', '=', installationId).execute();
+    const repositories = await trx.selectFrom('repositories').selectAll().where('app_id', '=', appId).where('installation_id', '=', installationId).orderBy('full_name_key').execute();
+    if (repositories.length > 0) await trx.deleteFrom('repositories').where('app_id', '=', appId).where('installation_id', '=', installationId).execute();
+    return { binding, repositories };
+  });
+}
+
 /** Inserts the binding; false when the factory already had it (the first binding is kept). */
 export async function insertBinding(db: Db, row: BindingRow): Promise<boolean> {
   try {

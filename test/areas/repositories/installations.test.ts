@@ -200,6 +200,91 @@ describe('binding App installations to factories', () => {
     }
     expect(code(await connect(a, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
   });
+  /** An installation bound to `t` through its install link, with `repos` repositories connected from it. */
+  async function boundWithRepositories(t: Tenant, repos: string[]): Promise<{ inst: DoubleInstallation; repositories: string[] }> {
+    const { inst, repository } = newInstallation();
+    const repositories = [repository, ...repos.map((name) => `${inst.account}/${name}`)];
+    for (const r of repositories.slice(1)) github.addRepository(r, { installation: inst });
+    expect((await setup(inst.id, (await linkFor(t)).state)).status).toBe(200);
+    for (const r of repositories) expect((await connect(t, r, inst.id)).status).toBe(201);
+    return { inst, repositories };
+  }
+  const unbind = (auth: { token?: string; appId?: string }, installationId: number | string) =>
+    gw.call('DELETE', `/v1/github/installations/${installationId}`, auth);
+  const connectedOf = async (t: Tenant) =>
+    (await gw.app.attest.db.selectFrom('repositories').select('full_name').where('app_id', '=', t.appId).orderBy('full_name').execute()).map((r) => r.full_name);
+  const boundOf = async (t: Tenant) =>
+    (await gw.call('GET', '/v1/github/installations', { token: t.factoryKey, appId: t.appId })).body.data.map((x: { installationId: number }) => x.installationId);
+
+  it('unbinding removes the binding and disconnects the repositories connected through it, and only those', async () => {
+    const { inst, repositories } = await boundWithRepositories(a, ['lib']);
+    const kept = await boundWithRepositories(a, []);
+    const before = await connectedOf(a);
+    const r = await unbind({ token: a.loginToken, appId: a.appId }, inst.id);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({ data: { installationId: inst.id, account: inst.account, disconnectedRepositories: [`${inst.account}/app`, `${inst.account}/lib`] } });
+    expect(await boundOf(a)).not.toContain(inst.id);
+    expect(await boundOf(a)).toContain(kept.inst.id);
+    expect(await connectedOf(a)).toEqual(before.filter((x) => !repositories.includes(x)));
+    expect(await connectedOf(a)).toContain(kept.repositories[0]);
+    // Connecting from it again needs a new binding; unbinding it again finds nothing.
+    expect(code(await connect(a, repositories[0]!, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+    const again = await unbind({ token: a.loginToken, appId: a.appId }, inst.id);
+    expect(code(again)).toEqual({ status: 404, code: 'installation_binding_not_found' });
+    expect(again.body.error.installationId).toBe(inst.id);
+    // The audit log has the unbinding and each repository it disconnected, by the caller.
+    const audit = async (actionType: string) =>
+      (await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=${actionType}`, { token: a.managementKey })).body.data as { target_identifier: string; actor_id: string }[];
+    expect((await audit('installation.unbound')).filter((row) => row.target_identifier === `installation ${inst.id} (${inst.account})`).map((row) => row.actor_id)).toEqual([a.ownerId]);
+    const disconnected = (await audit('repository.disconnected')).map((row) => row.target_identifier);
+    for (const repository of repositories) expect(disconnected).toContain(repository);
+    // A new install link binds it again.
+    expect((await setup(inst.id, (await linkFor(a)).state)).status).toBe(200);
+    expect((await connect(a, repositories[0]!, inst.id)).status).toBe(201);
+  });
+
+  it('unbinding: a factory key or login token with repositories.write; others are refused, and other factories see nothing', async () => {
+    const { inst, repositories } = await boundWithRepositories(a, []);
+    expect(code(await unbind({ appId: a.appId }, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
+    expect(code(await unbind({ token: 'atk_not_a_real_credential', appId: a.appId }, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
+    const reader = await addMember(gw, a, 'read');
+    const denied = await unbind({ token: reader.loginToken, appId: a.appId }, inst.id);
+    expect(code(denied)).toEqual({ status: 403, code: 'forbidden' });
+    expect(denied.body.error.required_permission).toBe('repositories.write');
+    // A's owner naming b's factory: the one 401.
+    expect(code(await unbind({ token: a.loginToken, appId: b.appId }, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
+    for (const [who, auth] of foreignCallers(b, sibling)) {
+      const r = await unbind(auth, inst.id);
+      expect(code(r), who).toEqual({ status: 404, code: 'installation_binding_not_found' });
+      expect(r.text, who).not.toContain(inst.account);
+    }
+    expect(await boundOf(a)).toContain(inst.id);
+    expect(await connectedOf(a)).toContain(repositories[0]);
+    for (const bad of ['abc', '0', '-1', '1.5', '9007199254740992']) {
+      expect(code(await unbind({ token: a.factoryKey, appId: a.appId }, bad)), bad).toEqual({ status: 400, code: 'invalid_path_params' });
+    }
+    const byKey = await unbind({ token: a.factoryKey, appId: a.appId }, inst.id);
+    expect(byKey.status).toBe(200);
+    expect(byKey.body.data.disconnectedRepositories).toEqual(repositories);
+  });
+
+  it('the operator unbinds an installation from a factory, and nobody else can that way', async () => {
+    const { inst, repositories } = await boundWithRepositories(b, []);
+    const adminUnbind = (token: string | undefined, appId: string, installationId: number) =>
+      gw.call('DELETE', `/v1/admin/apps/${appId}/installations/${installationId}`, token ? { token } : {});
+    for (const token of [undefined, a.loginToken, b.loginToken, b.factoryKey, b.managementKey]) {
+      expect(code(await adminUnbind(token, b.appId, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
+    }
+    expect(code(await adminUnbind(gw.adminToken, '0f0f0f0f-0000-4000-8000-000000000009', inst.id))).toEqual({ status: 404, code: 'app_not_found' });
+    expect(code(await adminUnbind(gw.adminToken, a.appId, inst.id))).toEqual({ status: 404, code: 'installation_binding_not_found' });
+    expect(await boundOf(b)).toContain(inst.id);
+    const r = await adminUnbind(gw.adminToken, b.appId, inst.id);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data).toEqual({ installationId: inst.id, account: inst.account, disconnectedRepositories: repositories });
+    expect(await boundOf(b)).not.toContain(inst.id);
+    expect(await connectedOf(b)).not.toContain(repositories[0]);
+  });
+
   // Last: it moves the clock on.
   it('housekeeping deletes a spent state once it has expired; it is still refused after', async () => {
     const { sql } = await import('kysely');
