@@ -219,6 +219,64 @@ describeInBrowser('dashboard: factory settings', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'settings.png'), fullPage: true });
   });
 
+  it('the App installations bound here are listed; unbind asks first, names what it disconnects, then does it', async () => {
+    await settings();
+    const table = page.getByTestId('installations-table');
+    await table.waitFor();
+    const bound = (await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data as { installationId: number; account: string }[];
+    expect(bound.map((b) => b.account).sort()).toEqual(['acme', 'drop', 'lag']);
+    const row = (account: string) => table.locator(`tr[data-installation="${bound.find((b) => b.account === account)!.installationId}"]`);
+    expect((await row('acme').locator('td').allInnerTexts()).slice(0, 3)).toEqual([String(bound.find((b) => b.account === 'acme')!.installationId), 'acme', 'the operator']);
+    expect(await table.locator('tbody tr').count()).toBe(3);
+
+    const lag = bound.find((b) => b.account === 'lag')!;
+    const dialog = page.getByRole('dialog', { name: `Unbind installation ${lag.installationId} (lag)?` });
+    await row('lag').getByRole('button', { name: 'Unbind' }).click();
+    await dialog.waitFor();
+    // It names the repository connected through that installation, read from GitHub when asked.
+    await dialog.getByTestId('unbind-affected').filter({ hasText: 'lag/app' }).waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data.map((b: { installationId: number }) => b.installationId)).toContain(lag.installationId);
+
+    await row('lag').getByRole('button', { name: 'Unbind' }).click();
+    await dialog.getByRole('button', { name: 'Unbind installation' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await page.getByTestId('unbound-notice').innerText()).toBe(`Installation ${lag.installationId} (lag) is no longer bound to this factory. Disconnected: lag/app.`);
+    await row('lag').waitFor({ state: 'detached' });
+    expect(await table.locator('tbody tr').count()).toBe(2);
+    // The repositories table above follows: lag/app is gone, the other two stay.
+    const repos = page.getByTestId('repositories-table');
+    await repos.locator('tr[data-repository="lag/app"]').waitFor({ state: 'detached' });
+    expect(await repos.locator('tbody tr').count()).toBe(2);
+    // And the API agrees: no binding, no connection, and connecting again needs a binding.
+    expect((await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data.map((b: { installationId: number }) => b.installationId)).not.toContain(lag.installationId);
+    const again = await gw.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository: 'lag/app', installationId: lag.installationId } });
+    expect(again.status).toBe(422);
+    expect(again.body.error.code).toBe('installation_not_bound');
+  });
+
+  it("'Install the App on GitHub' opens the App's install page with this factory's link; GitHub's return binds it", async () => {
+    await settings();
+    // GitHub's web pages are not part of the double: answer the navigation and read where it went.
+    await page.route(`${github.webUrl}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>GitHub</title>' }));
+    await page.getByRole('button', { name: 'Install the App on GitHub…' }).click();
+    await page.waitForURL(`${github.webUrl}/**`);
+    const url = new URL(page.url());
+    expect(url.pathname).toBe(`/apps/${github.slug}/installations/new`);
+    const state = url.searchParams.get('state')!;
+    expect(state.length).toBeGreaterThan(40);
+    // GitHub sends the browser back to the setup URL with the new installation.
+    const fresh = github.addInstallation('fresh');
+    github.addRepository('fresh/app', { installation: fresh });
+    const setup = await gw.call('GET', `/v1/github/setup?${new URLSearchParams({ installation_id: String(fresh.id), state, setup_action: 'install' })}`);
+    expect(setup.status, setup.text).toBe(200);
+    expect(setup.body.data.appId).toBe(t.appId);
+    await settings();
+    const freshRow = page.getByTestId('installations-table').locator(`tr[data-installation="${fresh.id}"]`);
+    expect((await freshRow.locator('td').allInnerTexts()).slice(0, 3)).toEqual([String(fresh.id), 'fresh', 'install link']);
+  });
+
   it('a display name and a pinned runner version saved here persist (read back through the API)', async () => {
     await settings();
     const factory = page.getByTestId('factory-form');
@@ -254,6 +312,8 @@ describeInBrowser('dashboard: factory settings', () => {
       expect(await p.getByTestId('factory-read-only').innerText()).toContain(app.display_name);
       expect(await p.getByTestId('api-keys-hidden').innerText()).toContain('cannot see');
       await p.getByTestId('repositories-table').waitFor();
+      await p.getByTestId('installations-table').waitFor();
+      expect(await p.getByTestId('installations-read-only').innerText()).toContain('repositories.write');
       // No write control anywhere on the page: no form, no input, no button but the shell's sign-out.
       expect(await p.locator('main form, main input, main select').count()).toBe(0);
       expect(await p.locator('main button').count()).toBe(0);
@@ -265,12 +325,17 @@ describeInBrowser('dashboard: factory settings', () => {
         const create = await fetch('/v1/api-keys', { method: 'POST', headers, body: JSON.stringify({ name: 'forced', preset: 'read-only' }) });
         const patch = await fetch(`/v1/apps/${appId}`, { method: 'PATCH', headers, body: JSON.stringify({ display_name: 'forced' }) });
         const list = await fetch('/v1/api-keys', { headers });
+        const installations = await (await fetch('/v1/github/installations', { headers })).json() as { data: { installationId: number }[] };
+        const unbind = await fetch(`/v1/github/installations/${installations.data[0]!.installationId}`, { method: 'DELETE', headers });
         return {
+          unbind: { status: unbind.status, body: await unbind.json() },
           create: { status: create.status, body: await create.json() },
           patch: { status: patch.status, body: await patch.json() },
           list: { status: list.status, body: await list.json() },
         };
       }, t.appId);
+      expect(forced.unbind.status).toBe(403);
+      expect(forced.unbind.body.error).toMatchObject({ code: 'forbidden', required_permission: 'repositories.write' });
       expect(forced.create.status).toBe(403);
       expect(forced.create.body.error).toMatchObject({ code: 'forbidden', required_permission: 'api_keys.write' });
       expect(forced.patch.status).toBe(403);
@@ -319,7 +384,7 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(html).not.toContain(other.orgName);
     expect(await page.getByRole('link', { name: 'Settings' }).count()).toBe(0);
     // The page did not even ask for the other factory's data.
-    expect(seen.filter((u) => ['/v1/apps/', '/v1/api-keys', '/v1/repositories', '/v1/orgs/'].some((p) => u.includes(p)))).toEqual([]);
+    expect(seen.filter((u) => ['/v1/apps/', '/v1/api-keys', '/v1/repositories', '/v1/github/', '/v1/orgs/'].some((p) => u.includes(p)))).toEqual([]);
   });
 
   it('a factory with no connected repository and no key says so, and its first key can be made there', async () => {

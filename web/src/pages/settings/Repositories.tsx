@@ -40,7 +40,7 @@ function RepositoryTable({ appId }: { appId: string }) {
     return <p className="error-text" role="alert">{err.message}</p>;
   }
   if (repos.data.length === 0) {
-    return <p className="muted" data-testid="repositories-empty">No repository is connected to this factory. Bind the App installation to it through the install link (<code>POST /v1/github/install-links</code>), then connect its repositories with <code>POST /v1/repositories</code> (docs/github-app.md §3).</p>;
+    return <p className="muted" data-testid="repositories-empty">No repository is connected to this factory. Bind the App installation to it (<strong>Install the App on GitHub</strong> under GitHub App installations below), then connect its repositories with <code>POST /v1/repositories</code> (docs/github-app.md §3).</p>;
   }
   return (
     <>

@@ -3,6 +3,7 @@ import { getRouteApi } from '@tanstack/react-router';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { ApiKeysSection } from './ApiKeys';
 import { FactorySection } from './FactoryForm';
+import { InstallationsSection } from './Installations';
 import { RepositoriesSection } from './Repositories';
 import { orgQuery } from '../org/query';
 
@@ -22,6 +23,7 @@ export default function SettingsPage() {
       <FactorySection appId={appId} canWrite={may.has('apps.write')} role={access.role} />
       <ApiKeysSection appId={appId} canRead={may.has('api_keys.read')} canWrite={may.has('api_keys.write')} role={access.role} callerPermissions={may} />
       <RepositoriesSection appId={appId} canRead={may.has('repositories.read')} />
+      <InstallationsSection appId={appId} canRead={may.has('repositories.read')} canWrite={may.has('repositories.write')} />
     </div>
   );
 }

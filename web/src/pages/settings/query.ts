@@ -1,5 +1,5 @@
-// Reads and writes of the settings page: the factory (GET/PATCH /v1/apps/{appId}), its API keys and its
-// connected repositories. What the caller may do is the organization page's orgQuery (GET /v1/orgs/{org}).
+// Reads and writes of the settings page: the factory (GET/PATCH /v1/apps/{appId}), its API keys, its
+// connected repositories and the GitHub App installations bound to it. What the caller may do is the organization page's orgQuery (GET /v1/orgs/{org}).
 import { queryOptions } from '@tanstack/react-query';
 import { api, factory, toApiError, unwrap, type paths } from '../../api/client';
 
@@ -12,6 +12,8 @@ export type ApiKey = paths['/v1/api-keys']['get']['responses'][200]['content']['
 export type CreatedKey = paths['/v1/api-keys']['post']['responses'][201]['content']['application/json']['data'];
 export type Factory = paths['/v1/apps/{appId}']['get']['responses'][200]['content']['application/json']['data'];
 export type Repository = paths['/v1/repositories']['get']['responses'][200]['content']['application/json']['data'][number];
+export type Installation = paths['/v1/github/installations']['get']['responses'][200]['content']['application/json']['data'][number];
+export type Unbound = paths['/v1/github/installations/{installationId}']['delete']['responses'][200]['content']['application/json']['data'];
 
 export const factorySettingsQuery = (appId: string) =>
   queryOptions({
@@ -44,4 +46,19 @@ export async function revokeKey(appId: string, id: string): Promise<void> {
 
 export async function updateFactory(appId: string, body: UpdateFactoryBody): Promise<Factory> {
   return (await unwrap(api.PATCH('/v1/apps/{appId}', { params: { path: { appId } }, body, ...factory(appId) }))).data;
+}
+
+export const installationsQuery = (appId: string) =>
+  queryOptions({
+    queryKey: ['installations', appId],
+    queryFn: () => unwrap(api.GET('/v1/github/installations', factory(appId))).then((r) => r.data),
+  });
+
+export async function unbindInstallation(appId: string, installationId: number): Promise<Unbound> {
+  return (await unwrap(api.DELETE('/v1/github/installations/{installationId}', { params: { path: { installationId } }, ...factory(appId) }))).data;
+}
+
+/** The App's install page on GitHub with a state signed for this factory and the signed-in person. */
+export async function installLink(appId: string): Promise<string> {
+  return (await unwrap(api.POST('/v1/github/install-links', factory(appId)))).data.url;
 }
