@@ -256,7 +256,7 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(again.body.error.code).toBe('installation_not_bound');
   });
 
-  it("'Install the App on GitHub' opens the App's install page with this factory's link; GitHub's return binds it", async () => {
+  it("'Install the App on GitHub' opens the App's install page with this factory's link; GitHub's return binds it and comes back here", async () => {
     await settings();
     // GitHub's web pages are not part of the double: answer the navigation and read where it went.
     await page.route(`${github.webUrl}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>GitHub</title>' }));
@@ -266,15 +266,21 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(url.pathname).toBe(`/apps/${github.slug}/installations/new`);
     const state = url.searchParams.get('state')!;
     expect(state.length).toBeGreaterThan(40);
-    // GitHub sends the browser back to the setup URL with the new installation.
+    // GitHub sends the browser back to the setup URL with the new installation: it binds it and brings the
+    // person to this page, which says so.
     const fresh = github.addInstallation('fresh');
     github.addRepository('fresh/app', { installation: fresh });
-    const setup = await gw.call('GET', `/v1/github/setup?${new URLSearchParams({ installation_id: String(fresh.id), state, setup_action: 'install' })}`);
-    expect(setup.status, setup.text).toBe(200);
-    expect(setup.body.data.appId).toBe(t.appId);
-    await settings();
+    await page.goto(`/v1/github/setup?${new URLSearchParams({ installation_id: String(fresh.id), state, setup_action: 'install' })}`);
+    await page.waitForURL(`**/f/${t.appId}/settings?installed=${fresh.id}`);
+    expect(await page.getByTestId('installed-notice').innerText()).toBe(`Installation ${fresh.id} (fresh) is bound to this factory. Connect its repositories with POST /v1/repositories (docs/github-app.md §3).`);
     const freshRow = page.getByTestId('installations-table').locator(`tr[data-installation="${fresh.id}"]`);
     expect((await freshRow.locator('td').allInnerTexts()).slice(0, 3)).toEqual([String(fresh.id), 'fresh', 'install link']);
+    const bound = (await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data;
+    expect(bound).toContainEqual(expect.objectContaining({ installationId: fresh.id, account: 'fresh', boundVia: 'install_link' }));
+    // The same page with an installation that is not bound here says nothing of it.
+    await page.goto(`/f/${t.appId}/settings?installed=999999`);
+    await page.getByTestId('installations-table').waitFor();
+    expect(await page.getByTestId('installed-notice').count()).toBe(0);
   });
 
   it('a display name and a pinned runner version saved here persist (read back through the API)', async () => {

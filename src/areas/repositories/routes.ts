@@ -1,7 +1,7 @@
 // Repositories (API.md §6): GET/POST /v1/repositories, DELETE /v1/repositories/{owner}/{repo}.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Int53, NoContent, Nullable, Uuid } from '../../server/schemas.js';
+import { Data, DateTime, Int53, NoContent, Nullable, Redirect, Uuid } from '../../server/schemas.js';
 import { apiError } from '../../server/errors.js';
 import { connectRepository, disconnectRepository, listRepositories } from './service.js';
 import { completeInstall, issueInstallLink, listBindings, unbindFromFactory } from './installations.js';
@@ -40,6 +40,11 @@ export const Unbound = Type.Object({
 
 const READ = { credentials: ['factory_key', 'login_token'], permission: 'repositories.read' } as const;
 const WRITE = { credentials: ['factory_key', 'login_token'], permission: 'repositories.write' } as const;
+
+/** A browser navigating (an Accept naming text/html, not application/json), not an API client (any type, or JSON). */
+export function wantsPage(accept: string | undefined): boolean {
+  return accept !== undefined && /\btext\/html\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
+}
 
 export const repositoriesRoutes: AreaRoutes = (app) => {
   app.get('/v1/repositories', {
@@ -100,16 +105,19 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
     config: { guard: { credentials: 'public' } },
     schema: {
       summary: "The GitHub App's setup URL: binds the installation to the factory the install link was issued for", tags: ['repositories'],
-      description: 'Set it as the App\'s **Setup URL** (with "Redirect on update" on). 200 when bound (or already bound). 400 invalid_install_state (not signed by this gateway, altered, or its user can no longer connect repositories there); 410 install_state_expired; 409 install_state_used (each link works once); 404 installation_not_found (GitHub does not know the installation); 400 invalid_query_params when installation_id is missing (GitHub sends none while an organization owner has yet to approve the install: open a new link once approved).',
+      description: 'Set it as the App\'s **Setup URL** (with "Redirect on update" on). 200 when bound (or already bound); a browser (an `Accept` naming `text/html` and not `application/json`, as GitHub\'s redirect sends) gets 303 to the factory\'s settings page, `/f/{appId}/settings?installed={installationId}`, instead. 400 invalid_install_state (not signed by this gateway, altered, or its user can no longer connect repositories there); 410 install_state_expired; 409 install_state_used (each link works once); 404 installation_not_found (GitHub does not know the installation); 400 invalid_query_params when installation_id is missing (GitHub sends none while an organization owner has yet to approve the install: open a new link once approved).',
       querystring: Type.Object({
         installation_id: Type.Optional(Int53({ minimum: 1 })),
         state: Type.String({ minLength: 1, maxLength: 1000 }),
         setup_action: Type.Optional(Type.String({ maxLength: 20, description: 'install, update or request (sent by GitHub; not used)' })),
         code: Type.Optional(Type.String({ maxLength: 100, description: 'sent by GitHub when the App asks for user authorization during install; not used' })),
       }),
-      response: { 200: Data(Type.Object({ appId: Uuid, installation: Binding, created: Type.Boolean({ description: 'false when the factory already had this installation' }) })) },
+      response: {
+        200: Data(Type.Object({ appId: Uuid, installation: Binding, created: Type.Boolean({ description: 'false when the factory already had this installation' }) })),
+        303: Redirect('Bound; a browser is sent to the dashboard.', '`/f/{appId}/settings?installed={installationId}`'),
+      },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const { installation_id: installationId, state } = req.query;
     if (installationId === undefined) {
       throw apiError('invalid_query_params', 'installation_id is missing: GitHub sends none while an organization owner has yet to approve the installation. Once it is approved, open a new install link.', {
@@ -117,6 +125,9 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
       });
     }
     const { appId, binding, created } = await completeInstall(req.ctx, installationId, state);
+    // GitHub sends the person's browser here: show them the factory's settings with the installation bound,
+    // not a JSON body. A refusal stays the error envelope, whose message says what to do.
+    if (wantsPage(req.headers.accept)) return reply.header('Cache-Control', 'no-store').redirect(`/f/${appId}/settings?installed=${binding.installationId}`, 303);
     return { data: { appId, installation: binding, created } };
   });
 

@@ -81,6 +81,28 @@ describe('binding App installations to factories', () => {
     expect(audit.body.data.some((row: { target_identifier: string; actor_id: string }) => row.target_identifier === `installation ${inst.id} (${inst.account})` && row.actor_id === a.ownerId)).toBe(true);
   });
 
+  it("a browser returning from GitHub is sent to the factory's settings page (303), an API client gets the JSON", async () => {
+    const { inst } = newInstallation();
+    const q = (state: string) => `/v1/github/setup?${new URLSearchParams({ installation_id: String(inst.id), state, setup_action: 'install' })}`;
+    // What a browser sends when it follows a redirect to a page.
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+    const page = await gw.call('GET', q((await linkFor(a)).state), { headers: { accept: browserAccept } });
+    expect(page.status, page.text).toBe(303);
+    expect(page.headers.location).toBe(`/f/${a.appId}/settings?installed=${inst.id}`);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect((await gw.call('GET', '/v1/github/installations', { token: a.factoryKey, appId: a.appId })).body.data.map((x: { installationId: number }) => x.installationId)).toContain(inst.id);
+    for (const accept of ['application/json', '*/*', 'text/html, application/json']) {
+      const api = await gw.call('GET', q((await linkFor(a)).state), { headers: { accept } });
+      expect(api.status, accept).toBe(200);
+      expect(api.body.data).toMatchObject({ appId: a.appId, created: false });
+    }
+    // A refusal stays the error envelope, browser or not: its message says what to do.
+    const { state } = await linkFor(a);
+    expect((await gw.call('GET', q(state), { headers: { accept: browserAccept } })).status).toBe(303);
+    const reused = await gw.call('GET', q(state), { headers: { accept: browserAccept } });
+    expect(code(reused)).toEqual({ status: 409, code: 'install_state_used' });
+  });
+
   it('a state with a bad signature, or whose payload was changed to name another factory, is refused', async () => {
     const { inst, repository } = newInstallation();
     const { state } = await linkFor(b);

@@ -11,11 +11,11 @@ import { installationsQuery, installLink, repositoriesQuery, unbindInstallation,
 
 const BOUND_VIA: Record<Installation['boundVia'], string> = { install_link: 'install link', admin: 'the operator' };
 
-export function InstallationsSection({ appId, canRead, canWrite }: { appId: string; canRead: boolean; canWrite: boolean }) {
+export function InstallationsSection({ appId, canRead, canWrite, installed }: { appId: string; canRead: boolean; canWrite: boolean; installed?: number | undefined }) {
   return (
     <section className="settings-section" aria-labelledby="installations-title" data-testid="installations">
       <h2 id="installations-title">GitHub App installations</h2>
-      {canRead ? <InstallationTable appId={appId} canWrite={canWrite} /> : <p className="muted">Your role cannot see the App installations (it needs <code>repositories.read</code>).</p>}
+      {canRead ? <InstallationTable appId={appId} canWrite={canWrite} installed={installed} /> : <p className="muted">Your role cannot see the App installations (it needs <code>repositories.read</code>).</p>}
     </section>
   );
 }
@@ -36,7 +36,7 @@ function InstallButton({ appId }: { appId: string }) {
   );
 }
 
-function InstallationTable({ appId, canWrite }: { appId: string; canWrite: boolean }) {
+function InstallationTable({ appId, canWrite, installed }: { appId: string; canWrite: boolean; installed?: number | undefined }) {
   const installations = useQuery(installationsQuery(appId));
   // Which repositories an unbind would disconnect; read live from GitHub, so only when someone asks.
   const [unbinding, setUnbinding] = useState<Installation | null>(null);
@@ -56,9 +56,16 @@ function InstallationTable({ appId, canWrite }: { appId: string; canWrite: boole
   });
   if (installations.isPending) return <p className="muted" role="status">Loading installations…</p>;
   if (installations.isError) return <p className="error-text" role="alert">{installations.error.message}</p>;
+  // Back from GitHub through the setup URL: say so when the installation is indeed bound here.
+  const justBound = installed !== undefined && done === null ? installations.data.find((i) => i.installationId === installed) : undefined;
   const affected = unbinding && repositories.data ? repositories.data.filter((r) => r.installationId === unbinding.installationId).map((r) => r.repository) : null;
   return (
     <>
+      {justBound && (
+        <p className="notice" role="status" data-testid="installed-notice">
+          Installation {justBound.installationId}{justBound.account ? ` (${justBound.account})` : ''} is bound to this factory. Connect its repositories with <code>POST /v1/repositories</code> (docs/github-app.md §3).
+        </p>
+      )}
       {done && (
         <p className="notice" role="status" data-testid="unbound-notice">
           Installation {done.installationId}{done.account ? ` (${done.account})` : ''} is no longer bound to this factory.{' '}

@@ -11,6 +11,7 @@ const route = getRouteApi('/signed-in/f/$appId/settings');
 
 export default function SettingsPage() {
   const { appId } = route.useParams();
+  const { installed } = route.useSearch();
   const { orgName } = route.useLoaderData();
   const { data: access } = useSuspenseQuery(orgQuery(orgName));
   const may = new Set(access.permissions);
@@ -23,7 +24,7 @@ export default function SettingsPage() {
       <FactorySection appId={appId} canWrite={may.has('apps.write')} role={access.role} />
       <ApiKeysSection appId={appId} canRead={may.has('api_keys.read')} canWrite={may.has('api_keys.write')} role={access.role} callerPermissions={may} />
       <RepositoriesSection appId={appId} canRead={may.has('repositories.read')} />
-      <InstallationsSection appId={appId} canRead={may.has('repositories.read')} canWrite={may.has('repositories.write')} />
+      <InstallationsSection appId={appId} canRead={may.has('repositories.read')} canWrite={may.has('repositories.write')} installed={installed} />
     </div>
   );
 }

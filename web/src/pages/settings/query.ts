@@ -62,3 +62,13 @@ export async function unbindInstallation(appId: string, installationId: number):
 export async function installLink(appId: string): Promise<string> {
   return (await unwrap(api.POST('/v1/github/install-links', factory(appId)))).data.url;
 }
+
+/** `?installed=<id>`: the setup URL sent the browser here after binding that installation. */
+export interface SettingsSearch {
+  installed?: number;
+}
+
+export function parseSettingsSearch(s: Record<string, unknown>): SettingsSearch {
+  const installed = typeof s.installed === 'number' ? s.installed : Number(s.installed);
+  return Number.isSafeInteger(installed) && installed > 0 ? { installed } : {};
+}

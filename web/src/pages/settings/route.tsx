@@ -4,12 +4,13 @@
 import { createRoute, lazyRouteComponent, notFound } from '@tanstack/react-router';
 import { factoryRoute } from '../factory/route';
 import { factoriesQuery } from '../../api/queries';
-import { factorySettingsQuery } from './query';
+import { factorySettingsQuery, parseSettingsSearch } from './query';
 import { orgQuery } from '../org/query';
 
 export const settingsRoute = createRoute({
   getParentRoute: () => factoryRoute,
   path: 'settings',
+  validateSearch: parseSettingsSearch,
   loader: async ({ context, params }) => {
     const factories = await context.queryClient.ensureQueryData(factoriesQuery);
     const factory = factories.find((f) => f.id === params.appId);
