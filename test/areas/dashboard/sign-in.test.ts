@@ -298,6 +298,12 @@ describe('dashboard sign-in', () => {
     it('401 without a cookie', async () => {
       const r = await gw.call('DELETE', '/v1/dashboard/session', { headers: DASH });
       expect(r.status).toBe(401);
+      // Nor with a cookie that was never issued, is not a session id at all, or is a login token.
+      for (const cookie of [mintPlaintext('dashboard_session'), 'garbage', a.loginToken]) {
+        const bad = await gw.call('DELETE', '/v1/dashboard/session', { headers: withCookie(cookie, DASH) });
+        expect(bad.status, cookie.slice(0, 12)).toBe(401);
+        expect(bad.body.error.code).toBe('unauthorized');
+      }
     });
   });
 

@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../../helpers/gateway.js';
+import { siblingFactory } from '../../helpers/cross-tenant.js';
 import { artifactBody, keyWith } from '../artifacts/helpers.js';
 import { connectRepository, deliver, pullRequestDelivery, startWithGithub, type GithubGateway } from '../webhooks/github.js';
 import { ingest, sessionDoc } from '../metrics/sessions.js';
@@ -89,9 +90,20 @@ describe('PR evidence export', () => {
     expect(none.status).toBe(401);
   });
 
-  it('another factory sees nothing of this PR', async () => {
+  it('another factory sees nothing of this PR, in another org or in the same one', async () => {
     const r = await g.gw.call('GET', '/v1/prs/acme/api/7/export?format=json', as(other));
     expect(r.status).toBe(404);
     expect(r.text).not.toContain('Login fix');
+    const sibling = await siblingFactory(g.gw, t);
+    for (const token of [sibling.factoryKey, sibling.loginToken]) {
+      const own = await g.gw.call('GET', '/v1/prs/acme/api/7/export?format=json', { token, appId: sibling.appId });
+      expect(own.status).toBe(404);
+      expect(own.body.error.code).toBe('pull_request_not_found');
+      expect(own.text).not.toContain('Login fix');
+    }
+    // The sibling's key naming this factory: refused, nothing of the PR.
+    const named = await g.gw.call('GET', '/v1/prs/acme/api/7/export?format=json', { token: sibling.factoryKey, appId: t.appId });
+    expect(named.status).toBe(401);
+    expect(named.text).not.toContain('Login fix');
   });
 });

@@ -286,6 +286,21 @@ describe('repositories without a GitHub App', () => {
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([]);
   });
+
+  it('install links and the operator\'s binding answer 503 repository_tokens_unavailable; the bindings read and unbind need no App', async () => {
+    const link = await gw.call('POST', '/v1/github/install-links', { token: t.loginToken, appId: t.appId });
+    expect(link.status).toBe(503);
+    expect(link.body.error.code).toBe('repository_tokens_unavailable');
+    const bind = await gw.call('POST', `/v1/admin/apps/${t.appId}/installations`, { token: gw.adminToken, body: { installationId: 5 } });
+    expect(bind.status).toBe(503);
+    expect(bind.body.error.code).toBe('repository_tokens_unavailable');
+    const bindings = await gw.call('GET', '/v1/github/installations', { token: t.factoryKey, appId: t.appId });
+    expect(bindings.status).toBe(200);
+    expect(bindings.body.data).toEqual([]);
+    const unbind = await gw.call('DELETE', '/v1/github/installations/5', { token: t.factoryKey, appId: t.appId });
+    expect(unbind.status).toBe(404);
+    expect(unbind.body.error.code).toBe('installation_binding_not_found');
+  });
 });
 
 describe('repositories with a wrong App key', () => {

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
+import { siblingFactory } from '../../helpers/cross-tenant.js';
 import { csvField } from '../../../src/server/export.js';
 import { ingest, sessionDoc } from '../metrics/sessions.js';
 
@@ -164,6 +165,19 @@ describe('GET /v1/sessions/export', () => {
     expect(cross.status).toBeGreaterThanOrEqual(401);
     expect(cross.status).toBeLessThan(500);
     expect(cross.text).not.toContain('HYPERLINK');
+  });
+
+  it('a sibling factory of the same org exports only its own sessions, and its key cannot read this one', async () => {
+    const sibling = await siblingFactory(gw, t);
+    await ingest(gw, { token: sibling.factoryKey, appId: sibling.appId }, [sessionDoc({ startedAt: '2026-10-03T00:00:00Z', repo: 'acme/api', title: 'sibling factory', turns: [turn] })]);
+    for (const token of [sibling.factoryKey, sibling.loginToken]) {
+      const r = await gw.call('GET', '/v1/sessions/export?format=json&repoScope=all', { token, appId: sibling.appId });
+      expect(r.status).toBe(200);
+      expect(r.body.map((s: { title: string }) => s.title)).toEqual(['sibling factory']);
+    }
+    const named = await gw.call('GET', '/v1/sessions/export?format=json&repoScope=all', { token: sibling.factoryKey, appId: t.appId });
+    expect(named.status).toBe(401);
+    expect(named.text).not.toContain('sibling factory');
   });
 
   it('is in the OpenAPI document with its media types (and the PR export too)', async () => {
