@@ -102,8 +102,9 @@ export function listBindings(db: Db, appId: string): Promise<BindingRow[]> {
 
 /**
  * Removes the factory's binding of `installationId` and disconnects the repositories it connected through it,
- * in one transaction: the binding goes first, so a repository connected meanwhile is refused or removed with
- * it. The binding as it was and the repositories disconnected, or undefined when the factory had no binding.
+ * in one transaction. The binding goes first: a connect that checks it from then on is refused (one that checked
+ * it just before and inserts just after can still land; docs/github-app.md, Known limits). The binding as it
+ * was and the repositories disconnected, or undefined when the factory had no binding.
  */
 export async function deleteBinding(db: Db, appId: string, installationId: number): Promise<{ binding: BindingRow; repositories: RepositoryRow[] } | undefined> {
   return db.transaction().execute(async (trx) => {
