@@ -7,6 +7,11 @@
 // a `prototype` (what Fastify's secure-json-parse refused, as "not valid JSON", with two regular-expression
 // passes over the whole text before this walk; app.ts turns those off). OAuth protocol routes get the same
 // refusals in RFC 6749's shape (error-handler.ts).
+//
+// The same walk replaces an unpaired UTF-16 surrogate in a body's strings (JSON's `\ud800` escape, valid JSON but no
+// Unicode character) with U+FFFD, as each store's driver writes it anyway: the values a handler compares and
+// counts are then the values the store keeps. Before, a sync holding one answered 500 on PostgreSQL (its JSON
+// refuses the escape; a re-send counted the stored and the sent branch as two facets of one row).
 import type { FastifyRequest } from 'fastify';
 import { apiError, type ErrorCode } from './errors.js';
 import type { App } from './context.js';
@@ -31,7 +36,8 @@ function pollutes(key: string, value: unknown): boolean {
 
 /**
  * The first string or key holding NUL, the first node nested deeper than MAX_JSON_DEPTH, or the first key of
- * prototype pollution, with its path (dotted, like validation details). A clean body (nearly all of them) is
+ * prototype pollution, with its path (dotted, like validation details); unpaired surrogates in the strings it
+ * walks are replaced with U+FFFD on the way (see the top of this file). A clean body (nearly all of them) is
  * walked once without building any path: the paths of every node of a 400 KB sync made this walk 4% of an
  * ingest's CPU, and their garbage more.
  */
@@ -51,13 +57,24 @@ function isClean(value: unknown, depth: number, prototypeKeys: boolean): boolean
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return true;
   if (depth >= MAX_JSON_DEPTH) return false;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!isClean(value[i], depth + 1, prototypeKeys)) return false;
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      if (typeof child === 'string') {
+        if (child.includes(NUL)) return false;
+        // A one-byte string (nearly all) answers at once: only two-byte ones are scanned.
+        if (!child.isWellFormed()) value[i] = child.toWellFormed();
+      } else if (!isClean(child, depth + 1, prototypeKeys)) return false;
+    }
     return true;
   }
   // for-in, not Object.keys: no array of keys a node. A parsed body's objects inherit no enumerable key.
   for (const key in value) {
     const child = (value as Record<string, unknown>)[key];
-    if (key.includes(NUL) || (prototypeKeys && pollutes(key, child)) || !isClean(child, depth + 1, prototypeKeys)) return false;
+    if (key.includes(NUL) || (prototypeKeys && pollutes(key, child))) return false;
+    if (typeof child === 'string') {
+      if (child.includes(NUL)) return false;
+      if (!child.isWellFormed()) (value as Record<string, unknown>)[key] = child.toWellFormed();
+    } else if (!isClean(child, depth + 1, prototypeKeys)) return false;
   }
   return true;
 }

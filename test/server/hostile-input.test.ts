@@ -353,3 +353,42 @@ describe('10. nesting at the bound of 64 levels', () => {
     expect(deep.body.error.message).toMatch(/nested deeper than 64 levels/);
   });
 });
+
+describe('9. unpaired UTF-16 surrogates in a synced session', () => {
+  it('are kept as U+FFFD on both stores (PostgreSQL answered 500 for the whole sync), and read back alike', async () => {
+    // JSON's `\ud800` escape: valid JSON, but no Unicode character. PostgreSQL's JSON refuses it (the rows of a
+    // sync's insert travel as JSON there), and each driver writes U+FFFD for it in a text column. The body's
+    // walk (hostile-input.ts) replaces it with U+FFFD first, so what is counted is what is stored.
+    const doc = variant(canonical('full'), (d: Doc) => {
+      d.id = 'lone-surrogates';
+      d.title = 'fix \ud83d the build';
+      d.agent.type = '\ud800claude';
+      d.env.gitBranch = 'feat/\udc00x';
+      d.models = ['model-\udbff'];
+    });
+    const r = await gw.call('POST', '/v1/agents/sync', { ...auth(), body: { schemaVersion: 1, sessions: [doc] } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.accepted).toEqual(['lone-surrogates']);
+    const list = await expectOk('/v1/sessions?repoScope=all&includeSubagents=1');
+    const row = list.body.data.sessions.find((s: { sessionId: string }) => s.sessionId === 'lone-surrogates');
+    expect({ title: row.title, agentType: row.agentType, branch: row.branch }).toEqual({ title: 'fix \ufffd the build', agentType: '\ufffdclaude', branch: 'feat/\ufffdx' });
+    expect(row.models).toContain('model-\ufffd');
+    const detail = await expectOk('/v1/sessions/lone-surrogates');
+    expect(detail.body.data.title).toBe('fix \ufffd the build');
+    // Nor does the transcript keep one (JSON.stringify writes an unpaired surrogate as a \udxxx escape).
+    expect(JSON.stringify(detail.body.data)).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i);
+    // The facet the branch went into reads back alike; a filter by the replaced value finds it.
+    const byBranch = await expectOk(`/v1/sessions?repoScope=all&branch=${encodeURIComponent('feat/\ufffdx')}`);
+    expect(byBranch.body.data.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual(['lone-surrogates']);
+    // Sent again, grown by a turn (the sync then updates the stored row), and alongside another grown session
+    // whose strings are well formed (the batched update keeps its JSON for those): the same.
+    const grow = (d: Doc) => { d.turns = [...d.turns, { ...d.turns[d.turns.length - 1], index: d.turns.length }]; };
+    const plain = variant(canonical('full'), (d: Doc) => { d.id = 'well-formed-beside'; });
+    expect((await gw.call('POST', '/v1/agents/sync', { ...auth(), body: { schemaVersion: 1, sessions: [plain] } })).status).toBe(200);
+    const again = await gw.call('POST', '/v1/agents/sync', { ...auth(), body: { schemaVersion: 1, sessions: [variant(doc, grow), variant(plain, grow)] } });
+    expect(again.status, again.text).toBe(200);
+    const grown = (await expectOk('/v1/sessions/lone-surrogates')).body.data;
+    expect({ agentType: grown.agentType, turns: grown.turnCount }).toEqual({ agentType: '\ufffdclaude', turns: doc.turns.length + 1 });
+    expect((await expectOk('/v1/sessions/well-formed-beside')).body.data.turnCount).toBe(plain.turns.length + 1);
+  });
+});
