@@ -108,9 +108,10 @@ export function listBindings(db: Db, appId: string): Promise<BindingRow[]> {
  */
 export async function deleteBinding(db: Db, appId: string, installationId: number): Promise<{ binding: BindingRow; repositories: RepositoryRow[] } | undefined> {
   return db.transaction().execute(async (trx) => {
-    const binding = await findBinding(trx, appId, installationId);
+    // The row the delete itself returns: of two unbinds at once, only the one that removed it goes on (the
+    // other answers 404), not both with the same repositories.
+    const binding = await trx.deleteFrom('installation_bindings').where('app_id', '=', appId).where('installation_id', '=', installationId).returningAll().executeTakeFirst();
     if (!binding) return undefined;
-    await trx.deleteFrom('installation_bindings').where('app_id', '=', appId).where('installation_id', '=', installationId).execute();
     const repositories = await trx.selectFrom('repositories').selectAll().where('app_id', '=', appId).where('installation_id', '=', installationId).orderBy('full_name_key').execute();
     if (repositories.length > 0) await trx.deleteFrom('repositories').where('app_id', '=', appId).where('installation_id', '=', installationId).execute();
     return { binding, repositories };

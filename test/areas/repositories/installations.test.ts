@@ -2,6 +2,7 @@
 // install link (signed, single-use, expiring state returned by GitHub's setup URL) or by the operator.
 // GitHub is the double (test/github-double): GET /app gives the App's page, GET /app/installations/{id}
 // says whether an installation exists.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
@@ -263,6 +264,40 @@ describe('binding App installations to factories', () => {
     // A new install link binds it again.
     expect((await setup(inst.id, (await linkFor(a)).state)).status).toBe(200);
     expect((await connect(a, repositories[0]!, inst.id)).status).toBe(201);
+  });
+
+  it('two unbinds of one installation at once: one answers 200 with its repositories, the other 404', async () => {
+    const { inst, repositories } = await boundWithRepositories(a, ['lib2']);
+    // PostgreSQL: hold the binding's row so both unbinds are inside their transactions, past any read of it,
+    // when the first may delete it (SQLite has one writer: its transactions cannot overlap).
+    const schema = gw.config.databaseSchema;
+    let holder: pg.Client | null = null;
+    if (gw.config.databaseUrl && schema) {
+      holder = new pg.Client({ connectionString: gw.config.databaseUrl });
+      await holder.connect();
+      await holder.query('begin');
+      await holder.query(`select 1 from "${schema}".installation_bindings where app_id = $1 and installation_id = $2 for update`, [a.appId, inst.id]);
+    }
+    const pending = Promise.all([
+      unbind({ token: a.factoryKey, appId: a.appId }, inst.id),
+      unbind({ token: a.loginToken, appId: a.appId }, inst.id),
+    ]);
+    if (holder) {
+      // Both wait on the row lock, then the lock goes.
+      for (let i = 0; i < 200; i++) {
+        const waiting = await holder.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%installation_bindings%'`);
+        if (waiting.rows[0].n >= 2) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await holder.query('commit');
+      await holder.end();
+    }
+    const results = await pending;
+    expect(results.map((r) => r.status).sort()).toEqual([200, 404]);
+    expect(results.find((r) => r.status === 200)!.body.data.disconnectedRepositories).toEqual(repositories);
+    expect(results.find((r) => r.status === 404)!.body.error.code).toBe('installation_binding_not_found');
+    const audit = (await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=installation.unbound`, { token: a.managementKey })).body.data as { target_identifier: string }[];
+    expect(audit.filter((row) => row.target_identifier === `installation ${inst.id} (${inst.account})`)).toHaveLength(1);
   });
 
   it('unbinding: a factory key or login token with repositories.write; others are refused, and other factories see nothing', async () => {
