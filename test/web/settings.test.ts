@@ -283,6 +283,47 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(await page.getByTestId('installed-notice').count()).toBe(0);
   });
 
+  it('a repository of a bound installation is connected here (errors under their fields), and disconnected behind a confirmation', async () => {
+    const acme = (await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data.find((i: { account: string }) => i.account === 'acme');
+    github.addRepository('acme/web', { installation: github.installations.get(acme.installationId)! });
+    const connected = async () => (await gw.call('GET', '/v1/repositories', { token: t.loginToken, appId: t.appId })).body.data.map((r: { repository: string }) => r.repository);
+    await settings();
+    const form = page.getByTestId('connect-form');
+    await form.waitFor();
+    await form.getByLabel('Installation').selectOption(String(acme.installationId));
+    // Not a repository name: the schema's refusal, under Repository.
+    await form.getByLabel('Repository').fill('not a repository');
+    await form.getByRole('button', { name: 'Connect' }).click();
+    await page.getByTestId('error-connect-repository').waitFor();
+    expect(await page.getByTestId('error-connect-repository').innerText()).toMatch(/^Must match pattern/);
+    // A repository the installation does not hold: GitHub's answer, under Repository.
+    await form.getByLabel('Repository').fill('acme/missing');
+    await form.getByRole('button', { name: 'Connect' }).click();
+    await page.getByTestId('error-connect-repository').filter({ hasText: 'acme/missing' }).waitFor();
+    expect(await connected()).not.toContain('acme/missing');
+
+    await form.getByLabel('Repository').fill('acme/web');
+    await form.getByRole('button', { name: 'Connect' }).click();
+    expect(await page.getByTestId('connected-notice').innerText()).toBe('acme/web is connected.');
+    expect(await page.getByTestId('error-connect-repository').count()).toBe(0);
+    const repos = page.getByTestId('repositories-table');
+    await repos.locator('tr[data-repository="acme/web"]').waitFor();
+    expect(await connected()).toContain('acme/web');
+
+    const dialog = page.getByRole('dialog', { name: 'Disconnect acme/web?' });
+    await repos.locator('tr[data-repository="acme/web"]').getByRole('button', { name: 'Disconnect' }).click();
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await connected()).toContain('acme/web');
+    await repos.locator('tr[data-repository="acme/web"]').getByRole('button', { name: 'Disconnect' }).click();
+    await dialog.getByRole('button', { name: 'Disconnect repository' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await repos.locator('tr[data-repository="acme/web"]').waitFor({ state: 'detached' });
+    expect(await connected()).not.toContain('acme/web');
+    expect(await connected()).toContain('acme/api');
+  });
+
   it('a display name and a pinned runner version saved here persist (read back through the API)', async () => {
     await settings();
     const factory = page.getByTestId('factory-form');
@@ -333,13 +374,18 @@ describeInBrowser('dashboard: factory settings', () => {
         const list = await fetch('/v1/api-keys', { headers });
         const installations = await (await fetch('/v1/github/installations', { headers })).json() as { data: { installationId: number }[] };
         const unbind = await fetch(`/v1/github/installations/${installations.data[0]!.installationId}`, { method: 'DELETE', headers });
+        const disconnect = await fetch('/v1/repositories/acme/api', { method: 'DELETE', headers });
         return {
+          disconnect: { status: disconnect.status, body: await disconnect.json() },
           unbind: { status: unbind.status, body: await unbind.json() },
           create: { status: create.status, body: await create.json() },
           patch: { status: patch.status, body: await patch.json() },
           list: { status: list.status, body: await list.json() },
         };
       }, t.appId);
+      expect(await p.getByTestId('connect-form').count()).toBe(0);
+      expect(forced.disconnect.status).toBe(403);
+      expect(forced.disconnect.body.error).toMatchObject({ code: 'forbidden', required_permission: 'repositories.write' });
       expect(forced.unbind.status).toBe(403);
       expect(forced.unbind.body.error).toMatchObject({ code: 'forbidden', required_permission: 'repositories.write' });
       expect(forced.create.status).toBe(403);

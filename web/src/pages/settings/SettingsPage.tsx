@@ -23,7 +23,7 @@ export default function SettingsPage() {
       </p>
       <FactorySection appId={appId} canWrite={may.has('apps.write')} role={access.role} />
       <ApiKeysSection appId={appId} canRead={may.has('api_keys.read')} canWrite={may.has('api_keys.write')} role={access.role} callerPermissions={may} />
-      <RepositoriesSection appId={appId} canRead={may.has('repositories.read')} />
+      <RepositoriesSection appId={appId} canRead={may.has('repositories.read')} canWrite={may.has('repositories.write')} />
       <InstallationsSection appId={appId} canRead={may.has('repositories.read')} canWrite={may.has('repositories.write')} installed={installed} />
     </div>
   );

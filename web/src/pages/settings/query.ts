@@ -13,6 +13,7 @@ export type CreatedKey = paths['/v1/api-keys']['post']['responses'][201]['conten
 export type Factory = paths['/v1/apps/{appId}']['get']['responses'][200]['content']['application/json']['data'];
 export type Repository = paths['/v1/repositories']['get']['responses'][200]['content']['application/json']['data'][number];
 export type Installation = paths['/v1/github/installations']['get']['responses'][200]['content']['application/json']['data'][number];
+export type ConnectBody = paths['/v1/repositories']['post']['requestBody']['content']['application/json'];
 export type Unbound = paths['/v1/github/installations/{installationId}']['delete']['responses'][200]['content']['application/json']['data'];
 
 export const factorySettingsQuery = (appId: string) =>
@@ -71,4 +72,14 @@ export interface SettingsSearch {
 export function parseSettingsSearch(s: Record<string, unknown>): SettingsSearch {
   const installed = typeof s.installed === 'number' ? s.installed : Number(s.installed);
   return Number.isSafeInteger(installed) && installed > 0 ? { installed } : {};
+}
+
+export async function connectRepository(appId: string, body: ConnectBody): Promise<Repository> {
+  return (await unwrap(api.POST('/v1/repositories', { body, ...factory(appId) }))).data;
+}
+
+export async function disconnectRepository(appId: string, repository: string): Promise<void> {
+  const [owner = '', repo = ''] = repository.split('/');
+  const { error, response } = await api.DELETE('/v1/repositories/{owner}/{repo}', { params: { path: { owner, repo } }, ...factory(appId) });
+  if (!response.ok) throw toApiError(error, response);
 }
