@@ -454,6 +454,13 @@ describeInBrowser('dashboard: factory settings', () => {
       // No repository connected: the API answers [] without asking GitHub (this gateway has no App at all).
       expect(await p.getByTestId('repositories-empty').innerText()).toContain('No repository is connected to this factory.');
       expect(await p.getByTestId('api-keys-empty').innerText()).toBe('No live API key in this factory.');
+      // No installation bound: no connect form, a pointer to the installations section, which says so.
+      expect(await p.getByTestId('connect-needs-installation').innerText()).toContain('first bind the App installation');
+      expect(await p.getByTestId('connect-form').count()).toBe(0);
+      expect(await p.getByTestId('installations-empty').innerText()).toContain('No App installation is bound to this factory');
+      // This gateway has no GitHub App: asking for an install link says why, on the page.
+      await p.getByRole('button', { name: 'Install the App on GitHub…' }).click();
+      expect(await p.getByTestId('install-link-error').innerText()).toContain('The gateway cannot reach GitHub as its App');
       // Creating the first key still works from here.
       await p.getByTestId('create-key-form').getByLabel('Name').fill('first');
       await p.getByTestId('create-key-form').getByRole('button', { name: 'Create key' }).click();
