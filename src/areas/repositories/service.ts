@@ -127,11 +127,10 @@ export async function connectRepository(ctx: FactoryContext, input: ConnectInput
   // Knowing an installation id and a repository name proves nothing: the installation must have been bound
   // to this factory through its own install link or by the operator (installations.ts). Checked before
   // any GitHub call (after the App's configuration, so a gateway without one still answers 503), so an unbound installation costs nothing and learns nothing about the installation.
-  if (!(await isBound(ctx, input.installationId))) {
-    throw apiError('installation_not_bound', `The App installation ${input.installationId} is not bound to this factory. Install the App through this factory's install link (POST /v1/github/install-links), or ask the operator to bind it.`, {
-      installationId: input.installationId,
-    });
-  }
+  const notBound = () => apiError('installation_not_bound', `The App installation ${input.installationId} is not bound to this factory. Install the App through this factory's install link (POST /v1/github/install-links), or ask the operator to bind it.`, {
+    installationId: input.installationId,
+  });
+  if (!(await isBound(ctx, input.installationId))) throw notBound();
   const notListed = () =>
     apiError('repository_not_in_installation', `The App installation ${input.installationId} does not include ${input.repository}.`, {
       repository: input.repository, installationId: input.installationId,
@@ -159,12 +158,19 @@ export async function connectRepository(ctx: FactoryContext, input: ConnectInput
       // A concurrent connect of the same repository won; the connection exists either way.
       if (!isUniqueViolation(err)) throw err;
     }
-    if (created) {
-      await recordAudit(ctx.db, ctx.clock, {
-        orgId: ctx.orgId, actionType: 'repository.connected', actor: ctx.principal, targetType: 'repository', targetId: found.fullName,
-        targetIdentifier: found.fullName, details: { installationId: input.installationId },
-      });
-    }
+  }
+  // An unbind may have removed the binding since the check above, and read the factory's repositories before
+  // this connection was written: read the binding again now, and undo the connection if it is gone (it would
+  // otherwise stay connected through an installation the factory no longer holds).
+  if (!(await store.bindingHeld(ctx.db, ctx.appId, input.installationId))) {
+    await store.deleteRepository(ctx.db, ctx.appId, found.fullName);
+    throw notBound();
+  }
+  if (created) {
+    await recordAudit(ctx.db, ctx.clock, {
+      orgId: ctx.orgId, actionType: 'repository.connected', actor: ctx.principal, targetType: 'repository', targetId: found.fullName,
+      targetIdentifier: found.fullName, details: { installationId: input.installationId },
+    });
   }
   const row = await store.findRepository(ctx.db, ctx.appId, found.fullName);
   if (!row) throw apiError('internal_error', 'The connection vanished while it was being made.');

@@ -1,5 +1,5 @@
 // SQL for connected repositories, always scoped by factory.
-import type { Db } from '../../db/connection.js';
+import { isPostgres, type Db } from '../../db/connection.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
 export interface RepositoriesTable {
@@ -96,15 +96,26 @@ export function findBinding(db: Db, appId: string, installationId: number): Prom
   return db.selectFrom('installation_bindings').selectAll().where('app_id', '=', appId).where('installation_id', '=', installationId).executeTakeFirst();
 }
 
+/**
+ * Whether the binding is there, read after a connection was written through it. PostgreSQL: `for share`, so an
+ * unbind that has removed it but not committed is waited for (its repository read may have run before the
+ * connection was written; SQLite has one writer, so an unbind there is wholly before or after).
+ */
+export async function bindingHeld(db: Db, appId: string, installationId: number): Promise<boolean> {
+  let q = db.selectFrom('installation_bindings').select('installation_id').where('app_id', '=', appId).where('installation_id', '=', installationId);
+  if (isPostgres(db)) q = q.forShare();
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
 export function listBindings(db: Db, appId: string): Promise<BindingRow[]> {
   return db.selectFrom('installation_bindings').selectAll().where('app_id', '=', appId).orderBy('installation_id').execute();
 }
 
 /**
  * Removes the factory's binding of `installationId` and disconnects the repositories it connected through it,
- * in one transaction. The binding goes first: a connect that checks it from then on is refused (one that checked
- * it just before and inserts just after can still land; docs/github-app.md, Known limits). The binding as it
- * was and the repositories disconnected, or undefined when the factory had no binding.
+ * in one transaction. The binding goes first: a connect that checks it from then on is refused, and one that
+ * checked it before and writes its connection meanwhile reads it again after (bindingHeld) and undoes its
+ * connection. The binding as it was and the repositories disconnected, or undefined when the factory had none.
  */
 export async function deleteBinding(db: Db, appId: string, installationId: number): Promise<{ binding: BindingRow; repositories: RepositoryRow[] } | undefined> {
   return db.transaction().execute(async (trx) => {

@@ -300,6 +300,38 @@ describe('binding App installations to factories', () => {
     expect(audit.filter((row) => row.target_identifier === `installation ${inst.id} (${inst.account})`)).toHaveLength(1);
   });
 
+  it('a connect that meets an unbind in flight is undone and refused, not left connected through an unbound installation', async () => {
+    const { inst } = await boundWithRepositories(a, []);
+    const late = `${inst.account}/late`;
+    github.addRepository(late, { installation: inst });
+    const schema = gw.config.databaseSchema;
+    if (gw.config.databaseUrl && schema) {
+      // PostgreSQL: an unbind that has removed the binding and read the factory's repositories, not yet committed.
+      const unbinding = new pg.Client({ connectionString: gw.config.databaseUrl });
+      await unbinding.connect();
+      await unbinding.query('begin');
+      await unbinding.query(`delete from "${schema}".installation_bindings where app_id = $1 and installation_id = $2`, [a.appId, inst.id]);
+      await unbinding.query(`delete from "${schema}".repositories where app_id = $1 and installation_id = $2`, [a.appId, inst.id]);
+      // The connect still sees the binding (not committed away), writes its connection, then reads the binding again.
+      const pending = connect(a, late, inst.id);
+      for (let i = 0; i < 200; i++) {
+        const waiting = await unbinding.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%installation_bindings%'`);
+        if (waiting.rows[0].n >= 1) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await unbinding.query('commit');
+      await unbinding.end();
+      expect(code(await pending)).toEqual({ status: 422, code: 'installation_not_bound' });
+    } else {
+      // SQLite has one writer: an unbind is wholly before or after a connect's write. Before: refused.
+      expect((await unbind({ token: a.factoryKey, appId: a.appId }, inst.id)).status).toBe(200);
+      expect(code(await connect(a, late, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+    }
+    expect(await connectedOf(a)).not.toContain(late);
+    const audit = (await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=repository.connected`, { token: a.managementKey })).body.data as { target_identifier: string }[];
+    expect(audit.map((row) => row.target_identifier)).not.toContain(late);
+  });
+
   it('unbinding: a factory key or login token with repositories.write; others are refused, and other factories see nothing', async () => {
     const { inst, repositories } = await boundWithRepositories(a, []);
     expect(code(await unbind({ appId: a.appId }, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
