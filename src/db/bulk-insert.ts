@@ -72,8 +72,8 @@ export async function insertRows<R = never>(db: Db, table: string, rows: readonl
   const first = rows[0];
   if (first === undefined) return [];
   const columns = Object.keys(first);
-  const plainJson = checkRows('insertRows', table, columns, rows);
   const style = placeholderStyle(db);
+  const plainJson = checkRows('insertRows', table, columns, rows, style === 'dollar');
   if (style === 'dollar' && plainJson) {
     return (await db.executeQuery<R>(CompiledQuery.raw(jsonTextOf(table, columns, tail), [JSON.stringify(rows)]))).rows;
   }
@@ -85,10 +85,10 @@ export async function insertRows<R = never>(db: Db, table: string, rows: readonl
 
 /**
  * Checks that every row has exactly `columns`, none undefined (a programming error otherwise, thrown before
- * anything is sent); answers whether JSON carries every value as it is (well-formed strings, booleans, finite
- * numbers and nulls only).
+ * anything is sent); with `forJson` (PostgreSQL), answers whether JSON carries every value as it is
+ * (well-formed strings, booleans, finite numbers and nulls only). SQLite binds each value: nothing to ask.
  */
-function checkRows(caller: string, table: string, columns: readonly string[], rows: readonly Row[]): boolean {
+function checkRows(caller: string, table: string, columns: readonly string[], rows: readonly Row[], forJson: boolean): boolean {
   let plainJson = true;
   for (const row of rows) {
     const values = row as Record<string, unknown>;
@@ -97,6 +97,7 @@ function checkRows(caller: string, table: string, columns: readonly string[], ro
       const value = values[column];
       // Kysely would leave an undefined value to the column's default; here it is a mistake of the caller.
       if (value === undefined) throw new Error(`${caller}(${table}): a row lacks ${column}`);
+      if (!forJson) continue;
       if (typeof value === 'string') {
         if (!value.isWellFormed()) plainJson = false;
       } else if (value !== null && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) plainJson = false;
@@ -126,7 +127,7 @@ export function updateRowsByIdQueries(db: Db, table: string, appId: string, rows
   const first = rows[0];
   if (first === undefined) return [];
   const columns = Object.keys(first);
-  const plainJson = checkRows('updateRowsById', table, columns, rows);
+  const plainJson = checkRows('updateRowsById', table, columns, rows, placeholderStyle(db) === 'dollar');
   const set = columns.filter((c) => c !== 'id');
   if (placeholderStyle(db) === 'dollar' && plainJson && rows.length > 1) {
     const text = cachedText(`update\u0000${table}\u0000${columns.join(',')}`, () =>
