@@ -266,6 +266,18 @@ describe('binding App installations to factories', () => {
     expect((await connect(a, repositories[0]!, inst.id)).status).toBe(201);
   });
 
+  /**
+   * PostgreSQL: until `n` other sessions wait on a lock in a statement on installation_bindings (at most 2 s;
+   * the test's answers are right either way, the wait only makes the two requests meet).
+   */
+  async function lockWaiters(client: pg.Client, n: number): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const waiting = await client.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query like '%installation_bindings%'`);
+      if (waiting.rows[0].n >= n) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
   it('two unbinds of one installation at once: one answers 200 with its repositories, the other 404', async () => {
     const { inst, repositories } = await boundWithRepositories(a, ['lib2']);
     // PostgreSQL: hold the binding's row so both unbinds are inside their transactions, past any read of it,
@@ -284,11 +296,7 @@ describe('binding App installations to factories', () => {
     ]);
     if (holder) {
       // Both wait on the row lock, then the lock goes.
-      for (let i = 0; i < 200; i++) {
-        const waiting = await holder.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%installation_bindings%'`);
-        if (waiting.rows[0].n >= 2) break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await lockWaiters(holder, 2);
       await holder.query('commit');
       await holder.end();
     }
@@ -314,11 +322,7 @@ describe('binding App installations to factories', () => {
       await unbinding.query(`delete from "${schema}".repositories where app_id = $1 and installation_id = $2`, [a.appId, inst.id]);
       // The connect still sees the binding (not committed away), writes its connection, then reads the binding again.
       const pending = connect(a, late, inst.id);
-      for (let i = 0; i < 200; i++) {
-        const waiting = await unbinding.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%installation_bindings%'`);
-        if (waiting.rows[0].n >= 1) break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await lockWaiters(unbinding, 1);
       await unbinding.query('commit');
       await unbinding.end();
       expect(code(await pending)).toEqual({ status: 422, code: 'installation_not_bound' });
