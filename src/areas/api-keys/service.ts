@@ -97,7 +97,10 @@ export async function createKey(ctx: FactoryContext, input: CreateKeyInput): Pro
 export async function revokeKey(ctx: FactoryContext, id: string): Promise<void> {
   const key = await store.findLiveKey(ctx.db, ctx.appId, id);
   if (!key) throw apiError('api_key_not_found', 'No such API key in this factory.');
-  await store.revokeKey(ctx.db, ctx.appId, id, ctx.clock.now());
+  // The update decides (it only touches a live key): of two revokes at once, the second finds none and answers
+  // 404, not 204 with a second audit row.
+  const revoked = await store.revokeKey(ctx.db, ctx.appId, id, ctx.clock.now());
+  if (Number(revoked.numUpdatedRows) === 0) throw apiError('api_key_not_found', 'No such API key in this factory.');
   ctx.gateway.auth.invalidate();
   await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'api_key.revoked', actor: ctx.principal, targetType: 'api_key', targetId: id, targetIdentifier: key.name });
 }
