@@ -1,9 +1,9 @@
 // API Keys area: GET/POST /v1/api-keys, DELETE /v1/api-keys/{id}.
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ROLE_PERMISSIONS } from '../../../src/server/permissions.js';
 import { addMember, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
+import { holdRows } from '../../helpers/row-lock.js';
 
 describe('api keys', () => {
   let gw: TestGateway;
@@ -108,24 +108,10 @@ describe('api keys', () => {
   it('two revokes of one key at once: one 204, the other 404, one audit row', async () => {
     const k = (await gw.call('POST', '/v1/api-keys', { ...as(a), body: { name: 'revoked-twice' } })).body.data;
     // PostgreSQL: hold the key's row until both revokes have read it live and wait to update it.
-    const schema = gw.config.databaseSchema;
-    let holder: pg.Client | null = null;
-    if (gw.config.databaseUrl && schema) {
-      holder = new pg.Client({ connectionString: gw.config.databaseUrl });
-      await holder.connect();
-      await holder.query('begin');
-      await holder.query(`select 1 from "${schema}".credentials where id = $1 for update`, [k.id]);
-    }
+    const hold = await holdRows(gw, (schema) => [[`select 1 from "${schema}".credentials where id = $1 for update`, [k.id]]]);
     const pending = Promise.all([gw.call('DELETE', `/v1/api-keys/${k.id}`, as(a)), gw.call('DELETE', `/v1/api-keys/${k.id}`, as(a))]);
-    if (holder) {
-      for (let i = 0; i < 200; i++) {
-        const waiting = await holder.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query like '%credentials%'`);
-        if (waiting.rows[0].n >= 2) break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      await holder.query('commit');
-      await holder.end();
-    }
+    await hold?.waiters(2, 'credentials');
+    await hold?.release();
     const answers = await pending;
     expect(answers.map((r) => r.status).sort()).toEqual([204, 404]);
     const rows = await gw.app.attest.db.selectFrom('audit_log').select('action_type').where('org_id', '=', a.orgId).where('target_id', '=', k.id).where('action_type', '=', 'api_key.revoked').execute();

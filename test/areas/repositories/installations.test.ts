@@ -2,10 +2,10 @@
 // install link (signed, single-use, expiring state returned by GitHub's setup URL) or by the operator.
 // GitHub is the double (test/github-double): GET /app gives the App's page, GET /app/installations/{id}
 // says whether an installation exists.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
+import { holdRows } from '../../helpers/row-lock.js';
 import { startGatewayWithGitHub, type GatewayWithGitHub } from '../../github-double/setup.js';
 import type { DoubleInstallation, GitHubDouble } from '../../github-double/server.js';
 
@@ -266,40 +266,18 @@ describe('binding App installations to factories', () => {
     expect((await connect(a, repositories[0]!, inst.id)).status).toBe(201);
   });
 
-  /**
-   * PostgreSQL: until `n` other sessions wait on a lock in a statement on installation_bindings (at most 2 s;
-   * the test's answers are right either way, the wait only makes the two requests meet).
-   */
-  async function lockWaiters(client: pg.Client, n: number): Promise<void> {
-    for (let i = 0; i < 200; i++) {
-      const waiting = await client.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query like '%installation_bindings%'`);
-      if (waiting.rows[0].n >= n) return;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-
   it('two unbinds of one installation at once: one answers 200 with its repositories, the other 404', async () => {
     const { inst, repositories } = await boundWithRepositories(a, ['lib2']);
     // PostgreSQL: hold the binding's row so both unbinds are inside their transactions, past any read of it,
     // when the first may delete it (SQLite has one writer: its transactions cannot overlap).
-    const schema = gw.config.databaseSchema;
-    let holder: pg.Client | null = null;
-    if (gw.config.databaseUrl && schema) {
-      holder = new pg.Client({ connectionString: gw.config.databaseUrl });
-      await holder.connect();
-      await holder.query('begin');
-      await holder.query(`select 1 from "${schema}".installation_bindings where app_id = $1 and installation_id = $2 for update`, [a.appId, inst.id]);
-    }
+    const hold = await holdRows(gw, (schema) => [[`select 1 from "${schema}".installation_bindings where app_id = $1 and installation_id = $2 for update`, [a.appId, inst.id]]]);
     const pending = Promise.all([
       unbind({ token: a.factoryKey, appId: a.appId }, inst.id),
       unbind({ token: a.loginToken, appId: a.appId }, inst.id),
     ]);
-    if (holder) {
-      // Both wait on the row lock, then the lock goes.
-      await lockWaiters(holder, 2);
-      await holder.query('commit');
-      await holder.end();
-    }
+    // Both wait on the row lock, then the lock goes.
+    await hold?.waiters(2, 'installation_bindings');
+    await hold?.release();
     const results = await pending;
     expect(results.map((r) => r.status).sort()).toEqual([200, 404]);
     expect(results.find((r) => r.status === 200)!.body.data.disconnectedRepositories).toEqual(repositories);
@@ -312,19 +290,16 @@ describe('binding App installations to factories', () => {
     const { inst } = await boundWithRepositories(a, []);
     const late = `${inst.account}/late`;
     github.addRepository(late, { installation: inst });
-    const schema = gw.config.databaseSchema;
-    if (gw.config.databaseUrl && schema) {
-      // PostgreSQL: an unbind that has removed the binding and read the factory's repositories, not yet committed.
-      const unbinding = new pg.Client({ connectionString: gw.config.databaseUrl });
-      await unbinding.connect();
-      await unbinding.query('begin');
-      await unbinding.query(`delete from "${schema}".installation_bindings where app_id = $1 and installation_id = $2`, [a.appId, inst.id]);
-      await unbinding.query(`delete from "${schema}".repositories where app_id = $1 and installation_id = $2`, [a.appId, inst.id]);
+    // PostgreSQL: an unbind that has removed the binding and read the factory's repositories, not yet committed.
+    const unbinding = await holdRows(gw, (schema) => [
+      [`delete from "${schema}".installation_bindings where app_id = $1 and installation_id = $2`, [a.appId, inst.id]],
+      [`delete from "${schema}".repositories where app_id = $1 and installation_id = $2`, [a.appId, inst.id]],
+    ]);
+    if (unbinding) {
       // The connect still sees the binding (not committed away), writes its connection, then reads the binding again.
       const pending = connect(a, late, inst.id);
-      await lockWaiters(unbinding, 1);
-      await unbinding.query('commit');
-      await unbinding.end();
+      await unbinding.waiters(1, 'installation_bindings');
+      await unbinding.release();
       expect(code(await pending)).toEqual({ status: 422, code: 'installation_not_bound' });
     } else {
       // SQLite has one writer: an unbind is wholly before or after a connect's write. Before: refused.
