@@ -291,11 +291,14 @@ describeInBrowser('dashboard: factory settings', () => {
     const form = page.getByTestId('connect-form');
     await form.waitFor();
     await form.getByLabel('Installation').selectOption(String(acme.installationId));
-    // Not a repository name: the schema's refusal, under Repository.
+    // Not a repository name: said in words under Repository, and nothing is sent.
+    const posts: string[] = [];
+    page.on('request', (r) => { if (r.method() === 'POST' && r.url().endsWith('/v1/repositories')) posts.push(r.url()); });
     await form.getByLabel('Repository').fill('not a repository');
     await form.getByRole('button', { name: 'Connect' }).click();
     await page.getByTestId('error-connect-repository').waitFor();
-    expect(await page.getByTestId('error-connect-repository').innerText()).toMatch(/^Must match pattern/);
+    expect(await page.getByTestId('error-connect-repository').innerText()).toBe('Write it as owner/repo, as GitHub spells it: letters, digits, -, _ and . only.');
+    expect(posts).toEqual([]);
     // A repository the installation does not hold: GitHub's answer, under Repository.
     await form.getByLabel('Repository').fill('acme/missing');
     await form.getByRole('button', { name: 'Connect' }).click();

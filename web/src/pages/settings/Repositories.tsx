@@ -34,6 +34,8 @@ export function RepositoriesSection({ appId, canRead, canWrite }: { appId: strin
 }
 
 const CONNECT_FIELDS = ['repository', 'installationId'] as const;
+/** GitHub's owner and repository name rules, as POST /v1/repositories checks them (repositories/routes.ts). */
+const REPOSITORY_NAME = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9_.-]{1,100}$/;
 /** Path-less refusals of POST /v1/repositories and the field each concerns. */
 const CONNECT_BY_CODE = { installation_not_bound: 'installationId', repository_not_in_installation: 'repository' } as const;
 
@@ -58,7 +60,16 @@ function ConnectForm({ appId }: { appId: string }) {
   if (installations.data.length === 0) {
     return <p className="muted small" data-testid="connect-needs-installation">To connect a repository, first bind the App installation that holds it (GitHub App installations, below).</p>;
   }
-  const onSubmit = (e: FormEvent) => { e.preventDefault(); connect.mutate(); };
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    // Said in words here; the API's own refusal of the same name quotes its pattern.
+    if (!REPOSITORY_NAME.test(repository.trim())) {
+      setConnected(null);
+      setErrors({ fields: { repository: 'Write it as owner/repo, as GitHub spells it: letters, digits, -, _ and . only.' }, form: null });
+      return;
+    }
+    connect.mutate();
+  };
   return (
     <form className="settings-form" onSubmit={onSubmit} noValidate data-testid="connect-form" aria-labelledby="connect-title">
       <h3 id="connect-title">Connect a repository</h3>
