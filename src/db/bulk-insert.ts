@@ -11,10 +11,8 @@
 // server parse and plan a statement of as many placeholders on every call; JSON.stringify is native and the
 // statement's text is the same whatever the row count. Alternated ingest runs (docs/performance.md, Seventh
 // round): 4.8% more sessions/s, the event loop and the database server both a few percent lighter a session.
-// Rows holding bytes (documents), a number JSON cannot carry (NaN, ±Infinity, which it would write as
-// null) or a string with an unpaired UTF-16 surrogate (JSON.stringify writes it as `\ud800`, an escape
-// PostgreSQL's JSON refuses: the whole sync answered 500) are bound value by value as before; the `pg` driver
-// writes such a string as UTF-8 with U+FFFD in its place, which is what SQLite's driver stores too.
+// Rows holding bytes (documents) or a number JSON cannot carry (NaN, ±Infinity, which it would write as
+// null) are bound value by value as before.
 import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from './connection.js';
 import { rowsOfSessionsTids } from './rows-of-sessions.js';
@@ -72,8 +70,8 @@ export async function insertRows<R = never>(db: Db, table: string, rows: readonl
   const first = rows[0];
   if (first === undefined) return [];
   const columns = Object.keys(first);
+  const plainJson = checkRows('insertRows', table, columns, rows);
   const style = placeholderStyle(db);
-  const plainJson = checkRows('insertRows', table, columns, rows, style === 'dollar');
   if (style === 'dollar' && plainJson) {
     return (await db.executeQuery<R>(CompiledQuery.raw(jsonTextOf(table, columns, tail), [JSON.stringify(rows)]))).rows;
   }
@@ -85,10 +83,10 @@ export async function insertRows<R = never>(db: Db, table: string, rows: readonl
 
 /**
  * Checks that every row has exactly `columns`, none undefined (a programming error otherwise, thrown before
- * anything is sent); with `forJson` (PostgreSQL), answers whether JSON carries every value as it is
- * (well-formed strings, booleans, finite numbers and nulls only). SQLite binds each value: nothing to ask.
+ * anything is sent); answers whether JSON carries every value as it is (strings, booleans, finite numbers and
+ * nulls only).
  */
-function checkRows(caller: string, table: string, columns: readonly string[], rows: readonly Row[], forJson: boolean): boolean {
+function checkRows(caller: string, table: string, columns: readonly string[], rows: readonly Row[]): boolean {
   let plainJson = true;
   for (const row of rows) {
     const values = row as Record<string, unknown>;
@@ -97,10 +95,7 @@ function checkRows(caller: string, table: string, columns: readonly string[], ro
       const value = values[column];
       // Kysely would leave an undefined value to the column's default; here it is a mistake of the caller.
       if (value === undefined) throw new Error(`${caller}(${table}): a row lacks ${column}`);
-      if (!forJson) continue;
-      if (typeof value === 'string') {
-        if (!value.isWellFormed()) plainJson = false;
-      } else if (value !== null && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) plainJson = false;
+      if (value !== null && typeof value !== 'string' && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) plainJson = false;
     }
   }
   return plainJson;
@@ -127,7 +122,7 @@ export function updateRowsByIdQueries(db: Db, table: string, appId: string, rows
   const first = rows[0];
   if (first === undefined) return [];
   const columns = Object.keys(first);
-  const plainJson = checkRows('updateRowsById', table, columns, rows, placeholderStyle(db) === 'dollar');
+  const plainJson = checkRows('updateRowsById', table, columns, rows);
   const set = columns.filter((c) => c !== 'id');
   if (placeholderStyle(db) === 'dollar' && plainJson && rows.length > 1) {
     const text = cachedText(`update\u0000${table}\u0000${columns.join(',')}`, () =>
