@@ -28,6 +28,9 @@ export interface MemoryResult {
   p99Ms: number;
   rssAfterIngestMb: number;
   peakRssMb: number;
+  /** CPU time of the server process (all its threads) during the ingest, µs a session, and the kernel's part of it */
+  cpuUsPerSession: number;
+  kernelUsPerSession: number;
 }
 
 function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -41,6 +44,14 @@ function startNodeFlags(): string[] {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
   const words = (pkg.scripts?.start ?? '').split(/\s+/);
   return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : [];
+}
+
+/** CPU time of a process (all its threads) so far, in µs: user and kernel, from /proc/<pid>/stat. */
+function cpuMicros(pid: number): { user: number; kernel: number } {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const tick = 1e6 / 100; // USER_HZ is 100 on Linux
+  return { user: Number(fields[11]) * tick, kernel: Number(fields[12]) * tick };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -114,9 +125,11 @@ export async function runMemoryBench(opts: { sessions?: number; clients?: number
         if (res.status !== 200) throw new Error(`sync answered ${res.status}: ${text.slice(0, 300)}`);
       }
     };
+    const cpuBefore = cpuMicros(pid);
     const begun = performance.now();
     await Promise.all(Array.from({ length: clients }, client));
     const seconds = (performance.now() - begun) / 1000;
+    const cpuAfter = cpuMicros(pid);
     await sleep(3000);
     latencies.sort((a, b) => a - b);
     return {
@@ -124,6 +137,8 @@ export async function runMemoryBench(opts: { sessions?: number; clients?: number
       sessionsPerSec: Math.round((requests * 25) / seconds), turnsPerSec: Math.round(turns / seconds),
       p50Ms: Number(percentile(latencies, 50).toFixed(1)), p99Ms: Number(percentile(latencies, 99).toFixed(1)),
       rssAfterIngestMb: Math.round(status(pid, 'VmRSS')), peakRssMb: Math.round(status(pid, 'VmHWM')),
+      cpuUsPerSession: Math.round((cpuAfter.user + cpuAfter.kernel - cpuBefore.user - cpuBefore.kernel) / (requests * 25)),
+      kernelUsPerSession: Math.round((cpuAfter.kernel - cpuBefore.kernel) / (requests * 25)),
     };
   } finally {
     child.kill('SIGTERM');
@@ -136,7 +151,7 @@ export function formatMemoryBench(r: MemoryResult): string {
   return [
     `RSS 3 s after start-up (SQLite): ${r.startupRssMb} MB`,
     `idle RSS 60 s after start-up (SQLite): ${r.idleRssMb} MB (target <= 120 MB): ${r.idleRssMb <= 120 ? 'met' : 'NOT met'}`,
-    `ingest over a socket: ${r.sessions} sessions, ${r.clients} clients: ${r.sessionsPerSec} sessions/s, ${r.turnsPerSec} turns/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`,
+    `ingest over a socket: ${r.sessions} sessions, ${r.clients} clients: ${r.sessionsPerSec} sessions/s, ${r.turnsPerSec} turns/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; server CPU ${r.cpuUsPerSession} µs a session (${r.kernelUsPerSession} of it in the kernel)`,
     `RSS after the ingest: ${r.rssAfterIngestMb} MB, peak ${r.peakRssMb} MB (target <= 250 MB): ${r.peakRssMb <= 250 ? 'met' : 'NOT met'}`,
   ].join('\n');
 }
