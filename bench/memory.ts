@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fixtureSessions } from './sessions.js';
+import { fixtureSessions, procTicks } from './sessions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -46,12 +46,11 @@ function startNodeFlags(): string[] {
   return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : [];
 }
 
-/** CPU time of a process (all its threads) so far, in µs: user and kernel, from /proc/<pid>/stat. */
+/** CPU time of a process (all its threads) so far, in µs: user and kernel (clock ticks of 10 ms, USER_HZ 100). */
 function cpuMicros(pid: number): { user: number; kernel: number } {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const tick = 1e6 / 100; // USER_HZ is 100 on Linux
-  return { user: Number(fields[11]) * tick, kernel: Number(fields[12]) * tick };
+  const ticks = procTicks(pid);
+  if (!ticks) throw new Error(`no /proc/${pid}/stat`);
+  return { user: ticks[0] * 10_000, kernel: ticks[1] * 10_000 };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -142,7 +142,7 @@ export function pgTransport(url: string): string {
 }
 
 /** Clock ticks of /proc/<pid>/stat's fields utime, stime, cutime, cstime (14-17 of stat(5)), or null. */
-function procTicks(pid: number): [number, number, number, number] | null {
+export function procTicks(pid: number): [number, number, number, number] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

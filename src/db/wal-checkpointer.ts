@@ -7,21 +7,21 @@
 // ingest --clients 4 --batches 400, SQLite, load 1.8-2.0): without this thread 406-408 commits took 4.5-4.9 s
 // of the event loop, p50 7.1-7.8 ms, p90 19.9-21.8 ms; with it 2.2-2.3 s, p50 5.5-5.7 ms, p90 6.6-7.2 ms (the
 // COMMIT's own WAL fsync, which makes a 2xx durable, stays). A second connection on a worker thread runs the
-// same PASSIVE checkpoint (which never blocks the writer) after each group commit; the main connection's own
+// same PASSIVE checkpoint (which never blocks the writer) when group commits ask for it; the main connection's own
 // autocheckpoint is raised to 10,000 pages and stays as the bound should the thread fall behind or fail.
 //
-// The thread checkpoints at most every 500 ms, not after every commit: a checkpoint copies each page once,
-// from its newest frame, so the pages that every sync writes again (the B-trees' upper levels, the counters'
-// rows, the hot index leaves) are copied once for all the commits of that time instead of once a commit.
-// Measured on the built server started as bench/memory.ts starts it (syncs of 25 fixture sessions from 4 clients
-// over a socket, SQLite, the process's CPU with this thread's; Nov 27 2026, a machine whose system calls cost
-// 1.1 µs; docs/performance.md "Fifteenth round"), 40k sessions a run in the order 500, each, each, 500, 500, each: every 500 ms 755-929 µs a session (145-175 of
-// it in the kernel), 994-1,216 sessions/s; after each commit 872-1,101 µs (233-276), 911-1,169 sessions/s; four
-// alternated 10k-session rounds gave 732-785 against 831-1,051 µs. 2 s bought little more (702-787 µs). Under a
-// steady ingest the WAL grows to the writer's 10,000-page bound either way (a 44 MB file after 40k sessions,
-// with both): a PASSIVE checkpoint that new commits keep overtaking never finds the WAL fully copied, so only
-// the writer's own checkpoint at the bound lets the next write start the WAL over. A 2xx stays durable: the
-// COMMIT's WAL fsync does not wait for a checkpoint.
+// The thread checkpoints at most every 500 ms, not after every commit: a checkpoint copies each page once, from
+// its newest frame, so the pages that every sync writes again (the B-trees' upper levels, the counters' rows, the
+// hot index leaves) are copied once for all the commits of that time instead of once a commit. Measured on the
+// built server started as bench/memory.ts starts it (syncs of 25 fixture sessions from 4 clients over a socket,
+// SQLite, the process's CPU with this thread's; Nov 27 2026, a machine whose system calls cost 1.1 µs;
+// docs/performance.md "Fifteenth round"), 40k sessions a run in the order 500, each, each, 500, 500, each: every
+// 500 ms 755-929 µs a session (145-175 of it in the kernel), 994-1,216 sessions/s; after each commit 872-1,101 µs
+// (233-276), 911-1,169 sessions/s; four alternated 10k-session rounds gave 732-785 against 831-1,051 µs. 2 s
+// bought little more (702-787 µs). Under a steady ingest the WAL grows to the writer's 10,000-page bound either
+// way (a 44 MB file after 40k sessions, with both): a PASSIVE checkpoint that new commits keep overtaking never
+// finds the WAL fully copied, so only the writer's own checkpoint at the bound lets the next write start the WAL
+// over. A 2xx stays durable: the COMMIT's WAL fsync does not wait for a checkpoint.
 //
 // The thread starts only once the WAL file has grown past 4 MiB (the default autocheckpoint's size), so a
 // gateway that writes little never pays for it (measured: about 2 MB of resident memory idle, 7 MB more while
@@ -59,7 +59,6 @@ db.pragma('synchronous = FULL');
 db.pragma('cache_size = -1024');
 let scheduled = null;
 let lastRun = 0;
-const interval = workerData.intervalMs;
 function checkpoint() {
   scheduled = null;
   lastRun = Date.now();
@@ -77,7 +76,7 @@ parentPort.on('message', (message) => {
     return;
   }
   if (scheduled) return;
-  scheduled = setTimeout(checkpoint, Math.max(0, lastRun + interval - Date.now()));
+  scheduled = setTimeout(checkpoint, Math.max(0, lastRun + workerData.intervalMs - Date.now()));
 });
 `;
 
