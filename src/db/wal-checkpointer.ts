@@ -11,8 +11,8 @@
 //
 // The thread checkpoints at most every 500 ms, not after every commit: a checkpoint copies each page once, from
 // its newest frame, so the pages that every sync writes again (the B-trees' upper levels, the counters' rows, the
-// hot index leaves) are copied once for all the commits of that time instead of once a commit: about a tenth
-// less of the process's CPU a session and a third less of the kernel's (bench/memory.ts's ingest, alternated;
+// hot index leaves) are copied once for all the commits of that time instead of once a commit: about 15% less of
+// the process's CPU a session and about 40% less of the kernel's (bench/memory.ts's ingest, alternated;
 // docs/performance.md, Ingest). A longer interval (2 s) buys little more and lets the WAL grow longer between
 // copies. A 2xx stays durable: the COMMIT's WAL fsync does not wait for a checkpoint.
 //
