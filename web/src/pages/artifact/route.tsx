@@ -3,7 +3,7 @@
 import { Link, createRoute, notFound } from '@tanstack/react-router';
 import { queryOptions, useSuspenseQuery } from '@tanstack/react-query';
 import { shellRoute } from '../shell/route';
-import { ApiError, api, factory, unwrap } from '../../api/client';
+import { ApiClientError, api, factory, unwrap } from '../../api/client';
 import { factoriesQuery } from '../../api/queries';
 import { ArtifactView } from '../../ui/artifact';
 import { formatTime } from '../../ui/format';
@@ -20,7 +20,7 @@ const artifactQuery = (id: string) =>
           unwrap(api.GET('/v1/artifacts/{id}', { params: { path: { id } }, ...factory(f.id) }))
             .then((r) => ({ factory: f, artifact: r.data }))
             .catch((err: unknown) => {
-              if (err instanceof ApiError && (err.status === 404 || err.status === 400 || err.status === 403)) return null;
+              if (err instanceof ApiClientError && (err.status === 404 || err.status === 400 || err.status === 403)) return null;
               throw err;
             }),
         ),
