@@ -2,9 +2,11 @@
 // the answer as a short human line, or the whole `data` object with --json.
 import type { Command } from 'commander';
 import { mintPlaintext } from '../server/credentials.js';
-import { ApiClientError, AttestClient, unwrap } from '../client/index.js';
-import type { Plan } from '../server/auth/principal.js';
-import type { Permission, Role } from '../server/permissions.js';
+import { ApiClientError, AttestClient, unwrap, type Body } from '../client/index.js';
+
+type Plan = Body<'/v1/admin/orgs/{orgName}', 'patch'>['plan'];
+type Role = Body<'/v1/admin/orgs/{orgName}/members', 'post'>['role'];
+type Permission = Body<'/v1/admin/orgs/{orgName}/management-keys', 'post'>['permissions'][number];
 
 interface AdminGlobals {
   url?: string;

@@ -25,7 +25,7 @@ export interface ApiOptions {
   baseUrl: string;
   headers?: Record<string, string>;
   /** 'same-origin' for the dashboard's cookie. */
-  credentials?: RequestCredentials;
+  credentials?: RequestInit['credentials'];
   /** Abort a request after this long (none by default). */
   timeoutMs?: number;
   fetch?: typeof fetch;

@@ -23,13 +23,13 @@ export interface ClientOptions {
 }
 
 /** The JSON body of a route's answer with this status. */
-type Answer<P extends keyof paths, M extends keyof paths[P], S extends number = 200> = paths[P][M] extends {
+export type Answer<P extends keyof paths, M extends keyof paths[P], S extends number = 200> = paths[P][M] extends {
   responses: { [K in S]: { content: { 'application/json': infer B } } };
 }
   ? B
   : never;
 /** The JSON request body of a route. */
-type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+export type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 
 export type SyncBody = Body<'/v1/agents/sync', 'post'>;
 export type SyncResult = Answer<'/v1/agents/sync', 'post'>['data'];
