@@ -1,7 +1,7 @@
 // The one error type the API client throws: the gateway's error envelope `{ error: { code, message, ... } }`
 // mapped to fields a caller can branch on, plus the transport failures (gateway down, timeout) as status 0.
 
-/** One problem of a refused request body: the field's dotted path (`name`, `runner_updates.version`) and what is wrong. */
+/** One problem of a refused request body: the field's dotted path (`name`, `runner_updates.version`), what is wrong. */
 export interface ApiErrorDetail {
   path: string;
   message: string;
