@@ -8,6 +8,7 @@ import { Cost, formatInt, formatTime } from '../../ui/format';
 import { ArtifactView } from '../../ui/artifact';
 import { Tri } from '../../ui/pr';
 import { ErrorView, Loading } from '../../ui/states';
+import { sessionTitleText } from '../../ui/session-title';
 
 export const prRoute = createRoute({
   getParentRoute: () => factoryRoute,
@@ -43,7 +44,7 @@ function PrPage() {
           <tbody>
             {pr.sessionList.map((s) => (
               <tr key={s.traceId}>
-                <td><Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: s.traceId }}>{s.title || s.sessionId}</Link></td>
+                <td><Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: s.traceId }}>{sessionTitleText(s.title)}</Link></td>
                 <td>{s.agentType}</td>
                 <td>{formatTime(s.startedAt)}</td>
                 <td>{s.linkedBy.join(', ')}</td>

@@ -8,6 +8,7 @@ import { asTurns, sessionQuery, type SessionDetail, type ToolCall, type Turn, ty
 import { Cost, formatDuration, formatInt, formatTime, formatUsd } from '../../ui/format';
 import { PrOutcomeChips } from '../../ui/pr';
 import { Loading } from '../../ui/states';
+import { sessionTitleText } from '../../ui/session-title';
 
 const Timeline = lazy(() => import('./Timeline'));
 
@@ -20,7 +21,7 @@ export function SessionPage() {
   return (
     <>
       <p className="muted"><Link to="/f/$appId/sessions" params={{ appId }}>Sessions</Link> /</p>
-      <h1 data-testid="session-title">{s.title || s.sessionId}</h1>
+      <h1 data-testid="session-title">{sessionTitleText(s.title)}</h1>
       <Facts s={s} />
       <Tokens s={s} />
       <Family appId={appId} s={s} />
@@ -123,7 +124,7 @@ function Family({ appId, s }: { appId: string; s: SessionDetail }) {
           <ul>
             {s.subagents.map((sub) => (
               <li key={sub.traceId}>
-                <Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: sub.traceId }}>{sub.title || sub.subagentId || sub.sessionId}</Link>{' '}
+                <Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: sub.traceId }}>{sessionTitleText(sub.title)}</Link>{' '}
                 <span className="muted">{sub.agentType} · {formatTime(sub.startedAt)} · </span>
                 <Cost usd={sub.costUsd} status={sub.costStatus} />
               </li>
