@@ -45,7 +45,8 @@ export function useErrorKeys(move: (step: 1 | -1) => void): void {
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       const target = e.target as HTMLElement | null;
-      if (target && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))) return;
+      const typing = target instanceof HTMLInputElement ? !['checkbox', 'radio', 'button', 'submit'].includes(target.type) : false;
+      if (target && (typing || target.isContentEditable || ['TEXTAREA', 'SELECT'].includes(target.tagName))) return;
       if (e.key === 'n') move(1);
       else if (e.key === 'p') move(-1);
       else return;
