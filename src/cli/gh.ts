@@ -5,8 +5,7 @@
 // `ATTEST_SYNC_GH=0` turns it off. The gateway keeps these reports only until the App's webhook speaks for a PR.
 import { execFile } from 'node:child_process';
 import type { AgentSessionV1 } from '../capture/types.js';
-import type { AttestClient } from '../client/index.js';
-import type { ReportedPullRequest } from '../areas/prs/reported.js';
+import { unwrap, type AttestClient, type Body } from '../client/index.js';
 import { normalizeRepo } from '../areas/sessions/document.js';
 
 /** The fields asked of `gh pr view --json` (docs/cli.md shows the answer this reads). */
@@ -15,6 +14,9 @@ export const GH_FIELDS = 'number,url,title,state,author,headRefName,headRefOid,b
 export const GH_MAX_PRS = 50;
 const GH_TIMEOUT_MS = 15_000;
 const REPORT_BATCH = 100;
+
+/** One PR as POST /v1/prs/reported takes it (the type generated from the route's schema). */
+export type ReportedPullRequest = Body<'/v1/prs/reported', 'post'>['pullRequests'][number];
 
 export interface LinkedPr {
   /** owner/repo on github.com */
@@ -107,7 +109,7 @@ export async function reportLinkedPullRequests(client: AttestClient, sessions: r
   for (let i = 0; i < reports.length; i += REPORT_BATCH) {
     const batch = reports.slice(i, i + REPORT_BATCH);
     try {
-      await client.request('POST', '/v1/prs/reported', { body: { pullRequests: batch } });
+      await unwrap(client.api.POST('/v1/prs/reported', { body: { pullRequests: batch } }));
       sent += batch.length;
     } catch {
       // An older gateway without the route, or a refusal: the sessions are synced; the PR state waits.
