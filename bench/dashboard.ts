@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildApp } from '../src/server/app.js';
+import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/server/config.js';
 import { mintCredential } from '../src/server/auth/mint.js';
 import { PERMISSIONS } from '../src/server/permissions.js';

@@ -122,7 +122,7 @@ function parseArgs(argv: string[]): Options {
 // ---------- the server side (child process) ----------
 
 async function serve(logLevel: string): Promise<void> {
-  const { buildApp } = await import('../src/server/app.js');
+  const { buildApp } = await import('../src/app.js');
   const { loadConfig } = await import('../src/server/config.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-bench-'));
   const config = loadConfig({

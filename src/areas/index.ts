@@ -1,6 +1,10 @@
 // Every area the gateway serves. An area is a folder with routes.ts, service.ts and store.ts; its routes
 // are registered here, and the capabilities document reports which areas are present.
 import type { AreaRoutes } from '../server/context.js';
+import type { Sweeps } from '../server/housekeeping.js';
+import { dashboardSweeps } from './dashboard/housekeeping.js';
+import { oauthSweeps } from './oauth/housekeeping.js';
+import { repositoriesSweeps } from './repositories/housekeeping.js';
 import { adminRoutes } from './admin/routes.js';
 import { apiKeysRoutes } from './api-keys/routes.js';
 import { accountRoutes } from './account/routes.js';
@@ -30,13 +34,15 @@ import { dashboardRoutes } from './dashboard/routes.js';
 export interface Area {
   name: string;
   routes: AreaRoutes;
+  /** What the housekeeping loop deletes of this area's rows once they are past keeping. */
+  sweeps?: Sweeps;
 }
 
 export const AREAS: readonly Area[] = [
   { name: 'health', routes: healthRoutes },
   { name: 'capabilities', routes: capabilitiesRoutes },
   { name: 'pricing', routes: pricingRoutes },
-  { name: 'oauth', routes: oauthRoutes },
+  { name: 'oauth', routes: oauthRoutes, sweeps: oauthSweeps },
   { name: 'admin', routes: adminRoutes },
   { name: 'api-keys', routes: apiKeysRoutes },
   { name: 'work-items', routes: workItemsRoutes },
@@ -52,10 +58,10 @@ export const AREAS: readonly Area[] = [
   { name: 'metrics', routes: metricsRoutes },
   { name: 'artifacts', routes: artifactsRoutes },
   { name: 'results', routes: resultsRoutes },
-  { name: 'repositories', routes: repositoriesRoutes },
+  { name: 'repositories', routes: repositoriesRoutes, sweeps: repositoriesSweeps },
   { name: 'work-item-pr', routes: workItemPullRequestRoutes },
   { name: 'agents', routes: agentsRoutes },
   { name: 'sessions', routes: sessionsRoutes },
   { name: 'mcp', routes: mcpRoutes },
-  { name: 'dashboard', routes: dashboardRoutes },
+  { name: 'dashboard', routes: dashboardRoutes, sweeps: dashboardSweeps },
 ];

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isSha256, type BlobStore } from './store.js';
-import { ensurePrivateDir } from '../server/data-dir.js';
+import { ensurePrivateDir } from '../data-dir.js';
 
 export class FsBlobStore implements BlobStore {
   readonly kind = 'fs' as const;

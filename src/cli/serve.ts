@@ -32,7 +32,7 @@ export function registerServe(program: Command): void {
     .option('-d, --data-dir <dir>', 'data directory (env ATTEST_DATA_DIR, default ./.attest)')
     .action(async (flags: ServeFlags) => {
       const config = loadConfig(envWithFlags(flags));
-      const { buildApp } = await import('../server/app.js');
+      const { buildApp } = await import('../app.js');
       const app = await buildApp({ config });
       const boot = app.attest.bootstrap;
       const out = process.stdout;

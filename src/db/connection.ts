@@ -7,7 +7,7 @@ import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Data
 import type { Database } from './schema.js';
 import { afterEachCommit } from './group-commit.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
-import { ensurePrivateDir, ensurePrivateFile, narrowIfPresent } from '../server/data-dir.js';
+import { ensurePrivateDir, ensurePrivateFile, narrowIfPresent } from '../data-dir.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;

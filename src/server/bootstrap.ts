@@ -12,7 +12,7 @@ import type { Config } from './config.js';
 import type { BootstrapResult } from './context.js';
 import { mintCredential } from './auth/mint.js';
 import { digestOf, parsePlaintext } from './credentials.js';
-import { ensurePrivateDir } from './data-dir.js';
+import { ensurePrivateDir } from '../data-dir.js';
 
 export const DEFAULT_ORG = 'default';
 export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';

@@ -9,7 +9,7 @@ import { ApiError, apiError } from './errors.js';
 import { parsePlaintext } from './credentials.js';
 import type { App, Gateway, RouteGuard } from './context.js';
 import { credentialRefused, type Principal, type Target } from './auth/principal.js';
-import { recordAudit } from '../areas/orgs/audit.js';
+import { recordAudit } from './audit.js';
 import { verifyArtifactContentSignature } from './signed-urls.js';
 
 export const APP_HEADER = 'x-outerlayer-app-id';

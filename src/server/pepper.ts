@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir, narrowIfPresent } from './data-dir.js';
+import { ensurePrivateDir, narrowIfPresent } from '../data-dir.js';
 
 export function loadPepper(dataDir: string, fromEnv: string | null): string {
   if (fromEnv) return fromEnv;

@@ -154,7 +154,7 @@ describe('attest serve', { timeout: 180_000 }, () => {
   }, 120_000); // two cold starts of the CLI through tsx: about 10 s each on a loaded 2-core machine
 
   it('writes a request\'s log line to stdout on its own, without waiting for more traffic, and flushes the rest on SIGTERM', async () => {
-    // Log lines are written in batches (src/server/app.ts); a quiet gateway must still show its last request.
+    // Log lines are written in batches (src/app.ts); a quiet gateway must still show its last request.
     const gw = await serve(tempDataDir(), { LOG_LEVEL: 'info' });
     const first = await fetch(`${gw.url}/health`, { headers: { 'x-request-id': 'log-probe-quiet' } });
     expect(first.status).toBe(200);

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { InjectOptions, RouteOptions } from 'fastify';
-import { buildApp } from '../../src/server/app.js';
+import { buildApp } from '../../src/app.js';
 import { ManualClock } from '../../src/server/clock.js';
 import { loadConfig, type Config } from '../../src/server/config.js';
 import type { App, BootstrapResult } from '../../src/server/context.js';

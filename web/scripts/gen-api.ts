@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildApp } from '../../src/server/app.js';
+import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/server/config.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

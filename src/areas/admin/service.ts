@@ -6,7 +6,7 @@ import { revokeCredential } from '../../server/auth/store.js';
 import { isPermission, ROLE_PERMISSIONS, isRole, type Permission, type Role } from '../../server/permissions.js';
 import * as orgs from '../orgs/service.js';
 import * as apps from '../apps/service.js';
-import { recordAudit } from '../orgs/audit.js';
+import { recordAudit } from '../../server/audit.js';
 
 function actor(ctx: RequestContext): orgs.Actor {
   return { db: ctx.db, clock: ctx.clock, principal: ctx.principal, invalidateAuth: () => ctx.gateway.auth.invalidate() };

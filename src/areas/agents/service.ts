@@ -7,7 +7,7 @@ import { actorOfCaller, prepareSessions, storeSessions } from '../sessions/servi
 import { durableWriter, type DurableWriter } from '../../db/group-commit.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
 import { prCommentModeOf } from '../apps/service.js';
-import { schedulePrComments } from '../pr-comments/service.js';
+import { schedulePrComments } from '../pr-comments/outbox.js';
 import { pullRequestsOfSessions } from '../prs/service.js';
 import { checkSession } from './validate.js';
 import * as store from './store.js';

@@ -4,7 +4,7 @@ import { mintCredential } from '../../server/auth/mint.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { presetPermissions, type KeyPreset, type Permission } from '../../server/permissions.js';
-import { recordAudit } from '../orgs/audit.js';
+import { recordAudit } from '../../server/audit.js';
 import * as store from './store.js';
 
 export interface ApiKeyWire {

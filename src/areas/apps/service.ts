@@ -7,8 +7,8 @@ import type { Clock } from '../../server/clock.js';
 import type { Principal } from '../../server/auth/principal.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { recordAudit } from '../orgs/audit.js';
-import { latestProblems, type PrCommentProblem } from '../pr-comments/service.js';
+import { recordAudit } from '../../server/audit.js';
+import { latestProblems, type PrCommentProblem } from '../pr-comments/outbox.js';
 import * as store from './store.js';
 import { VERSION } from '../../version.js';
 

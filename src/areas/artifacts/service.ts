@@ -8,7 +8,7 @@ import { apiError } from '../../server/errors.js';
 import { ROLE_PERMISSIONS, isRole } from '../../server/permissions.js';
 import { factoriesOfUser } from '../apps/service.js';
 import { normalizeRepo } from '../sessions/document.js';
-import { schedulePrComments, type PrRef } from '../pr-comments/service.js';
+import { schedulePrComments, type PrRef } from '../pr-comments/outbox.js';
 import { listLinkedPullRequests } from '../work-items/service.js';
 import * as store from './store.js';
 

@@ -1,7 +1,7 @@
 // Acceptance criteria of a work item: one list, replaced whole by PUT (at most 100, ids unique).
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { schedulePrComments } from '../pr-comments/service.js';
+import { schedulePrComments } from '../pr-comments/outbox.js';
 import { getWorkItem, listLinkedPullRequests } from '../work-items/service.js';
 import * as store from './store.js';
 

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { schedulePrComments } from '../pr-comments/service.js';
+import { schedulePrComments } from '../pr-comments/outbox.js';
 import { getWorkItem, listLinkedPullRequests } from '../work-items/service.js';
 import * as store from './store.js';
 

@@ -16,7 +16,7 @@ import { apiError } from '../../server/errors.js';
 import { ExpressRedirect, HtmlPage, Redirect } from '../../server/schemas.js';
 import { parsePlaintext } from '../../server/credentials.js';
 import type { Principal } from '../../server/auth/principal.js';
-import { recordAudit } from '../orgs/audit.js';
+import { recordAudit } from '../../server/audit.js';
 import { factoriesOfUser } from '../apps/service.js';
 import { renderConsentPage, verifyConsentRequest, type ConsentRequest } from './consent.js';
 import type { GatewayOAuthProvider } from './provider.js';

@@ -8,7 +8,7 @@ import { apiError } from '../../server/errors.js';
 import { INSTANT_RANGE_MESSAGE, instantInRange } from '../../server/schemas.js';
 import type { OrgContext } from '../../server/context.js';
 import { ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '../../server/permissions.js';
-import { GENESIS_HASH, hashRow, recordAudit } from './audit.js';
+import { GENESIS_HASH, hashRow, recordAudit } from '../../server/audit.js';
 import * as store from './store.js';
 
 export const PLANS = ['free', 'paid', 'enterprise'] as const;

@@ -19,7 +19,7 @@ import { digestOf } from '../../server/credentials.js';
 import { ROLE_PERMISSIONS, isRole } from '../../server/permissions.js';
 import * as authStore from '../../server/auth/store.js';
 import type { Principal } from '../../server/auth/principal.js';
-import { recordAudit } from '../orgs/audit.js';
+import { recordAudit } from '../../server/audit.js';
 import * as store from './store.js';
 
 export const INSTALL_STATE_TTL_MS = 30 * 60_000;

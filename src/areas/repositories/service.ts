@@ -9,7 +9,7 @@ import {
 } from '../../codehost/github.js';
 import type { FactoryContext, RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { recordAudit } from '../orgs/audit.js';
+import { recordAudit } from '../../server/audit.js';
 import * as store from './store.js';
 import { isBound } from './installations.js';
 

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { repositoryOfGitRepo } from '../artifacts/service.js';
-import { schedulePrComments } from '../pr-comments/service.js';
+import { schedulePrComments } from '../pr-comments/outbox.js';
 import * as store from './store.js';
 
 export const CI_JSON_LIMIT = 4096;

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import type { RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { applyCheck, applyPullRequest, type FactoryRef, type PullRequestFact } from '../prs/state.js';
-import { schedulePrComments } from '../pr-comments/service.js';
+import { schedulePrComments } from '../pr-comments/outbox.js';
 import { factoriesForRepository } from './factories.js';
 
 export interface WebhookResult {

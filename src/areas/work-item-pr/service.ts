@@ -9,7 +9,7 @@
 import { githubApp, type InstallationClient, type PullRequestSnapshot } from '../../codehost/github.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { recordAudit } from '../orgs/audit.js';
+import { recordAudit } from '../../server/audit.js';
 import { applyPullRequest } from '../prs/state.js';
 import { findConnectedRepository } from '../repositories/service.js';
 import { getClaimForItemKey, getWorkItem, linkPullRequest } from '../work-items/service.js';

@@ -8,8 +8,8 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { mintCredential } from '../../server/auth/mint.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { recordAudit } from '../orgs/audit.js';
-import { schedulePrComments } from '../pr-comments/service.js';
+import { recordAudit } from '../../server/audit.js';
+import { schedulePrComments } from '../pr-comments/outbox.js';
 import * as store from './store.js';
 
 export const TRACKERS = ['github', 'linear', 'jira', 'local'] as const;

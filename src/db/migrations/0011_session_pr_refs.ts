@@ -3,7 +3,6 @@
 // JSON in memory. Kept by the sessions ingest (through the prs service) in the writing transaction; this
 // migration backfills it from the sessions already stored, a page at a time.
 import type { Kysely } from 'kysely';
-import { namedPrs } from '../../areas/prs/refs.js';
 import type { Dialect } from '../connection.js';
 
 interface Row {
@@ -41,4 +40,36 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     for (let i = 0; i < rows.length; i += 500) await anyDb.insertInto('session_pr_refs').values(rows.slice(i, i + 500)).onConflict((oc) => oc.doNothing()).execute();
     after = page[page.length - 1]!.id;
   }
+}
+
+// A frozen copy of how the prs area parsed a session's named pull requests when this migration was written
+// (src/areas/prs/refs.ts namedPrs, with prs/state.ts normalizeRepository): the migration must backfill the
+// same rows forever, whatever the area's rule becomes later.
+
+const PR_URL = /^https?:\/\/[^/]+\/([^/\s]+)\/([^/\s]+)\/pulls?\/(\d+)/i;
+
+function normalizeRepository(repository: string): string {
+  return repository.trim().replace(/^https?:\/\/[^/]+\//i, '').replace(/^github\.com\//i, '').replace(/\.git$/i, '').toLowerCase();
+}
+
+/** The PRs a session names itself: the repository from the PR URL when given, else the session's own. */
+function namedPrs(row: { repo: string; pr_refs: string }): { repository: string; number: number }[] {
+  let refs: unknown;
+  try {
+    refs = JSON.parse(row.pr_refs);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(refs)) return [];
+  const out: { repository: string; number: number }[] = [];
+  for (const ref of refs) {
+    if (!ref || typeof ref !== 'object') continue;
+    const { prNumber, prUrl } = ref as { prNumber?: unknown; prUrl?: unknown };
+    if (typeof prNumber !== 'number' || !Number.isSafeInteger(prNumber) || prNumber <= 0) continue;
+    const m = typeof prUrl === 'string' ? PR_URL.exec(prUrl) : null;
+    const repository = m ? normalizeRepository(`${m[1]}/${m[2]}`) : row.repo;
+    if (!repository) continue;
+    if (!out.some((o) => o.repository === repository && o.number === prNumber)) out.push({ repository, number: prNumber });
+  }
+  return out;
 }

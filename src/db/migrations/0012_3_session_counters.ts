@@ -1,6 +1,6 @@
 // Issue 15 §5: `errorCount` is tool calls that ran and failed, nothing else (it used to add API errors), and
-// `origin` follows the reference rule (src/areas/sessions/document.ts originOf: workerKind seat/shared no
-// longer makes a session `worker`, an entrypoint no longer makes it `agent`). The stored rows are recomputed
+// `origin` follows the reference rule (originOf below, frozen as src/areas/sessions/document.ts had it:
+// workerKind seat/shared no longer makes a session `worker`, an entrypoint no longer makes it `agent`). The stored rows are recomputed
 // from the stored documents, and the `origin` facet counters (originCounts and the origin filter's totals)
 // move with them, so lists, filters, originCounts, signals and metrics agree.
 // - error_count := tool_error_count, in SQL (tool_error_count already counts exactly the failed tool calls).
@@ -8,9 +8,9 @@
 //   document gives agent.origin and workerKind.
 // Signals and the metric rollups read tool_error_count, api_error_count and rejected_tool_call_count, which
 // do not change; the breakdown by origin reads the sessions rows.
+import zlib from 'node:zlib';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
-import { decodeDocument, originOf } from '../../areas/sessions/document.js';
 
 interface Row {
   id: string;
@@ -54,4 +54,28 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     }
   }
   await sql`delete from session_facets where kind = 'origin' and sessions <= 0`.execute(db);
+}
+
+// Frozen copies of the sessions area's document decoding and origin rule as they were when this migration was
+// written (src/areas/sessions/document.ts): the migration must mean the same forever, whatever the area's
+// rule becomes later.
+
+interface StoredDocument {
+  agent: { origin?: unknown };
+  workerKind?: unknown;
+}
+
+function decodeDocument(encoding: string, body: Uint8Array | ArrayBuffer): StoredDocument {
+  // pg gives a Buffer, libsql an ArrayBuffer.
+  const buf = body instanceof ArrayBuffer ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const raw = encoding === 'br' ? zlib.brotliDecompressSync(buf) : encoding === 'gzip' ? zlib.gunzipSync(buf) : buf;
+  return JSON.parse(raw.toString('utf8')) as StoredDocument;
+}
+
+/** `agent.origin` when it is one of the three values; else `worker` for a cloud or CI runner, or `interactive`. */
+function originOf(doc: StoredDocument): 'interactive' | 'agent' | 'worker' {
+  const declared = doc.agent.origin;
+  if (declared === 'interactive' || declared === 'agent' || declared === 'worker') return declared;
+  if (doc.workerKind === 'cloud' || doc.workerKind === 'ci') return 'worker';
+  return 'interactive';
 }

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/server/app.js';
+import { buildApp } from '../../../src/app.js';
 import { ManualClock } from '../../../src/server/clock.js';
 import { loadConfig } from '../../../src/server/config.js';
 import type { App } from '../../../src/server/context.js';

@@ -198,7 +198,7 @@ describe('org audit log', () => {
     const db = gw.app.attest.db;
     const rows = await db.selectFrom('audit_log').selectAll().where('org_id', '=', tenant.orgId).orderBy('seq').execute();
     // A forger who rewrites a row and its own row_hash still breaks the next row's prev_hash link.
-    const { hashRow } = await import('../../../src/areas/orgs/audit.js');
+    const { hashRow } = await import('../../../src/server/audit.js');
     const target = rows[1]!;
     const { prev_hash, row_hash: _old, ...fields } = target;
     const forged = { ...fields, seq: Number(fields.seq), created_at: Number(fields.created_at), target_identifier: 'forged' };

@@ -10,8 +10,8 @@ import { artifactBody } from '../artifacts/helpers.js';
 import { ingest, sessionDoc } from '../metrics/sessions.js';
 import { deliver, pullRequestDelivery } from '../webhooks/github.js';
 import * as jobs from '../../../src/areas/pr-comments/store.js';
-import { LEASE_MS } from '../../../src/areas/pr-comments/worker.js';
-import { GITHUB_COMMENT_LIMIT, renderComment, type CommentData } from '../../../src/areas/pr-comments/render.js';
+import { LEASE_MS } from '../../../src/jobs/pr-comments/worker.js';
+import { GITHUB_COMMENT_LIMIT, renderComment, type CommentData } from '../../../src/jobs/pr-comments/render.js';
 import { bindInstallation } from '../../github-double/setup.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');

@@ -3,10 +3,10 @@
 // from that row on. `seq` numbers rows per org; a unique (org_id, seq) makes concurrent writers retry
 // instead of forking the chain.
 import crypto from 'node:crypto';
-import type { Db } from '../../db/connection.js';
-import type { AuditLogTable } from '../../db/schema.js';
-import type { Clock } from '../../server/clock.js';
-import type { Principal } from '../../server/auth/principal.js';
+import type { Db } from '../db/connection.js';
+import type { AuditLogTable } from '../db/schema.js';
+import type { Clock } from './clock.js';
+import type { Principal } from './auth/principal.js';
 
 export type AuditActorType = 'user' | 'api_key' | 'management_key' | 'admin' | 'system';
 export type AuditTargetType = 'org' | 'member' | 'app' | 'api_key' | 'management_key' | 'work_item' | 'repository';

@@ -1,6 +1,7 @@
-// The living PR comment: what other areas call when something the comment shows changed (schedule), and
-// what the factory's settings read shows about it (status). The runner is worker.ts; the body render.ts.
-// Only this area's store is read here, so any area may call it without an import cycle.
+// The living PR comment's outbox: what other areas call when something the comment shows changed (schedule),
+// and what the factory's settings read shows about it (the latest problem). Low on purpose: it reads only its
+// own store, so any area may call it. The worker that drains it (src/jobs/pr-comments/worker.ts) sits above
+// the areas, since it gathers the comment's evidence through their services.
 import crypto from 'node:crypto';
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../server/clock.js';
@@ -71,36 +72,4 @@ export async function latestProblems(db: Db, appIds: readonly string[]): Promise
     if (p) out.set(row.app_id, p);
   }
   return out;
-}
-
-export interface PrCommentStatusWire {
-  repository: string;
-  number: number;
-  state: 'pending' | 'retrying' | 'posted' | 'failed' | 'idle';
-  commentUrl: string | null;
-  postedAt: string | null;
-  nextRunAt: string | null;
-  attempts: number;
-  lastError: PrCommentProblem | null;
-}
-
-/** Every pull request of the factory the comment worker knows, most recently changed first. */
-export async function listStatus(ctx: { db: Db; appId: string }, limit: number): Promise<PrCommentStatusWire[]> {
-  const rows = await store.listJobs(ctx.db, ctx.appId, limit);
-  return rows.map((r) => {
-    const lastError = problemOf(r);
-    const due = r.due_at === null ? null : Math.max(Number(r.due_at), Number(r.retry_at ?? 0));
-    const state: PrCommentStatusWire['state'] =
-      r.retry_at !== null ? 'retrying' : r.due_at !== null && Number(r.requested) > Number(r.done) ? 'pending' : lastError ? 'failed' : r.comment_id !== null ? 'posted' : 'idle';
-    return {
-      repository: r.repository,
-      number: Number(r.number),
-      state,
-      commentUrl: r.comment_url,
-      postedAt: r.posted_at === null ? null : new Date(Number(r.posted_at)).toISOString(),
-      nextRunAt: due === null ? null : new Date(due).toISOString(),
-      attempts: Number(r.attempts),
-      lastError,
-    };
-  });
 }

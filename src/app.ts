@@ -1,34 +1,36 @@
-// Builds the gateway: store, migrations, bootstrap, plugins (guard, errors, OpenAPI) and every area.
+// Builds the gateway: store, migrations, bootstrap, plugins (guard, errors, OpenAPI), every area and the
+// background work. The composition root: the one place that joins the plumbing below (src/server, src/db,
+// src/blobs, which never import an area) with the areas and the jobs above it.
 import crypto from 'node:crypto';
 import path from 'node:path';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { openDatabase, type DbHandle } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { openDatabase, type DbHandle } from './db/connection.js';
+import { migrateToLatest } from './db/migrate.js';
 import type { Kysely } from 'kysely';
-import { FsBlobStore } from '../blobs/fs.js';
-import type { BlobStore } from '../blobs/store.js';
-import { PrincipalResolver } from './auth/principal.js';
-import { systemClock, type Clock } from './clock.js';
-import type { Config } from './config.js';
-import type { App, Gateway } from './context.js';
-import { clientErrorHandler, errorCodeOf, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './error-handler.js';
-import { ERROR_CODES } from './errors.js';
-import { registerGuard } from './guard.js';
-import { createWeb } from './web.js';
-import { registerHostileInputChecks } from './hostile-input.js';
-import { BatchedLogDestination } from './log-destination.js';
-import { registerQueryRule } from './query-rule.js';
-import { SendCoalescer } from './send-coalescing.js';
-import { serializerOnFirstUse } from './serialization.js';
-import { requestValidatorCompiler } from './validation.js';
-import { deriveSecret, loadPepper } from './pepper.js';
-import { RateLimits } from './ratelimit.js';
-import { bootstrap } from './bootstrap.js';
-import { AREAS, type Area } from '../areas/index.js';
-import { PrCommentWorker } from '../areas/pr-comments/worker.js';
-import { Housekeeping } from './housekeeping.js';
+import { FsBlobStore } from './blobs/fs.js';
+import type { BlobStore } from './blobs/store.js';
+import { PrincipalResolver } from './server/auth/principal.js';
+import { systemClock, type Clock } from './server/clock.js';
+import type { Config } from './server/config.js';
+import type { App, Gateway } from './server/context.js';
+import { clientErrorHandler, errorCodeOf, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './server/error-handler.js';
+import { ERROR_CODES } from './server/errors.js';
+import { registerGuard } from './server/guard.js';
+import { createWeb } from './server/web.js';
+import { registerHostileInputChecks } from './server/hostile-input.js';
+import { BatchedLogDestination } from './server/log-destination.js';
+import { registerQueryRule } from './server/query-rule.js';
+import { SendCoalescer } from './server/send-coalescing.js';
+import { serializerOnFirstUse } from './server/serialization.js';
+import { requestValidatorCompiler } from './server/validation.js';
+import { deriveSecret, loadPepper } from './server/pepper.js';
+import { RateLimits } from './server/ratelimit.js';
+import { bootstrap } from './server/bootstrap.js';
+import { AREAS, type Area } from './areas/index.js';
+import { PrCommentWorker } from './jobs/pr-comments/worker.js';
+import { Housekeeping } from './server/housekeeping.js';
 
 export interface BuildOptions {
   config: Config;
@@ -126,7 +128,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   let blobs: BlobStore;
   if (options.blobs) blobs = options.blobs;
   // The S3 client (about 25 MB of resident memory once loaded) loads only when S3 is configured.
-  else if (config.s3) blobs = new (await import('../blobs/s3.js')).S3BlobStore(config.s3);
+  else if (config.s3) blobs = new (await import('./blobs/s3.js')).S3BlobStore(config.s3);
   else {
     const fsBlobs = new FsBlobStore(path.join(config.dataDir, 'blobs'));
     fsBlobs.ensureDir();
@@ -149,7 +151,8 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     housekeeping: null as never,
   };
   gateway.jobs = new PrCommentWorker(gateway, app.log);
-  gateway.housekeeping = new Housekeeping(gateway, app.log);
+  const areas = [...AREAS, ...(options.extraAreas ?? [])];
+  gateway.housekeeping = new Housekeeping(gateway, app.log, Object.assign({}, ...areas.map((a) => a.sweeps ?? {})));
   app.decorate('attest', gateway);
   app.decorateRequest('ctx', null as never);
   app.log.info({ store: handle.location, dialect: handle.dialect, rateLimits: rateLimits.store, blobs: blobs.kind }, 'store ready');
@@ -248,7 +251,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   registerGuard(app);
   registerQueryRule(app);
 
-  for (const area of [...AREAS, ...(options.extraAreas ?? [])]) {
+  for (const area of areas) {
     await app.register(async (scoped) => {
       scoped.addHook('onRoute', (route) => {
         route.config = { ...(route.config ?? {}), area: area.name };

@@ -1,6 +1,7 @@
-// The PR comment worker: claims due jobs with a lease (one replica per pull request at a time), gathers
-// the evidence through the areas' services, renders the body and creates or edits the one comment on
-// GitHub, found again by its hidden marker. GitHub failures worth retrying (5xx, 429, secondary rate
+// The PR comment worker, the high half of the living PR comment (the outbox it drains is src/areas/pr-comments):
+// claims due jobs with a lease (one replica per pull request at a time), gathers the evidence through the
+// areas' services, renders the body and creates or edits the one comment on GitHub, found again by its
+// hidden marker. GitHub failures worth retrying (5xx, 429, secondary rate
 // limits, network) come back from the GitHub client as 503 github_unavailable with Retry-After; the job
 // then waits max(Retry-After, exponential backoff) and tries again. Problems that need a person (missing
 // permission, repository not connected) are recorded on the job and shown in the factory's reads.
@@ -12,16 +13,16 @@ import type { FactoryContext, Gateway } from '../../server/context.js';
 import { ApiError } from '../../server/errors.js';
 import { PeriodicTask } from '../../server/periodic.js';
 import { signArtifactContentUrl } from '../../server/signed-urls.js';
-import { prCommentModeOf } from '../apps/service.js';
-import { isActiveContent, listPullRequestArtifacts, type ArtifactWire } from '../artifacts/service.js';
-import { listCriteriaOf } from '../criteria/service.js';
-import { listFindings } from '../findings/service.js';
-import { getPullRequest, type PrDetailWire } from '../prs/service.js';
-import { findConnectedRepository } from '../repositories/service.js';
-import { listChecks, type CheckWire } from '../results/service.js';
-import { workItemsOfPullRequest } from '../work-items/service.js';
+import { prCommentModeOf } from '../../areas/apps/service.js';
+import { isActiveContent, listPullRequestArtifacts, type ArtifactWire } from '../../areas/artifacts/service.js';
+import { listCriteriaOf } from '../../areas/criteria/service.js';
+import { listFindings } from '../../areas/findings/service.js';
+import { getPullRequest, type PrDetailWire } from '../../areas/prs/service.js';
+import { findConnectedRepository } from '../../areas/repositories/service.js';
+import { listChecks, type CheckWire } from '../../areas/results/service.js';
+import { workItemsOfPullRequest } from '../../areas/work-items/service.js';
 import { hasEvidence, markerOf, renderComment, type CommentData } from './render.js';
-import * as store from './store.js';
+import * as store from '../../areas/pr-comments/store.js';
 
 /** A run holds its pull request this long; a replica that dies mid-run frees it when the lease ends. */
 export const LEASE_MS = 120_000;
