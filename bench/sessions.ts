@@ -28,7 +28,7 @@ import pg from 'pg';
 import { parseClaudeCodeTranscript } from '../src/capture/index.js';
 import type { RateLimits } from '../src/server/ratelimit.js';
 import * as sessionsStore from '../src/areas/sessions/store.js';
-import { facetContributions } from '../src/areas/sessions/service.js';
+import { facetContributions } from '../src/areas/sessions/ingest.js';
 import { commitCount } from '../src/db/group-commit.js';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../test/helpers/gateway.js';
 

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { actorOfCaller, prepareSessions, storeSessions } from '../sessions/service.js';
+import { actorOfCaller, prepareSessions, storeSessions } from '../sessions/ingest.js';
 import { durableWriter, type DurableWriter } from '../../db/group-commit.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
 import { prCommentModeOf } from '../apps/service.js';

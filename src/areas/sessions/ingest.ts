@@ -1,0 +1,323 @@
+// Storing what POST /v1/agents/sync accepted: idempotent, merged with what is stored, counted once. Each
+// session's row, usage rows, document and facet and repository counters are written in the caller's transaction.
+import { v7 as uuidv7 } from 'uuid';
+import type { Db } from '../../db/connection.js';
+import type { FactoryContext } from '../../server/context.js';
+import { nanosToMicros } from '../../pricing/cost.js';
+import { requireUser } from '../orgs/service.js';
+import { recordSessionPrRefs } from '../prs/service.js';
+import { recordToolUsage } from '../metrics/service.js';
+import {
+  decodeDocument, encodeDocument, mergeSession, sessionKeyOf, summarize, type AgentSessionV1, type EncodedDocument, type SessionSummary,
+} from './document.js';
+import * as store from './store.js';
+
+export interface SessionActor {
+  actorId: string;
+  actorName: string;
+  credentialId: string;
+}
+
+/** Who sends: the credential's person (a login token's owner or a key's creator), else the key itself. */
+export async function actorOfCaller(ctx: FactoryContext): Promise<SessionActor> {
+  const p = ctx.principal;
+  if (p.userId) {
+    try {
+      const user = await requireUser(ctx.db, p.userId);
+      return { actorId: p.userId, actorName: user.name || user.email, credentialId: p.credentialId };
+    } catch {
+      // the user row is gone; fall back to the credential's label
+    }
+    return { actorId: p.userId, actorName: p.label, credentialId: p.credentialId };
+  }
+  return { actorId: p.credentialId, actorName: p.label, credentialId: p.credentialId };
+}
+
+export type FacetSource = Pick<store.SessionRow,
+  'is_subagent' | 'repo' | 'actor_id' | 'actor_name' | 'agent_type' | 'branch' | 'models' | 'worker_kind' | 'origin' |
+  'steering_count' | 'rejected_tool_call_count' | 'tool_error_count' | 'api_error_count'>;
+
+/** The counters one top-level session adds to (subagent sessions count in none). */
+export function facetContributions(row: FacetSource): store.FacetDelta[] {
+  if (row.is_subagent) return [];
+  const out: store.FacetDelta[] = [];
+  const add = (kind: store.FacetKind, value: string | null, label: string | null = null) => {
+    if (value) out.push({ repo: row.repo, kind, value, label, delta: 1 });
+  };
+  add('actor', row.actor_id, row.actor_name);
+  add('agentType', row.agent_type);
+  add('branch', row.branch);
+  for (const m of JSON.parse(row.models) as string[]) add('model', m);
+  add('workerKind', row.worker_kind);
+  add('origin', row.origin);
+  for (const signal of signalsOf(row)) add('signal', signal);
+  return out;
+}
+
+/** The list's `signal` filter values a session matches (the same rules as the SQL filter in store.ts). */
+export function signalsOf(row: Pick<store.SessionRow, 'steering_count' | 'rejected_tool_call_count' | 'tool_error_count' | 'api_error_count'>): store.Signal[] {
+  const out: store.Signal[] = [];
+  if (row.steering_count > 0) out.push('hands-on');
+  if (row.rejected_tool_call_count > 0) out.push('denied');
+  if (row.tool_error_count > 0) out.push('tool-errors');
+  if (row.api_error_count > 0) out.push('provider-errors');
+  if (row.tool_error_count === 0 && row.api_error_count === 0 && row.rejected_tool_call_count === 0) out.push('clean');
+  return out;
+}
+
+/** New minus old, so a replaced session moves its counts instead of adding them twice. */
+function facetDeltas(before: store.FacetDelta[], after: store.FacetDelta[]): store.FacetDelta[] {
+  const byKey = new Map<string, store.FacetDelta>();
+  const key = (d: store.FacetDelta) => `${d.repo}\u0000${d.kind}\u0000${d.value}`;
+  for (const d of before) byKey.set(key(d), { ...d, delta: (byKey.get(key(d))?.delta ?? 0) - 1 });
+  for (const d of after) {
+    const prev = byKey.get(key(d));
+    byKey.set(key(d), { ...d, delta: (prev?.delta ?? 0) + 1 });
+  }
+  return [...byKey.values()].filter((d) => d.delta !== 0);
+}
+
+function rowOf(ctx: FactoryContext, id: string, s: SessionSummary, actor: SessionActor, now: number, createdAt: number): store.SessionRow {
+  return {
+    id,
+    org_id: ctx.orgId,
+    app_id: ctx.appId,
+    session_key: s.sessionKey,
+    session_id: s.sessionId,
+    parent_session_id: s.parentSessionId,
+    subagent_id: s.subagentId,
+    is_subagent: s.isSubagent ? 1 : 0,
+    actor_id: actor.actorId,
+    actor_name: actor.actorName,
+    credential_id: actor.credentialId,
+    agent_type: s.agentType,
+    agent_version: s.agentVersion,
+    origin: s.origin,
+    worker_kind: s.workerKind,
+    repo: s.repo,
+    branch: s.branch,
+    project: s.project,
+    commit_sha: s.commitSha,
+    title: s.title,
+    capture_tier: s.captureTier,
+    started_at: s.startedAt,
+    ended_at: s.endedAt,
+    duration_ms: s.durationMs,
+    turn_count: s.turnCount,
+    user_turn_count: s.userTurnCount,
+    steering_count: s.steeringCount,
+    event_count: s.eventCount,
+    tool_call_count: s.toolCallCount,
+    tool_error_count: s.toolErrorCount,
+    rejected_tool_call_count: s.rejectedToolCallCount,
+    api_error_count: s.apiErrorCount,
+    error_count: s.errorCount,
+    tool_error_rate_ppm: s.toolErrorRatePpm,
+    input_tokens: s.cost.tokens.input,
+    output_tokens: s.cost.tokens.output,
+    cache_read_tokens: s.cost.tokens.cacheRead,
+    cache_write_tokens: s.cost.tokens.cacheWrite,
+    cache_write_1h_tokens: s.cost.tokens.cacheWrite1h,
+    cost_micros: s.cost.costMicros,
+    cost_status: s.cost.status,
+    unpriced_models: JSON.stringify(s.cost.unpricedModels),
+    models: JSON.stringify(s.models),
+    pr_refs: JSON.stringify(s.prRefs),
+    chunk_of: s.chunkOf,
+    chunk_parts: JSON.stringify(s.chunkParts),
+    created_at: createdAt,
+    updated_at: now,
+  };
+}
+
+function usageRows(row: store.SessionRow, s: SessionSummary): store.ModelUsageRow[] {
+  return s.cost.byModel.map((m) => ({
+    session_id: row.id,
+    org_id: row.org_id,
+    app_id: row.app_id,
+    model: m.model,
+    started_at: row.started_at,
+    repo: row.repo,
+    actor_id: row.actor_id,
+    agent_type: row.agent_type,
+    is_subagent: row.is_subagent,
+    turn_count: m.turns,
+    unpriced_turn_count: m.unpricedTurns,
+    input_tokens: m.tokens.input,
+    output_tokens: m.tokens.output,
+    cache_read_tokens: m.tokens.cacheRead,
+    cache_write_tokens: m.tokens.cacheWrite,
+    cache_write_1h_tokens: m.tokens.cacheWrite1h,
+    cost_micros: nanosToMicros(m.costNanos),
+  }));
+}
+
+interface Pending {
+  key: string;
+  before: store.SessionRow | null;
+  /** What is stored (null when a row has no document yet), then the folded result. */
+  doc: AgentSessionV1 | null;
+  parts: number[];
+  changed: boolean;
+  summary?: SessionSummary;
+}
+
+/** A session's summary and stored encoding, computed before the transaction (see prepareSessions). */
+interface PreparedSession {
+  summary: Omit<SessionSummary, 'chunkParts' | 'chunkOf'>;
+  encoded: EncodedDocument;
+}
+
+/** Work done ahead of storeSessions, keyed by the incoming document object it was computed from. */
+export type PreparedSessions = ReadonlyMap<AgentSessionV1, PreparedSession>;
+
+/**
+ * Summarize and compress each incoming session as if it were new (the common case: a new session is stored
+ * as sent), before the transaction. storeSessions uses this for every session it stores exactly as sent and
+ * computes anything else (a merge with a stored version) itself, so the result is the same with or without
+ * it. Done here, the CPU work happens while a group commit gathers (db/group-commit.ts), not inside it. The
+ * compression stays on the event loop: a worker thread (or libuv's pool) takes it off the loop but keeps the
+ * memory of a large ingest over the 250 MB goal (docs/performance.md, Ingest).
+ */
+export function prepareSessions(docs: readonly AgentSessionV1[]): PreparedSessions {
+  return new Map(docs.map((doc) => [doc, { summary: summarize(doc), encoded: encodeDocument(doc) }]));
+}
+
+/**
+ * Store accepted sessions inside the caller's transaction (`db`). The same session sent again, or in chunk
+ * parts, lands on one row; its facet and repo counters move by the difference, so it is counted once. The
+ * whole batch costs a handful of statements (one per table), not a handful per session.
+ */
+export async function storeSessions(
+  ctx: FactoryContext, db: Db, docs: readonly AgentSessionV1[], actor: SessionActor, prepared: PreparedSessions = new Map(),
+): Promise<void> {
+  if (!docs.length) return;
+  const now = ctx.clock.now();
+
+  const pending = new Map<string, Pending>();
+  const load = async (keys: string[]) => {
+    const rows = await store.findByKeys(db, ctx.appId, keys);
+    const stored = await store.getDocuments(db, ctx.appId, rows.map((r) => r.id));
+    const docById = new Map(stored.map((d) => [d.session_id, d]));
+    for (const row of rows) {
+      const d = docById.get(row.id);
+      pending.set(row.session_key, {
+        key: row.session_key,
+        before: row,
+        doc: d ? decodeDocument(d.encoding, d.body) : null,
+        parts: JSON.parse(row.chunk_parts) as number[],
+        changed: false,
+      });
+    }
+  };
+  await load([...new Set(docs.map(sessionKeyOf))].sort());
+
+  // Fold every incoming version into what is stored, in the order sent.
+  const fold = (incoming: AgentSessionV1) => {
+    const key = sessionKeyOf(incoming);
+    const current = pending.get(key);
+    const merged = mergeSession(current?.doc ?? null, current?.parts ?? [], incoming);
+    if (!current) pending.set(key, { key, before: null, doc: merged.doc, parts: merged.chunkParts, changed: true });
+    else if (merged.changed) Object.assign(current, { doc: merged.doc, parts: merged.chunkParts, changed: true, summary: undefined });
+  };
+  for (const incoming of docs) fold(incoming);
+
+  let changed = [...pending.values()].filter((p): p is Pending & { doc: AgentSessionV1 } => p.changed && p.doc !== null);
+  const fresh = changed.filter((p) => !p.before);
+  if (fresh.length) {
+    // Sorted by key, so concurrent syncs of the same sessions wait on each other instead of deadlocking.
+    fresh.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    // Time-ordered traceIds (UUIDv7: the creation's wall-clock ms, then a counter and random bits): the indexes
+    // that hold the id (the primary key, (app_id, id), the title-search rows, the usage rows) take each new
+    // session on their last page instead of a random one, so a sync writes about a fifth fewer pages to the WAL
+    // and SQLite ingests about a tenth more sessions a second (docs/performance.md, Ingest).
+    const rows = fresh.map((p) => rowOf(ctx, uuidv7(), summaryOf(p, prepared), actor, now, now));
+    const inserted = await store.insertSessionsIfAbsent(db, rows);
+    const raced = fresh.filter((p) => !inserted.has(p.key));
+    if (raced.length) {
+      // Another request inserted some of them first (PostgreSQL, concurrent syncs): merge into theirs.
+      for (const p of raced) pending.delete(p.key);
+      await load(raced.map((p) => p.key).sort());
+      for (const incoming of docs) if (raced.some((p) => p.key === sessionKeyOf(incoming))) fold(incoming);
+    }
+    changed = [...pending.values()].filter((p): p is Pending & { doc: AgentSessionV1 } => p.changed && p.doc !== null);
+    await writeAll(ctx, db, changed, rows.filter((r) => inserted.has(r.session_key)), actor, now, prepared);
+    return;
+  }
+  await writeAll(ctx, db, changed, [], actor, now, prepared);
+}
+
+type Folded = Pending & { doc: AgentSessionV1 };
+
+function summaryOf(p: Folded, prepared: PreparedSessions): SessionSummary {
+  p.summary ??= { ...(prepared.get(p.doc)?.summary ?? summarize(p.doc)), chunkParts: p.parts, chunkOf: p.doc.chunk?.of ?? null };
+  return p.summary;
+}
+
+/** Update the replaced rows, then usage, documents and counters of every changed session in one go each. */
+async function writeAll(
+  ctx: FactoryContext, db: Db, changed: Folded[], insertedRows: store.SessionRow[], actor: SessionActor, now: number, prepared: PreparedSessions,
+): Promise<void> {
+  const insertedByKey = new Map(insertedRows.map((r) => [r.session_key, r]));
+  const written: { before: store.SessionRow | null; row: store.SessionRow; summary: SessionSummary; doc: AgentSessionV1 }[] = [];
+  const updates: Parameters<typeof store.updateSessions>[2] = [];
+  for (const p of changed) {
+    const summary = summaryOf(p, prepared);
+    const inserted = insertedByKey.get(p.key);
+    if (inserted && !p.before) {
+      written.push({ before: null, row: inserted, summary, doc: p.doc });
+      continue;
+    }
+    if (!p.before) continue; // lost a race and not reloaded: nothing of ours to write
+    const kept: SessionActor = { actorId: p.before.actor_id, actorName: p.before.actor_name, credentialId: p.before.credential_id };
+    const row = rowOf(ctx, p.before.id, summary, kept, now, p.before.created_at);
+    const { id: _id, org_id: _o, app_id: _a, session_key: _k, created_at: _c, ...changes } = row;
+    updates.push({ id: p.before.id, ...changes });
+    written.push({ before: p.before, row, summary, doc: p.doc });
+  }
+  if (!written.length) return;
+  await store.updateSessions(db, ctx.appId, updates);
+
+  // Only a replaced session can have usage, tool or PR rows already: an inserted one has a new id.
+  const replaced = written.filter((w) => w.before).map((w) => w.row.id);
+  await store.replaceModelUsage(db, ctx.appId, replaced, written.flatMap((w) => usageRows(w.row, w.summary)));
+  // Per-tool counters for the metrics tool breakdown, from the same merged documents.
+  await recordToolUsage(db, ctx.appId, written.map((w) => ({
+    session: { id: w.row.id, orgId: w.row.org_id, appId: w.row.app_id, startedAt: w.row.started_at, repo: w.row.repo, isSubagent: w.row.is_subagent === 1 },
+    turns: w.doc.turns,
+  })), replaced);
+  // The PRs each session names, as rows, for the metrics' PR spend tiles (joined in SQL).
+  await recordSessionPrRefs(db, ctx.appId, written.map((w) => w.row), replaced);
+  await store.putDocuments(db, written.map((w) => {
+    // A document stored exactly as it came was compressed before the transaction; a merged one is compressed here.
+    const encoded = prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc);
+    return { session_id: w.row.id, app_id: ctx.appId, encoding: encoded.encoding, raw_bytes: encoded.rawBytes, body: encoded.body };
+  }));
+
+  const facetTotals = new Map<string, store.FacetDelta>();
+  const repoTotals = new Map<string, store.RepoDelta>();
+  const addRepo = (repo: string, sessions: number, costMicros: number) => {
+    const r = repoTotals.get(repo) ?? { repo, sessions: 0, costMicros: 0 };
+    r.sessions += sessions;
+    r.costMicros += costMicros;
+    repoTotals.set(repo, r);
+  };
+  for (const w of written) {
+    for (const d of facetDeltas(w.before ? facetContributions(w.before) : [], facetContributions(w.row))) {
+      const key = `${d.repo}\u0000${d.kind}\u0000${d.value}`;
+      const t = facetTotals.get(key);
+      if (t) {
+        t.delta += d.delta;
+        t.label = d.label ?? t.label;
+      } else {
+        facetTotals.set(key, { ...d });
+      }
+    }
+    if (w.before) addRepo(w.before.repo, w.before.is_subagent ? 0 : -1, -w.before.cost_micros);
+    addRepo(w.row.repo, w.row.is_subagent ? 0 : 1, w.row.cost_micros);
+  }
+  // A fixed order keeps concurrent writers from taking counter rows in opposite orders (deadlocks).
+  const byKey = <T>(m: Map<string, T>) => [...m.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
+  await store.applyFacetDeltas(db, ctx.appId, byKey(facetTotals));
+  await store.applyRepoDeltas(db, ctx.appId, byKey(repoTotals));
+}

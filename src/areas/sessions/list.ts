@@ -1,0 +1,209 @@
+// The session list (GET /v1/sessions) and its export: a query's 4xx answers, its filter and order, the
+// page, its total (from the facet counters when they can answer it) and the facets the filters offer.
+import type { FactoryContext } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
+import { normalizeRepo } from './document.js';
+import { ORIGINS, type ExportQuery, type ListQuery, type SessionListWire, type SessionWire, type SortKey } from './schema.js';
+import * as store from './store.js';
+import { actorView, enrich, toWire, type ActorView } from './wire.js';
+
+const SORT_COLUMNS: Record<SortKey, store.SortColumn> = {
+  startedAt: 'started_at',
+  cost: 'cost_micros',
+  errors: 'error_count',
+  turns: 'turn_count',
+  steering: 'steering_count',
+  toolErrorRate: 'tool_error_rate_ppm',
+};
+
+const MAX_REPOSITORIES_LISTED = 100;
+/** Counting stops here: past the deepest page reachable (offset 10000 + limit 100), `total` is a lower bound. */
+export const TOTAL_CAP = 10_100;
+/**
+ * How many ids a title search reads first (see listSessions): more than the matches of a usual search, far
+ * fewer than TOTAL_CAP (reading 10k ids to count them would cost more than counting them in SQL).
+ */
+const PROBE_ROWS = 1024;
+
+function queryError(path: string, message: string) {
+  return apiError('invalid_query_params', `Invalid querystring: ${path} ${message}`, { details: [{ path, message }] });
+}
+
+interface ListPlan {
+  actors: ActorView;
+  filter: store.ListFilter;
+  repoRows: Awaited<ReturnType<typeof store.repos>>;
+  repo: string | null;
+  repoSelection: SessionListWire['repoSelection'];
+  sort: store.SortColumn;
+  dir: 'asc' | 'desc';
+}
+
+/** Validate a list query (the list's 4xx answers) and turn it into the store's filter and order. */
+async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan> {
+  if (query.pr !== undefined) {
+    throw apiError('pr_filter_unsupported', 'The session list cannot filter by pull request; use GET /v1/prs/{owner}/{repo}/{number} for the sessions linked to a pull request.');
+  }
+  const actors = actorView(ctx);
+  if (query.actor !== undefined && !actors.team) {
+    throw apiError('actor_filter_forbidden', 'Filtering by actor needs the sessions.read_team permission.');
+  }
+  const origins = query.origin !== undefined ? query.origin.split(',').map((o) => o.trim()).filter(Boolean) : undefined;
+  for (const o of origins ?? []) {
+    if (!(ORIGINS as readonly string[]).includes(o)) throw queryError('origin', `must be a comma list of ${ORIGINS.join(', ')}`);
+  }
+  const from = query.from !== undefined ? Date.parse(query.from) : undefined;
+  const to = query.to !== undefined ? Date.parse(query.to) : undefined;
+  if (from !== undefined && to !== undefined && from > to) throw apiError('invalid_date_range', 'from must not be after to.');
+  let includeSubagents = false;
+  if (query.includeSubagents !== undefined) {
+    if (!['1', '0', 'true', 'false'].includes(query.includeSubagents)) throw queryError('includeSubagents', 'must be 1 or 0');
+    includeSubagents = query.includeSubagents === '1' || query.includeSubagents === 'true';
+  }
+
+  const repoRows = await store.repos(ctx.db, ctx.appId);
+  let repoSelection: SessionListWire['repoSelection'];
+  let repo: string | null;
+  if (query.repoScope === 'all') {
+    repoSelection = 'all';
+    repo = null;
+  } else if (query.repo !== undefined) {
+    repo = normalizeRepo(query.repo);
+    repoSelection = repo === '' ? 'none' : 'one';
+  } else {
+    repoSelection = 'dominant';
+    repo = repoRows[0]?.repo ?? '';
+  }
+
+  const filter: store.ListFilter = {
+    repo,
+    includeSubagents,
+    ...(query.branch !== undefined ? { branch: query.branch } : {}),
+    ...(query.agentType !== undefined ? { agentType: query.agentType } : {}),
+    ...(query.model !== undefined ? { model: query.model } : {}),
+    ...(query.workerKind !== undefined ? { workerKind: query.workerKind } : {}),
+    ...(query.actor !== undefined ? { actorId: query.actor } : {}),
+    ...(origins?.length ? { origins } : {}),
+    ...(query.q !== undefined ? { q: query.q } : {}),
+    ...(from !== undefined ? { from } : {}),
+    ...(to !== undefined ? { to } : {}),
+    ...(query.signal !== undefined ? { signal: query.signal } : {}),
+  };
+  return { actors, filter, repoRows, repo, repoSelection, sort: SORT_COLUMNS[query.sort ?? 'startedAt'], dir: query.dir ?? 'desc' };
+}
+
+export async function listSessions(ctx: FactoryContext, query: ListQuery): Promise<SessionListWire> {
+  const { actors, filter, repoRows, repo, repoSelection, sort, dir } = await planList(ctx, query);
+  const limit = query.limit ?? 25;
+  const offset = query.offset ?? 0;
+
+  const reposWithSessions = repoRows.filter((r) => r.sessions > 0);
+  const allSessions = reposWithSessions.reduce((n, r) => n + r.sessions, 0);
+  const inRepo = repo === null ? allSessions : (reposWithSessions.find((r) => r.repo === repo)?.sessions ?? 0);
+  // The total comes from the counters when they can answer it: scope alone, or scope and one facet filter.
+  // Anything else is counted, stopping past the deepest page the list can reach (offset ≤ 10000).
+  const facetFilters: [store.FacetKind, string[]][] = [];
+  if (filter.branch !== undefined) facetFilters.push(['branch', [filter.branch]]);
+  if (filter.agentType !== undefined) facetFilters.push(['agentType', [filter.agentType]]);
+  if (filter.model !== undefined) facetFilters.push(['model', [filter.model]]);
+  if (filter.workerKind !== undefined) facetFilters.push(['workerKind', [filter.workerKind]]);
+  if (filter.actorId !== undefined) facetFilters.push(['actor', [filter.actorId]]);
+  if (filter.origins?.length) facetFilters.push(['origin', [...new Set(filter.origins)]]);
+  if (filter.signal !== undefined) facetFilters.push(['signal', [filter.signal]]);
+  // How big the scope is, for the store's choice of how to read a title search (never for the rows).
+  filter.scopeRows = inRepo;
+  const scanned = filter.includeSubagents || filter.q !== undefined || filter.from !== undefined || filter.to !== undefined || facetFilters.length > 1;
+
+  const dialect = ctx.gateway.dialect;
+  const count = () => store.countMatching(ctx.db, dialect, ctx.appId, filter, TOTAL_CAP);
+  const facetsRead = store.facets(ctx.db, ctx.appId, repo);
+  facetsRead.catch(() => undefined); // awaited below; not an unhandled rejection if the probe throws first
+  let rows: store.SessionRow[] | null = null;
+  let counted: number | null = null;
+  // PostgreSQL: a title search usually matches a few hundred sessions at most. One statement reads the ids
+  // of the first PROBE_ROWS matches in the list's order, counts them and reads the page's rows among them;
+  // fewer than PROBE_ROWS are all the matches, so their number is the exact total. The page and the count
+  // then cost one BitmapAnd of the window and the trigram index instead of two at once on two connections
+  // (half the CPU; on two shared cores that is what the latency follows). More matches: that page is right
+  // and the count below runs after it. Not on SQLite, where the page stops at its rows and the count walks
+  // index entries only, the same statement is no faster.
+  if (dialect === 'postgres' && filter.q && offset + limit <= PROBE_ROWS) {
+    const probed = await store.pageAndMatches(ctx.db, ctx.appId, filter, sort, dir, limit, offset, PROBE_ROWS);
+    rows = probed.rows;
+    counted = probed.matches < PROBE_ROWS ? probed.matches : await count();
+  }
+  if (rows === null) {
+    // PostgreSQL runs the page and the count on two connections at once. SQLite has one connection and runs
+    // them one after the other, so there the count waits for the page and is skipped when the page already
+    // says the total: a page that is not full, and not past the end, ends the list (offset + its rows, at most
+    // 10,100, so still exact). A rare title search or a narrow filter then costs one statement, not two.
+    const alongside = scanned && dialect === 'postgres';
+    const [page, countedAlongside] = await Promise.all([
+      store.listPage(ctx.db, dialect, ctx.appId, filter, sort, dir, limit, offset),
+      alongside ? count() : null,
+    ]);
+    rows = page;
+    counted = countedAlongside;
+    if (scanned && !alongside) counted = rows.length < limit && (rows.length > 0 || offset === 0) ? offset + rows.length : await count();
+  }
+  const facetRows = await facetsRead;
+  let total = counted ?? inRepo;
+  if (counted === null && facetFilters.length === 1) {
+    const [kind, values] = facetFilters[0]!;
+    total = facetRows.filter((f) => f.kind === kind && values.includes(f.value)).reduce((n, f) => n + Number(f.sessions), 0);
+  }
+
+  const facetValues = (kind: store.FacetKind) => facetRows.filter((f) => f.kind === kind).map((f) => f.value).sort();
+  const actorRows = facetRows.filter((f) => f.kind === 'actor');
+  const actorNames: Record<string, string> = {};
+  for (const a of actorRows) actorNames[actors.id(a.value)] = actors.name(a.value, a.label ?? a.value);
+  for (const r of rows) actorNames[actors.id(r.actor_id)] ??= actors.name(r.actor_id, r.actor_name);
+  const originCounts = { agent: 0, interactive: 0, worker: 0 };
+  for (const f of facetRows) {
+    if (f.kind === 'origin' && (f.value === 'agent' || f.value === 'interactive' || f.value === 'worker')) originCounts[f.value] += Number(f.sessions);
+  }
+  const pinned = repo !== null && reposWithSessions.some((r) => r.repo === repo);
+  const extra = await enrich(ctx, rows);
+  return {
+    sessions: rows.map((r) => toWire(r, actors, extra)),
+    total,
+    repo: repo ?? '',
+    repoSelection,
+    repositories: reposWithSessions.slice(0, MAX_REPOSITORIES_LISTED).map((r) => ({ repo: r.repo, sessions: Number(r.sessions) })),
+    repositoriesTotal: reposWithSessions.length,
+    hiddenRepositories: repo === null ? 0 : reposWithSessions.length - (pinned ? 1 : 0),
+    hiddenSessions: repo === null ? 0 : allSessions - inRepo,
+    scope: actors.team ? 'team' : 'self',
+    actors: [...new Set(actorRows.map((a) => actors.id(a.value)))].sort(),
+    actorNames,
+    agentTypes: facetValues('agentType'),
+    branches: facetValues('branch'),
+    models: facetValues('model'),
+    workerKinds: facetValues('workerKind'),
+    originCounts,
+  };
+}
+
+/** Rows an export reads from the store per statement. */
+export const EXPORT_BATCH = 500;
+
+/**
+ * Every session the list would show for `query` (same filters, order, permissions and actor pseudonyms),
+ * without its limit/offset: validates first (throwing the list's 4xx answers), then yields the rows page
+ * by page (keyset), so a caller can stream them with one page in memory.
+ */
+export async function exportSessions(ctx: FactoryContext, query: Omit<ExportQuery, 'format'>): Promise<AsyncIterable<SessionWire>> {
+  const { actors, filter, sort, dir } = await planList(ctx, query);
+  return (async function* rows() {
+    let after: store.ListCursor | null = null;
+    for (;;) {
+      const page = await store.listAfter(ctx.db, ctx.gateway.dialect, ctx.appId, filter, sort, dir, EXPORT_BATCH, after);
+      if (page.length === 0) return;
+      const extra = await enrich(ctx, page);
+      for (const row of page) yield toWire(row, actors, extra);
+      if (page.length < EXPORT_BATCH) return;
+      const last = page[page.length - 1]!;
+      after = { value: Number(last[sort]), id: last.id };
+    }
+  })();
+}

@@ -1,0 +1,95 @@
+// A stored session as the API shows it (the list's, the export's and the transcript's common fields): actor
+// pseudonyms for callers without sessions.read_team, and what other areas know of the session (its PRs'
+// outcomes, its context's verification).
+import crypto from 'node:crypto';
+import type { FactoryContext } from '../../server/context.js';
+import { microsToUsd, type CostStatus } from '../../pricing/cost.js';
+import { contextVerifications } from '../context/service.js';
+import { prOutcomesForRows, type PrOutcome } from '../prs/service.js';
+import type { Origin } from './document.js';
+import type { SessionWire, TokensWire } from './schema.js';
+import type * as store from './store.js';
+
+export function tokensWire(r: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_write_tokens: number; cache_write_1h_tokens: number }): TokensWire {
+  const write = Number(r.cache_write_tokens);
+  const oneHour = Number(r.cache_write_1h_tokens ?? 0);
+  return { input: Number(r.input_tokens), output: Number(r.output_tokens), cacheRead: Number(r.cache_read_tokens), cacheWrite: write, cacheWrite5m: write - oneHour, cacheWrite1h: oneHour };
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** Stable pseudonym of an actor for callers without sessions.read_team: `anon-` + 16 hex of an HMAC. */
+export function pseudonymOf(secret: string, actorId: string): string {
+  return `anon-${crypto.createHmac('sha256', secret).update(actorId).digest('hex').slice(0, 16)}`;
+}
+
+export interface ActorView {
+  team: boolean;
+  id(actorId: string): string;
+  name(actorId: string, name: string): string;
+}
+
+export function actorView(ctx: FactoryContext): ActorView {
+  const team = ctx.principal.permissions.has('sessions.read_team');
+  const secret = ctx.gateway.anonSecret;
+  return {
+    team,
+    id: (actorId) => (team ? actorId : pseudonymOf(secret, actorId)),
+    name: (_actorId, name) => (team ? name : 'anonymous'),
+  };
+}
+
+/** What other areas know about a page of sessions: PR outcomes (prs) and context verification (context). */
+export interface Enrichment {
+  prOutcomes: Map<string, PrOutcome[]>;
+  verification: Map<string | null, 'verified' | 'unverified' | 'absent'>;
+}
+
+export async function enrich(ctx: FactoryContext, rows: store.SessionRow[]): Promise<Enrichment> {
+  if (!rows.length) return { prOutcomes: new Map(), verification: new Map() };
+  const [prOutcomes, verification] = await Promise.all([
+    prOutcomesForRows(ctx, rows),
+    contextVerifications(ctx, rows.map((r) => r.commit_sha)),
+  ]);
+  return { prOutcomes, verification };
+}
+
+export function toWire(row: store.SessionRow, actors: ActorView, extra: Enrichment): SessionWire {
+  return {
+    traceId: row.id,
+    sessionId: row.session_id,
+    actorId: actors.id(row.actor_id),
+    actorName: actors.name(row.actor_id, row.actor_name),
+    agentType: row.agent_type,
+    agentVersion: row.agent_version,
+    branch: row.branch,
+    repo: row.repo,
+    project: row.project,
+    title: row.title ?? '',
+    origin: row.origin as Origin,
+    workerKind: row.worker_kind ?? '',
+    captureTier: row.capture_tier,
+    costStatus: row.cost_status as CostStatus,
+    costUsd: microsToUsd(row.cost_micros),
+    unpricedModels: JSON.parse(row.unpriced_models) as string[],
+    models: JSON.parse(row.models) as string[],
+    tokens: tokensWire(row),
+    startedAt: iso(row.started_at),
+    endedAt: iso(row.ended_at ?? row.started_at + row.duration_ms),
+    updatedAt: iso(row.updated_at),
+    durationMs: row.duration_ms,
+    turnCount: row.turn_count,
+    userTurnCount: row.user_turn_count,
+    steeringCount: row.steering_count,
+    toolCallCount: row.tool_call_count,
+    toolErrorCount: row.tool_error_count,
+    rejectedToolCallCount: row.rejected_tool_call_count,
+    apiErrorCount: row.api_error_count,
+    errorCount: row.error_count,
+    toolErrorRate: row.tool_error_rate_ppm / 1_000_000,
+    isSubagent: row.is_subagent === 1,
+    parentSessionId: row.parent_session_id,
+    contextSourceVerification: extra.verification.get(row.commit_sha) ?? (row.commit_sha ? 'unverified' : 'absent'),
+    prOutcomes: extra.prOutcomes.get(row.id) ?? [],
+  };
+}
