@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
 import { lockForTransaction } from '../../db/locks.js';
-import { dayRowOf, type DayRow, type ModelRow, type Scope, type Tiles } from './store.js';
+import { dayRowOf, modelRowOf, tilesOf, type DayRow, type ModelRow, type Scope, type Tiles } from './store.js';
 
 export interface MetricsDaysTable {
   app_id: string;
@@ -173,13 +173,7 @@ export async function dayTiles(db: Db, scope: Scope, ranges: readonly DayRange[]
     .where(sql<boolean>`(${sql.join(ranges.map(inRange), sql` or `)})`);
   if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
   const row = ((await q.executeTakeFirst()) ?? {}) as Record<string, unknown>;
-  return ranges.map((_, i) => {
-    const n = (c: string) => Number(row[`r${i}_${c}`] ?? 0);
-    return {
-      sessions: n('sessions'), subagentSessions: n('subagent_sessions'), costMicros: n('cost_micros'), turns: n('turns'), toolCalls: n('tool_calls'),
-      toolErrors: n('tool_errors'), rejectedToolCalls: n('rejected'), cleanSessions: n('clean'), handsOnSessions: n('hands_on'),
-    };
-  });
+  return ranges.map((_, i) => tilesOf(row, `r${i}_`));
 }
 
 /** Distinct actors of top-level sessions: whole days from the rollup, partial edges from the sessions. */
@@ -228,19 +222,7 @@ export async function dayModels(db: Db, scope: Scope, days: DayRange): Promise<M
     .where('day', '<', days.end);
   if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
   const rows = await q.groupBy('model').execute();
-  return rows.map((r) => ({
-    model: r.model,
-    sessions: Number(r.sessions ?? 0),
-    turns: Number(r.turns ?? 0),
-    unpricedTurns: Number(r.unpriced ?? 0),
-    inputTokens: Number(r.input ?? 0),
-    outputTokens: Number(r.output ?? 0),
-    cacheReadTokens: Number(r.cache_read ?? 0),
-    cacheWriteTokens: Number(r.cache_write ?? 0),
-    cacheWrite5mTokens: Number(r.cache_write ?? 0) - Number(r.cache_write_1h ?? 0),
-    cacheWrite1hTokens: Number(r.cache_write_1h ?? 0),
-    costMicros: Number(r.cost ?? 0),
-  }));
+  return rows.map(modelRowOf);
 }
 
 /** A day of the rollups has the same shape as a day aggregated from the sessions. */

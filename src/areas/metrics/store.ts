@@ -57,8 +57,8 @@ export async function tiles(db: Db, scope: Scope, windows: readonly Window[]): P
   const handsOn = sql`case when is_subagent = 0 and steering_count > 0 then 1 else 0 end`;
   const columns = windows.flatMap((w, i) => [
     sumIn(w, top).as(`w${i}_sessions`),
-    sumIn(w, sql`is_subagent`).as(`w${i}_subagents`),
-    sumIn(w, sql`cost_micros`).as(`w${i}_cost`),
+    sumIn(w, sql`is_subagent`).as(`w${i}_subagent_sessions`),
+    sumIn(w, sql`cost_micros`).as(`w${i}_cost_micros`),
     sumIn(w, topOf(sql`tool_call_count`)).as(`w${i}_tool_calls`),
     sumIn(w, topOf(sql`tool_error_count`)).as(`w${i}_tool_errors`),
     sumIn(w, topOf(sql`rejected_tool_call_count`)).as(`w${i}_rejected`),
@@ -70,19 +70,26 @@ export async function tiles(db: Db, scope: Scope, windows: readonly Window[]): P
   let q = db.selectFrom('sessions').select(columns).where('app_id', '=', scope.appId).where(anyWindow('started_at', windows));
   if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
   const row = ((await q.executeTakeFirst()) ?? {}) as Record<string, unknown>;
-  const n = (k: string) => Number(row[k] ?? 0);
-  return windows.map((_, i) => ({
-    sessions: n(`w${i}_sessions`),
-    subagentSessions: n(`w${i}_subagents`),
-    costMicros: n(`w${i}_cost`),
-    toolCalls: n(`w${i}_tool_calls`),
-    toolErrors: n(`w${i}_tool_errors`),
-    rejectedToolCalls: n(`w${i}_rejected`),
-    cleanSessions: n(`w${i}_clean`),
-    handsOnSessions: n(`w${i}_hands_on`),
-    activeActors: n(`w${i}_actors`),
-    turns: n(`w${i}_turns`),
-  }));
+  return windows.map((_, i) => ({ ...tilesOf(row, `w${i}_`), activeActors: Number(row[`w${i}_actors`] ?? 0) }));
+}
+
+/**
+ * The tile counters of one window from an aggregate row whose columns are `<prefix><column>` (the columns of
+ * the daily rollup, metrics_days; the sessions' tiles name theirs the same).
+ */
+export function tilesOf(row: Record<string, unknown>, prefix: string): Omit<Tiles, 'activeActors'> {
+  const n = (column: string) => Number(row[`${prefix}${column}`] ?? 0);
+  return {
+    sessions: n('sessions'),
+    subagentSessions: n('subagent_sessions'),
+    costMicros: n('cost_micros'),
+    toolCalls: n('tool_calls'),
+    toolErrors: n('tool_errors'),
+    rejectedToolCalls: n('rejected'),
+    cleanSessions: n('clean'),
+    handsOnSessions: n('hands_on'),
+    turns: n('turns'),
+  };
 }
 
 export interface ModelRow {
@@ -130,19 +137,39 @@ export async function models(db: Db, scope: Scope, w: Window): Promise<ModelRow[
     .orderBy(sql`sum(cost_micros)`, 'desc')
     .orderBy('model')
     .execute();
-  return rows.map((r) => ({
+  return rows.map(modelRowOf);
+}
+
+/** The columns a per-model aggregate selects (from the usage rows or from the rollups), as a ModelRow. */
+export interface ModelAggregate {
+  model: string;
+  sessions?: unknown;
+  turns?: unknown;
+  unpriced?: unknown;
+  input?: unknown;
+  output?: unknown;
+  cache_read?: unknown;
+  cache_write?: unknown;
+  cache_write_1h?: unknown;
+  cost?: unknown;
+}
+
+export function modelRowOf(r: ModelAggregate): ModelRow {
+  const cacheWrite = Number(r.cache_write ?? 0);
+  const cacheWrite1h = Number(r.cache_write_1h ?? 0);
+  return {
     model: r.model,
-    sessions: Number(r.sessions),
+    sessions: Number(r.sessions ?? 0),
     turns: Number(r.turns ?? 0),
     unpricedTurns: Number(r.unpriced ?? 0),
     inputTokens: Number(r.input ?? 0),
     outputTokens: Number(r.output ?? 0),
     cacheReadTokens: Number(r.cache_read ?? 0),
-    cacheWriteTokens: Number(r.cache_write ?? 0),
-    cacheWrite5mTokens: Number(r.cache_write ?? 0) - Number(r.cache_write_1h ?? 0),
-    cacheWrite1hTokens: Number(r.cache_write_1h ?? 0),
+    cacheWriteTokens: cacheWrite,
+    cacheWrite5mTokens: cacheWrite - cacheWrite1h,
+    cacheWrite1hTokens: cacheWrite1h,
     costMicros: Number(r.cost ?? 0),
-  }));
+  };
 }
 
 export type SessionDimension = 'branch' | 'agent_type' | 'worker_kind' | 'repo' | 'origin' | 'actor_id';
