@@ -10,6 +10,7 @@
 // meaning for Codex turns (the gateway's pricer, src/pricing/cost.ts, reads non-Anthropic usage that way).
 // Older rollouts (no wrapper: the payload is the line itself) are read the same way.
 import crypto from 'node:crypto';
+import { normalizeRepoUrl } from '../codehost/repository-name.js';
 import type { AgentSessionV1, CaptureTier, ParseOptions, PrRefV1, ToolCallV1, TurnV1 } from './types.js';
 import {
   EventLog,
@@ -342,16 +343,4 @@ function readOutput(raw: unknown): { output: string; exitCode: number | undefine
     return { output, exitCode };
   }
   return { output: typeof raw === 'string' ? raw : JSON.stringify(raw ?? ''), exitCode: undefined };
-}
-
-/** git@github.com:o/r.git, https://github.com/o/r(.git) → github.com/o/r (credentials dropped). */
-export function normalizeRepoUrl(url: string): string {
-  const scp = /^[^@\s]+@([^:\s]+):(.+?)(?:\.git)?\/?$/.exec(url);
-  if (scp) return `${scp[1]}/${scp[2]}`;
-  try {
-    const u = new URL(url);
-    return `${u.hostname}${u.pathname.replace(/\.git$/, '').replace(/\/$/, '')}`;
-  } catch {
-    return url;
-  }
 }

@@ -7,7 +7,7 @@ import type { FactoryContext, RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { ROLE_PERMISSIONS, isRole } from '../../server/permissions.js';
 import { factoriesOfUser } from '../apps/service.js';
-import { normalizeRepo } from '../sessions/document.js';
+import { normalizeRepo } from '../../codehost/repository-name.js';
 import { schedulePrComments, type PrRef } from '../pr-comments/outbox.js';
 import { listLinkedPullRequests } from '../work-items/service.js';
 import * as store from './store.js';

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../server/clock.js';
-import { normalizeRepository } from '../prs/state.js';
+import { normalizeRepository } from '../../codehost/repository-name.js';
 import * as store from './store.js';
 
 /** A run waits for 5 s of quiet after the latest trigger, and at most 30 s after the first one it has not posted. */

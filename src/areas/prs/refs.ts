@@ -1,7 +1,7 @@
 // The pull requests a session names itself (outcome.prNumber/prUrl, outcome.prs[], pr_linked events), parsed
 // from the sessions area's `pr_refs` JSON. Pure: used by attribution at read time, by the ingest that keeps
 // `session_pr_refs` (the same links as rows, for SQL) and by the migration that backfilled it.
-import { normalizeRepository } from './state.js';
+import { normalizeRepository } from '../../codehost/repository-name.js';
 
 export interface PrKey {
   repository: string;

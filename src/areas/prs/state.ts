@@ -2,6 +2,7 @@
 // merged; a check suite or run finished), detect reverts, and derive each PR's CI verdict.
 import crypto from 'node:crypto';
 import type { RequestContext } from '../../server/context.js';
+import { normalizeRepository } from '../../codehost/repository-name.js';
 import * as store from './store.js';
 
 export interface FactoryRef {
@@ -39,10 +40,6 @@ export interface CheckFact {
 }
 
 export type CiVerdict = 'green' | 'red' | 'pending' | 'unknown';
-
-export function normalizeRepository(repository: string): string {
-  return repository.trim().replace(/^https?:\/\/[^/]+\//i, '').replace(/^github\.com\//i, '').replace(/\.git$/i, '').toLowerCase();
-}
 
 export interface RevertTarget {
   number: number | null;

@@ -3,6 +3,7 @@
 import zlib from 'node:zlib';
 import { priceSession, type SessionCost } from '../../pricing/cost.js';
 import { sessionTitle } from './title.js';
+import { normalizeRepo } from '../../codehost/repository-name.js';
 
 /** The fields of AgentSession v1 the gateway reads. The schema allows more; they are kept as sent. */
 export interface AgentSessionV1 {
@@ -107,23 +108,6 @@ export function sessionKeyOf(doc: Pick<AgentSessionV1, 'id' | 'subagent'>): stri
 /** One part of a session key: `%` and `#` escaped, as migration 0026 writes them in SQL. */
 export function sessionKeyPart(id: string): string {
   return id.includes('%') || id.includes('#') ? id.replace(/%/g, '%25').replace(/#/g, '%23') : id;
-}
-
-/**
- * `owner/repo` for GitHub remotes in any spelling (https, ssh, scp-like, with or without .git), `host/path`
- * for other hosts, lower-cased so the same repository always groups together. '' when unknown.
- */
-export function normalizeRepo(raw: string | undefined): string {
-  if (!raw) return '';
-  let s = raw.trim();
-  if (!s) return '';
-  s = s.replace(/^[a-z+]+:\/\//i, '').replace(/^[^@/]+@/, '');
-  s = s.replace(/^([^/:]+):(?!\d+\/)/, '$1/');
-  s = s.replace(/:\d+\//, '/');
-  s = s.replace(/\.git$/i, '').replace(/\/+$/, '');
-  s = s.toLowerCase();
-  if (s.startsWith('github.com/')) s = s.slice('github.com/'.length);
-  return s;
 }
 
 /**

@@ -2,7 +2,7 @@
 // page, its total (from the facet counters when they can answer it) and the facets the filters offer.
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { normalizeRepo } from './document.js';
+import { normalizeRepo } from '../../codehost/repository-name.js';
 import { ORIGINS, type ExportQuery, type ListQuery, type SessionListWire, type SessionWire, type SortKey } from './schema.js';
 import * as store from './store.js';
 import { actorView, enrich, toWire, type ActorView } from './wire.js';
