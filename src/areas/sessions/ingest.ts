@@ -10,6 +10,7 @@ import { recordToolUsage } from '../metrics/service.js';
 import {
   decodeDocument, encodeDocument, mergeSession, sessionKeyOf, summarize, type AgentSessionV1, type EncodedDocument, type SessionSummary,
 } from './document.js';
+import type { Signal } from './list-store.js';
 import * as store from './store.js';
 
 export interface SessionActor {
@@ -54,9 +55,9 @@ export function facetContributions(row: FacetSource): store.FacetDelta[] {
   return out;
 }
 
-/** The list's `signal` filter values a session matches (the same rules as the SQL filter in store.ts). */
-export function signalsOf(row: Pick<store.SessionRow, 'steering_count' | 'rejected_tool_call_count' | 'tool_error_count' | 'api_error_count'>): store.Signal[] {
-  const out: store.Signal[] = [];
+/** The list's `signal` filter values a session matches (the same rules as the SQL filter in list-store.ts). */
+export function signalsOf(row: Pick<store.SessionRow, 'steering_count' | 'rejected_tool_call_count' | 'tool_error_count' | 'api_error_count'>): Signal[] {
+  const out: Signal[] = [];
   if (row.steering_count > 0) out.push('hands-on');
   if (row.rejected_tool_call_count > 0) out.push('denied');
   if (row.tool_error_count > 0) out.push('tool-errors');

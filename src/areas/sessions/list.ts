@@ -4,10 +4,11 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { normalizeRepo } from '../../codehost/repository-name.js';
 import { ORIGINS, type ExportQuery, type ListQuery, type SessionListWire, type SessionWire, type SortKey } from './schema.js';
+import * as listStore from './list-store.js';
 import * as store from './store.js';
 import { actorView, enrich, toWire, type ActorView } from './wire.js';
 
-const SORT_COLUMNS: Record<SortKey, store.SortColumn> = {
+const SORT_COLUMNS: Record<SortKey, listStore.SortColumn> = {
   startedAt: 'started_at',
   cost: 'cost_micros',
   errors: 'error_count',
@@ -31,11 +32,11 @@ function queryError(path: string, message: string) {
 
 interface ListPlan {
   actors: ActorView;
-  filter: store.ListFilter;
+  filter: listStore.ListFilter;
   repoRows: Awaited<ReturnType<typeof store.repos>>;
   repo: string | null;
   repoSelection: SessionListWire['repoSelection'];
-  sort: store.SortColumn;
+  sort: listStore.SortColumn;
   dir: 'asc' | 'desc';
 }
 
@@ -75,7 +76,7 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
     repo = repoRows[0]?.repo ?? '';
   }
 
-  const filter: store.ListFilter = {
+  const filter: listStore.ListFilter = {
     repo,
     includeSubagents,
     ...(query.branch !== undefined ? { branch: query.branch } : {}),
@@ -115,7 +116,7 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   const scanned = filter.includeSubagents || filter.q !== undefined || filter.from !== undefined || filter.to !== undefined || facetFilters.length > 1;
 
   const dialect = ctx.gateway.dialect;
-  const count = () => store.countMatching(ctx.db, dialect, ctx.appId, filter, TOTAL_CAP);
+  const count = () => listStore.countMatching(ctx.db, dialect, ctx.appId, filter, TOTAL_CAP);
   const facetsRead = store.facets(ctx.db, ctx.appId, repo);
   facetsRead.catch(() => undefined); // awaited below; not an unhandled rejection if the probe throws first
   let rows: store.SessionRow[] | null = null;
@@ -128,7 +129,7 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   // and the count below runs after it. Not on SQLite, where the page stops at its rows and the count walks
   // index entries only, the same statement is no faster.
   if (dialect === 'postgres' && filter.q && offset + limit <= PROBE_ROWS) {
-    const probed = await store.pageAndMatches(ctx.db, ctx.appId, filter, sort, dir, limit, offset, PROBE_ROWS);
+    const probed = await listStore.pageAndMatches(ctx.db, ctx.appId, filter, sort, dir, limit, offset, PROBE_ROWS);
     rows = probed.rows;
     counted = probed.matches < PROBE_ROWS ? probed.matches : await count();
   }
@@ -139,7 +140,7 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
     // 10,100, so still exact). A rare title search or a narrow filter then costs one statement, not two.
     const alongside = scanned && dialect === 'postgres';
     const [page, countedAlongside] = await Promise.all([
-      store.listPage(ctx.db, dialect, ctx.appId, filter, sort, dir, limit, offset),
+      listStore.listPage(ctx.db, dialect, ctx.appId, filter, sort, dir, limit, offset),
       alongside ? count() : null,
     ]);
     rows = page;
@@ -195,9 +196,9 @@ export const EXPORT_BATCH = 500;
 export async function exportSessions(ctx: FactoryContext, query: Omit<ExportQuery, 'format'>): Promise<AsyncIterable<SessionWire>> {
   const { actors, filter, sort, dir } = await planList(ctx, query);
   return (async function* rows() {
-    let after: store.ListCursor | null = null;
+    let after: listStore.ListCursor | null = null;
     for (;;) {
-      const page = await store.listAfter(ctx.db, ctx.gateway.dialect, ctx.appId, filter, sort, dir, EXPORT_BATCH, after);
+      const page = await listStore.listAfter(ctx.db, ctx.gateway.dialect, ctx.appId, filter, sort, dir, EXPORT_BATCH, after);
       if (page.length === 0) return;
       const extra = await enrich(ctx, page);
       for (const row of page) yield toWire(row, actors, extra);

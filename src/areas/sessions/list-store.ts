@@ -1,0 +1,253 @@
+// SQL of the session list (GET /v1/sessions and its export): the filter, the order, the page (by offset or
+// by keyset), the count, and how a title search is read on each store. Scoped by app_id.
+import { CompiledQuery } from 'kysely';
+import type { Db, Dialect } from '../../db/connection.js';
+import type { SessionRow } from './store.js';
+
+export type SortColumn = 'started_at' | 'cost_micros' | 'error_count' | 'turn_count' | 'steering_count' | 'tool_error_rate_ppm';
+export type Signal = 'hands-on' | 'denied' | 'tool-errors' | 'provider-errors' | 'clean';
+
+export interface ListFilter {
+  /** null: every repository. */
+  repo: string | null;
+  includeSubagents: boolean;
+  branch?: string;
+  agentType?: string;
+  model?: string;
+  workerKind?: string;
+  actorId?: string;
+  origins?: string[];
+  q?: string;
+  from?: number;
+  to?: number;
+  signal?: Signal;
+  /**
+   * About how many sessions the scope (repo, top-level or not) holds, from the list's counters: only to
+   * choose how a title search is read (see TitlePlan); the rows never depend on it.
+   */
+  scopeRows?: number;
+}
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * How a title search is answered on SQLite (PostgreSQL's planner chooses between its pg_trgm GIN index and
+ * the list's ordered indexes itself, from its statistics):
+ * - `candidates`: the needle is rare. The trigram FTS index (migration 0003d) names the few sessions whose
+ *   title may hold it; the list reads only those (a CROSS JOIN keeps them the outer loop) and sorts them.
+ * - `scan`: the needle is frequent (or under 3 characters, which have no trigram). The list walks its own
+ *   index in the order asked and tests the title there, stopping when the page is full; the started_at
+ *   indexes carry the title (migration 0019), so the count of a window reads no table row.
+ * Both apply the same LIKE to the same titles: the plan changes the cost, never the rows.
+ */
+type TitlePlan = { kind: 'none' } | { kind: 'scan'; pattern: string } | { kind: 'candidates'; pattern: string; phrase: string };
+
+/** One plan per list request: the page and its count share the estimate (the filter object is the request's). */
+const titlePlans = new WeakMap<ListFilter, Promise<TitlePlan>>();
+
+/**
+ * Candidates at or above which the walk is cheaper than reading the candidates: reading one candidate (its
+ * FTS entry, its title row, its session row) costs about 16 times the walk's test of one index entry, so
+ * the FTS count is capped at a sixteenth of the index entries the walk would read (walkEstimate).
+ */
+function candidateCap(walkRows: number | undefined): number {
+  return Math.min(4096, Math.max(64, Math.ceil((walkRows ?? 0) / 16)));
+}
+
+function titlePlan(db: Db, dialect: Dialect, appId: string, filter: ListFilter): Promise<TitlePlan> {
+  let plan = titlePlans.get(filter);
+  if (!plan) {
+    plan = chooseTitlePlan(db, dialect, appId, filter);
+    titlePlans.set(filter, plan);
+  }
+  return plan;
+}
+
+/**
+ * SQL text and its parameters, written by hand for the list's fixed set of shapes: Kysely building and
+ * compiling the page and the count (an operation tree of about thirty nodes each, on every request) cost
+ * about as much as SQLite running the page.
+ * Values are always bound, never written into the text; column names are constants of this file.
+ */
+class Statement {
+  readonly parameters: unknown[] = [];
+  constructor(readonly dialect: Dialect) {}
+  /** The placeholder of a new bound value. */
+  bind(value: unknown): string {
+    this.parameters.push(value);
+    return this.dialect === 'postgres' ? `$${this.parameters.length}` : '?';
+  }
+  run<R>(db: Db, text: string): Promise<R[]> {
+    return db.executeQuery<R>(CompiledQuery.raw(text, this.parameters)).then((r) => r.rows);
+  }
+}
+
+/**
+ * The LIKE pattern's placeholder. SQLite: `? || ''`, not `?`. When a LIKE's right side is a bare parameter
+ * SQLite looks at its bound value to try its prefix optimization and marks the statement to be prepared
+ * anew whenever that parameter is bound again, so a cached statement was re-prepared on every request
+ * (the page: 0.49 → 0.39 ms at 100k). The concatenation is the same text and opts out of that.
+ */
+function likePattern(st: Statement, pattern: string): string {
+  const placeholder = st.bind(pattern);
+  return st.dialect === 'sqlite' ? `(${placeholder} || '')` : placeholder;
+}
+
+/**
+ * About how many of the scope's index entries the walk reads: with a window (from/to), the scope's share of
+ * sessions started in it, as if they were spread evenly between the scope's first and last start (two
+ * probes of the ordered index). Only for the plan choice: a wrong guess costs time, never rows.
+ */
+async function walkEstimate(db: Db, appId: string, filter: ListFilter): Promise<number | undefined> {
+  if ((filter.from === undefined && filter.to === undefined) || filter.includeSubagents) return filter.scopeRows;
+  const st = new Statement('sqlite');
+  const scope = () => `app_id = ${st.bind(appId)}${filter.repo !== null ? ` and repo = ${st.bind(filter.repo)}` : ''} and is_subagent = 0`;
+  const lo = `(select started_at from sessions where ${scope()} order by started_at asc limit 1)`;
+  const hi = `(select started_at from sessions where ${scope()} order by started_at desc limit 1)`;
+  const row = (await st.run<{ lo: number | null; hi: number | null }>(db, `select ${lo} as lo, ${hi} as hi`))[0];
+  const first = row?.lo;
+  const last = row?.hi;
+  if (first === null || first === undefined || last === null || last === undefined) return 0;
+  const start = Math.max(first, filter.from ?? first);
+  const end = Math.min(last + 1, filter.to ?? last + 1);
+  return Math.ceil(((filter.scopeRows ?? 0) * Math.max(0, end - start)) / (last + 1 - first));
+}
+
+async function chooseTitlePlan(db: Db, dialect: Dialect, appId: string, filter: ListFilter): Promise<TitlePlan> {
+  if (filter.q === undefined || filter.q === '') return { kind: 'none' };
+  const needle = filter.q.toLowerCase();
+  const pattern = `%${escapeLike(needle)}%`;
+  if (dialect !== 'sqlite' || [...needle].length < 3) return { kind: 'scan', pattern };
+  // The needle is one FTS5 phrase (quotes doubled): AND/OR/NEAR/* are plain text. Counting FTS entries
+  // alone (every factory's, no title read) up to the cap is cheap: it says which plan reads fewer rows. The
+  // count's cost grows with the cap, so the cap follows the walk it is weighed against: a 30-day window of a
+  // 36k-session repository is a 12k-entry walk, cap 750 instead of 2,250 (1.5 → 0.6 ms at 100k).
+  const phrase = `"${needle.replace(/"/g, '""')}"`;
+  const cap = candidateCap(await walkEstimate(db, appId, filter));
+  const st = new Statement('sqlite');
+  const row = (await st.run<{ n: number }>(db,
+    `select count(*) as n from (select 1 from session_title_fts where session_title_fts match ${st.bind(phrase)} limit ${st.bind(cap)})`))[0];
+  return Number(row?.n ?? 0) < cap ? { kind: 'candidates', pattern, phrase } : { kind: 'scan', pattern };
+}
+
+/** The filter's conditions on `sessions` (app_id first), joined by `and`. */
+function where(st: Statement, appId: string, filter: ListFilter, plan: TitlePlan): string {
+  const parts = [`sessions.app_id = ${st.bind(appId)}`];
+  if (filter.repo !== null) parts.push(`sessions.repo = ${st.bind(filter.repo)}`);
+  // A constant of the code, written as a literal: the same for every request of the shape.
+  if (!filter.includeSubagents) parts.push('sessions.is_subagent = 0');
+  if (filter.branch !== undefined) parts.push(`sessions.branch = ${st.bind(filter.branch)}`);
+  if (filter.agentType !== undefined) parts.push(`sessions.agent_type = ${st.bind(filter.agentType)}`);
+  if (filter.workerKind !== undefined) parts.push(`sessions.worker_kind = ${st.bind(filter.workerKind)}`);
+  if (filter.actorId !== undefined) parts.push(`sessions.actor_id = ${st.bind(filter.actorId)}`);
+  if (filter.origins?.length) parts.push(`sessions.origin in (${filter.origins.map((o) => st.bind(o)).join(', ')})`);
+  if (filter.from !== undefined) parts.push(`sessions.started_at >= ${st.bind(filter.from)}`);
+  if (filter.to !== undefined) parts.push(`sessions.started_at < ${st.bind(filter.to)}`);
+  if (plan.kind !== 'none') {
+    if (st.dialect === 'sqlite') {
+      // Case-insensitive substring: the needle is lower-cased and SQLite's LIKE folds ASCII case itself,
+      // which is all its lower() folds, so this is `lower(coalesce(title, '')) like` without building a
+      // lower-cased copy of every title it tests (a NULL title matches neither). The `candidates` plan
+      // tests it too: the FTS index only narrows (its folding covers all of Unicode, LIKE's only ASCII).
+      parts.push(`sessions.title like ${likePattern(st, plan.pattern)} escape '\\'`);
+    } else {
+      // PostgreSQL: its GIN pg_trgm index of 0003d is on this very expression.
+      parts.push(`lower(coalesce(sessions.title, '')) like ${likePattern(st, plan.pattern)} escape '\\'`);
+    }
+  }
+  if (filter.model !== undefined) {
+    // `models` is a JSON array of strings: match the quoted, escaped name (the same notion the model facet counts).
+    parts.push(`sessions.models like ${likePattern(st, `%${escapeLike(JSON.stringify(filter.model))}%`)} escape '\\'`);
+  }
+  switch (filter.signal) {
+    case 'hands-on': parts.push('sessions.steering_count > 0'); break;
+    case 'denied': parts.push('sessions.rejected_tool_call_count > 0'); break;
+    case 'tool-errors': parts.push('sessions.tool_error_count > 0'); break;
+    case 'provider-errors': parts.push('sessions.api_error_count > 0'); break;
+    case 'clean': parts.push('sessions.tool_error_count = 0', 'sessions.api_error_count = 0', 'sessions.rejected_tool_call_count = 0'); break;
+    default: break;
+  }
+  return parts.join(' and ');
+}
+
+/** `from ... where ...` of the factory's sessions matching the filter, to order, page or count. */
+async function matching(db: Db, st: Statement, appId: string, filter: ListFilter): Promise<string> {
+  const plan = await titlePlan(db, st.dialect, appId, filter);
+  if (plan.kind !== 'candidates') return `from sessions where ${where(st, appId, filter, plan)}`;
+  // The FTS candidates of this factory whose stored title holds the needle, then their session rows by
+  // primary key. CROSS JOIN fixes that order (SQLite would otherwise walk the list's index probing the
+  // candidate set, which reads the whole scope).
+  const candidates = `(select m.session_id from session_title_fts f cross join session_title_search m on m.seq = f.rowid
+    where f.session_title_fts match ${st.bind(plan.phrase)} and m.app_id = ${st.bind(appId)} and m.title like ${likePattern(st, plan.pattern)} escape '\\')`;
+  return `from ${candidates} as c cross join sessions where sessions.id = c.session_id and ${where(st, appId, filter, plan)}`;
+}
+
+/** The list's order: the sort column, then id, in one direction (both constants of the code). */
+function orderBy(sort: SortColumn, dir: 'asc' | 'desc'): string {
+  return `order by sessions.${sort} ${dir}, sessions.id ${dir}`;
+}
+
+export async function listPage(
+  db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, offset: number,
+): Promise<SessionRow[]> {
+  const st = new Statement(dialect);
+  const from = await matching(db, st, appId, filter);
+  return st.run<SessionRow>(db, `select sessions.* ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)} offset ${st.bind(offset)}`);
+}
+
+/**
+ * PostgreSQL: a page of the list and how many sessions match, up to `probe`, in one statement. The ids of
+ * the first `probe` matches (in the list's order) are read once; the count is their number and the page is
+ * the slice at `offset`, whose rows are then read by primary key. `matches` below `probe` is the exact
+ * total; at `probe` it is only a lower bound (the page is right either way while offset + limit ≤ probe).
+ */
+export async function pageAndMatches(
+  db: Db, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, offset: number, probe: number,
+): Promise<{ rows: SessionRow[]; matches: number }> {
+  const st = new Statement('postgres');
+  const from = await matching(db, st, appId, filter);
+  const text = `with ids as (select sessions.id, sessions.${sort} as k ${from} ${orderBy(sort, dir)} limit ${st.bind(probe)})
+    select m.n as probe_matches, s.* from (select count(*) as n from ids) m
+    left join lateral (select sessions.* from (select id, k from ids order by k ${dir}, id ${dir} limit ${st.bind(limit)} offset ${st.bind(offset)}) p
+      join sessions on sessions.id = p.id) s on true
+    order by s.${sort} ${dir}, s.id ${dir}`;
+  const rows = await st.run<SessionRow & { probe_matches: number | string }>(db, text);
+  const matches = Number(rows[0]?.probe_matches ?? 0);
+  const page: SessionRow[] = [];
+  // The rows keep their probe_matches column: copying 25 wide rows without it (object rest) costs about five
+  // times this loop; nothing reads it past here, and the answer's serializer writes only its schema's fields.
+  for (const row of rows) if (row.id !== null) page.push(row);
+  return { rows: page, matches };
+}
+
+/** Where a keyset page starts: after the row with this sort value and id (in the list's order). */
+export interface ListCursor {
+  value: number;
+  id: string;
+}
+
+/**
+ * A page of the list in the same order as listPage, continuing after `after` (keyset: no offset to skip,
+ * so the thousandth page costs what the first does). Exports page through a whole list with it.
+ */
+export async function listAfter(
+  db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, after: ListCursor | null,
+): Promise<SessionRow[]> {
+  const st = new Statement(dialect);
+  let text = `select sessions.* ${await matching(db, st, appId, filter)}`;
+  if (after) {
+    const op = dir === 'desc' ? '<' : '>';
+    text += ` and (sessions.${sort} ${op} ${st.bind(after.value)} or (sessions.${sort} = ${st.bind(after.value)} and sessions.id ${op} ${st.bind(after.id)}))`;
+  }
+  return st.run<SessionRow>(db, `${text} ${orderBy(sort, dir)} limit ${st.bind(limit)}`);
+}
+
+/** How many sessions match, counting at most `cap` (a scan stops there). */
+export async function countMatching(db: Db, dialect: Dialect, appId: string, filter: ListFilter, cap: number): Promise<number> {
+  const st = new Statement(dialect);
+  const from = await matching(db, st, appId, filter);
+  const row = (await st.run<{ n: number | string }>(db, `select count(*) as n from (select 1 as one ${from} limit ${st.bind(cap)}) as m`))[0];
+  return Number(row?.n ?? 0);
+}
