@@ -3,10 +3,10 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, Uuid, Int53, PrNumber, NoContent, Limit, Offset } from '../../server/schemas.js';
+import { claimWorkItem, listClaimHistory, releaseClaim, renewClaim } from './claims.js';
 import {
   BLOCK_CLASSES, CLAIM_DEFAULT_TTL_SECONDS, CLAIM_MAX_TTL_SECONDS, STAGES, TRACKERS,
-  claimToWire, claimWorkItem, declarePullRequest, getWorkItem, listClaimHistory, listPullRequestsOf, listWorkItems, patchWorkItem, releaseClaim,
-  renewClaim, toWire, upsertWorkItem, withdrawWorkItem,
+  claimToWire, declarePullRequest, getWorkItem, listPullRequestsOf, listWorkItems, patchWorkItem, toWire, upsertWorkItem, withdrawWorkItem,
 } from './service.js';
 
 const Tracker = Type.Union(TRACKERS.map((t) => Type.Literal(t)));

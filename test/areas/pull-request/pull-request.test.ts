@@ -1,7 +1,7 @@
 // PUT /v1/work-items/{workItemId}/pull-request through the real gateway, GITHUB_API_URL pointing at the
 // GitHub double: every row of the spec's status table (part 4) and both transitions of part 3.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordLegacyClaim } from '../../../src/areas/work-items/service.js';
+import { recordLegacyClaim } from '../../../src/areas/work-items/claims.js';
 import type { FactoryContext } from '../../../src/server/context.js';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { startGatewayWithGitHub, type GatewayWithGitHub } from '../../github-double/setup.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
-import { getLatestClaim, getLiveClaim, getWorkItem, recordLegacyClaim } from '../../../src/areas/work-items/service.js';
+import { recordLegacyClaim } from '../../../src/areas/work-items/claims.js';
+import { getLatestClaim, getLiveClaim, getWorkItem } from '../../../src/areas/work-items/service.js';
 import { auth, claim, factoryContextFor, keyWith, newItem } from './helpers.js';
 
 const MIN = 60_000;
