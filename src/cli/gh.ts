@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import type { AgentSessionV1 } from '../capture/types.js';
 import { unwrap, type AttestClient, type Body } from '../client/index.js';
-import { normalizeRepo } from '../areas/sessions/document.js';
+import { normalizeRepo } from '../codehost/repository-name.js';
 
 /** The fields asked of `gh pr view --json` (docs/cli.md shows the answer this reads). */
 export const GH_FIELDS = 'number,url,title,state,author,headRefName,headRefOid,baseRefName,createdAt,updatedAt,closedAt,mergedAt';
