@@ -143,12 +143,12 @@ function isNetworkFailure(err: unknown): boolean {
 }
 
 /** A 404 (or 451, blocked for legal reasons) means "not there for this App". */
-function isNotFound(err: unknown): boolean {
+export function isNotFound(err: unknown): boolean {
   return isHttpError(err) && (err.status === 404 || err.status === 451);
 }
 
 /** GitHub's refusal of a write the installation does not cover ("Resource not accessible by integration"). */
-function isNotAccessible(err: unknown): boolean {
+export function isNotAccessible(err: unknown): boolean {
   return isHttpError(err) && err.status === 403;
 }
 
@@ -427,6 +427,11 @@ export class InstallationClient {
       this.current = session.token;
       return this.call(fn);
     }
+  }
+
+  /** One call of another module's GitHub route (github-verdict.ts) with this token and its renewal rule. */
+  request<T>(fn: (octokit: Octokit) => Promise<T>): Promise<T> {
+    return this.call(() => fn(this.octokit));
   }
 
   get pullRequestWrite(): boolean {
