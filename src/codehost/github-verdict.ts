@@ -65,7 +65,8 @@ export async function contentsAt(
 export interface CheckRunInput {
   name: string;
   headSha: string;
-  conclusion: 'success' | 'neutral' | 'failure';
+  /** null: in progress (the evaluation is waiting for sessions). */
+  conclusion: 'success' | 'neutral' | 'failure' | null;
   title: string;
   summary: string;
   detailsUrl: string;
@@ -82,7 +83,7 @@ export async function createCheckRun(client: InstallationClient, owner: string, 
   return orUnreadable(async () => {
     const { data } = await client.request((o) =>
       o.rest.checks.create({
-        owner, repo, name: input.name, head_sha: input.headSha, status: 'completed', conclusion: input.conclusion,
+        owner, repo, name: input.name, head_sha: input.headSha, ...(input.conclusion === null ? { status: 'in_progress' as const } : { status: 'completed' as const, conclusion: input.conclusion }),
         details_url: input.detailsUrl, external_id: input.externalId, output: { title: input.title, summary: input.summary },
       }),
     );
@@ -97,7 +98,7 @@ export async function updateCheckRun(
   return orUnreadable(async () => {
     const { data } = await client.request((o) =>
       o.rest.checks.update({
-        owner, repo, check_run_id: id, name: input.name, status: 'completed', conclusion: input.conclusion,
+        owner, repo, check_run_id: id, name: input.name, ...(input.conclusion === null ? { status: 'in_progress' as const } : { status: 'completed' as const, conclusion: input.conclusion }),
         details_url: input.detailsUrl, external_id: input.externalId, output: { title: input.title, summary: input.summary },
       }),
     );

@@ -1,6 +1,7 @@
 // The body of the living PR comment: Markdown, at most 65,536 characters, every user-provided text
 // escaped so it can never become a link, an image, a mention, a reference or HTML. Pure: the worker
 // gathers the data from the services and hands it here.
+import { renderVerdict, type VerdictView } from '../verdict/render.js';
 
 /** GitHub refuses a comment body longer than this. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -78,6 +79,8 @@ export interface CommentFinding {
 export interface CommentData {
   appId: string;
   dashboardUrl: string;
+  /** The verdict the comment opens with (issue 39), and the public URL its turn links start with; absent = none shown. */
+  verdict?: { view: VerdictView; publicUrl: string } | null;
   sessions: {
     count: number; agentTypes: ReadonlyArray<{ agentType: string; count: number }>; costUsd: number;
     /** Whether the cost is whole (the PR route's costStatus), and the models that had no price. */
@@ -121,6 +124,7 @@ export function verdictOf(d: CommentData): { proven: number; criteria: number; p
 export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): string {
   const v = verdictOf(d);
   const head: string[] = [markerOf(d.appId), '### Attest evidence', ''];
+  if (d.verdict) head.push(...renderVerdict(d.verdict.view, d.verdict.publicUrl, d.appId), '');
   head.push(
     `**Criteria proven: ${v.proven} of ${v.criteria}** · **Checks passing: ${v.passing} of ${v.checks}** · ` +
       `**Open high or critical findings: ${v.highOrCritical}**`,

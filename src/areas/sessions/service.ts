@@ -14,6 +14,8 @@ import {
   decodeDocument, encodeDocument, mergeSession, normalizeRepo, sessionKeyOf, summarize, type AgentSessionV1, type EncodedDocument, type Origin, type SessionSummary,
 } from './document.js';
 import * as store from './store.js';
+import { storeSessionFacts } from '../verdict/ingest.js';
+
 
 // ---------------------------------------------------------------------------------------------------------
 // Ingest
@@ -295,6 +297,8 @@ async function writeAll(
   })), replaced);
   // The PRs each session names, as rows, for the metrics' PR spend tiles (joined in SQL).
   await recordSessionPrRefs(db, ctx.appId, written.map((w) => w.row), replaced);
+  // The verification facts the verdict reads (issue 39).
+  await storeSessionFacts(db, ctx.appId, written.map((w) => ({ id: w.row.id, doc: w.doc })), now, ctx.log);
   await store.putDocuments(db, written.map((w) => {
     // A document stored exactly as it came was compressed before the transaction; a merged one is compressed here.
     const encoded = prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc);

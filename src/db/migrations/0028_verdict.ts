@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+  await db.schema.alterTable('pull_requests').addColumn('base_sha', 'text').execute();
   await db.schema.alterTable('apps').addColumn('pr_check', 'text', (c) => c.notNull().defaultTo('off')).execute();
 
   for (const [name, type] of [
