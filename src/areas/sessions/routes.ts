@@ -4,6 +4,8 @@ import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, Uuid, Limit, Offset, DateTimeQuery } from '../../server/schemas.js';
 import { type CsvColumn, csvLines, exportResponse, FORMAT_QUERY, jsonArray, sendDownload } from '../../server/export.js';
+import { SessionVerification } from '../../verify/index.js';
+import { verificationOfSession } from '../verdict/session.js';
 import { exportSessions, getSession, listSessions, SIGNALS, SORT_KEYS, type SessionWire } from './service.js';
 
 const Score = Type.Object({ label: Type.String(), score: Type.Number() });
@@ -92,6 +94,8 @@ const SessionDetail = Type.Object({
     startedAt: DateTime, costUsd: Type.Number(),
     costStatus: Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]),
   }), { description: 'this session\'s subagent sessions (up to 200, oldest first)' }),
+  // What the session provably did (API.md §11); absent at the metrics tier; `runs[].command` only at the full tier.
+  verification: Type.Optional(SessionVerification),
 });
 
 const Filter = (max: number) => Type.Optional(Type.String({ maxLength: max }));
@@ -201,5 +205,10 @@ export const sessionsRoutes: AreaRoutes = (app) => {
       params: Type.Object({ traceId: Type.String({ minLength: 1, maxLength: 200, description: "The trace id, or the session's own sessionId (the id its agent wrote) within the factory." }) }),
       response: { 200: Data(SessionDetail) },
     },
-  }, async (req) => ({ data: await getSession(factoryContext(req.ctx), req.params.traceId) }));
+  }, async (req) => {
+    const ctx = factoryContext(req.ctx);
+    const session = await getSession(ctx, req.params.traceId);
+    const verification = await verificationOfSession(ctx, session, () => session);
+    return { data: verification === undefined ? session : { ...session, verification } };
+  });
 };
