@@ -123,7 +123,7 @@ describe('the verdict of a pull request', () => {
     const v = res.body.data;
     expect(v).toMatchObject({ repository: REPO, number: pr.number, headSha: pr.pull.headSha, verdict: 'review', flagged: 1 });
     expect(v.policy).toEqual({ source: `.attest/policy.yaml@${pr.baseSha}`, errors: [] });
-    const byId = new Map((v.rows as Array<{ validator: string }>).map((r) => [r.validator, r]));
+    const byId = new Map((v.rows as Array<{ validator: string; refs: unknown[] }>).map((r) => [r.validator, r]));
     expect(byId.has('red-then-green')).toBe(false);
     expect(byId.get('tests-after-last-edit')).toMatchObject({ status: 'pass', level: 'warn' });
     expect(byId.get('hooks-kept')).toMatchObject({ status: 'pass' });
@@ -133,7 +133,7 @@ describe('the verdict of a pull request', () => {
     });
     const prRead = await g.gw.call('GET', `/v1/prs/${REPO}/${pr.number}`, as(t));
     const traceId = prRead.body.data.sessionList[0].traceId as string;
-    expect((byId.get('commit-provenance') as { refs: unknown[] }).refs).toEqual([{ traceId, sessionId: expect.any(String), turnIndex: 3 }]);
+    expect(byId.get('commit-provenance')!.refs).toEqual([{ traceId, sessionId: expect.any(String), turnIndex: 3 }]);
 
     // The same inputs: the same evaluation, stored once, with the same evaluatedAt.
     g.gw.clock.advance(5_000);
