@@ -3,7 +3,9 @@ import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, Limit, Offset, PrNumber } from '../../server/schemas.js';
 import { csvLine, exportResponse, FORMAT_QUERY, jsonArray, sendDownload, type CsvValue } from '../../server/export.js';
-import { exportPullRequest, getPullRequest, listOutcomes, type PrEvidenceExport } from './service.js';
+import { Verdict } from '../../verify/index.js';
+import { outcomesWithVerdicts, parseVerdictFilter, pullRequestWithVerdict } from '../verdict/outcomes.js';
+import { exportPullRequest, type PrEvidenceExport } from './service.js';
 
 const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
 const CostStatus = Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]);
@@ -29,6 +31,9 @@ const Outcome = Type.Object({
   lastSessionAt: Nullable(DateTime),
   openedAt: Nullable(DateTime),
   mergedAt: Nullable(DateTime),
+  // The verdict (API.md §11): GET /v1/prs/{owner}/{repo}/{number}/verdict has its rows.
+  verdict: Verdict,
+  flagged: Type.Integer({ minimum: 0 }),
 });
 
 const Detail = Type.Object({
@@ -81,6 +86,7 @@ export const prsRoutes: AreaRoutes = (app) => {
         offset: Type.Optional(Offset({ default: 0 })),
         repo: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
         state: Type.Optional(State),
+        verdict: Type.Optional(Type.String({ maxLength: 100, description: 'Comma-separated verdicts to keep: clean, review, unverifiable, waiting, none.' })),
       }, { additionalProperties: false }),
       response: {
         200: Type.Object({ data: Type.Array(Outcome), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }) }),
@@ -91,7 +97,10 @@ export const prsRoutes: AreaRoutes = (app) => {
     // Optional with defaults (the validator fills them in); the fallbacks only satisfy the types.
     const limit = req.query.limit ?? 25;
     const offset = req.query.offset ?? 0;
-    const page = await listOutcomes(factoryContext(req.ctx), { limit, offset, ...(repo !== undefined ? { repo } : {}), ...(state !== undefined ? { state } : {}) });
+    const verdict = parseVerdictFilter(req.query.verdict);
+    const page = await outcomesWithVerdicts(factoryContext(req.ctx), {
+      limit, offset, ...(repo !== undefined ? { repo } : {}), ...(state !== undefined ? { state } : {}), ...(verdict ? { verdict } : {}),
+    });
     return { data: page.data, pagination: { total: page.total, limit, offset } };
   });
 
@@ -102,7 +111,7 @@ export const prsRoutes: AreaRoutes = (app) => {
       params: PrParams,
       response: { 200: Data(Detail) },
     },
-  }, async (req) => ({ data: await getPullRequest(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number) }));
+  }, async (req) => ({ data: await pullRequestWithVerdict(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number) }));
 
   app.get('/v1/prs/:owner/:repo/:number/export', {
     config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'prs.read' }, rateLimit: 'observability-read' },

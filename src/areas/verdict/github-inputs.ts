@@ -5,6 +5,7 @@
 import { githubApp, isGitHubConfigured, type InstallationClient } from '../../codehost/github.js';
 import { contentsAt, pullRequestCommits, pullRequestFiles } from '../../codehost/github-verdict.js';
 import type { FactoryContext } from '../../server/context.js';
+import { ApiError } from '../../server/errors.js';
 import { findConnectedRepository } from '../repositories/service.js';
 import * as store from './store.js';
 
@@ -22,6 +23,21 @@ export interface PolicyFiles {
   /** `"default"` when no policy file could be read; `"<path>@<base sha>"` otherwise. */
   source: string;
   files: Array<{ path: string; text: string }>;
+  /** Why the policy could not be read now (shown as a policy error). */
+  unreadable?: string;
+}
+
+/** GitHub answers that leave an input unread for now (not cached, so a later evaluation reads it). */
+const TRANSIENT = new Set(['github_unavailable', 'repository_tokens_unavailable', 'repository_not_in_installation']);
+
+async function orNow<T>(ctx: FactoryContext, read: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (!(err instanceof ApiError) || !TRANSIENT.has(err.code)) throw err;
+    ctx.log.warn({ code: err.code }, 'the verdict could not read GitHub now');
+    return fallback;
+  }
 }
 
 async function clientOf(ctx: FactoryContext, repository: string): Promise<{ client: InstallationClient; owner: string; name: string } | null> {
@@ -33,7 +49,11 @@ async function clientOf(ctx: FactoryContext, repository: string): Promise<{ clie
 }
 
 /** The PR's commits and changed files at this head commit; null for each when GitHub cannot say. */
-export async function prInputs(ctx: FactoryContext, repository: string, number: number, headSha: string | null): Promise<PrInputs> {
+export function prInputs(ctx: FactoryContext, repository: string, number: number, headSha: string | null): Promise<PrInputs> {
+  return orNow(ctx, () => readPrInputs(ctx, repository, number, headSha), { commits: null, changedFiles: null });
+}
+
+async function readPrInputs(ctx: FactoryContext, repository: string, number: number, headSha: string | null): Promise<PrInputs> {
   if (headSha === null) return { commits: null, changedFiles: null };
   const cached = await store.findPrInputs(ctx.db, ctx.appId, repository, number, headSha);
   const parse = (v: string | null) => (v === null ? null : (JSON.parse(v) as string[]));
@@ -53,7 +73,13 @@ export async function prInputs(ctx: FactoryContext, repository: string, number: 
 }
 
 /** `.attest/policy.yaml` and `.attest/validators/*.yaml` at the base commit; none (the default policy) without one. */
-export async function policyFiles(ctx: FactoryContext, repository: string, baseSha: string | null): Promise<PolicyFiles> {
+export function policyFiles(ctx: FactoryContext, repository: string, baseSha: string | null): Promise<PolicyFiles> {
+  // Unread for now: the default policy, saying why (a policy error row), until a later evaluation reads it.
+  const unread: PolicyFiles = { source: 'default', files: [], unreadable: 'GitHub could not be read just now; the default policy applies until it can' };
+  return orNow(ctx, () => readPolicyFiles(ctx, repository, baseSha), unread);
+}
+
+async function readPolicyFiles(ctx: FactoryContext, repository: string, baseSha: string | null): Promise<PolicyFiles> {
   if (baseSha === null) return { source: 'default', files: [] };
   const cached = await store.findPolicy(ctx.db, ctx.appId, repository, baseSha);
   const sourceOf = (files: PolicyFiles['files']) => (files.length === 0 ? 'default' : `${files.some((f) => f.path === POLICY_FILE) ? POLICY_FILE : VALIDATORS_DIR}@${baseSha}`);

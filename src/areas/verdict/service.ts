@@ -95,6 +95,7 @@ async function gather(ctx: FactoryContext, detail: PrDetailWire, baseSha: string
     artifacts: [...new Set(detail.artifacts.map((a) => a.kind))].sort(),
     policy: parsePolicy(policy.files),
   };
+  if (policy.unreadable) input.policy.errors.push({ file: '.attest/policy.yaml', message: policy.unreadable });
   return { input, source: policy.source };
 }
 

@@ -216,6 +216,29 @@ describe('the verdict of a pull request', () => {
     expect(app.pr_check_problem.message).toContain('checks write');
   });
 
+  it('the PR read and the outcomes list carry verdict and flagged; the list filters by verdict', async () => {
+    const pr = await openPull(writer.id);
+    await sync(fullSession({ prNumber: pr.number, branch: pr.branch, calls: [edit('src/c.ts'), bash('git commit --no-verify -m wip', `[${pr.branch} ${pr.commits[0]!.slice(0, 7)}] wip`)] }));
+    const read = await g.gw.call('GET', `/v1/prs/${REPO}/${pr.number}`, as(t));
+    expect(read.status, read.text).toBe(200);
+    // hooks-kept fails: unverifiable.
+    expect(read.body.data).toMatchObject({ verdict: 'unverifiable' });
+    const list = await g.gw.call('GET', '/v1/prs/outcomes?limit=100', as(t));
+    expect(list.status, list.text).toBe(200);
+    const mine = list.body.data.find((o: { number: number }) => o.number === pr.number);
+    expect(mine).toMatchObject({ verdict: 'unverifiable', flagged: read.body.data.flagged });
+    const only = await g.gw.call('GET', '/v1/prs/outcomes?limit=100&verdict=unverifiable,clean', as(t));
+    expect(only.status).toBe(200);
+    expect(only.body.data.length).toBeGreaterThan(0);
+    expect(only.body.data.every((o: { verdict: string }) => o.verdict === 'unverifiable' || o.verdict === 'clean')).toBe(true);
+    expect(only.body.pagination.total).toBe(only.body.data.length);
+    const none = await g.gw.call('GET', '/v1/prs/outcomes?verdict=waiting', as(t));
+    expect(none.body.data).toEqual([]);
+    const bad = await g.gw.call('GET', '/v1/prs/outcomes?verdict=green', as(t));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_query_params');
+  });
+
   it('answers 404 pull_request_not_found, 401 without or with a wrong credential, and nothing to another factory', async () => {
     const pr = await openPull(writer.id);
     await sync(fullSession({ prNumber: pr.number, branch: pr.branch, calls: [edit('src/b.ts')] }));
