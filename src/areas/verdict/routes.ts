@@ -4,12 +4,20 @@ import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, PrNumber } from '../../server/schemas.js';
 import { Verdict, VerdictRow } from '../../verify/index.js';
+import { verdictOverview } from './overview.js';
 import { pullRequestVerdict } from './service.js';
 
 const PrParams = Type.Object({
   owner: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
   repo: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
   number: PrNumber(),
+});
+
+/** A date (a whole UTC day) or a date-time with its offset, as the other metrics routes take. */
+const Instant = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$',
+  maxLength: 40,
+  description: 'YYYY-MM-DD (a date-only `to` includes that whole UTC day) or an ISO date-time with Z or an offset.',
 });
 
 export const VerdictSchema = Type.Object({
@@ -40,4 +48,29 @@ export const verdictRoutes: AreaRoutes = (app) => {
       response: { 200: Data(VerdictSchema) },
     },
   }, async (req) => ({ data: (await pullRequestVerdict(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number)).wire }));
+
+  app.get('/v1/metrics/verdicts', {
+    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'metrics.read' }, rateLimit: 'observability-read' },
+    schema: {
+      summary: 'Pull requests by verdict in a window: how many, merged, reverted, CI failures', tags: ['metrics'],
+      description:
+        'The Overview\'s comparison of verdicts: a PR counts in the window its opening falls in (its first linked session when the opening ' +
+        'is unknown), with its latest evaluation\'s verdict. Every verdict is listed, in the order clean, review, unverifiable, waiting, none. ' +
+        'Window as the other metrics routes: [from, to), by default the last 30 UTC days; 400 invalid_date_range when from is after to.',
+      querystring: Type.Object({
+        from: Type.Optional(Instant), to: Type.Optional(Instant),
+        repo: Type.Optional(Type.String({ maxLength: 500, description: 'owner/repo; absent for all repositories.' })),
+      }, { additionalProperties: false }),
+      response: {
+        200: Data(Type.Object({
+          window: Type.Object({ from: DateTime, to: DateTime }),
+          verdicts: Type.Array(Type.Object({
+            verdict: Verdict, prs: Type.Integer({ minimum: 0 }), merged: Type.Integer({ minimum: 0 }), reverted: Type.Integer({ minimum: 0 }),
+            ciFailures: Type.Integer({ minimum: 0, description: 'PRs whose CI failed at their head commit.' }),
+          })),
+        })),
+      },
+    },
+  }, async (req) => ({ data: await verdictOverview(factoryContext(req.ctx), req.query) }));
 };
+

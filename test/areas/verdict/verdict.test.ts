@@ -239,6 +239,34 @@ describe('the verdict of a pull request', () => {
     expect(bad.body.error.code).toBe('invalid_query_params');
   });
 
+  it('the Overview compares PRs by verdict in the window: count, merged, reverted, CI failures', async () => {
+    const u = await createTenant(g.gw);
+    await bindInstallation(g.gw, u.appId, writer.id);
+    expect((await g.gw.call('POST', '/v1/repositories', { ...as(u), body: { repository: REPO, installationId: writer.id } })).status).toBe(201);
+    const hooksSkipped = (pr: { number: number; branch: string }) =>
+      fullSession({ prNumber: pr.number, branch: pr.branch, calls: [bash('git commit -n -m wip', `[${pr.branch} 0000000] wip`)] });
+    // Two PRs opened 2026-10-01 (pullRequestDelivery's created_at): one unverifiable and merged, one with no session.
+    const a = await openPull(writer.id);
+    const merged = pullRequestDelivery({ repository: REPO, number: a.number, title: 'Fix login', head: a.branch, headSha: a.pull.headSha, state: 'closed', merged: true, updatedAt: '2026-11-21T00:00:00Z', installationId: writer.id });
+    expect((await deliver(g, 'pull_request', merged)).status).toBeLessThan(300);
+    await sync(hooksSkipped(a), u);
+    const res = await g.gw.call('GET', '/v1/metrics/verdicts?from=2026-09-15&to=2026-10-15', as(u));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.window).toEqual({ from: '2026-09-15T00:00:00.000Z', to: '2026-10-16T00:00:00.000Z' });
+    const by = new Map(res.body.data.verdicts.map((b: { verdict: string }) => [b.verdict, b]));
+    expect([...by.keys()]).toEqual(['clean', 'review', 'unverifiable', 'waiting', 'none']);
+    expect(by.get('unverifiable')).toEqual({ verdict: 'unverifiable', prs: 1, merged: 1, reverted: 0, ciFailures: 0 });
+    expect(by.get('clean')).toEqual({ verdict: 'clean', prs: 0, merged: 0, reverted: 0, ciFailures: 0 });
+    // Outside the window: nothing; another factory: nothing of this one.
+    const later = await g.gw.call('GET', '/v1/metrics/verdicts?from=2026-10-20&to=2026-10-30', as(u));
+    expect(later.body.data.verdicts.every((b: { prs: number }) => b.prs === 0)).toBe(true);
+    const other = await createTenant(g.gw);
+    const theirs = await g.gw.call('GET', '/v1/metrics/verdicts?from=2026-09-15&to=2026-10-15', as(other));
+    expect(theirs.body.data.verdicts.every((b: { prs: number }) => b.prs === 0)).toBe(true);
+    expect((await g.gw.call('GET', '/v1/metrics/verdicts?from=2026-10-15&to=2026-09-15', as(u))).body.error.code).toBe('invalid_date_range');
+    expect((await g.gw.call('GET', '/v1/metrics/verdicts', { appId: u.appId })).status).toBe(401);
+  });
+
   it('answers 404 pull_request_not_found, 401 without or with a wrong credential, and nothing to another factory', async () => {
     const pr = await openPull(writer.id);
     await sync(fullSession({ prNumber: pr.number, branch: pr.branch, calls: [edit('src/b.ts')] }));
