@@ -1,0 +1,6 @@
+// The verdict (issue 39, API.md §11): facts of a session, the repository's policy, and the evaluation of a
+// pull request. Pure functions: nothing here reads files, the network or the clock, and nothing executes.
+export * from './schema.js';
+export { factsOfDocument, factsEvents } from './facts.js';
+export { parsePolicy, DEFAULT_LEVELS } from './policy.js';
+export { evaluate } from './evaluate.js';
