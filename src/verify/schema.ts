@@ -2,7 +2,7 @@
 // shows, the parsed repository policy and what an evaluation reads. Every type is derived from these schemas.
 import { Type, type Static } from 'typebox';
 
-export const RUN_KINDS = [
+export const RUN_KINDS: readonly RunKind[] = [
   'test',
   'typecheck',
   'lint',
@@ -13,8 +13,19 @@ export const RUN_KINDS = [
   'push',
   'pr_create',
   'other',
-] as const;
-export const RunKind = Type.Union(RUN_KINDS.map((k) => Type.Literal(k)));
+];
+export const RunKind = Type.Union([
+  Type.Literal('test'),
+  Type.Literal('typecheck'),
+  Type.Literal('lint'),
+  Type.Literal('build'),
+  Type.Literal('install'),
+  Type.Literal('migrate'),
+  Type.Literal('commit'),
+  Type.Literal('push'),
+  Type.Literal('pr_create'),
+  Type.Literal('other'),
+]);
 export type RunKind = Static<typeof RunKind>;
 
 export const RunResult = Type.Union([Type.Literal('pass'), Type.Literal('fail'), Type.Literal('unknown')]);
