@@ -83,7 +83,7 @@ interface Options {
    * On loopback the kernel delivers a response to the client inside the server's write, so when the client
    * sleeps on the other CPU the server's CPU time includes waking it there (an inter-processor interrupt,
    * which a virtual machine pays through its hypervisor). On one CPU that wake-up is a local one, and the
-   * server's CPU figure is closer to its own work. See docs/performance.md, "Sixth round".
+   * server's CPU figure is closer to its own work (docs/performance.md, How to measure).
    */
   sameCore: boolean;
 }

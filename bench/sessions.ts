@@ -1,6 +1,7 @@
 // Session ingest and session-list benchmarks. Run directly: `npx tsx bench/sessions.ts [--sizes 1000,100000]
-// [--batches 200] [--requests 300] [--clients 1,4] [--only ingest|list|resend] [--no-postgres] [--no-sqlite]`; it prints a table,
-// the verdicts of issue 17 goals 2 and 3 it measured, and a machine reference. `runSessionsBench()` returns the rows for bench/run.ts.
+// [--batches 200] [--requests 300] [--clients 1,4] [--only ingest|list|resend] [--no-postgres] [--no-sqlite]`;
+// it prints a table, the verdicts of goals 2 and 3 (docs/performance.md) it measured, and a machine reference.
+// `runSessionsBench()` returns the rows for bench/run.ts.
 //
 // - Ingest: POST /v1/agents/sync with batches of 25 realistic sessions (the raw Claude Code transcripts of
 //   test/fixtures converted by the capture module at the redacted tier, as the CLI sends them, each with
@@ -130,7 +131,7 @@ function pgUrl(): string {
 /**
  * How the gateway reaches PostgreSQL, for the table's notes: over TCP, or over a Unix socket (a host that is a
  * directory, `postgres://user@%2Fvar%2Frun%2Fpostgresql/db` or `?host=/var/run/postgresql`). On one box the
- * socket costs both sides less CPU than loopback TCP (docs/performance.md, eleventh round), so say which.
+ * socket costs both sides less CPU than loopback TCP (docs/performance.md, Ingest), so say which.
  */
 export function pgTransport(url: string): string {
   // Not `new URL`: `postgres://user@/db?host=...` (no host before the path) is valid for pg and not for WHATWG.
@@ -605,9 +606,9 @@ export function verdicts(rows: Row[]): string[] {
  * file through Node's synchronous fs, 20,000 calls) and a page fault on fresh memory (a 32 MiB buffer, one byte
  * written a page, the time divided by the faults the process counted; a round whose buffer the allocator
  * already held faults little and is not counted). Both move between machines of this kind far more than plain
- * computation does (Nov 27 2026, page-table isolation on: 2.6 µs through fstatSync, 1.1 µs for a bare call from
- * C, and 10.7–11.4 µs a fault, where a fault usually costs well under 1 µs), and a SQLite ingest spends about a
- * quarter of its CPU in the kernel.
+ * computation does (with page-table isolation on, a system call can cost ten times as much and a fault more than
+ * ten microseconds, where it usually costs well under one), and on such a machine a SQLite ingest spends about
+ * a quarter of its CPU in the kernel.
  */
 function kernelCosts(): { syscallUs: number; pageFaultUs: number } {
   const fd = fs.openSync(fileURLToPath(import.meta.url), 'r');

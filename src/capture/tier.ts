@@ -3,6 +3,9 @@
 // full document once and this module cuts it down, so the three tiers cannot drift apart.
 import type { AgentSessionV1, CaptureTier } from './types.js';
 import { scrubDeep } from './scrub.js';
+import { FACTS_EVENT } from '../verify/schema.js';
+
+const FACT_TYPES: ReadonlySet<string> = new Set(Object.values(FACTS_EVENT));
 
 export const CAPTURE_TIERS: readonly CaptureTier[] = ['metrics', 'redacted', 'full'];
 
@@ -45,6 +48,8 @@ export function applyTier(session: AgentSessionV1, tier: CaptureTier): AgentSess
     delete s.env.gitRepo;
     delete s.env.commitSha;
     delete s.outcome;
+    // The verdict's facts events are nothing but their data; at the metrics tier no fact is kept.
+    s.events = s.events.filter((ev) => !FACT_TYPES.has(ev.type));
     for (const ev of s.events) delete ev.data;
     for (const turn of s.turns) {
       for (const call of turn.toolCalls) {

@@ -2,18 +2,16 @@
 // the answer as a short human line, or the whole `data` object with --json.
 import type { Command } from 'commander';
 import { mintPlaintext } from '../server/credentials.js';
-import { VERSION } from '../version.js';
+import { ApiClientError, AttestClient, unwrap, type Body } from '../client/index.js';
+
+type Plan = Body<'/v1/admin/orgs/{orgName}', 'patch'>['plan'];
+type Role = Body<'/v1/admin/orgs/{orgName}/members', 'post'>['role'];
+type Permission = Body<'/v1/admin/orgs/{orgName}/management-keys', 'post'>['permissions'][number];
 
 interface AdminGlobals {
   url?: string;
   token?: string;
   json?: boolean;
-}
-
-class AdminCallError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-  }
 }
 
 function globalsOf(cmd: Command): Required<Pick<AdminGlobals, 'url' | 'token'>> & { json: boolean } {
@@ -24,32 +22,10 @@ function globalsOf(cmd: Command): Required<Pick<AdminGlobals, 'url' | 'token'>> 
   return { url, token, json: Boolean(opts.json) };
 }
 
-async function call(cmd: Command, method: string, path: string, body?: unknown): Promise<unknown> {
+/** The API client with the admin token (admin routes name no factory). */
+function adminApi(cmd: Command) {
   const { url, token } = globalsOf(cmd);
-  let res: Response;
-  try {
-    res = await fetch(url + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        'x-outerlayer-runner-version': VERSION,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-  } catch (err) {
-    throw new Error(`cannot reach the gateway at ${url}: ${(err as Error).message}`);
-  }
-  if (res.status === 204) return null;
-  const text = await res.text();
-  let parsed: { data?: unknown; error?: { code?: string; message?: string } } = {};
-  try {
-    parsed = JSON.parse(text) as typeof parsed;
-  } catch {
-    throw new AdminCallError(res.status, 'invalid_response', `the gateway answered ${res.status} with a body that is not JSON`);
-  }
-  if (!res.ok) throw new AdminCallError(res.status, parsed.error?.code ?? 'error', `${res.status} ${parsed.error?.code ?? ''}: ${parsed.error?.message ?? text}`);
-  return parsed.data;
+  return new AttestClient({ url, token }).api;
 }
 
 function print(cmd: Command, data: unknown, human: (d: Record<string, unknown>) => string): void {
@@ -64,9 +40,11 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
     try {
       await fn(...args);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = err instanceof ApiClientError && err.status !== 0
+        ? `${err.status} ${err.code}: ${err.message}`
+        : err instanceof Error ? err.message : String(err);
       const cmd = args[args.length - 1] as Command;
-      if (cmd.optsWithGlobals<AdminGlobals>().json && err instanceof AdminCallError) {
+      if (cmd.optsWithGlobals<AdminGlobals>().json && err instanceof ApiClientError) {
         process.stdout.write(JSON.stringify({ error: { status: err.status, code: err.code, message } }, null, 2) + '\n');
       }
       process.stderr.write(`attest: ${message}\n`);
@@ -83,6 +61,7 @@ export function registerAdmin(program: Command): void {
     .option('--token <token>', 'admin token, ola_... (env ATTEST_ADMIN_TOKEN)')
     .option('--json', 'print the answer as JSON');
 
+  // Flag values (plan, role, permissions) go as typed: the gateway checks them, and its 400 says which it takes.
   admin
     .command('new-token')
     .description('Print a fresh admin token to use as ATTEST_ADMIN_TOKEN (nothing is stored)')
@@ -95,13 +74,13 @@ export function registerAdmin(program: Command): void {
     .command('create <name>')
     .option('--plan <plan>', 'free, paid or enterprise', 'free')
     .action(action(async (name: string, opts: { plan: string }, cmd: Command) => {
-      const data = await call(cmd, 'POST', '/v1/admin/orgs', { name, plan: opts.plan });
+      const { data } = await unwrap(adminApi(cmd).POST('/v1/admin/orgs', { body: { name, plan: opts.plan as Plan } }));
       print(cmd, data, (d) => `created org ${String(d.name)} (${String(d.id)}), plan ${String(d.plan)}`);
     }));
   org
     .command('set-plan <name> <plan>')
     .action(action(async (name: string, plan: string, _opts: unknown, cmd: Command) => {
-      const data = await call(cmd, 'PATCH', `/v1/admin/orgs/${encodeURIComponent(name)}`, { plan });
+      const { data } = await unwrap(adminApi(cmd).PATCH('/v1/admin/orgs/{orgName}', { params: { path: { orgName: name } }, body: { plan: plan as Plan } }));
       print(cmd, data, (d) => `org ${String(d.name)} is now on plan ${String(d.plan)}`);
     }));
 
@@ -110,14 +89,14 @@ export function registerAdmin(program: Command): void {
     .command('create <email>')
     .requiredOption('--name <name>', 'display name')
     .action(action(async (email: string, opts: { name: string }, cmd: Command) => {
-      const data = await call(cmd, 'POST', '/v1/admin/users', { email, name: opts.name });
+      const { data } = await unwrap(adminApi(cmd).POST('/v1/admin/users', { body: { email, name: opts.name } }));
       print(cmd, data, (d) => `created user ${String(d.email)} (${String(d.id)})`);
     }));
   user
     .command('login-token <userId>')
     .description('Mint a CLI login token (olu_) for a user; shown once')
     .action(action(async (userId: string, _opts: unknown, cmd: Command) => {
-      const data = await call(cmd, 'POST', `/v1/admin/users/${encodeURIComponent(userId)}/login-tokens`);
+      const { data } = await unwrap(adminApi(cmd).POST('/v1/admin/users/{userId}/login-tokens', { params: { path: { userId } } }));
       print(cmd, data, (d) => String(d.token));
     }));
 
@@ -126,13 +105,13 @@ export function registerAdmin(program: Command): void {
     .command('add <org> <userId>')
     .requiredOption('--role <role>', 'owner, admin, write or read')
     .action(action(async (orgName: string, userId: string, opts: { role: string }, cmd: Command) => {
-      const data = await call(cmd, 'POST', `/v1/admin/orgs/${encodeURIComponent(orgName)}/members`, { userId, role: opts.role });
+      const { data } = await unwrap(adminApi(cmd).POST('/v1/admin/orgs/{orgName}/members', { params: { path: { orgName } }, body: { userId, role: opts.role as Role } }));
       print(cmd, data, (d) => `${String(d.email)} is now ${String(d.role)} in ${orgName}`);
     }));
   member
     .command('remove <org> <userId>')
     .action(action(async (orgName: string, userId: string, _opts: unknown, cmd: Command) => {
-      await call(cmd, 'DELETE', `/v1/admin/orgs/${encodeURIComponent(orgName)}/members/${encodeURIComponent(userId)}`);
+      await adminApi(cmd).DELETE('/v1/admin/orgs/{orgName}/members/{userId}', { params: { path: { orgName, userId } } });
       print(cmd, { removed: true, org: orgName, userId }, () => `removed ${userId} from ${orgName}`);
     }));
 
@@ -144,7 +123,7 @@ export function registerAdmin(program: Command): void {
     .requiredOption('--permissions <list>', 'comma-separated, e.g. members.read,members.write,audit.read')
     .action(action(async (orgName: string, opts: { name: string; createdBy: string; permissions: string }, cmd: Command) => {
       const permissions = opts.permissions.split(',').map((p) => p.trim()).filter(Boolean);
-      const data = await call(cmd, 'POST', `/v1/admin/orgs/${encodeURIComponent(orgName)}/management-keys`, { name: opts.name, createdBy: opts.createdBy, permissions });
+      const { data } = await unwrap(adminApi(cmd).POST('/v1/admin/orgs/{orgName}/management-keys', { params: { path: { orgName } }, body: { name: opts.name, createdBy: opts.createdBy, permissions: permissions as Permission[] } }));
       print(cmd, data, (d) => String(d.key));
     }));
 
@@ -153,7 +132,7 @@ export function registerAdmin(program: Command): void {
     .description('Create a factory (app) in an organization')
     .option('--display-name <text>', 'shown in the dashboard')
     .action(action(async (orgName: string, name: string, opts: { displayName?: string }, cmd: Command) => {
-      const data = await call(cmd, 'POST', `/v1/admin/orgs/${encodeURIComponent(orgName)}/apps`, { name, ...(opts.displayName ? { display_name: opts.displayName } : {}) });
+      const { data } = await unwrap(adminApi(cmd).POST('/v1/admin/orgs/{orgName}/apps', { params: { path: { orgName } }, body: { name, ...(opts.displayName ? { display_name: opts.displayName } : {}) } }));
       print(cmd, data, (d) => `created factory ${String(d.name)} (${String(d.id)}) in ${orgName}`);
     }));
 }

@@ -50,7 +50,7 @@ export function registerDashboard(program: Command): void {
         if (!profile.token.startsWith('olu_')) {
           throw new CliError(`attest dashboard needs a login token (you are logged in with a ${credentialKind(profile.token)}); run \`attest login --url ${profile.url} --token olu_...\`.`);
         }
-        const link = (await clientFor(profile).request<{ url: string; expiresAt: string }>('POST', '/v1/me/dashboard-links', { appId: false })).data;
+        const link = await clientFor(profile).createDashboardLink();
         const command = flags.open === false ? null : opener();
         const opened = command ? await openInBrowser(command, link.url) : false;
         if (flags.json) {

@@ -10,6 +10,7 @@ import { registerHost } from './host.js';
 import { registerReads } from './reads.js';
 import { registerMcp } from './mcp.js';
 import { registerDashboard } from './dashboard.js';
+import { registerVerify } from './verify.js';
 import { VERSION } from '../version.js';
 
 export async function runCli(argv: string[]): Promise<void> {
@@ -24,5 +25,6 @@ export async function runCli(argv: string[]): Promise<void> {
   registerReads(program);
   registerMcp(program);
   registerDashboard(program);
+  registerVerify(program);
   await program.parseAsync(argv);
 }

@@ -110,7 +110,7 @@ async function checkFactoryKey(url: string, token: string, appId: string): Promi
 async function factoryOfKey(client: AttestClient, appId: string | undefined): Promise<Record<string, unknown> | null> {
   if (!appId) return null;
   try {
-    return (await client.request<Record<string, unknown>>('GET', `/v1/apps/${encodeURIComponent(appId)}`)).data;
+    return await client.getFactory(appId);
   } catch (err) {
     if (err instanceof ApiClientError && err.status === 403) return { id: appId };
     throw err;

@@ -3,32 +3,14 @@
 import type { Command } from 'commander';
 import { action, printJson, printTable } from './output.js';
 import { CliError, clientFor, resolveProfile } from './profile.js';
-import type { AttestClient } from '../client/index.js';
+import type { AttestClient, SessionList, SessionsQuery } from '../client/index.js';
 
-interface SessionRow {
-  traceId: string;
-  startedAt?: string;
-  agentType?: string;
-  models?: string[];
-  turnCount?: number;
-  toolCallCount?: number;
-  errorCount?: number;
-  costUsd?: number;
-  title?: string;
-  repo?: string;
-  branch?: string;
-  unpricedModels?: string[];
-  tokens?: Tokens;
-  [k: string]: unknown;
-}
-
+/** Token sums of the costs command. */
 interface Tokens {
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
-  cacheWrite5m?: number;
-  cacheWrite1h?: number;
 }
 
 /** Cache writes by TTL, e.g. `5m 1200 / 1h 800` (older servers send only the total: `1h` then unknown). */
@@ -36,17 +18,6 @@ function cacheWrites(t: { cacheWrite?: number; cacheWrite5m?: number; cacheWrite
   if (!t) return '-';
   if (typeof t.cacheWrite1h !== 'number') return typeof t.cacheWrite === 'number' ? `${t.cacheWrite}` : '-';
   return `5m ${t.cacheWrite5m ?? (t.cacheWrite ?? 0) - t.cacheWrite1h} / 1h ${t.cacheWrite1h}`;
-}
-
-interface SessionList {
-  sessions: SessionRow[];
-  total: number;
-  repo?: string;
-  repoSelection?: 'dominant' | 'one' | 'none' | 'all';
-  repositories?: { repo: string; sessions: number }[];
-  repositoriesTotal?: number;
-  hiddenRepositories?: number;
-  hiddenSessions?: number;
 }
 
 interface SessionsFlags {
@@ -64,6 +35,13 @@ interface SessionsFlags {
   dir?: string;
   subagents?: boolean;
   json?: boolean;
+}
+
+function intOrThrow(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new CliError(`${flag} "${value}" is not a whole number`);
+  return n;
 }
 
 function isoOrThrow(value: string | undefined, flag: string): string | undefined {
@@ -114,9 +92,10 @@ export function registerReads(program: Command): void {
     .action(
       action(async (flags: SessionsFlags) => {
         const client = clientFor(resolveProfile());
-        const query = {
-          limit: flags.limit,
-          offset: flags.offset,
+        // sort and dir go as typed: the gateway checks them, and its 400 names the values it takes.
+        const query: SessionsQuery = {
+          limit: intOrThrow(flags.limit, '--limit'),
+          offset: intOrThrow(flags.offset, '--offset'),
           repo: flags.repo,
           repoScope: flags.allRepos ? 'all' : undefined,
           branch: flags.branch,
@@ -125,17 +104,17 @@ export function registerReads(program: Command): void {
           from: isoOrThrow(flags.from, '--from'),
           to: isoOrThrow(flags.to, '--to'),
           q: flags.q,
-          sort: flags.sort,
-          dir: flags.dir,
+          sort: flags.sort as SessionsQuery['sort'],
+          dir: flags.dir as SessionsQuery['dir'],
           includeSubagents: flags.subagents ? '1' : undefined,
         };
         const res = await client.listSessions(query);
-        const data = res.data as SessionList;
+        const data: SessionList = res.data;
         // What the page leaves out: sessions of other repositories (a repo pin) and subagent sessions.
         let subagentsLeftOut = 0;
         if (!flags.subagents) {
           const withSubagents = await client.listSessions({ ...query, limit: 1, offset: 0, includeSubagents: '1' });
-          subagentsLeftOut = Math.max(0, (withSubagents.data as SessionList).total - data.total);
+          subagentsLeftOut = Math.max(0, withSubagents.data.total - data.total);
         }
         if (flags.json) {
           printJson({ ...data, subagentsLeftOut });
@@ -165,10 +144,9 @@ export function registerReads(program: Command): void {
     .action(
       action(async (traceId: string, flags: { json?: boolean }) => {
         const client = clientFor(resolveProfile());
-        const s = (await client.getSession(traceId)) as SessionRow & {
-          turns: { index: number; role: string; model?: string; usage?: { in: number; out: number; cacheRead: number; cacheCreate: number }; toolCalls?: { name: string; status: string }[] }[];
-          modelUsage?: { model: string; turns: number; costUsd: number; tokens?: Tokens }[];
-        };
+        const s = await client.getSession(traceId);
+        // The route's schema leaves a turn open (AgentSession turns as stored); these are the parts printed.
+        const turns = s.turns as { index: number; role: string; model?: string; usage?: { in: number; out: number; cacheRead: number; cacheCreate: number }; toolCalls?: { name: string; status: string }[] }[];
         if (flags.json) {
           printJson(s);
           return;
@@ -177,10 +155,10 @@ export function registerReads(program: Command): void {
         w(`Session ${s.traceId}  ${s.agentType ?? ''}  ${s.startedAt ?? ''}`);
         if (s.title) w(`Title:  ${s.title}`);
         w(`Repo:   ${s.repo || '-'}  branch ${s.branch || '-'}`);
-        w(`Turns:  ${s.turnCount ?? s.turns.length}  tool calls ${s.toolCallCount ?? '-'}  errors ${s.errorCount ?? '-'}  cost ${costText(s.costUsd, s.unpricedModels)}`);
+        w(`Turns:  ${s.turnCount ?? turns.length}  tool calls ${s.toolCallCount ?? '-'}  errors ${s.errorCount ?? '-'}  cost ${costText(s.costUsd, s.unpricedModels)}`);
         for (const m of s.modelUsage ?? []) w(`  ${m.model}: ${m.turns} turn(s), ${(s.unpricedModels ?? []).includes(m.model) ? `unpriced (${m.model})` : usd(m.costUsd)}, cache writes ${cacheWrites(m.tokens)}`);
         printTable(
-          s.turns.map((t) => ({
+          turns.map((t) => ({
             index: t.index,
             role: t.role,
             model: t.model ?? '',
@@ -218,7 +196,7 @@ export function registerReads(program: Command): void {
         let sessions = 0;
         for (let offset = 0; offset <= 10_000; offset += 100) {
           const res = await client.listSessions({ repoScope: 'all', from, to, limit: 100, offset, includeSubagents: '1' });
-          const page = res.data as SessionList;
+          const page = res.data;
           for (const s of page.sessions) {
             sessions += 1;
             // Sums in integer micro-dollars: no float drift over thousands of sessions.
@@ -299,7 +277,7 @@ interface CostRow {
 async function sessionSpan(client: AttestClient): Promise<{ oldest: string; newest: string } | null> {
   const edge = async (dir: 'asc' | 'desc') => {
     const res = await client.listSessions({ repoScope: 'all', includeSubagents: '1', sort: 'startedAt', dir, limit: 1 });
-    return (res.data as SessionList).sessions[0]?.startedAt;
+    return res.data.sessions[0]?.startedAt;
   };
   const [oldest, newest] = await Promise.all([edge('asc'), edge('desc')]);
   return oldest && newest ? { oldest, newest } : null;

@@ -13,7 +13,8 @@ import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
-import { parseClaudeCodeTranscript, parseCodexRollout, claudeImageBlobs, normalizeRepoUrl, isCaptureTier, type AgentSessionV1, type CaptureTier, type ImageBlob } from '../capture/index.js';
+import { captureSession } from '../capture/facts.js';
+import { claudeImageBlobs, normalizeRepoUrl, isCaptureTier, type AgentSessionV1, type CaptureTier, type ImageBlob } from '../capture/index.js';
 import { ApiClientError, type AttestClient, type SyncBody, type SyncResult } from '../client/index.js';
 import { priceSession } from '../pricing/cost.js';
 import { action, printJson, sleep } from './output.js';
@@ -151,8 +152,7 @@ function gitRepoOf(cwd: string): string | undefined {
 
 export function parseFile(file: FoundFile, tier: CaptureTier): AgentSessionV1 {
   const text = fs.readFileSync(file.path, 'utf8');
-  const opts = { tier, sourcePath: file.path };
-  const session = file.kind === 'codex' ? parseCodexRollout(text, opts) : parseClaudeCodeTranscript(text, opts);
+  const session = captureSession(text, file.kind, tier, file.path);
   session.env.os = process.platform;
   if (tier !== 'metrics' && !session.env.gitRepo && session.env.cwd) {
     const repo = gitRepoOf(session.env.cwd);

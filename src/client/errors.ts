@@ -1,6 +1,12 @@
 // The one error type the API client throws: the gateway's error envelope `{ error: { code, message, ... } }`
 // mapped to fields a caller can branch on, plus the transport failures (gateway down, timeout) as status 0.
 
+/** One problem of a refused request body: the field's dotted path (`name`, `runner_updates.version`), what is wrong. */
+export interface ApiErrorDetail {
+  path: string;
+  message: string;
+}
+
 export class ApiClientError extends Error {
   override readonly name = 'ApiClientError';
   /** HTTP status; 0 when no answer came (connection refused, DNS, timeout). */
@@ -22,6 +28,16 @@ export class ApiClientError extends Error {
     this.extra = init.extra ?? {};
     this.method = init.method;
     this.path = init.path;
+  }
+
+  /** The per-field problems of a 400 (the envelope's `details`), so a form can show each next to its field. */
+  get details(): ApiErrorDetail[] {
+    const raw = this.extra.details;
+    if (!Array.isArray(raw)) return [];
+    return raw.flatMap((d: unknown) => {
+      const o = (d ?? {}) as { path?: unknown; message?: unknown };
+      return typeof o.path === 'string' && typeof o.message === 'string' ? [{ path: o.path, message: o.message }] : [];
+    });
   }
 
   /**

@@ -1,16 +1,15 @@
 // Multi-row INSERTs (and the UPDATEs of a sync's grown sessions, updateRowsById) of the ingest path, written as
 // SQL text instead of built by Kysely's query builder. Kysely
 // builds an operation node for every value and compiles them all on every call: a 25-row, 50-column insert
-// took 150 µs to build and compile against about 50 µs to write its text (issue 17, docs/performance.md,
-// Sixth round). The text of a shape (table, columns, row count, tail) is written once and reused; the values
-// are always bound, never written into it.
+// costs about three times as much to build and compile as to write its text. The text of a shape (table,
+// columns, row count, tail) is written once and reused; the values are always bound, never written into it.
 //
 // PostgreSQL: the rows travel as one JSON parameter, `insert ... select ... from json_populate_recordset(null::
 // table, $1)`, which the server turns into rows of the table's own column types. Binding every value on its
 // own had the `pg` driver write each one into the Bind message (a 25-session sync binds about 4,000) and the
 // server parse and plan a statement of as many placeholders on every call; JSON.stringify is native and the
-// statement's text is the same whatever the row count. Alternated ingest runs (docs/performance.md, Seventh
-// round): 4.8% more sessions/s, the event loop and the database server both a few percent lighter a session.
+// statement's text is the same whatever the row count: about 5% more sessions/s, the event loop and the
+// database server both a few percent lighter a session (docs/performance.md, Ingest).
 // Rows holding bytes (documents) or a number JSON cannot carry (NaN, ±Infinity, which it would write as
 // null) are bound value by value as before.
 import { CompiledQuery } from 'kysely';

@@ -51,12 +51,10 @@ export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  // 8 MiB of page cache instead of SQLite's 2 MB. It was 32 MiB when a title search over 100k sessions
-  // re-read pages (7-10 ms with 2 MB, about 2 with 32 MiB); the list's statements are written by hand since
-  // and read far fewer pages: at 100k, 8 MiB lists and searches as fast as 32 (bench/sessions.ts --only list,
-  // two runs each) and the overview's tiles too (bench/pr-spend.ts), while a full 32 MiB cache was 45 MB of
-  // the gateway's RSS after a 100k-session ingest (bench/memory.ts: 224 -> 179 MB; issue 17, goal 4). Pages
-  // it no longer holds come from the OS's file cache.
+  // 8 MiB of page cache instead of SQLite's 2 MB: at 100k sessions the list, the title search and the
+  // overview's tiles read as fast as with 32 MiB (bench/sessions.ts --only list, bench/pr-spend.ts), while a
+  // full 32 MiB cache is about 45 MB of the gateway's RSS after a 100k-session ingest (bench/memory.ts; the
+  // goal is 250 MB). Pages it does not hold come from the OS's file cache.
   sqlite.pragma('cache_size = -8192');
   const statements = withStatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
@@ -88,8 +86,8 @@ export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
 /**
  * SQLite: runs a read at once when no transaction is open, without Kysely's connection queue (a chain of
  * promises through its driver's mutex on every query); null when it must wait its turn. Used by
- * src/db/prepared.ts: GET /v1/api-keys, alternated, 46.1 / 47.3 µs of server CPU a request without it, 44.7 /
- * 43.1 with it (npm run bench -- core --only api-keys). libsql is synchronous and SQLite has one connection
+ * src/db/prepared.ts, where it takes a few percent off a small authenticated read's server CPU
+ * (npm run bench -- core --only api-keys). libsql is synchronous and SQLite has one connection
  * here, so outside a transaction the queue only ever delays a read; inside one it must wait, or it would
  * read that transaction's uncommitted rows.
  */
@@ -118,8 +116,8 @@ const STATEMENT_CACHE_SIZE = 500;
  * The row objects of a statement, made from libsql's arrays of values by an object literal that names the
  * columns once: every row gets the same hidden class with fast properties. Assigning the columns one by one by
  * computed key turned a row of more than about a dozen columns into a dictionary-mode object in V8, slower to
- * build and to read: 25 rows of 50 columns, built and four columns read of each, 215 µs against 165 with the
- * literal, of which libsql's arrays are 161 (a scratch measurement). Duplicate names: the last one wins, as in
+ * build and to read: 25 rows of 50 columns, built and four columns read of each, cost about a third more than
+ * with the literal, which adds next to nothing to libsql's arrays. Duplicate names: the last one wins, as in
  * libsql's own objects. A column named `__proto__` (which a literal would take for the prototype) keeps the
  * assignment, as libsql's objects do.
  */
@@ -139,8 +137,8 @@ function rowMaker(names: readonly string[]): (values: unknown[]) => Record<strin
  * A prepared statement as Kysely's driver uses it, made cheaper per call: whether it returns rows is asked of
  * libsql once (a native call on every query otherwise), and rows are read as arrays and turned into objects
  * here with the column names read once (see rowMaker). libsql builds each row object property by property
- * through N-API, which measured 246 µs for 25 rows of 50 columns against 187 µs for arrays and a loop (11.7
- * against 10.6 µs for 3 rows of 7).
+ * through N-API, about a third slower for 25 rows of 50 columns than arrays and a loop (and slower for
+ * small rows too).
  */
 function driverStatement(statement: SqliteStatement): DriverStatement {
   const reader = statement.reader;
@@ -172,7 +170,7 @@ function driverStatement(statement: SqliteStatement): DriverStatement {
 
 /**
  * Kysely prepares every query anew; preparing costs about as much as running a small indexed read
- * (measured 25-40 µs of 290 µs per authenticated request in bench/run.ts). Kysely compiles the same SQL
+ * (about a tenth of a small authenticated request, bench/run.ts). Kysely compiles the same SQL
  * text for the same query shape, so statements are kept by their text. Kysely uses one connection for
  * SQLite and runs one statement at a time on it, so a statement is never used by two queries at once.
  */

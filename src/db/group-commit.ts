@@ -76,10 +76,9 @@ class CommitGroup {
    * The turn matters because the commit itself holds the event loop (libsql is synchronous): while one sync is
    * checked and committed, the next syncs' bodies wait unread in their sockets, so without it every group held
    * one writer. `setImmediate` runs after the turn's I/O phase, where the bodies already in are read, parsed and
-   * announced. Measured (`npx tsx bench/sessions.ts --only ingest --clients 4 --no-postgres --batches 400`, two
-   * runs each, alternated): 410 → 201 commits, 1,191 / 1,254 → 1,652 / 1,610 sessions/s, p99 170 / 160 → 88 /
-   * 82 ms, event loop 749 / 705 → 553 / 567 µs a session (a shared commit writes the pages its writers share
-   * once). A lone writer waits one turn.
+   * announced. With 4 clients that halves the commits, and a shared commit writes the pages its writers share
+   * once: about a third more sessions a second and half the p99 (`npx tsx bench/sessions.ts --only ingest
+   * --clients 4 --no-postgres`). A lone writer waits one turn.
    */
   private async drain(): Promise<void> {
     this.running = true;

@@ -3,11 +3,10 @@
 // A re-send of grown sessions (what `attest sync` does as a transcript grows) replaces their usage, tool and PR
 // rows and updates their summaries, by session id. Written as `app_id = $1 and session_id in (...)` or as a
 // join on the id, PostgreSQL chose the plan by its statistics, and while an app grew faster than autovacuum
-// analyzed it (a new factory's first syncs, a backfill, every bench run) it took the app for a few rows and
-// read all of them on every sync: auto_explain of a 7,500-session re-send showed the summaries' update hash-join
-// every one of the app's sessions (7,900 rows, 611 blocks, 5-9 ms) and the usage and PR deletes bitmap-scan the
-// app's (app_id, started_at) or (app_id, repository, number) entries, 2.3-4.8 ms each, growing with the app
-// (issue 17, docs/performance.md, Thirteenth round). The lookup a sync starts with had the same cause
+// analyzed it (a new factory's first syncs, a backfill, a bench run) it took the app for a few rows and read
+// all of them on every sync: the summaries' update hash-joined every one of the app's sessions, and the usage
+// and PR deletes bitmap-scanned the app's (app_id, started_at) or (app_id, repository, number) entries, a cost
+// that grows with the app. The lookup a sync starts with has the same cause and the same cure
 // (sessions/store.ts, sessionsByKeysQuery).
 //
 // Here each id is one probe of an index that leads with the id column, in a lateral subquery that `offset 0`

@@ -3,34 +3,29 @@
 // Why: SQLite checkpoints inside the COMMIT that takes the WAL past `wal_autocheckpoint` pages (1000 by
 // default): it copies the WAL's pages into the database file and syncs both, on the thread that commits, which
 // here is the event loop (libsql is synchronous). Under a steady ingest (a sync of 25 sessions adds about 150
-// pages) that is every sixth or seventh commit. Measured with a timer around COMMIT (bench/sessions.ts --only
-// ingest --clients 4 --batches 400, SQLite, load 1.8-2.0): without this thread 406-408 commits took 4.5-4.9 s
-// of the event loop, p50 7.1-7.8 ms, p90 19.9-21.8 ms; with it 2.2-2.3 s, p50 5.5-5.7 ms, p90 6.6-7.2 ms (the
+// pages) that is every sixth or seventh commit, and those commits are the slow tail of the ingest's latency:
+// with the checkpoints here, the event loop spends about half as long in COMMIT and its p90 is a third (the
 // COMMIT's own WAL fsync, which makes a 2xx durable, stays). A second connection on a worker thread runs the
 // same PASSIVE checkpoint (which never blocks the writer) when group commits ask for it; the main connection's own
 // autocheckpoint is raised to 10,000 pages and stays as the bound should the thread fall behind or fail.
 //
 // The thread checkpoints at most every 500 ms, not after every commit: a checkpoint copies each page once, from
 // its newest frame, so the pages that every sync writes again (the B-trees' upper levels, the counters' rows, the
-// hot index leaves) are copied once for all the commits of that time instead of once a commit. Measured on the
-// built server started as bench/memory.ts starts it (syncs of 25 fixture sessions from 4 clients over a socket,
-// SQLite, the process's CPU with this thread's; Nov 27 2026, a machine whose system calls cost 1.1 µs;
-// docs/performance.md "Fifteenth round"), 40k sessions a run in the order 500, each, each, 500, 500, each: every
-// 500 ms 755-929 µs a session (145-175 of it in the kernel), 994-1,216 sessions/s; after each commit 872-1,101 µs
-// (233-276), 911-1,169 sessions/s; four alternated 10k-session rounds gave 732-785 against 831-1,051 µs. 2 s
-// bought little more (702-787 µs). A 2xx stays durable: the COMMIT's WAL fsync does not wait for a checkpoint.
+// hot index leaves) are copied once for all the commits of that time instead of once a commit: about 15% less of
+// the process's CPU a session and about 40% less of the kernel's (bench/memory.ts's ingest, alternated;
+// docs/performance.md, Ingest). A longer interval (2 s) buys little more and lets the WAL grow longer between
+// copies. A 2xx stays durable: the COMMIT's WAL fsync does not wait for a checkpoint.
 //
 // Under a steady ingest the WAL file reaches about 44 MB either way: SQLite starts a WAL over from the file's
 // beginning without shrinking the file, and between two starts the WAL takes up to about 10,000 frames.
 // It starts over when a write begins on a fully copied WAL: after a checkpoint of this thread that no commit
-// overtook, or after the main connection's own checkpoint at its 10,000-page bound (on the event loop). Logged on
-// Nov 27 2026 (40k sessions, 4 clients; docs/performance.md "Sixteenth round"): 24 starts over in 38 checkpoints
-// of the thread; with the bound at 40,000 pages the WAL still started over 17 times, all after the thread's
-// checkpoints, but reached 38,726 frames (a 161 MB file).
+// overtook (most of them), or after the main connection's own checkpoint at its 10,000-page bound (on the event
+// loop). A bound of 40,000 pages leaves every start over to the thread and gains a few percent of sessions a
+// second, but lets the file reach about 160 MB: the 10,000-page bound is the trade kept.
 //
 // The thread starts only once the WAL file has grown past 4 MiB (the default autocheckpoint's size), so a
-// gateway that writes little never pays for it (measured: about 2 MB of resident memory idle, 7 MB more while
-// it checkpoints).
+// gateway that writes little never pays for it (about 2 MB of resident memory idle, 7 MB more while it
+// checkpoints).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 

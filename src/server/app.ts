@@ -90,20 +90,20 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   const { config } = options;
   await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
 
-  // Asynchronous, batched writes: a synchronous write to stdout per request line cost about 90 µs of a 260 µs
-  // authenticated read in bench/run.ts, and one asynchronous write per line still cost about 20 µs of a
-  // 100 µs GET /health (the write system call). Lines are written in order once 16 KiB have gathered or
-  // 200 ms have passed, whichever is first (log-destination.ts); close() and process exit (pino's exit hook,
-  // which also runs on an uncaught exception) flush what is pending. Only a SIGKILL can lose the last 200 ms.
+  // Asynchronous, batched writes: a synchronous write to stdout per request line costs about a third of a small
+  // authenticated read, and an asynchronous write per line still about a fifth of GET /health (the write system
+  // call). Lines are written in order once 16 KiB have gathered or 200 ms have passed, whichever is first
+  // (log-destination.ts); close() and process exit (pino's exit hook, which also runs on an uncaught exception)
+  // flush what is pending. Only a SIGKILL can lose the last 200 ms.
   // Only when the gateway logs to stdout itself: a caller's logger (the tests') needs no writer or timer.
   const logStream = options.logger !== undefined ? null : BatchedLogDestination.toDescriptor(1);
   const app = Fastify({
     logger: logStream !== null ? { level: config.logLevel, stream: logStream } : options.logger,
     bodyLimit: DEFAULT_BODY_LIMIT,
     // A body is parsed by JSON.parse alone: hostile-input.ts refuses `__proto__` and `constructor.prototype`
-    // keys in the walk it makes of every body anyway (1 µs a session more). Fastify's default also ran
-    // secure-json-parse's two regular expressions over the whole text: 7 µs a session of a 25-session sync
-    // (98 against 105 µs through Fastify, bench/ingest-cpu.ts), and its refusal said "not valid JSON".
+    // keys in the walk it makes of every body anyway, almost for free. Fastify's default would run
+    // secure-json-parse's two regular expressions over the whole text again (about 7% of a sync's parse,
+    // bench/ingest-cpu.ts), and its refusal says "not valid JSON" of valid JSON.
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     schemaController: { compilersFactory: { buildSerializer: serializerOnFirstUse } },

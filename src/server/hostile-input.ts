@@ -47,9 +47,9 @@ export function inspect(root: unknown): Finding {
 
 /**
  * Whether `value` holds no finding. Recursive: the depth bound stops it at MAX_JSON_DEPTH levels, so a hostile
- * nesting cannot exhaust the stack, and it keeps no stack of its own (an explicit one of every value and its
- * depth, and an array of keys per object, cost 23 µs a session of a 25-session sync against 16 for this,
- * bench/ingest-cpu.ts).
+ * nesting cannot exhaust the stack, and it keeps no stack of its own and reads keys with `for-in`: an explicit
+ * stack of every value and its depth, and an array of keys per object, cost about half as much again on the
+ * ingest path (bench/ingest-cpu.ts, the walk step).
  * `prototypeKeys`: whether the keys of prototype pollution count (bodies), or only NUL and depth.
  */
 function isClean(value: unknown, depth: number, prototypeKeys: boolean): boolean {

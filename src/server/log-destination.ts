@@ -15,10 +15,9 @@ export const LOG_FLUSH_MS = 200;
  *
  * Why not sonic-boom's own `minLength`: its `write` measures the byte length of everything it holds on every
  * line (flattening the string built so far), so holding more lines costs more per line. At 4 KiB it was
- * cheap but wrote every 16 lines or so, and each write wakes a libuv thread-pool thread (a futex wake-up,
- * 4% of GET /v1/api-keys's CPU in perf). Gathered here, sixteen kilobytes cost one join: `npm run bench --
- * core --only api-keys`, alternated, 42.8 / 43.1 / 44.0 / 44.4 / 43.7 µs of server CPU a request against
- * 45.6 / 44.9 / 45.5 / 45.8 / 45.4 with sonic-boom's 4 KiB, and 46.0 / 44.8 with sonic-boom's own 16 KiB.
+ * cheap but wrote every 16 lines or so, and each write wakes a libuv thread-pool thread (a futex wake-up).
+ * Gathered here, sixteen kilobytes cost one join, and a read costs a few percent less server CPU than with
+ * sonic-boom's own batching at 4 or 16 KiB (`npm run bench -- core --only api-keys`).
  *
  * Nothing is lost on a clean stop or a crash: `flushSync` (Fastify's onClose, pino's `fatal`) hands the
  * held lines over and writes them synchronously, and the writer's own `flush` and `flushSync`, which

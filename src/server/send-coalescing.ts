@@ -9,10 +9,10 @@ type OnSendDone = (err: Error | null, payload?: unknown) => void;
  *
  * Why: on loopback (a proxy or a load generator on the same host) the kernel hands a response to the
  * receiving process inside the sender's `writev`, and when that process is asleep it wakes it on its own
- * CPU: an inter-processor interrupt the sender pays, 18% of the server's CPU for GET /v1/api-keys on this
- * project's 2-core machines (docs/performance.md, eighth round). Written one after another, the first
- * response of a turn wakes the client and the rest find it awake. Measured with `npm run bench -- core`:
- * 64–66 → 43–45 µs of server CPU a request, 15.3–15.8k → 22.2–23.2k requests/s, p99 unchanged (1.0 ms).
+ * CPU: an inter-processor interrupt the sender pays, about a sixth of the server's CPU for a small
+ * authenticated read on a 2-core machine. Written one after another, the first response of a turn wakes the
+ * client and the rest find it awake: about a third less server CPU a read, p99 unchanged
+ * (`npm run bench -- core`; docs/performance.md, Authenticated reads).
  *
  * Only answers to requests without a body are held (app.ts): a held answer keeps its request alive a turn
  * longer, which for a sync meant megabytes of parsed body. A response waits at most for the other requests

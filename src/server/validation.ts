@@ -133,7 +133,7 @@ export function requestSchemaCompilers(): RequestSchemaCompilers {
 
 /**
  * A validator compiled on its first call. Compiling all 88 routes' request schemas at start-up held about
- * 8.5 MB of generated code and ajv state (idle RSS 122 → 113.5 MB, issue 17), most of it for routes a node
+ * 8.5 MB of generated code and ajv state (against an idle-RSS goal of 120 MB), most of it for routes a node
  * may never serve; the first request of a route pays its compilation instead. A schema ajv cannot compile
  * is still caught before release: test/server/schema-compile.test.ts compiles every route's schemas eagerly.
  * Fastify reads the errors of the last call from the function itself.

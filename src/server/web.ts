@@ -1,8 +1,9 @@
 // Serves the built dashboard (dist/web, or ATTEST_WEB_DIR) from the gateway process (DASHBOARD-CONTRACT.md):
 // `/assets/*` are content-hashed files, cached for a year as immutable and sent pre-compressed (.br/.gz
 // siblings chosen by Accept-Encoding); any other GET outside the API's prefixes gets index.html (no-cache),
-// so every dashboard URL (e.g. an artifact's `url`, /artifacts/{id}) opens the app. API paths keep their JSON
-// 404. Without a build the gateway serves the API only and those pages say how to build the dashboard.
+// so every dashboard URL (e.g. an artifact's `url`, /artifacts/{id}) opens the app. API paths (any `/v<digits>`
+// prefix, so an unknown version is a 404 as the spec's versioning part wants) and requests that ask for JSON
+// keep the JSON 404. Without a build the gateway serves the API only and those pages say how to build the dashboard.
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -10,11 +11,22 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from './context.js';
 
 /** Paths that belong to the API (or to assets): never answered with index.html. */
-const NOT_SPA = ['/v1', '/oauth', '/.well-known', '/health', '/auth', '/mcp', '/assets'];
+const NOT_SPA = ['/oauth', '/.well-known', '/health', '/auth', '/mcp', '/assets'];
+/** A version prefix of the API, known or not: `/v1`, `/v2/anything`. */
+const API_VERSION = /^\/v\d+(\/|$)/;
 const YEAR_MS = 365 * 24 * 3600_000;
 
 export function isSpaPath(pathname: string): boolean {
+  if (API_VERSION.test(pathname)) return false;
   return !NOT_SPA.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
+}
+
+/** A client that names a JSON media type and not HTML in Accept is a program, not a browser: it gets the API's 404. */
+export function asksForJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
+  const json = types.some((type) => type === 'application/json' || type.endsWith('+json'));
+  return json && !types.includes('text/html');
 }
 
 const NOT_BUILT = `<!doctype html>
@@ -55,7 +67,7 @@ export function createWeb(webDir: string): Web {
     fallback(req, reply) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       const pathname = req.url.split('?')[0] ?? req.url;
-      if (!isSpaPath(pathname)) return false;
+      if (!isSpaPath(pathname) || asksForJson(req.headers.accept)) return false;
       if (!built) {
         reply.status(200).type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(NOT_BUILT);
         return true;

@@ -12,7 +12,32 @@ export interface CommandPart extends Recognised {
 }
 
 /** A command line (Claude's `command`, Codex's `cmd`) or an argv (Codex's `["bash","-lc","..."]`). */
-export function readCommand(input: string | string[]): CommandPart[] {
+export function readCommand(input: string | string[]): readonly CommandPart[] {
+  const key = Array.isArray(input) ? JSON.stringify(input) : input;
+  const known = memo.get(key);
+  if (known) return known;
+  // A line that names no program of the tables cannot hold a run worth recognising: no need to parse it.
+  const parts = mayMatter(key) ? readUncached(input) : [];
+  if (memo.size >= MEMO_SIZE) memo.clear();
+  memo.set(key, parts);
+  return parts;
+}
+
+/** Agents repeat lines (`npm test`, `git status`): the parts of recent lines are kept, per process. */
+const memo = new Map<string, readonly CommandPart[]>();
+const MEMO_SIZE = 4096;
+
+let mattering: RegExp | undefined;
+function mayMatter(text: string): boolean {
+  mattering ??= new RegExp(
+    [...new Set([...TOOL_PROGRAMS, ...Object.keys(RUNNERS_WITH_SUB), ...SCRIPT_MANAGERS, ...SHELLS, 'python', 'py', 'git', 'gh', 'make', 'just', 'task', 'turbo', 'nx', 'composer', 'deno', 'apply_patch'])]
+      .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('|'),
+  );
+  return mattering.test(text);
+}
+
+function readUncached(input: string | string[]): CommandPart[] {
   const commands: SimpleCommand[] = Array.isArray(input)
     ? [{ argv: input, env: {}, exported: {}, passesWithLine: true, failsWithLine: true }]
     : simpleCommands(input);

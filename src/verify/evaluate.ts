@@ -24,6 +24,8 @@ import { DEFAULT_LEVELS } from './policy.js';
 /** A fact placed on the timeline: `pos` orders facts across sessions. */
 interface Placed<T> {
   pos: number;
+  /** How a sentence names the turn: `turn 4`, or `turn 4 of session 0199a1b2` when several sessions count. */
+  label: string;
   ref: TurnRef;
   fact: T;
 }
@@ -45,12 +47,14 @@ const SESSION_SPAN = 1e9;
 function timeline(input: VerdictInput): Timeline {
   const sessions = [...input.sessions].sort((a, b) => cmp(a.startedAt, b.startedAt) || cmp(a.traceId, b.traceId) || cmp(a.sessionId, b.sessionId));
   const t: Timeline = { checkable: false, runs: [], edits: [], commits: new Set(), bypasses: [] };
+  const several = sessions.filter((s) => s.verification).length > 1;
   sessions.forEach((s, k) => {
     const v = s.verification;
     if (!v) return;
     t.checkable = true;
     const place = <T>(turnIndex: number, fact: T): Placed<T> => ({
       pos: k * SESSION_SPAN + turnIndex,
+      label: several ? `turn ${turnIndex} of session ${s.sessionId.slice(0, 8)}` : `turn ${turnIndex}`,
       ref: { traceId: s.traceId, sessionId: s.sessionId, turnIndex },
       fact,
     });
@@ -80,7 +84,7 @@ function refs(...placed: (Placed<unknown> | undefined)[]): TurnRef[] {
 }
 
 function turnOf(p: Placed<unknown>): string {
-  return `turn ${p.ref.turnIndex}`;
+  return p.label;
 }
 
 type Draft = { status: RowStatus; sentence: string; refs: TurnRef[] };
@@ -105,8 +109,8 @@ function afterLastEdit(t: Timeline, kind: 'test' | 'typecheck' | 'lint', noun: s
   }
   if (passed.length > 0) {
     const p = passed[passed.length - 1]!;
-    const what = p.fact.command ? `only \`${clip(p.fact.command)}\`` : p.fact.scope === 'partial' ? 'only a partial run' : 'a run not known to cover everything';
-    return { status: 'pass', sentence: `${capital(noun)} passed after the last edit, but ${what} (${turnOf(p)}).`, refs: refs(last, p) };
+    const what = p.fact.command ? `\`${clip(p.fact.command)}\`` : p.fact.scope === 'partial' ? 'a partial run' : 'a run not known to cover all of it';
+    return { status: 'pass', sentence: `The ${noun} passed after the last edit, but only in ${what} (${turnOf(p)}).`, refs: refs(last, p) };
   }
   if (after.length > 0) {
     const r = after[after.length - 1]!;

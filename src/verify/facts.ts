@@ -39,7 +39,7 @@ export function isProseFile(file: string): boolean {
 export function factsOfDocument(doc: FactsDocument): SessionVerification | null {
   if (doc.captureTier === 'metrics') return null;
   const hasInput = doc.captureTier === 'full' && doc.turns.some((t) => t.toolCalls.some((c) => c.input !== undefined));
-  if (hasInput) return factsOfTurns(doc.turns, true);
+  if (hasInput) return factsOfTurns(doc.turns, true, doc.env.cwd);
   if (doc.events.some((e) => e.type === FACTS_EVENT.marker)) return factsOfEvents(doc.events);
   return null;
 }
@@ -52,7 +52,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** The facts computed from tool calls with their input and output (the CLI at capture, the full tier). */
-export function factsOfTurns(turns: readonly Turn[], withCommand: boolean): SessionVerification {
+export function factsOfTurns(turns: readonly Turn[], withCommand: boolean, cwd?: string): SessionVerification {
+  const edit = (turnIndex: number, file: string | undefined) => editFact(turnIndex, file === undefined ? undefined : relative(file, cwd));
   const runs: CommandRun[] = [];
   const edits: FileEdit[] = [];
   const commits: string[] = [];
@@ -96,7 +97,14 @@ export function factsOfTurns(turns: readonly Turn[], withCommand: boolean): Sess
   return { runs, edits, commits, bypasses };
 }
 
-function edit(turnIndex: number, file: string | undefined): FileEdit {
+/** A path inside the session's directory, relative to it (as the capture writes `file`). */
+function relative(file: string, cwd: string | undefined): string {
+  if (!cwd || !file.startsWith('/')) return file;
+  const root = cwd.endsWith('/') ? cwd : `${cwd}/`;
+  return file.startsWith(root) ? file.slice(root.length) : file;
+}
+
+function editFact(turnIndex: number, file: string | undefined): FileEdit {
   return file === undefined ? { turnIndex, test: false } : { turnIndex, file, test: isTestFile(file) };
 }
 

@@ -40,12 +40,13 @@ function where(r: Reader, node: unknown): string {
 
 function read(text: string): Reader {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   const err = doc.errors[0];
   if (err) {
     const pos = err.linePos?.[0];
     const at = pos ? `line ${pos.line}, column ${pos.col}: ` : '';
-    throw new Problem(`${at}${err.message.split('\n')[0]}`);
+    const first = (err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    throw new Problem(`${at}${first}`);
   }
   return { doc, lines };
 }

@@ -104,7 +104,8 @@ export type FactsEvent = Static<typeof FactsEvent>;
  */
 export const FactsDocument = Type.Object({
   captureTier: Type.Union([Type.Literal('metrics'), Type.Literal('redacted'), Type.Literal('full')]),
-  agent: Type.Object({ type: Type.String() }),
+  /** The session's directory: files under it are named relative to it, as the capture names them. */
+  env: Type.Object({ cwd: Type.Optional(Type.String()) }),
   turns: Type.Array(
     Type.Object({
       index: Type.Integer(),

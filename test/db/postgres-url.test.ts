@@ -1,7 +1,7 @@
 // DATABASE_URL in libpq's Unix-socket form (`postgres://user@/db?host=/var/run/postgresql`), which `pg`
 // connects with, is not a WHATWG URL: the gateway used to refuse to start on it with "Invalid URL", because it
 // parsed the URL only to hide its password in the start-up log. On one box the socket is the cheaper way to
-// reach PostgreSQL (docs/performance.md, eleventh round).
+// reach PostgreSQL (docs/performance.md, Ingest).
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { withoutPassword } from '../../src/db/connection.js';

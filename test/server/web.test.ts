@@ -84,6 +84,35 @@ describe('with a dashboard build', () => {
     expect(api.json().data.status).toBe('ok');
   });
 
+  it('an unknown version prefix is the JSON 404, never the page (spec part 9)', async () => {
+    for (const url of ['/v2/anything', '/v2', '/v10/hosts?x=1', '/v1/nope']) {
+      const r = await get(url, { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' });
+      expect(r.statusCode, url).toBe(404);
+      expect(String(r.headers['content-type']), url).toMatch(/^application\/json/);
+      expect(r.json().error.code, url).toBe('route_not_found');
+    }
+    // Only the digits make a version: a page path that merely starts with "v" is still a page.
+    const page = await get('/vendors', { accept: 'text/html' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toBe(INDEX);
+  });
+
+  it('a request that asks for JSON on a page path gets the JSON 404; a browser gets the page', async () => {
+    const browser = await get('/f/xyz/sessions', { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' });
+    expect(browser.statusCode).toBe(200);
+    expect(browser.body).toBe(INDEX);
+    for (const accept of ['application/json', 'application/problem+json, application/json;q=0.9']) {
+      const program = await get('/f/xyz/sessions', { accept });
+      expect(program.statusCode, accept).toBe(404);
+      expect(program.json().error.code, accept).toBe('route_not_found');
+      expect(program.json().error.message, accept).toBe('No route GET /f/xyz/sessions.');
+    }
+    // Naming HTML beside JSON, or accepting anything, is a browser-like client: it gets the page.
+    for (const accept of ['application/json, text/html', '*/*']) {
+      expect((await get('/f/xyz/sessions', { accept })).statusCode, accept).toBe(200);
+    }
+  });
+
   it('only GET and HEAD fall back to the page: a POST to a page path is the JSON 404', async () => {
     const post = await gw.app.inject({ method: 'POST', url: '/f/x/sessions', payload: {} });
     expect(post.statusCode).toBe(404);

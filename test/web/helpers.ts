@@ -41,7 +41,8 @@ function newest(dir: string): number {
 
 function webIsFresh(): boolean {
   const index = path.join(ROOT, 'dist', 'web', 'index.html');
-  return fs.existsSync(index) && fs.statSync(index).mtimeMs >= newest(path.join(ROOT, 'web'));
+  // The dashboard bundles the shared API client (src/client) too.
+  return fs.existsSync(index) && fs.statSync(index).mtimeMs >= Math.max(newest(path.join(ROOT, 'web')), newest(path.join(ROOT, 'src', 'client')));
 }
 
 /**

@@ -3,8 +3,9 @@
 // costs, token totals, turn texts), evidence that renders (an image with pixels, a video that plays and seeks,
 // a sandboxed HTML report, a log), and filters that live in the URL. Screenshots of each page are saved.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, ConsoleMessage, Page, Request, Response } from 'playwright-core';
 import { createTenant, type Tenant } from '../helpers/gateway.js';
+import { siblingFactory } from '../helpers/cross-tenant.js';
 import { describeInBrowser, launchBrowser, newContext, openFactoryHome, screenshot, startWebGateway, type WebGateway } from './helpers.js';
 import { LOG_TEXT, PR, RAW_TITLE, seedFactory, type Seeded } from './seed.js';
 import { canonical } from '../areas/sessions/fixtures.js';
@@ -195,14 +196,35 @@ describeInBrowser('dashboard pages', () => {
 
   it('artifact page: the artifact at the url the API returns, with caption, kind, criterion, PR and session', async () => {
     const api = (await gw.call('GET', `/v1/artifacts/${seeded.artifacts.image}`, { token: t.loginToken, appId: t.appId })).body.data;
+    // The user has a second factory: the page finds the artifact's factory with one request, not one per
+    // factory (which left a 404 per other factory in the browser's console).
+    await siblingFactory(gw, t);
+    const lookups: string[] = [];
+    const failures: string[] = [];
+    const onRequest = (r: Request) => {
+      const p = new URL(r.url()).pathname;
+      if (/^\/v1\/(me\/)?artifacts\/[^/]+$/.test(p)) lookups.push(`${r.method()} ${p}`);
+    };
+    const onResponse = (r: Response) => void (r.status() >= 400 && failures.push(`${r.status()} ${new URL(r.url()).pathname}`));
+    const onConsole = (m: ConsoleMessage) => void (m.type() === 'error' && failures.push(m.text()));
+    page.on('request', onRequest);
+    page.on('response', onResponse);
+    page.on('console', onConsole);
     await page.goto(new URL(api.url).pathname);
     await until(() => page.getByTestId('artifact-caption').innerText()).toBe('Requests at the window edge land in the new window');
+    await until(() => page.locator('.artifact img').evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(320);
+    page.off('request', onRequest);
+    page.off('response', onResponse);
+    page.off('console', onConsole);
+    expect(lookups).toEqual([`GET /v1/me/artifacts/${api.id}`]);
+    expect(failures).toEqual([]);
+    // The breadcrumb names the artifact's own factory.
+    expect(await page.locator('p.muted').first().innerText()).toContain(`${t.orgName} / main`);
     const body = await page.locator('dl.facts').innerText();
     expect(body).toContain('screenshot');
     expect(body).toContain('AC-1');
     expect(body).toContain('acme/acme-api#481');
     expect(body).toContain(full.id);
-    await until(() => page.locator('.artifact img').evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(320);
     await screenshot(page, 'artifact');
     // The session and the work item are links to their pages (the session by the id its agent wrote).
     const facts = page.locator('dl.facts');
@@ -244,5 +266,20 @@ describeInBrowser('dashboard pages', () => {
     expect(await sessionCosts.evaluateAll((els) => els.map((e) => [e.getAttribute('data-cost-status'), (e as HTMLElement).innerText]))).toEqual([
       ['complete', usd(api.sessionList[0].costUsd)], ['unpriced', 'unpriced'],
     ]);
+
+    // A PR whose every session is unpriced reads "unpriced", never $0.00, on the list and on its page.
+    const unpricedUrl = 'https://github.com/acme/tools/pull/10';
+    await ingest(gw, auth, [
+      sessionDoc({ startedAt: '2026-10-02T09:00:00Z', repo: 'acme/tools', branch: 'c', prNumber: 10, prUrl: unpricedUrl, turns: [{ model: 'mystery-model-10', in: 1000, out: 500, cacheRead: 0 }] }),
+    ]);
+    expect((await gw.call('GET', '/v1/prs/acme/tools/10', { token: t.loginToken, appId: t.appId })).body.data).toMatchObject({ costStatus: 'unpriced', costUsd: 0 });
+    await page.goto(`/f/${t.appId}/prs`);
+    const unpricedRow = page.getByTestId('prs-table').getByRole('row', { name: /acme\/tools#10/ });
+    await until(() => unpricedRow.locator('[data-cost-status]').innerText()).toBe('unpriced');
+    expect(await unpricedRow.locator('[data-cost-status]').getAttribute('title')).toBe('No price for: mystery-model-10');
+    await unpricedRow.getByRole('link', { name: 'acme/tools#10' }).click();
+    await page.waitForURL('**/prs/acme/tools/10');
+    await until(() => page.getByTestId('pr-cost').innerText()).toBe('unpriced');
+    expect(await page.getByTestId('pr-sessions').locator('tbody').innerText()).not.toContain('$0.00');
   });
 });

@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
-import { ApiError } from './api/client';
+import { ApiClientError } from './api/client';
 import { makeRouter } from './router';
 import './styles.css';
 
@@ -11,7 +11,7 @@ const queryClient = new QueryClient({
     queries: {
       staleTime: 15_000,
       // A 4xx is an answer, not a hiccup: retry only what may pass on a second try.
-      retry: (count, err) => count < 2 && !(err instanceof ApiError && err.status < 500),
+      retry: (count, err) => count < 2 && !(err instanceof ApiClientError && err.status < 500),
       refetchOnWindowFocus: false,
     },
   },

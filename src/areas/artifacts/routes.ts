@@ -1,5 +1,6 @@
 // Artifacts: POST /v1/artifacts, GET /v1/artifacts (by pull request), GET /v1/artifacts/{id},
-// GET /v1/artifacts/{id}/content (bytes, Range) and GET /v1/work-items/{workItemId}/artifacts.
+// GET /v1/artifacts/{id}/content (bytes, Range), GET /v1/work-items/{workItemId}/artifacts and
+// GET /v1/me/artifacts/{id} (an artifact by id alone, in whichever of the caller's factories holds it).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
@@ -7,6 +8,7 @@ import { Bytes, Data, DateTime, Nullable, Uuid, Int32, Int53, PrNumber as PrNumb
 import {
   ARTIFACT_REQUEST_LIMIT,
   createArtifact,
+  findArtifactOfUser,
   getArtifact,
   isActiveContent,
   listPullRequestArtifacts,
@@ -162,6 +164,20 @@ export const artifactsRoutes: AreaRoutes = (app) => {
     config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read' } },
     schema: { summary: 'Read one artifact', tags: ['artifacts'], params: Type.Object({ id: Uuid }), response: { 200: Data(Artifact) } },
   }, async (req) => ({ data: await getArtifact(factoryContext(req.ctx), req.params.id) }));
+
+  app.get('/v1/me/artifacts/:id', {
+    // A login token (or the dashboard session made from one) with no factory header: its owner's factories.
+    config: { guard: { credentials: ['login_token'], factory: 'none' } },
+    schema: {
+      summary: 'Find an artifact by its id in any factory the caller belongs to',
+      tags: ['artifacts', 'account'],
+      description:
+        "An artifact's `url` (its dashboard page) names no factory; this finds the factory in one request. " +
+        'Errors: 400 invalid_path_params, 404 artifact_not_found (no such artifact in any factory of yours, which is also the answer for another org\'s).',
+      params: Type.Object({ id: Uuid }),
+      response: { 200: Data(Type.Object({ appId: Uuid, artifact: Artifact })) },
+    },
+  }, async (req) => ({ data: await findArtifactOfUser(req.ctx, req.params.id) }));
 
   app.get('/v1/artifacts/:id/content', {
     config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read', appIdFromQuery: true, signedUrl: 'artifact-content' } },

@@ -3,8 +3,10 @@
 // sanitising, idempotency on clientArtifactId, replacement, and the per-item list (API.md §5, §6, §8).
 import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { FactoryContext } from '../../server/context.js';
+import type { FactoryContext, RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
+import { ROLE_PERMISSIONS, isRole } from '../../server/permissions.js';
+import { factoriesOfUser } from '../apps/service.js';
 import { normalizeRepo } from '../sessions/document.js';
 import { schedulePrComments, type PrRef } from '../pr-comments/service.js';
 import { listLinkedPullRequests } from '../work-items/service.js';
@@ -138,11 +140,11 @@ export function sanitizeFilename(raw: string): string {
   return name;
 }
 
-function baseUrl(ctx: FactoryContext): string {
+function baseUrl(ctx: Pick<RequestContext, 'config'>): string {
   return ctx.config.publicUrl.replace(/\/+$/, '');
 }
 
-export function toWire(ctx: FactoryContext, row: store.ArtifactRow): ArtifactWire {
+export function toWire(ctx: Pick<RequestContext, 'config'>, row: store.ArtifactRow): ArtifactWire {
   const base = baseUrl(ctx);
   return {
     id: row.id,
@@ -315,6 +317,23 @@ export async function getArtifact(ctx: FactoryContext, id: string): Promise<Arti
   const artifact = await store.findById(ctx.db, ctx.appId, id);
   if (!artifact) throw apiError('artifact_not_found', 'No such artifact in this factory.');
   return toWire(ctx, artifact);
+}
+
+/**
+ * An artifact found by its id alone, in whichever of the caller's factories holds it (where their role may
+ * read artifacts): the dashboard's artifact page opens the `url` an artifact carries, which names no factory.
+ * Another org's artifact is not found, exactly like one that does not exist.
+ */
+export async function findArtifactOfUser(ctx: RequestContext, id: string): Promise<{ appId: string; artifact: ArtifactWire }> {
+  const kind = ctx.principal?.kind;
+  const userId = kind === 'login_token' || kind === 'dashboard_session' ? (ctx.principal?.userId ?? null) : null;
+  if (!userId) throw apiError('internal_error', 'route is missing its login-token guard');
+  const readable = (await factoriesOfUser(ctx.db, userId))
+    .filter((f) => isRole(f.role) && ROLE_PERMISSIONS[f.role].includes('artifacts.read'))
+    .map((f) => f.id);
+  const row = readable.length === 0 ? undefined : await store.findByIdInFactories(ctx.db, readable, id);
+  if (!row) throw apiError('artifact_not_found', 'No artifact with this id is in any factory you belong to.');
+  return { appId: row.app_id, artifact: toWire(ctx, row) };
 }
 
 /**

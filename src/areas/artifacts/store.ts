@@ -67,6 +67,11 @@ export function findById(db: Db, appId: string, id: string) {
   return db.selectFrom('artifacts').selectAll().where('app_id', '=', appId).where('id', '=', id).executeTakeFirst();
 }
 
+/** One artifact by id among the given factories (the caller's own; never an unscoped read). */
+export function findByIdInFactories(db: Db, appIds: readonly string[], id: string) {
+  return db.selectFrom('artifacts').selectAll().where('app_id', 'in', appIds).where('id', '=', id).executeTakeFirst();
+}
+
 export async function factoryOwnsBlob(db: Db, appId: string, sha256: string): Promise<boolean> {
   const row = await db.selectFrom('artifact_blobs').select('sha256').where('app_id', '=', appId).where('sha256', '=', sha256).executeTakeFirst();
   return row !== undefined;

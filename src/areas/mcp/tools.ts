@@ -25,7 +25,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'get_pr_verdict', path: '/v1/prs/{owner}/{repo}/{number}/verdict', description: 'The verdict of a pull request (clean, review, unverifiable, waiting, none) with its rows and the turns that prove them (GET /v1/prs/{owner}/{repo}/{number}/verdict).' },
   { name: 'list_context_changes', path: '/v1/context/changes', description: 'History of the synced context tree (GET /v1/context/changes).' },
   { name: 'get_context_source', path: '/v1/context/source', description: 'A context file at a synced commit (GET /v1/context/source).' },
-  { name: 'list_work_items', path: '/v1/work-items', description: 'Work items of the factory (GET /v1/work-items).' },
+  { name: 'list_work_items', path: '/v1/work-items', description: 'Work items of the factory: the live ones, or with `withdrawn: true` the withdrawn ones instead (GET /v1/work-items).' },
   { name: 'list_work_item_artifacts', path: '/v1/work-items/{id}/artifacts', description: 'Evidence artifacts of one work item (GET /v1/work-items/{id}/artifacts).' },
   { name: 'list_emitted_results', path: '/v1/emitted-results', description: 'Results emitted by runs and CI (GET /v1/emitted-results).' },
   { name: 'list_hosts', path: '/v1/hosts', description: 'Runner hosts and their status (GET /v1/hosts).' },
@@ -59,6 +59,32 @@ interface OpenApiDocument {
   paths?: Record<string, Record<string, { parameters?: OpenApiParameter[]; description?: string }>>;
 }
 
+/** The spellings a REST flag accepts in a query string (`withdrawn=true`, `=1`, ...). */
+const FLAG_SPELLINGS = new Set(['true', 'false', '1', '0']);
+
+/** The values of a query schema made only of string constants (an enum, or a union of one-value enums). */
+function stringConstants(schema: Record<string, unknown>): string[] | null {
+  const parts = Array.isArray(schema.anyOf) ? (schema.anyOf as Record<string, unknown>[]) : [schema];
+  const values: string[] = [];
+  for (const part of parts) {
+    if (part.type !== 'string' || !Array.isArray(part.enum)) return null;
+    for (const value of part.enum) {
+      if (typeof value !== 'string') return null;
+      values.push(value);
+    }
+  }
+  return values;
+}
+
+/** A query flag (its values are spellings of true and false) is shown to a model as a JSON boolean, which is
+ *  what a model sends for a yes/no argument; restUrlOf writes it as `true`/`false`, which the route accepts. */
+function toolParameterSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const values = stringConstants(schema);
+  const isFlag = values !== null && values.includes('true') && values.includes('false')
+    && values.every((value) => FLAG_SPELLINGS.has(value));
+  return isFlag ? { type: 'boolean' } : schema;
+}
+
 /** The tools whose REST twin this app serves, with input schemas taken from the twin's parameters. */
 export function buildTools(app: App): Tool[] {
   const doc = (app as unknown as { swagger(): OpenApiDocument }).swagger();
@@ -73,7 +99,7 @@ export function buildTools(app: App): Tool[] {
       if (p.in !== 'query' && p.in !== 'path') continue;
       // `appId` in a query names a cookie read's factory (src/server/query-rule.ts); an MCP call has its own.
       if (p.in === 'query' && p.name === 'appId') continue;
-      properties[p.name] = { ...(p.schema ?? {}), ...(p.description ? { description: p.description } : {}) };
+      properties[p.name] = { ...toolParameterSchema(p.schema ?? {}), ...(p.description ? { description: p.description } : {}) };
       if (p.in === 'path') pathParams.push(p.name);
       // A parameter with a default is optional to the caller even when the schema lists it as required.
       if (p.in === 'path' || (p.required && p.schema?.default === undefined)) required.push(p.name);

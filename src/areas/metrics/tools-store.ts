@@ -36,7 +36,7 @@ export async function replaceToolUsage(db: Db, appId: string, sessionIds: readon
  * primary key (session_id, tool). SQLite, which keeps no statistics here, took `app_id = ?` to the
  * (app_id, started_at) index instead and read every tool row of the factory to delete a few: 1.0-1.7 s for a
  * re-send of 25 grown sessions in a factory of 100k sessions (800k rows), on the event loop, against 1-2 ms by
- * the key (a scratch measurement, issue 17). The factory's condition stays, written `+app_id`, which SQLite
+ * the key. The factory's condition stays, written `+app_id`, which SQLite
  * never takes to an index. PostgreSQL probes the key once a session, whatever its statistics say
  * (db/rows-of-sessions.ts): with `session_id in (...)` it too read the app's rows through (app_id, started_at)
  * while the table had no fresh statistics.

@@ -331,7 +331,7 @@ export type { PrSpend } from './spend-store.js';
 export async function prSpendOfWindows(ctx: FactoryContext, scope: { repo?: string }, windows: readonly { from: number; to: number }[]): Promise<spend.PrSpend[]> {
   const s: spend.SpendScope = scope.repo === undefined ? { appId: ctx.appId } : { appId: ctx.appId, repo: scope.repo };
   // Computed on every read, never kept: a memo of it could answer stale on another replica (or within its
-  // lifetime on this one), and no cache of tenant data may do that (issue 17).
+  // lifetime on this one), and no cache of tenant data may do that.
   return Promise.all(windows.map((w) => spend.prSpend(ctx.db, s, w)));
 }
 

@@ -295,10 +295,10 @@ export function mergeSession(stored: AgentSessionV1 | null, storedParts: number[
 
 /**
  * Session documents are stored compressed in the database, in the same transaction as the summary. Brotli
- * at quality 1: on the 25 converted fixture transcripts of the ingest bench (17.6 KB of JSON on average) 4.32×
- * smaller in 56 µs a document, against 4.57× in 95 µs at quality 2 (quality 0: 3.72× in 56 µs; gzip -1: 4.08× in
- * 104 µs; measured Nov 24 2026). Compression was the largest single CPU cost of ingest; 6% more bytes stored
- * buys 40 µs a session. Readers decode any quality.
+ * at quality 1: on transcripts of about 18 KB of JSON it is 4.3× smaller at about 60% of quality 2's CPU, which
+ * is 4.6× smaller (quality 0 is faster still but 16% larger; gzip -1 is both slower and larger). Compression is
+ * the largest single CPU cost of ingest, so a few percent more bytes stored is the better trade. Readers decode
+ * any quality.
  */
 export interface EncodedDocument {
   encoding: 'br';
@@ -308,9 +308,9 @@ export interface EncodedDocument {
 
 /**
  * The encoder's window fitted to the document (the smallest power of two that holds it, 64 KiB at least):
- * with the default 4 MiB window every encoder allocates tables sized for 4 MiB (measured on the 25 fixture
- * transcripts: 157-170 → 146-155 µs a document; through zlib's async API 414-432 → 225-272 µs). A window
- * that holds the whole document loses no match (96,358 against 96,365 bytes). Readers decode any window.
+ * with the default 4 MiB window every encoder allocates tables sized for 4 MiB, a cost paid for every document
+ * whatever its size. A window that holds the whole document loses no match (the same bytes within a few), so
+ * the smaller tables are free. Readers decode any window.
  */
 function windowBits(rawBytes: number): number {
   return Math.min(zlib.constants.BROTLI_MAX_WINDOW_BITS, Math.max(16, Math.ceil(Math.log2(rawBytes + 1))));

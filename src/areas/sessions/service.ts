@@ -183,9 +183,9 @@ export type PreparedSessions = ReadonlyMap<AgentSessionV1, PreparedSession>;
  * Summarize and compress each incoming session as if it were new (the common case: a new session is stored
  * as sent), before the transaction. storeSessions uses this for every session it stores exactly as sent and
  * computes anything else (a merge with a stored version) itself, so the result is the same with or without
- * it. Done here, the CPU work happens while a group commit gathers (db/group-commit.ts), not inside it. (A
- * worker thread for the compression took 100 µs a session off the event loop but raised the RSS after a
- * 100k-session ingest from 206 to 283 MB, over issue 17's 250 MB: not used.)
+ * it. Done here, the CPU work happens while a group commit gathers (db/group-commit.ts), not inside it. The
+ * compression stays on the event loop: a worker thread (or libuv's pool) takes it off the loop but keeps the
+ * memory of a large ingest over the 250 MB goal (docs/performance.md, Ingest).
  */
 export function prepareSessions(docs: readonly AgentSessionV1[]): PreparedSessions {
   return new Map(docs.map((doc) => [doc, { summary: summarize(doc), encoded: encodeDocument(doc) }]));
@@ -237,9 +237,8 @@ export async function storeSessions(
     fresh.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
     // Time-ordered traceIds (UUIDv7: the creation's wall-clock ms, then a counter and random bits): the indexes
     // that hold the id (the primary key, (app_id, id), the title-search rows, the usage rows) take each new
-    // session on their last page instead of a random one, so a sync writes fewer pages to the WAL. Measured on
-    // SQLite, 4 clients, 10k sessions, alternated: 1,271 / 1,202 → 1,436 / 1,323 sessions/s, main thread 679 /
-    // 735 → 604 / 681 µs a session (docs/performance.md, fifth round).
+    // session on their last page instead of a random one, so a sync writes about a fifth fewer pages to the WAL
+    // and SQLite ingests about a tenth more sessions a second (docs/performance.md, Ingest).
     const rows = fresh.map((p) => rowOf(ctx, uuidv7(), summaryOf(p, prepared), actor, now, now));
     const inserted = await store.insertSessionsIfAbsent(db, rows);
     const raced = fresh.filter((p) => !inserted.has(p.key));
@@ -632,7 +631,7 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   // then cost one BitmapAnd of the window and the trigram index instead of two at once on two connections
   // (half the CPU; on two shared cores that is what the latency follows). More matches: that page is right
   // and the count below runs after it. Not on SQLite, where the page stops at its rows and the count walks
-  // index entries only: measured no faster there (docs/performance.md, "Title search: third pass").
+  // index entries only, the same statement is no faster.
   if (dialect === 'postgres' && filter.q && offset + limit <= PROBE_ROWS) {
     const probed = await store.pageAndMatches(ctx.db, ctx.appId, filter, sort, dir, limit, offset, PROBE_ROWS);
     rows = probed.rows;

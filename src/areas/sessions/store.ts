@@ -322,7 +322,7 @@ const titlePlans = new WeakMap<ListFilter, Promise<TitlePlan>>();
 
 /**
  * Candidates at or above which the walk is cheaper than reading the candidates: reading one candidate (its
- * FTS entry, its title row, its session row) measured about 16 times the walk's test of one index entry, so
+ * FTS entry, its title row, its session row) costs about 16 times the walk's test of one index entry, so
  * the FTS count is capped at a sixteenth of the index entries the walk would read (walkEstimate).
  */
 function candidateCap(walkRows: number | undefined): number {
@@ -341,7 +341,7 @@ function titlePlan(db: Db, dialect: Dialect, appId: string, filter: ListFilter):
 /**
  * SQL text and its parameters, written by hand for the list's fixed set of shapes: Kysely building and
  * compiling the page and the count (an operation tree of about thirty nodes each, on every request) cost
- * about as much as SQLite running the page (issue 17, docs/performance.md "Title search: third pass").
+ * about as much as SQLite running the page.
  * Values are always bound, never written into the text; column names are constants of this file.
  */
 class Statement {
@@ -489,9 +489,8 @@ export async function pageAndMatches(
   const rows = await st.run<SessionRow & { probe_matches: number | string }>(db, text);
   const matches = Number(rows[0]?.probe_matches ?? 0);
   const page: SessionRow[] = [];
-  // The rows keep their probe_matches column: copying 25 rows of 54 columns without it (object rest) cost
-  // 41 µs a request against 8 for this loop (issue 17); nothing reads it past here, and the answer's
-  // serializer writes only the fields of its schema.
+  // The rows keep their probe_matches column: copying 25 wide rows without it (object rest) costs about five
+  // times this loop; nothing reads it past here, and the answer's serializer writes only its schema's fields.
   for (const row of rows) if (row.id !== null) page.push(row);
   return { rows: page, matches };
 }

@@ -1,5 +1,5 @@
-// The PR spend tiles (src/areas/prs/spend-store.ts) are computed on every read (issue 17: no memo of tenant
-// data that can answer stale). Their heaviest part walks every top-level session of a window and reads its
+// The PR spend tiles (src/areas/prs/spend-store.ts) are computed on every read (no memo of tenant data,
+// which could answer stale). Their heaviest part walks every top-level session of a window and reads its
 // repo, branch and cost; this index holds exactly those columns in the window's order, so the walk reads the
 // index alone instead of one table row per session.
 import type { Kysely } from 'kysely';

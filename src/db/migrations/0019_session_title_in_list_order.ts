@@ -2,7 +2,7 @@
 // and tests each title, stopping when the page is full; counting the matches of a window tests every title
 // of it. With the title in those two indexes (the repo's and the all-repos one) the count reads index
 // entries only, not one table row per session: at 100k sessions the count of a 30-day window went from
-// 19 ms to 3.5 ms of CPU (issue 17, docs/performance.md). Same key prefix, so every query that used the old
+// 19 ms to 3.5 ms of CPU. Same key prefix, so every query that used the old
 // indexes uses these the same way; the number of indexes a write maintains does not change.
 // SQLite only: PostgreSQL's planner answers the same search from its pg_trgm GIN index or the ordered index
 // by its statistics (0003d), and an index-only scan there would also depend on the visibility map.

@@ -2,7 +2,7 @@
 // `fastupdate` queues new entries in a pending list (up to gin_pending_list_limit, 4 MB) that every search
 // reads in full until a VACUUM or autoanalyze merges it; a manual ANALYZE does not. At 100k sessions after a
 // bulk load the list held 7,086 titles (473 pages), and the trigram scan of `q=on main` took 16.7 ms with it,
-// 1.2-1.4 ms without (the count's whole BitmapAnd 34 → 5.6 ms, load 4.4; issue 17, docs/performance.md).
+// 1.2-1.4 ms without (the count's whole BitmapAnd 34 → 5.6 ms).
 // With fastupdate off each insert writes its trigrams into the index itself; the queued entries are merged
 // now. SQLite: nothing (its FTS5 trigram table has no such list).
 import { sql, type Kysely } from 'kysely';

@@ -6,7 +6,7 @@
 // (1,015), read from the GIN scan alone: 2.6-3.4 ms against 3.1-4.5 over the bench's heap (random order).
 // Over a heap in started_at order, as ingest writes it, that query gains nothing (3.1-3.6 against 2.9-3.9)
 // and the search box's default, the whole repository without a window, gains most (2.8-3.9 against
-// 3.7-6.4) (issue 17, docs/performance.md "Ninth round").
+// 3.7-6.4).
 // Why app_id too, although factories never mix without it (app_id stays in the query's condition): keyed by
 // (repo, trigrams) only, the planner ANDed the GIN bitmap with a bitmap of the factory's window over every
 // repository (33k entries, `metrics_sessions_app_started`) after about half of the ANALYZE samples, 4.5-5.1

@@ -3,7 +3,7 @@
 // match, and with the default statistics target there are 101 of them: a needle in 2.5% of titles matched
 // anywhere from 0 to about 6, and after about one ANALYZE in five the planner took `q=on main` over every
 // repository for a frequent needle and walked `metrics_sessions_app_started` backwards, 41-58 ms instead of
-// 5.5 (100k sessions; issue 17, docs/performance.md "Ninth round"). With 501 bounds: no flip in twelve
+// 5.5 (100k sessions). With 501 bounds: no flip in twelve
 // ANALYZEs, planning unchanged within noise (0.39-0.52 ms). ANALYZE of `sessions` samples 150k rows instead of
 // 30k (at 100k sessions: 0.78 -> 2.09 s, the whole table). The statistics of the index's title expression
 // are what the planner reads for that expression, whichever index holds it (0003d, 0022). SQLite: nothing.

@@ -153,6 +153,37 @@ describe('POST /v1/mcp with the SDK client', () => {
     await client.close();
   });
 
+  it('list_work_items lists the withdrawn items with withdrawn: true, as GET /v1/work-items?withdrawn=true does', async () => {
+    const made = await gw.call('POST', '/v1/work-items', { token: a.factoryKey, appId: a.appId, body: { tracker: 'local', trackerKey: 'MCP-GONE', title: 'Withdrawn one' } });
+    expect(made.status, made.text).toBe(201);
+    const gone = await gw.call('POST', `/v1/work-items/${made.body.data.id}/withdraw`, { token: a.factoryKey, appId: a.appId, body: {} });
+    expect(gone.status, gone.text).toBe(200);
+    const client = await connect('/v1/mcp', auth(a.factoryKey));
+    const { tools } = await client.listTools();
+    const schema = tools.find((t) => t.name === 'list_work_items')!.inputSchema;
+    expect(schema.properties?.withdrawn).toMatchObject({ type: 'boolean' });
+    type Entries = { data: { trackerKey: string }[] };
+    const keys = (r: Record<string, unknown>) => (r.structuredContent as Entries).data.map((e) => e.trackerKey);
+
+    const withdrawn = await client.callTool({ name: 'list_work_items', arguments: { withdrawn: true } });
+    expect(withdrawn.isError).toBeFalsy();
+    expect(keys(withdrawn)).toEqual(['MCP-GONE']);
+    const rest = await gw.call('GET', '/v1/work-items?withdrawn=true', { token: a.factoryKey, appId: a.appId });
+    expect(withdrawn.structuredContent).toEqual(rest.body);
+    // The REST spellings still work, and false (or leaving it out) is the live list without the withdrawn item.
+    expect(keys(await client.callTool({ name: 'list_work_items', arguments: { withdrawn: '1' } }))).toEqual(['MCP-GONE']);
+    expect(keys(await client.callTool({ name: 'list_work_items', arguments: { withdrawn: false } }))).toEqual(['MCP-1']);
+    expect(keys(await client.callTool({ name: 'list_work_items', arguments: {} }))).toEqual(['MCP-1']);
+    const bad = await client.callTool({ name: 'list_work_items', arguments: { withdrawn: 'maybe' } });
+    expect((bad.structuredContent as { error: { code: string } }).error.code).toBe('invalid_query_params');
+    await client.close();
+
+    // Another factory sees none of A's withdrawn items.
+    const other = await connect('/v1/mcp', auth(b.factoryKey));
+    expect(keys(await other.callTool({ name: 'list_work_items', arguments: { withdrawn: true } }))).toEqual([]);
+    await other.close();
+  });
+
   it("sees only its own factory: another factory's key reads nothing of A", async () => {
     const client = await connect('/v1/mcp', auth(b.factoryKey));
     const sessions = await client.callTool({ name: 'list_sessions', arguments: { repoScope: 'all' } });

@@ -1,7 +1,7 @@
 // The traceIds the gateway gives new sessions are UUIDv7 (RFC 9562 §5.7): the creation's wall-clock
 // milliseconds in the first 48 bits, then version 7, the variant, and counter/random bits. They stay valid
 // uuids for GET /v1/sessions/{traceId} and sort in the order the sessions were created, which is what keeps
-// the id indexes appending (docs/performance.md, fifth round).
+// the id indexes appending (docs/performance.md, Ingest).
 import { describe, expect, it } from 'vitest';
 import type { Tenant, TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';

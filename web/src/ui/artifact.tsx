@@ -2,7 +2,7 @@
 // (no scripts, no same-origin), a log as text; and a download for each. Bytes come from the content route
 // with the cookie, same origin (the factory named in the query, as a media element cannot send headers).
 import { useEffect, useState } from 'react';
-import { artifactContentUrl } from '../api/client';
+import { api, artifactContentUrl, factory } from '../api/client';
 import { formatBytes } from './format';
 
 export interface ArtifactLike {
@@ -25,21 +25,17 @@ function isText(a: ArtifactLike): boolean {
   return a.kind === 'log' || m.startsWith('text/') || m === 'application/json';
 }
 
-/** Fetches a text artifact (up to TEXT_LIMIT bytes shown). */
-function useText(url: string, enabled: boolean): { text: string | null; error: boolean } {
+/** Reads a text artifact (its first TEXT_LIMIT bytes). */
+function useText(appId: string, id: string, enabled: boolean): { text: string | null; error: boolean } {
   const [state, setState] = useState<{ text: string | null; error: boolean }>({ text: null, error: false });
   useEffect(() => {
     if (!enabled) return;
     let live = true;
-    fetch(url, { credentials: 'same-origin', headers: { 'X-Attest-Dashboard': '1', Range: `bytes=0-${TEXT_LIMIT - 1}` } })
-      .then(async (r) => {
-        if (!r.ok) throw new Error(String(r.status));
-        const text = await r.text();
-        if (live) setState({ text, error: false });
-      })
+    api.GET('/v1/artifacts/{id}/content', { params: { path: { id } }, headers: { ...factory(appId).headers, Range: `bytes=0-${TEXT_LIMIT - 1}` }, parseAs: 'text' })
+      .then(({ data }) => live && setState({ text: data ?? '', error: false }))
       .catch(() => live && setState({ text: null, error: true }));
     return () => { live = false; };
-  }, [url, enabled]);
+  }, [appId, id, enabled]);
   return state;
 }
 
@@ -48,7 +44,7 @@ export function ArtifactView({ appId, artifact }: { appId: string; artifact: Art
   const m = essence(artifact.mediaType);
   const html = m === 'text/html' || m === 'application/xhtml+xml';
   const text = !html && isText(artifact);
-  const fetched = useText(url, html || text);
+  const fetched = useText(appId, artifact.id, html || text);
   let body: React.ReactNode;
   if (m.startsWith('image/') && m !== 'image/svg+xml') body = <img src={url} alt={artifact.caption || artifact.filename} />;
   else if (m.startsWith('video/')) body = <video src={url} controls preload="metadata" aria-label={artifact.caption || artifact.filename} />;

@@ -1,13 +1,13 @@
 // Loading, error and "not found" views shared by every page.
 import { Link, type ErrorComponentProps } from '@tanstack/react-router';
-import { ApiError } from '../api/client';
+import { ApiClientError } from '../api/client';
 
 export function Loading() {
   return <p className="muted" role="status">Loading…</p>;
 }
 
 export function ErrorView({ error }: ErrorComponentProps | { error: unknown }) {
-  if (error instanceof ApiError && error.status === 401) {
+  if (error instanceof ApiClientError && error.status === 401) {
     return (
       <div className="card narrow">
         <h1>Signed out</h1>
@@ -15,12 +15,12 @@ export function ErrorView({ error }: ErrorComponentProps | { error: unknown }) {
       </div>
     );
   }
-  if (error instanceof ApiError && error.status === 404) return <NotFound what={error.message} />;
+  if (error instanceof ApiClientError && error.status === 404) return <NotFound what={error.message} />;
   const message = error instanceof Error ? error.message : String(error);
   return (
     <div className="card" role="alert">
       <h1>Something went wrong</h1>
-      <p className="error-text">{error instanceof ApiError ? `${error.code}: ${message}` : message}</p>
+      <p className="error-text">{error instanceof ApiClientError ? `${error.code}: ${message}` : message}</p>
     </div>
   );
 }

@@ -1,9 +1,10 @@
 // /artifacts/$id — exactly the `url` the API returns for an artifact. The id does not name its factory, so
-// the page asks each of the user's factories; another factory's artifact is "not found", never shown.
+// the page asks GET /v1/me/artifacts/{id}, which finds it in whichever of the user's factories holds it (one
+// request); an artifact of a factory they do not belong to is "not found", never shown.
 import { Link, createRoute, notFound } from '@tanstack/react-router';
 import { queryOptions, useSuspenseQuery } from '@tanstack/react-query';
 import { shellRoute } from '../shell/route';
-import { ApiError, api, factory, unwrap } from '../../api/client';
+import { ApiClientError, api, unwrap } from '../../api/client';
 import { factoriesQuery } from '../../api/queries';
 import { ArtifactView } from '../../ui/artifact';
 import { formatTime } from '../../ui/format';
@@ -14,18 +15,15 @@ const artifactQuery = (id: string) =>
   queryOptions({
     queryKey: ['artifact', id],
     queryFn: async ({ client }) => {
-      const factories = await client.ensureQueryData(factoriesQuery);
-      const found = await Promise.all(
-        factories.map((f) =>
-          unwrap(api.GET('/v1/artifacts/{id}', { params: { path: { id } }, ...factory(f.id) }))
-            .then((r) => ({ factory: f, artifact: r.data }))
-            .catch((err: unknown) => {
-              if (err instanceof ApiError && (err.status === 404 || err.status === 400 || err.status === 403)) return null;
-              throw err;
-            }),
-        ),
-      );
-      return found.find((x) => x !== null) ?? null;
+      try {
+        const { appId, artifact } = (await unwrap(api.GET('/v1/me/artifacts/{id}', { params: { path: { id } } }))).data;
+        // The shell has read the factories already: their names, for the breadcrumb.
+        const factory = (await client.ensureQueryData(factoriesQuery)).find((f) => f.id === appId);
+        return factory ? { factory, artifact } : null;
+      } catch (err) {
+        if (err instanceof ApiClientError && (err.status === 404 || err.status === 400)) return null;
+        throw err;
+      }
     },
   });
 

@@ -4,9 +4,9 @@
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { formatInt } from '../../ui/format';
-import { ApiError } from '../../api/client';
+import { ApiClientError } from '../../api/client';
 import {
-  ACTION_TYPES, DEFAULT_PAGE_SIZE, FieldApiError, PAGE_SIZES, TARGET_TYPES, auditQuery, verifyQuery,
+  ACTION_TYPES, DEFAULT_PAGE_SIZE, PAGE_SIZES, TARGET_TYPES, auditQuery, verifyQuery,
   type AuditFilterKey, type AuditSearch,
 } from './query';
 
@@ -41,7 +41,7 @@ export function AuditLog({ org, search, onSearch }: { org: string; search: Audit
 
   const error = audit.error;
   const fieldError = (field: AuditFilterKey): string | null => {
-    if (!(error instanceof FieldApiError)) return null;
+    if (!(error instanceof ApiClientError)) return null;
     if (error.code === 'invalid_date_range' && (field === 'startDate' || field === 'endDate')) return field === 'endDate' ? error.message : null;
     const d = error.details.find((x) => x.path === field);
     return d ? `${field} ${d.message}` : null;
@@ -65,7 +65,7 @@ export function AuditLog({ org, search, onSearch }: { org: string; search: Audit
     <input name={key} value={draft[key]} onChange={(e) => setDraft({ ...draft, [key]: e.target.value })} {...extra} />
   );
 
-  if (error instanceof ApiError && error.code === 'entitlement_required') {
+  if (error instanceof ApiClientError && error.code === 'entitlement_required') {
     // The plan lacks the audit log: say so once (the chain check would only repeat it).
     return (
       <section data-testid="audit">

@@ -3,7 +3,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
-import { ApiError } from '../../api/client';
+import { ApiClientError } from '../../api/client';
 import { currentSessionQuery } from '../../api/session';
 import { ConfirmDialog } from '../../ui/confirm';
 import { formatTime } from '../../ui/format';
@@ -21,7 +21,7 @@ interface ConfirmRequest {
   onCancel?: () => void;
 }
 
-const messageOf = (err: unknown) => (err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err));
+const messageOf = (err: unknown) => (err instanceof ApiClientError ? err.message : err instanceof Error ? err.message : String(err));
 
 export function Members({ org, canWrite }: { org: string; canWrite: boolean }) {
   const { data: members } = useSuspenseQuery(membersQuery(org));

@@ -1,7 +1,7 @@
 // Reads and writes of the organization page (/o/$org): the org itself (plan, the caller's role and
 // permissions), its members, the audit log with its filters, and the chain verification.
 import { queryOptions } from '@tanstack/react-query';
-import { ApiError, api, unwrap, type paths } from '../../api/client';
+import { api, unwrap, type paths } from '../../api/client';
 
 type AuditRoute = paths['/v1/orgs/{orgName}/audit-log']['get'];
 /** The page's search params: exactly the audit log's query, same names (the URL reads like the API call). */
@@ -43,30 +43,6 @@ export function parseAuditSearch(s: Record<string, unknown>): AuditSearch {
   return out;
 }
 
-/** An API error with the per-field details of a 400, so the page can show each next to its field. */
-export class FieldApiError extends ApiError {
-  constructor(status: number, code: string, message: string, override readonly details: { path: string; message: string }[]) {
-    super(status, code, message);
-  }
-}
-
-interface Envelope {
-  error?: { code?: unknown; message?: unknown; details?: unknown };
-}
-
-function toFieldError(error: unknown, response: Response): FieldApiError {
-  const e = (error as Envelope | undefined)?.error;
-  const details = Array.isArray(e?.details)
-    ? e.details.filter((d): d is { path: string; message: string } => typeof d?.path === 'string' && typeof d?.message === 'string')
-    : [];
-  return new FieldApiError(
-    response.status,
-    typeof e?.code === 'string' ? e.code : `http_${response.status}`,
-    typeof e?.message === 'string' ? e.message : response.statusText || 'Request failed',
-    details,
-  );
-}
-
 const orgPath = (org: string) => ({ params: { path: { orgName: org } } });
 
 export const orgQuery = (org: string) =>
@@ -85,9 +61,8 @@ export const auditQuery = (org: string, search: AuditSearch) =>
   queryOptions({
     queryKey: ['org', org.toLowerCase(), 'audit', search],
     queryFn: async (): Promise<AuditAnswer> => {
-      const { data, error, response } = await api.GET('/v1/orgs/{orgName}/audit-log', { params: { path: { orgName: org }, query: search } });
-      if (!response.ok || data === undefined) throw toFieldError(error, response);
-      return data;
+      // A 400 names the field it refuses (ApiClientError.details), which the page shows next to that field.
+      return unwrap(api.GET('/v1/orgs/{orgName}/audit-log', { params: { path: { orgName: org }, query: search } }));
     },
     // A 4xx is an answer (bad filter, plan without the audit log), not a hiccup to retry.
     retry: false,
@@ -105,12 +80,9 @@ export async function changeRole(org: string, userId: string, role: Role): Promi
 }
 
 export async function addMember(org: string, email: string, role: Role): Promise<Member> {
-  const { data, error, response } = await api.POST('/v1/orgs/{orgName}/members', { params: { path: { orgName: org } }, body: { email, role } });
-  if (!response.ok || data === undefined) throw toFieldError(error, response);
-  return data.data;
+  return (await unwrap(api.POST('/v1/orgs/{orgName}/members', { params: { path: { orgName: org } }, body: { email, role } }))).data;
 }
 
 export async function removeMember(org: string, userId: string): Promise<void> {
-  const { error, response } = await api.DELETE('/v1/orgs/{orgName}/members/{userId}', { params: { path: { orgName: org, userId } } });
-  if (!response.ok) throw toFieldError(error, response);
+  await api.DELETE('/v1/orgs/{orgName}/members/{userId}', { params: { path: { orgName: org, userId } } });
 }

@@ -4,7 +4,7 @@
 // for any other org, existing or not, so the page cannot and does not tell them apart).
 import { createRoute, lazyRouteComponent, notFound } from '@tanstack/react-router';
 import { shellRoute } from '../shell/route';
-import { ApiError } from '../../api/client';
+import { ApiClientError } from '../../api/client';
 import { factoriesQuery } from '../../api/queries';
 import { NotFound } from '../../ui/states';
 import { membersQuery, orgQuery, parseAuditSearch } from './query';
@@ -17,7 +17,7 @@ export const orgRoute = createRoute({
     try {
       await context.queryClient.ensureQueryData(orgQuery(params.org));
     } catch (err) {
-      if (err instanceof ApiError && (err.status === 403 || err.status === 404)) throw notFound();
+      if (err instanceof ApiClientError && (err.status === 403 || err.status === 404)) throw notFound();
       throw err;
     }
     await Promise.all([context.queryClient.ensureQueryData(membersQuery(params.org)), context.queryClient.ensureQueryData(factoriesQuery)]);

@@ -3,7 +3,7 @@
 import { createRoute, useNavigate } from '@tanstack/react-router';
 import { useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ApiError } from '../../api/client';
+import { ApiClientError } from '../../api/client';
 import { factoryRoute } from '../factory/route';
 import { formatInt, formatUsd } from '../../ui/format';
 import { TrendChart } from './TrendChart';
@@ -79,7 +79,7 @@ interface WindowError { field: string | null; message: string }
  * fields `aFrom`/`aTo`, the overview `from`/`to`), else under the button.
  */
 function windowErrorOf(err: unknown, fromField: string, toField: string): WindowError {
-  if (!(err instanceof ApiError)) return { field: null, message: err instanceof Error ? err.message : String(err) };
+  if (!(err instanceof ApiClientError)) return { field: null, message: err instanceof Error ? err.message : String(err) };
   const path = err.details[0]?.path;
   const field = path === fromField || path === toField ? path : null;
   return { field, message: field ? `${err.details[0]!.message}: ${err.message}` : err.message };

@@ -21,3 +21,8 @@ export const workItemQuery = (appId: string, id: string) =>
       return { item, criteria, findings };
     },
   });
+
+/** The pull request's evidence as a file. */
+export function exportPr(appId: string, owner: string, repo: string, number: number, format: 'csv' | 'json') {
+  return api.GET('/v1/prs/{owner}/{repo}/{number}/export', { params: { path: { owner, repo, number }, query: { format } }, parseAs: 'blob', ...factory(appId) });
+}

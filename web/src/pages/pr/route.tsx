@@ -3,7 +3,7 @@ import { ExportButtons } from '../../ui/download';
 import { Link, createRoute } from '@tanstack/react-router';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { factoryRoute } from '../factory/route';
-import { prQuery, workItemQuery, type PrDetail } from './query';
+import { exportPr, prQuery, workItemQuery, type PrDetail } from './query';
 import { Cost, formatInt, formatTime } from '../../ui/format';
 import { ArtifactView } from '../../ui/artifact';
 import { Tri } from '../../ui/pr';
@@ -24,7 +24,7 @@ function PrPage() {
     <>
       <p className="muted"><Link to="/f/$appId/prs" params={{ appId }}>Pull requests</Link> /</p>
       <h1 data-testid="pr-title">{pr.repository}#{pr.number}{pr.title ? `: ${pr.title}` : ''}</h1>
-      <ExportButtons appId={appId} path={`/v1/prs/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/${Number(number)}/export`} label="Export evidence:" testId="pr-export" />
+      <ExportButtons download={(format) => exportPr(appId, owner, repo, Number(number), format)} label="Export evidence:" testId="pr-export" />
       <dl className="facts">
         <div><dt>State</dt><dd><span className="chip">{pr.state}</span></dd></div>
         <div><dt>Merged</dt><dd><Tri value={pr.merged} yes={`merged ${pr.mergedAt ? formatTime(pr.mergedAt) : ''}`} no="not merged" /></dd></div>

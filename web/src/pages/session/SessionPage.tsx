@@ -3,6 +3,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { sessionRoute } from './route';
+import { api, factory } from '../../api/client';
 import { asTurns, sessionQuery, type SessionDetail, type ToolCall, type Turn, type TurnImage } from './query';
 import { Cost, formatDuration, formatInt, formatTime, formatUsd } from '../../ui/format';
 import { PrOutcomeChips } from '../../ui/pr';
@@ -210,12 +211,11 @@ function BlobImage({ appId, image }: { appId: string; image: TurnImage }) {
   useEffect(() => {
     let url: string | null = null;
     let live = true;
-    fetch(image.url ?? `/v1/agents/blob/${image.sha256}`, { credentials: 'same-origin', headers: { 'X-Outerlayer-App-Id': appId, 'X-Attest-Dashboard': '1' } })
-      .then(async (r) => {
-        if (!r.ok) throw new Error(String(r.status));
-        const blob = await r.blob();
-        if (!live) return;
-        url = URL.createObjectURL(blob);
+    // The session's image URL is always this route (GET /v1/agents/blob/{sha256}).
+    api.GET('/v1/agents/blob/{sha256}', { params: { path: { sha256: image.sha256 } }, parseAs: 'blob', ...factory(appId) })
+      .then(({ data }) => {
+        if (!live || !data) return;
+        url = URL.createObjectURL(data);
         setSrc(url);
       })
       .catch(() => live && setFailed(true));
@@ -223,7 +223,7 @@ function BlobImage({ appId, image }: { appId: string; image: TurnImage }) {
       live = false;
       if (url) URL.revokeObjectURL(url);
     };
-  }, [appId, image.sha256, image.url]);
+  }, [appId, image.sha256]);
   if (failed) return <div className="muted">(image {image.sha256.slice(0, 12)}… not available)</div>;
   return src ? <img src={src} alt={`pasted image (${image.mediaType})`} /> : <div className="muted">loading image…</div>;
 }

@@ -4,7 +4,7 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
 import { sessionsRoute } from './route';
 import { ExportButtons } from '../../ui/download';
-import { PAGE_SIZE, SIGNAL_NAMES, sessionsQuery, type SessionRow, type SessionsAnswer, type SessionsSearch } from './query';
+import { PAGE_SIZE, SIGNAL_NAMES, exportSessions, sessionsQuery, type SessionRow, type SessionsAnswer, type SessionsSearch } from './query';
 import { Cost, formatDuration, formatInt, formatTime } from '../../ui/format';
 import { PrOutcomeChips } from '../../ui/pr';
 
@@ -32,7 +32,7 @@ export function SessionsPage() {
   return (
     <>
       <h1>Sessions <span className="muted" data-testid="sessions-total">{formatInt(data.total)}</span></h1>
-      <ExportButtons appId={appId} path="/v1/sessions/export" label="Export these sessions:" testId="sessions-export" query={Object.fromEntries(Object.entries(search).filter(([k]) => k !== 'limit' && k !== 'offset'))} />
+      <ExportButtons download={(format) => exportSessions(appId, search, format)} label="Export these sessions:" testId="sessions-export" />
       <Filters data={data} search={search} setSearch={setSearch} />
       {data.hiddenSessions > 0 && (
         <div className="notice" data-testid="hidden-sessions">

@@ -45,3 +45,9 @@ export const sessionsQuery = (appId: string, search: SessionsSearch) =>
     queryKey: ['sessions', appId, search],
     queryFn: () => unwrap(api.GET('/v1/sessions', { params: { query: { limit: PAGE_SIZE, ...search } }, ...factory(appId) })).then((r) => r.data),
   });
+
+/** The sessions the page lists, every page of them, as a file (the same filters; no limit or offset). */
+export function exportSessions(appId: string, search: SessionsSearch, format: 'csv' | 'json') {
+  const { limit: _limit, offset: _offset, ...filters } = search;
+  return api.GET('/v1/sessions/export', { params: { query: { ...filters, format } }, parseAs: 'blob', ...factory(appId) });
+}

@@ -4,7 +4,7 @@
 // caller holding repositories.write; the API refuses the rest anyway.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ApiError } from '../../api/client';
+import { ApiClientError } from '../../api/client';
 import { ConfirmDialog } from '../../ui/confirm';
 import { formatTime } from '../../ui/format';
 import { installationsQuery, installLink, repositoriesQuery, unbindInstallation, type Installation, type Unbound } from './query';
@@ -26,7 +26,7 @@ function InstallButton({ appId }: { appId: string }) {
     // GitHub sends the browser back to the gateway's setup URL, which binds the installation to this factory.
     onSuccess: (url) => window.location.assign(url),
   });
-  const unavailable = open.error instanceof ApiError && open.error.code === 'repository_tokens_unavailable';
+  const unavailable = open.error instanceof ApiClientError && open.error.code === 'repository_tokens_unavailable';
   return (
     <p>
       <button type="button" onClick={() => open.mutate()} disabled={open.isPending}>Install the App on GitHub…</button>{' '}

@@ -5,7 +5,7 @@
 // fields) and disconnects one behind a confirmation (DELETE /v1/repositories/{owner}/{repo}).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ApiError } from '../../api/client';
+import { ApiClientError } from '../../api/client';
 import { ConfirmDialog } from '../../ui/confirm';
 import { FieldError, FormError, NO_ERRORS, fieldId, fieldProps, formErrorsOf, type FormErrors } from './fields';
 import { connectRepository, disconnectRepository, installationsQuery, repositoriesQuery, type Repository } from './query';
@@ -106,7 +106,7 @@ function RepositoryTable({ appId, canWrite }: { appId: string; canWrite: boolean
   if (repos.isPending) return <p className="muted" role="status">Asking GitHub…</p>;
   if (repos.isError) {
     const err = repos.error;
-    if (err instanceof ApiError && err.code === 'repository_tokens_unavailable') {
+    if (err instanceof ApiClientError && err.code === 'repository_tokens_unavailable') {
       // No App configured, or GitHub refuses its credentials: the API's message says which.
       return <p className="notice" data-testid="repositories-no-app">The gateway cannot reach GitHub as its App: {err.message} See docs/github-app.md.</p>;
     }

@@ -1,7 +1,7 @@
 // A refused form submission, split by field: each detail of the API's error goes under the field its path
 // names, and errors the API reports without a path (a duplicate name, a permission the creator lacks) go to
 // the field they concern by their code. Anything else is an error of the whole form.
-import { ApiError } from '../../api/client';
+import { ApiClientError } from '../../api/client';
 
 export interface FormErrors {
   /** field path → the API's message for it */
@@ -22,7 +22,7 @@ function sentence(s: string): string {
  * `byCode` names the field of path-less error codes.
  */
 export function formErrorsOf(err: unknown, fields: readonly string[], byCode: Readonly<Record<string, string>> = {}): FormErrors {
-  if (!(err instanceof ApiError)) return { fields: {}, form: err instanceof Error ? err.message : String(err) };
+  if (!(err instanceof ApiClientError)) return { fields: {}, form: err instanceof Error ? err.message : String(err) };
   const out: Record<string, string> = {};
   const unplaced: string[] = [];
   for (const d of err.details) {

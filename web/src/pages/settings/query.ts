@@ -1,7 +1,7 @@
 // Reads and writes of the settings page: the factory (GET/PATCH /v1/apps/{appId}), its API keys, its
 // connected repositories and the GitHub App installations bound to it. What the caller may do is the organization page's orgQuery (GET /v1/orgs/{org}).
 import { queryOptions } from '@tanstack/react-query';
-import { api, factory, toApiError, unwrap, type paths } from '../../api/client';
+import { api, factory, unwrap, type paths } from '../../api/client';
 
 type CreateKeyBody = paths['/v1/api-keys']['post']['requestBody']['content']['application/json'];
 /** The documented permission set (API.md §3), as the create-key route's schema names it. */
@@ -41,8 +41,7 @@ export async function createKey(appId: string, body: CreateKeyBody): Promise<Cre
 }
 
 export async function revokeKey(appId: string, id: string): Promise<void> {
-  const { error, response } = await api.DELETE('/v1/api-keys/{id}', { params: { path: { id } }, ...factory(appId) });
-  if (!response.ok) throw toApiError(error, response);
+  await api.DELETE('/v1/api-keys/{id}', { params: { path: { id } }, ...factory(appId) });
 }
 
 export async function updateFactory(appId: string, body: UpdateFactoryBody): Promise<Factory> {
@@ -80,6 +79,5 @@ export async function connectRepository(appId: string, body: ConnectBody): Promi
 
 export async function disconnectRepository(appId: string, repository: string): Promise<void> {
   const [owner = '', repo = ''] = repository.split('/');
-  const { error, response } = await api.DELETE('/v1/repositories/{owner}/{repo}', { params: { path: { owner, repo } }, ...factory(appId) });
-  if (!response.ok) throw toApiError(error, response);
+  await api.DELETE('/v1/repositories/{owner}/{repo}', { params: { path: { owner, repo } }, ...factory(appId) });
 }

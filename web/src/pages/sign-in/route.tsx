@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { createRoute, useNavigate } from '@tanstack/react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { rootRoute } from '../root';
-import { ApiError } from '../../api/client';
+import { ApiClientError } from '../../api/client';
 import { currentSessionQuery, signInWithToken } from '../../api/session';
 
 const REASONS = ['used', 'expired', 'invalid', 'signed-out'] as const;
@@ -50,7 +50,7 @@ function SignInPage() {
       qc.setQueryData(currentSessionQuery.queryKey, session);
       await navigate({ to: next ?? '/' });
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Sign-in failed.');
+      setError(err instanceof ApiClientError ? err.message : 'Sign-in failed.');
     } finally {
       setBusy(false);
     }

@@ -1,0 +1,120 @@
+// `attest verify`: the agent's self-check before any pull request exists. It reads this machine's transcripts
+// of the current git branch, the repository's local .attest policy and the branch's commits, and evaluates
+// them with the same module and rows a reviewer will see on the PR. Nothing leaves the machine.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import type { Command } from 'commander';
+import { parseClaudeCodeTranscript, parseCodexRollout } from '../capture/index.js';
+import { evaluate, factsOfDocument, parsePolicy, type Evaluation, type LinkedSession } from '../verify/index.js';
+import { action, printJson } from './output.js';
+import { CliError } from './profile.js';
+import { discover } from './sync.js';
+
+function git(cwd: string, args: string[]): string | undefined {
+  const r = spawnSync('git', ['-C', cwd, ...args], { encoding: 'utf8', timeout: 10_000 });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+/** The ref the branch will merge into: the one given, else the remote's default branch, else main or master. */
+function baseRef(root: string, given: string | undefined): string | undefined {
+  const candidates = given ? [given] : ['origin/HEAD', 'origin/main', 'origin/master', 'main', 'master'];
+  return candidates.find((ref) => git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]) !== undefined);
+}
+
+function lines(text: string | undefined): string[] {
+  return (text ?? '').split('\n').filter((l) => l.trim() !== '');
+}
+
+function policyFiles(root: string): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  for (const name of ['policy.yaml', 'policy.yml']) {
+    const file = path.join(root, '.attest', name);
+    if (fs.existsSync(file)) out.push({ path: `.attest/${name}`, text: fs.readFileSync(file, 'utf8') });
+  }
+  const dir = path.join(root, '.attest', 'validators');
+  if (fs.existsSync(dir)) {
+    for (const name of fs.readdirSync(dir).sort()) {
+      if (/\.ya?ml$/.test(name)) out.push({ path: `.attest/validators/${name}`, text: fs.readFileSync(path.join(dir, name), 'utf8') });
+    }
+  }
+  return out;
+}
+
+/** This machine's sessions that worked on `branch` inside `root`, with their facts (full tier: commands included). */
+function localSessions(root: string, branch: string): LinkedSession[] {
+  const sessions: LinkedSession[] = [];
+  for (const file of discover()) {
+    const text = fs.readFileSync(file.path, 'utf8');
+    // Cheap first look: a transcript that never names the branch did not work on it.
+    if (!text.includes(JSON.stringify(branch))) continue;
+    const opts = { tier: 'full' as const, sourcePath: file.path };
+    const doc = file.kind === 'codex' ? parseCodexRollout(text, opts) : parseClaudeCodeTranscript(text, opts);
+    const cwd = doc.env.cwd;
+    if (doc.env.gitBranch !== branch || !cwd || (cwd !== root && !cwd.startsWith(`${root}/`))) continue;
+    const s: LinkedSession = { traceId: doc.id, sessionId: doc.id, startedAt: doc.startedAt, verification: factsOfDocument(doc) };
+    if (doc.endedAt) s.endedAt = doc.endedAt;
+    sessions.push(s);
+  }
+  return sessions;
+}
+
+const MARK: Record<string, string> = { pass: 'pass', flag: 'FLAG', fail: 'FAIL', error: 'ERROR' };
+
+function printHuman(branch: string, base: string | undefined, count: number, e: Evaluation): void {
+  const w = (s: string) => process.stdout.write(`${s}\n`);
+  if (e.verdict === 'none') {
+    w(`No agent session on this machine worked on branch ${branch}: nothing to verify.`);
+    return;
+  }
+  const flagged = e.verdict === 'review' || e.flagged > 0 ? ` (${e.flagged} flagged)` : '';
+  w(`Verdict: ${e.verdict}${flagged}: ${count} session(s) on branch ${branch}${base ? `, against ${base}` : ''}`);
+  for (const r of e.rows) {
+    const turns = r.refs.length > 0 ? `  [${r.refs.map((x) => `${x.sessionId.slice(0, 8)}#turn-${x.turnIndex}`).join(', ')}]` : '';
+    w(`  ${MARK[r.status]!.padEnd(5)} ${r.level.padEnd(5)} ${r.validator}: ${r.sentence}${turns}`);
+  }
+  if (e.blocked) w('A block-level row did not pass: the Attest evidence check would fail.');
+}
+
+export function registerVerify(program: Command): void {
+  program
+    .command('verify')
+    .description("evaluate this machine's agent sessions of the current git branch as a reviewer will see them (exit 1 when a block-level row fails)")
+    .option('--repo <dir>', 'the repository (default: the current directory)')
+    .option('--base <ref>', 'the branch the pull request will merge into (default: origin/HEAD, origin/main, main, master)')
+    .option('--json', 'print the evaluation as JSON')
+    .action(
+      action(async (flags: { repo?: string; base?: string; json?: boolean }) => {
+        const cwd = path.resolve(flags.repo ?? process.cwd());
+        const root = git(cwd, ['rev-parse', '--show-toplevel']);
+        if (!root) throw new CliError(`${cwd} is not inside a git repository.`);
+        const branch = git(root, ['rev-parse', '--abbrev-ref', 'HEAD']);
+        if (!branch || branch === 'HEAD') throw new CliError('No branch is checked out (detached HEAD): check out the branch to verify.');
+        if (flags.base && !baseRef(root, flags.base)) throw new CliError(`--base ${flags.base} is not a commit in this repository.`);
+        const base = baseRef(root, flags.base);
+        const mergeBase = base ? git(root, ['merge-base', base, 'HEAD']) : undefined;
+        const commits = mergeBase ? lines(git(root, ['rev-list', '--reverse', `${mergeBase}..HEAD`])) : null;
+        const changed = mergeBase
+          ? [...new Set([...lines(git(root, ['diff', '--name-only', `${mergeBase}...HEAD`])), ...lines(git(root, ['diff', '--name-only', 'HEAD']))])].sort()
+          : null;
+        const policy = parsePolicy(policyFiles(root));
+        const sessions = localSessions(fs.realpathSync(root), branch);
+        const evaluation = evaluate({
+          sessions,
+          waiting: false,
+          commits,
+          changedFiles: changed,
+          ci: null,
+          criteria: null,
+          findings: [],
+          history: { typecheck: false, lint: false },
+          emitted: [],
+          artifacts: [],
+          policy,
+        });
+        if (flags.json) printJson({ branch, base: base ?? null, sessions: sessions.length, ...evaluation, policy: { source: 'local', errors: policy.errors } });
+        else printHuman(branch, base, sessions.length, evaluation);
+        if (evaluation.blocked) process.exitCode = 1;
+      }),
+    );
+}
