@@ -139,7 +139,7 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
         id: crypto.randomUUID(), org_id: orgId, app_id: appId, repository, number, url: `https://github.com/${repository}/pull/${number}`,
         title: `PR ${number}`, author: 'bench', head_branch: number <= BRANCHES.length ? BRANCHES[number - 1]! : `topic/${number}`, head_sha: 'a'.repeat(40),
         base_branch: 'main', state: merged ? ('merged' as const) : ('open' as const), merged: merged ? 1 : 0, opened_at: at - DAY_MS,
-        closed_at: merged ? at : null, merged_at: merged ? at : null, source_updated_at: at, updated_at: at,
+        closed_at: merged ? at : null, merged_at: merged ? at : null, source_updated_at: at, updated_at: at, state_source: 'app' as const,
       });
     }
   }

@@ -17,6 +17,7 @@ import { captureSession } from '../capture/facts.js';
 import { claudeImageBlobs, normalizeRepoUrl, isCaptureTier, type AgentSessionV1, type CaptureTier, type ImageBlob } from '../capture/index.js';
 import { ApiClientError, type AttestClient, type SyncBody, type SyncResult } from '../client/index.js';
 import { priceSession } from '../pricing/cost.js';
+import { reportLinkedPullRequests } from './gh.js';
 import { action, printJson, sleep } from './output.js';
 import { CliError, clientFor, readProfile, resolveProfile, stateDir, writePrivateJson } from './profile.js';
 
@@ -445,9 +446,12 @@ async function runSync(flags: SyncFlags): Promise<void> {
   if (empty.length > 0) writePrivateJson(watermarkPath(), watermarks);
   // What the gateway took: the sessions it accepted (every part) and did not reject.
   const rejectedIds = new Set(out.rejected.map((r) => r.id));
-  const took = summarize(prepared.filter((p) => out.accepted.has(p.session.id) && !rejectedIds.has(p.session.id)), tier, files.length, changed.length, [], 0);
+  const tookPrepared = prepared.filter((p) => out.accepted.has(p.session.id) && !rejectedIds.has(p.session.id));
+  const took = summarize(tookPrepared, tier, files.length, changed.length, [], 0);
+  // The state of the PRs these sessions link to, read with gh where it is installed and logged in (silent otherwise).
+  const pullRequestsReported = await reportLinkedPullRequests(client, tookPrepared.map((p) => p.session));
   const sentTotals = { sessions: took.sessions, turns: took.turns, toolCalls: took.toolCalls, tokens: took.tokens, estimatedCostUsd: took.estimatedCostUsd, sessionsNotFullyPriced: took.sessionsNotFullyPriced };
-  const result = { ...summary, sent: out.accepted.size, sentTotals, rejected: out.rejected, rejectedImages: out.rejectedBlobs, requests: out.requests, tenantTier: out.tenantTier ?? null };
+  const result = { ...summary, sent: out.accepted.size, sentTotals, rejected: out.rejected, rejectedImages: out.rejectedBlobs, requests: out.requests, tenantTier: out.tenantTier ?? null, pullRequestsReported };
   if (flags.json) printJson(result);
   else {
     const w = (t: string) => process.stdout.write(t + '\n');
@@ -456,6 +460,7 @@ async function runSync(flags: SyncFlags): Promise<void> {
       w(`  sent: ${took.sessions} session(s), ${took.turns} turns, ${took.toolCalls} tool calls`);
       w(`  tokens: input ${took.tokens.input}, output ${took.tokens.output}, cache read ${took.tokens.cacheRead}, cache creation ${took.tokens.cacheCreation}`);
       w(`  estimated cost: $${took.estimatedCostUsd.toFixed(4)}${took.sessionsNotFullyPriced ? ` (${took.sessionsNotFullyPriced} session(s) with unpriced models not counted)` : ''}`);
+      if (pullRequestsReported > 0) w(`  pull requests: state of ${pullRequestsReported} read with gh and reported`);
       w('  see them with `attest sessions --all-repos` and `attest costs`');
     }
     for (const r of out.rejected) w(`  rejected ${r.id ?? '(no id)'}: ${r.reason}`);

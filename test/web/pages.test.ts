@@ -107,7 +107,7 @@ describeInBrowser('dashboard pages', () => {
     const transcript = page.getByTestId('transcript');
     await until(() => transcript.innerText()).toContain('The rate limiter resets at the wrong boundary — fix it and add a test.');
     expect(await transcript.innerText()).toContain('Found it — the window floor used the request timestamp.');
-    expect(await transcript.locator('.tool.error .status').first().innerText()).toBe('error');
+    expect(await transcript.locator('.tool.error .status').first().innerText()).toBe('failed');
     expect(await transcript.locator('.tool.error').first().innerText()).toContain('String to replace not found in file');
     // Its subagent links back to it.
     const subLink = page.getByTestId('session-links').locator('li a');

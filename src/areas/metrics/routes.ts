@@ -64,6 +64,13 @@ const OverviewTiles = Type.Object({
   modelMix: pairOf(Type.Array(ModelShare)),
 });
 
+// Additive (issue 45): the factory's sessions whatever the window, so an empty window can say where they are.
+const AllTime = Type.Object({
+  sessions: Type.Integer({ description: 'Top-level sessions of the scope (repo when given), every start time.' }),
+  firstStartedAt: Nullable(DateTime),
+  lastStartedAt: Nullable(DateTime),
+}, { description: 'The sessions of the scope whatever the window: how many, the first and the last start (null when none).' });
+
 const Delta = Type.Object({ absolute: Nullable(Type.Number()), relative: Nullable(Type.Number()) });
 
 const BreakdownRow = Type.Object({
@@ -114,7 +121,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
       summary: 'Fleet tiles of a window beside the window of equal length before it', tags: ['metrics'],
       description: 'Each tile is { current, prior }. Session counts and rates are over top-level sessions; cost includes subagent transcripts. Rates are null when their denominator is 0.',
       querystring: Type.Object(WindowQuery, { additionalProperties: false }),
-      response: { 200: Data(Type.Object({ window: Window, priorWindow: Window, tiles: OverviewTiles })) },
+      response: { 200: Data(Type.Object({ window: Window, priorWindow: Window, tiles: OverviewTiles, allTime: AllTime })) },
     },
   }, async (req) => ({ data: await overview(factoryContext(req.ctx), optional(req.query)) }));
 

@@ -6,6 +6,7 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { prSpendOfWindows, type PrSpend } from '../prs/service.js';
 import { EARLIEST_INSTANT_MS, INSTANT_RANGE_MESSAGE, instantInRange } from '../../server/schemas.js';
+import { sessionExtent } from './extent.js';
 import * as rollup from './rollup.js';
 import * as store from './store.js';
 import * as tools from './tools-store.js';
@@ -188,11 +189,12 @@ export async function overview(ctx: FactoryContext, q: ModelsQuery) {
   // The prior window has the current one's length, but never starts before the epoch (nothing is older, and
   // a start in a negative year is no date-time the answer can carry).
   const prior = { from: Math.max(EARLIEST_INSTANT_MS, current.from - (current.to - current.from)), to: current.from };
-  const [now, before] = await tilesOf(ctx, scopeOf(ctx, q.repo), [current, prior]);
+  const scope = scopeOf(ctx, q.repo);
+  const [[now, before], allTime] = await Promise.all([tilesOf(ctx, scope, [current, prior]), sessionExtent(ctx.db, scope)]);
   const tiles = {} as Record<NumericTile, { current: number | null; prior: number | null }> & { modelMix: { current: ModelShareWire[]; prior: ModelShareWire[] } };
   for (const k of NUMERIC_TILES) tiles[k] = { current: now![k], prior: before![k] };
   tiles.modelMix = { current: now!.modelMix, prior: before!.modelMix };
-  return { window: windowWire(current), priorWindow: windowWire(prior), tiles };
+  return { window: windowWire(current), priorWindow: windowWire(prior), tiles, allTime };
 }
 
 export interface CompareQuery {

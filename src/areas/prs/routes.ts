@@ -1,8 +1,10 @@
-// PRs: GET /v1/prs/outcomes (attributed PRs with state and cost), GET /v1/prs/{owner}/{repo}/{number}.
+// PRs: GET /v1/prs/outcomes (attributed PRs with state and cost), GET /v1/prs/{owner}/{repo}/{number}, and
+// POST /v1/prs/reported (PR state the CLI read with gh, on a gateway without the GitHub App).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Limit, Offset, PrNumber } from '../../server/schemas.js';
+import { Data, DateTime, DateTimeQuery, Nullable, Limit, Offset, PrNumber } from '../../server/schemas.js';
 import { csvLine, exportResponse, FORMAT_QUERY, jsonArray, sendDownload, type CsvValue } from '../../server/export.js';
+import { githubAppStatus, reportPullRequests } from './reported.js';
 import { Verdict } from '../../verify/index.js';
 import { outcomesWithVerdicts, parseVerdictFilter, pullRequestWithVerdict } from '../verdict/outcomes.js';
 import { exportPullRequest, type PrEvidenceExport } from './service.js';
@@ -31,13 +33,38 @@ const Outcome = Type.Object({
   lastSessionAt: Nullable(DateTime),
   openedAt: Nullable(DateTime),
   mergedAt: Nullable(DateTime),
+  // Additive (issue 45): who reported state, merge, revert and CI; null while nobody has.
+  stateSource: Nullable(Type.Union([Type.Literal('github_app'), Type.Literal('cli')], {
+    description: 'github_app: the GitHub App\'s webhooks; cli: `gh pr view` at `attest sync`, kept until a webhook speaks for the PR.',
+  })),
   // The verdict (API.md §11): GET /v1/prs/{owner}/{repo}/{number}/verdict has its rows.
   verdict: Verdict,
   flagged: Type.Integer({ minimum: 0 }),
 });
 
+const GithubAppStatus = Type.Union([Type.Literal('connected'), Type.Literal('not_bound'), Type.Literal('not_configured')], {
+  description: 'Whether PR state can come from the GitHub App: connected (configured and bound to this factory), not_bound (configured, no installation bound here), not_configured (no App on this gateway).',
+});
+
+const ReportedPullRequest = Type.Object({
+  repository: Type.String({ minLength: 3, maxLength: 201, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$', description: 'owner/repo on GitHub' }),
+  number: PrNumber(),
+  url: Type.String({ maxLength: 2000, pattern: '^https?://' }),
+  title: Type.String({ maxLength: 1024 }),
+  state: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged')]),
+  author: Nullable(Type.String({ maxLength: 256 })),
+  branch: Type.String({ maxLength: 1024 }),
+  baseBranch: Type.String({ maxLength: 1024 }),
+  headSha: Type.String({ pattern: '^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$' }),
+  openedAt: DateTimeQuery(),
+  updatedAt: DateTimeQuery(),
+  closedAt: Nullable(DateTimeQuery()),
+  mergedAt: Nullable(DateTimeQuery()),
+}, { additionalProperties: false });
+
 const Detail = Type.Object({
   ...Outcome.properties,
+  githubApp: GithubAppStatus,
   baseBranch: Nullable(Type.String()),
   headSha: Nullable(Type.String()),
   author: Nullable(Type.String()),
@@ -89,7 +116,7 @@ export const prsRoutes: AreaRoutes = (app) => {
         verdict: Type.Optional(Type.String({ maxLength: 100, description: 'Comma-separated verdicts to keep: clean, review, unverifiable, waiting, none.' })),
       }, { additionalProperties: false }),
       response: {
-        200: Type.Object({ data: Type.Array(Outcome), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }) }),
+        200: Type.Object({ data: Type.Array(Outcome), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), githubApp: GithubAppStatus }),
       },
     },
   }, async (req) => {
@@ -97,12 +124,28 @@ export const prsRoutes: AreaRoutes = (app) => {
     // Optional with defaults (the validator fills them in); the fallbacks only satisfy the types.
     const limit = req.query.limit ?? 25;
     const offset = req.query.offset ?? 0;
+    const ctx = factoryContext(req.ctx);
     const verdict = parseVerdictFilter(req.query.verdict);
-    const page = await outcomesWithVerdicts(factoryContext(req.ctx), {
-      limit, offset, ...(repo !== undefined ? { repo } : {}), ...(state !== undefined ? { state } : {}), ...(verdict ? { verdict } : {}),
-    });
-    return { data: page.data, pagination: { total: page.total, limit, offset } };
+    const [page, githubApp] = await Promise.all([
+      outcomesWithVerdicts(ctx, {
+        limit, offset, ...(repo !== undefined ? { repo } : {}), ...(state !== undefined ? { state } : {}), ...(verdict ? { verdict } : {}),
+      }),
+      githubAppStatus(ctx),
+    ]);
+    return { data: page.data, pagination: { total: page.total, limit, offset }, githubApp };
   });
+
+  app.post('/v1/prs/reported', {
+    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'sessions.write' } },
+    schema: {
+      summary: 'Pull-request state read by the CLI (gh pr view), for a gateway that hears no GitHub App', tags: ['prs'],
+      description:
+        'Stores each PR\'s state, merge time, head SHA and title as reported by the CLI (`stateSource: "cli"`). A report never replaces what the GitHub App\'s webhook stored ' +
+        'for the same PR, nor a newer report (by `updatedAt`); a webhook always replaces a report. `stored`: reports written; `ignored`: reports left aside for those reasons.',
+      body: Type.Object({ pullRequests: Type.Array(ReportedPullRequest, { minItems: 1, maxItems: 100 }) }, { additionalProperties: false }),
+      response: { 200: Data(Type.Object({ stored: Type.Integer(), ignored: Type.Integer() })) },
+    },
+  }, async (req) => ({ data: await reportPullRequests(factoryContext(req.ctx), req.body.pullRequests) }));
 
   app.get('/v1/prs/:owner/:repo/:number', {
     config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'prs.read' } },
@@ -111,7 +154,11 @@ export const prsRoutes: AreaRoutes = (app) => {
       params: PrParams,
       response: { 200: Data(Detail) },
     },
-  }, async (req) => ({ data: await pullRequestWithVerdict(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number) }));
+  }, async (req) => {
+    const ctx = factoryContext(req.ctx);
+    const [pr, githubApp] = await Promise.all([pullRequestWithVerdict(ctx, req.params.owner, req.params.repo, req.params.number), githubAppStatus(ctx)]);
+    return { data: { ...pr, githubApp } };
+  });
 
   app.get('/v1/prs/:owner/:repo/:number/export', {
     config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'prs.read' }, rateLimit: 'observability-read' },

@@ -141,6 +141,8 @@ export interface PrOutcomeWire {
   lastSessionAt: string | null;
   openedAt: string | null;
   mergedAt: string | null;
+  /** Who reported state, merge, revert and CI: the GitHub App, the CLI at sync, or nobody yet (null). */
+  stateSource: 'github_app' | 'cli' | null;
 }
 
 interface Attributed {
@@ -215,6 +217,7 @@ function toOutcome(a: Attributed, state: PullRequestStateWire | undefined): PrOu
     lastSessionAt: iso(last),
     openedAt: state?.openedAt ?? null,
     mergedAt: state?.mergedAt ?? null,
+    stateSource: state?.stateSource ?? null,
   };
 }
 

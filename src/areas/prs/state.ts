@@ -73,7 +73,9 @@ export function revertTargets(repository: string, title: string, body: string | 
   return out;
 }
 
-export async function applyPullRequest(ctx: RequestContext, factory: FactoryRef, fact: PullRequestFact): Promise<'inserted' | 'updated' | 'stale'> {
+export async function applyPullRequest(
+  ctx: RequestContext, factory: FactoryRef, fact: PullRequestFact, source: store.PullRequestStateSource = 'app',
+): Promise<'inserted' | 'updated' | 'stale'> {
   const repository = normalizeRepository(fact.repository);
   const now = ctx.clock.now();
   const outcome = await store.upsertPullRequest(ctx.db, {
@@ -96,6 +98,7 @@ export async function applyPullRequest(ctx: RequestContext, factory: FactoryRef,
     merged_at: fact.mergedAt,
     source_updated_at: fact.updatedAt,
     updated_at: now,
+    state_source: source,
   });
   if (outcome !== 'stale' && fact.merged) {
     const refs = revertTargets(repository, fact.title, fact.body).map((t) => ({
@@ -158,6 +161,8 @@ export interface PullRequestStateWire {
   openedAt: string;
   closedAt: string | null;
   mergedAt: string | null;
+  /** Who reported this state: the GitHub App (`github_app`) or the CLI at sync (`cli`). */
+  stateSource: 'github_app' | 'cli';
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -190,6 +195,7 @@ export async function describePullRequests(ctx: RequestContext, appId: string, r
       openedAt: new Date(r.opened_at).toISOString(),
       closedAt: iso(r.closed_at),
       mergedAt: iso(r.merged_at),
+      stateSource: r.state_source === 'cli' ? 'cli' : 'github_app',
     });
   }
   return out;

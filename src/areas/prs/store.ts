@@ -27,7 +27,11 @@ export interface PullRequestsTable {
   merged_at: number | null;
   source_updated_at: number;
   updated_at: number;
+  /** Who reported the state: the GitHub App's webhooks (`app`) or the CLI's `gh pr view` (`cli`, migration 0029). */
+  state_source: PullRequestStateSource;
 }
+
+export type PullRequestStateSource = 'app' | 'cli';
 
 export interface PrRevertRefsTable {
   id: string;
@@ -73,7 +77,9 @@ export function findPullRequest(db: Db, appId: string, repository: string, numbe
 
 /**
  * Insert or update a pull request. An update applies only when the event is at least as new as what is
- * stored (GitHub's updated_at), so a redelivered older event never rolls the state back.
+ * stored (GitHub's updated_at), so a redelivered older event never rolls the state back. Which source wins
+ * (docs/github-app.md): a webhook (`app`) replaces a state the CLI reported, however new; a CLI report
+ * replaces only an older CLI report, never a webhook's.
  */
 export async function upsertPullRequest(db: Db, row: PullRequestsTable): Promise<'inserted' | 'updated' | 'stale'> {
   const existing = await findPullRequest(db, row.app_id, row.repository, row.number);
@@ -82,14 +88,16 @@ export async function upsertPullRequest(db: Db, row: PullRequestsTable): Promise
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return 'inserted';
   }
   const { id: _id, org_id: _org, app_id: _app, repository: _repo, number: _n, ...changes } = row;
-  const updated = await db
+  let update = db
     .updateTable('pull_requests')
     .set(changes)
     .where('app_id', '=', row.app_id)
     .where('repository', '=', row.repository)
-    .where('number', '=', row.number)
-    .where('source_updated_at', '<=', row.source_updated_at)
-    .executeTakeFirst();
+    .where('number', '=', row.number);
+  update = row.state_source === 'app'
+    ? update.where((eb) => eb.or([eb('source_updated_at', '<=', row.source_updated_at), eb('state_source', '=', 'cli')]))
+    : update.where('source_updated_at', '<=', row.source_updated_at).where('state_source', '=', 'cli');
+  const updated = await update.executeTakeFirst();
   return Number(updated.numUpdatedRows) > 0 ? 'updated' : 'stale';
 }
 

@@ -2,6 +2,7 @@
 // parts, compression for storage, and the summary the list reads. No SQL, no HTTP.
 import zlib from 'node:zlib';
 import { priceSession, type SessionCost } from '../../pricing/cost.js';
+import { sessionTitle } from './title.js';
 
 /** The fields of AgentSession v1 the gateway reads. The schema allows more; they are kept as sent. */
 export interface AgentSessionV1 {
@@ -209,7 +210,7 @@ export function summarize(doc: AgentSessionV1): SessionSummary {
     branch: doc.env.gitBranch ?? '',
     project: repo ? lastSegment(repo) : lastSegment(doc.env.cwd ?? ''),
     commitSha: doc.env.commitSha ?? null,
-    title: doc.title ?? null,
+    title: sessionTitle(doc),
     captureTier: doc.captureTier,
     startedAt,
     endedAt,

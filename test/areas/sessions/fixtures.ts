@@ -67,3 +67,12 @@ export function titledSession(s: TitledSessionSpec): Doc {
     delete d.outcome;
   });
 }
+
+/**
+ * The title the list shows for a titledSession: the one it was sent with, else the one derived at ingest
+ * (issue 45: its first user turn has no text, so its agent, branch and turn count, the human turn included).
+ */
+export function listedTitle(s: TitledSessionSpec): string {
+  if (s.title !== undefined && s.title.trim() !== '') return s.title;
+  return `${s.agentType ?? 'claude-code'} on ${s.branch ?? 'main'} · ${(s.turns ?? 1) + 1} turns`;
+}

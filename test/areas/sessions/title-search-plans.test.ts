@@ -4,7 +4,7 @@
 // expectation is computed from the seeded titles, and the order from the same list without q.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
-import { titledSession, type Doc, type TitledSessionSpec } from './fixtures.js';
+import { listedTitle, titledSession, type Doc, type TitledSessionSpec } from './fixtures.js';
 
 let gw: TestGateway;
 let a: Tenant;
@@ -42,7 +42,7 @@ const SESSIONS: Spec[] = Array.from({ length: 160 }, (_, i) => {
     toolError: i % 3 === 0,
   };
 });
-const titleOf = new Map(SESSIONS.map((s) => [s.id, s.title ?? '']));
+const titleOf = new Map(SESSIONS.map((s) => [s.id, listedTitle(s)]));
 
 /** The list's rule: a case-insensitive substring of the title (ASCII case; see WORDS). */
 const holds = (id: string, q: string) => (titleOf.get(id) ?? '').toLowerCase().includes(q.toLowerCase());

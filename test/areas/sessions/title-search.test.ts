@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
-import { titledSession, type Doc, type TitledSessionSpec } from './fixtures.js';
+import { listedTitle, titledSession, type Doc, type TitledSessionSpec } from './fixtures.js';
 
 let gw: TestGateway;
 let a: Tenant;
@@ -26,7 +26,7 @@ const SESSIONS: Spec[] = [
   { id: 'empty', title: '', startedAt: '2026-10-08T10:00:00.000Z' },
 ];
 
-const titleOf = new Map(SESSIONS.map((s) => [s.id, s.title ?? '']));
+const titleOf = new Map(SESSIONS.map((s) => [s.id, listedTitle(s)]));
 
 async function sync(t: Tenant, sessions: Doc[]): Promise<void> {
   const r = await gw.call('POST', '/v1/agents/sync', { token: t.loginToken, appId: t.appId, body: { schemaVersion: 1, sessions } });

@@ -1,12 +1,13 @@
 // `/f/$appId`: the factory home. Tiles of the window with their change against the prior window (or two
 // windows side by side in compare mode), the daily trend, the model mix and ranked breakdowns.
-import { createRoute, useNavigate } from '@tanstack/react-router';
+import { createRoute, redirect, useNavigate } from '@tanstack/react-router';
 import { useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiClientError } from '../../api/client';
 import { factoryRoute } from '../factory/route';
 import { formatInt, formatUsd } from '../../ui/format';
 import { TrendChart } from './TrendChart';
+import { EmptyWindowHint, windowHolding } from './first-look';
 import {
   breakdownQuery, compareQuery, DIMENSIONS, overviewQuery, parseOverviewSearch, priorOf, trendsQuery, windowOf,
   type Dimension, type OverviewSearch,
@@ -17,11 +18,16 @@ export const overviewRoute = createRoute({
   path: '/',
   validateSearch: parseOverviewSearch,
   loaderDeps: ({ search }) => search,
-  loader: ({ context, params, deps }) => {
+  loader: async ({ context, params, deps }) => {
     const w = windowOf(deps);
-    return deps.compare
-      ? context.queryClient.ensureQueryData(compareQuery(params.appId, deps.aFrom && deps.aTo ? { from: deps.aFrom, to: deps.aTo } : priorOf(w), w))
-      : context.queryClient.ensureQueryData(overviewQuery(params.appId, w));
+    if (deps.compare) return context.queryClient.ensureQueryData(compareQuery(params.appId, deps.aFrom && deps.aTo ? { from: deps.aFrom, to: deps.aTo } : priorOf(w), w));
+    const data = await context.queryClient.ensureQueryData(overviewQuery(params.appId, w));
+    // No window chosen (a first visit): when the default one holds nothing but the factory has sessions, open
+    // on the window that holds them, named in the URL like any other.
+    const chosen = deps.days !== undefined || (deps.from !== undefined && deps.to !== undefined);
+    const holding = !chosen && data.tiles.sessions.current === 0 ? windowHolding(data.allTime) : null;
+    if (holding) throw redirect({ to: '/f/$appId', params: { appId: params.appId }, search: holding, replace: true });
+    return data;
   },
   component: OverviewPage,
 });
@@ -131,7 +137,7 @@ function OverviewPage() {
         </label>
       </div>
       <p className="muted" data-testid="window">{w.from} to {w.to} (UTC, both days included)</p>
-      {search.compare ? <CompareTiles appId={appId} search={search} w={w} /> : <Tiles appId={appId} w={w} />}
+      {search.compare ? <CompareTiles appId={appId} search={search} w={w} /> : <Tiles appId={appId} w={w} onShow={set} />}
       <h2>Cost and sessions per day</h2>
       <Trend appId={appId} w={w} />
       <h2>Breakdowns</h2>
@@ -142,12 +148,13 @@ function OverviewPage() {
   );
 }
 
-function Tiles({ appId, w }: { appId: string; w: { from: string; to: string } }) {
+function Tiles({ appId, w, onShow }: { appId: string; w: { from: string; to: string }; onShow: (next: OverviewSearch) => void }) {
   const { data } = useSuspenseQuery(overviewQuery(appId, w));
   const tiles = data.tiles as unknown as Record<string, { current: number | null; prior: number | null }>;
   const prior = `${data.priorWindow.from.slice(0, 10)} – ${new Date(Date.parse(data.priorWindow.to) - 1).toISOString().slice(0, 10)}`;
   return (
     <>
+      {data.tiles.sessions.current === 0 && <EmptyWindowHint all={data.allTime} onShow={onShow} />}
       <div className="tiles" data-testid="tiles">
         {TILES.map((t) => <Tile key={t.key} t={t} now={tiles[t.key]?.current} before={tiles[t.key]?.prior} priorLabel={prior} />)}
       </div>

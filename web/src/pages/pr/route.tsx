@@ -8,6 +8,8 @@ import { Cost, formatInt, formatTime } from '../../ui/format';
 import { ArtifactView } from '../../ui/artifact';
 import { Tri } from '../../ui/pr';
 import { ErrorView, Loading } from '../../ui/states';
+import { sessionTitleText } from '../../ui/session-title';
+import { GithubAppNotice, StateSource } from '../../ui/github-app-notice';
 
 export const prRoute = createRoute({
   getParentRoute: () => factoryRoute,
@@ -24,9 +26,10 @@ function PrPage() {
     <>
       <p className="muted"><Link to="/f/$appId/prs" params={{ appId }}>Pull requests</Link> /</p>
       <h1 data-testid="pr-title">{pr.repository}#{pr.number}{pr.title ? `: ${pr.title}` : ''}</h1>
+      <GithubAppNotice appId={appId} status={pr.githubApp} />
       <ExportButtons download={(format) => exportPr(appId, owner, repo, Number(number), format)} label="Export evidence:" testId="pr-export" />
       <dl className="facts">
-        <div><dt>State</dt><dd><span className="chip">{pr.state}</span></dd></div>
+        <div><dt>State</dt><dd><span className="chip">{pr.state}</span> <StateSource source={pr.stateSource} /></dd></div>
         <div><dt>Merged</dt><dd><Tri value={pr.merged} yes={`merged ${pr.mergedAt ? formatTime(pr.mergedAt) : ''}`} no="not merged" /></dd></div>
         <div><dt>Reverted</dt><dd>{pr.reverted ? <span className="chip bad">reverted{pr.revertedBy ? ` by #${pr.revertedBy}` : ''}</span> : <Tri value={pr.reverted} yes="reverted" no="kept" />}</dd></div>
         <div><dt>CI</dt><dd><span className={`chip ${pr.ci === 'green' ? 'ok' : pr.ci === 'red' ? 'bad' : ''}`}>{pr.ci}</span></dd></div>
@@ -43,7 +46,7 @@ function PrPage() {
           <tbody>
             {pr.sessionList.map((s) => (
               <tr key={s.traceId}>
-                <td><Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: s.traceId }}>{s.title || s.sessionId}</Link></td>
+                <td><Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: s.traceId }}>{sessionTitleText(s.title)}</Link></td>
                 <td>{s.agentType}</td>
                 <td>{formatTime(s.startedAt)}</td>
                 <td>{s.linkedBy.join(', ')}</td>

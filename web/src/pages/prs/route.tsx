@@ -7,6 +7,7 @@ import { factoryRoute } from '../factory/route';
 import { PRS_PAGE, parsePrsSearch, prsQuery, type PrsSearch } from './query';
 import { Cost, formatInt, formatTime } from '../../ui/format';
 import { PrLink, Tri } from '../../ui/pr';
+import { GithubAppNotice, StateSource } from '../../ui/github-app-notice';
 
 export const prsRoute = createRoute({
   getParentRoute: () => factoryRoute,
@@ -43,7 +44,7 @@ function PrsPage() {
         </>
       ),
     }),
-    col.accessor('state', { header: 'State', cell: (c) => <span className="chip">{c.getValue()}</span> }),
+    col.accessor('state', { header: 'State', cell: (c) => <><span className="chip">{c.getValue()}</span> <StateSource source={c.row.original.stateSource} /></> }),
     col.accessor('merged', { header: 'Merged', cell: (c) => <Tri value={c.getValue()} yes="merged" no="not merged" /> }),
     col.accessor('reverted', { header: 'Reverted', cell: (c) => (c.getValue() === true ? <span className="chip bad">reverted</span> : <Tri value={c.getValue()} yes="reverted" no="kept" />) }),
     col.accessor('ciGreen', { header: 'CI', cell: (c) => (c.getValue() === false ? <span className="chip bad">red</span> : <Tri value={c.getValue()} yes="green" no="red" />) }),
@@ -56,6 +57,7 @@ function PrsPage() {
   return (
     <>
       <h1>Pull requests <span className="muted" data-testid="prs-total">{formatInt(total)}</span></h1>
+      <GithubAppNotice appId={appId} status={data.githubApp} />
       <div className="filters">
         <label>
           State

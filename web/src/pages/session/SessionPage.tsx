@@ -1,4 +1,4 @@
-import { Suspense, lazy, useEffect, useRef, useState } from 'react';
+import { Suspense, lazy, useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -8,6 +8,9 @@ import { asTurns, sessionQuery, type SessionDetail, type ToolCall, type Turn, ty
 import { Cost, formatDuration, formatInt, formatTime, formatUsd } from '../../ui/format';
 import { PrOutcomeChips } from '../../ui/pr';
 import { Loading } from '../../ui/states';
+import { ErrorControls, isFailed, useErrorKeys, useErrorNav } from './error-nav';
+import { ToolSummary } from './tool-summary';
+import { sessionTitleText } from '../../ui/session-title';
 
 const Timeline = lazy(() => import('./Timeline'));
 
@@ -20,7 +23,7 @@ export function SessionPage() {
   return (
     <>
       <p className="muted"><Link to="/f/$appId/sessions" params={{ appId }}>Sessions</Link> /</p>
-      <h1 data-testid="session-title">{s.title || s.sessionId}</h1>
+      <h1 data-testid="session-title">{sessionTitleText(s.title)}</h1>
       <Facts s={s} />
       <Tokens s={s} />
       <Family appId={appId} s={s} />
@@ -123,7 +126,7 @@ function Family({ appId, s }: { appId: string; s: SessionDetail }) {
           <ul>
             {s.subagents.map((sub) => (
               <li key={sub.traceId}>
-                <Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: sub.traceId }}>{sub.title || sub.subagentId || sub.sessionId}</Link>{' '}
+                <Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: sub.traceId }}>{sessionTitleText(sub.title)}</Link>{' '}
                 <span className="muted">{sub.agentType} · {formatTime(sub.startedAt)} · </span>
                 <Cost usd={sub.costUsd} status={sub.costStatus} />
               </li>
@@ -138,24 +141,37 @@ function Family({ appId, s }: { appId: string; s: SessionDetail }) {
 /** The transcript, virtualized: only the turns in view are in the DOM, so 1,000+ turns scroll smoothly. */
 function Transcript({ appId, turns, tier }: { appId: string; turns: Turn[]; tier: string }) {
   const parent = useRef<HTMLDivElement>(null);
-  const v = useVirtualizer({ count: turns.length, getScrollElement: () => parent.current, estimateSize: () => 96, overscan: 6 });
+  const nav = useErrorNav(turns);
+  const shown = nav.shown;
+  const v = useVirtualizer({ count: shown.length, getScrollElement: () => parent.current, estimateSize: () => 96, overscan: 6 });
+  const { go } = nav;
+  const move = useCallback((step: 1 | -1) => {
+    const at = go(step);
+    if (at !== null) v.scrollToIndex(at, { align: 'start' });
+  }, [go, v]);
+  useErrorKeys(move);
   if (turns.length === 0) return <p className="empty">This session has no turns{tier === 'metrics' ? ' (captured at the metrics tier: counts only, no transcript)' : ''}.</p>;
+  const currentTurn = nav.current === -1 ? null : nav.errors[nav.current]!;
   return (
-    <div ref={parent} className="transcript" data-testid="transcript">
-      <div style={{ height: v.getTotalSize(), position: 'relative', width: '100%' }}>
-        {v.getVirtualItems().map((item) => (
-          <div key={item.key} data-index={item.index} ref={v.measureElement} style={{ position: 'absolute', top: 0, left: 0, width: '100%', transform: `translateY(${item.start}px)` }}>
-            <TurnView appId={appId} turn={turns[item.index]!} />
-          </div>
-        ))}
+    <>
+      <ErrorControls nav={nav} total={turns.length} move={move} />
+      <div ref={parent} className="transcript" data-testid="transcript">
+        <div style={{ height: v.getTotalSize(), position: 'relative', width: '100%' }}>
+          {v.getVirtualItems().map((item) => (
+            <div key={item.key} data-index={item.index} ref={v.measureElement} style={{ position: 'absolute', top: 0, left: 0, width: '100%', transform: `translateY(${item.start}px)` }}>
+              <TurnView appId={appId} turn={shown[item.index]!} failedOnly={nav.failedOnly} current={item.index === currentTurn} />
+            </div>
+          ))}
+        </div>
       </div>
-    </div>
+    </>
   );
 }
 
-function TurnView({ appId, turn }: { appId: string; turn: Turn }) {
+function TurnView({ appId, turn, failedOnly, current }: { appId: string; turn: Turn; failedOnly: boolean; current: boolean }) {
+  const calls = failedOnly ? turn.toolCalls.filter((c) => isFailed(c.status)) : turn.toolCalls;
   return (
-    <article className={`turn ${turn.role}`} data-turn={turn.index} data-role={turn.role}>
+    <article className={`turn ${turn.role}${current ? ' current-error' : ''}`} data-turn={turn.index} data-role={turn.role} data-current-error={current || undefined}>
       {/* No per-turn cost: the document's own turn cost is the sender's estimate; the gateway prices
           sessions itself (the facts and the tokens table above), and two different numbers would mislead. */}
       <header>
@@ -166,15 +182,15 @@ function TurnView({ appId, turn }: { appId: string; turn: Turn }) {
         {turn.durationMs !== undefined && <span>{formatDuration(turn.durationMs)}</span>}
         {turn.usage && <span>{formatInt(turn.usage.in)} in · {formatInt(turn.usage.out)} out · {formatInt(turn.usage.cacheRead)} cache read · {formatInt(turn.usage.cacheCreate)} cache write</span>}
       </header>
-      {turn.thinking && <div className="thinking">{turn.thinking}</div>}
-      {turn.text ? <div className="text">{turn.text}</div> : turn.text === undefined && turn.toolCalls.length === 0 && !turn.images?.length ? <div className="muted">(text not captured)</div> : null}
-      {turn.images?.map((img) => <BlobImage key={img.sha256} appId={appId} image={img} />)}
-      {turn.toolCalls.map((c, i) => <ToolCallView key={i} call={c} />)}
+      {!failedOnly && turn.thinking && <div className="thinking">{turn.thinking}</div>}
+      {failedOnly ? null : turn.text ? <div className="text">{turn.text}</div> : turn.text === undefined && turn.toolCalls.length === 0 && !turn.images?.length ? <div className="muted">(text not captured)</div> : null}
+      {!failedOnly && turn.images?.map((img) => <BlobImage key={img.sha256} appId={appId} image={img} />)}
+      {calls.map((c, i) => <ToolCallView key={i} call={c} />)}
     </article>
   );
 }
 
-const STATUS_TEXT: Record<string, string> = { ok: 'ok', error: 'error', rejected: 'denied' };
+const STATUS_TEXT: Record<string, string> = { ok: 'ok', error: 'failed', rejected: 'denied' };
 
 function preview(v: unknown): string {
   const s = typeof v === 'string' ? v : JSON.stringify(v, null, 2);
@@ -185,8 +201,7 @@ function ToolCallView({ call }: { call: ToolCall }) {
   const detail = call.input !== undefined || call.output !== undefined;
   const line = (
     <>
-      <span className="status" data-status={call.status}>{STATUS_TEXT[call.status] ?? call.status}</span> {call.name}
-      {call.file && <> {call.file}</>}
+      <span className="status" data-status={call.status}>{STATUS_TEXT[call.status] ?? call.status}</span> {call.name} <ToolSummary call={call} />
       {call.durationMs !== undefined && <span className="muted"> · {formatDuration(call.durationMs)}</span>}
       {call.errorSignature && <span className="error-text"> · {call.errorSignature}</span>}
     </>

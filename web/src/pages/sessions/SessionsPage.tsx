@@ -7,6 +7,7 @@ import { ExportButtons } from '../../ui/download';
 import { PAGE_SIZE, SIGNAL_NAMES, exportSessions, sessionsQuery, type SessionRow, type SessionsAnswer, type SessionsSearch } from './query';
 import { Cost, formatDuration, formatInt, formatTime } from '../../ui/format';
 import { PrOutcomeChips } from '../../ui/pr';
+import { sessionTitleText } from '../../ui/session-title';
 
 type SortKey = NonNullable<SessionsSearch['sort']>;
 const col = createColumnHelper<SessionRow>();
@@ -154,7 +155,7 @@ function SessionTable({ appId, rows, search, setSearch }: { appId: string; rows:
         header: 'Session',
         cell: (c) => (
           <>
-            <Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: c.row.original.traceId }}>{c.getValue() || c.row.original.sessionId}</Link>
+            <Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: c.row.original.traceId }}>{sessionTitleText(c.getValue())}</Link>
             {c.row.original.isSubagent && <span className="chip">subagent</span>}
             <div className="muted">{c.row.original.repo}{c.row.original.branch ? ` · ${c.row.original.branch}` : ''}</div>
           </>
