@@ -30,6 +30,7 @@ import { agentsRoutes } from './agents/routes.js';
 import { sessionsRoutes } from './sessions/routes.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { verdictRoutes } from './verdict/routes.js';
 
 export interface Area {
   name: string;
@@ -55,6 +56,7 @@ export const AREAS: readonly Area[] = [
   { name: 'context', routes: contextRoutes },
   { name: 'webhooks', routes: webhooksRoutes },
   { name: 'prs', routes: prsRoutes },
+  { name: 'verdict', routes: verdictRoutes },
   { name: 'metrics', routes: metricsRoutes },
   { name: 'artifacts', routes: artifactsRoutes },
   { name: 'results', routes: resultsRoutes },

@@ -50,6 +50,11 @@ export class InstallationClient {
     }
   }
 
+  /** One call of another module's GitHub route (github-verdict.ts) with this token and its renewal rule. */
+  request<T>(fn: (octokit: Octokit) => Promise<T>): Promise<T> {
+    return this.call(() => fn(this.octokit));
+  }
+
   get pullRequestWrite(): boolean {
     return this.current.permissions.pull_requests === 'write';
   }

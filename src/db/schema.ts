@@ -38,6 +38,8 @@ export interface AppsTable {
   runner_updates_version: string | null;
   /** The living PR comment (0015): 'off' (default) or 'on'. */
   pr_comment: string;
+  /** The `Attest evidence` check run on each PR's head commit (0028): 'off' (default) or 'on'. */
+  pr_check: string;
   created_at: number;
   created_by: string;
   updated_at: number;

@@ -61,7 +61,7 @@ export async function bootstrap(db: Db, pepper: string, clock: Clock, config: Co
         .insertInto('apps')
         .values({
           id: appId, org_id: orgId, name: 'default', display_name: 'Default factory', runner_updates_mode: 'follow',
-          runner_updates_version: null, pr_comment: 'off', created_at: now, created_by: userId, updated_at: now, updated_by: userId, deleted_at: null,
+          runner_updates_version: null, pr_comment: 'off', pr_check: 'off', created_at: now, created_by: userId, updated_at: now, updated_by: userId, deleted_at: null,
         })
         .execute();
       const admin = await mintCredential(tx, pepper, now, { kind: 'admin_token', name: 'bootstrap', ...(config.adminToken ? { plaintext: config.adminToken } : {}) });

@@ -11,6 +11,8 @@ import { createTenant } from '../helpers/gateway.js';
 import { startGatewayWithGitHub, type GatewayWithGitHub } from './setup.js';
 import { githubOpenApi } from './templates.js';
 import { bindInstallation } from './setup.js';
+import { ingest, sessionDoc } from '../areas/metrics/sessions.js';
+import { deliver, pullRequestDelivery } from '../areas/webhooks/github.js';
 
 /** The GitHub routes the gateway calls (API.md §7); a new call must be added here and to the double. */
 const ROUTES_THE_GATEWAY_CALLS = [
@@ -30,6 +32,12 @@ const ROUTES_THE_GATEWAY_CALLS = [
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
   'DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}',
+  // The verdict (issue 39): the PR's commits and files, the policy at the base commit, the check run.
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/commits',
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/files',
+  'GET /repos/{owner}/{repo}/contents/{path}',
+  'POST /repos/{owner}/{repo}/check-runs',
+  'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}',
 ];
 
 type Node = unknown;
@@ -98,11 +106,12 @@ describe('the GitHub double answers as GitHub does', () => {
     ajv.addSchema(toJsonSchema({ components: doc.components, paths: doc.paths }) as object, 'gh');
 
     // Exercise every route the gateway calls, with success and refusal answers.
-    env = await startGatewayWithGitHub();
+    const secret = crypto.randomBytes(16).toString('hex');
+    env = await startGatewayWithGitHub({ GITHUB_WEBHOOK_SECRET: secret });
     const { gw, github } = env;
     const t = await createTenant(gw);
     const as = { token: t.factoryKey, appId: t.appId };
-    const inst = github.addInstallation('acme', { ...github.appPermissions, administration: 'read' });
+    const inst = github.addInstallation('acme', { ...github.appPermissions, administration: 'read', checks: 'write' });
     github.addRepository('acme/api', { installation: inst });
     github.repo('acme/api').protection.set('main', { requiredReviews: true });
     await bindInstallation(gw, t.appId, inst.id);
@@ -148,6 +157,32 @@ describe('the GitHub double answers as GitHub does', () => {
     gw.clock.advance(60_000);
     expect((await gw.app.attest.jobs.runDueJobs()).posted).toBe(1);
     expect(github.commentsOn('acme/api', 1).map((c) => c.user)).toEqual(['attest-test-app[bot]', 'alice']);
+
+    // The verdict: the PR's head and base commits from its webhook; the policy file and the validators'
+    // folder at the base (a file, a listing, a 404), then the check run created and, on a change, updated.
+    const pull = github.pulls.find((p) => p.number === 1)!;
+    pull.files = [{ filename: 'src/a.ts', status: 'modified' }];
+    const base = github.headOf('acme/api', 'main');
+    github.putFiles('acme/api', base, { '.attest/policy.yaml': 'validators:\n  ci-green: block\n', '.attest/validators/e2e.yaml': 'name: e2e\nrequire:\n  emitted: [e2e]\n' });
+    const payload = pullRequestDelivery({ repository: 'acme/api', number: 1, title: 'One', head: 'feature/one', headSha: pull.headSha, updatedAt: '2030-01-01T00:00:00Z', installationId: inst.id });
+    ((payload.pull_request as Record<string, unknown>).base as Record<string, unknown>).sha = base;
+    expect((await deliver({ gw, github, installation: inst, secret, close: async () => undefined }, 'pull_request', payload)).status).toBeLessThan(300);
+    expect((await gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as, body: { pr_check: 'on' } })).status).toBe(200);
+    const sessionDocument = sessionDoc({ repo: 'acme/api', branch: 'feature/one', prNumber: 1, startedAt: '2026-11-01T11:00:00Z', turns: [{ model: 'claude-sonnet-4-5', in: 10, out: 1 }] });
+    await ingest(gw, as, [sessionDocument]);
+    gw.clock.advance(60_000);
+    await gw.app.attest.jobs.runDueJobs();
+    expect(github.checkRunsOn('acme/api', pull.headSha)).toHaveLength(1);
+    // The custom validator's result arrives: its row passes, so the check run is updated in place.
+    const emitted = await gw.call('POST', '/v1/emitted-results', { ...as, body: { schemaVersion: 1, emit: { clientEmitId: 'e2e-1', name: 'e2e', result: 'pass', link: 'https://ci.example/1', emittedAt: '2026-11-01T12:01:00Z', prNumber: 1, repository: 'acme/api' } } });
+    expect(emitted.status, emitted.text).toBe(201);
+    gw.clock.advance(60_000);
+    await gw.app.attest.jobs.runDueJobs();
+    expect(github.countCalls('PATCH', '/repos/{owner}/{repo}/check-runs/{check_run_id}')).toBe(1);
+    // GitHub's 404 for a path that is not at the commit, read as "no such file".
+    await gw.app.attest.db.deleteFrom('verdict_policies').execute();
+    github.repo('acme/api').contents.get(base)!.delete('.attest/policy.yaml');
+    expect((await gw.call('GET', '/v1/prs/acme/api/1/verdict', as)).status).toBe(200);
   });
   afterAll(async () => {
     await env?.close();

@@ -23,6 +23,8 @@ export interface DoubleRepository {
   nextNumber: number;
   /** Any installation token can read a public repository; writing needs the installation to include it. */
   visibility: 'public' | 'private';
+  /** Commit sha → path → text: the files GET .../contents/{path}?ref=<sha> reads. */
+  contents: Map<string, Map<string, string>>;
 }
 
 export interface DoubleInstallation {
@@ -47,6 +49,24 @@ export interface DoublePull {
   user: string;
   createdAt: string;
   updatedAt: string;
+  /** The files the pull request changes, as GET .../pulls/{n}/files lists them. */
+  files: Array<{ filename: string; status: 'added' | 'modified' | 'removed' | 'renamed' }>;
+}
+
+export interface DoubleCheckRun {
+  repo: string;
+  id: number;
+  name: string;
+  headSha: string;
+  status: string;
+  conclusion: string | null;
+  title: string | null;
+  summary: string | null;
+  text: string | null;
+  detailsUrl: string | null;
+  externalId: string | null;
+  startedAt: string;
+  completedAt: string | null;
 }
 
 export interface DoubleComment {
@@ -129,6 +149,7 @@ export class GitHubDouble {
   readonly repositories = new Map<string, DoubleRepository>();
   readonly pulls: DoublePull[] = [];
   readonly comments: DoubleComment[] = [];
+  readonly checkRuns: DoubleCheckRun[] = [];
   readonly faults: Fault[] = [];
   readonly calls: RecordedCall[] = [];
   private readonly tokens = new Map<string, TokenGrant>();
@@ -136,6 +157,7 @@ export class GitHubDouble {
   private nextRepoId = 1_296_269;
   private nextPullId = 1_000;
   private nextCommentId = 2_000_000_001;
+  private nextCheckRunId = 4_000_000_001;
   /** Milliseconds an installation token lives (GitHub: one hour). */
   tokenLifetimeMs = 60 * 60_000;
   url = '';
@@ -182,7 +204,7 @@ export class GitHubDouble {
     const repo: DoubleRepository = {
       owner, name, id: this.nextRepoId++, defaultBranch,
       branches: new Map([[defaultBranch, Array.from({ length: opts.baseCommits ?? 3 }, sha)]]),
-      rules: new Map(), protection: new Map(), nextNumber: 1, visibility: opts.visibility ?? 'private',
+      rules: new Map(), protection: new Map(), nextNumber: 1, visibility: opts.visibility ?? 'private', contents: new Map(),
     };
     this.repositories.set(fullName.toLowerCase(), repo);
     opts.installation?.repositories.add(fullName.toLowerCase());
@@ -196,6 +218,26 @@ export class GitHubDouble {
     const shas = [...base, ...Array.from({ length: commits }, sha)];
     repo.branches.set(branch, shas);
     return shas[shas.length - 1]!;
+  }
+
+  /** Put files (path → text) at a commit of the repository, as GET .../contents reads them there. */
+  putFiles(fullName: string, commitSha: string, files: Record<string, string>): void {
+    const repo = this.repo(fullName);
+    const tree = repo.contents.get(commitSha) ?? new Map<string, string>();
+    for (const [path, text] of Object.entries(files)) tree.set(path, text);
+    repo.contents.set(commitSha, tree);
+  }
+
+  /** The head sha of a branch. */
+  headOf(fullName: string, branch: string): string {
+    const shas = this.repo(fullName).branches.get(branch);
+    if (!shas?.length) throw new Error(`double has no branch ${branch} in ${fullName}`);
+    return shas[shas.length - 1]!;
+  }
+
+  /** The check runs on a commit of the repository, oldest first. */
+  checkRunsOn(fullName: string, headSha: string): DoubleCheckRun[] {
+    return this.checkRuns.filter((c) => c.repo === fullName.toLowerCase() && c.headSha === headSha);
   }
 
   /** A pull request opened by someone else (a person), as GitHub would hold it. */
@@ -475,9 +517,41 @@ export class GitHubDouble {
           return new HttpAnswer(200, this.commentBody(repo, comment));
         }
       }
+      if (rest[0] === 'check-runs') {
+        const grant = this.requireToken(req, call);
+        const repo = this.visibleRepo(grant, owner, name, 'write');
+        if (method === 'POST' && rest.length === 1) {
+          at('/repos/{owner}/{repo}/check-runs');
+          if (grant.permissions.checks !== 'write') return forbiddenByIntegration();
+          return this.createCheckRun(repo, body);
+        }
+        if (method === 'PATCH' && rest.length === 2 && /^\d+$/.test(rest[1]!)) {
+          at('/repos/{owner}/{repo}/check-runs/{check_run_id}');
+          if (grant.permissions.checks !== 'write') return forbiddenByIntegration();
+          const run = this.checkRuns.find((c) => c.repo === this.key(repo) && c.id === Number(rest[1]));
+          if (!run) return notFound();
+          return this.updateCheckRun(repo, run, body);
+        }
+      }
+      if (method === 'GET' && rest[0] === 'contents' && rest.length >= 2) {
+        at('/repos/{owner}/{repo}/contents/{path}');
+        const grant = this.requireToken(req, call);
+        const repo = this.visibleRepo(grant, owner, name);
+        const readable = grant.permissions.contents === 'read' || grant.permissions.contents === 'write';
+        if (!readable && repo.visibility !== 'public') return forbiddenByIntegration();
+        return this.contents(repo, rest.slice(1).join('/'), query.get('ref'));
+      }
       if (rest[0] === 'pulls') {
         const grant = this.requireToken(req, call);
         const repo = this.visibleRepo(grant, owner, name, method === 'GET' ? 'read' : 'write');
+        if (method === 'GET' && rest.length === 3 && /^\d+$/.test(rest[1]!) && (rest[2] === 'commits' || rest[2] === 'files')) {
+          at(`/repos/{owner}/{repo}/pulls/{pull_number}/${rest[2]}`);
+          const readable = grant.permissions.pull_requests === 'read' || grant.permissions.pull_requests === 'write';
+          if (!readable && repo.visibility !== 'public') return forbiddenByIntegration();
+          const pull = this.pulls.find((p) => p.repo === this.key(repo) && p.number === Number(rest[1]));
+          if (!pull) return notFound();
+          return rest[2] === 'commits' ? this.pullCommits(repo, pull, query) : this.pullFiles(repo, pull, query);
+        }
         if (method === 'GET' && rest.length === 1) {
           at('/repos/{owner}/{repo}/pulls');
           return this.listPulls(repo, query);
@@ -637,7 +711,7 @@ export class GitHubDouble {
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     const pull: DoublePull = {
       repo: this.key(repo), number: repo.nextNumber++, id: this.nextPullId++, state: 'open', title: input.title, body: input.body,
-      head: input.head, headSha: shas[shas.length - 1]!, base: input.base, user: input.user, createdAt: now, updatedAt: now,
+      head: input.head, headSha: shas[shas.length - 1]!, base: input.base, user: input.user, createdAt: now, updatedAt: now, files: [],
     };
     this.pulls.push(pull);
     return pull;
@@ -700,6 +774,150 @@ export class GitHubDouble {
     const base = `${this.url}/repos/${repo.owner}/${repo.name}/issues/${number}/comments?per_page=${perPage}`;
     if (page < pages) headers.link = `<${base}&page=${page + 1}>; rel="next", <${base}&page=${pages}>; rel="last"`;
     return new HttpAnswer(200, all.slice((page - 1) * perPage, page * perPage).map((c) => this.commentBody(repo, c)), headers);
+  }
+
+  /** One page of a list (GitHub's per_page and page, with a Link header to the next and last pages). */
+  private page<T>(all: readonly T[], query: URLSearchParams, base: string): { items: T[]; headers: Record<string, string> } {
+    const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30)));
+    const page = Math.max(1, Number(query.get('page') ?? 1));
+    const pages = Math.ceil(all.length / perPage);
+    const headers: Record<string, string> = {};
+    if (page < pages) headers.link = `<${base}?per_page=${perPage}&page=${page + 1}>; rel="next", <${base}?per_page=${perPage}&page=${pages}>; rel="last"`;
+    return { items: all.slice((page - 1) * perPage, page * perPage), headers };
+  }
+
+  /** The pull request's commits: those of its head branch that its base lacks, oldest first (GitHub caps at 250). */
+  private pullCommits(repo: DoubleRepository, pull: DoublePull, query: URLSearchParams): HttpAnswer {
+    const inBase = new Set(repo.branches.get(pull.base) ?? []);
+    const shas = (repo.branches.get(pull.head) ?? []).filter((s) => !inBase.has(s)).slice(0, 250);
+    const template = this.retarget(example<Json[]>('commit-items')[0]!, repo);
+    const api = `${this.url}/repos/${repo.owner}/${repo.name}`;
+    const { items, headers } = this.page(shas, query, `${api}/pulls/${pull.number}/commits`);
+    return new HttpAnswer(200, items.map((s) => ({
+      ...template, sha: s, url: `${api}/commits/${s}`, html_url: `${this.webUrl}/${repo.owner}/${repo.name}/commit/${s}`,
+      node_id: Buffer.from(`Commit${s}`).toString('base64'), comments_url: `${api}/commits/${s}/comments`,
+    })), headers);
+  }
+
+  private pullFiles(repo: DoubleRepository, pull: DoublePull, query: URLSearchParams): HttpAnswer {
+    const template = this.retarget(example<Json[]>('diff-entry-items')[0]!, repo);
+    const { items, headers } = this.page(pull.files, query, `${this.url}/repos/${repo.owner}/${repo.name}/pulls/${pull.number}/files`);
+    return new HttpAnswer(200, items.map((f) => ({
+      ...template, sha: crypto.createHash('sha1').update(f.filename).digest('hex'), filename: f.filename, status: f.status,
+      blob_url: `${this.webUrl}/${repo.owner}/${repo.name}/blob/${pull.headSha}/${f.filename}`,
+      raw_url: `${this.webUrl}/${repo.owner}/${repo.name}/raw/${pull.headSha}/${f.filename}`,
+      contents_url: `${this.url}/repos/${repo.owner}/${repo.name}/contents/${f.filename}?ref=${pull.headSha}`,
+    })), headers);
+  }
+
+  /** A file (base64, as GitHub encodes it) or a directory's entries, at a commit sha or a branch's head. */
+  private contents(repo: DoubleRepository, path: string, ref: string | null): HttpAnswer {
+    const branch = repo.branches.get(ref ?? repo.defaultBranch);
+    const commit = branch ? branch[branch.length - 1]! : ref!;
+    const tree = repo.contents.get(commit);
+    if (!tree && !branch && !/^[0-9a-f]{40}$/.test(commit)) {
+      return new HttpAnswer(404, { message: `No commit found for the ref ${ref}`, documentation_url: `${DOCS}/repos/contents`, status: '404' });
+    }
+    const api = `${this.url}/repos/${repo.owner}/${repo.name}`;
+    const web = `${this.webUrl}/${repo.owner}/${repo.name}`;
+    const entry = (p: string, text: string | null) => {
+      const blob = crypto.createHash('sha1').update(text ?? p).digest('hex');
+      const self = `${api}/contents/${p}?ref=${commit}`;
+      const html = `${web}/${text === null ? 'tree' : 'blob'}/${commit}/${p}`;
+      const git = `${api}/git/${text === null ? 'trees' : 'blobs'}/${blob}`;
+      return {
+        type: text === null ? 'dir' : 'file', size: text === null ? 0 : Buffer.byteLength(text), name: p.split('/').pop()!, path: p, sha: blob,
+        url: self, git_url: git, html_url: html, download_url: text === null ? null : `${web}/raw/${commit}/${p}`,
+        _links: { self, git, html },
+      };
+    };
+    const text = tree?.get(path);
+    if (text !== undefined) {
+      return new HttpAnswer(200, { ...entry(path, text), encoding: 'base64', content: Buffer.from(text).toString('base64').replace(/(.{60})/g, '$1\n') });
+    }
+    const prefix = `${path.replace(/\/+$/, '')}/`;
+    const names = new Map<string, string | null>();
+    for (const [p, t] of tree ?? []) {
+      if (!p.startsWith(prefix)) continue;
+      const rest = p.slice(prefix.length);
+      const slash = rest.indexOf('/');
+      if (slash < 0) names.set(p, t);
+      else names.set(prefix + rest.slice(0, slash), null);
+    }
+    if (names.size === 0) return notFound();
+    return new HttpAnswer(200, [...names].sort(([a], [b]) => a.localeCompare(b)).map(([p, t]) => entry(p, t)));
+  }
+
+  private checkRunBody(repo: DoubleRepository, run: DoubleCheckRun): Json {
+    const body = this.retarget(example('check-run'), repo);
+    const api = `${this.url}/repos/${repo.owner}/${repo.name}`;
+    return {
+      ...body,
+      id: run.id, node_id: Buffer.from(`CheckRun${run.id}`).toString('base64'), head_sha: run.headSha, external_id: run.externalId ?? '',
+      url: `${api}/check-runs/${run.id}`, html_url: `${this.webUrl}/${repo.owner}/${repo.name}/runs/${run.id}`, details_url: run.detailsUrl,
+      status: run.status, conclusion: run.conclusion, started_at: run.startedAt, completed_at: run.completedAt, name: run.name,
+      output: { title: run.title, summary: run.summary, text: run.text, annotations_count: 0, annotations_url: `${api}/check-runs/${run.id}/annotations` },
+      app: { ...(body.app as Json), id: this.appId, slug: this.slug, name: 'Attest test App' },
+      pull_requests: this.pulls.filter((p) => p.repo === this.key(repo) && p.headSha === run.headSha).map((p) => ({
+        url: `${api}/pulls/${p.number}`, id: p.id, number: p.number,
+        head: { ref: p.head, sha: p.headSha, repo: { id: repo.id, url: api, name: repo.name } },
+        base: { ref: p.base, sha: this.headOf(this.key(repo), p.base), repo: { id: repo.id, url: api, name: repo.name } },
+      })),
+    };
+  }
+
+  /** GitHub's rules for a check run's fields: a conclusion only with status completed (which then needs one). */
+  private applyCheckRun(run: DoubleCheckRun, body: Json): HttpAnswer | null {
+    const statuses = ['queued', 'in_progress', 'completed'];
+    const conclusions = ['action_required', 'cancelled', 'failure', 'neutral', 'success', 'skipped', 'stale', 'timed_out'];
+    if (body.status !== undefined && !statuses.includes(String(body.status))) return validationFailed([{ resource: 'CheckRun', field: 'status', code: 'invalid' }]);
+    if (body.conclusion !== undefined && !conclusions.includes(String(body.conclusion))) return validationFailed([{ resource: 'CheckRun', field: 'conclusion', code: 'invalid' }]);
+    const status = typeof body.conclusion === 'string' ? 'completed' : typeof body.status === 'string' ? body.status : run.status;
+    if (status === 'completed' && typeof body.conclusion !== 'string' && run.conclusion === null) {
+      return validationFailed([{ resource: 'CheckRun', field: 'conclusion', code: 'missing_field' }]);
+    }
+    const output = (body.output ?? null) as Json | null;
+    if (output && (typeof output.title !== 'string' || typeof output.summary !== 'string')) {
+      return validationFailed([{ resource: 'CheckRun', field: 'output', code: 'missing_field' }]);
+    }
+    if (output && String(output.summary).length > 65_535) return validationFailed([{ resource: 'CheckRun', field: 'output.summary', code: 'custom', message: 'summary is too long (maximum is 65535 characters)' }]);
+    if (output && typeof output.text === 'string' && output.text.length > 65_535) return validationFailed([{ resource: 'CheckRun', field: 'output.text', code: 'custom', message: 'text is too long (maximum is 65535 characters)' }]);
+    run.status = status;
+    if (typeof body.conclusion === 'string') run.conclusion = body.conclusion;
+    if (status === 'completed' && run.completedAt === null) run.completedAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    if (output) {
+      run.title = String(output.title);
+      run.summary = String(output.summary);
+      run.text = typeof output.text === 'string' ? output.text : null;
+    }
+    if (typeof body.details_url === 'string') run.detailsUrl = body.details_url;
+    if (typeof body.external_id === 'string') run.externalId = body.external_id;
+    if (typeof body.name === 'string' && body.name !== '') run.name = body.name;
+    return null;
+  }
+
+  private createCheckRun(repo: DoubleRepository, body: Json): HttpAnswer {
+    if (typeof body.name !== 'string' || body.name === '') return validationFailed([{ resource: 'CheckRun', field: 'name', code: 'missing_field' }]);
+    if (typeof body.head_sha !== 'string' || !/^[0-9a-f]{40}$/.test(body.head_sha)) return validationFailed([{ resource: 'CheckRun', field: 'head_sha', code: 'invalid' }]);
+    if (![...repo.branches.values()].some((shas) => shas.includes(body.head_sha as string))) {
+      return new HttpAnswer(422, { message: 'No commit found for SHA: ' + body.head_sha, documentation_url: `${DOCS}/checks/runs#create-a-check-run`, status: '422' });
+    }
+    const run: DoubleCheckRun = {
+      repo: this.key(repo), id: this.nextCheckRunId++, name: body.name, headSha: body.head_sha, status: 'queued', conclusion: null, title: null,
+      summary: null, text: null, detailsUrl: null, externalId: null, startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), completedAt: null,
+    };
+    const refused = this.applyCheckRun(run, body);
+    if (refused) return refused;
+    this.checkRuns.push(run);
+    return new HttpAnswer(201, this.checkRunBody(repo, run));
+  }
+
+  private updateCheckRun(repo: DoubleRepository, run: DoubleCheckRun, body: Json): HttpAnswer {
+    const copy = { ...run };
+    const refused = this.applyCheckRun(copy, body);
+    if (refused) return refused;
+    Object.assign(run, copy);
+    return new HttpAnswer(200, this.checkRunBody(repo, run));
   }
 
   private listPulls(repo: DoubleRepository, query: URLSearchParams): HttpAnswer {

@@ -6,7 +6,7 @@ import { apiError } from '../../server/errors.js';
 import { actorOfCaller, prepareSessions, storeSessions } from '../sessions/ingest.js';
 import { durableWriter, type DurableWriter } from '../../db/group-commit.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
-import { prCommentModeOf } from '../apps/service.js';
+import { prCheckModeOf, prCommentModeOf } from '../apps/service.js';
 import { schedulePrComments } from '../pr-comments/outbox.js';
 import { pullRequestsOfSessions } from '../prs/service.js';
 import { checkSession } from './validate.js';
@@ -118,7 +118,8 @@ export async function sync(ctx: FactoryContext, body: SyncBody, writer: DurableW
   }
 
   // The living comment of every pull request these sessions link to (named, or worked on its branch).
-  if (accepted.length > 0 && (await prCommentModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on') await schedulePrComments(ctx, ctx.appId, await pullRequestsOfSessions(ctx, accepted.map((s) => s.id)));
+  const prJobs = accepted.length > 0 && ((await prCommentModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on' || (await prCheckModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on');
+  if (prJobs) await schedulePrComments(ctx, ctx.appId, await pullRequestsOfSessions(ctx, accepted.map((s) => s.id)));
 
   return {
     accepted: accepted.map((s) => s.id),

@@ -27,6 +27,16 @@ export const AppSchema = Type.Object({
     number: Type.Integer(),
     at: DateTime,
   }, { description: 'The latest pull request whose comment could not be posted, until a later run posts it; null when none.' })),
+  pr_check: Type.Union([Type.Literal('off'), Type.Literal('on')], {
+    description: 'on: the GitHub App keeps a check run named `Attest evidence` on the head commit of each pull request of a connected repository (success when clean, neutral for review, failure when a block-level row fails; docs/github-app.md). Default off.',
+  }),
+  pr_check_problem: Nullable(Type.Object({
+    code: Type.String({ description: 'missing_permission (checks write), repository_not_connected, repository_not_in_installation, repository_tokens_unavailable, github_unavailable (gave up after retries), ...' }),
+    message: Type.String(),
+    repository: Type.String(),
+    number: Type.Integer(),
+    at: DateTime,
+  }, { description: 'The latest pull request whose check run could not be written, until a later run writes it; null when none.' })),
 });
 
 const DisplayName = Type.String({ minLength: 1, maxLength: 200 });
@@ -76,7 +86,7 @@ export const appsRoutes: AreaRoutes = (app) => {
     config: { guard: factoryGuard('apps.write', 'appId') },
     schema: {
       summary: 'Rename a factory, change how its runners update, or turn the living PR comment on or off', tags: ['apps'],
-      description: '`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version). `pr_comment` off (default) or on: the evidence comment the GitHub App keeps on each pull request.',
+      description: '`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version). `pr_comment` off (default) or on: the evidence comment the GitHub App keeps on each pull request. `pr_check` off (default) or on: the `Attest evidence` check run on each pull request\'s head commit.',
       params: AppParams,
       body: Type.Object({
         name: Type.Optional(Slug),
@@ -86,6 +96,7 @@ export const appsRoutes: AreaRoutes = (app) => {
           version: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
         }, { additionalProperties: false })),
         pr_comment: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
+        pr_check: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
       }, { additionalProperties: false, minProperties: 1 }),
       response: { 200: Data(AppSchema) },
     },

@@ -9,6 +9,7 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../../server/audit.js';
 import { latestProblems, type PrCommentProblem } from '../pr-comments/outbox.js';
+import { latestCheckProblems } from '../verdict/check-problems.js';
 import * as store from './store.js';
 import { VERSION } from '../../version.js';
 
@@ -35,9 +36,13 @@ export interface AppWire {
   pr_comment: PrCommentMode;
   /** The latest PR comment that could not be posted (missing permission, repository not connected, ...), until one posts. */
   pr_comment_problem: PrCommentProblem | null;
+  /** The `Attest evidence` check run: on = the GitHub App keeps one on each pull request's head commit. */
+  pr_check: PrCommentMode;
+  /** The latest check run that could not be written (missing checks write, ...), until one is written. */
+  pr_check_problem: PrCommentProblem | null;
 }
 
-export function appToWire(row: store.AppRow, problem: PrCommentProblem | null = null): AppWire {
+export function appToWire(row: store.AppRow, problem: PrCommentProblem | null = null, checkProblem: PrCommentProblem | null = null): AppWire {
   return {
     id: row.id,
     tenant_id: row.org_id,
@@ -54,6 +59,8 @@ export function appToWire(row: store.AppRow, problem: PrCommentProblem | null = 
         : { mode: 'follow', version: RECOMMENDED_RUNNER_VERSION },
     pr_comment: row.pr_comment === 'on' ? 'on' : 'off',
     pr_comment_problem: problem,
+    pr_check: row.pr_check === 'on' ? 'on' : 'off',
+    pr_check_problem: checkProblem,
   };
 }
 
@@ -67,7 +74,7 @@ export async function createApp(db: Db, clock: Clock, principal: Principal | nul
   const by = changedBy(principal);
   const row: store.AppRow = {
     id: crypto.randomUUID(), org_id: orgId, name: input.name.toLowerCase(), display_name: input.displayName ?? input.name,
-    runner_updates_mode: 'follow', runner_updates_version: null, pr_comment: 'off', created_at: now, created_by: by, updated_at: now, updated_by: by, deleted_at: null,
+    runner_updates_mode: 'follow', runner_updates_version: null, pr_comment: 'off', pr_check: 'off', created_at: now, created_by: by, updated_at: now, updated_by: by, deleted_at: null,
   };
   try {
     await store.insertApp(db, row);
@@ -109,12 +116,20 @@ export async function listApps(ctx: FactoryContext, q: ListAppsQuery = {}): Prom
   if (q.name !== undefined) rows = rows.filter((r) => r.name === q.name);
   const offset = q.offset ?? 0;
   rows = rows.slice(offset, q.limit === undefined ? undefined : offset + q.limit);
-  const problems = await latestProblems(ctx.db, rows.map((r) => r.id));
-  return rows.map((r) => appToWire(r, problems.get(r.id) ?? null));
+  const ids = rows.map((r) => r.id);
+  const [problems, checkProblems] = await Promise.all([latestProblems(ctx.db, ids), latestCheckProblems(ctx.db, ids)]);
+  return rows.map((r) => appToWire(r, problems.get(r.id) ?? null, checkProblems.get(r.id) ?? null));
 }
 
 async function wireWithProblem(ctx: FactoryContext, row: store.AppRow): Promise<AppWire> {
-  return appToWire(row, (await latestProblems(ctx.db, [row.id])).get(row.id) ?? null);
+  const [problems, checkProblems] = await Promise.all([latestProblems(ctx.db, [row.id]), latestCheckProblems(ctx.db, [row.id])]);
+  return appToWire(row, problems.get(row.id) ?? null, checkProblems.get(row.id) ?? null);
+}
+
+/** The factory's `pr_check` setting, read when the PR job runs (off for a deleted factory). */
+export async function prCheckModeOf(db: Db, orgId: string, appId: string): Promise<PrCommentMode> {
+  const row = await store.findLiveApp(db, orgId, appId);
+  return row?.pr_check === 'on' ? 'on' : 'off';
 }
 
 /** The factory's `pr_comment` setting, read when the comment worker runs (off for a deleted factory). */
@@ -141,6 +156,7 @@ export interface UpdateAppInput {
   display_name?: string;
   runner_updates?: RunnerUpdatesInput;
   pr_comment?: PrCommentMode;
+  pr_check?: PrCommentMode;
 }
 
 function invalidBody(path: string, message: string) {
@@ -168,6 +184,7 @@ export async function updateApp(ctx: FactoryContext, appId: string, input: Updat
   if (input.display_name !== undefined) patch.display_name = input.display_name;
   if (input.runner_updates !== undefined) Object.assign(patch, runnerUpdatesColumns(input.runner_updates));
   if (input.pr_comment !== undefined) patch.pr_comment = input.pr_comment;
+  if (input.pr_check !== undefined) patch.pr_check = input.pr_check;
   try {
     await store.updateApp(ctx.db, ctx.orgId, before.id, patch);
   } catch (err) {
@@ -176,7 +193,7 @@ export async function updateApp(ctx: FactoryContext, appId: string, input: Updat
   }
   const after: store.AppRow = { ...before, ...patch };
   const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const field of ['name', 'display_name', 'runner_updates_mode', 'runner_updates_version', 'pr_comment'] as const) {
+  for (const field of ['name', 'display_name', 'runner_updates_mode', 'runner_updates_version', 'pr_comment', 'pr_check'] as const) {
     if (before[field] !== after[field]) changes[field] = { from: before[field], to: after[field] };
   }
   await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'app.updated', actor: ctx.principal, targetType: 'app', targetId: before.id, targetIdentifier: after.name, details: { changes } });

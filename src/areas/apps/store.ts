@@ -20,7 +20,7 @@ export function listLiveApps(db: Db, orgId: string) {
   return db.selectFrom('apps').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null).orderBy('name').orderBy('id').execute();
 }
 
-export type AppPatch = Partial<Pick<AppRow, 'name' | 'display_name' | 'runner_updates_mode' | 'runner_updates_version' | 'pr_comment'>> & Pick<AppRow, 'updated_at' | 'updated_by'>;
+export type AppPatch = Partial<Pick<AppRow, 'name' | 'display_name' | 'runner_updates_mode' | 'runner_updates_version' | 'pr_comment' | 'pr_check'>> & Pick<AppRow, 'updated_at' | 'updated_by'>;
 
 export function updateApp(db: Db, orgId: string, appId: string, patch: AppPatch) {
   return db.updateTable('apps').set(patch).where('org_id', '=', orgId).where('id', '=', appId).where('deleted_at', 'is', null).executeTakeFirst();

@@ -22,6 +22,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'get_trends', path: '/v1/metrics/trends', description: 'Daily points of a window (GET /v1/metrics/trends).' },
   { name: 'get_pr_outcomes', path: '/v1/prs/outcomes', description: 'Pull-request outcomes attributed to agent sessions (GET /v1/prs/outcomes).' },
   { name: 'get_pr', path: '/v1/prs/{owner}/{repo}/{number}', description: 'One pull request with its state, checks and sessions (GET /v1/prs/{owner}/{repo}/{number}).' },
+  { name: 'get_pr_verdict', path: '/v1/prs/{owner}/{repo}/{number}/verdict', description: 'The verdict of a pull request (clean, review, unverifiable, waiting, none) with its rows and the turns that prove them (GET /v1/prs/{owner}/{repo}/{number}/verdict).' },
   { name: 'list_context_changes', path: '/v1/context/changes', description: 'History of the synced context tree (GET /v1/context/changes).' },
   { name: 'get_context_source', path: '/v1/context/source', description: 'A context file at a synced commit (GET /v1/context/source).' },
   { name: 'list_work_items', path: '/v1/work-items', description: 'Work items of the factory: the live ones, or with `withdrawn: true` the withdrawn ones instead (GET /v1/work-items).' },

@@ -25,6 +25,14 @@ export interface PrCommentJobsTable {
   last_error_code: string | null;
   last_error_message: string | null;
   last_error_at: number | null;
+  /** The `Attest evidence` check run this job keeps (0028): on which head commit, what it last said, its problem. */
+  check_run_id: number | null;
+  check_head_sha: string | null;
+  check_sha256: string | null;
+  check_url: string | null;
+  check_error_code: string | null;
+  check_error_message: string | null;
+  check_error_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -56,7 +64,7 @@ export async function requestRun(db: Db, id: string, appId: string, repository: 
     insert into pr_comment_jobs (id, org_id, app_id, repository, number, requested, done, pending_since, due_at, attempts, created_at, updated_at)
     select cast(${id} as text), org_id, id, cast(${repository} as text), cast(${number} as integer), 1, 0, cast(${now} as bigint), cast(${due} as bigint),
       0, cast(${now} as bigint), cast(${now} as bigint)
-    from apps where id = ${appId} and pr_comment = 'on' and deleted_at is null
+    from apps where id = ${appId} and (pr_comment = 'on' or pr_check = 'on') and deleted_at is null
     on conflict (app_id, repository, number) do update set
       requested = pr_comment_jobs.requested + 1,
       pending_since = ${since},

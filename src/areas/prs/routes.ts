@@ -5,7 +5,9 @@ import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, DateTimeQuery, Nullable, Limit, Offset, PrNumber } from '../../server/schemas.js';
 import { csvLine, exportResponse, FORMAT_QUERY, jsonArray, sendDownload, type CsvValue } from '../../server/export.js';
 import { githubAppStatus, reportPullRequests } from './reported.js';
-import { exportPullRequest, getPullRequest, listOutcomes, type PrEvidenceExport } from './service.js';
+import { Verdict } from '../../verify/index.js';
+import { outcomesWithVerdicts, parseVerdictFilter, pullRequestWithVerdict } from '../verdict/outcomes.js';
+import { exportPullRequest, type PrEvidenceExport } from './service.js';
 
 const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
 const CostStatus = Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]);
@@ -35,6 +37,9 @@ const Outcome = Type.Object({
   stateSource: Nullable(Type.Union([Type.Literal('github_app'), Type.Literal('cli')], {
     description: 'github_app: the GitHub App\'s webhooks; cli: `gh pr view` at `attest sync`, kept until a webhook speaks for the PR.',
   })),
+  // The verdict (API.md §11): GET /v1/prs/{owner}/{repo}/{number}/verdict has its rows.
+  verdict: Verdict,
+  flagged: Type.Integer({ minimum: 0 }),
 });
 
 const GithubAppStatus = Type.Union([Type.Literal('connected'), Type.Literal('not_bound'), Type.Literal('not_configured')], {
@@ -108,6 +113,7 @@ export const prsRoutes: AreaRoutes = (app) => {
         offset: Type.Optional(Offset({ default: 0 })),
         repo: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
         state: Type.Optional(State),
+        verdict: Type.Optional(Type.String({ maxLength: 100, description: 'Comma-separated verdicts to keep: clean, review, unverifiable, waiting, none.' })),
       }, { additionalProperties: false }),
       response: {
         200: Type.Object({ data: Type.Array(Outcome), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), githubApp: GithubAppStatus }),
@@ -119,8 +125,11 @@ export const prsRoutes: AreaRoutes = (app) => {
     const limit = req.query.limit ?? 25;
     const offset = req.query.offset ?? 0;
     const ctx = factoryContext(req.ctx);
+    const verdict = parseVerdictFilter(req.query.verdict);
     const [page, githubApp] = await Promise.all([
-      listOutcomes(ctx, { limit, offset, ...(repo !== undefined ? { repo } : {}), ...(state !== undefined ? { state } : {}) }),
+      outcomesWithVerdicts(ctx, {
+        limit, offset, ...(repo !== undefined ? { repo } : {}), ...(state !== undefined ? { state } : {}), ...(verdict ? { verdict } : {}),
+      }),
       githubAppStatus(ctx),
     ]);
     return { data: page.data, pagination: { total: page.total, limit, offset }, githubApp };
@@ -147,7 +156,7 @@ export const prsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => {
     const ctx = factoryContext(req.ctx);
-    const [pr, githubApp] = await Promise.all([getPullRequest(ctx, req.params.owner, req.params.repo, req.params.number), githubAppStatus(ctx)]);
+    const [pr, githubApp] = await Promise.all([pullRequestWithVerdict(ctx, req.params.owner, req.params.repo, req.params.number), githubAppStatus(ctx)]);
     return { data: { ...pr, githubApp } };
   });
 

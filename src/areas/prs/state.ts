@@ -21,6 +21,8 @@ export interface PullRequestFact {
   headBranch: string;
   headSha: string;
   baseBranch: string;
+  /** The base commit GitHub reports (the verdict reads the repository's policy there); absent from older facts. */
+  baseSha?: string | null;
   open: boolean;
   merged: boolean;
   createdAt: number;
@@ -85,6 +87,7 @@ export async function applyPullRequest(
     head_branch: fact.headBranch,
     head_sha: fact.headSha.toLowerCase(),
     base_branch: fact.baseBranch,
+    base_sha: fact.baseSha?.toLowerCase() ?? null,
     state: fact.merged ? 'merged' : fact.open ? 'open' : 'closed',
     merged: fact.merged ? 1 : 0,
     opened_at: fact.createdAt,

@@ -18,6 +18,8 @@ export interface PullRequestsTable {
   head_branch: string;
   head_sha: string;
   base_branch: string;
+  /** 0028: the base commit of the latest webhook (null before). */
+  base_sha: string | null;
   state: PullRequestState;
   merged: number;
   opened_at: number;

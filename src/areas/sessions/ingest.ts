@@ -12,6 +12,7 @@ import {
 } from './document.js';
 import type { Signal } from './list-store.js';
 import * as store from './store.js';
+import { storeSessionFacts } from '../verdict/ingest.js';
 
 export interface SessionActor {
   actorId: string;
@@ -289,6 +290,8 @@ async function writeAll(
   })), replaced);
   // The PRs each session names, as rows, for the metrics' PR spend tiles (joined in SQL).
   await recordSessionPrRefs(db, ctx.appId, written.map((w) => w.row), replaced);
+  // The verification facts the verdict reads (issue 39).
+  await storeSessionFacts(db, ctx.appId, written.map((w) => ({ id: w.row.id, doc: w.doc })), now, ctx.log);
   await store.putDocuments(db, written.map((w) => {
     // A document stored exactly as it came was compressed before the transaction; a merged one is compressed here.
     const encoded = prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc);

@@ -5,6 +5,7 @@ import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data } from '../../server/schemas.js';
 import { type CsvColumn, csvLines, exportResponse, jsonArray, sendDownload } from '../../server/export.js';
 import { getSession } from './detail.js';
+import { verificationOfSession } from '../verdict/session.js';
 import { exportSessions, listSessions } from './list.js';
 import { ExportQuery, ListQuery, SessionDetail, SessionList, type SessionWire } from './schema.js';
 
@@ -88,5 +89,10 @@ export const sessionsRoutes: AreaRoutes = (app) => {
       params: Type.Object({ traceId: Type.String({ minLength: 1, maxLength: 200, description: "The trace id, or the session's own sessionId (the id its agent wrote) within the factory." }) }),
       response: { 200: Data(SessionDetail) },
     },
-  }, async (req) => ({ data: await getSession(factoryContext(req.ctx), req.params.traceId) }));
+  }, async (req) => {
+    const ctx = factoryContext(req.ctx);
+    const session = await getSession(ctx, req.params.traceId);
+    const verification = await verificationOfSession(ctx, session, () => session);
+    return { data: verification === undefined ? session : { ...session, verification } };
+  });
 };

@@ -4,6 +4,7 @@
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, Limit, Offset, DateTimeQuery } from '../../server/schemas.js';
 import { FORMAT_QUERY } from '../../server/export.js';
+import { SessionVerification } from '../../verify/index.js';
 
 export const SORT_KEYS = ['startedAt', 'cost', 'errors', 'turns', 'steering', 'toolErrorRate'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -96,6 +97,8 @@ export const SessionDetail = Type.Object({
     startedAt: DateTime, costUsd: Type.Number(),
     costStatus: Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]),
   }), { description: 'this session\'s subagent sessions (up to 200, oldest first)' }),
+  // What the session provably did (API.md §11); absent at the metrics tier; `runs[].command` only at the full tier.
+  verification: Type.Optional(SessionVerification),
 });
 
 const Filter = (max: number) => Type.Optional(Type.String({ maxLength: max }));

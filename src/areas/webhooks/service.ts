@@ -83,6 +83,7 @@ function pullRequestFact(repository: string, pr: Json): PullRequestFact {
     headBranch: str(head.ref) ?? '',
     headSha: str(head.sha) ?? '',
     baseBranch: str(base.ref) ?? '',
+    baseSha: str(base.sha),
     open: pr.state === 'open',
     merged,
     createdAt,

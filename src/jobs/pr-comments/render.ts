@@ -1,44 +1,16 @@
 // The body of the living PR comment: Markdown, at most 65,536 characters, every user-provided text
 // escaped so it can never become a link, an image, a mention, a reference or HTML. Pure: the worker
 // gathers the data from the services and hands it here.
+import { renderVerdict, type VerdictView } from '../../areas/verdict/render.js';
+import { destination, inline } from '../../codehost/markdown.js';
+
+export { destination, inline };
 
 /** GitHub refuses a comment body longer than this. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
 
 export function markerOf(appId: string): string {
   return `<!-- attest:pr-comment factory=${appId} -->`;
-}
-
-const ZWSP = '\u200b';
-
-/**
- * One line of inert text: HTML special characters as entities, Markdown punctuation backslash-escaped
- * (no link, image, emphasis, code or table cell can start), and a zero-width space after `@` and `#` and
- * inside `://`, `www.` and long hex runs, so GitHub's autolinks (mentions, issue references, URLs,
- * e-mail addresses, commit shas) do not fire. Newlines become spaces; at most `max` characters kept.
- */
-export function inline(text: string, max = 300): string {
-  // eslint-disable-next-line no-control-regex
-  let t = text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
-  if (t.length > max) t = `${t.slice(0, max - 1)}…`;
-  t = t.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-  t = t.replace(/[\\`*_{}[\]()#+\-.!|~:=]/g, (c) => `\\${c}`);
-  t = t.replace(/@/g, `@${ZWSP}`).replace(/#/g, `#${ZWSP}`);
-  t = t.replace(/:\/\//g, `:${ZWSP}//`).replace(/www/gi, (w) => `${w.slice(0, 1)}${ZWSP}${w.slice(1)}`);
-  t = t.replace(/([0-9a-f]{6})(?=[0-9a-f])/gi, `$1${ZWSP}`);
-  return t;
-}
-
-/** A URL as a Markdown link destination: only our own or checked http(s) URLs, with nothing that could end it. */
-export function destination(url: string): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-  return parsed.href.replace(/[\s()<>[\]"'`\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
 export interface CommentArtifact {
@@ -78,6 +50,8 @@ export interface CommentFinding {
 export interface CommentData {
   appId: string;
   dashboardUrl: string;
+  /** The verdict the comment opens with (issue 39), and the public URL its turn links start with; absent = none shown. */
+  verdict?: { view: VerdictView; publicUrl: string } | null;
   sessions: {
     count: number; agentTypes: ReadonlyArray<{ agentType: string; count: number }>; costUsd: number;
     /** Whether the cost is whole (the PR route's costStatus), and the models that had no price. */
@@ -121,6 +95,7 @@ export function verdictOf(d: CommentData): { proven: number; criteria: number; p
 export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): string {
   const v = verdictOf(d);
   const head: string[] = [markerOf(d.appId), '### Attest evidence', ''];
+  if (d.verdict) head.push(...renderVerdict(d.verdict.view, d.verdict.publicUrl, d.appId), '');
   head.push(
     `**Criteria proven: ${v.proven} of ${v.criteria}** · **Checks passing: ${v.passing} of ${v.checks}** · ` +
       `**Open high or critical findings: ${v.highOrCritical}**`,

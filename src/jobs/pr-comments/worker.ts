@@ -13,13 +13,15 @@ import type { FactoryContext, Gateway } from '../../server/context.js';
 import { ApiError } from '../../server/errors.js';
 import { PeriodicTask } from '../../server/periodic.js';
 import { signArtifactContentUrl } from '../../server/signed-urls.js';
-import { prCommentModeOf } from '../../areas/apps/service.js';
+import { prCheckModeOf, prCommentModeOf } from '../../areas/apps/service.js';
 import { isActiveContent, listPullRequestArtifacts, type ArtifactWire } from '../../areas/artifacts/service.js';
 import { listCriteriaOf } from '../../areas/criteria/service.js';
 import { listFindings } from '../../areas/findings/service.js';
 import { getPullRequest, type PrDetailWire } from '../../areas/prs/service.js';
 import { findConnectedRepository } from '../../areas/repositories/service.js';
 import { listChecks, type CheckWire } from '../../areas/results/service.js';
+import { syncCheckRun } from '../../areas/verdict/check-run.js';
+import { pullRequestVerdict, type PrVerdict } from '../../areas/verdict/service.js';
 import { workItemsOfPullRequest } from '../../areas/work-items/service.js';
 import { hasEvidence, markerOf, renderComment, type CommentData } from './render.js';
 import * as store from '../../areas/pr-comments/store.js';
@@ -135,7 +137,9 @@ export class PrCommentWorker {
   }
 
   private async post(ctx: FactoryContext, row: store.JobRow, done: (o: Omit<store.Outcome, 'version' | 'now'>) => Promise<void>): Promise<RunResult> {
-    if ((await prCommentModeOf(ctx.db, ctx.orgId, ctx.appId)) !== 'on') {
+    const commentOn = (await prCommentModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on';
+    const checkOn = (await prCheckModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on';
+    if (!commentOn && !checkOn) {
       await done({ refreshAt: null });
       return 'skipped';
     }
@@ -145,6 +149,27 @@ export class PrCommentWorker {
     }
     const number = Number(row.number);
     const { data, state, exps } = await gather(ctx, repo.owner, repo.name, number);
+    // The verdict (issue 39) opens the comment and decides the check run; a PR the factory does not know has none.
+    let verdict: PrVerdict | null = null;
+    try {
+      verdict = await pullRequestVerdict(ctx, repo.owner, repo.name, number);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 'pull_request_not_found')) throw err;
+    }
+    if (verdict) data.verdict = { view: verdict.wire, publicUrl: ctx.config.publicUrl };
+    if (checkOn && verdict) {
+      if (!isGitHubConfigured(ctx.gateway)) {
+        throw new Problem('repository_tokens_unavailable', 'This gateway has no GitHub App configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY).');
+      }
+      const checks = await githubApp(ctx.gateway).installation(repo.installationId);
+      if (!checks) throw new Problem('repository_not_in_installation', `The App installation ${repo.installationId} no longer exists.`);
+      const outcome = await syncCheckRun(ctx, row, checks, repo.owner, repo.name, verdict, data.dashboardUrl);
+      ctx.log.info({ outcome }, 'PR check run');
+    }
+    if (!commentOn) {
+      await done({ refreshAt: null });
+      return verdict ? 'posted' : 'skipped';
+    }
     if (!hasEvidence(data) && row.comment_id === null) {
       await done({ refreshAt: null });
       return 'skipped';

@@ -6,7 +6,7 @@ const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', imp
 import { addMember, createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 
-const APP_FIELDS = ['created_at', 'created_by', 'display_name', 'id', 'name', 'pr_comment', 'pr_comment_problem', 'runner_updates', 'tenant_id', 'updated_at', 'updated_by'];
+const APP_FIELDS = ['created_at', 'created_by', 'display_name', 'id', 'name', 'pr_check', 'pr_check_problem', 'pr_comment', 'pr_comment_problem', 'runner_updates', 'tenant_id', 'updated_at', 'updated_by'];
 
 describe('apps (factories)', () => {
   let gw: TestGateway;

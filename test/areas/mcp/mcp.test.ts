@@ -80,6 +80,7 @@ function cases(): { name: string; args: Record<string, unknown>; rest: string }[
     { name: 'get_trends', args: {}, rest: '/v1/metrics/trends' },
     { name: 'get_pr_outcomes', args: {}, rest: '/v1/prs/outcomes' },
     { name: 'get_pr', args: { owner: 'acme', repo: 'api', number: 7 }, rest: '/v1/prs/acme/api/7' },
+    { name: 'get_pr_verdict', args: { owner: 'acme', repo: 'api', number: 7 }, rest: '/v1/prs/acme/api/7/verdict' },
     { name: 'list_context_changes', args: {}, rest: '/v1/context/changes' },
     { name: 'get_context_source', args: {}, rest: '/v1/context/source' },
     { name: 'list_work_items', args: {}, rest: '/v1/work-items' },
