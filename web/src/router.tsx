@@ -19,6 +19,7 @@ import { workRoute } from './pages/work/route';
 import { workItemRoute } from './pages/work-item/route';
 import { hostsRoute } from './pages/hosts/route';
 import { settingsRoute } from './pages/settings/route';
+import { turnOfHash } from './pages/session/turnAnchor';
 import { ErrorView, Loading, NotFound } from './ui/states';
 
 export const routeTree = rootRoute.addChildren([
@@ -57,7 +58,9 @@ export function makeRouter(queryClient: QueryClient) {
     defaultPendingComponent: Loading,
     defaultErrorComponent: ErrorView,
     defaultNotFoundComponent: () => <NotFound />,
-    scrollRestoration: true,
+    // A `#turn-N` location is scrolled by the session page itself (the virtualized transcript brings the turn
+    // in); restoring the transcript box's previous offset after that would undo it.
+    scrollRestoration: ({ location }) => turnOfHash(location.hash) === null,
   });
 }
 

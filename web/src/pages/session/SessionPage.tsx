@@ -11,6 +11,7 @@ import { Loading } from '../../ui/states';
 import { ErrorControls, isFailed, useErrorKeys, useErrorNav } from './error-nav';
 import { ToolSummary } from './tool-summary';
 import { sessionTitleText } from '../../ui/session-title';
+import { useMarkedTurn, useScrollToTurn } from './turnAnchor';
 
 const Timeline = lazy(() => import('./Timeline'));
 
@@ -150,16 +151,23 @@ function Transcript({ appId, turns, tier }: { appId: string; turns: Turn[]; tier
     if (at !== null) v.scrollToIndex(at, { align: 'start' });
   }, [go, v]);
   useErrorKeys(move);
+  const marked = useMarkedTurn();
+  // The marked turn's place among the turns shown (the failed-only filter may hide it).
+  const markedPosition = marked === null ? -1 : shown.findIndex((t) => t.index === marked);
+  const markedExists = marked !== null && turns.some((t) => t.index === marked);
+  useScrollToTurn(v, parent, marked, markedPosition);
   if (turns.length === 0) return <p className="empty">This session has no turns{tier === 'metrics' ? ' (captured at the metrics tier: counts only, no transcript)' : ''}.</p>;
   const currentTurn = nav.current === -1 ? null : nav.errors[nav.current]!;
   return (
     <>
       <ErrorControls nav={nav} total={turns.length} move={move} />
+      {marked !== null && !markedExists && <p className="notice" data-testid="turn-missing">Turn #{marked} is not in this transcript.</p>}
+      {markedExists && markedPosition < 0 && <p className="notice" data-testid="turn-hidden">Turn #{marked} is hidden by "Failed calls only".</p>}
       <div ref={parent} className="transcript" data-testid="transcript">
         <div style={{ height: v.getTotalSize(), position: 'relative', width: '100%' }}>
           {v.getVirtualItems().map((item) => (
             <div key={item.key} data-index={item.index} ref={v.measureElement} style={{ position: 'absolute', top: 0, left: 0, width: '100%', transform: `translateY(${item.start}px)` }}>
-              <TurnView appId={appId} turn={shown[item.index]!} failedOnly={nav.failedOnly} current={item.index === currentTurn} />
+              <TurnView appId={appId} turn={shown[item.index]!} failedOnly={nav.failedOnly} current={item.index === currentTurn} marked={item.index === markedPosition} />
             </div>
           ))}
         </div>
@@ -168,10 +176,10 @@ function Transcript({ appId, turns, tier }: { appId: string; turns: Turn[]; tier
   );
 }
 
-function TurnView({ appId, turn, failedOnly, current }: { appId: string; turn: Turn; failedOnly: boolean; current: boolean }) {
+function TurnView({ appId, turn, failedOnly, current, marked }: { appId: string; turn: Turn; failedOnly: boolean; current: boolean; marked: boolean }) {
   const calls = failedOnly ? turn.toolCalls.filter((c) => isFailed(c.status)) : turn.toolCalls;
   return (
-    <article className={`turn ${turn.role}${current ? ' current-error' : ''}`} data-turn={turn.index} data-role={turn.role} data-current-error={current || undefined}>
+    <article className={`turn ${turn.role}${current ? ' current-error' : ''}${marked ? ' marked' : ''}`} data-turn={turn.index} data-role={turn.role} data-current-error={current || undefined} aria-current={marked ? 'location' : undefined}>
       {/* No per-turn cost: the document's own turn cost is the sender's estimate; the gateway prices
           sessions itself (the facts and the tokens table above), and two different numbers would mislead. */}
       <header>
