@@ -26,3 +26,11 @@ export const workItemQuery = (appId: string, id: string) =>
 export function exportPr(appId: string, owner: string, repo: string, number: number, format: 'csv' | 'json') {
   return api.GET('/v1/prs/{owner}/{repo}/{number}/export', { params: { path: { owner, repo, number }, query: { format } }, parseAs: 'blob', ...factory(appId) });
 }
+
+export type PrVerdict = paths['/v1/prs/{owner}/{repo}/{number}/verdict']['get']['responses']['200']['content']['application/json']['data'];
+
+export const verdictQuery = (appId: string, owner: string, repo: string, number: number) =>
+  queryOptions({
+    queryKey: ['pr', appId, owner, repo, number, 'verdict'],
+    queryFn: () => unwrap(api.GET('/v1/prs/{owner}/{repo}/{number}/verdict', { params: { path: { owner, repo, number } }, ...factory(appId) })).then((r) => r.data),
+  });

@@ -10,6 +10,7 @@ import { Tri } from '../../ui/pr';
 import { ErrorView, Loading } from '../../ui/states';
 import { sessionTitleText } from '../../ui/session-title';
 import { GithubAppNotice, StateSource } from '../../ui/github-app-notice';
+import { VerdictPanel } from './VerdictPanel';
 
 export const prRoute = createRoute({
   getParentRoute: () => factoryRoute,
@@ -38,6 +39,8 @@ function PrPage() {
         <div><dt>Opened</dt><dd>{formatTime(pr.openedAt)}</dd></div>
         <div><dt>On GitHub</dt><dd><a href={pr.url} rel="noreferrer noopener" target="_blank">{pr.url.replace(/^https?:\/\//, '')}</a></dd></div>
       </dl>
+
+      <VerdictPanel appId={appId} owner={owner} repo={repo} number={Number(number)} sessions={pr.sessionList} />
 
       <h2>Sessions <span className="muted">{formatInt(pr.sessions)} · total cost <span data-testid="pr-cost"><Cost usd={pr.costUsd} status={pr.costStatus} unpricedModels={pr.unpricedModels} /></span></span></h2>
       {pr.sessionList.length === 0 ? <p className="muted">No session is linked to this pull request.</p> : (

@@ -12,6 +12,7 @@ import { ErrorControls, isFailed, useErrorKeys, useErrorNav } from './error-nav'
 import { ToolSummary } from './tool-summary';
 import { sessionTitleText } from '../../ui/session-title';
 import { useMarkedTurn, useScrollToTurn } from './turnAnchor';
+import { VerificationTab } from './VerificationTab';
 
 const Timeline = lazy(() => import('./Timeline'));
 
@@ -29,13 +30,16 @@ export function SessionPage() {
       <Tokens s={s} />
       <Family appId={appId} s={s} />
       <div className="tabs" role="tablist">
-        <button role="tab" aria-selected={view !== 'timeline'} onClick={() => void navigate({ search: {} })}>Transcript ({formatInt(turns.length)} turns)</button>
+        <button role="tab" aria-selected={view === undefined} onClick={() => void navigate({ search: {} })}>Transcript ({formatInt(turns.length)} turns)</button>
         <button role="tab" aria-selected={view === 'timeline'} onClick={() => void navigate({ search: { view: 'timeline' } })}>Timeline</button>
+        <button role="tab" aria-selected={view === 'verification'} onClick={() => void navigate({ search: { view: 'verification' } })}>Verification</button>
       </div>
       {view === 'timeline' ? (
         <Suspense fallback={<Loading />}>
           <Timeline session={s} turns={turns} />
         </Suspense>
+      ) : view === 'verification' ? (
+        <VerificationTab appId={appId} traceId={traceId} tier={s.captureTier} verification={s.verification} />
       ) : (
         <Transcript appId={appId} turns={turns} tier={s.captureTier} />
       )}

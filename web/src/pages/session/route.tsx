@@ -6,7 +6,8 @@ import { SessionPage } from './SessionPage';
 export const sessionRoute = createRoute({
   getParentRoute: () => factoryRoute,
   path: 'sessions/$traceId',
-  validateSearch: (s: Record<string, unknown>): { view?: 'timeline' } => (s.view === 'timeline' ? { view: 'timeline' } : {}),
+  validateSearch: (s: Record<string, unknown>): { view?: 'timeline' | 'verification' } =>
+    s.view === 'timeline' || s.view === 'verification' ? { view: s.view } : {},
   loader: ({ context, params }) => context.queryClient.ensureQueryData(sessionQuery(params.appId, params.traceId)),
   component: SessionPage,
 });
