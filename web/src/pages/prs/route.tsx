@@ -8,6 +8,7 @@ import { PRS_PAGE, parsePrsSearch, prsQuery, type PrsSearch } from './query';
 import { Cost, formatInt, formatTime } from '../../ui/format';
 import { PrLink, Tri } from '../../ui/pr';
 import { GithubAppNotice, StateSource } from '../../ui/github-app-notice';
+import { VERDICT_HELP, VERDICT_LABEL, VERDICTS, VerdictChip } from '../../ui/verdict';
 
 export const prsRoute = createRoute({
   getParentRoute: () => factoryRoute,
@@ -44,6 +45,7 @@ function PrsPage() {
         </>
       ),
     }),
+    col.accessor('verdict', { header: 'Verdict', cell: (c) => <VerdictChip verdict={c.getValue()} flagged={c.row.original.flagged} /> }),
     col.accessor('state', { header: 'State', cell: (c) => <><span className="chip">{c.getValue()}</span> <StateSource source={c.row.original.stateSource} /></> }),
     col.accessor('merged', { header: 'Merged', cell: (c) => <Tri value={c.getValue()} yes="merged" no="not merged" /> }),
     col.accessor('reverted', { header: 'Reverted', cell: (c) => (c.getValue() === true ? <span className="chip bad">reverted</span> : <Tri value={c.getValue()} yes="reverted" no="kept" />) }),
@@ -66,14 +68,24 @@ function PrsPage() {
             {['open', 'merged', 'closed', 'unknown'].map((s) => <option key={s} value={s}>{s}</option>)}
           </select>
         </label>
+        <label>
+          Verdict
+          <select name="verdict" value={search.verdict ?? ''} onChange={(e) => set({ verdict: e.target.value || undefined })}>
+            <option value="">Any</option>
+            {/* Not "none": the list holds PRs with sessions, and a PR with a session always has a verdict. */}
+            {VERDICTS.filter((v) => v !== 'none').map((v) => <option key={v} value={v} title={VERDICT_HELP[v]}>{VERDICT_LABEL[v]}</option>)}
+            <option value="review,unverifiable">review or unverifiable</option>
+            {search.verdict && search.verdict !== 'review,unverifiable' && search.verdict.includes(',') && <option value={search.verdict}>{search.verdict.split(',').join(' or ')}</option>}
+          </select>
+        </label>
         <form onSubmit={(e) => { e.preventDefault(); set({ repo: repo.trim() || undefined }); }}>
           <label>Repository<input name="repo" placeholder="owner/repo" value={repo} onChange={(e) => setRepo(e.target.value)} /></label>
         </form>
       </div>
       {data.data.length === 0 ? (
         <div className="empty">
-          <p>No pull request {search.state || search.repo ? 'matches these filters' : 'is known to this factory yet'}.</p>
-          {!search.state && !search.repo && <p className="muted">A pull request appears here once a session names it, its branch has sessions, the GitHub App reports it, or evidence (an artifact, a CI result) is sent for it.</p>}
+          <p>No pull request {search.state || search.repo || search.verdict ? 'matches these filters' : 'is known to this factory yet'}.</p>
+          {!search.state && !search.repo && !search.verdict && <p className="muted">A pull request appears here once a session names it, its branch has sessions, the GitHub App reports it, or evidence (an artifact, a CI result) is sent for it.</p>}
         </div>
       ) : (
         <table className="grid" data-testid="prs-table">
