@@ -233,6 +233,22 @@ describeInBrowser('dashboard: the verdict', () => {
     expect(await page.getByTestId('verification').count()).toBe(0);
   });
 
+  it('overview: pull requests by verdict in the window, with merged, reverted and CI failures', async () => {
+    await page.goto(`/f/${a.appId}/?from=2026-07-01&to=2026-07-31`);
+    const table = page.getByTestId('verdict-outcomes');
+    const cells = (v: string) => table.locator(`tr[data-verdict-row="${v}"] td`).allInnerTexts();
+    // By hand: opened (first session) on 2026-07-03: #11 and #15 clean, #13 review, #12 unverifiable; none
+    // merged, reverted or with a failed CI (no webhook told any). #14 has no session.
+    await until(() => cells('clean')).toEqual(['clean', '2', '0 (0%)', '0 (0%)', '0 (0%)']);
+    expect(await cells('review')).toEqual(['review', '1', '0 (0%)', '0 (0%)', '0 (0%)']);
+    expect(await cells('unverifiable')).toEqual(['unverifiable', '1', '0 (0%)', '0 (0%)', '0 (0%)']);
+    expect(await cells('waiting')).toEqual(['waiting for sessions', '0', '0', '0', '0']);
+    await screenshot(page, 'overview-verdicts');
+    // A window before any of them: nothing, said so.
+    await page.goto(`/f/${a.appId}/?from=2026-06-01&to=2026-06-30`);
+    await until(() => page.getByTestId('verdict-outcomes-empty').innerText()).toBe('No pull request was opened in this window.');
+  });
+
   it("another factory's member sees its own verdicts only, and none of this factory's sessions", async () => {
     const other = await newContext(browser, gw);
     try {
@@ -244,6 +260,10 @@ describeInBrowser('dashboard: the verdict', () => {
       expect(await rows.locator('[data-verdict]').getAttribute('data-verdict')).toBe('clean');
       await p.goto(`/f/${b.appId}/prs/acme/api/12`);
       await until(() => p.locator('main').innerText()).toContain('Not found');
+      // Its overview counts its own PR only (clean: an edit, then the tests passed).
+      await p.goto(`/f/${b.appId}/?from=2026-07-01&to=2026-07-31`);
+      await until(() => p.getByTestId('verdict-outcomes').locator('tr[data-verdict-row="clean"] td').nth(1).innerText()).toBe('1');
+      expect(await p.getByTestId('verdict-outcomes').locator('tr[data-verdict-row="review"] td').nth(1).innerText()).toBe('0');
       for (const id of [bigSession(1).id, UNTESTED.id]) {
         await p.goto(`/f/${b.appId}/sessions/${traces.get(id)}#turn-2`);
         await until(() => p.locator('main').innerText()).toContain('Not found');

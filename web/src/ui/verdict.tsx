@@ -25,12 +25,12 @@ export const VERDICT_HELP: Record<Verdict, string> = {
 
 const TONE: Record<Verdict, string> = { clean: 'ok', review: 'warn', unverifiable: 'bad', waiting: '', none: '' };
 
-/** The verdict, with the number of flagged rows when there is something to review. */
-export function VerdictChip({ verdict, flagged }: { verdict: Verdict; flagged: number }) {
+/** The verdict, with the number of flagged rows (when given) where there is something to review. */
+export function VerdictChip({ verdict, flagged }: { verdict: Verdict; flagged?: number }) {
   return (
     <span className={`chip ${TONE[verdict]}`} data-verdict={verdict} title={VERDICT_HELP[verdict]}>
       {VERDICT_LABEL[verdict]}
-      {verdict === 'review' || (verdict === 'unverifiable' && flagged > 0) ? ` · ${flagged} flagged` : ''}
+      {flagged !== undefined && (verdict === 'review' || (verdict === 'unverifiable' && flagged > 0)) ? ` · ${flagged} flagged` : ''}
     </span>
   );
 }

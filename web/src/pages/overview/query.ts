@@ -65,3 +65,8 @@ export const breakdownQuery = (appId: string, w: { from: string; to: string }, b
   queryKey: ['metrics', appId, 'breakdown', by, w],
   queryFn: () => unwrap(api.GET('/v1/metrics/breakdown', { ...factory(appId), params: { query: { ...w, by, limit: 10 } } })).then((r) => r.data),
 });
+
+export const verdictsQuery = (appId: string, w: { from: string; to: string }) => queryOptions({
+  queryKey: ['metrics', appId, 'verdicts', w],
+  queryFn: () => unwrap(api.GET('/v1/metrics/verdicts', { ...factory(appId), params: { query: w } })).then((r) => r.data),
+});

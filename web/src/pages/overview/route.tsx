@@ -8,6 +8,7 @@ import { factoryRoute } from '../factory/route';
 import { formatInt, formatUsd } from '../../ui/format';
 import { TrendChart } from './TrendChart';
 import { EmptyWindowHint, windowHolding } from './first-look';
+import { VerdictOutcomes } from './VerdictOutcomes';
 import {
   breakdownQuery, compareQuery, DIMENSIONS, overviewQuery, parseOverviewSearch, priorOf, trendsQuery, windowOf,
   type Dimension, type OverviewSearch,
@@ -138,6 +139,7 @@ function OverviewPage() {
       </div>
       <p className="muted" data-testid="window">{w.from} to {w.to} (UTC, both days included)</p>
       {search.compare ? <CompareTiles appId={appId} search={search} w={w} /> : <Tiles appId={appId} w={w} onShow={set} />}
+      <VerdictOutcomes appId={appId} w={w} />
       <h2>Cost and sessions per day</h2>
       <Trend appId={appId} w={w} />
       <h2>Breakdowns</h2>
