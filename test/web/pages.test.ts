@@ -153,7 +153,8 @@ describeInBrowser('dashboard pages', () => {
     await until(() => row.count()).toBe(1);
     const api = (await gw.call('GET', `/v1/prs/${PR.repository}/${PR.number}`, { token: t.loginToken, appId: t.appId })).body.data;
     expect(api.sessions).toBe(1);
-    expect(await row.locator('td').nth(5).innerText()).toBe('1');
+    // The Sessions column (after the pull request, verdict, state, merged, reverted and CI columns).
+    expect(await row.locator('td').nth(6).innerText()).toBe('1');
     await screenshot(page, 'prs');
 
     await row.getByRole('link', { name: 'acme/acme-api#481' }).click();
