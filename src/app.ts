@@ -28,7 +28,8 @@ import { requestValidatorCompiler } from './server/validation.js';
 import { deriveSecret, loadPepper } from './server/pepper.js';
 import { RateLimits } from './server/ratelimit.js';
 import { bootstrap } from './server/bootstrap.js';
-import { AREAS, type Area } from './areas/index.js';
+import { AREAS } from './areas/index.js';
+import { effectiveRouteConfig, type Area } from './server/area.js';
 import { PrCommentWorker } from './jobs/pr-comments/worker.js';
 import { Housekeeping } from './server/housekeeping.js';
 
@@ -248,17 +249,26 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   const web = createWeb(config.webDir);
   registerErrorHandling(app, { pageFallback: web.fallback });
   registerHostileInputChecks(app);
+  const areas = [...AREAS, ...(options.extraAreas ?? [])];
+  // An area's route gets its area's defaults under what it declares, before the guard's own onRoute hook
+  // (added next) checks the result: hooks of the root run first, and `this` is the instance the route is
+  // declared on, which carries its area.
+  app.addHook('onRoute', function applyAreaDefaults(route) {
+    const area = this.attestArea;
+    if (!area) return;
+    route.config = { ...effectiveRouteConfig(area.defaults, route.config), area: area.name };
+    gateway.areas.add(area.name);
+  });
   registerGuard(app);
   registerQueryRule(app);
 
+  // Shared schemas first: any area's routes may refer to any of them.
+  for (const area of areas) for (const schema of area.schemas ?? []) app.addSchema(schema);
   for (const area of areas) {
     await app.register(async (scoped) => {
-      scoped.addHook('onRoute', (route) => {
-        route.config = { ...(route.config ?? {}), area: area.name };
-        gateway.areas.add(area.name);
-      });
+      scoped.decorate('attestArea', area);
       area.routes(scoped as App);
-    });
+    }, area.prefix ? { prefix: area.prefix } : {});
   }
   await web.register(app as App);
   return app as App;

@@ -1,7 +1,6 @@
 // Every area the gateway serves. An area is a folder with routes.ts, service.ts and store.ts; its routes
 // are registered here, and the capabilities document reports which areas are present.
-import type { AreaRoutes } from '../server/context.js';
-import type { Sweeps } from '../server/housekeeping.js';
+import type { Area, RouteDefaults } from '../server/area.js';
 import { dashboardSweeps } from './dashboard/housekeeping.js';
 import { oauthSweeps } from './oauth/housekeeping.js';
 import { repositoriesSweeps } from './repositories/housekeeping.js';
@@ -32,38 +31,57 @@ import { mcpRoutes } from './mcp/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { verdictRoutes } from './verdict/routes.js';
 
-export interface Area {
-  name: string;
-  routes: AreaRoutes;
-  /** What the housekeeping loop deletes of this area's rows once they are past keeping. */
-  sweeps?: Sweeps;
-}
+export type { Area };
+
+/** The API's version prefix: an area whose routes all live under it declares them without it. */
+const V1 = '/v1';
+/** Factory routes: a factory key, or a login token (or its dashboard session) naming the factory. */
+const FACTORY = { guard: { credentials: ['factory_key', 'login_token'] } } satisfies RouteDefaults;
+const PUBLIC = { guard: { credentials: 'public' } } satisfies RouteDefaults;
 
 export const AREAS: readonly Area[] = [
-  { name: 'health', routes: healthRoutes },
-  { name: 'capabilities', routes: capabilitiesRoutes },
-  { name: 'pricing', routes: pricingRoutes },
-  { name: 'oauth', routes: oauthRoutes, sweeps: oauthSweeps },
-  { name: 'admin', routes: adminRoutes },
-  { name: 'api-keys', routes: apiKeysRoutes },
-  { name: 'work-items', routes: workItemsRoutes },
-  { name: 'criteria', routes: criteriaRoutes },
-  { name: 'findings', routes: findingsRoutes },
-  { name: 'hosts', routes: hostsRoutes },
-  { name: 'apps', routes: appsRoutes },
-  { name: 'account', routes: accountRoutes },
-  { name: 'orgs', routes: orgsRoutes },
-  { name: 'context', routes: contextRoutes },
-  { name: 'webhooks', routes: webhooksRoutes },
-  { name: 'prs', routes: prsRoutes },
+  { name: 'health', defaults: PUBLIC, routes: healthRoutes },
+  { name: 'capabilities', prefix: V1, defaults: PUBLIC, routes: capabilitiesRoutes },
+  { name: 'pricing', prefix: V1, routes: pricingRoutes },
+  { name: 'oauth', defaults: PUBLIC, routes: oauthRoutes, sweeps: oauthSweeps },
+  {
+    name: 'admin',
+    prefix: V1,
+    defaults: { guard: { credentials: ['admin_token'], factory: 'none' } },
+    routes: adminRoutes,
+  },
+  { name: 'api-keys', prefix: V1, defaults: FACTORY, routes: apiKeysRoutes },
+  { name: 'work-items', prefix: V1, defaults: FACTORY, routes: workItemsRoutes },
+  { name: 'criteria', prefix: V1, defaults: FACTORY, routes: criteriaRoutes },
+  { name: 'findings', prefix: V1, defaults: FACTORY, routes: findingsRoutes },
+  { name: 'hosts', prefix: V1, defaults: FACTORY, routes: hostsRoutes },
+  { name: 'apps', prefix: V1, defaults: FACTORY, routes: appsRoutes },
+  { name: 'account', prefix: V1, routes: accountRoutes },
+  {
+    name: 'orgs',
+    prefix: V1,
+    defaults: { guard: { credentials: ['management_key', 'dashboard_session'], factory: 'none', orgParam: 'orgName' } },
+    routes: orgsRoutes,
+  },
+  { name: 'context', prefix: V1, defaults: FACTORY, routes: contextRoutes },
+  { name: 'webhooks', prefix: V1, routes: webhooksRoutes },
+  { name: 'prs', prefix: V1, defaults: FACTORY, routes: prsRoutes },
+  // The verdict's routes keep their whole paths and guards (they sit under /v1/prs and /v1/sessions).
   { name: 'verdict', routes: verdictRoutes },
-  { name: 'metrics', routes: metricsRoutes },
-  { name: 'artifacts', routes: artifactsRoutes },
-  { name: 'results', routes: resultsRoutes },
-  { name: 'repositories', routes: repositoriesRoutes, sweeps: repositoriesSweeps },
-  { name: 'work-item-pr', routes: workItemPullRequestRoutes },
-  { name: 'agents', routes: agentsRoutes },
-  { name: 'sessions', routes: sessionsRoutes },
+  {
+    name: 'metrics',
+    prefix: V1,
+    defaults: { guard: { ...FACTORY.guard, permission: 'metrics.read' }, rateLimit: 'observability-read' },
+    routes: metricsRoutes,
+  },
+  { name: 'artifacts', prefix: V1, defaults: FACTORY, routes: artifactsRoutes },
+  { name: 'results', prefix: V1, defaults: FACTORY, routes: resultsRoutes },
+  { name: 'repositories', prefix: V1, defaults: FACTORY, routes: repositoriesRoutes, sweeps: repositoriesSweeps },
+  { name: 'work-item-pr', prefix: V1, routes: workItemPullRequestRoutes },
+  { name: 'agents', prefix: V1, defaults: FACTORY, routes: agentsRoutes },
+  { name: 'sessions', prefix: V1, defaults: FACTORY, routes: sessionsRoutes },
+  // The MCP endpoints and the dashboard's sign-in keep their whole paths and guards: their paths are
+  // matched elsewhere (the resource metadata) or live outside /v1.
   { name: 'mcp', routes: mcpRoutes },
   { name: 'dashboard', routes: dashboardRoutes, sweeps: dashboardSweeps },
 ];

@@ -127,9 +127,16 @@ export interface RouteGuard {
   signedUrl?: 'artifact-content';
 }
 
+/**
+ * The guard a route declares: the fields its area's defaults (area.ts) leave out or that differ from them.
+ * Once registered, a route's config holds the whole guard (credentials included; the guard plugin refuses
+ * a route without them).
+ */
+export type RouteGuardDeclaration = Partial<RouteGuard>;
+
 declare module 'fastify' {
   interface FastifyContextConfig {
-    guard?: RouteGuard;
+    guard?: RouteGuardDeclaration;
     rateLimit?: BucketName;
     /** The area a route belongs to; set by the area registry. */
     area?: string;

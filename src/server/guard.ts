@@ -262,9 +262,11 @@ export function setRateHeaders(reply: FastifyReply, limit: number, remaining: nu
 export function registerGuard(app: App): void {
   const gateway = app.attest;
 
+  // Runs after app.ts has put an area's defaults under what its route declares: what is checked here is the
+  // effective guard, the one every request of the route meets.
   app.addHook('onRoute', (route) => {
-    if (!route.config?.guard && !String(route.url).startsWith('/documentation')) {
-      throw new Error(`route ${route.method} ${route.url} declares no guard`);
+    if (route.config?.guard?.credentials === undefined && !String(route.url).startsWith('/documentation')) {
+      throw new Error(`route ${route.method} ${route.url} declares no guard (no credentials, its own or its area's)`);
     }
   });
 
@@ -280,7 +282,8 @@ export function registerGuard(app: App): void {
     };
     // routeOptions is a getter that builds a new object on every read: read it once.
     const route = req.routeOptions;
-    const guard = route.config.guard;
+    // Complete: the onRoute check above refused any route whose guard names no credentials.
+    const guard = route.config.guard as RouteGuard | undefined;
     if (!guard) return; // 404s and framework routes
     if ((route.url ?? '').startsWith('/v1/')) checkRunnerVersion(gateway, req);
     if (guard.credentials === 'public') {

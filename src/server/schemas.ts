@@ -1,7 +1,7 @@
 // Schema pieces shared by areas: the success envelope, common field shapes, and the bounds every number,
 // string and date of a request must keep (docs/security.md). Areas build their request schemas from these
 // helpers so a bound is said once: an integer that fits its column, a date the answer can express.
-import { Type, type TNumberOptions, type TStringOptions, type TSchema } from 'typebox';
+import { Type, type Static, type TNumberOptions, type TStringOptions, type TSchema, type TUnsafe } from 'typebox';
 
 type IntegerOptions = TNumberOptions;
 type NumberOptions = TNumberOptions;
@@ -9,6 +9,15 @@ type StringOptions = TStringOptions & { formatMinimum?: string; formatMaximum?: 
 
 /** `{ data: T }`, the envelope of every success body. */
 export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
+
+/**
+ * A reference to a shared schema: one an area's schema.ts names with `$id` and lists in its `Area` entry,
+ * which app.ts registers once (`addSchema`). On the wire and in the OpenAPI document it is `{ $ref: id }`
+ * (the document lists the schema once, under components.schemas); to TypeScript it is the schema it names,
+ * so a handler's answer is still checked against it.
+ */
+export const Ref = <T extends TSchema & { $id: string }>(schema: T): TUnsafe<Static<T>> =>
+  Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' });

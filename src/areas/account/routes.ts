@@ -13,7 +13,7 @@ const MyFactory = Type.Object({
 });
 
 export const accountRoutes: AreaRoutes = (app) => {
-  app.get('/v1/me/factories', {
+  app.get('/me/factories', {
     // A login token with no factory header resolves to its owner with no permissions; none is needed here.
     config: { guard: { credentials: ['login_token'], factory: 'none' } },
     schema: {

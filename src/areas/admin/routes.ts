@@ -1,6 +1,6 @@
 // Operator routes (API.md §9): admin token only. `attest admin ...` wraps them.
 import { Type } from 'typebox';
-import type { AreaRoutes, RouteGuard } from '../../server/context.js';
+import type { AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, Slug, Uuid, NoContent } from '../../server/schemas.js';
 import { PERMISSIONS, ROLES } from '../../server/permissions.js';
 import { PLANS } from '../orgs/service.js';
@@ -9,7 +9,6 @@ import { adminBind, adminUnbind } from '../repositories/installations.js';
 import { Binding, Unbound } from '../repositories/routes.js';
 import { Int53 } from '../../server/schemas.js';
 
-const guard: RouteGuard = { credentials: ['admin_token'], factory: 'none' };
 const Plan = Type.Union(PLANS.map((p) => Type.Literal(p)));
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 const Org = Type.Object({ id: Uuid, name: Type.String(), plan: Type.String(), created_at: DateTime, updated_at: DateTime });
@@ -22,8 +21,7 @@ const App = Type.Object({
 const OrgParams = Type.Object({ orgName: Slug });
 
 export const adminRoutes: AreaRoutes = (app) => {
-  app.post('/v1/admin/orgs', {
-    config: { guard },
+  app.post('/admin/orgs', {
     schema: {
       summary: 'Create an organization', tags: ['admin'],
       body: Type.Object({ name: Slug, plan: Type.Optional(Plan) }, { additionalProperties: false }),
@@ -31,8 +29,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.createOrg(req.ctx, req.body.name, req.body.plan ?? 'free') }));
 
-  app.patch('/v1/admin/orgs/:orgName', {
-    config: { guard },
+  app.patch('/admin/orgs/:orgName', {
     schema: {
       summary: "Change an organization's plan", tags: ['admin'], params: OrgParams,
       body: Type.Object({ plan: Plan }, { additionalProperties: false }),
@@ -40,8 +37,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await admin.changePlan(req.ctx, req.params.orgName, req.body.plan) }));
 
-  app.post('/v1/admin/users', {
-    config: { guard },
+  app.post('/admin/users', {
     schema: {
       summary: 'Create a user', tags: ['admin'],
       body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
@@ -49,8 +45,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.createUser(req.ctx, req.body.email, req.body.name) }));
 
-  app.post('/v1/admin/orgs/:orgName/members', {
-    config: { guard },
+  app.post('/admin/orgs/:orgName/members', {
     schema: {
       summary: 'Add a user to an organization', tags: ['admin'], params: OrgParams,
       body: Type.Object({ userId: Uuid, role: Role }, { additionalProperties: false }),
@@ -58,24 +53,21 @@ export const adminRoutes: AreaRoutes = (app) => {
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.addMember(req.ctx, req.params.orgName, req.body.userId, req.body.role) }));
 
-  app.delete('/v1/admin/orgs/:orgName/members/:userId', {
-    config: { guard },
+  app.delete('/admin/orgs/:orgName/members/:userId', {
     schema: { response: { 204: NoContent }, summary: 'Remove a member', tags: ['admin'], params: Type.Object({ orgName: Slug, userId: Uuid }) },
   }, async (req, reply) => {
     await admin.removeMember(req.ctx, req.params.orgName, req.params.userId);
     return reply.status(204).send(null);
   });
 
-  app.post('/v1/admin/users/:userId/login-tokens', {
-    config: { guard },
+  app.post('/admin/users/:userId/login-tokens', {
     schema: {
       summary: 'Mint a CLI login token for a user', tags: ['admin'], params: Type.Object({ userId: Uuid }),
       response: { 201: Data(Type.Object({ token: Type.String(), id: Uuid, userId: Uuid })) },
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.mintLoginToken(req.ctx, req.params.userId) }));
 
-  app.delete('/v1/admin/login-tokens/:tokenId', {
-    config: { guard },
+  app.delete('/admin/login-tokens/:tokenId', {
     schema: { response: { 204: NoContent },
       summary: 'Revoke a CLI login token', tags: ['admin'], params: Type.Object({ tokenId: Uuid }),
       description: 'The token and every dashboard session signed in with it stop working (on other replicas within ATTEST_AUTH_CACHE_MS).',
@@ -85,8 +77,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     return reply.status(204).send(null);
   });
 
-  app.post('/v1/admin/orgs/:orgName/management-keys', {
-    config: { guard },
+  app.post('/admin/orgs/:orgName/management-keys', {
     schema: {
       summary: 'Mint an org management key', tags: ['admin'], params: OrgParams,
       body: Type.Object({
@@ -103,8 +94,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.mintManagementKey(req.ctx, req.params.orgName, req.body.name, req.body.createdBy, req.body.permissions) }));
 
-  app.post('/v1/admin/orgs/:orgName/apps', {
-    config: { guard },
+  app.post('/admin/orgs/:orgName/apps', {
     schema: {
       summary: 'Create a factory in an organization', tags: ['admin'], params: OrgParams,
       body: Type.Object({ name: Slug, display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false }),
@@ -112,8 +102,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.createApp(req.ctx, req.params.orgName, req.body.name, req.body.display_name) }));
 
-  app.post('/v1/admin/apps/:appId/installations', {
-    config: { guard },
+  app.post('/admin/apps/:appId/installations', {
     schema: {
       summary: 'Bind a GitHub App installation to a factory (the operator\'s way; users use the install link)', tags: ['admin'],
       description: '201 when bound, 200 when the factory already had it. 404 app_not_found; 404 installation_not_found when GitHub does not know the installation; 503 repository_tokens_unavailable without a GitHub App.',
@@ -126,8 +115,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     return reply.status(created ? 201 : 200).send({ data: binding });
   });
 
-  app.delete('/v1/admin/apps/:appId/installations/:installationId', {
-    config: { guard },
+  app.delete('/admin/apps/:appId/installations/:installationId', {
     schema: {
       summary: 'Unbind a GitHub App installation from a factory, disconnecting the repositories connected through it', tags: ['admin'],
       description: '200 with the repositories disconnected along with it. 404 app_not_found; 404 installation_binding_not_found when the factory has no binding of it. Needs no GitHub call.',

@@ -22,7 +22,7 @@ const writers = new WeakMap<object, DurableWriter>();
 const leave = async (req: object) => writers.get(req)?.leave();
 
 export const agentsRoutes: AreaRoutes = (app) => {
-  app.post('/v1/agents/sync', {
+  app.post('/agents/sync', {
     bodyLimit: SYNC_LIMITS.bodyBytes,
     // Taken when the request starts: what it does before it commits (receive and parse its body, checks,
     // summaries, compression) is what a commit about to start waits for, within a bound (db/group-commit.ts).
@@ -31,7 +31,7 @@ export const agentsRoutes: AreaRoutes = (app) => {
     },
     onResponse: leave,
     onRequestAbort: leave,
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.write' } },
+    config: { guard: { permission: 'sessions.write' } },
     schema: {
       summary: 'Ingest agent sessions (AgentSession v1) and their images',
       tags: ['agents'],
@@ -50,8 +50,8 @@ export const agentsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await sync(factoryContext(req.ctx), req.body as SyncBody, writers.get(req)) }));
 
-  app.get('/v1/agents/blob/:sha256', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.read' } },
+  app.get('/agents/blob/:sha256', {
+    config: { guard: { permission: 'sessions.read' } },
     schema: {
       summary: 'Read a session image by its sha256',
       tags: ['agents'],

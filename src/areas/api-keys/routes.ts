@@ -17,8 +17,8 @@ const ApiKey = Type.Object({
 });
 
 export const apiKeysRoutes: AreaRoutes = (app) => {
-  app.get('/v1/api-keys', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'api_keys.read' } },
+  app.get('/api-keys', {
+    config: { guard: { permission: 'api_keys.read' } },
     schema: {
       summary: "List the factory's live API keys", tags: ['api-keys'],
       description: '`limit`/`offset` page the list (ordered as without them).',
@@ -27,8 +27,8 @@ export const apiKeysRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await listKeys(factoryContext(req.ctx), req.query) }));
 
-  app.post('/v1/api-keys', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'api_keys.write' } },
+  app.post('/api-keys', {
+    config: { guard: { permission: 'api_keys.write' } },
     schema: {
       summary: 'Create an API key (plaintext returned once)', tags: ['api-keys'],
       description: 'Give `preset` (ingest, read-only, full-access) or an explicit `permissions` list; neither means read-only. A key never gets a permission its creator lacks.',
@@ -42,8 +42,8 @@ export const apiKeysRoutes: AreaRoutes = (app) => {
     },
   }, async (req, reply) => reply.status(201).send({ data: await createKey(factoryContext(req.ctx), req.body) }));
 
-  app.delete('/v1/api-keys/:id', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'api_keys.write' } },
+  app.delete('/api-keys/:id', {
+    config: { guard: { permission: 'api_keys.write' } },
     schema: { response: { 204: NoContent }, summary: 'Revoke an API key', tags: ['api-keys'], params: Type.Object({ id: Uuid }) },
   }, async (req, reply) => {
     await revokeKey(factoryContext(req.ctx), req.params.id);

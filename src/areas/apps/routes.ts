@@ -1,6 +1,6 @@
 // Factories (apps): GET/POST /v1/apps, GET/PATCH/DELETE /v1/apps/{appId} (spec part 2 App, part 5 rule 4).
 import { Type } from 'typebox';
-import { factoryContext, type AreaRoutes, type RouteGuard } from '../../server/context.js';
+import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Limit, Nullable, Offset, Slug, Uuid, NoContent } from '../../server/schemas.js';
 import { createAppInOrg, deleteApp, getApp, listApps, updateApp } from './service.js';
 
@@ -43,15 +43,10 @@ const DisplayName = Type.String({ minLength: 1, maxLength: 200 });
 // The path parameter is checked by the guard first (403 when it names another factory), so by the time
 // the schema sees it, it is the uuid of the factory the caller acts on.
 const AppParams = Type.Object({ appId: Uuid });
-const factoryGuard = (permission: 'apps.read' | 'apps.write', appParam?: string): RouteGuard => ({
-  credentials: ['factory_key', 'login_token'],
-  permission,
-  ...(appParam ? { appParam } : {}),
-});
 
 export const appsRoutes: AreaRoutes = (app) => {
-  app.get('/v1/apps', {
-    config: { guard: factoryGuard('apps.read') },
+  app.get('/apps', {
+    config: { guard: { permission: 'apps.read' } },
     schema: {
       summary: 'List the factories the caller may see', tags: ['apps'],
       description: "A login token sees every live factory of the org of the factory its header names; a factory key sees only its own factory. `name` keeps only the factory of that exact name; `limit`/`offset` page the list (ordered as before).",
@@ -64,8 +59,8 @@ export const appsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await listApps(factoryContext(req.ctx), req.query) }));
 
-  app.post('/v1/apps', {
-    config: { guard: factoryGuard('apps.write') },
+  app.post('/apps', {
+    config: { guard: { permission: 'apps.write' } },
     schema: {
       summary: "Create a factory in the caller's organization", tags: ['apps'],
       description: 'Names are slugs, unique per organization case-insensitively (stored lower case); 409 duplicate_app_name otherwise.',
@@ -77,13 +72,13 @@ export const appsRoutes: AreaRoutes = (app) => {
     return reply.status(201).send({ data: created });
   });
 
-  app.get('/v1/apps/:appId', {
-    config: { guard: factoryGuard('apps.read', 'appId') },
+  app.get('/apps/:appId', {
+    config: { guard: { permission: 'apps.read', appParam: 'appId' } },
     schema: { summary: 'Read one factory', tags: ['apps'], params: AppParams, response: { 200: Data(AppSchema) } },
   }, async (req) => ({ data: await getApp(factoryContext(req.ctx), req.params.appId) }));
 
-  app.patch('/v1/apps/:appId', {
-    config: { guard: factoryGuard('apps.write', 'appId') },
+  app.patch('/apps/:appId', {
+    config: { guard: { permission: 'apps.write', appParam: 'appId' } },
     schema: {
       summary: 'Rename a factory, change how its runners update, or turn the living PR comment on or off', tags: ['apps'],
       description: '`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version). `pr_comment` off (default) or on: the evidence comment the GitHub App keeps on each pull request. `pr_check` off (default) or on: the `Attest evidence` check run on each pull request\'s head commit.',
@@ -102,8 +97,8 @@ export const appsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await updateApp(factoryContext(req.ctx), req.params.appId, req.body) }));
 
-  app.delete('/v1/apps/:appId', {
-    config: { guard: factoryGuard('apps.write', 'appId') },
+  app.delete('/apps/:appId', {
+    config: { guard: { permission: 'apps.write', appParam: 'appId' } },
     schema: { response: { 204: NoContent },
       summary: 'Delete (tombstone) a factory and revoke its keys', tags: ['apps'],
       description: 'The factory disappears from every read, its name becomes free, and every key bound to it is revoked at once.',

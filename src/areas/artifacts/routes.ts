@@ -16,7 +16,6 @@ import {
 } from './service.js';
 import { listWorkItemArtifacts, resolveWorkItemForArtifact } from './work-item.js';
 
-const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
 
 // `owner/repo` as code hosts spell it.
 const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
@@ -130,9 +129,9 @@ function contentDisposition(type: 'inline' | 'attachment', filename: string): st
 }
 
 export const artifactsRoutes: AreaRoutes = (app) => {
-  app.post('/v1/artifacts', {
+  app.post('/artifacts', {
     bodyLimit: ARTIFACT_REQUEST_LIMIT,
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.write' } },
+    config: { guard: { permission: 'artifacts.write' } },
     schema: {
       summary: 'Upload an evidence artifact',
       tags: ['artifacts'],
@@ -149,8 +148,8 @@ export const artifactsRoutes: AreaRoutes = (app) => {
     return reply.status(created ? 201 : 200).send({ data: artifact });
   });
 
-  app.get('/v1/artifacts', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read' } },
+  app.get('/artifacts', {
+    config: { guard: { permission: 'artifacts.read' } },
     schema: {
       summary: 'List the live artifacts anchored to a pull request',
       tags: ['artifacts'],
@@ -160,12 +159,12 @@ export const artifactsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await listPullRequestArtifacts(factoryContext(req.ctx), req.query.repository, req.query.prNumber) }));
 
-  app.get('/v1/artifacts/:id', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read' } },
+  app.get('/artifacts/:id', {
+    config: { guard: { permission: 'artifacts.read' } },
     schema: { summary: 'Read one artifact', tags: ['artifacts'], params: Type.Object({ id: Uuid }), response: { 200: Data(Artifact) } },
   }, async (req) => ({ data: await getArtifact(factoryContext(req.ctx), req.params.id) }));
 
-  app.get('/v1/me/artifacts/:id', {
+  app.get('/me/artifacts/:id', {
     // A login token (or the dashboard session made from one) with no factory header: its owner's factories.
     config: { guard: { credentials: ['login_token'], factory: 'none' } },
     schema: {
@@ -179,8 +178,8 @@ export const artifactsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await findArtifactOfUser(req.ctx, req.params.id) }));
 
-  app.get('/v1/artifacts/:id/content', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read', appIdFromQuery: true, signedUrl: 'artifact-content' } },
+  app.get('/artifacts/:id/content', {
+    config: { guard: { permission: 'artifacts.read', appIdFromQuery: true, signedUrl: 'artifact-content' } },
     schema: {
       summary: "Read an artifact's bytes",
       tags: ['artifacts'],
@@ -234,8 +233,8 @@ export const artifactsRoutes: AreaRoutes = (app) => {
     return reply.send(bytes);
   });
 
-  app.get('/v1/work-items/:id/artifacts', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'artifacts.read' } },
+  app.get('/work-items/:id/artifacts', {
+    config: { guard: { permission: 'artifacts.read' } },
     schema: {
       summary: 'List the live artifacts of a work item',
       tags: ['artifacts', 'work-items'],

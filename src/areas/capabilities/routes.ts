@@ -14,8 +14,7 @@ const OpenApiDocument = Type.Object({
 }, { additionalProperties: true, description: 'An OpenAPI 3.1 document (bare JSON, not in `data`).' });
 
 export const capabilitiesRoutes: AreaRoutes = (app) => {
-  app.get('/v1/capabilities', {
-    config: { guard: { credentials: 'public' } },
+  app.get('/capabilities', {
     schema: {
       summary: 'Which areas and features this server has', tags: ['capabilities'],
       response: {
@@ -40,8 +39,7 @@ export const capabilitiesRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: capabilities(req.ctx.gateway, req.server) }));
 
-  app.get('/v1/openapi.json', {
-    config: { guard: { credentials: 'public' } },
+  app.get('/openapi.json', {
     schema: {
       summary: 'The OpenAPI 3.1 document of this API (bare, not in `data`)', tags: ['capabilities'],
       // Declared in the order @fastify/swagger builds the document, every level open: the serializer writes

@@ -7,7 +7,6 @@ import { listChanges, readSource, syncContext } from './service.js';
 /** A whole `.outerlayer/` tree travels base64-encoded in one body; the sync limit of API.md §8 applies. */
 export const CONTEXT_SYNC_BODY_LIMIT = 8 * 1024 * 1024;
 
-const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
 const CommitSha = Type.String({ pattern: '^[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?$', description: 'A full git commit id (40 hex, or 64 for SHA-256 repositories).' });
 const ChangeKind = Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]);
 const FileEntry = Type.Object({ path: Type.String(), sha256: Type.String(), bytes: Type.Integer() });
@@ -45,9 +44,9 @@ const Source = Type.Object({
 });
 
 export const contextRoutes: AreaRoutes = (app) => {
-  app.post('/v1/context/sync', {
+  app.post('/context/sync', {
     bodyLimit: CONTEXT_SYNC_BODY_LIMIT,
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'context.write' } },
+    config: { guard: { permission: 'context.write' } },
     schema: {
       summary: 'Store the whole .outerlayer/ tree at a commit', tags: ['context'],
       description: 'Send every file of the tree (base64). Unchanged files are stored once (content-addressed). 201 when the commit is new; 200 when the same tree was already synced at this commit; 409 `conflict` when the commit was synced with other contents.',
@@ -66,8 +65,8 @@ export const contextRoutes: AreaRoutes = (app) => {
     return reply.status(result.created ? 201 : 200).send({ data: result });
   });
 
-  app.get('/v1/context/changes', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'context.read' }, rateLimit: 'observability-read' },
+  app.get('/context/changes', {
+    config: { guard: { permission: 'context.read' }, rateLimit: 'observability-read' },
     schema: {
       summary: 'Synced-commit history, newest first, with per-file changes', tags: ['context'],
       description: 'Each commit lists the files added, modified or removed relative to the commit synced before it.',
@@ -92,8 +91,8 @@ export const contextRoutes: AreaRoutes = (app) => {
     return { data: page.data, pagination: { total: page.total, limit, offset } };
   });
 
-  app.get('/v1/context/source', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'context.read' }, rateLimit: 'observability-read' },
+  app.get('/context/source', {
+    config: { guard: { permission: 'context.read' }, rateLimit: 'observability-read' },
     schema: {
       summary: 'The tree listing, a directory, or one file at a synced commit', tags: ['context'],
       description: 'Without commitSha: the latest synced commit. Without path: the whole tree. A path naming a directory lists the files under it; a path naming a file returns its bytes (base64). 404 `context_not_found` for an unknown commit or path.',

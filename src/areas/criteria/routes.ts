@@ -12,13 +12,13 @@ const CriteriaList = Type.Object({ workItemId: Uuid, criteria: Type.Array(Criter
 const ItemParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'The work item uuid or its number in the factory.' }) });
 
 export const criteriaRoutes: AreaRoutes = (app) => {
-  app.get('/v1/work-items/:id/criteria', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'work.read' } },
+  app.get('/work-items/:id/criteria', {
+    config: { guard: { permission: 'work.read' } },
     schema: { summary: "Read a work item's acceptance criteria", tags: ['criteria'], params: ItemParams, response: { 200: Data(CriteriaList) } },
   }, async (req) => ({ data: await getCriteria(factoryContext(req.ctx), req.params.id) }));
 
-  app.put('/v1/work-items/:id/criteria', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'criteria.write' } },
+  app.put('/work-items/:id/criteria', {
+    config: { guard: { permission: 'criteria.write' } },
     schema: {
       summary: "Replace a work item's acceptance criteria", tags: ['criteria'],
       description: `The whole list, in order: at most ${MAX_CRITERIA} criteria with unique ids (400 duplicate_criterion_id). An empty list clears it. A withdrawn item answers 409 work_item_withdrawn.`,

@@ -21,8 +21,8 @@ const Finding = Type.Object({
 const ItemParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'The work item uuid or its number in the factory.' }) });
 
 export const findingsRoutes: AreaRoutes = (app) => {
-  app.post('/v1/work-items/:id/findings', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'findings.write' } },
+  app.post('/work-items/:id/findings', {
+    config: { guard: { permission: 'findings.write' } },
     schema: {
       summary: 'Record a finding on a work item', tags: ['findings'],
       description: 'What an agent found wrong about a change under review (`about: change`) or about a rule it ran on (`about: rule`, which needs `rule`). `line` needs `path`. A withdrawn item answers 409 work_item_withdrawn.',
@@ -42,8 +42,8 @@ export const findingsRoutes: AreaRoutes = (app) => {
     },
   }, async (req, reply) => reply.status(201).send({ data: await recordFinding(factoryContext(req.ctx), req.params.id, req.body) }));
 
-  app.get('/v1/work-items/:id/findings', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'findings.read' } },
+  app.get('/work-items/:id/findings', {
+    config: { guard: { permission: 'findings.read' } },
     schema: {
       summary: "List a work item's findings, oldest first", tags: ['findings'],
       params: ItemParams,

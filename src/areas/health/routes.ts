@@ -21,7 +21,6 @@ const Report = Data(Type.Object({
 
 export const healthRoutes: AreaRoutes = (app) => {
   app.get('/health', {
-    config: { guard: { credentials: 'public' } },
     schema: {
       summary: 'Liveness', tags: ['health'],
       response: { 200: Type.Object({ data: Type.Object({ status: Type.Literal('ok'), uptimeMs: Type.Integer() }) }) },
@@ -29,7 +28,6 @@ export const healthRoutes: AreaRoutes = (app) => {
   }, async (req) => ({ data: { status: 'ok' as const, uptimeMs: req.ctx.clock.now() - req.ctx.gateway.startedAt } }));
 
   app.get('/v1/health/ingestion', {
-    config: { guard: { credentials: 'public' } },
     schema: {
       summary: 'Can the gateway take ingest (database, rate-limit store, blob store)', tags: ['health'],
       description: 'The database is critical (503 `store_unavailable` with `checks` and `Retry-After` when it is down); a down rate-limit store (limits fail open) or blob store makes the status `degraded`.',
@@ -41,7 +39,6 @@ export const healthRoutes: AreaRoutes = (app) => {
   });
 
   app.get('/v1/health/files', {
-    config: { guard: { credentials: 'public' } },
     schema: {
       summary: 'Can the gateway store and serve files (blob store write-read round trip)', tags: ['health'],
       description: 'The blob store is critical: 503 `store_unavailable` with `checks` and `Retry-After` when it is down.',

@@ -19,8 +19,8 @@ const Host = Type.Object({
 });
 
 export const hostsRoutes: AreaRoutes = (app) => {
-  app.post('/v1/hosts/heartbeat', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'hosts.write' } },
+  app.post('/hosts/heartbeat', {
+    config: { guard: { permission: 'hosts.write' } },
     schema: {
       summary: "A runner host's heartbeat", tags: ['hosts'],
       description: 'Creates the host on its first heartbeat and refreshes it on every later one (keyed by hostId within the factory).',
@@ -36,8 +36,8 @@ export const hostsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await heartbeat(factoryContext(req.ctx), req.body) }));
 
-  app.get('/v1/hosts', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'hosts.read' } },
+  app.get('/hosts', {
+    config: { guard: { permission: 'hosts.read' } },
     schema: {
       summary: "The factory's runner hosts with their derived status", tags: ['hosts'],
       description: 'status: online (last heartbeat ≤ 90 s ago, activeJobs below capacity), busy (≤ 90 s, at capacity), stale (≤ 10 min), offline (older). Computed at read time.',

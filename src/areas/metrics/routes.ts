@@ -5,9 +5,6 @@ import { apiError } from '../../server/errors.js';
 import { Data, DateTime, Nullable, Limit } from '../../server/schemas.js';
 import { breakdown, compare, DIMENSIONS, modelSpend, overview, trends } from './service.js';
 
-const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
-const GUARD = { guard: { credentials: FACTORY_CREDENTIALS, permission: 'metrics.read' as const }, rateLimit: 'observability-read' as const };
-
 /** A date (a whole UTC day) or a date-time with its offset. */
 const Instant = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$',
@@ -105,8 +102,7 @@ const TrendPoint = Type.Object({
 const optional = <T extends Record<string, unknown>>(q: T) => Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
 
 export const metricsRoutes: AreaRoutes = (app) => {
-  app.get('/v1/metrics/models', {
-    config: GUARD,
+  app.get('/metrics/models', {
     schema: {
       summary: 'Per-model token spend in a window', tags: ['metrics'],
       description: 'Sessions, assistant turns, input/output/cache-read/cache-write tokens and cost per model, costliest first. Default window: the last 30 days. Subagent transcripts count (their tokens were spent).',
@@ -115,8 +111,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await modelSpend(factoryContext(req.ctx), optional(req.query)) }));
 
-  app.get('/v1/metrics/overview', {
-    config: GUARD,
+  app.get('/metrics/overview', {
     schema: {
       summary: 'Fleet tiles of a window beside the window of equal length before it', tags: ['metrics'],
       description: 'Each tile is { current, prior }. Session counts and rates are over top-level sessions; cost includes subagent transcripts. Rates are null when their denominator is 0.',
@@ -125,8 +120,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await overview(factoryContext(req.ctx), optional(req.query)) }));
 
-  app.get('/v1/metrics/compare', {
-    config: GUARD,
+  app.get('/metrics/compare', {
     schema: {
       summary: 'The tiles of two arbitrary windows side by side, with deltas (b − a)', tags: ['metrics'],
       querystring: Type.Object({
@@ -142,8 +136,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await compare(factoryContext(req.ctx), optional(req.query)) }));
 
-  app.get('/v1/metrics/breakdown', {
-    config: GUARD,
+  app.get('/metrics/breakdown', {
     schema: {
       summary: 'Sessions, cost and tool behaviour grouped by one dimension', tags: ['metrics'],
       description: '`by`: branch, agent_type, worker_kind, model, tool, repo or origin. Costliest groups first (tool: most calls first); `groups` is the number of groups before `limit`.',
@@ -167,8 +160,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
     return { data: await breakdown(factoryContext(req.ctx), { ...optional({ ...rest, by: chosen }), limit: rest.limit ?? 25 }) };
   });
 
-  app.get('/v1/metrics/trends', {
-    config: GUARD,
+  app.get('/metrics/trends', {
     schema: {
       summary: 'Daily (UTC) points of a window, at most 366 days', tags: ['metrics'],
       querystring: Type.Object(WindowQuery, { additionalProperties: false }),

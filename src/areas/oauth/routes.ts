@@ -22,7 +22,6 @@ const CACHE = 'public, max-age=3600';
 
 export const oauthRoutes: AreaRoutes = (app) => {
   app.get(BASE, {
-    config: { guard: { credentials: 'public' } },
     schema: { summary: 'Protected resource metadata of the gateway (RFC 9728)', tags: ['oauth'], response: { 200: Metadata } },
   }, async (req, reply) => {
     reply.header('Cache-Control', CACHE);
@@ -30,7 +29,6 @@ export const oauthRoutes: AreaRoutes = (app) => {
   });
 
   app.get(`${BASE}/v1/mcp`, {
-    config: { guard: { credentials: 'public' } },
     schema: { summary: 'Protected resource metadata of /v1/mcp (RFC 9728)', tags: ['oauth'], response: { 200: Metadata } },
   }, async (req, reply) => {
     reply.header('Cache-Control', CACHE);
@@ -38,7 +36,6 @@ export const oauthRoutes: AreaRoutes = (app) => {
   });
 
   app.get(`${BASE}/v1/apps/:appId/mcp`, {
-    config: { guard: { credentials: 'public' } },
     schema: {
       summary: "Protected resource metadata of a factory's /v1/apps/{appId}/mcp (RFC 9728)", tags: ['oauth'],
       params: Type.Object({ appId: Uuid }),
@@ -50,7 +47,6 @@ export const oauthRoutes: AreaRoutes = (app) => {
   });
 
   app.get('/.well-known/oauth-authorization-server', {
-    config: { guard: { credentials: 'public' } },
     schema: {
       summary: 'Authorization server metadata (RFC 8414)', tags: ['oauth'],
       response: { 200: Type.Object({}, { additionalProperties: true, description: 'RFC 8414 metadata (bare JSON).' }) },

@@ -22,9 +22,8 @@ import { renderConsentPage, verifyConsentRequest, type ConsentRequest } from './
 import type { GatewayOAuthProvider } from './provider.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const PUBLIC = { guard: { credentials: 'public' as const } };
-/** The SDK's protocol endpoints: input refused before them answers RFC 6749's shape too. */
-const PROTOCOL = { ...PUBLIC, oauthErrors: true };
+/** The SDK's protocol endpoints (public, as the whole area): input refused before them answers RFC 6749's shape too. */
+const PROTOCOL = { oauthErrors: true };
 const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
   'X-Frame-Options': 'DENY',
@@ -210,7 +209,6 @@ export function registerAuthorizationServer(app: App): void {
   }
 
   app.post('/oauth/consent', {
-    config: PUBLIC,
     schema: {
       summary: "The consent page's approval: issues the authorization code and redirects to the client", tags: ['oauth'], body: ConsentBody,
       response: {

@@ -1,15 +1,13 @@
 // Org management (management key only, spec part 5 rule 1): members, roles, the audit log and its verify.
 import { Type } from 'typebox';
-import { orgContext, type AreaRoutes, type RouteGuard } from '../../server/context.js';
+import { orgContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, Uuid, Page, Limit, NoContent } from '../../server/schemas.js';
-import { ROLES, type Permission } from '../../server/permissions.js';
+import { ROLES } from '../../server/permissions.js';
 import * as orgs from './service.js';
 
-// The guard answers 403 when the path names an org other than the key's, before any lookup, so a key
-// learns nothing about other orgs (not even whether they exist).
-// A dashboard session acts on its user's own orgs with their role there (the spec names it for the audit log).
-const guard = (permission: Permission): RouteGuard => ({ credentials: ['management_key', 'dashboard_session'], factory: 'none', orgParam: 'orgName', permission });
-
+// The area's guard (areas/index.ts) answers 403 when the path names an org other than the key's, before
+// any lookup, so a key learns nothing about other orgs (not even whether they exist). A dashboard session
+// acts on its user's own orgs with their role there (the spec names it for the audit log).
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 const OrgParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }) });
 const MemberParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }), userId: Uuid });
@@ -32,8 +30,8 @@ const AuditEntry = Type.Object({
 const AuditDate = Type.String({ pattern: orgs.AUDIT_DATE_PATTERN, description: 'YYYY-MM-DD, optionally THH:MM:SS with optional .f–.fff and optional Z; read as UTC. A bare endDate covers its whole day.' });
 
 export const orgsRoutes: AreaRoutes = (app) => {
-  app.get('/v1/orgs/:orgName', {
-    config: { guard: guard('members.read') },
+  app.get('/orgs/:orgName', {
+    config: { guard: { permission: 'members.read' } },
     schema: {
       summary: 'The organization: its plan, and the caller\'s role and permissions in it', tags: ['orgs'],
       description: 'For the dashboard\'s organization page: the plan, and what the caller may do (controls for anything else are not shown; the routes still refuse).',
@@ -44,13 +42,13 @@ export const orgsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await orgs.describeOrg(orgContext(req.ctx)) }));
 
-  app.get('/v1/orgs/:orgName/members', {
-    config: { guard: guard('members.read') },
+  app.get('/orgs/:orgName/members', {
+    config: { guard: { permission: 'members.read' } },
     schema: { summary: "List the organization's members", tags: ['orgs'], params: OrgParams, response: { 200: Data(Type.Array(Member)) } },
   }, async (req) => ({ data: await orgs.listMembers(orgContext(req.ctx)) }));
 
-  app.post('/v1/orgs/:orgName/members', {
-    config: { guard: guard('members.write') },
+  app.post('/orgs/:orgName/members', {
+    config: { guard: { permission: 'members.write' } },
     schema: {
       summary: 'Add an existing user to the organization by email', tags: ['orgs'],
       description: 'The user must already exist (the operator creates users); an unknown email answers 404 user_not_found.',
@@ -60,8 +58,8 @@ export const orgsRoutes: AreaRoutes = (app) => {
     },
   }, async (req, reply) => reply.status(201).send({ data: await orgs.addMemberByEmail(orgContext(req.ctx), req.body.email, req.body.role) }));
 
-  app.patch('/v1/orgs/:orgName/members/:userId', {
-    config: { guard: guard('members.write') },
+  app.patch('/orgs/:orgName/members/:userId', {
+    config: { guard: { permission: 'members.write' } },
     schema: {
       summary: "Change a member's role", tags: ['orgs'], params: MemberParams,
       body: Type.Object({ role: Role }, { additionalProperties: false }),
@@ -69,8 +67,8 @@ export const orgsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await orgs.changeMemberRole(orgContext(req.ctx), req.params.userId, req.body.role) }));
 
-  app.delete('/v1/orgs/:orgName/members/:userId', {
-    config: { guard: guard('members.write') },
+  app.delete('/orgs/:orgName/members/:userId', {
+    config: { guard: { permission: 'members.write' } },
     schema: { response: { 204: NoContent },
       summary: 'Remove a member', tags: ['orgs'], params: MemberParams,
       description: "The member's login tokens stop reaching the org's factories, and keys they created answer 403 creator_not_member.",
@@ -80,16 +78,16 @@ export const orgsRoutes: AreaRoutes = (app) => {
     return reply.status(204).send(null);
   });
 
-  app.get('/v1/orgs/:orgName/roles', {
-    config: { guard: guard('members.read') },
+  app.get('/orgs/:orgName/roles', {
+    config: { guard: { permission: 'members.read' } },
     schema: { summary: 'List the roles and the permissions each grants', tags: ['orgs'], params: OrgParams, response: { 200: Data(Type.Array(RoleEntry)) } },
   }, async (req) => {
     orgContext(req.ctx);
     return { data: orgs.listRoles() };
   });
 
-  app.get('/v1/orgs/:orgName/audit-log', {
-    config: { guard: guard('audit.read') },
+  app.get('/orgs/:orgName/audit-log', {
+    config: { guard: { permission: 'audit.read' } },
     schema: {
       summary: "The organization's audit trail, newest first", tags: ['orgs'],
       description: 'Needs the enterprise plan (402 entitlement_required otherwise).',
@@ -111,8 +109,8 @@ export const orgsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => orgs.listAuditLog(orgContext(req.ctx), req.query));
 
-  app.get('/v1/orgs/:orgName/audit-log/verify', {
-    config: { guard: guard('audit.read') },
+  app.get('/orgs/:orgName/audit-log/verify', {
+    config: { guard: { permission: 'audit.read' } },
     schema: {
       summary: "Check the organization's audit hash chain", tags: ['orgs'],
       description: 'Walks the chain oldest first; firstBadRow is the first row whose seq, prev_hash or row_hash does not hold.',

@@ -27,7 +27,7 @@ const ModelPrice = Type.Object({
 });
 
 export const pricingRoutes: AreaRoutes = (app) => {
-  app.get('/v1/pricing', {
+  app.get('/pricing', {
     config: { guard: { credentials: 'public' } },
     schema: {
       summary: 'Per-model LLM prices (input, output, cache read, cache write per million tokens)', tags: ['pricing'],

@@ -9,7 +9,6 @@ import { Verdict } from '../../verify/index.js';
 import { outcomesWithVerdicts, parseVerdictFilter, pullRequestWithVerdict } from '../verdict/outcomes.js';
 import { exportPullRequest, type PrEvidenceExport } from './service.js';
 
-const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
 const CostStatus = Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]);
 const State = Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged'), Type.Literal('unknown')]);
 
@@ -103,8 +102,8 @@ const PrParams = Type.Object({
 });
 
 export const prsRoutes: AreaRoutes = (app) => {
-  app.get('/v1/prs/outcomes', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'prs.read' }, rateLimit: 'observability-read' },
+  app.get('/prs/outcomes', {
+    config: { guard: { permission: 'prs.read' }, rateLimit: 'observability-read' },
     schema: {
       summary: 'Pull requests with attributed sessions: state, revert, CI and cost', tags: ['prs'],
       description: 'A session is attributed to a PR it names (outcome prNumber/prUrl/prs, pr_linked events) or whose head branch it worked on in the same repository. Most recent session first.',
@@ -135,8 +134,8 @@ export const prsRoutes: AreaRoutes = (app) => {
     return { data: page.data, pagination: { total: page.total, limit, offset }, githubApp };
   });
 
-  app.post('/v1/prs/reported', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'sessions.write' } },
+  app.post('/prs/reported', {
+    config: { guard: { permission: 'sessions.write' } },
     schema: {
       summary: 'Pull-request state read by the CLI (gh pr view), for a gateway that hears no GitHub App', tags: ['prs'],
       description:
@@ -147,8 +146,8 @@ export const prsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await reportPullRequests(factoryContext(req.ctx), req.body.pullRequests) }));
 
-  app.get('/v1/prs/:owner/:repo/:number', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'prs.read' } },
+  app.get('/prs/:owner/:repo/:number', {
+    config: { guard: { permission: 'prs.read' } },
     schema: {
       summary: 'One pull request: state, sessions, per-PR cost, artifacts and results', tags: ['prs'],
       params: PrParams,
@@ -160,8 +159,8 @@ export const prsRoutes: AreaRoutes = (app) => {
     return { data: { ...pr, githubApp } };
   });
 
-  app.get('/v1/prs/:owner/:repo/:number/export', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'prs.read' }, rateLimit: 'observability-read' },
+  app.get('/prs/:owner/:repo/:number/export', {
+    config: { guard: { permission: 'prs.read' }, rateLimit: 'observability-read' },
     schema: {
       summary: "Download a pull request's evidence (CSV or JSON), streamed", tags: ['prs'],
       description:

@@ -38,17 +38,14 @@ export const Unbound = Type.Object({
   disconnectedRepositories: Type.Array(Type.String({ description: '`owner/repo`' }), { description: "the factory's repositories connected through the installation, disconnected with it" }),
 });
 
-const READ = { credentials: ['factory_key', 'login_token'], permission: 'repositories.read' } as const;
-const WRITE = { credentials: ['factory_key', 'login_token'], permission: 'repositories.write' } as const;
-
 /** A browser navigating (an Accept naming text/html, not application/json), not an API client (any type, or JSON). */
 export function wantsPage(accept: string | undefined): boolean {
   return accept !== undefined && /\btext\/html\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
 }
 
 export const repositoriesRoutes: AreaRoutes = (app) => {
-  app.get('/v1/repositories', {
-    config: { guard: READ },
+  app.get('/repositories', {
+    config: { guard: { permission: 'repositories.read' } },
     schema: {
       summary: "List the factory's connected repositories with what the App installation lets builds do", tags: ['repositories'],
       description: 'Read live from GitHub. 503 repository_tokens_unavailable without a GitHub App; 503 github_unavailable (Retry-After) when GitHub is failing or rate limiting.',
@@ -56,8 +53,8 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await listRepositories(factoryContext(req.ctx)) }));
 
-  app.post('/v1/repositories', {
-    config: { guard: WRITE },
+  app.post('/repositories', {
+    config: { guard: { permission: 'repositories.write' } },
     schema: {
       summary: 'Connect a repository of a GitHub App installation', tags: ['repositories'],
       description: '201 when connected, 200 when it was already connected (the installation is updated). 422 installation_not_bound when the installation is not bound to this factory (install link or operator, see docs/github-app.md); 422 repository_not_in_installation when the installation does not list the repository or does not exist.',
@@ -72,7 +69,7 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
     return reply.status(created ? 201 : 200).send({ data: entry });
   });
 
-  app.post('/v1/github/install-links', {
+  app.post('/github/install-links', {
     // A person installs the App on GitHub, so only a person's credential asks for the link.
     config: { guard: { credentials: ['login_token'], permission: 'repositories.write' } },
     schema: {
@@ -82,16 +79,16 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
     },
   }, async (req, reply) => reply.status(201).send({ data: await issueInstallLink(factoryContext(req.ctx)) }));
 
-  app.get('/v1/github/installations', {
-    config: { guard: READ },
+  app.get('/github/installations', {
+    config: { guard: { permission: 'repositories.read' } },
     schema: {
       summary: 'The App installations bound to this factory (the ones it may connect repositories from)', tags: ['repositories'],
       response: { 200: Data(Type.Array(Binding)) },
     },
   }, async (req) => ({ data: await listBindings(factoryContext(req.ctx)) }));
 
-  app.delete('/v1/github/installations/:installationId', {
-    config: { guard: WRITE },
+  app.delete('/github/installations/:installationId', {
+    config: { guard: { permission: 'repositories.write' } },
     schema: {
       summary: 'Unbind an App installation from this factory, disconnecting the repositories connected through it', tags: ['repositories'],
       description: '200 with the repositories disconnected along with it (each is also a `repository.disconnected` in the audit log, beside `installation.unbound`). The installation stays installed on GitHub: uninstall it there to revoke the App everywhere. 404 installation_binding_not_found when this factory has no binding of it. Needs no GitHub call.',
@@ -100,7 +97,7 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await unbindFromFactory(factoryContext(req.ctx), req.params.installationId) }));
 
-  app.get('/v1/github/setup', {
+  app.get('/github/setup', {
     // GitHub redirects the browser here; the signed state, not a credential, says which factory and user.
     config: { guard: { credentials: 'public' } },
     schema: {
@@ -131,8 +128,8 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
     return { data: { appId, installation: binding, created } };
   });
 
-  app.delete('/v1/repositories/:owner/:repo', {
-    config: { guard: WRITE },
+  app.delete('/repositories/:owner/:repo', {
+    config: { guard: { permission: 'repositories.write' } },
     schema: { response: { 204: NoContent },
       summary: 'Disconnect a repository', tags: ['repositories'],
       description: '204; 404 repository_not_found when it is not connected. Needs no GitHub call.',

@@ -4,7 +4,6 @@ import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, Uuid, PrNumber as PrNumberSchema } from '../../server/schemas.js';
 import { emitResult, listChecks } from './service.js';
 
-const FACTORY_CREDENTIALS = ['factory_key', 'login_token'] as const;
 
 const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
 const PrNumber = PrNumberSchema();
@@ -54,8 +53,8 @@ const EmitBody = Type.Object(
 );
 
 export const resultsRoutes: AreaRoutes = (app) => {
-  app.post('/v1/emitted-results', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'results.write' } },
+  app.post('/emitted-results', {
+    config: { guard: { permission: 'results.write' } },
     schema: {
       summary: 'Record the pass/fail result of a check run in your own CI',
       tags: ['emitted-results'],
@@ -70,8 +69,8 @@ export const resultsRoutes: AreaRoutes = (app) => {
     return reply.status(created ? 201 : 200).send({ data: result });
   });
 
-  app.get('/v1/emitted-results', {
-    config: { guard: { credentials: FACTORY_CREDENTIALS, permission: 'results.read' } },
+  app.get('/emitted-results', {
+    config: { guard: { permission: 'results.read' } },
     schema: {
       summary: "A pull request's checks: the latest result of each check name, with its history",
       tags: ['emitted-results'],

@@ -47,8 +47,8 @@ export const SESSION_CSV_COLUMNS: CsvColumn<SessionWire>[] = [
 ];
 
 export const sessionsRoutes: AreaRoutes = (app) => {
-  app.get('/v1/sessions/export', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.read' }, rateLimit: 'observability-read' },
+  app.get('/sessions/export', {
+    config: { guard: { permission: 'sessions.read' }, rateLimit: 'observability-read' },
     schema: {
       summary: 'Download the session list (CSV or JSON), streamed',
       tags: ['sessions'],
@@ -65,8 +65,8 @@ export const sessionsRoutes: AreaRoutes = (app) => {
     return sendDownload(reply, format, 'sessions', format === 'csv' ? csvLines(SESSION_CSV_COLUMNS, rows) : jsonArray(rows));
   });
 
-  app.get('/v1/sessions', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.read' }, rateLimit: 'observability-read' },
+  app.get('/sessions', {
+    config: { guard: { permission: 'sessions.read' }, rateLimit: 'observability-read' },
     schema: {
       summary: 'List agent sessions',
       tags: ['sessions'],
@@ -80,8 +80,8 @@ export const sessionsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: await listSessions(factoryContext(req.ctx), req.query) }));
 
-  app.get('/v1/sessions/:traceId', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'sessions.read' }, rateLimit: 'session-detail' },
+  app.get('/sessions/:traceId', {
+    config: { guard: { permission: 'sessions.read' }, rateLimit: 'session-detail' },
     schema: {
       summary: 'Read one session with its full transcript',
       tags: ['sessions'],

@@ -18,7 +18,7 @@ export const webhooksRoutes: AreaRoutes = (app) => {
   app.removeContentTypeParser(['application/json']);
   app.addContentTypeParser(['application/json', 'application/x-www-form-urlencoded'], { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-  app.post('/v1/webhooks/github', {
+  app.post('/webhooks/github', {
     bodyLimit: WEBHOOK_BODY_LIMIT,
     config: { guard: { credentials: 'public' } },
     schema: {

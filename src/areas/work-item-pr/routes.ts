@@ -12,7 +12,7 @@ const Result = Type.Object({
 });
 
 export const workItemPullRequestRoutes: AreaRoutes = (app) => {
-  app.put('/v1/work-items/:workItemId/pull-request', {
+  app.put('/work-items/:workItemId/pull-request', {
     config: {
       // Any other credential, even a full-access key, is refused as if it lacked the permission (403).
       guard: { credentials: ['item_key'], wrongKindStatus: 403, wrongKindPermission: 'item_key' },

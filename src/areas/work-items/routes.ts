@@ -59,13 +59,13 @@ export const WorkItemSchema = Type.Object({
 const ItemParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'The work item uuid or its number in the factory.' }) });
 const LinkedPullRequestSchema = Type.Object({ repository: Type.String(), number: Type.Integer(), url: Type.String(), linkedAt: DateTime });
 
-const READ = { credentials: ['factory_key', 'login_token'], permission: 'work.read' } as const;
-const WRITE = { credentials: ['factory_key', 'login_token'], permission: 'work.write' } as const;
+const READ = { permission: 'work.read' } as const;
+const WRITE = { permission: 'work.write' } as const;
 
 export const workItemsRoutes: AreaRoutes = (app) => {
   const minTtl = app.attest.config.claimMinTtlSeconds;
 
-  app.get('/v1/work-items', {
+  app.get('/work-items', {
     config: { guard: READ },
     schema: {
       summary: "List the factory's live (or withdrawn) work items", tags: ['work-items'],
@@ -82,7 +82,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
     return { data: page.items, pagination: { cursor: page.cursor } };
   });
 
-  app.post('/v1/work-items', {
+  app.post('/work-items', {
     config: { guard: WRITE },
     schema: {
       summary: 'Create or update a work item (upsert by tracker + trackerKey)', tags: ['work-items'],
@@ -105,12 +105,12 @@ export const workItemsRoutes: AreaRoutes = (app) => {
     return reply.status(created ? 201 : 200).send({ data: toWire(item) });
   });
 
-  app.get('/v1/work-items/:id', {
+  app.get('/work-items/:id', {
     config: { guard: READ },
     schema: { summary: 'Read one work item by id or number', tags: ['work-items'], params: ItemParams, response: { 200: Data(WorkItemSchema) } },
   }, async (req) => ({ data: toWire(await getWorkItem(factoryContext(req.ctx), req.params.id)) }));
 
-  app.patch('/v1/work-items/:id', {
+  app.patch('/work-items/:id', {
     config: { guard: WRITE },
     schema: {
       summary: 'Change stage, section, blockClass, title or repository', tags: ['work-items'],
@@ -127,7 +127,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: toWire(await patchWorkItem(factoryContext(req.ctx), req.params.id, req.body)) }));
 
-  app.post('/v1/work-items/:id/withdraw', {
+  app.post('/work-items/:id/withdraw', {
     config: { guard: WRITE },
     schema: {
       summary: 'Withdraw a work item', tags: ['work-items'],
@@ -136,7 +136,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: toWire(await withdrawWorkItem(factoryContext(req.ctx), req.params.id)) }));
 
-  app.post('/v1/work-items/:id/claims', {
+  app.post('/work-items/:id/claims', {
     config: { guard: WRITE },
     schema: {
       summary: 'Claim a work item for a branch (returns the item key once)', tags: ['work-items'],
@@ -154,7 +154,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
     return reply.status(201).send({ data: { claim: claimToWire(claim), itemKey } });
   });
 
-  app.get('/v1/work-items/:id/claims', {
+  app.get('/work-items/:id/claims', {
     config: { guard: READ },
     schema: {
       summary: "The work item's claim history, newest first", tags: ['work-items'],
@@ -173,7 +173,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
     return { data: page.claims, pagination: { total: page.total, limit, offset } };
   });
 
-  app.put('/v1/work-items/:id/claims/current', {
+  app.put('/work-items/:id/claims/current', {
     config: { guard: { credentials: ['item_key'] } },
     schema: {
       summary: "Renew the caller's claim", tags: ['work-items'],
@@ -182,7 +182,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
     },
   }, async (req) => ({ data: { claim: claimToWire(await renewClaim(factoryContext(req.ctx), req.params.id)) } }));
 
-  app.delete('/v1/work-items/:id/claims/current', {
+  app.delete('/work-items/:id/claims/current', {
     config: { guard: { credentials: ['item_key', 'factory_key', 'login_token'] } },
     schema: { response: { 204: NoContent },
       summary: 'Release the claim', tags: ['work-items'],
@@ -194,7 +194,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
     return reply.status(204).send(null);
   });
 
-  app.post('/v1/work-items/:id/pull-requests', {
+  app.post('/work-items/:id/pull-requests', {
     config: { guard: WRITE },
     schema: {
       summary: 'Declare a pull request onto the work item', tags: ['work-items'],
@@ -212,7 +212,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
     return reply.status(201).send({ data: { ...pr, linkedAt: new Date(pr.linkedAt).toISOString() } });
   });
 
-  app.get('/v1/work-items/:id/pull-requests', {
+  app.get('/work-items/:id/pull-requests', {
     config: { guard: READ },
     schema: { summary: 'Pull requests declared onto the work item', tags: ['work-items'], params: ItemParams, response: { 200: Data(Type.Array(LinkedPullRequestSchema)) } },
   }, async (req) => ({
