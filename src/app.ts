@@ -224,6 +224,8 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
         },
       },
     },
+    // Shared schemas (Area.schemas) appear under components.schemas by their `$id`, which route schemas name.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const guard = route.config?.guard;
       const base = (schema ?? {}) as Record<string, unknown>;

@@ -14,6 +14,7 @@ import { workItemsRoutes } from './work-items/routes.js';
 import { criteriaRoutes } from './criteria/routes.js';
 import { findingsRoutes } from './findings/routes.js';
 import { hostsRoutes } from './hosts/routes.js';
+import { Host } from './hosts/schema.js';
 import { capabilitiesRoutes } from './capabilities/routes.js';
 import { pricingRoutes } from './pricing/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
@@ -54,7 +55,7 @@ export const AREAS: readonly Area[] = [
   { name: 'work-items', prefix: V1, defaults: FACTORY, routes: workItemsRoutes },
   { name: 'criteria', prefix: V1, defaults: FACTORY, routes: criteriaRoutes },
   { name: 'findings', prefix: V1, defaults: FACTORY, routes: findingsRoutes },
-  { name: 'hosts', prefix: V1, defaults: FACTORY, routes: hostsRoutes },
+  { name: 'hosts', prefix: V1, defaults: FACTORY, schemas: [Host], routes: hostsRoutes },
   { name: 'apps', prefix: V1, defaults: FACTORY, routes: appsRoutes },
   { name: 'account', prefix: V1, routes: accountRoutes },
   {

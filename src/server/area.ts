@@ -21,7 +21,7 @@ export interface Area {
    * Schemas with an `$id` that the area's routes (or another area's) refer to with `Ref` (schemas.ts): each
    * is registered once, and the OpenAPI document lists it under components.schemas.
    */
-  schemas?: readonly (TSchema & { $id: string })[];
+  schemas?: readonly TSchema[];
   routes: AreaRoutes;
   /** What the housekeeping loop deletes of this area's rows once they are past keeping. */
   sweeps?: Sweeps;

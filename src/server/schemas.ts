@@ -16,8 +16,11 @@ export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema
  * (the document lists the schema once, under components.schemas); to TypeScript it is the schema it names,
  * so a handler's answer is still checked against it.
  */
-export const Ref = <T extends TSchema & { $id: string }>(schema: T): TUnsafe<Static<T>> =>
-  Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
+export function Ref<T extends TSchema>(schema: T): TUnsafe<Static<T>> {
+  const id = (schema as { $id?: unknown }).$id;
+  if (typeof id !== 'string') throw new Error('Ref() needs a schema with an $id (declared in an area schema.ts)');
+  return Type.Unsafe<Static<T>>(Type.Ref(id));
+}
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' });

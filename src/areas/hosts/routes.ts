@@ -2,21 +2,9 @@
 // with a status derived at read time.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Int32 } from '../../server/schemas.js';
+import { Data, Int32, Ref } from '../../server/schemas.js';
+import { Host } from './schema.js';
 import { heartbeat, listHosts } from './service.js';
-
-const HostStatus = Type.Union([Type.Literal('online'), Type.Literal('busy'), Type.Literal('stale'), Type.Literal('offline')]);
-const Host = Type.Object({
-  hostId: Type.String(),
-  name: Type.String(),
-  runnerVersion: Type.String(),
-  capacity: Type.Integer(),
-  activeJobs: Type.Integer(),
-  labels: Type.Array(Type.String()),
-  firstSeenAt: DateTime,
-  lastHeartbeatAt: DateTime,
-  status: HostStatus,
-});
 
 export const hostsRoutes: AreaRoutes = (app) => {
   app.post('/hosts/heartbeat', {
@@ -32,7 +20,7 @@ export const hostsRoutes: AreaRoutes = (app) => {
         activeJobs: Int32({ maximum: 10000 }),
         labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
       }, { additionalProperties: false }),
-      response: { 200: Data(Host) },
+      response: { 200: Data(Ref(Host)) },
     },
   }, async (req) => ({ data: await heartbeat(factoryContext(req.ctx), req.body) }));
 
@@ -41,7 +29,7 @@ export const hostsRoutes: AreaRoutes = (app) => {
     schema: {
       summary: "The factory's runner hosts with their derived status", tags: ['hosts'],
       description: 'status: online (last heartbeat ≤ 90 s ago, activeJobs below capacity), busy (≤ 90 s, at capacity), stale (≤ 10 min), offline (older). Computed at read time.',
-      response: { 200: Data(Type.Array(Host)) },
+      response: { 200: Data(Type.Array(Ref(Host))) },
     },
   }, async (req) => ({ data: await listHosts(factoryContext(req.ctx)) }));
 };

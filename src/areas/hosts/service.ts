@@ -1,12 +1,11 @@
 // Runner hosts: a heartbeat upserts the host; the status is derived when read, from the age of the last
 // heartbeat and the load it reported (API.md §5), so no job has to mark hosts stale or offline.
 import type { FactoryContext } from '../../server/context.js';
+import type { Host, HostStatus } from './schema.js';
 import * as store from './store.js';
 
 export const ONLINE_MS = 90_000;
 export const STALE_MS = 600_000;
-
-export type HostStatus = 'online' | 'busy' | 'stale' | 'offline';
 
 export interface HeartbeatInput {
   hostId: string;
@@ -17,18 +16,6 @@ export interface HeartbeatInput {
   labels?: string[];
 }
 
-export interface HostWire {
-  hostId: string;
-  name: string;
-  runnerVersion: string;
-  capacity: number;
-  activeJobs: number;
-  labels: string[];
-  firstSeenAt: string;
-  lastHeartbeatAt: string;
-  status: HostStatus;
-}
-
 /** online: heard from within 90 s and below capacity; busy: within 90 s at capacity; stale: within 10 min; offline: older. */
 export function statusOf(host: Pick<store.HostRow, 'last_heartbeat_at' | 'capacity' | 'active_jobs'>, now: number): HostStatus {
   const age = now - Number(host.last_heartbeat_at);
@@ -37,7 +24,7 @@ export function statusOf(host: Pick<store.HostRow, 'last_heartbeat_at' | 'capaci
   return Number(host.active_jobs) >= Number(host.capacity) ? 'busy' : 'online';
 }
 
-function toWire(h: store.HostRow, now: number): HostWire {
+function toWire(h: store.HostRow, now: number): Host {
   return {
     hostId: h.host_id,
     name: h.name,
@@ -51,7 +38,7 @@ function toWire(h: store.HostRow, now: number): HostWire {
   };
 }
 
-export async function heartbeat(ctx: FactoryContext, input: HeartbeatInput): Promise<HostWire> {
+export async function heartbeat(ctx: FactoryContext, input: HeartbeatInput): Promise<Host> {
   const now = ctx.clock.now();
   await store.upsertHost(ctx.db, {
     app_id: ctx.appId,
@@ -70,7 +57,7 @@ export async function heartbeat(ctx: FactoryContext, input: HeartbeatInput): Pro
   return toWire(row, now);
 }
 
-export async function listHosts(ctx: FactoryContext): Promise<HostWire[]> {
+export async function listHosts(ctx: FactoryContext): Promise<Host[]> {
   const now = ctx.clock.now();
   return (await store.listHosts(ctx.db, ctx.appId)).map((h) => toWire(h, now));
 }
