@@ -6,6 +6,7 @@ import { oauthSweeps } from './oauth/housekeeping.js';
 import { repositoriesSweeps } from './repositories/housekeeping.js';
 import { adminRoutes } from './admin/routes.js';
 import { apiKeysRoutes } from './api-keys/routes.js';
+import { ApiKey } from './api-keys/schema.js';
 import { accountRoutes } from './account/routes.js';
 import { appsRoutes } from './apps/routes.js';
 import { orgsRoutes } from './orgs/routes.js';
@@ -13,6 +14,7 @@ import { healthRoutes } from './health/routes.js';
 import { workItemsRoutes } from './work-items/routes.js';
 import { criteriaRoutes } from './criteria/routes.js';
 import { findingsRoutes } from './findings/routes.js';
+import { Finding } from './findings/schema.js';
 import { hostsRoutes } from './hosts/routes.js';
 import { Host } from './hosts/schema.js';
 import { capabilitiesRoutes } from './capabilities/routes.js';
@@ -24,6 +26,7 @@ import { prsRoutes } from './prs/routes.js';
 import { metricsRoutes } from './metrics/routes.js';
 import { artifactsRoutes } from './artifacts/routes.js';
 import { resultsRoutes } from './results/routes.js';
+import { Check, EmittedResult } from './results/schema.js';
 import { repositoriesRoutes } from './repositories/routes.js';
 import { workItemPullRequestRoutes } from './work-item-pr/routes.js';
 import { agentsRoutes } from './agents/routes.js';
@@ -51,10 +54,10 @@ export const AREAS: readonly Area[] = [
     defaults: { guard: { credentials: ['admin_token'], factory: 'none' } },
     routes: adminRoutes,
   },
-  { name: 'api-keys', prefix: V1, defaults: FACTORY, routes: apiKeysRoutes },
+  { name: 'api-keys', prefix: V1, defaults: FACTORY, schemas: [ApiKey], routes: apiKeysRoutes },
   { name: 'work-items', prefix: V1, defaults: FACTORY, routes: workItemsRoutes },
   { name: 'criteria', prefix: V1, defaults: FACTORY, routes: criteriaRoutes },
-  { name: 'findings', prefix: V1, defaults: FACTORY, routes: findingsRoutes },
+  { name: 'findings', prefix: V1, defaults: FACTORY, schemas: [Finding], routes: findingsRoutes },
   { name: 'hosts', prefix: V1, defaults: FACTORY, schemas: [Host], routes: hostsRoutes },
   { name: 'apps', prefix: V1, defaults: FACTORY, routes: appsRoutes },
   { name: 'account', prefix: V1, routes: accountRoutes },
@@ -76,7 +79,7 @@ export const AREAS: readonly Area[] = [
     routes: metricsRoutes,
   },
   { name: 'artifacts', prefix: V1, defaults: FACTORY, routes: artifactsRoutes },
-  { name: 'results', prefix: V1, defaults: FACTORY, routes: resultsRoutes },
+  { name: 'results', prefix: V1, defaults: FACTORY, schemas: [EmittedResult, Check], routes: resultsRoutes },
   { name: 'repositories', prefix: V1, defaults: FACTORY, routes: repositoriesRoutes, sweeps: repositoriesSweeps },
   { name: 'work-item-pr', prefix: V1, routes: workItemPullRequestRoutes },
   { name: 'agents', prefix: V1, defaults: FACTORY, routes: agentsRoutes },

@@ -1,20 +1,9 @@
 // Factory API keys: GET/POST /v1/api-keys, DELETE /v1/api-keys/{id}.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Limit, Nullable, Offset, Uuid, NoContent } from '../../server/schemas.js';
-import { KEY_PRESETS, PERMISSIONS } from '../../server/permissions.js';
+import { Data, Limit, Offset, Uuid, NoContent, Ref } from '../../server/schemas.js';
+import { ApiKey, CreatedApiKey, CreateKeyInput } from './schema.js';
 import { createKey, listKeys, revokeKey } from './service.js';
-
-const Permission = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
-const ApiKey = Type.Object({
-  id: Uuid,
-  name: Type.String(),
-  permissions: Type.Array(Type.String()),
-  key_prefix: Type.String(),
-  created_at: DateTime,
-  created_by: Nullable(Type.String()),
-  expires_at: Nullable(DateTime),
-});
 
 export const apiKeysRoutes: AreaRoutes = (app) => {
   app.get('/api-keys', {
@@ -23,7 +12,7 @@ export const apiKeysRoutes: AreaRoutes = (app) => {
       summary: "List the factory's live API keys", tags: ['api-keys'],
       description: '`limit`/`offset` page the list (ordered as without them).',
       querystring: Type.Object({ limit: Type.Optional(Limit(500)), offset: Type.Optional(Offset()) }, { additionalProperties: false }),
-      response: { 200: Data(Type.Array(ApiKey)) },
+      response: { 200: Data(Type.Array(Ref(ApiKey))) },
     },
   }, async (req) => ({ data: await listKeys(factoryContext(req.ctx), req.query) }));
 
@@ -32,13 +21,8 @@ export const apiKeysRoutes: AreaRoutes = (app) => {
     schema: {
       summary: 'Create an API key (plaintext returned once)', tags: ['api-keys'],
       description: 'Give `preset` (ingest, read-only, full-access) or an explicit `permissions` list; neither means read-only. A key never gets a permission its creator lacks.',
-      body: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 100 }),
-        preset: Type.Optional(Type.Union(KEY_PRESETS.map((p) => Type.Literal(p)))),
-        permissions: Type.Optional(Type.Array(Permission, { minItems: 1, maxItems: PERMISSIONS.length })),
-        expiresAt: Type.Optional(DateTime),
-      }, { additionalProperties: false }),
-      response: { 201: Data(Type.Object({ ...ApiKey.properties, plaintext_key: Type.String() })) },
+      body: CreateKeyInput,
+      response: { 201: Data(CreatedApiKey) },
     },
   }, async (req, reply) => reply.status(201).send({ data: await createKey(factoryContext(req.ctx), req.body) }));
 

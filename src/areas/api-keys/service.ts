@@ -5,24 +5,8 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { presetPermissions, type KeyPreset, type Permission } from '../../server/permissions.js';
 import { recordAudit } from '../../server/audit.js';
+import type { ApiKey, CreatedApiKey, CreateKeyInput } from './schema.js';
 import * as store from './store.js';
-
-export interface ApiKeyWire {
-  id: string;
-  name: string;
-  permissions: Permission[];
-  key_prefix: string;
-  created_at: string;
-  created_by: string | null;
-  expires_at: string | null;
-}
-
-export interface CreateKeyInput {
-  name: string;
-  preset?: KeyPreset;
-  permissions?: Permission[];
-  expiresAt?: string;
-}
 
 type KeyRow = Awaited<ReturnType<typeof store.listLiveKeys>>[number];
 
@@ -42,12 +26,12 @@ function permissionsOf(text: string): readonly Permission[] {
   return permissions;
 }
 
-function toWire(row: KeyRow): ApiKeyWire {
+function toWire(row: KeyRow): ApiKey {
   return {
     id: row.id,
     name: row.name,
     // Frozen and shared (see permissionsOf); the wire type is mutable only because the route schema's is.
-    permissions: permissionsOf(row.permissions) as Permission[],
+    permissions: permissionsOf(row.permissions) as string[],
     key_prefix: row.prefix,
     created_at: new Date(row.created_at).toISOString(),
     created_by: row.created_by,
@@ -55,14 +39,14 @@ function toWire(row: KeyRow): ApiKeyWire {
   };
 }
 
-export async function listKeys(ctx: FactoryContext, page: { limit?: number; offset?: number } = {}): Promise<ApiKeyWire[]> {
+export async function listKeys(ctx: FactoryContext, page: { limit?: number; offset?: number } = {}): Promise<ApiKey[]> {
   const now = ctx.clock.now();
   const live = (await store.listLiveKeys(ctx.db, ctx.appId)).filter((k) => k.expires_at === null || k.expires_at > now).map(toWire);
   const offset = page.offset ?? 0;
   return live.slice(offset, page.limit === undefined ? undefined : offset + page.limit);
 }
 
-export async function createKey(ctx: FactoryContext, input: CreateKeyInput): Promise<ApiKeyWire & { plaintext_key: string }> {
+export async function createKey(ctx: FactoryContext, input: CreateKeyInput): Promise<CreatedApiKey> {
   if (input.preset && input.permissions) throw apiError('invalid_request_body', 'Send either preset or permissions, not both.', { details: [{ path: 'preset', message: 'conflicts with permissions' }] });
   const creatorPermissions = [...ctx.principal.permissions];
   const permissions = input.permissions ? [...new Set(input.permissions)] : presetPermissions(input.preset ?? 'read-only', creatorPermissions);

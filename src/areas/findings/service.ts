@@ -5,39 +5,10 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { schedulePrComments } from '../pr-comments/outbox.js';
 import { getWorkItem, listLinkedPullRequests } from '../work-items/service.js';
+import type { Finding, FindingInput } from './schema.js';
 import * as store from './store.js';
 
-export const ABOUT = ['change', 'rule'] as const;
-export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
-
-export interface FindingInput {
-  source: string;
-  about: (typeof ABOUT)[number];
-  severity: (typeof SEVERITIES)[number];
-  title: string;
-  body?: string;
-  path?: string;
-  line?: number;
-  rule?: string;
-  prNumber?: number;
-}
-
-export interface FindingWire {
-  id: string;
-  workItemId: string;
-  source: string;
-  about: string;
-  severity: string;
-  title: string;
-  body: string | null;
-  path: string | null;
-  line: number | null;
-  rule: string | null;
-  prNumber: number | null;
-  createdAt: string;
-}
-
-function toWire(r: store.FindingRow): FindingWire {
+function toWire(r: store.FindingRow): Finding {
   return {
     id: r.id,
     workItemId: r.work_item_id,
@@ -54,7 +25,7 @@ function toWire(r: store.FindingRow): FindingWire {
   };
 }
 
-export async function recordFinding(ctx: FactoryContext, idOrNumber: string, input: FindingInput): Promise<FindingWire> {
+export async function recordFinding(ctx: FactoryContext, idOrNumber: string, input: FindingInput): Promise<Finding> {
   if (input.about === 'rule' && input.rule === undefined) {
     throw apiError('invalid_request_body', 'A finding about a rule names the rule.', { details: [{ path: 'rule', message: 'is required when about is "rule"' }] });
   }
@@ -89,7 +60,7 @@ export async function listFindings(
   ctx: FactoryContext,
   idOrNumber: string,
   page: { limit: number; offset: number },
-): Promise<{ findings: FindingWire[]; total: number }> {
+): Promise<{ findings: Finding[]; total: number }> {
   const item = await getWorkItem(ctx, idOrNumber);
   const [rows, total] = await Promise.all([
     store.listFindings(ctx.db, ctx.appId, item.id, page.limit, page.offset),

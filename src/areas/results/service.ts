@@ -6,47 +6,12 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { repositoryOfGitRepo } from '../artifacts/service.js';
 import { schedulePrComments } from '../pr-comments/outbox.js';
+import type { Check, CheckResult, EmitInput, EmittedResult } from './schema.js';
 import * as store from './store.js';
 
 export const CI_JSON_LIMIT = 4096;
 
-export type CheckResult = 'pass' | 'fail';
-
-export interface EmitInput {
-  clientEmitId: string;
-  name: string;
-  result: CheckResult;
-  link: string;
-  emittedAt: string;
-  prNumber: number;
-  /** `repository` or `gitRepo` (the OuterLayer CLI's normalized remote, issue 15 §4): one is required. */
-  repository?: string;
-  gitRepo?: string;
-  headSha?: string;
-  /** Free-form facts about the run, or just whether it ran in CI (the OuterLayer CLI sends a boolean). */
-  ci?: Record<string, unknown> | boolean;
-}
-
-export interface EmittedResultWire {
-  id: string;
-  clientEmitId: string;
-  name: string;
-  result: CheckResult;
-  link: string;
-  repository: string;
-  prNumber: number;
-  headSha: string | null;
-  ci: Record<string, unknown> | boolean | null;
-  emittedAt: string;
-  createdAt: string;
-}
-
-/** One check name on a pull request: its latest result, and the earlier ones newest first. */
-export interface CheckWire extends EmittedResultWire {
-  history: EmittedResultWire[];
-}
-
-function toWire(row: store.EmittedResultRow): EmittedResultWire {
+function toWire(row: store.EmittedResultRow): EmittedResult {
   return {
     id: row.id,
     clientEmitId: row.client_emit_id,
@@ -90,14 +55,14 @@ function sameEmit(row: store.EmittedResultRow, candidate: store.EmittedResultRow
   );
 }
 
-function retryOf(stored: store.EmittedResultRow, candidate: store.EmittedResultRow): { result: EmittedResultWire; created: false } {
+function retryOf(stored: store.EmittedResultRow, candidate: store.EmittedResultRow): { result: EmittedResult; created: false } {
   if (!sameEmit(stored, candidate)) {
     throw apiError('conflict', `clientEmitId "${stored.client_emit_id}" was already used for a different result.`, { resultId: stored.id });
   }
   return { result: toWire(stored), created: false };
 }
 
-export async function emitResult(ctx: FactoryContext, input: EmitInput): Promise<{ result: EmittedResultWire; created: boolean }> {
+export async function emitResult(ctx: FactoryContext, input: EmitInput): Promise<{ result: EmittedResult; created: boolean }> {
   const repository = input.repository ?? (input.gitRepo !== undefined ? repositoryOfGitRepo(input.gitRepo, 'emit.gitRepo') : undefined);
   if (repository === undefined) throw bodyError('emit.repository', 'is required (or emit.gitRepo, the normalized git remote)');
   if (!isHttpLink(input.link)) throw apiError('invalid_link', 'emit.link must be an http or https URL (the run that produced the result).');
@@ -138,9 +103,9 @@ export async function emitResult(ctx: FactoryContext, input: EmitInput): Promise
  * The checks of one pull request: for each check name its latest result (by emittedAt) with the earlier
  * ones in `history`, newest first. Checks whose latest result is newest come first; ties by name.
  */
-export async function listChecks(ctx: FactoryContext, repository: string, prNumber: number): Promise<CheckWire[]> {
+export async function listChecks(ctx: FactoryContext, repository: string, prNumber: number): Promise<Check[]> {
   const rows = await store.listForPullRequest(ctx.db, ctx.appId, repository, prNumber);
-  const byName = new Map<string, CheckWire>();
+  const byName = new Map<string, Check>();
   for (const row of rows) {
     const wire = toWire(row);
     const check = byName.get(row.name);

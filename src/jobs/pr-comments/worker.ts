@@ -19,7 +19,8 @@ import { listCriteriaOf } from '../../areas/criteria/service.js';
 import { listFindings } from '../../areas/findings/service.js';
 import { getPullRequest, type PrDetailWire } from '../../areas/prs/service.js';
 import { findConnectedRepository } from '../../areas/repositories/service.js';
-import { listChecks, type CheckWire } from '../../areas/results/service.js';
+import type { Check } from '../../areas/results/schema.js';
+import { listChecks } from '../../areas/results/service.js';
 import { syncCheckRun } from '../../areas/verdict/check-run.js';
 import { pullRequestVerdict, type PrVerdict } from '../../areas/verdict/service.js';
 import { workItemsOfPullRequest } from '../../areas/work-items/service.js';
@@ -245,10 +246,10 @@ async function gather(ctx: FactoryContext, owner: string, name: string, number: 
   }
   const repository = `${owner}/${name}`;
   let artifacts: ArtifactWire[];
-  let checks: CheckWire[];
+  let checks: Check[];
   if (detail) {
     artifacts = detail.artifacts as ArtifactWire[];
-    checks = detail.results as CheckWire[];
+    checks = detail.results as Check[];
   } else {
     const spellings = [...new Set([repository, repository.toLowerCase()])];
     artifacts = (await Promise.all(spellings.map((r) => listPullRequestArtifacts(ctx, r, number)))).flat();
