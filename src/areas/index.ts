@@ -21,10 +21,12 @@ import { capabilitiesRoutes } from './capabilities/routes.js';
 import { pricingRoutes } from './pricing/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { contextRoutes } from './context/routes.js';
+import { ContextCommit, ContextSource, ContextSyncResult } from './context/schema.js';
 import { webhooksRoutes } from './webhooks/routes.js';
 import { prsRoutes } from './prs/routes.js';
 import { metricsRoutes } from './metrics/routes.js';
 import { artifactsRoutes } from './artifacts/routes.js';
+import { Artifact } from './artifacts/schema.js';
 import { resultsRoutes } from './results/routes.js';
 import { Check, EmittedResult } from './results/schema.js';
 import { repositoriesRoutes } from './repositories/routes.js';
@@ -67,7 +69,13 @@ export const AREAS: readonly Area[] = [
     defaults: { guard: { credentials: ['management_key', 'dashboard_session'], factory: 'none', orgParam: 'orgName' } },
     routes: orgsRoutes,
   },
-  { name: 'context', prefix: V1, defaults: FACTORY, routes: contextRoutes },
+  {
+    name: 'context',
+    prefix: V1,
+    defaults: FACTORY,
+    schemas: [ContextSyncResult, ContextCommit, ContextSource],
+    routes: contextRoutes,
+  },
   { name: 'webhooks', prefix: V1, routes: webhooksRoutes },
   { name: 'prs', prefix: V1, defaults: FACTORY, routes: prsRoutes },
   // The verdict's routes keep their whole paths and guards (they sit under /v1/prs and /v1/sessions).
@@ -78,7 +86,7 @@ export const AREAS: readonly Area[] = [
     defaults: { guard: { ...FACTORY.guard, permission: 'metrics.read' }, rateLimit: 'observability-read' },
     routes: metricsRoutes,
   },
-  { name: 'artifacts', prefix: V1, defaults: FACTORY, routes: artifactsRoutes },
+  { name: 'artifacts', prefix: V1, defaults: FACTORY, schemas: [Artifact], routes: artifactsRoutes },
   { name: 'results', prefix: V1, defaults: FACTORY, schemas: [EmittedResult, Check], routes: resultsRoutes },
   { name: 'repositories', prefix: V1, defaults: FACTORY, routes: repositoriesRoutes, sweeps: repositoriesSweeps },
   { name: 'work-item-pr', prefix: V1, routes: workItemPullRequestRoutes },

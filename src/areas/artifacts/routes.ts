@@ -4,7 +4,8 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { Bytes, Data, DateTime, Nullable, Uuid, Int32, Int53, PrNumber as PrNumberSchema } from '../../server/schemas.js';
+import { Bytes, Data, DateTime, Uuid, Int32, Int53, PrNumber as PrNumberSchema, Ref } from '../../server/schemas.js';
+import { Artifact } from './schema.js';
 import {
   ARTIFACT_REQUEST_LIMIT,
   createArtifact,
@@ -16,7 +17,6 @@ import {
 } from './service.js';
 import { listWorkItemArtifacts, resolveWorkItemForArtifact } from './work-item.js';
 
-
 // `owner/repo` as code hosts spell it.
 const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
 const PrNumber = PrNumberSchema();
@@ -25,31 +25,6 @@ const MediaType = Type.String({
   minLength: 3,
   maxLength: 200,
   pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\\s*;\\s*[A-Za-z0-9!#$&^_.+-]+=(\"[^\"\\\\\\r\\n]*\"|[A-Za-z0-9!#$&^_.+-]+))*$",
-});
-
-const Artifact = Type.Object({
-  id: Uuid,
-  clientArtifactId: Type.String(),
-  kind: Type.Union([Type.Literal('video'), Type.Literal('screenshot'), Type.Literal('report'), Type.Literal('log'), Type.Literal('file')]),
-  caption: Type.String(),
-  filename: Type.String(),
-  mediaType: Type.String(),
-  bytes: Type.Integer(),
-  sha256: Type.String(),
-  criterionId: Nullable(Type.String()),
-  prNumber: Nullable(Type.Integer()),
-  repository: Nullable(Type.String()),
-  workItemId: Nullable(Type.String()),
-  supersedes: Nullable(Type.String()),
-  session: Nullable(Type.Object({ sessionId: Type.String(), turnIndex: Nullable(Type.Integer()) })),
-  ci: Nullable(Type.Boolean({ description: 'Whether it was made in CI, as the client said; null when not said.' })),
-  gitRepo: Nullable(Type.String({ description: 'The git remote the client named, normalized as session repositories are (github.com/acme/api → acme/api).' })),
-  gitBranch: Nullable(Type.String()),
-  commitSha: Nullable(Type.String()),
-  emittedAt: DateTime,
-  createdAt: DateTime,
-  url: Type.String({ description: "The artifact's page on the dashboard: {ATTEST_PUBLIC_URL}/artifacts/{id}" }),
-  contentUrl: Type.String({ description: 'Where the bytes are served (GET /v1/artifacts/{id}/content).' }),
 });
 
 const ArtifactBody = Type.Object(
@@ -140,7 +115,7 @@ export const artifactsRoutes: AreaRoutes = (app) => {
         'Idempotent on clientArtifactId: the same bytes again answer 200 with the stored artifact; other bytes answer 409 artifact_content_conflict. ' +
         'Limits: 12 MiB a request, 8 MiB a blob (413 payload_too_large with limit).',
       body: ArtifactBody,
-      response: { 201: Data(Artifact), 200: Data(Artifact) },
+      response: { 201: Data(Ref(Artifact)), 200: Data(Ref(Artifact)) },
     },
   }, async (req, reply) => {
     const ctx = factoryContext(req.ctx);
@@ -155,13 +130,13 @@ export const artifactsRoutes: AreaRoutes = (app) => {
       tags: ['artifacts'],
       description: 'Oldest first; artifacts replaced by a later one are left out.',
       querystring: Type.Object({ repository: Repository, prNumber: PrNumber }, { additionalProperties: false }),
-      response: { 200: Data(Type.Array(Artifact)) },
+      response: { 200: Data(Type.Array(Ref(Artifact))) },
     },
   }, async (req) => ({ data: await listPullRequestArtifacts(factoryContext(req.ctx), req.query.repository, req.query.prNumber) }));
 
   app.get('/artifacts/:id', {
     config: { guard: { permission: 'artifacts.read' } },
-    schema: { summary: 'Read one artifact', tags: ['artifacts'], params: Type.Object({ id: Uuid }), response: { 200: Data(Artifact) } },
+    schema: { summary: 'Read one artifact', tags: ['artifacts'], params: Type.Object({ id: Uuid }), response: { 200: Data(Ref(Artifact)) } },
   }, async (req) => ({ data: await getArtifact(factoryContext(req.ctx), req.params.id) }));
 
   app.get('/me/artifacts/:id', {
@@ -174,7 +149,7 @@ export const artifactsRoutes: AreaRoutes = (app) => {
         "An artifact's `url` (its dashboard page) names no factory; this finds the factory in one request. " +
         'Errors: 400 invalid_path_params, 404 artifact_not_found (no such artifact in any factory of yours, which is also the answer for another org\'s).',
       params: Type.Object({ id: Uuid }),
-      response: { 200: Data(Type.Object({ appId: Uuid, artifact: Artifact })) },
+      response: { 200: Data(Type.Object({ appId: Uuid, artifact: Ref(Artifact) })) },
     },
   }, async (req) => ({ data: await findArtifactOfUser(req.ctx, req.params.id) }));
 
@@ -250,7 +225,7 @@ export const artifactsRoutes: AreaRoutes = (app) => {
           description: 'The work item id (uuid) or its number in the factory.',
         }),
       }),
-      response: { 200: Type.Object({ data: Type.Array(Artifact), pagination: Type.Object({ truncated: Type.Boolean() }) }) },
+      response: { 200: Type.Object({ data: Type.Array(Ref(Artifact)), pagination: Type.Object({ truncated: Type.Boolean() }) }) },
     },
   }, async (req) => listWorkItemArtifacts(factoryContext(req.ctx), req.params.id));
 };

@@ -10,6 +10,7 @@ import { factoriesOfUser } from '../apps/service.js';
 import { normalizeRepo } from '../../codehost/repository-name.js';
 import { schedulePrComments, type PrRef } from '../pr-comments/outbox.js';
 import { listLinkedPullRequests } from '../work-items/service.js';
+import type { Artifact, ArtifactKind } from './schema.js';
 import * as store from './store.js';
 
 /** API.md §8: an artifact request is at most 12 MiB (the route's bodyLimit), its blob at most 8 MiB. */
@@ -17,33 +18,6 @@ export const ARTIFACT_REQUEST_LIMIT = 12 * 1024 * 1024;
 export const ARTIFACT_BLOB_LIMIT = 8 * 1024 * 1024;
 /** API.md §5: the per-item list returns at most this many (the oldest). */
 export const ITEM_LIST_LIMIT = 200;
-
-export type ArtifactKind = 'video' | 'screenshot' | 'report' | 'log' | 'file';
-
-export interface ArtifactWire {
-  id: string;
-  clientArtifactId: string;
-  kind: ArtifactKind;
-  caption: string;
-  filename: string;
-  mediaType: string;
-  bytes: number;
-  sha256: string;
-  criterionId: string | null;
-  prNumber: number | null;
-  repository: string | null;
-  workItemId: string | null;
-  supersedes: string | null;
-  session: { sessionId: string; turnIndex: number | null } | null;
-  ci: boolean | null;
-  gitRepo: string | null;
-  gitBranch: string | null;
-  commitSha: string | null;
-  emittedAt: string;
-  createdAt: string;
-  url: string;
-  contentUrl: string;
-}
 
 export interface ArtifactInput {
   clientArtifactId: string;
@@ -144,7 +118,7 @@ function baseUrl(ctx: Pick<RequestContext, 'config'>): string {
   return ctx.config.publicUrl.replace(/\/+$/, '');
 }
 
-export function toWire(ctx: Pick<RequestContext, 'config'>, row: store.ArtifactRow): ArtifactWire {
+export function toWire(ctx: Pick<RequestContext, 'config'>, row: store.ArtifactRow): Artifact {
   const base = baseUrl(ctx);
   return {
     id: row.id,
@@ -206,7 +180,7 @@ function verifiedBytes(input: ArtifactInput, data: string): Buffer {
 }
 
 export interface CreateResult {
-  artifact: ArtifactWire;
+  artifact: Artifact;
   /** False when the clientArtifactId was already stored with the same bytes (an idempotent retry). */
   created: boolean;
 }
@@ -313,7 +287,7 @@ export async function readContent(ctx: FactoryContext, id: string): Promise<Arti
   return { artifact, bytes };
 }
 
-export async function getArtifact(ctx: FactoryContext, id: string): Promise<ArtifactWire> {
+export async function getArtifact(ctx: FactoryContext, id: string): Promise<Artifact> {
   const artifact = await store.findById(ctx.db, ctx.appId, id);
   if (!artifact) throw apiError('artifact_not_found', 'No such artifact in this factory.');
   return toWire(ctx, artifact);
@@ -324,7 +298,7 @@ export async function getArtifact(ctx: FactoryContext, id: string): Promise<Arti
  * read artifacts): the dashboard's artifact page opens the `url` an artifact carries, which names no factory.
  * Another org's artifact is not found, exactly like one that does not exist.
  */
-export async function findArtifactOfUser(ctx: RequestContext, id: string): Promise<{ appId: string; artifact: ArtifactWire }> {
+export async function findArtifactOfUser(ctx: RequestContext, id: string): Promise<{ appId: string; artifact: Artifact }> {
   const kind = ctx.principal?.kind;
   const userId = kind === 'login_token' || kind === 'dashboard_session' ? (ctx.principal?.userId ?? null) : null;
   if (!userId) throw apiError('internal_error', 'route is missing its login-token guard');
@@ -365,13 +339,13 @@ export function liveArtifacts(rows: readonly store.ArtifactRow[]): store.Artifac
 }
 
 /** The live artifacts anchored to one pull request, oldest first. */
-export async function listPullRequestArtifacts(ctx: FactoryContext, repository: string, prNumber: number): Promise<ArtifactWire[]> {
+export async function listPullRequestArtifacts(ctx: FactoryContext, repository: string, prNumber: number): Promise<Artifact[]> {
   const rows = await store.listForPullRequest(ctx.db, ctx.appId, repository, prNumber);
   return liveArtifacts(rows).map((row) => toWire(ctx, row));
 }
 
 export interface ItemArtifacts {
-  data: ArtifactWire[];
+  data: Artifact[];
   pagination: { truncated: boolean };
 }
 

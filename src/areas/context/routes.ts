@@ -1,48 +1,14 @@
 // Context: POST /v1/context/sync, GET /v1/context/changes, GET /v1/context/source (API.md §6).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Limit, Offset } from '../../server/schemas.js';
+import { Data, Limit, Offset, Ref } from '../../server/schemas.js';
+import { ContextCommit, ContextSource, ContextSyncResult } from './schema.js';
 import { listChanges, readSource, syncContext } from './service.js';
 
 /** A whole `.outerlayer/` tree travels base64-encoded in one body; the sync limit of API.md §8 applies. */
 export const CONTEXT_SYNC_BODY_LIMIT = 8 * 1024 * 1024;
 
 const CommitSha = Type.String({ pattern: '^[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?$', description: 'A full git commit id (40 hex, or 64 for SHA-256 repositories).' });
-const ChangeKind = Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]);
-const FileEntry = Type.Object({ path: Type.String(), sha256: Type.String(), bytes: Type.Integer() });
-
-/** The fields every answer about a synced commit carries (ContextCommitSummary). */
-const CommitSummary = {
-  commitSha: Type.String(),
-  branch: Nullable(Type.String()),
-  syncedAt: DateTime,
-  previousCommitSha: Nullable(Type.String()),
-  fileCount: Type.Integer(),
-  totalBytes: Type.Integer(),
-};
-
-const SyncResult = Type.Object({
-  ...CommitSummary,
-  created: Type.Boolean(),
-  newBlobs: Type.Integer(),
-  changes: Type.Object({ added: Type.Integer(), modified: Type.Integer(), removed: Type.Integer() }),
-});
-
-const CommitChanges = Type.Object({
-  ...CommitSummary,
-  changes: Type.Array(Type.Object({ path: Type.String(), change: ChangeKind, sha256: Nullable(Type.String()), previousSha256: Nullable(Type.String()) })),
-});
-
-const Source = Type.Object({
-  commitSha: Type.String(),
-  branch: Nullable(Type.String()),
-  syncedAt: DateTime,
-  path: Nullable(Type.String()),
-  kind: Type.Union([Type.Literal('tree'), Type.Literal('file')]),
-  files: Type.Array(FileEntry),
-  content: Nullable(Type.String({ description: 'The file bytes, base64, when kind is file.' })),
-});
-
 export const contextRoutes: AreaRoutes = (app) => {
   app.post('/context/sync', {
     bodyLimit: CONTEXT_SYNC_BODY_LIMIT,
@@ -58,7 +24,7 @@ export const contextRoutes: AreaRoutes = (app) => {
           { maxItems: 2000 },
         ),
       }, { additionalProperties: false }),
-      response: { 200: Data(SyncResult), 201: Data(SyncResult) },
+      response: { 200: Data(Ref(ContextSyncResult)), 201: Data(Ref(ContextSyncResult)) },
     },
   }, async (req, reply) => {
     const result = await syncContext(factoryContext(req.ctx), req.body);
@@ -77,7 +43,7 @@ export const contextRoutes: AreaRoutes = (app) => {
       }, { additionalProperties: false }),
       response: {
         200: Type.Object({
-          data: Type.Array(CommitChanges),
+          data: Type.Array(Ref(ContextCommit)),
           pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
         }),
       },
@@ -100,7 +66,7 @@ export const contextRoutes: AreaRoutes = (app) => {
         commitSha: Type.Optional(CommitSha),
         path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
       }, { additionalProperties: false }),
-      response: { 200: Data(Source) },
+      response: { 200: Data(Ref(ContextSource)) },
     },
   }, async (req) => ({ data: await readSource(factoryContext(req.ctx), req.query.commitSha, req.query.path) }));
 };

@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
+import type { ContextChange, ContextCommit, ContextCommitSummary, ContextSource, ContextSyncResult as SyncResult } from './schema.js';
 import * as store from './store.js';
 
 export type ContextVerification = 'verified' | 'unverified' | 'absent';
@@ -16,52 +17,6 @@ export interface SyncInput {
   commitSha: string;
   branch?: string;
   files: { path: string; content: string }[];
-}
-
-/** What every answer about a synced commit says of the commit itself. */
-export interface ContextCommitSummary {
-  commitSha: string;
-  branch: string | null;
-  syncedAt: string;
-  previousCommitSha: string | null;
-  fileCount: number;
-  totalBytes: number;
-}
-
-export interface SyncResult extends ContextCommitSummary {
-  /** False when this exact tree was already synced at this commit (the call changed nothing). */
-  created: boolean;
-  /** Blobs this call had to store; unchanged files (already stored) are not counted. */
-  newBlobs: number;
-  changes: { added: number; modified: number; removed: number };
-}
-
-export interface ContextChangeWire {
-  path: string;
-  change: store.ContextChangeKind;
-  sha256: string | null;
-  previousSha256: string | null;
-}
-
-export interface ContextCommitWire extends ContextCommitSummary {
-  changes: ContextChangeWire[];
-}
-
-export interface ContextFileWire {
-  path: string;
-  sha256: string;
-  bytes: number;
-}
-
-export interface ContextSourceWire {
-  commitSha: string;
-  branch: string | null;
-  syncedAt: string;
-  path: string | null;
-  kind: 'tree' | 'file';
-  files: ContextFileWire[];
-  /** The file's bytes, base64, when `kind` is file; null for a tree listing. */
-  content: string | null;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -215,13 +170,13 @@ export interface ChangesQuery {
   branch?: string;
 }
 
-export async function listChanges(ctx: FactoryContext, query: ChangesQuery): Promise<{ data: ContextCommitWire[]; total: number }> {
+export async function listChanges(ctx: FactoryContext, query: ChangesQuery): Promise<{ data: ContextCommit[]; total: number }> {
   const [total, commits] = await Promise.all([
     store.countCommits(ctx.db, ctx.appId, query.branch),
     store.pageOfCommits(ctx.db, ctx.appId, query.branch, query.limit, query.offset),
   ]);
   const changes = await store.changesOf(ctx.db, ctx.appId, commits.map((c) => c.id));
-  const byCommit = new Map<string, ContextChangeWire[]>();
+  const byCommit = new Map<string, ContextChange[]>();
   for (const c of changes) {
     const list = byCommit.get(c.commit_id) ?? [];
     if (list.length === 0) byCommit.set(c.commit_id, list);
@@ -233,7 +188,7 @@ export async function listChanges(ctx: FactoryContext, query: ChangesQuery): Pro
   };
 }
 
-export async function readSource(ctx: FactoryContext, commitSha: string | undefined, path: string | undefined): Promise<ContextSourceWire> {
+export async function readSource(ctx: FactoryContext, commitSha: string | undefined, path: string | undefined): Promise<ContextSource> {
   const commit = commitSha === undefined ? await store.latestCommit(ctx.db, ctx.appId) : await store.findCommit(ctx.db, ctx.appId, commitSha.toLowerCase());
   if (!commit) {
     throw apiError('context_not_found', commitSha === undefined ? 'No context commit has been synced to this factory.' : `Commit ${commitSha} has not been synced to this factory.`);

@@ -14,7 +14,8 @@ import { ApiError } from '../../server/errors.js';
 import { PeriodicTask } from '../../server/periodic.js';
 import { signArtifactContentUrl } from '../../server/signed-urls.js';
 import { prCheckModeOf, prCommentModeOf } from '../../areas/apps/service.js';
-import { isActiveContent, listPullRequestArtifacts, type ArtifactWire } from '../../areas/artifacts/service.js';
+import type { Artifact } from '../../areas/artifacts/schema.js';
+import { isActiveContent, listPullRequestArtifacts } from '../../areas/artifacts/service.js';
 import { listCriteriaOf } from '../../areas/criteria/service.js';
 import { listFindings } from '../../areas/findings/service.js';
 import { getPullRequest, type PrDetailWire } from '../../areas/prs/service.js';
@@ -245,10 +246,10 @@ async function gather(ctx: FactoryContext, owner: string, name: string, number: 
     if (!(err instanceof ApiError && err.code === 'pull_request_not_found')) throw err;
   }
   const repository = `${owner}/${name}`;
-  let artifacts: ArtifactWire[];
+  let artifacts: Artifact[];
   let checks: Check[];
   if (detail) {
-    artifacts = detail.artifacts as ArtifactWire[];
+    artifacts = detail.artifacts as Artifact[];
     checks = detail.results as Check[];
   } else {
     const spellings = [...new Set([repository, repository.toLowerCase()])];

@@ -1,0 +1,60 @@
+// The context area's contract: the routes serialize with it, the service returns its types.
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable } from '../../server/schemas.js';
+
+const ChangeKind = Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]);
+
+/** The fields every answer about a synced commit carries. */
+export const ContextCommitSummary = Type.Object({
+  commitSha: Type.String(),
+  branch: Nullable(Type.String()),
+  syncedAt: DateTime,
+  previousCommitSha: Nullable(Type.String()),
+  fileCount: Type.Integer(),
+  totalBytes: Type.Integer(),
+});
+export type ContextCommitSummary = Static<typeof ContextCommitSummary>;
+
+export const ContextSyncResult = Type.Object(
+  {
+    ...ContextCommitSummary.properties,
+    /** False when this exact tree was already synced at this commit (the call changed nothing). */
+    created: Type.Boolean(),
+    /** Blobs this call had to store; unchanged files (already stored) are not counted. */
+    newBlobs: Type.Integer(),
+    changes: Type.Object({ added: Type.Integer(), modified: Type.Integer(), removed: Type.Integer() }),
+  },
+  { $id: 'ContextSyncResult' },
+);
+export type ContextSyncResult = Static<typeof ContextSyncResult>;
+
+export const ContextChange = Type.Object({
+  path: Type.String(),
+  change: ChangeKind,
+  sha256: Nullable(Type.String()),
+  previousSha256: Nullable(Type.String()),
+});
+export type ContextChange = Static<typeof ContextChange>;
+
+export const ContextCommit = Type.Object(
+  { ...ContextCommitSummary.properties, changes: Type.Array(ContextChange) },
+  { $id: 'ContextCommit' },
+);
+export type ContextCommit = Static<typeof ContextCommit>;
+
+export const ContextFile = Type.Object({ path: Type.String(), sha256: Type.String(), bytes: Type.Integer() });
+export type ContextFile = Static<typeof ContextFile>;
+
+export const ContextSource = Type.Object(
+  {
+    commitSha: Type.String(),
+    branch: Nullable(Type.String()),
+    syncedAt: DateTime,
+    path: Nullable(Type.String()),
+    kind: Type.Union([Type.Literal('tree'), Type.Literal('file')]),
+    files: Type.Array(ContextFile),
+    content: Nullable(Type.String({ description: 'The file bytes, base64, when kind is file.' })),
+  },
+  { $id: 'ContextSource' },
+);
+export type ContextSource = Static<typeof ContextSource>;
