@@ -9,6 +9,7 @@ import { apiKeysRoutes } from './api-keys/routes.js';
 import { ApiKey } from './api-keys/schema.js';
 import { accountRoutes } from './account/routes.js';
 import { appsRoutes } from './apps/routes.js';
+import { App, MyFactory } from './apps/schema.js';
 import { orgsRoutes } from './orgs/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { workItemsRoutes } from './work-items/routes.js';
@@ -61,8 +62,8 @@ export const AREAS: readonly Area[] = [
   { name: 'criteria', prefix: V1, defaults: FACTORY, routes: criteriaRoutes },
   { name: 'findings', prefix: V1, defaults: FACTORY, schemas: [Finding], routes: findingsRoutes },
   { name: 'hosts', prefix: V1, defaults: FACTORY, schemas: [Host], routes: hostsRoutes },
-  { name: 'apps', prefix: V1, defaults: FACTORY, routes: appsRoutes },
-  { name: 'account', prefix: V1, routes: accountRoutes },
+  { name: 'apps', prefix: V1, defaults: FACTORY, schemas: [App], routes: appsRoutes },
+  { name: 'account', prefix: V1, schemas: [MyFactory], routes: accountRoutes },
   {
     name: 'orgs',
     prefix: V1,

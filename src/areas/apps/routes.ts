@@ -1,43 +1,9 @@
 // Factories (apps): GET/POST /v1/apps, GET/PATCH/DELETE /v1/apps/{appId} (spec part 2 App, part 5 rule 4).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Limit, Nullable, Offset, Slug, Uuid, NoContent } from '../../server/schemas.js';
+import { Data, Limit, Nullable, Offset, Slug, Uuid, NoContent, Ref } from '../../server/schemas.js';
+import { App } from './schema.js';
 import { createAppInOrg, deleteApp, getApp, listApps, updateApp } from './service.js';
-
-export const AppSchema = Type.Object({
-  id: Uuid,
-  tenant_id: Uuid,
-  name: Type.String(),
-  display_name: Type.String(),
-  created_at: DateTime,
-  created_by: Type.String(),
-  updated_at: DateTime,
-  updated_by: Type.String(),
-  runner_updates: Type.Object({
-    mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
-    version: Type.String({ description: 'pin: the pinned version; follow: the version this gateway recommends (its own release)' }),
-  }),
-  pr_comment: Type.Union([Type.Literal('off'), Type.Literal('on')], {
-    description: 'on: the GitHub App keeps exactly one comment with the evidence on each pull request of a connected repository (docs/github-app.md). Default off.',
-  }),
-  pr_comment_problem: Nullable(Type.Object({
-    code: Type.String({ description: 'missing_permission, repository_not_connected, repository_not_in_installation, pull_request_not_found, repository_tokens_unavailable, github_unavailable (gave up after retries), ...' }),
-    message: Type.String(),
-    repository: Type.String(),
-    number: Type.Integer(),
-    at: DateTime,
-  }, { description: 'The latest pull request whose comment could not be posted, until a later run posts it; null when none.' })),
-  pr_check: Type.Union([Type.Literal('off'), Type.Literal('on')], {
-    description: 'on: the GitHub App keeps a check run named `Attest evidence` on the head commit of each pull request of a connected repository (success when clean, neutral for review, failure when a block-level row fails; docs/github-app.md). Default off.',
-  }),
-  pr_check_problem: Nullable(Type.Object({
-    code: Type.String({ description: 'missing_permission (checks write), repository_not_connected, repository_not_in_installation, repository_tokens_unavailable, github_unavailable (gave up after retries), ...' }),
-    message: Type.String(),
-    repository: Type.String(),
-    number: Type.Integer(),
-    at: DateTime,
-  }, { description: 'The latest pull request whose check run could not be written, until a later run writes it; null when none.' })),
-});
 
 const DisplayName = Type.String({ minLength: 1, maxLength: 200 });
 // The path parameter is checked by the guard first (403 when it names another factory), so by the time
@@ -55,7 +21,7 @@ export const appsRoutes: AreaRoutes = (app) => {
         limit: Type.Optional(Limit(500)),
         offset: Type.Optional(Offset()),
       }, { additionalProperties: false }),
-      response: { 200: Data(Type.Array(AppSchema)) },
+      response: { 200: Data(Type.Array(Ref(App))) },
     },
   }, async (req) => ({ data: await listApps(factoryContext(req.ctx), req.query) }));
 
@@ -65,7 +31,7 @@ export const appsRoutes: AreaRoutes = (app) => {
       summary: "Create a factory in the caller's organization", tags: ['apps'],
       description: 'Names are slugs, unique per organization case-insensitively (stored lower case); 409 duplicate_app_name otherwise.',
       body: Type.Object({ name: Slug, display_name: Type.Optional(DisplayName) }, { additionalProperties: false }),
-      response: { 201: Data(AppSchema) },
+      response: { 201: Data(Ref(App)) },
     },
   }, async (req, reply) => {
     const created = await createAppInOrg(factoryContext(req.ctx), { name: req.body.name, ...(req.body.display_name ? { displayName: req.body.display_name } : {}) });
@@ -74,7 +40,7 @@ export const appsRoutes: AreaRoutes = (app) => {
 
   app.get('/apps/:appId', {
     config: { guard: { permission: 'apps.read', appParam: 'appId' } },
-    schema: { summary: 'Read one factory', tags: ['apps'], params: AppParams, response: { 200: Data(AppSchema) } },
+    schema: { summary: 'Read one factory', tags: ['apps'], params: AppParams, response: { 200: Data(Ref(App)) } },
   }, async (req) => ({ data: await getApp(factoryContext(req.ctx), req.params.appId) }));
 
   app.patch('/apps/:appId', {
@@ -93,7 +59,7 @@ export const appsRoutes: AreaRoutes = (app) => {
         pr_comment: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
         pr_check: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
       }, { additionalProperties: false, minProperties: 1 }),
-      response: { 200: Data(AppSchema) },
+      response: { 200: Data(Ref(App)) },
     },
   }, async (req) => ({ data: await updateApp(factoryContext(req.ctx), req.params.appId, req.body) }));
 

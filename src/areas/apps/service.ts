@@ -8,8 +8,10 @@ import type { Principal } from '../../server/auth/principal.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../../server/audit.js';
-import { latestProblems, type PrCommentProblem } from '../pr-comments/outbox.js';
+import type { PrCommentProblem } from '../pr-comments/schema.js';
+import { latestProblems } from '../pr-comments/outbox.js';
 import { latestCheckProblems } from '../verdict/check-problems.js';
+import type { App, MyFactory, PrCommentMode, RunnerUpdatesMode } from './schema.js';
 import * as store from './store.js';
 import { VERSION } from '../../version.js';
 
@@ -19,30 +21,7 @@ import { VERSION } from '../../version.js';
  */
 export const RECOMMENDED_RUNNER_VERSION: string = VERSION;
 
-export type RunnerUpdatesMode = 'follow' | 'pin';
-export type PrCommentMode = 'off' | 'on';
-
-export interface AppWire {
-  id: string;
-  tenant_id: string;
-  name: string;
-  display_name: string;
-  created_at: string;
-  created_by: string;
-  updated_at: string;
-  updated_by: string;
-  runner_updates: { mode: RunnerUpdatesMode; version: string };
-  /** The living PR comment: on = the GitHub App keeps one comment with the evidence on each pull request. */
-  pr_comment: PrCommentMode;
-  /** The latest PR comment that could not be posted (missing permission, repository not connected, ...), until one posts. */
-  pr_comment_problem: PrCommentProblem | null;
-  /** The `Attest evidence` check run: on = the GitHub App keeps one on each pull request's head commit. */
-  pr_check: PrCommentMode;
-  /** The latest check run that could not be written (missing checks write, ...), until one is written. */
-  pr_check_problem: PrCommentProblem | null;
-}
-
-export function appToWire(row: store.AppRow, problem: PrCommentProblem | null = null, checkProblem: PrCommentProblem | null = null): AppWire {
+export function appToWire(row: store.AppRow, problem: PrCommentProblem | null = null, checkProblem: PrCommentProblem | null = null): App {
   return {
     id: row.id,
     tenant_id: row.org_id,
@@ -69,7 +48,7 @@ export interface CreateAppInput {
   displayName?: string;
 }
 
-export async function createApp(db: Db, clock: Clock, principal: Principal | null, orgId: string, input: CreateAppInput): Promise<AppWire> {
+export async function createApp(db: Db, clock: Clock, principal: Principal | null, orgId: string, input: CreateAppInput): Promise<App> {
   const now = clock.now();
   const by = changedBy(principal);
   const row: store.AppRow = {
@@ -108,7 +87,7 @@ export interface ListAppsQuery {
   offset?: number;
 }
 
-export async function listApps(ctx: FactoryContext, q: ListAppsQuery = {}): Promise<AppWire[]> {
+export async function listApps(ctx: FactoryContext, q: ListAppsQuery = {}): Promise<App[]> {
   let rows = ctx.principal.kind !== 'login_token' && ctx.principal.kind !== 'dashboard_session'
     ? [await store.findLiveApp(ctx.db, ctx.orgId, ctx.appId)].filter((r): r is store.AppRow => r !== undefined)
     : await store.listLiveApps(ctx.db, ctx.orgId);
@@ -121,7 +100,7 @@ export async function listApps(ctx: FactoryContext, q: ListAppsQuery = {}): Prom
   return rows.map((r) => appToWire(r, problems.get(r.id) ?? null, checkProblems.get(r.id) ?? null));
 }
 
-async function wireWithProblem(ctx: FactoryContext, row: store.AppRow): Promise<AppWire> {
+async function wireWithProblem(ctx: FactoryContext, row: store.AppRow): Promise<App> {
   const [problems, checkProblems] = await Promise.all([latestProblems(ctx.db, [row.id]), latestCheckProblems(ctx.db, [row.id])]);
   return appToWire(row, problems.get(row.id) ?? null, checkProblems.get(row.id) ?? null);
 }
@@ -138,11 +117,11 @@ export async function prCommentModeOf(db: Db, orgId: string, appId: string): Pro
   return row?.pr_comment === 'on' ? 'on' : 'off';
 }
 
-export async function getApp(ctx: FactoryContext, appId: string): Promise<AppWire> {
+export async function getApp(ctx: FactoryContext, appId: string): Promise<App> {
   return wireWithProblem(ctx, await requireLiveApp(ctx, appId));
 }
 
-export async function createAppInOrg(ctx: FactoryContext, input: CreateAppInput): Promise<AppWire> {
+export async function createAppInOrg(ctx: FactoryContext, input: CreateAppInput): Promise<App> {
   return createApp(ctx.db, ctx.clock, ctx.principal, ctx.orgId, input);
 }
 
@@ -176,7 +155,7 @@ function runnerUpdatesColumns(input: RunnerUpdatesInput): { runner_updates_mode:
   return { runner_updates_mode: 'pin', runner_updates_version: valid };
 }
 
-export async function updateApp(ctx: FactoryContext, appId: string, input: UpdateAppInput): Promise<AppWire> {
+export async function updateApp(ctx: FactoryContext, appId: string, input: UpdateAppInput): Promise<App> {
   const before = await requireLiveApp(ctx, appId);
   const now = ctx.clock.now();
   const patch: store.AppPatch = { updated_at: now, updated_by: changedBy(ctx.principal) };
@@ -216,16 +195,8 @@ export async function deleteApp(ctx: FactoryContext, appId: string): Promise<voi
   });
 }
 
-export interface MyFactoryWire {
-  id: string;
-  name: string;
-  display_name: string;
-  org: { id: string; name: string };
-  role: string;
-}
-
 /** Every live factory a user can use, across the orgs they belong to, with the org and their role there. */
-export async function factoriesOfUser(db: Db, userId: string): Promise<MyFactoryWire[]> {
+export async function factoriesOfUser(db: Db, userId: string): Promise<MyFactory[]> {
   return (await store.listFactoriesOfUser(db, userId)).map((r) => ({
     id: r.id, name: r.name, display_name: r.display_name, org: { id: r.org_id, name: r.org_name }, role: r.role,
   }));

@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../../db/connection.js';
 import type { Clock } from '../../server/clock.js';
 import { normalizeRepository } from '../../codehost/repository-name.js';
+import type { PrCommentProblem } from './schema.js';
 import * as store from './store.js';
 
 /** A run waits for 5 s of quiet after the latest trigger, and at most 30 s after the first one it has not posted. */
@@ -42,14 +43,6 @@ export async function schedulePrComments(ctx: ScheduleContext, appId: string, pr
       ctx.log?.warn({ err, appId, repository, number: pr.number }, 'could not schedule the PR comment');
     }
   }
-}
-
-export interface PrCommentProblem {
-  code: string;
-  message: string;
-  repository: string;
-  number: number;
-  at: string;
 }
 
 function problemOf(row: store.JobRow): PrCommentProblem | null {
