@@ -11,6 +11,7 @@ import { accountRoutes } from './account/routes.js';
 import { appsRoutes } from './apps/routes.js';
 import { App, MyFactory } from './apps/schema.js';
 import { orgsRoutes } from './orgs/routes.js';
+import { AuditEntry, AuditVerify, Member, Org, OrgSelf, User } from './orgs/schema.js';
 import { healthRoutes } from './health/routes.js';
 import { workItemsRoutes } from './work-items/routes.js';
 import { criteriaRoutes } from './criteria/routes.js';
@@ -68,6 +69,7 @@ export const AREAS: readonly Area[] = [
     name: 'orgs',
     prefix: V1,
     defaults: { guard: { credentials: ['management_key', 'dashboard_session'], factory: 'none', orgParam: 'orgName' } },
+    schemas: [Org, OrgSelf, User, Member, AuditEntry, AuditVerify],
     routes: orgsRoutes,
   },
   {

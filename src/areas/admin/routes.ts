@@ -1,8 +1,9 @@
 // Operator routes (API.md §9): admin token only. `attest admin ...` wraps them.
 import { Type } from 'typebox';
 import type { AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Slug, Uuid, NoContent } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Slug, Uuid, NoContent, Ref } from '../../server/schemas.js';
 import { PERMISSIONS, ROLES } from '../../server/permissions.js';
+import { Member, Org, User } from '../orgs/schema.js';
 import { PLANS } from '../orgs/service.js';
 import * as admin from './service.js';
 import { adminBind, adminUnbind } from '../repositories/installations.js';
@@ -11,9 +12,6 @@ import { Int53 } from '../../server/schemas.js';
 
 const Plan = Type.Union(PLANS.map((p) => Type.Literal(p)));
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
-const Org = Type.Object({ id: Uuid, name: Type.String(), plan: Type.String(), created_at: DateTime, updated_at: DateTime });
-const User = Type.Object({ id: Uuid, email: Type.String(), name: Type.String(), created_at: DateTime });
-const Member = Type.Object({ userId: Uuid, email: Type.String(), name: Type.String(), role: Type.String(), joined_at: DateTime });
 const App = Type.Object({
   id: Uuid, tenant_id: Uuid, name: Type.String(), display_name: Type.String(), created_at: DateTime, created_by: Type.String(),
   updated_at: DateTime, updated_by: Type.String(), runner_updates: Type.Object({ mode: Type.String(), version: Nullable(Type.String()) }),
@@ -25,7 +23,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     schema: {
       summary: 'Create an organization', tags: ['admin'],
       body: Type.Object({ name: Slug, plan: Type.Optional(Plan) }, { additionalProperties: false }),
-      response: { 201: Data(Org) },
+      response: { 201: Data(Ref(Org)) },
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.createOrg(req.ctx, req.body.name, req.body.plan ?? 'free') }));
 
@@ -33,7 +31,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     schema: {
       summary: "Change an organization's plan", tags: ['admin'], params: OrgParams,
       body: Type.Object({ plan: Plan }, { additionalProperties: false }),
-      response: { 200: Data(Org) },
+      response: { 200: Data(Ref(Org)) },
     },
   }, async (req) => ({ data: await admin.changePlan(req.ctx, req.params.orgName, req.body.plan) }));
 
@@ -41,7 +39,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     schema: {
       summary: 'Create a user', tags: ['admin'],
       body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
-      response: { 201: Data(User) },
+      response: { 201: Data(Ref(User)) },
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.createUser(req.ctx, req.body.email, req.body.name) }));
 
@@ -49,7 +47,7 @@ export const adminRoutes: AreaRoutes = (app) => {
     schema: {
       summary: 'Add a user to an organization', tags: ['admin'], params: OrgParams,
       body: Type.Object({ userId: Uuid, role: Role }, { additionalProperties: false }),
-      response: { 201: Data(Member) },
+      response: { 201: Data(Ref(Member)) },
     },
   }, async (req, reply) => reply.status(201).send({ data: await admin.addMember(req.ctx, req.params.orgName, req.body.userId, req.body.role) }));
 

@@ -1,7 +1,8 @@
 // Org management (management key only, spec part 5 rule 1): members, roles, the audit log and its verify.
 import { Type } from 'typebox';
 import { orgContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid, Page, Limit, NoContent } from '../../server/schemas.js';
+import { Data, Uuid, Page, Limit, NoContent, Ref } from '../../server/schemas.js';
+import { AuditEntry, AuditVerify, Member, OrgSelf } from './schema.js';
 import { ROLES } from '../../server/permissions.js';
 import * as orgs from './service.js';
 
@@ -11,22 +12,7 @@ import * as orgs from './service.js';
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 const OrgParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }) });
 const MemberParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }), userId: Uuid });
-const Member = Type.Object({ userId: Uuid, email: Type.String(), name: Type.String(), role: Type.String(), joined_at: DateTime });
 const RoleEntry = Type.Object({ name: Type.String(), permissions: Type.Array(Type.String()) });
-const AuditEntry = Type.Object({
-  id: Uuid,
-  action_type: Type.String(),
-  actor_id: Type.String(),
-  actor_type: Type.String(),
-  actor_name: Type.String(),
-  actor_email: Type.String(),
-  actor_label: Type.String(),
-  target_id: Type.String(),
-  target_type: Type.String(),
-  target_identifier: Type.String(),
-  details_preview: Type.String(),
-  created_at: DateTime,
-});
 const AuditDate = Type.String({ pattern: orgs.AUDIT_DATE_PATTERN, description: 'YYYY-MM-DD, optionally THH:MM:SS with optional .f–.fff and optional Z; read as UTC. A bare endDate covers its whole day.' });
 
 export const orgsRoutes: AreaRoutes = (app) => {
@@ -36,15 +22,13 @@ export const orgsRoutes: AreaRoutes = (app) => {
       summary: 'The organization: its plan, and the caller\'s role and permissions in it', tags: ['orgs'],
       description: 'For the dashboard\'s organization page: the plan, and what the caller may do (controls for anything else are not shown; the routes still refuse).',
       params: OrgParams,
-      response: { 200: Data(Type.Object({
-        id: Uuid, name: Type.String(), plan: Type.String(), created_at: DateTime, updated_at: DateTime, role: Nullable(Type.String()), permissions: Type.Array(Type.String()),
-      })) },
+      response: { 200: Data(Ref(OrgSelf)) },
     },
   }, async (req) => ({ data: await orgs.describeOrg(orgContext(req.ctx)) }));
 
   app.get('/orgs/:orgName/members', {
     config: { guard: { permission: 'members.read' } },
-    schema: { summary: "List the organization's members", tags: ['orgs'], params: OrgParams, response: { 200: Data(Type.Array(Member)) } },
+    schema: { summary: "List the organization's members", tags: ['orgs'], params: OrgParams, response: { 200: Data(Type.Array(Ref(Member))) } },
   }, async (req) => ({ data: await orgs.listMembers(orgContext(req.ctx)) }));
 
   app.post('/orgs/:orgName/members', {
@@ -54,7 +38,7 @@ export const orgsRoutes: AreaRoutes = (app) => {
       description: 'The user must already exist (the operator creates users); an unknown email answers 404 user_not_found.',
       params: OrgParams,
       body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: Role }, { additionalProperties: false }),
-      response: { 201: Data(Member) },
+      response: { 201: Data(Ref(Member)) },
     },
   }, async (req, reply) => reply.status(201).send({ data: await orgs.addMemberByEmail(orgContext(req.ctx), req.body.email, req.body.role) }));
 
@@ -63,7 +47,7 @@ export const orgsRoutes: AreaRoutes = (app) => {
     schema: {
       summary: "Change a member's role", tags: ['orgs'], params: MemberParams,
       body: Type.Object({ role: Role }, { additionalProperties: false }),
-      response: { 200: Data(Member) },
+      response: { 200: Data(Ref(Member)) },
     },
   }, async (req) => ({ data: await orgs.changeMemberRole(orgContext(req.ctx), req.params.userId, req.body.role) }));
 
@@ -102,7 +86,7 @@ export const orgsRoutes: AreaRoutes = (app) => {
       }, { additionalProperties: false }),
       response: {
         200: Type.Object({
-          data: Type.Array(AuditEntry),
+          data: Type.Array(Ref(AuditEntry)),
           pagination: Type.Object({ page: Type.Integer(), pageSize: Type.Integer(), total: Type.Integer(), totalPages: Type.Integer() }),
         }),
       },
@@ -116,11 +100,7 @@ export const orgsRoutes: AreaRoutes = (app) => {
       description: 'Walks the chain oldest first; firstBadRow is the first row whose seq, prev_hash or row_hash does not hold.',
       params: OrgParams,
       response: {
-        200: Data(Type.Object({
-          intact: Type.Boolean(),
-          checked: Type.Integer(),
-          firstBadRow: Nullable(Type.Object({ id: Uuid, seq: Type.Integer() })),
-        })),
+        200: Data(Ref(AuditVerify)),
       },
     },
   }, async (req) => ({ data: await orgs.verifyAuditLog(orgContext(req.ctx)) }));

@@ -9,6 +9,7 @@ import { INSTANT_RANGE_MESSAGE, instantInRange } from '../../server/schemas.js';
 import type { OrgContext } from '../../server/context.js';
 import { ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '../../server/permissions.js';
 import { GENESIS_HASH, hashRow, recordAudit } from '../../server/audit.js';
+import type { AuditEntry, AuditVerify, Member, Org, OrgSelf, User } from './schema.js';
 import * as store from './store.js';
 
 export const PLANS = ['free', 'paid', 'enterprise'] as const;
@@ -22,28 +23,13 @@ export interface Actor {
   invalidateAuth?: () => void;
 }
 
-export interface OrgWire {
-  id: string;
-  name: string;
-  plan: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface UserWire {
-  id: string;
-  email: string;
-  name: string;
-  created_at: string;
-}
-
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
-export function orgToWire(row: store.OrgRow): OrgWire {
+export function orgToWire(row: store.OrgRow): Org {
   return { id: row.id, name: row.name, plan: row.plan, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
 }
 
-export function userToWire(row: store.UserRow): UserWire {
+export function userToWire(row: store.UserRow): User {
   return { id: row.id, email: row.email, name: row.name, created_at: iso(row.created_at) };
 }
 
@@ -53,7 +39,7 @@ export async function requireOrg(db: Db, name: string): Promise<store.OrgRow> {
   return org;
 }
 
-export async function createOrg(actor: Actor, name: string, plan: PlanName): Promise<OrgWire> {
+export async function createOrg(actor: Actor, name: string, plan: PlanName): Promise<Org> {
   const now = actor.clock.now();
   const row = { id: crypto.randomUUID(), name: name.toLowerCase(), plan, created_at: now, updated_at: now };
   try {
@@ -66,7 +52,7 @@ export async function createOrg(actor: Actor, name: string, plan: PlanName): Pro
   return orgToWire(row);
 }
 
-export async function changePlan(actor: Actor, orgName: string, plan: PlanName): Promise<OrgWire> {
+export async function changePlan(actor: Actor, orgName: string, plan: PlanName): Promise<Org> {
   const org = await requireOrg(actor.db, orgName);
   const now = actor.clock.now();
   await store.updateOrgPlan(actor.db, org.id, plan, now);
@@ -75,7 +61,7 @@ export async function changePlan(actor: Actor, orgName: string, plan: PlanName):
   return orgToWire({ ...org, plan, updated_at: now });
 }
 
-export async function createUser(actor: Actor, email: string, name: string): Promise<UserWire> {
+export async function createUser(actor: Actor, email: string, name: string): Promise<User> {
   const row = { id: crypto.randomUUID(), email: email.toLowerCase(), name, created_at: actor.clock.now() };
   try {
     await store.insertUser(actor.db, row);
@@ -151,21 +137,13 @@ export function actorOf(ctx: OrgContext): Actor {
   return { db: ctx.db, clock: ctx.clock, principal: ctx.principal, invalidateAuth: () => ctx.gateway.auth.invalidate() };
 }
 
-export interface MemberWire {
-  userId: string;
-  email: string;
-  name: string;
-  role: string;
-  joined_at: string;
-}
-
 async function requireOrgById(db: Db, orgId: string): Promise<store.OrgRow> {
   const org = await store.findOrgById(db, orgId);
   if (!org) throw apiError('org_not_found', 'No such organization.');
   return org;
 }
 
-export async function listMembers(ctx: OrgContext): Promise<MemberWire[]> {
+export async function listMembers(ctx: OrgContext): Promise<Member[]> {
   return (await store.listMembers(ctx.db, ctx.orgId)).map((m) => ({ userId: m.user_id, email: m.email, name: m.name, role: m.role, joined_at: iso(m.created_at) }));
 }
 
@@ -173,14 +151,14 @@ export async function listMembers(ctx: OrgContext): Promise<MemberWire[]> {
  * Add an existing user by email. Users are gateway-wide (one email, one person across orgs), so an org's
  * key may not create them: an unknown email is 404 user_not_found and the operator creates the user first.
  */
-export async function addMemberByEmail(ctx: OrgContext, email: string, role: Role): Promise<MemberWire> {
+export async function addMemberByEmail(ctx: OrgContext, email: string, role: Role): Promise<Member> {
   const org = await requireOrgById(ctx.db, ctx.orgId);
   const user = await store.findUserByEmail(ctx.db, email);
   if (!user) throw apiError('user_not_found', `No user with email "${email.toLowerCase()}"; the operator creates users (POST /v1/admin/users).`);
   return addMember(actorOf(ctx), org, user, role);
 }
 
-export async function changeMemberRole(ctx: OrgContext, userId: string, role: Role): Promise<MemberWire> {
+export async function changeMemberRole(ctx: OrgContext, userId: string, role: Role): Promise<Member> {
   const user = await store.findUserById(ctx.db, userId);
   const membership = await underOrgLock(ctx.db, ctx.orgId, async (tx) => {
     const found = await store.findMembership(tx, ctx.orgId, userId);
@@ -249,21 +227,6 @@ export interface AuditLogQuery {
   endDate?: string;
 }
 
-export interface AuditEntryWire {
-  id: string;
-  action_type: string;
-  actor_id: string;
-  actor_type: string;
-  actor_name: string;
-  actor_email: string;
-  actor_label: string;
-  target_id: string;
-  target_type: string;
-  target_identifier: string;
-  details_preview: string;
-  created_at: string;
-}
-
 const PREVIEW_CHARS = 200;
 
 export function detailsPreview(details: string): string {
@@ -286,18 +249,12 @@ export async function listAuditLog(ctx: OrgContext, query: AuditLogQuery) {
   const offset = (page - 1) * pageSize;
   // A page past the end is empty; not asking the store keeps absurd offsets away from bigint limits.
   const rows = offset < total ? await store.listAudit(ctx.db, ctx.orgId, filter, pageSize, offset) : [];
-  const data: AuditEntryWire[] = rows.map((r) => ({
+  const data: AuditEntry[] = rows.map((r) => ({
     id: r.id, action_type: r.action_type, actor_id: r.actor_id, actor_type: r.actor_type, actor_name: r.actor_name,
     actor_email: r.actor_email, actor_label: r.actor_label, target_id: r.target_id, target_type: r.target_type,
     target_identifier: r.target_identifier, details_preview: detailsPreview(r.details), created_at: iso(Number(r.created_at)),
   }));
   return { data, pagination: { page, pageSize, total, totalPages: Math.ceil(total / pageSize) } };
-}
-
-export interface AuditVerifyWire {
-  intact: boolean;
-  checked: number;
-  firstBadRow: { id: string; seq: number } | null;
 }
 
 const VERIFY_BATCH = 1000;
@@ -307,7 +264,7 @@ const VERIFY_BATCH = 1000;
  * as prev_hash, and hash to its own row_hash. An edited row fails its own hash; a deleted row breaks the
  * seq (and prev_hash) of the row after it. `checked` counts rows examined, the bad one included.
  */
-export async function verifyAuditLog(ctx: OrgContext): Promise<AuditVerifyWire> {
+export async function verifyAuditLog(ctx: OrgContext): Promise<AuditVerify> {
   await requireAuditEntitlement(ctx);
   let checked = 0;
   let prevSeq = 0;
@@ -329,15 +286,8 @@ export async function verifyAuditLog(ctx: OrgContext): Promise<AuditVerifyWire> 
   }
 }
 
-export interface OrgSelfWire extends OrgWire {
-  /** The caller's role in the org (null for a management key, which holds a permission list instead). */
-  role: string | null;
-  /** What the caller may do here: the dashboard shows only the controls these allow. */
-  permissions: string[];
-}
-
 /** The org the credential acts on, its plan, and what the caller may do in it. */
-export async function describeOrg(ctx: OrgContext): Promise<OrgSelfWire> {
+export async function describeOrg(ctx: OrgContext): Promise<OrgSelf> {
   const row = await store.findOrgById(ctx.db, ctx.orgId);
   if (!row) throw apiError('org_not_found', 'No such organization.');
   return { ...orgToWire(row), role: ctx.principal.role, permissions: [...ctx.principal.permissions].sort() };
