@@ -27,6 +27,7 @@ import { ContextCommit, ContextSource, ContextSyncResult } from './context/schem
 import { webhooksRoutes } from './webhooks/routes.js';
 import { prsRoutes } from './prs/routes.js';
 import { metricsRoutes } from './metrics/routes.js';
+import { MetricsWindow, Model, ModelShare } from './metrics/schema.js';
 import { artifactsRoutes } from './artifacts/routes.js';
 import { Artifact } from './artifacts/schema.js';
 import { resultsRoutes } from './results/routes.js';
@@ -87,6 +88,7 @@ export const AREAS: readonly Area[] = [
     name: 'metrics',
     prefix: V1,
     defaults: { guard: { ...FACTORY.guard, permission: 'metrics.read' }, rateLimit: 'observability-read' },
+    schemas: [MetricsWindow, Model, ModelShare],
     routes: metricsRoutes,
   },
   { name: 'artifacts', prefix: V1, defaults: FACTORY, schemas: [Artifact], routes: artifactsRoutes },

@@ -2,7 +2,8 @@
 import { Type, type TSchema } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { Data, DateTime, Nullable, Limit } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Limit, Ref } from '../../server/schemas.js';
+import { MetricsWindow, Model, ModelShare, Rate } from './schema.js';
 import { breakdown, compare, DIMENSIONS, modelSpend, overview, trends } from './service.js';
 
 /** A date (a whole UTC day) or a date-time with its offset. */
@@ -13,27 +14,6 @@ const Instant = Type.String({
 });
 const Repo = Type.String({ maxLength: 500, description: 'owner/repo; empty for sessions without a repository; absent for all repositories.' });
 const WindowQuery = { from: Type.Optional(Instant), to: Type.Optional(Instant), repo: Type.Optional(Repo) };
-const Window = Type.Object({ from: DateTime, to: DateTime });
-const Rate = Nullable(Type.Number({ minimum: 0 }));
-
-const Model = Type.Object({
-  model: Type.String(),
-  sessions: Type.Integer(),
-  turns: Type.Integer(),
-  unpricedTurns: Type.Integer(),
-  inputTokens: Type.Integer(),
-  outputTokens: Type.Integer(),
-  cacheReadTokens: Type.Integer(),
-  cacheWriteTokens: Type.Integer({ description: 'every cache write, whatever its TTL' }),
-  cacheWrite5mTokens: Type.Integer({ description: 'cache writes with the five-minute TTL' }),
-  cacheWrite1hTokens: Type.Integer({ description: 'cache writes with the one-hour TTL (priced at the one-hour rate)' }),
-  costUsd: Type.Number(),
-  costMicros: Type.Integer(),
-});
-
-const ModelShare = Type.Object({
-  model: Type.String(), sessions: Type.Integer(), turns: Type.Integer(), costUsd: Type.Number(), costShare: Rate, turnShare: Rate,
-});
 
 const TileFields = {
   sessions: Type.Integer(),
@@ -50,7 +30,7 @@ const TileFields = {
   costPerMergedPrUsd: Nullable(Type.Number({ description: 'Cost of the distinct top-level sessions linked to the PRs merged in the window ÷ mergedPrs; null when no such PR merged.' })),
   unshippedCostUsd: Type.Number({ description: 'Cost of the top-level sessions started in the window that link to no merged PR (by name or by branch).' }),
 };
-const Tiles = Type.Object({ ...TileFields, totalCostMicros: Type.Integer(), modelMix: Type.Array(ModelShare) });
+const Tiles = Type.Object({ ...TileFields, totalCostMicros: Type.Integer(), modelMix: Type.Array(Ref(ModelShare)) });
 
 function pairOf<T extends TSchema>(schema: T) {
   return Type.Object({ current: schema, prior: schema });
@@ -58,7 +38,7 @@ function pairOf<T extends TSchema>(schema: T) {
 
 const OverviewTiles = Type.Object({
   ...Object.fromEntries(Object.entries(TileFields).map(([k, v]) => [k, pairOf(Nullable(v))])),
-  modelMix: pairOf(Type.Array(ModelShare)),
+  modelMix: pairOf(Type.Array(Ref(ModelShare))),
 });
 
 // Additive (issue 45): the factory's sessions whatever the window, so an empty window can say where they are.
@@ -107,7 +87,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
       summary: 'Per-model token spend in a window', tags: ['metrics'],
       description: 'Sessions, assistant turns, input/output/cache-read/cache-write tokens and cost per model, costliest first. Default window: the last 30 days. Subagent transcripts count (their tokens were spent).',
       querystring: Type.Object(WindowQuery, { additionalProperties: false }),
-      response: { 200: Data(Type.Object({ window: Window, models: Type.Array(Model), totals: Type.Object({ ...Model.properties, model: Type.Optional(Type.String()), sessions: Type.Optional(Type.Integer()) }) })) },
+      response: { 200: Data(Type.Object({ window: Ref(MetricsWindow), models: Type.Array(Ref(Model)), totals: Type.Object({ ...Model.properties, model: Type.Optional(Type.String()), sessions: Type.Optional(Type.Integer()) }) })) },
     },
   }, async (req) => ({ data: await modelSpend(factoryContext(req.ctx), optional(req.query)) }));
 
@@ -116,7 +96,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
       summary: 'Fleet tiles of a window beside the window of equal length before it', tags: ['metrics'],
       description: 'Each tile is { current, prior }. Session counts and rates are over top-level sessions; cost includes subagent transcripts. Rates are null when their denominator is 0.',
       querystring: Type.Object(WindowQuery, { additionalProperties: false }),
-      response: { 200: Data(Type.Object({ window: Window, priorWindow: Window, tiles: OverviewTiles, allTime: AllTime })) },
+      response: { 200: Data(Type.Object({ window: Ref(MetricsWindow), priorWindow: Ref(MetricsWindow), tiles: OverviewTiles, allTime: AllTime })) },
     },
   }, async (req) => ({ data: await overview(factoryContext(req.ctx), optional(req.query)) }));
 
@@ -128,8 +108,8 @@ export const metricsRoutes: AreaRoutes = (app) => {
       }, { additionalProperties: false }),
       response: {
         200: Data(Type.Object({
-          a: Type.Object({ window: Window, tiles: Tiles }),
-          b: Type.Object({ window: Window, tiles: Tiles }),
+          a: Type.Object({ window: Ref(MetricsWindow), tiles: Tiles }),
+          b: Type.Object({ window: Ref(MetricsWindow), tiles: Tiles }),
           deltas: Type.Object(Object.fromEntries(Object.keys(TileFields).map((k) => [k, Delta]))),
         })),
       },
@@ -146,7 +126,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
         dimension: Type.Optional(Type.Union(DIMENSIONS.map((d) => Type.Literal(d)), { description: 'An alias of `by` (OuterLayer clients send it); give one of the two, or both equal.' })),
         limit: Type.Optional(Limit(100, 25)),
       }, { additionalProperties: false }),
-      response: { 200: Data(Type.Object({ window: Window, by: Type.String(), groups: Type.Integer(), rows: Type.Array(BreakdownRow) })) },
+      response: { 200: Data(Type.Object({ window: Ref(MetricsWindow), by: Type.String(), groups: Type.Integer(), rows: Type.Array(BreakdownRow) })) },
     },
   }, async (req) => {
     const { dimension, by, ...rest } = req.query;
@@ -164,7 +144,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
     schema: {
       summary: 'Daily (UTC) points of a window, at most 366 days', tags: ['metrics'],
       querystring: Type.Object(WindowQuery, { additionalProperties: false }),
-      response: { 200: Data(Type.Object({ window: Window, points: Type.Array(TrendPoint) })) },
+      response: { 200: Data(Type.Object({ window: Ref(MetricsWindow), points: Type.Array(TrendPoint) })) },
     },
   }, async (req) => ({ data: await trends(factoryContext(req.ctx), optional(req.query)) }));
 };

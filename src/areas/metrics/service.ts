@@ -8,6 +8,7 @@ import { prSpendOfWindows, type PrSpend } from '../prs/service.js';
 import { EARLIEST_INSTANT_MS, INSTANT_RANGE_MESSAGE, instantInRange } from '../../server/schemas.js';
 import { sessionExtent } from './extent.js';
 import * as rollup from './rollup.js';
+import type { MetricsWindow, Model, ModelShare } from './schema.js';
 import * as store from './store.js';
 import * as tools from './tools-store.js';
 
@@ -52,29 +53,9 @@ const usd = (micros: number) => Math.round(micros) / 1_000_000;
 const ratio = (num: number, den: number) => (den > 0 ? num / den : null);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export interface WindowWire {
-  from: string;
-  to: string;
-}
+const windowWire = (w: store.Window): MetricsWindow => ({ from: iso(w.from), to: iso(w.to) });
 
-const windowWire = (w: store.Window): WindowWire => ({ from: iso(w.from), to: iso(w.to) });
-
-export interface ModelWire {
-  model: string;
-  sessions: number;
-  turns: number;
-  unpricedTurns: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite5mTokens: number;
-  cacheWrite1hTokens: number;
-  costUsd: number;
-  costMicros: number;
-}
-
-function modelWire(m: store.ModelRow): ModelWire {
+function modelWire(m: store.ModelRow): Model {
   return { ...m, costUsd: usd(m.costMicros) };
 }
 
@@ -109,17 +90,6 @@ export async function modelSpend(ctx: FactoryContext, q: ModelsQuery) {
   return { window: windowWire(w), models: rows.map(modelWire), totals: { ...totals, costUsd: usd(totals.costMicros) } };
 }
 
-export interface ModelShareWire {
-  model: string;
-  sessions: number;
-  turns: number;
-  costUsd: number;
-  /** Share of the window's cost (null when nothing was priced). */
-  costShare: number | null;
-  /** Share of the window's assistant turns. */
-  turnShare: number | null;
-}
-
 export interface TileValues {
   sessions: number;
   subagentSessions: number;
@@ -142,10 +112,10 @@ export interface TileValues {
   costPerMergedPrUsd: number | null;
   /** Cost of the window's sessions linked to no merged PR. */
   unshippedCostUsd: number;
-  modelMix: ModelShareWire[];
+  modelMix: ModelShare[];
 }
 
-function modelMix(rows: readonly store.ModelRow[]): ModelShareWire[] {
+function modelMix(rows: readonly store.ModelRow[]): ModelShare[] {
   const cost = rows.reduce((n, m) => n + m.costMicros, 0);
   const turns = rows.reduce((n, m) => n + m.turns, 0);
   return rows.map((m) => ({ model: m.model, sessions: m.sessions, turns: m.turns, costUsd: usd(m.costMicros), costShare: ratio(m.costMicros, cost), turnShare: ratio(m.turns, turns) }));
@@ -191,7 +161,7 @@ export async function overview(ctx: FactoryContext, q: ModelsQuery) {
   const prior = { from: Math.max(EARLIEST_INSTANT_MS, current.from - (current.to - current.from)), to: current.from };
   const scope = scopeOf(ctx, q.repo);
   const [[now, before], allTime] = await Promise.all([tilesOf(ctx, scope, [current, prior]), sessionExtent(ctx.db, scope)]);
-  const tiles = {} as Record<NumericTile, { current: number | null; prior: number | null }> & { modelMix: { current: ModelShareWire[]; prior: ModelShareWire[] } };
+  const tiles = {} as Record<NumericTile, { current: number | null; prior: number | null }> & { modelMix: { current: ModelShare[]; prior: ModelShare[] } };
   for (const k of NUMERIC_TILES) tiles[k] = { current: now![k], prior: before![k] };
   tiles.modelMix = { current: now!.modelMix, prior: before!.modelMix };
   return { window: windowWire(current), priorWindow: windowWire(prior), tiles, allTime };
