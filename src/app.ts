@@ -251,7 +251,6 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   const web = createWeb(config.webDir);
   registerErrorHandling(app, { pageFallback: web.fallback });
   registerHostileInputChecks(app);
-  const areas = [...AREAS, ...(options.extraAreas ?? [])];
   // An area's route gets its area's defaults under what it declares, before the guard's own onRoute hook
   // (added next) checks the result: hooks of the root run first, and `this` is the instance the route is
   // declared on, which carries its area.

@@ -26,6 +26,7 @@ import { contextRoutes } from './context/routes.js';
 import { ContextCommit, ContextSource, ContextSyncResult } from './context/schema.js';
 import { webhooksRoutes } from './webhooks/routes.js';
 import { prsRoutes } from './prs/routes.js';
+import { PullRequestDetail, PullRequestOutcome, PullRequestSession } from './prs/schema.js';
 import { metricsRoutes } from './metrics/routes.js';
 import { MetricsWindow, Model, ModelShare } from './metrics/schema.js';
 import { artifactsRoutes } from './artifacts/routes.js';
@@ -39,6 +40,7 @@ import { sessionsRoutes } from './sessions/routes.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { verdictRoutes } from './verdict/routes.js';
+import { DashboardSession } from './dashboard/schema.js';
 
 export type { Area };
 
@@ -81,7 +83,13 @@ export const AREAS: readonly Area[] = [
     routes: contextRoutes,
   },
   { name: 'webhooks', prefix: V1, routes: webhooksRoutes },
-  { name: 'prs', prefix: V1, defaults: FACTORY, routes: prsRoutes },
+  {
+    name: 'prs',
+    prefix: V1,
+    defaults: FACTORY,
+    schemas: [PullRequestOutcome, PullRequestSession, PullRequestDetail],
+    routes: prsRoutes,
+  },
   // The verdict's routes keep their whole paths and guards (they sit under /v1/prs and /v1/sessions).
   { name: 'verdict', routes: verdictRoutes },
   {
@@ -100,5 +108,5 @@ export const AREAS: readonly Area[] = [
   // The MCP endpoints and the dashboard's sign-in keep their whole paths and guards: their paths are
   // matched elsewhere (the resource metadata) or live outside /v1.
   { name: 'mcp', routes: mcpRoutes },
-  { name: 'dashboard', routes: dashboardRoutes, sweeps: dashboardSweeps },
+  { name: 'dashboard', schemas: [DashboardSession], routes: dashboardRoutes, sweeps: dashboardSweeps },
 ];

@@ -3,14 +3,10 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { AreaRoutes } from '../../server/context.js';
 import type { Config } from '../../server/config.js';
-import { Data, DateTime, Uuid, NoContent, Redirect } from '../../server/schemas.js';
+import { Data, NoContent, Redirect, Ref } from '../../server/schemas.js';
 import { SESSION_COOKIE } from '../../server/guard.js';
+import { DashboardSession, SignInLink } from './schema.js';
 import * as dashboard from './service.js';
-
-const Session = Type.Object({
-  user: Type.Object({ id: Uuid, email: Type.String(), name: Type.String() }),
-  expiresAt: DateTime,
-});
 
 function setSession(reply: FastifyReply, config: Config, session: dashboard.NewSession): void {
   reply.header('Set-Cookie', dashboard.sessionCookie(config, SESSION_COOKIE, session.id, session.maxAgeSeconds));
@@ -23,7 +19,7 @@ export const dashboardRoutes: AreaRoutes = (app) => {
     schema: {
       summary: 'A one-time dashboard sign-in link for the caller', tags: ['dashboard'],
       description: 'Single use, valid 10 minutes. Opening it signs the browser in as the login token (or dashboard session) that asked for it.',
-      response: { 201: Data(Type.Object({ url: Type.String(), expiresAt: DateTime })) },
+      response: { 201: Data(SignInLink) },
     },
   }, async (req, reply) => reply.status(201).send({ data: await dashboard.createLink(req.ctx) }));
 
@@ -50,7 +46,7 @@ export const dashboardRoutes: AreaRoutes = (app) => {
       summary: 'Sign the browser in with a pasted login token', tags: ['dashboard'],
       description: 'Needs the header `X-Attest-Dashboard: 1`. Only a login token signs in; an API key, item key, management key or admin token answers 401.',
       body: Type.Object({ loginToken: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
-      response: { 201: Data(Session) },
+      response: { 201: Data(Ref(DashboardSession)) },
     },
   }, async (req, reply) => {
     const session = await dashboard.signIn(req.ctx, req.body.loginToken);
@@ -60,7 +56,7 @@ export const dashboardRoutes: AreaRoutes = (app) => {
 
   app.get('/v1/dashboard/session', {
     config: { guard: { credentials: ['dashboard_session'], factory: 'none' } },
-    schema: { summary: 'Who the dashboard session cookie signs in', tags: ['dashboard'], response: { 200: Data(Session) } },
+    schema: { summary: 'Who the dashboard session cookie signs in', tags: ['dashboard'], response: { 200: Data(Ref(DashboardSession)) } },
   }, async (req, reply) => {
     reply.header('Cache-Control', 'no-store');
     return { data: await dashboard.currentSession(req.ctx) };

@@ -9,21 +9,13 @@ import { credentialRefused, type Principal } from '../../server/auth/principal.j
 import { apiError } from '../../server/errors.js';
 import { mintCredential } from '../../server/auth/mint.js';
 import { digestOf, parsePlaintext } from '../../server/credentials.js';
+import type { DashboardSession, SignInLink } from './schema.js';
 import * as store from './store.js';
 
 export const LINK_TTL_MS = 10 * 60_000;
 
-export interface SignInLink {
-  url: string;
-  expiresAt: string;
-}
-
-export interface SessionWire {
-  user: { id: string; email: string; name: string };
-  expiresAt: string;
-}
-
-export interface NewSession extends SessionWire {
+/** A session just started: what its answer says, and what its cookie needs. */
+export interface NewSession extends DashboardSession {
   /** The cookie value (shown once; only its digest is stored). */
   id: string;
   /** Seconds until the absolute expiry (the cookie's Max-Age). */
@@ -107,7 +99,7 @@ export async function signIn(ctx: RequestContext, loginToken: string): Promise<N
   return session;
 }
 
-export async function currentSession(ctx: RequestContext): Promise<SessionWire> {
+export async function currentSession(ctx: RequestContext): Promise<DashboardSession> {
   const p = ctx.principal;
   if (p?.kind !== 'dashboard_session' || !p.userId) throw apiError('internal_error', 'route is missing its session guard');
   const user = await store.findUser(ctx.db, p.userId);

@@ -2,48 +2,12 @@
 // POST /v1/prs/reported (PR state the CLI read with gh, on a gateway without the GitHub App).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, DateTimeQuery, Nullable, Limit, Offset, PrNumber } from '../../server/schemas.js';
+import { Data, DateTimeQuery, Limit, Nullable, Offset, PrNumber, Ref } from '../../server/schemas.js';
+import { GithubAppStatus, PrState, PullRequestDetail, PullRequestOutcome } from './schema.js';
 import { csvLine, exportResponse, FORMAT_QUERY, jsonArray, sendDownload, type CsvValue } from '../../server/export.js';
 import { githubAppStatus, reportPullRequests } from './reported.js';
-import { Verdict } from '../../verify/index.js';
 import { outcomesWithVerdicts, parseVerdictFilter, pullRequestWithVerdict } from '../verdict/outcomes.js';
 import { exportPullRequest, type PrEvidenceExport } from './service.js';
-
-const CostStatus = Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]);
-const State = Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged'), Type.Literal('unknown')]);
-
-const Outcome = Type.Object({
-  repository: Type.String(),
-  number: Type.Integer(),
-  url: Type.String(),
-  title: Nullable(Type.String()),
-  branch: Nullable(Type.String()),
-  state: State,
-  merged: Nullable(Type.Boolean()),
-  reverted: Nullable(Type.Boolean()),
-  ciGreen: Nullable(Type.Boolean()),
-  sessions: Type.Integer(),
-  costUsd: Type.Number(),
-  costMicros: Type.Integer(),
-  // Additive: whether the sum is whole (every session priced), as a session's costStatus says of its own.
-  costStatus: CostStatus,
-  unpricedModels: Type.Array(Type.String()),
-  firstSessionAt: Nullable(DateTime),
-  lastSessionAt: Nullable(DateTime),
-  openedAt: Nullable(DateTime),
-  mergedAt: Nullable(DateTime),
-  // Additive (issue 45): who reported state, merge, revert and CI; null while nobody has.
-  stateSource: Nullable(Type.Union([Type.Literal('github_app'), Type.Literal('cli')], {
-    description: 'github_app: the GitHub App\'s webhooks; cli: `gh pr view` at `attest sync`, kept until a webhook speaks for the PR.',
-  })),
-  // The verdict (API.md §11): GET /v1/prs/{owner}/{repo}/{number}/verdict has its rows.
-  verdict: Verdict,
-  flagged: Type.Integer({ minimum: 0 }),
-});
-
-const GithubAppStatus = Type.Union([Type.Literal('connected'), Type.Literal('not_bound'), Type.Literal('not_configured')], {
-  description: 'Whether PR state can come from the GitHub App: connected (configured and bound to this factory), not_bound (configured, no installation bound here), not_configured (no App on this gateway).',
-});
 
 const ReportedPullRequest = Type.Object({
   repository: Type.String({ minLength: 3, maxLength: 201, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$', description: 'owner/repo on GitHub' }),
@@ -61,40 +25,6 @@ const ReportedPullRequest = Type.Object({
   mergedAt: Nullable(DateTimeQuery()),
 }, { additionalProperties: false });
 
-const Detail = Type.Object({
-  ...Outcome.properties,
-  githubApp: GithubAppStatus,
-  baseBranch: Nullable(Type.String()),
-  headSha: Nullable(Type.String()),
-  author: Nullable(Type.String()),
-  revertedBy: Nullable(Type.Integer()),
-  ci: Type.Union([Type.Literal('green'), Type.Literal('red'), Type.Literal('pending'), Type.Literal('unknown')]),
-  closedAt: Nullable(DateTime),
-  sessionList: Type.Array(Type.Object({
-    traceId: Type.String(),
-    sessionId: Type.String(),
-    title: Nullable(Type.String()),
-    agentType: Type.String(),
-    startedAt: DateTime,
-    costUsd: Type.Number(),
-    costStatus: CostStatus,
-    unpricedModels: Type.Array(Type.String()),
-    linkedBy: Type.Array(Type.Union([Type.Literal('session'), Type.Literal('branch')])),
-  })),
-  artifacts: Type.Array(Type.Object({
-    id: Type.String(), kind: Type.String(), caption: Type.String(), filename: Type.String(), criterionId: Nullable(Type.String()),
-    emittedAt: Type.String(), url: Type.String(),
-    // Additive: what the dashboard's PR page needs to show each artifact inline and name its work item.
-    mediaType: Type.String(), bytes: Type.Integer(), workItemId: Nullable(Type.String()), contentUrl: Type.String(),
-    session: Nullable(Type.Object({ sessionId: Type.String(), turnIndex: Nullable(Type.Integer()) })),
-  })),
-  results: Type.Array(Type.Object({
-    name: Type.String(), result: Type.String(), link: Type.String(), headSha: Nullable(Type.String()), emittedAt: Type.String(),
-    // Additive: the earlier results of the same check, newest first (as GET /v1/emitted-results).
-    history: Type.Array(Type.Object({ result: Type.String(), link: Type.String(), headSha: Nullable(Type.String()), emittedAt: Type.String() })),
-  })),
-});
-
 const PrParams = Type.Object({
   owner: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
   repo: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
@@ -111,11 +41,11 @@ export const prsRoutes: AreaRoutes = (app) => {
         limit: Type.Optional(Limit(100, 25)),
         offset: Type.Optional(Offset({ default: 0 })),
         repo: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-        state: Type.Optional(State),
+        state: Type.Optional(PrState),
         verdict: Type.Optional(Type.String({ maxLength: 100, description: 'Comma-separated verdicts to keep: clean, review, unverifiable, waiting, none.' })),
       }, { additionalProperties: false }),
       response: {
-        200: Type.Object({ data: Type.Array(Outcome), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), githubApp: GithubAppStatus }),
+        200: Type.Object({ data: Type.Array(Ref(PullRequestOutcome)), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), githubApp: GithubAppStatus }),
       },
     },
   }, async (req) => {
@@ -151,7 +81,7 @@ export const prsRoutes: AreaRoutes = (app) => {
     schema: {
       summary: 'One pull request: state, sessions, per-PR cost, artifacts and results', tags: ['prs'],
       params: PrParams,
-      response: { 200: Data(Detail) },
+      response: { 200: Data(Ref(PullRequestDetail)) },
     },
   }, async (req) => {
     const ctx = factoryContext(req.ctx);

@@ -9,7 +9,10 @@ import { apiError } from '../../server/errors.js';
 import { listPullRequestArtifacts } from '../artifacts/service.js';
 import { listChecks } from '../results/service.js';
 import { normalizeRepository } from '../../codehost/repository-name.js';
-import { describePullRequests, type CiVerdict, type PullRequestStateWire } from './state.js';
+import { describePullRequests, type CiVerdict, type DescribedPullRequest } from './state.js';
+import type { Artifact } from '../artifacts/schema.js';
+import type { Check } from '../results/schema.js';
+import type { PrState, PullRequestDetail, PullRequestOutcome, PullRequestSession } from './schema.js';
 import * as store from './attribution-store.js';
 import { namedPrs, type PrKey } from './refs.js';
 import * as spend from './spend-store.js';
@@ -68,7 +71,7 @@ const CI_SCORES: Record<CiVerdict, Scored> = {
   unknown: { label: 'unknown', score: 0.5 },
 };
 
-export function outcomeOf(key: PrKey, url: string | null, state: PullRequestStateWire | undefined): PrOutcome {
+export function outcomeOf(key: PrKey, url: string | null, state: DescribedPullRequest | undefined): PrOutcome {
   const prUrl = state?.url ?? url ?? defaultUrl(key);
   if (!state) {
     const unknown = { label: 'unknown', score: 0.5 };
@@ -119,33 +122,6 @@ export async function prOutcomesForRows(ctx: FactoryContext, sessions: readonly 
 
 // ---- PR outcomes list and one PR --------------------------------------------------------------------------
 
-export type PrState = 'open' | 'closed' | 'merged' | 'unknown';
-
-export interface PrOutcomeWire {
-  repository: string;
-  number: number;
-  url: string;
-  title: string | null;
-  branch: string | null;
-  state: PrState;
-  merged: boolean | null;
-  reverted: boolean | null;
-  ciGreen: boolean | null;
-  sessions: number;
-  costUsd: number;
-  costMicros: number;
-  /** Of the sessions' costs together: complete when each is, unpriced when none was priced, else partial. */
-  costStatus: CostStatus;
-  /** The models without a price in any of the sessions, sorted. */
-  unpricedModels: string[];
-  firstSessionAt: string | null;
-  lastSessionAt: string | null;
-  openedAt: string | null;
-  mergedAt: string | null;
-  /** Who reported state, merge, revert and CI: the GitHub App, the CLI at sync, or nobody yet (null). */
-  stateSource: 'github_app' | 'cli' | null;
-}
-
 interface Attributed {
   key: PrKey;
   url: string | null;
@@ -185,7 +161,7 @@ function combinedCostStatus(statuses: readonly string[]): CostStatus {
   return 'partial';
 }
 
-function toOutcome(a: Attributed, state: PullRequestStateWire | undefined): PrOutcomeWire {
+function toOutcome(a: Attributed, state: DescribedPullRequest | undefined): PrOutcomeWire {
   let cost = 0;
   let first: number | null = null;
   let last: number | null = null;
@@ -246,19 +222,7 @@ export async function listOutcomes(ctx: FactoryContext, query: OutcomesQuery): P
   return { total: all.length, data: all.slice(query.offset, query.offset + query.limit) };
 }
 
-export interface PrSessionWire {
-  traceId: string;
-  sessionId: string;
-  title: string | null;
-  agentType: string;
-  startedAt: string;
-  costUsd: number;
-  costStatus: CostStatus;
-  unpricedModels: string[];
-  linkedBy: LinkSource[];
-}
-
-function prSessionWire(s: store.SessionLinkRow, linkedBy: LinkSource[]): PrSessionWire {
+function prSessionWire(s: store.SessionLinkRow, linkedBy: LinkSource[]): PullRequestSession {
   return {
     traceId: s.id,
     sessionId: s.session_id,
@@ -272,19 +236,24 @@ function prSessionWire(s: store.SessionLinkRow, linkedBy: LinkSource[]): PrSessi
   };
 }
 
-export interface PrDetailWire extends PrOutcomeWire {
-  baseBranch: string | null;
-  headSha: string | null;
-  author: string | null;
-  revertedBy: number | null;
-  ci: CiVerdict;
-  closedAt: string | null;
-  sessionList: PrSessionWire[];
-  artifacts: Awaited<ReturnType<typeof listPullRequestArtifacts>>;
-  results: Awaited<ReturnType<typeof listChecks>>;
-}
+/**
+ * One pull request as the service reads it: the answer (PullRequestDetail) with its artifacts and checks
+ * whole, as the export and the PR comment need them (the answer's schema shows a part of each).
+ */
+/** A PR outcome as this area computes it; the verdict area adds `verdict` and `flagged` (verdict/outcomes.ts). */
+export type PrOutcomeWire = Omit<PullRequestOutcome, 'verdict' | 'flagged'>;
+/**
+ * One PR as this area reads it, with its artifacts and checks whole (the export and the PR comment use their extra
+ * fields; the answer's serializer strips them). The route adds the verdict and the GitHub App status.
+ */
+export type PullRequestRead = Omit<PullRequestDetail, 'artifacts' | 'results' | 'verdict' | 'flagged' | 'githubApp'> & {
+  artifacts: Artifact[];
+  results: Check[];
+};
+/** The name the verdict area reads one PR by. */
+export type PrDetailWire = PullRequestRead;
 
-export async function getPullRequest(ctx: FactoryContext, owner: string, repo: string, number: number): Promise<PrDetailWire> {
+export async function getPullRequest(ctx: FactoryContext, owner: string, repo: string, number: number): Promise<PullRequestRead> {
   const repository = normalizeRepository(`${owner}/${repo}`);
   const key = { repository, number };
   const [named, onBranch, row] = await Promise.all([
@@ -376,9 +345,9 @@ export interface PrEvidenceHeader {
 export interface PrEvidenceExport {
   pullRequest: PrEvidenceHeader;
   /** The linked sessions, oldest first, read from the store a page at a time. */
-  sessions: AsyncIterable<PrSessionWire>;
-  artifacts: PrDetailWire['artifacts'];
-  results: PrDetailWire['results'];
+  sessions: AsyncIterable<PullRequestSession>;
+  artifacts: PullRequestRead['artifacts'];
+  results: PullRequestRead['results'];
 }
 
 export const PR_EXPORT_BATCH = 500;

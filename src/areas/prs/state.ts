@@ -140,7 +140,8 @@ export function ciVerdict(summaries: readonly store.CheckSummary[], repository: 
   return 'pending';
 }
 
-export interface PullRequestStateWire {
+/** A stored pull request with its derived revert and CI state (what the PR answers are built from). */
+export interface DescribedPullRequest {
   repository: string;
   number: number;
   url: string;
@@ -165,12 +166,12 @@ export interface PullRequestStateWire {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The stored PRs with their derived revert and CI state. */
-export async function describePullRequests(ctx: RequestContext, appId: string, rows: readonly store.PullRequestRow[]): Promise<Map<string, PullRequestStateWire>> {
+export async function describePullRequests(ctx: RequestContext, appId: string, rows: readonly store.PullRequestRow[]): Promise<Map<string, DescribedPullRequest>> {
   const [summaries, reverts] = await Promise.all([
     store.checkSummaries(ctx.db, appId, rows.map((r) => ({ repository: r.repository, head_sha: r.head_sha }))),
     store.revertedBy(ctx.db, appId, rows),
   ]);
-  const out = new Map<string, PullRequestStateWire>();
+  const out = new Map<string, DescribedPullRequest>();
   for (const r of rows) {
     const key = `${r.repository}#${r.number}`;
     const ci = ciVerdict(summaries, r.repository, r.head_sha);
@@ -198,7 +199,7 @@ export async function describePullRequests(ctx: RequestContext, appId: string, r
   return out;
 }
 
-export async function pullRequestState(ctx: RequestContext, appId: string, repository: string, number: number): Promise<PullRequestStateWire | null> {
+export async function pullRequestState(ctx: RequestContext, appId: string, repository: string, number: number): Promise<DescribedPullRequest | null> {
   const row = await store.findPullRequest(ctx.db, appId, normalizeRepository(repository), number);
   if (!row) return null;
   return (await describePullRequests(ctx, appId, [row])).get(`${row.repository}#${row.number}`) ?? null;

@@ -1,7 +1,7 @@
 // The `Attest evidence` check run's problems as the factory's settings read shows them (`pr_check_problem`):
 // the latest pull request whose check run could not be written, until a later run writes one.
 import type { Db } from '../../db/connection.js';
-import type { PrCommentProblem } from '../pr-comments/outbox.js';
+import type { PrCommentProblem } from '../pr-comments/schema.js';
 
 export async function latestCheckProblems(db: Db, appIds: readonly string[]): Promise<Map<string, PrCommentProblem>> {
   const out = new Map<string, PrCommentProblem>();

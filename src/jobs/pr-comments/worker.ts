@@ -18,7 +18,7 @@ import type { Artifact } from '../../areas/artifacts/schema.js';
 import { isActiveContent, listPullRequestArtifacts } from '../../areas/artifacts/service.js';
 import { listCriteriaOf } from '../../areas/criteria/service.js';
 import { listFindings } from '../../areas/findings/service.js';
-import { getPullRequest, type PrDetailWire } from '../../areas/prs/service.js';
+import { getPullRequest, type PullRequestRead } from '../../areas/prs/service.js';
 import { findConnectedRepository } from '../../areas/repositories/service.js';
 import type { Check } from '../../areas/results/schema.js';
 import { listChecks } from '../../areas/results/service.js';
@@ -232,14 +232,14 @@ export class PrCommentWorker {
 
 interface Gathered {
   data: CommentData;
-  state: PrDetailWire['state'] | null;
+  state: PullRequestRead['state'] | null;
   /** Expiries (Unix seconds) of the signed image URLs in the body. */
   exps: number[];
 }
 
 /** Everything the comment shows, from the areas' services, scoped to the job's factory. */
 async function gather(ctx: FactoryContext, owner: string, name: string, number: number): Promise<Gathered> {
-  let detail: PrDetailWire | null = null;
+  let detail: PullRequestRead | null = null;
   try {
     detail = await getPullRequest(ctx, owner, name, number);
   } catch (err) {
@@ -249,8 +249,8 @@ async function gather(ctx: FactoryContext, owner: string, name: string, number: 
   let artifacts: Artifact[];
   let checks: Check[];
   if (detail) {
-    artifacts = detail.artifacts as Artifact[];
-    checks = detail.results as Check[];
+    artifacts = detail.artifacts;
+    checks = detail.results;
   } else {
     const spellings = [...new Set([repository, repository.toLowerCase()])];
     artifacts = (await Promise.all(spellings.map((r) => listPullRequestArtifacts(ctx, r, number)))).flat();
