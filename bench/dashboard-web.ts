@@ -10,7 +10,15 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTenant } from '../test/helpers/gateway.js';
-import { browserFound, CHROMIUM, ensureWebBuilt, launchBrowser, newContext, signInLink, startWebGateway } from '../test/web/helpers.js';
+import {
+  browserFound,
+  CHROMIUM,
+  ensureWebBuilt,
+  launchBrowser,
+  newContext,
+  signInLink,
+  startWebGateway,
+} from '../test/web/helpers.js';
 import { INITIAL_JS_BUDGET, initialJsGzipBytes } from '../web/build/compress.js';
 import { bulkLoad } from './sessions.js';
 

@@ -31,7 +31,15 @@ export interface DashboardBenchResult {
   overviewColdMs: number;
   overviewWarm: { p50Ms: number; p99Ms: number; samples: number };
   overviewPageWarm: { p50Ms: number; p99Ms: number; samples: number; requests: number };
-  exports: { format: string; seconds: number; bytes: number; lines: number; rssBeforeMb: number; rssPeakMb: number; status: number }[];
+  exports: {
+    format: string;
+    seconds: number;
+    bytes: number;
+    lines: number;
+    rssBeforeMb: number;
+    rssPeakMb: number;
+    status: number;
+  }[];
   web?: DashboardWebBenchResult;
 }
 
@@ -42,12 +50,18 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0;
 }
 
-export async function runDashboardBench(opts: { sessions?: number; samples?: number; databaseUrl?: string | null } = {}): Promise<DashboardBenchResult> {
+export async function runDashboardBench(
+  opts: { sessions?: number; samples?: number; databaseUrl?: string | null } = {},
+): Promise<DashboardBenchResult> {
   const api = await runDashboardApiBench(opts);
   return { ...api, web: await runDashboardWebBench(opts.sessions !== undefined ? { sessions: opts.sessions } : {}) };
 }
 
-async function runDashboardApiBench(opts: { sessions?: number; samples?: number; databaseUrl?: string | null }): Promise<DashboardBenchResult> {
+async function runDashboardApiBench(opts: {
+  sessions?: number;
+  samples?: number;
+  databaseUrl?: string | null;
+}): Promise<DashboardBenchResult> {
   const sessions = opts.sessions ?? 100_000;
   const samples = opts.samples ?? 40;
   const databaseUrl = opts.databaseUrl === undefined ? (process.env.DATABASE_URL ?? null) : opts.databaseUrl;
@@ -58,7 +72,9 @@ async function runDashboardApiBench(opts: { sessions?: number; samples?: number;
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: '0',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, ATTEST_DATABASE_SCHEMA: `bench_${crypto.randomBytes(4).toString('hex')}` } : {}),
+    ...(databaseUrl
+      ? { DATABASE_URL: databaseUrl, ATTEST_DATABASE_SCHEMA: `bench_${crypto.randomBytes(4).toString('hex')}` }
+      : {}),
   });
   const pgAdmin = async (q: string) => {
     const pg = await import('pg');
@@ -75,7 +91,12 @@ async function runDashboardApiBench(opts: { sessions?: number; samples?: number;
     const boot = gw.bootstrap;
     const now = gw.clock.now();
     const key = await mintCredential(gw.db, gw.pepper, now, {
-      kind: 'factory_key', name: 'bench-dashboard', orgId: boot.orgId, appId: boot.appId, createdBy: boot.userId, permissions: [...PERMISSIONS],
+      kind: 'factory_key',
+      name: 'bench-dashboard',
+      orgId: boot.orgId,
+      appId: boot.appId,
+      createdBy: boot.userId,
+      permissions: [...PERMISSIONS],
     });
     const headers = { authorization: `Bearer ${key.plaintext}`, 'x-outerlayer-app-id': boot.appId };
     const t0 = performance.now();
@@ -105,8 +126,11 @@ async function runDashboardApiBench(opts: { sessions?: number; samples?: number;
     const overviewWarm = await timed(samples, () => get('/v1/metrics/overview'));
     const from = new Date(now - 29 * DAY_MS).toISOString().slice(0, 10);
     const page = [
-      '/v1/metrics/overview', `/v1/metrics/trends?from=${from}`,
-      ...['branch', 'agent_type', 'worker_kind', 'repo', 'origin', 'model', 'tool'].map((by) => `/v1/metrics/breakdown?by=${by}&limit=10`),
+      '/v1/metrics/overview',
+      `/v1/metrics/trends?from=${from}`,
+      ...['branch', 'agent_type', 'worker_kind', 'repo', 'origin', 'model', 'tool'].map(
+        (by) => `/v1/metrics/breakdown?by=${by}&limit=10`,
+      ),
     ];
     const overviewPage = await timed(Math.min(samples, 20), () => Promise.all(page.map(get)));
 
@@ -116,7 +140,9 @@ async function runDashboardApiBench(opts: { sessions?: number; samples?: number;
       global.gc?.();
       const rssBefore = process.memoryUsage().rss;
       let peak = rssBefore;
-      const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 10);
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }, 10);
       const s = performance.now();
       const res = await fetch(`${url}/v1/sessions/export?repoScope=all&format=${format}`, { headers });
       let bytes = 0;
@@ -130,12 +156,29 @@ async function runDashboardApiBench(opts: { sessions?: number; samples?: number;
         peak = Math.max(peak, process.memoryUsage().rss);
       }
       clearInterval(sampler);
-      exports.push({ format, seconds: (performance.now() - s) / 1000, bytes, lines, rssBeforeMb: mb(rssBefore), rssPeakMb: mb(peak), status: res.status });
+      exports.push({
+        format,
+        seconds: (performance.now() - s) / 1000,
+        bytes,
+        lines,
+        rssBeforeMb: mb(rssBefore),
+        rssPeakMb: mb(peak),
+        status: res.status,
+      });
     }
-    return { sessions, dialect: gw.dialect, seedSeconds, overviewColdMs, overviewWarm, overviewPageWarm: { ...overviewPage, requests: page.length }, exports };
+    return {
+      sessions,
+      dialect: gw.dialect,
+      seedSeconds,
+      overviewColdMs,
+      overviewWarm,
+      overviewPageWarm: { ...overviewPage, requests: page.length },
+      exports,
+    };
   } finally {
     await app.close();
-    if (config.databaseUrl && config.databaseSchema) await pgAdmin(`drop schema if exists ${config.databaseSchema} cascade`);
+    if (config.databaseUrl && config.databaseSchema)
+      await pgAdmin(`drop schema if exists ${config.databaseSchema} cascade`);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -147,8 +190,10 @@ export function formatDashboardBench(r: DashboardBenchResult): string {
     `overview tiles, first read (builds the rollups): ${r.overviewColdMs.toFixed(0)} ms (${within(r.overviewColdMs)})`,
     `overview tiles, warm: p50 ${r.overviewWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewWarm.p99Ms.toFixed(1)} ms over ${r.overviewWarm.samples} (${within(r.overviewWarm.p99Ms)})`,
     `overview page (${r.overviewPageWarm.requests} requests in parallel), warm: p50 ${r.overviewPageWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewPageWarm.p99Ms.toFixed(1)} ms over ${r.overviewPageWarm.samples}`,
-    ...r.exports.map((e) =>
-      `export ${e.format}: HTTP ${e.status}, ${e.lines} lines, ${mb(e.bytes)} MB in ${e.seconds.toFixed(1)} s; RSS ${e.rssBeforeMb} MB before, peak ${e.rssPeakMb} MB (+${(e.rssPeakMb - e.rssBeforeMb).toFixed(1)} MB)`),
+    ...r.exports.map(
+      (e) =>
+        `export ${e.format}: HTTP ${e.status}, ${e.lines} lines, ${mb(e.bytes)} MB in ${e.seconds.toFixed(1)} s; RSS ${e.rssBeforeMb} MB before, peak ${e.rssPeakMb} MB (+${(e.rssPeakMb - e.rssBeforeMb).toFixed(1)} MB)`,
+    ),
     ...(r.web ? [formatDashboardWebBench(r.web)] : []),
   ].join('\n');
 }

@@ -31,7 +31,12 @@ async function fastest(run: () => unknown): Promise<number> {
 
 /** Fastify parsing the body as the gateway configures it, or with its default prototype-poisoning checks. */
 async function parsingServer(poisoning: 'ignore' | 'error') {
-  const app = Fastify({ logger: false, bodyLimit: 16 * 1024 * 1024, onProtoPoisoning: poisoning, onConstructorPoisoning: poisoning });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 16 * 1024 * 1024,
+    onProtoPoisoning: poisoning,
+    onConstructorPoisoning: poisoning,
+  });
   app.post('/', async () => ({}));
   await app.ready();
   return () => app.inject({ method: 'POST', url: '/', payload: body, headers: { 'content-type': 'application/json' } });
@@ -42,14 +47,36 @@ const steps: [string, () => unknown][] = [
   ["body through Fastify, poisoning checks 'ignore' (the gateway)", await parsingServer('ignore')],
   ["body through Fastify, poisoning checks 'error' (Fastify's default)", await parsingServer('error')],
   ['body: NUL, depth and prototype-key walk (hostile-input.ts)', () => inspect(parsed)],
-  ['summarize and price each session', () => { for (const d of parsed.sessions) summarize(d); }],
-  ['encode each document (JSON.stringify + Brotli q1)', () => { for (const d of parsed.sessions) encodeDocument(d); }],
-  ['  of which JSON.stringify', () => { for (const d of parsed.sessions) JSON.stringify(d); }],
-  ['  of which Brotli q1 (fitted window)', () => { for (const r of raws) zlib.brotliCompressSync(r, brotliOptions(r.length)); }],
+  [
+    'summarize and price each session',
+    () => {
+      for (const d of parsed.sessions) summarize(d);
+    },
+  ],
+  [
+    'encode each document (JSON.stringify + Brotli q1)',
+    () => {
+      for (const d of parsed.sessions) encodeDocument(d);
+    },
+  ],
+  [
+    '  of which JSON.stringify',
+    () => {
+      for (const d of parsed.sessions) JSON.stringify(d);
+    },
+  ],
+  [
+    '  of which Brotli q1 (fitted window)',
+    () => {
+      for (const r of raws) zlib.brotliCompressSync(r, brotliOptions(r.length));
+    },
+  ],
 ];
 
 const turns = parsed.sessions.reduce((n, d) => n + d.turns.length, 0);
-console.log(`node ${process.version}; one sync body of ${SESSIONS} fixture sessions, ${(body.length / 1024).toFixed(0)} KiB, ${turns} turns; fastest of ${reps} runs`);
+console.log(
+  `node ${process.version}; one sync body of ${SESSIONS} fixture sessions, ${(body.length / 1024).toFixed(0)} KiB, ${turns} turns; fastest of ${reps} runs`,
+);
 console.log();
 const width = Math.max(...steps.map(([name]) => name.length));
 console.log(`${'step'.padEnd(width)}  µs/session`);

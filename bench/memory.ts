@@ -34,7 +34,10 @@ export interface MemoryResult {
 }
 
 function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
   if (!line) throw new Error(`no ${field} in /proc/${pid}/status`);
   return Number(line.split(/\s+/)[1]) / 1024; // kB -> MB
 }
@@ -58,10 +61,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function start(dataDir: string, port: number): Promise<ChildProcess> {
   const main = path.join(ROOT, 'dist', 'main.js');
   if (!fs.existsSync(main)) throw new Error('dist/main.js is missing: run `npm run build` first');
-  const child = spawn(process.execPath, [...startNodeFlags(), main, 'serve', '--data-dir', dataDir, '--port', String(port), '--host', '127.0.0.1'], {
-    env: { ...process.env, ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'), LOG_LEVEL: 'info', DATABASE_URL: '' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...startNodeFlags(), main, 'serve', '--data-dir', dataDir, '--port', String(port), '--host', '127.0.0.1'],
+    {
+      env: {
+        ...process.env,
+        ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'),
+        LOG_LEVEL: 'info',
+        DATABASE_URL: '',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   for (let i = 0; i < 300; i += 1) {
     if (fs.existsSync(path.join(dataDir, 'bootstrap.json'))) {
       try {
@@ -95,17 +107,30 @@ export async function runMemoryBench(opts: { sessions?: number; clients?: number
     const startupRssMb = status(pid, 'VmRSS');
     await sleep(57_000);
     const idleRssMb = status(pid, 'VmRSS');
-    const saved = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8')) as { factory: { id: string }; loginToken: string };
+    const saved = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8')) as {
+      factory: { id: string };
+      loginToken: string;
+    };
     const boot = { appId: saved.factory.id, loginToken: saved.loginToken };
     const base = `http://127.0.0.1:${port}`;
     const keyRes = await fetch(`${base}/v1/api-keys`, {
-      method: 'POST', headers: { authorization: `Bearer ${boot.loginToken}`, 'x-outerlayer-app-id': boot.appId, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${boot.loginToken}`,
+        'x-outerlayer-app-id': boot.appId,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ name: 'memory-bench', preset: 'full-access' }),
     });
     const created = (await keyRes.json()) as { data?: { plaintext_key?: string } };
     const key = created.data?.plaintext_key;
-    if (keyRes.status !== 201 || !key) throw new Error(`POST /v1/api-keys answered ${keyRes.status}: ${JSON.stringify(created).slice(0, 300)}`);
-    const headers = { authorization: `Bearer ${key}`, 'x-outerlayer-app-id': boot.appId, 'content-type': 'application/json' };
+    if (keyRes.status !== 201 || !key)
+      throw new Error(`POST /v1/api-keys answered ${keyRes.status}: ${JSON.stringify(created).slice(0, 300)}`);
+    const headers = {
+      authorization: `Bearer ${key}`,
+      'x-outerlayer-app-id': boot.appId,
+      'content-type': 'application/json',
+    };
     const pool = fixtureSessions(200, 'pool');
     const requests = Math.ceil(total / 25);
     let next = 0;
@@ -114,7 +139,10 @@ export async function runMemoryBench(opts: { sessions?: number; clients?: number
     const client = async () => {
       while (next < requests) {
         const n = next++;
-        const sessions = Array.from({ length: 25 }, (_, i) => ({ ...pool[(n * 25 + i) % pool.length]!, id: crypto.randomUUID() }));
+        const sessions = Array.from({ length: 25 }, (_, i) => ({
+          ...pool[(n * 25 + i) % pool.length]!,
+          id: crypto.randomUUID(),
+        }));
         turns += sessions.reduce((m, s) => m + s.turns.length, 0);
         const body = JSON.stringify({ schemaVersion: 1, sessions });
         const begun = performance.now();
@@ -132,11 +160,19 @@ export async function runMemoryBench(opts: { sessions?: number; clients?: number
     await sleep(3000);
     latencies.sort((a, b) => a - b);
     return {
-      startupRssMb: Math.round(startupRssMb), idleRssMb: Math.round(idleRssMb), sessions: requests * 25, clients,
-      sessionsPerSec: Math.round((requests * 25) / seconds), turnsPerSec: Math.round(turns / seconds),
-      p50Ms: Number(percentile(latencies, 50).toFixed(1)), p99Ms: Number(percentile(latencies, 99).toFixed(1)),
-      rssAfterIngestMb: Math.round(status(pid, 'VmRSS')), peakRssMb: Math.round(status(pid, 'VmHWM')),
-      cpuUsPerSession: Math.round((cpuAfter.user + cpuAfter.kernel - cpuBefore.user - cpuBefore.kernel) / (requests * 25)),
+      startupRssMb: Math.round(startupRssMb),
+      idleRssMb: Math.round(idleRssMb),
+      sessions: requests * 25,
+      clients,
+      sessionsPerSec: Math.round((requests * 25) / seconds),
+      turnsPerSec: Math.round(turns / seconds),
+      p50Ms: Number(percentile(latencies, 50).toFixed(1)),
+      p99Ms: Number(percentile(latencies, 99).toFixed(1)),
+      rssAfterIngestMb: Math.round(status(pid, 'VmRSS')),
+      peakRssMb: Math.round(status(pid, 'VmHWM')),
+      cpuUsPerSession: Math.round(
+        (cpuAfter.user + cpuAfter.kernel - cpuBefore.user - cpuBefore.kernel) / (requests * 25),
+      ),
       kernelUsPerSession: Math.round((cpuAfter.kernel - cpuBefore.kernel) / (requests * 25)),
     };
   } finally {

@@ -79,7 +79,8 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
   const flush = async () => {
     for (const row of sessionBatch) {
       const refs = JSON.parse(row.pr_refs) as { prNumber: number }[];
-      for (const r of refs) refBatch.push({ app_id: appId, session_id: row.id, repository: row.repo, number: r.prNumber });
+      for (const r of refs)
+        refBatch.push({ app_id: appId, session_id: row.id, repository: row.repo, number: r.prNumber });
     }
     if (sessionBatch.length) await db.insertInto('sessions').values(sessionBatch.splice(0)).execute();
     if (refBatch.length) await db.insertInto('session_pr_refs').values(refBatch.splice(0)).execute();
@@ -97,32 +98,96 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
     const rejected = rand() < 0.1 ? 1 : 0;
     const models = rand() < 0.3 ? [pick(MODELS), pick(MODELS)] : [pick(MODELS)];
     const uniqueModels = [...new Set(models)];
-    let input = 0, output = 0, cacheRead = 0, cacheWrite = 0, cost = 0, turns = 0;
+    let input = 0,
+      output = 0,
+      cacheRead = 0,
+      cacheWrite = 0,
+      cost = 0,
+      turns = 0;
     for (const model of uniqueModels) {
       const u = {
         turns: 1 + Math.floor(rand() * 40),
-        input: Math.floor(rand() * 50_000), output: Math.floor(rand() * 20_000),
-        cacheRead: Math.floor(rand() * 500_000), cacheWrite: Math.floor(rand() * 50_000),
+        input: Math.floor(rand() * 50_000),
+        output: Math.floor(rand() * 20_000),
+        cacheRead: Math.floor(rand() * 500_000),
+        cacheWrite: Math.floor(rand() * 50_000),
       };
       const costMicros = Math.floor(rand() * 3_000_000);
-      input += u.input; output += u.output; cacheRead += u.cacheRead; cacheWrite += u.cacheWrite; cost += costMicros; turns += u.turns;
+      input += u.input;
+      output += u.output;
+      cacheRead += u.cacheRead;
+      cacheWrite += u.cacheWrite;
+      cost += costMicros;
+      turns += u.turns;
       usageBatch.push({
-        session_id: id, org_id: orgId, app_id: appId, model, started_at: startedAt, repo, actor_id: actor, agent_type: agent, is_subagent: 0,
-        turn_count: u.turns, unpriced_turn_count: 0, input_tokens: u.input, output_tokens: u.output, cache_read_tokens: u.cacheRead,
-        cache_write_tokens: u.cacheWrite, cache_write_1h_tokens: 0, cost_micros: costMicros,
+        session_id: id,
+        org_id: orgId,
+        app_id: appId,
+        model,
+        started_at: startedAt,
+        repo,
+        actor_id: actor,
+        agent_type: agent,
+        is_subagent: 0,
+        turn_count: u.turns,
+        unpriced_turn_count: 0,
+        input_tokens: u.input,
+        output_tokens: u.output,
+        cache_read_tokens: u.cacheRead,
+        cache_write_tokens: u.cacheWrite,
+        cache_write_1h_tokens: 0,
+        cost_micros: costMicros,
       });
     }
     sessionBatch.push({
-      id, org_id: orgId, app_id: appId, session_key: id, session_id: id, parent_session_id: null, subagent_id: null, is_subagent: 0,
-      actor_id: actor, actor_name: actor, credential_id: 'bench', agent_type: agent, agent_version: '1.0.0', origin: pick(['interactive', 'agent', 'worker']),
-      worker_kind: pick(WORKERS), repo, branch: pick(BRANCHES), project: repo.split('/')[1] ?? '', commit_sha: null, title: null, capture_tier: 'metrics',
-      started_at: startedAt, ended_at: startedAt + 600_000, duration_ms: 600_000, turn_count: turns * 2, user_turn_count: turns,
-      steering_count: rand() < 0.3 ? 1 + Math.floor(rand() * 3) : 0, event_count: 0, tool_call_count: toolCalls, tool_error_count: toolErrors,
-      rejected_tool_call_count: rejected, api_error_count: rand() < 0.05 ? 1 : 0, error_count: toolErrors,
+      id,
+      org_id: orgId,
+      app_id: appId,
+      session_key: id,
+      session_id: id,
+      parent_session_id: null,
+      subagent_id: null,
+      is_subagent: 0,
+      actor_id: actor,
+      actor_name: actor,
+      credential_id: 'bench',
+      agent_type: agent,
+      agent_version: '1.0.0',
+      origin: pick(['interactive', 'agent', 'worker']),
+      worker_kind: pick(WORKERS),
+      repo,
+      branch: pick(BRANCHES),
+      project: repo.split('/')[1] ?? '',
+      commit_sha: null,
+      title: null,
+      capture_tier: 'metrics',
+      started_at: startedAt,
+      ended_at: startedAt + 600_000,
+      duration_ms: 600_000,
+      turn_count: turns * 2,
+      user_turn_count: turns,
+      steering_count: rand() < 0.3 ? 1 + Math.floor(rand() * 3) : 0,
+      event_count: 0,
+      tool_call_count: toolCalls,
+      tool_error_count: toolErrors,
+      rejected_tool_call_count: rejected,
+      api_error_count: rand() < 0.05 ? 1 : 0,
+      error_count: toolErrors,
       tool_error_rate_ppm: toolCalls ? Math.round((toolErrors * 1e6) / toolCalls) : 0,
-      input_tokens: input, output_tokens: output, cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cache_write_1h_tokens: 0, cost_micros: cost,
-      cost_status: 'complete', unpriced_models: '[]', models: JSON.stringify(uniqueModels), pr_refs: prRef === null ? '[]' : JSON.stringify([{ prNumber: prRef }]), chunk_of: null, chunk_parts: '[]',
-      created_at: startedAt, updated_at: startedAt,
+      input_tokens: input,
+      output_tokens: output,
+      cache_read_tokens: cacheRead,
+      cache_write_tokens: cacheWrite,
+      cache_write_1h_tokens: 0,
+      cost_micros: cost,
+      cost_status: 'complete',
+      unpriced_models: '[]',
+      models: JSON.stringify(uniqueModels),
+      pr_refs: prRef === null ? '[]' : JSON.stringify([{ prNumber: prRef }]),
+      chunk_of: null,
+      chunk_parts: '[]',
+      created_at: startedAt,
+      updated_at: startedAt,
     });
     // Batches stay under the bound-parameter limits of both drivers (48 columns × 400 rows).
     if (sessionBatch.length >= 400) await flush();
@@ -136,14 +201,33 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
       const merged = rand() < 0.7;
       const at = now - Math.floor(rand() * days * DAY_MS);
       prs.push({
-        id: crypto.randomUUID(), org_id: orgId, app_id: appId, repository, number, url: `https://github.com/${repository}/pull/${number}`,
-        title: `PR ${number}`, author: 'bench', head_branch: number <= BRANCHES.length ? BRANCHES[number - 1]! : `topic/${number}`, head_sha: 'a'.repeat(40),
-        base_branch: 'main', state: merged ? ('merged' as const) : ('open' as const), merged: merged ? 1 : 0, opened_at: at - DAY_MS,
-        closed_at: merged ? at : null, merged_at: merged ? at : null, source_updated_at: at, updated_at: at, state_source: 'app' as const,
+        id: crypto.randomUUID(),
+        org_id: orgId,
+        app_id: appId,
+        repository,
+        number,
+        url: `https://github.com/${repository}/pull/${number}`,
+        title: `PR ${number}`,
+        author: 'bench',
+        head_branch: number <= BRANCHES.length ? BRANCHES[number - 1]! : `topic/${number}`,
+        head_sha: 'a'.repeat(40),
+        base_branch: 'main',
+        state: merged ? ('merged' as const) : ('open' as const),
+        merged: merged ? 1 : 0,
+        opened_at: at - DAY_MS,
+        closed_at: merged ? at : null,
+        merged_at: merged ? at : null,
+        source_updated_at: at,
+        updated_at: at,
+        state_source: 'app' as const,
       });
     }
   }
-  for (let i = 0; i < prs.length; i += 200) await db.insertInto('pull_requests').values(prs.slice(i, i + 200)).execute();
+  for (let i = 0; i < prs.length; i += 200)
+    await db
+      .insertInto('pull_requests')
+      .values(prs.slice(i, i + 200))
+      .execute();
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -152,7 +236,13 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function runMetricsBench(opts: Partial<MetricsBenchOptions> = {}): Promise<MetricsBenchResult> {
-  const o: MetricsBenchOptions = { sessions: 100_000, samples: 150, days: 90, databaseUrl: process.env.DATABASE_URL ?? null, ...opts };
+  const o: MetricsBenchOptions = {
+    sessions: 100_000,
+    samples: 150,
+    days: 90,
+    databaseUrl: process.env.DATABASE_URL ?? null,
+    ...opts,
+  };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-bench-metrics-'));
   const config = loadConfig({
     ATTEST_DATA_DIR: dataDir,
@@ -160,7 +250,9 @@ export async function runMetricsBench(opts: Partial<MetricsBenchOptions> = {}): 
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: '0',
-    ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl, ATTEST_DATABASE_SCHEMA: `bench_${crypto.randomBytes(4).toString('hex')}` } : {}),
+    ...(o.databaseUrl
+      ? { DATABASE_URL: o.databaseUrl, ATTEST_DATABASE_SCHEMA: `bench_${crypto.randomBytes(4).toString('hex')}` }
+      : {}),
   });
   if (config.databaseUrl && config.databaseSchema) {
     const pg = await import('pg');
@@ -176,7 +268,12 @@ export async function runMetricsBench(opts: Partial<MetricsBenchOptions> = {}): 
     const boot = gw.bootstrap;
     const now = gw.clock.now();
     const key = await mintCredential(gw.db, gw.pepper, now, {
-      kind: 'factory_key', name: 'bench-metrics', orgId: boot.orgId, appId: boot.appId, createdBy: boot.userId, permissions: [...PERMISSIONS],
+      kind: 'factory_key',
+      name: 'bench-metrics',
+      orgId: boot.orgId,
+      appId: boot.appId,
+      createdBy: boot.userId,
+      permissions: [...PERMISSIONS],
     });
     const t0 = performance.now();
     // One transaction: the store's per-commit fsync would otherwise dominate the seeding time.
@@ -191,7 +288,10 @@ export async function runMetricsBench(opts: Partial<MetricsBenchOptions> = {}): 
       ['GET /v1/metrics/models (default: 30 days)', '/v1/metrics/models'],
       [`GET /v1/metrics/overview (${o.days} days: every session)`, `/v1/metrics/overview?from=${date(o.days)}`],
       [`GET /v1/metrics/models (${o.days} days: every session)`, `/v1/metrics/models?from=${date(o.days)}`],
-      ['GET /v1/metrics/overview (date-times: partial edge days)', `/v1/metrics/overview?from=${instant(30.5)}&to=${instant(0.5)}`],
+      [
+        'GET /v1/metrics/overview (date-times: partial edge days)',
+        `/v1/metrics/overview?from=${instant(30.5)}&to=${instant(0.5)}`,
+      ],
       ['GET /v1/metrics/overview?repo=acme/api', '/v1/metrics/overview?repo=acme%2Fapi'],
     ];
     const rows: MetricsBenchRow[] = [];
@@ -208,7 +308,15 @@ export async function runMetricsBench(opts: Partial<MetricsBenchOptions> = {}): 
         if (res.status < 200 || res.status >= 300) non2xx++;
       }
       times.sort((a, b) => a - b);
-      rows.push({ scenario, samples: o.samples, p50Ms: percentile(times, 50), p90Ms: percentile(times, 90), p99Ms: percentile(times, 99), maxMs: times[times.length - 1] ?? 0, non2xx });
+      rows.push({
+        scenario,
+        samples: o.samples,
+        p50Ms: percentile(times, 50),
+        p90Ms: percentile(times, 90),
+        p99Ms: percentile(times, 99),
+        maxMs: times[times.length - 1] ?? 0,
+        non2xx,
+      });
     }
     return { sessions: o.sessions, seedSeconds, dialect: gw.dialect, rows };
   } finally {
@@ -227,15 +335,26 @@ export async function runMetricsBench(opts: Partial<MetricsBenchOptions> = {}): 
 export function formatMetricsBench(result: MetricsBenchResult, targetMs = 50): string {
   const header = ['scenario', 'samples', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', `p99 ≤ ${targetMs} ms`];
   const lines = result.rows.map((r) => [
-    r.scenario, String(r.samples), r.p50Ms.toFixed(1), r.p90Ms.toFixed(1), r.p99Ms.toFixed(1), r.maxMs.toFixed(1),
+    r.scenario,
+    String(r.samples),
+    r.p50Ms.toFixed(1),
+    r.p90Ms.toFixed(1),
+    r.p99Ms.toFixed(1),
+    r.maxMs.toFixed(1),
     r.non2xx ? `FAILED: ${r.non2xx} non-2xx` : r.p99Ms <= targetMs ? 'met' : 'NOT met',
   ]);
   const all = [header, ...lines];
   const widths = header.map((_, i) => Math.max(...all.map((l) => l[i]!.length)));
-  const fmt = (l: string[]) => l.map((c, i) => (i === 0 || i === 6 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const fmt = (l: string[]) =>
+    l
+      .map((c, i) => (i === 0 || i === 6 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [
     `${result.sessions} sessions on ${result.dialect} (seeded in ${result.seedSeconds.toFixed(1)} s); node ${process.version}, ${os.cpus().length} CPUs; sequential requests`,
-    fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt),
+    fmt(header),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...lines.map(fmt),
   ].join('\n');
 }
 

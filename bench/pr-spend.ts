@@ -25,14 +25,23 @@ if (databaseUrl && schema) {
   await c.end();
 }
 const config = loadConfig({
-  ATTEST_DATA_DIR: dataDir, ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'), LOG_LEVEL: 'warn',
+  ATTEST_DATA_DIR: dataDir,
+  ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'),
+  LOG_LEVEL: 'warn',
   ...(databaseUrl && schema ? { DATABASE_URL: databaseUrl, ATTEST_DATABASE_SCHEMA: schema } : {}),
 });
 const app = await buildApp({ config });
 const gw = app.attest;
 const boot = gw.bootstrap;
 const now = gw.clock.now();
-const key = await mintCredential(gw.db, gw.pepper, now, { kind: 'factory_key', name: 'bench', orgId: boot.orgId, appId: boot.appId, createdBy: boot.userId, permissions: [...PERMISSIONS] });
+const key = await mintCredential(gw.db, gw.pepper, now, {
+  kind: 'factory_key',
+  name: 'bench',
+  orgId: boot.orgId,
+  appId: boot.appId,
+  createdBy: boot.userId,
+  permissions: [...PERMISSIONS],
+});
 const headers = { authorization: `Bearer ${key.plaintext}`, 'x-outerlayer-app-id': boot.appId };
 await gw.db.transaction().execute((trx) => seed(trx, boot.orgId, boot.appId, sessions, 90, now));
 if (gw.dialect === 'postgres') await sql`analyze`.execute(gw.db);
@@ -40,7 +49,16 @@ const overview = async () => {
   const s = performance.now();
   const res = await app.inject({ method: 'GET', url: '/v1/metrics/overview', headers });
   if (res.statusCode !== 200) throw new Error(res.body);
-  return { ms: performance.now() - s, tiles: JSON.stringify((JSON.parse(res.body) as { data: { tiles: { mergedPrs: unknown; costPerMergedPrUsd: unknown; unshippedCostUsd: unknown } } }).data.tiles) };
+  return {
+    ms: performance.now() - s,
+    tiles: JSON.stringify(
+      (
+        JSON.parse(res.body) as {
+          data: { tiles: { mergedPrs: unknown; costPerMergedPrUsd: unknown; unshippedCostUsd: unknown } };
+        }
+      ).data.tiles,
+    ),
+  };
 };
 await overview(); // builds the rollups
 const time = async (label: string) => {
@@ -53,7 +71,9 @@ const time = async (label: string) => {
   }
   times.sort((a, b) => a - b);
   const load = os.loadavg()[0]!.toFixed(1);
-  console.log(`${gw.dialect} ${sessions} sessions, ${label}: overview p50 ${times[7]!.toFixed(1)} ms, min ${times[0]!.toFixed(1)} ms (load ${load})`);
+  console.log(
+    `${gw.dialect} ${sessions} sessions, ${label}: overview p50 ${times[7]!.toFixed(1)} ms, min ${times[0]!.toFixed(1)} ms (load ${load})`,
+  );
   return tiles;
 };
 const withIndex = await time('with sessions_spend_window');

@@ -95,7 +95,17 @@ const AUTHED_READ = 'GET /v1/api-keys (factory key)';
 const CPU_RATIO_TARGET = 4;
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { sets: [], duration: 5, connections: 10, warmup: 1, logLevel: process.env.LOG_LEVEL ?? 'info', profileDir: null, only: null, rate: null, sameCore: false };
+  const opts: Options = {
+    sets: [],
+    duration: 5,
+    connections: 10,
+    warmup: 1,
+    logLevel: process.env.LOG_LEVEL ?? 'info',
+    profileDir: null,
+    only: null,
+    rate: null,
+    sameCore: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -114,7 +124,8 @@ function parseArgs(argv: string[]): Options {
     else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
     else opts.sets.push(arg);
   }
-  if (!(opts.duration > 0) || !(opts.connections > 0) || !(opts.warmup >= 0)) throw new Error('duration and connections must be positive');
+  if (!(opts.duration > 0) || !(opts.connections > 0) || !(opts.warmup >= 0))
+    throw new Error('duration and connections must be positive');
   if (opts.rate !== null && !(opts.rate > 0)) throw new Error('--rate must be a positive number of requests a second');
   return opts;
 }
@@ -148,7 +159,13 @@ async function serve(logLevel: string): Promise<void> {
 
   const boot = gateway.attest.bootstrap;
   if (!boot.loginToken || !boot.adminToken) throw new Error('bootstrap did not create tokens on a fresh data dir');
-  const info: ServerInfo = { gatewayUrl, bareUrl, appId: boot.appId, loginToken: boot.loginToken, adminToken: boot.adminToken };
+  const info: ServerInfo = {
+    gatewayUrl,
+    bareUrl,
+    appId: boot.appId,
+    loginToken: boot.loginToken,
+    adminToken: boot.adminToken,
+  };
   process.send?.({ ready: info });
   process.on('message', (msg: unknown) => {
     if ((msg as { cpu?: boolean }).cpu) {
@@ -166,7 +183,10 @@ async function serve(logLevel: string): Promise<void> {
 
 function startServers(logLevel: string, profileDir: string | null): Promise<{ child: ChildProcess; info: ServerInfo }> {
   const execArgv = [...process.execArgv, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', logLevel], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', logLevel], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv,
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`bench servers exited early (code ${code})`)));
@@ -182,11 +202,16 @@ function startServers(logLevel: string, profileDir: string | null): Promise<{ ch
 async function createFactoryKey(info: ServerInfo): Promise<string> {
   const res = await fetch(`${info.gatewayUrl}/v1/api-keys`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${info.loginToken}`, 'x-outerlayer-app-id': info.appId, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${info.loginToken}`,
+      'x-outerlayer-app-id': info.appId,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ name: `bench-${Date.now()}`, preset: 'full-access' }),
   });
   const body = (await res.json()) as { data?: { plaintext_key?: string } };
-  if (res.status !== 201 || !body.data?.plaintext_key) throw new Error(`POST /v1/api-keys answered ${res.status}: ${JSON.stringify(body)}`);
+  if (res.status !== 201 || !body.data?.plaintext_key)
+    throw new Error(`POST /v1/api-keys answered ${res.status}: ${JSON.stringify(body)}`);
   return body.data.plaintext_key;
 }
 
@@ -198,10 +223,13 @@ async function storeSessions(target: BenchTarget): Promise<string[]> {
   const { fixtureSessions } = await import('./sessions.js');
   const sessions = fixtureSessions(25, 'bench-core', { topLevel: true });
   const res = await fetch(`${target.baseUrl}/v1/agents/sync`, {
-    method: 'POST', headers: { ...target.factoryHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ schemaVersion: 1, sessions }),
+    method: 'POST',
+    headers: { ...target.factoryHeaders, 'content-type': 'application/json' },
+    body: JSON.stringify({ schemaVersion: 1, sessions }),
   });
   const body = (await res.json()) as { data?: { accepted?: string[] } };
-  if (res.status !== 200 || body.data?.accepted?.length !== 25) throw new Error(`POST /v1/agents/sync answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  if (res.status !== 200 || body.data?.accepted?.length !== 25)
+    throw new Error(`POST /v1/agents/sync answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
   const list = await fetch(`${target.baseUrl}/v1/sessions?repoScope=all`, { headers: target.factoryHeaders });
   const listed = (await list.json()) as { data?: { sessions?: { traceId: string }[] } };
   const ids = listed.data?.sessions?.map((s) => s.traceId) ?? [];
@@ -215,8 +243,14 @@ const coreScenarios: BenchScenario[] = [
   { name: AUTHED_READ, request: (t) => ({ path: '/v1/api-keys', headers: t.factoryHeaders }) },
   // Other authenticated reads through the same guard, context, log line and serializer (empty lists on a
   // fresh factory): the fixed per-request cost must hold for every route, not only the verdict's.
-  { name: 'GET /v1/work-items (factory key, empty)', request: (t) => ({ path: '/v1/work-items', headers: t.factoryHeaders }) },
-  { name: 'GET /v1/artifacts?repository&prNumber (factory key, empty)', request: (t) => ({ path: '/v1/artifacts?repository=acme%2Fapi&prNumber=1', headers: t.factoryHeaders }) },
+  {
+    name: 'GET /v1/work-items (factory key, empty)',
+    request: (t) => ({ path: '/v1/work-items', headers: t.factoryHeaders }),
+  },
+  {
+    name: 'GET /v1/artifacts?repository&prNumber (factory key, empty)',
+    request: (t) => ({ path: '/v1/artifacts?repository=acme%2Fapi&prNumber=1', headers: t.factoryHeaders }),
+  },
   { name: 'GET /v1/hosts (factory key, empty)', request: (t) => ({ path: '/v1/hosts', headers: t.factoryHeaders }) },
   {
     name: 'GET /v1/sessions?repoScope=all (25 rows)',
@@ -275,7 +309,10 @@ async function loadSets(wanted: string[]): Promise<ScenarioSet[]> {
     const standalone = named ? standaloneOf(name, mod) : undefined;
     const scenarios = Array.isArray(mod.scenarios) ? (mod.scenarios as BenchScenario[]) : [];
     if (scenarios.length === 0 && !standalone) {
-      if (named) throw new Error(`bench/${name}.ts exports neither a scenarios array nor run${name[0]!.toUpperCase()}${name.slice(1)}Bench`);
+      if (named)
+        throw new Error(
+          `bench/${name}.ts exports neither a scenarios array nor run${name[0]!.toUpperCase()}${name.slice(1)}Bench`,
+        );
       continue; // a helper module, or a set with only a stand-alone run: skipped unless named
     }
     sets.push({ name, scenarios, ...(standalone ? { standalone } : {}) });
@@ -299,7 +336,12 @@ async function load(url: string, requests: BenchRequest[], opts: Options, second
     connections: opts.connections,
     duration: seconds,
     ...(opts.rate !== null ? { overallRate: opts.rate } : {}),
-    requests: requests.map((r) => ({ method: r.method ?? 'GET', path: r.path, ...(r.headers ? { headers: r.headers } : {}), ...(r.body !== undefined ? { body: r.body } : {}) })),
+    requests: requests.map((r) => ({
+      method: r.method ?? 'GET',
+      path: r.path,
+      ...(r.headers ? { headers: r.headers } : {}),
+      ...(r.body !== undefined ? { body: r.body } : {}),
+    })),
   });
 }
 
@@ -317,13 +359,23 @@ function serverCpu(child: ChildProcess): Promise<number> {
   });
 }
 
-async function measure(child: ChildProcess, name: string, url: string, requests: BenchRequest[], opts: Options): Promise<Measured> {
+async function measure(
+  child: ChildProcess,
+  name: string,
+  url: string,
+  requests: BenchRequest[],
+  opts: Options,
+): Promise<Measured> {
   if (opts.warmup > 0) await load(url, requests, opts, opts.warmup); // JIT and caches warm, not counted
   const before = await serverCpu(child);
   const r = await load(url, requests, opts, opts.duration);
   const cpu = (await serverCpu(child)) - before;
   return {
-    name, reqPerSec: r.requests.average, p99Ms: r.latency.p99, non2xx: r.non2xx, errors: r.errors,
+    name,
+    reqPerSec: r.requests.average,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
     cpuMicrosPerRequest: r.requests.total > 0 ? cpu / r.requests.total : 0,
   };
 }
@@ -341,7 +393,11 @@ function table(rows: Measured[], bare: Measured): string {
   ]);
   const all = [header, ...lines];
   const widths = header.map((_, i) => Math.max(...all.map((l) => l[i]!.length)));
-  const fmt = (l: string[]) => l.map((c, i) => (i === 0 || i === 6 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const fmt = (l: string[]) =>
+    l
+      .map((c, i) => (i === 0 || i === 6 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
 }
 
@@ -369,7 +425,9 @@ async function main(): Promise<void> {
       adminToken: info.adminToken,
       factoryHeaders: { authorization: `Bearer ${factoryKey}`, 'x-outerlayer-app-id': info.appId },
     };
-    console.log(`node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per scenario after ${opts.warmup} s warm-up; gateway log level ${opts.logLevel}${opts.rate !== null ? `; every scenario at ${opts.rate} requests/s` : ''}${opts.sameCore ? '; load generator and servers pinned to CPU 0 (--same-core)' : ''}`);
+    console.log(
+      `node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per scenario after ${opts.warmup} s warm-up; gateway log level ${opts.logLevel}${opts.rate !== null ? `; every scenario at ${opts.rate} requests/s` : ''}${opts.sameCore ? '; load generator and servers pinned to CPU 0 (--same-core)' : ''}`,
+    );
     const bare = await measure(child, 'bare Fastify GET /bare', info.bareUrl, [{ path: BARE_PATH }], opts);
     const rows: Measured[] = [bare];
     for (const set of [{ name: 'core', scenarios: coreScenarios }, ...sets]) {
@@ -377,7 +435,15 @@ async function main(): Promise<void> {
         if (opts.only !== null && !scenario.name.includes(opts.only)) continue;
         await scenario.setup?.(target);
         const requests = [scenario.request(target)].flat();
-        rows.push(await measure(child, set.name === 'core' ? scenario.name : `[${set.name}] ${scenario.name}`, info.gatewayUrl, requests, opts));
+        rows.push(
+          await measure(
+            child,
+            set.name === 'core' ? scenario.name : `[${set.name}] ${scenario.name}`,
+            info.gatewayUrl,
+            requests,
+            opts,
+          ),
+        );
       }
     }
     console.log('');

@@ -65,7 +65,12 @@ function fixturePool(): Doc[] {
     .readdirSync(FIXTURES)
     .filter((f) => f.endsWith('.jsonl'))
     .sort()
-    .map((f) => parseClaudeCodeTranscript(fs.readFileSync(new URL(f, FIXTURES), 'utf8'), { tier: 'redacted' }) as unknown as Doc);
+    .map(
+      (f) =>
+        parseClaudeCodeTranscript(fs.readFileSync(new URL(f, FIXTURES), 'utf8'), {
+          tier: 'redacted',
+        }) as unknown as Doc,
+    );
 }
 
 /**
@@ -218,7 +223,11 @@ interface IngestServerInfo {
   headers: Record<string, string>;
 }
 
-type ChildMessage = { ready: IngestServerInfo } | { measured: { cpuMicros: number; mainThreadMicros: number | null; peakRss: number; commits: number } } | { profiled: true } | { failed: string };
+type ChildMessage =
+  | { ready: IngestServerInfo }
+  | { measured: { cpuMicros: number; mainThreadMicros: number | null; peakRss: number; commits: number } }
+  | { profiled: true }
+  | { failed: string };
 
 /**
  * CPU time (user + system) of this process's main thread alone, µs, from /proc (Linux; null elsewhere): the
@@ -268,7 +277,14 @@ async function serveIngest(store: 'sqlite' | 'postgres'): Promise<void> {
         peakRss = Math.max(peakRss, process.memoryUsage.rss());
         await profiler?.stop(msg.end);
         profiler = null;
-        send({ measured: { cpuMicros: cpu.user + cpu.system, mainThreadMicros: main !== null && mainStart !== null ? main - mainStart : null, peakRss, commits: commitCount(gw.app.attest.db) - commitsStart } });
+        send({
+          measured: {
+            cpuMicros: cpu.user + cpu.system,
+            mainThreadMicros: main !== null && mainStart !== null ? main - mainStart : null,
+            peakRss,
+            commits: commitCount(gw.app.attest.db) - commitsStart,
+          },
+        });
       } else if (msg.stop) {
         clearInterval(sampler);
         await gw.close();
@@ -276,11 +292,25 @@ async function serveIngest(store: 'sqlite' | 'postgres'): Promise<void> {
       }
     })().catch((err: unknown) => send({ failed: String(err) }));
   });
-  send({ ready: { url, headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId, 'content-type': 'application/json' } } });
+  send({
+    ready: {
+      url,
+      headers: {
+        authorization: `Bearer ${t.factoryKey}`,
+        'x-outerlayer-app-id': t.appId,
+        'content-type': 'application/json',
+      },
+    },
+  });
 }
 
-function forkGateway(store: 'sqlite' | 'postgres'): Promise<{ child: ChildProcess; info: IngestServerInfo; next(): Promise<ChildMessage> }> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve-ingest', store], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: process.execArgv });
+function forkGateway(
+  store: 'sqlite' | 'postgres',
+): Promise<{ child: ChildProcess; info: IngestServerInfo; next(): Promise<ChildMessage> }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--serve-ingest', store], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: process.execArgv,
+  });
   const inbox: ChildMessage[] = [];
   const waiting: ((m: ChildMessage) => void)[] = [];
   child.on('message', (m: unknown) => {
@@ -288,17 +318,18 @@ function forkGateway(store: 'sqlite' | 'postgres'): Promise<{ child: ChildProces
     if (w) w(m as ChildMessage);
     else inbox.push(m as ChildMessage);
   });
-  const next = () => new Promise<ChildMessage>((resolve, reject) => {
-    const m = inbox.shift();
-    if (m) return resolve(m);
-    const onExit = (code: number | null) => reject(new Error(`the bench gateway exited (code ${code})`));
-    child.once('exit', onExit);
-    waiting.push((msg) => {
-      child.off('exit', onExit);
-      if ('failed' in msg) reject(new Error(msg.failed));
-      else resolve(msg);
+  const next = () =>
+    new Promise<ChildMessage>((resolve, reject) => {
+      const m = inbox.shift();
+      if (m) return resolve(m);
+      const onExit = (code: number | null) => reject(new Error(`the bench gateway exited (code ${code})`));
+      child.once('exit', onExit);
+      waiting.push((msg) => {
+        child.off('exit', onExit);
+        if ('failed' in msg) reject(new Error(msg.failed));
+        else resolve(msg);
+      });
     });
-  });
   return next().then((m) => {
     if (!('ready' in m)) throw new Error(`unexpected message from the bench gateway: ${JSON.stringify(m)}`);
     return { child, info: m.ready, next };
@@ -306,14 +337,29 @@ function forkGateway(store: 'sqlite' | 'postgres'): Promise<{ child: ChildProces
 }
 
 /** POST a body over a kept-alive connection; resolves with the status and answer text. */
-function post(agent: http.Agent, url: URL, headers: Record<string, string>, body: Buffer): Promise<{ status: number; text: string }> {
+function post(
+  agent: http.Agent,
+  url: URL,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ agent, host: url.hostname, port: url.port, path: '/v1/agents/sync', method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: '/v1/agents/sync',
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(body.length) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -324,35 +370,49 @@ function post(agent: http.Agent, url: URL, headers: Record<string, string>, body
  * before the clock starts), and the measured requests send it whole, as `attest sync` re-sends a transcript
  * that grew: each one is merged into the stored one, its counters and usage replaced.
  */
-async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number, clients: number, grown = false): Promise<Row> {
+async function ingest(
+  store: 'sqlite' | 'postgres',
+  pool: Doc[],
+  batches: number,
+  clients: number,
+  grown = false,
+): Promise<Row> {
   const { child, info, next } = await forkGateway(store);
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   try {
     const url = new URL(info.url);
     let cursor = 0;
-    const nextBatch = (): Doc[] => Array.from({ length: 25 }, () => ({ ...pool[cursor++ % pool.length]!, id: crypto.randomUUID() }));
+    const nextBatch = (): Doc[] =>
+      Array.from({ length: 25 }, () => ({ ...pool[cursor++ % pool.length]!, id: crypto.randomUUID() }));
     const encode = (sessions: Doc[]) => Buffer.from(JSON.stringify({ schemaVersion: 1, sessions }));
     const send = async (payload: Buffer) => {
       const res = await post(agent, url, info.headers, payload);
       if (res.status !== 200) throw new Error(`sync answered ${res.status}: ${res.text.slice(0, 300)}`);
       const body = JSON.parse(res.text) as { data: { accepted: string[]; rejected: unknown[] } };
-      if (body.data.rejected.length) throw new Error(`sync rejected sessions: ${JSON.stringify(body.data.rejected).slice(0, 300)}`);
+      if (body.data.rejected.length)
+        throw new Error(`sync rejected sessions: ${JSON.stringify(body.data.rejected).slice(0, 300)}`);
     };
     // Request bodies are encoded before the clock starts: the bench measures the gateway, not the client.
     const prepared = Array.from({ length: batches }, nextBatch);
     const turns = prepared.reduce((n, b) => n + b.reduce((m, s) => m + s.turns.length, 0), 0);
     const payloads = prepared.map(encode);
-    const firstHalves = grown ? prepared.map((b) => encode(b.map((d) => ({ ...d, turns: d.turns.slice(0, Math.ceil(d.turns.length / 2)) })))) : [];
+    const firstHalves = grown
+      ? prepared.map((b) => encode(b.map((d) => ({ ...d, turns: d.turns.slice(0, Math.ceil(d.turns.length / 2)) }))))
+      : [];
     prepared.length = 0;
     // Warm-up (compiled validators, price rates, prepared statements, the JIT), from every client at once.
     const warm = Array.from({ length: Math.max(8, clients * 4) }, () => encode(nextBatch()));
-    await Promise.all(Array.from({ length: clients }, async () => {
-      while (warm.length) await send(warm.pop()!);
-    }));
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (warm.length) await send(warm.pop()!);
+      }),
+    );
     // The stored halves of the sessions the measured part grows.
-    await Promise.all(Array.from({ length: clients }, async () => {
-      while (firstHalves.length) await send(firstHalves.pop()!);
-    }));
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (firstHalves.length) await send(firstHalves.pop()!);
+      }),
+    );
     const databaseCpu = store === 'postgres' ? await databaseCpuReader() : null;
     child.send({ start: true });
     await next();
@@ -377,13 +437,24 @@ async function ingest(store: 'sqlite' | 'postgres', pool: Doc[], batches: number
     latencies.sort((a, b) => a - b);
     const sessions = batches * 25;
     return {
-      store, scenario: `POST /v1/agents/sync, 25 ${grown ? 'grown sessions (stored with half their turns)' : 'sessions'} a request, ${clients} client${clients > 1 ? 's' : ''}`, sessions,
-      sessionsPerSec: round(sessions / seconds, 0), turnsPerSec: round(turns / seconds, 0),
-      p50Ms: round(percentile(latencies, 50), 1), p99Ms: round(percentile(latencies, 99), 1), peakRssMb: round(m.measured.peakRss / 1048576, 0),
+      store,
+      scenario: `POST /v1/agents/sync, 25 ${grown ? 'grown sessions (stored with half their turns)' : 'sessions'} a request, ${clients} client${clients > 1 ? 's' : ''}`,
+      sessions,
+      sessionsPerSec: round(sessions / seconds, 0),
+      turnsPerSec: round(turns / seconds, 0),
+      p50Ms: round(percentile(latencies, 50), 1),
+      p99Ms: round(percentile(latencies, 99), 1),
+      peakRssMb: round(m.measured.peakRss / 1048576, 0),
       cpuUsPerSession: round(m.measured.cpuMicros / sessions, 0),
-      ...(m.measured.mainThreadMicros !== null ? { mainThreadUsPerSession: round(m.measured.mainThreadMicros / sessions, 0) } : {}),
-      ...(store === 'sqlite' && m.measured.commits > 0 ? { requestsPerCommit: round(batches / m.measured.commits, 2) } : {}),
-      ...(databaseStart !== null && databaseEnd !== null ? { databaseUsPerSession: round((databaseEnd - databaseStart) / sessions, 0) } : {}),
+      ...(m.measured.mainThreadMicros !== null
+        ? { mainThreadUsPerSession: round(m.measured.mainThreadMicros / sessions, 0) }
+        : {}),
+      ...(store === 'sqlite' && m.measured.commits > 0
+        ? { requestsPerCommit: round(batches / m.measured.commits, 2) }
+        : {}),
+      ...(databaseStart !== null && databaseEnd !== null
+        ? { databaseUsPerSession: round((databaseEnd - databaseStart) / sessions, 0) }
+        : {}),
       load1: round(os.loadavg()[0]!, 1),
       note: `${batches} requests over HTTP, ${round(turns / sessions, 1)} turns a session, ${round(seconds, 1)} s; gateway in its own process (CPU, RSS are its own)${store === 'postgres' ? `; PostgreSQL over ${pgTransport(pgUrl())}` : ''}`,
     };
@@ -458,21 +529,73 @@ export async function bulkLoad(gw: TestGateway, t: Tenant, n: number, actors: st
     const cacheRead = turns * 20_000;
     const cacheWrite = turns * 1500;
     sessions.push({
-      id, org_id: t.orgId, app_id: t.appId, session_key: id, session_id: id, parent_session_id: isSub ? crypto.randomUUID() : null,
-      subagent_id: isSub ? 'a1' : null, is_subagent: isSub, actor_id: actor, actor_name: `Actor ${actor.slice(0, 4)}`, credential_id: 'bench',
-      agent_type: agent, agent_version: '2.1.0', origin, worker_kind: origin === 'worker' ? 'ci' : null, repo, branch,
-      project: repo.split('/')[1] ?? '', commit_sha: null, title: `Session ${i} on ${branch}`, capture_tier: 'redacted',
-      started_at: startedAt, ended_at: startedAt + turns * 30_000, duration_ms: turns * 30_000, turn_count: turns,
-      user_turn_count: Math.ceil(turns / 4), steering_count: Math.floor(turns / 10), event_count: 2, tool_call_count: toolCalls,
-      tool_error_count: toolErrors, rejected_tool_call_count: rejected, api_error_count: apiErrors, error_count: toolErrors + apiErrors,
-      tool_error_rate_ppm: toolCalls ? Math.round((toolErrors * 1e6) / toolCalls) : 0, input_tokens: input, output_tokens: output,
-      cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cache_write_1h_tokens: 0, cost_micros: cost, cost_status: 'complete', unpriced_models: '[]',
-      models: JSON.stringify([model]), pr_refs: '[]', chunk_of: null, chunk_parts: '[]', created_at: now, updated_at: now,
+      id,
+      org_id: t.orgId,
+      app_id: t.appId,
+      session_key: id,
+      session_id: id,
+      parent_session_id: isSub ? crypto.randomUUID() : null,
+      subagent_id: isSub ? 'a1' : null,
+      is_subagent: isSub,
+      actor_id: actor,
+      actor_name: `Actor ${actor.slice(0, 4)}`,
+      credential_id: 'bench',
+      agent_type: agent,
+      agent_version: '2.1.0',
+      origin,
+      worker_kind: origin === 'worker' ? 'ci' : null,
+      repo,
+      branch,
+      project: repo.split('/')[1] ?? '',
+      commit_sha: null,
+      title: `Session ${i} on ${branch}`,
+      capture_tier: 'redacted',
+      started_at: startedAt,
+      ended_at: startedAt + turns * 30_000,
+      duration_ms: turns * 30_000,
+      turn_count: turns,
+      user_turn_count: Math.ceil(turns / 4),
+      steering_count: Math.floor(turns / 10),
+      event_count: 2,
+      tool_call_count: toolCalls,
+      tool_error_count: toolErrors,
+      rejected_tool_call_count: rejected,
+      api_error_count: apiErrors,
+      error_count: toolErrors + apiErrors,
+      tool_error_rate_ppm: toolCalls ? Math.round((toolErrors * 1e6) / toolCalls) : 0,
+      input_tokens: input,
+      output_tokens: output,
+      cache_read_tokens: cacheRead,
+      cache_write_tokens: cacheWrite,
+      cache_write_1h_tokens: 0,
+      cost_micros: cost,
+      cost_status: 'complete',
+      unpriced_models: '[]',
+      models: JSON.stringify([model]),
+      pr_refs: '[]',
+      chunk_of: null,
+      chunk_parts: '[]',
+      created_at: now,
+      updated_at: now,
     });
     usage.push({
-      session_id: id, org_id: t.orgId, app_id: t.appId, model, started_at: startedAt, repo, actor_id: actor, agent_type: agent,
-      is_subagent: isSub, turn_count: Math.floor(turns / 2), unpriced_turn_count: 0, input_tokens: input, output_tokens: output,
-      cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite, cache_write_1h_tokens: 0, cost_micros: cost,
+      session_id: id,
+      org_id: t.orgId,
+      app_id: t.appId,
+      model,
+      started_at: startedAt,
+      repo,
+      actor_id: actor,
+      agent_type: agent,
+      is_subagent: isSub,
+      turn_count: Math.floor(turns / 2),
+      unpriced_turn_count: 0,
+      input_tokens: input,
+      output_tokens: output,
+      cache_read_tokens: cacheRead,
+      cache_write_tokens: cacheWrite,
+      cache_write_1h_tokens: 0,
+      cost_micros: cost,
     });
     const rc = repos.get(repo) ?? { sessions: 0, cost: 0 };
     rc.cost += cost;
@@ -484,7 +607,11 @@ export async function bulkLoad(gw: TestGateway, t: Tenant, n: number, actors: st
   await db.transaction().execute(async (trx) => {
     await sessionsStore.insertBulk(trx, sessions, usage);
     await sessionsStore.applyFacetDeltas(trx, t.appId, [...facets.values()]);
-    await sessionsStore.applyRepoDeltas(trx, t.appId, [...repos].map(([repo, c]) => ({ repo, sessions: c.sessions, costMicros: c.cost })));
+    await sessionsStore.applyRepoDeltas(
+      trx,
+      t.appId,
+      [...repos].map(([repo, c]) => ({ repo, sessions: c.sessions, costMicros: c.cost })),
+    );
   });
   if (gw.app.attest.dialect === 'postgres') {
     const { sql } = await import('kysely');
@@ -527,7 +654,14 @@ async function listLatency(store: 'sqlite' | 'postgres', size: number, requests:
         if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
       }
       times.sort((x, y) => x - y);
-      rows.push({ store, scenario: `GET /v1/sessions ${name}`, sessions: size, p50Ms: round(percentile(times, 50)), p99Ms: round(percentile(times, 99)), note: `${requests} requests; load ${round(loadSeconds, 1)} s` });
+      rows.push({
+        store,
+        scenario: `GET /v1/sessions ${name}`,
+        sessions: size,
+        p50Ms: round(percentile(times, 50)),
+        p99Ms: round(percentile(times, 99)),
+        note: `${requests} requests; load ${round(loadSeconds, 1)} s`,
+      });
     }
     return rows;
   });
@@ -589,13 +723,22 @@ export function verdicts(rows: Row[]): string[] {
   const lines: string[] = [];
   for (const r of rows) {
     // Goal 2 is about new sessions; the grown re-send (--only resend) has no target of its own.
-    if (r.scenario.endsWith('4 clients') && !r.scenario.includes('grown') && r.sessionsPerSec !== undefined && r.p99Ms !== undefined) {
+    if (
+      r.scenario.endsWith('4 clients') &&
+      !r.scenario.includes('grown') &&
+      r.sessionsPerSec !== undefined &&
+      r.p99Ms !== undefined
+    ) {
       const target = INGEST_TARGET[r.store];
       const met = r.sessionsPerSec >= target && r.p99Ms <= INGEST_P99_TARGET_MS;
-      lines.push(`verdict (${r.store}): ingest from 4 clients ${r.sessionsPerSec} sessions/s (target >= ${target}), p99 ${r.p99Ms} ms (target <= ${INGEST_P99_TARGET_MS}): ${met ? 'met' : 'NOT met'}`);
+      lines.push(
+        `verdict (${r.store}): ingest from 4 clients ${r.sessionsPerSec} sessions/s (target >= ${target}), p99 ${r.p99Ms} ms (target <= ${INGEST_P99_TARGET_MS}): ${met ? 'met' : 'NOT met'}`,
+      );
     }
     if (r.scenario === TITLE_SEARCH_SCENARIO && r.sessions === 100_000 && r.p50Ms !== undefined) {
-      lines.push(`verdict (${r.store}): title search q=on main at 100k sessions p50 ${r.p50Ms} ms (target <= ${TITLE_SEARCH_TARGET_MS}): ${r.p50Ms <= TITLE_SEARCH_TARGET_MS ? 'met' : 'NOT met'}`);
+      lines.push(
+        `verdict (${r.store}): title search q=on main at 100k sessions p50 ${r.p50Ms} ms (target <= ${TITLE_SEARCH_TARGET_MS}): ${r.p50Ms <= TITLE_SEARCH_TARGET_MS ? 'met' : 'NOT met'}`,
+      );
     }
   }
   return lines;
@@ -656,18 +799,34 @@ export async function machineReference(): Promise<string> {
     }
     times.sort((x, y) => x - y);
     const kernel = kernelCosts();
-    return `machine reference: an in-process GET of a bare Fastify route, p50 ${round(percentile(times, 50) * 1000, 1)} µs; `
-      + `a system call (fs.fstatSync) ${round(kernel.syscallUs, 2)} µs, a page fault on fresh memory ${Number.isFinite(kernel.pageFaultUs) ? `${round(kernel.pageFaultUs, 2)} µs` : 'not measured (no fresh memory)'} (load average ${round(os.loadavg()[0]!, 1)})`;
+    return (
+      `machine reference: an in-process GET of a bare Fastify route, p50 ${round(percentile(times, 50) * 1000, 1)} µs; ` +
+      `a system call (fs.fstatSync) ${round(kernel.syscallUs, 2)} µs, a page fault on fresh memory ${Number.isFinite(kernel.pageFaultUs) ? `${round(kernel.pageFaultUs, 2)} µs` : 'not measured (no fresh memory)'} (load average ${round(os.loadavg()[0]!, 1)})`
+    );
   } finally {
     await app.close();
   }
 }
 
 export function printRows(rows: Row[]): void {
-  console.table(rows.map((r) => ({
-    store: r.store, scenario: r.scenario, sessions: r.sessions,
-    'sessions/s': r.sessionsPerSec ?? '', 'turns/s': r.turnsPerSec ?? '', 'p50 ms': r.p50Ms ?? '', 'p99 ms': r.p99Ms ?? '', 'peak RSS MB': r.peakRssMb ?? '', 'CPU µs/session': r.cpuUsPerSession ?? '', 'main thread µs/session': r.mainThreadUsPerSession ?? '', 'requests/commit': r.requestsPerCommit ?? '', 'database CPU µs/session': r.databaseUsPerSession ?? '', load: r.load1 ?? '', note: r.note ?? '',
-  })));
+  console.table(
+    rows.map((r) => ({
+      store: r.store,
+      scenario: r.scenario,
+      sessions: r.sessions,
+      'sessions/s': r.sessionsPerSec ?? '',
+      'turns/s': r.turnsPerSec ?? '',
+      'p50 ms': r.p50Ms ?? '',
+      'p99 ms': r.p99Ms ?? '',
+      'peak RSS MB': r.peakRssMb ?? '',
+      'CPU µs/session': r.cpuUsPerSession ?? '',
+      'main thread µs/session': r.mainThreadUsPerSession ?? '',
+      'requests/commit': r.requestsPerCommit ?? '',
+      'database CPU µs/session': r.databaseUsPerSession ?? '',
+      load: r.load1 ?? '',
+      note: r.note ?? '',
+    })),
+  );
   for (const line of verdicts(rows)) console.log(line);
 }
 
@@ -687,11 +846,20 @@ export const scenarios = [
     async setup(target: BenchTargetLike): Promise<void> {
       const sessions = fixtureSessions(25, 'bench-resend');
       resendBody = JSON.stringify({ schemaVersion: 1, sessions });
-      const res = await fetch(`${target.baseUrl}/v1/agents/sync`, { method: 'POST', headers: { ...target.factoryHeaders, 'content-type': 'application/json' }, body: resendBody });
+      const res = await fetch(`${target.baseUrl}/v1/agents/sync`, {
+        method: 'POST',
+        headers: { ...target.factoryHeaders, 'content-type': 'application/json' },
+        body: resendBody,
+      });
       if (res.status !== 200) throw new Error(`sync answered ${res.status}`);
     },
     request(target: BenchTargetLike) {
-      return { method: 'POST' as const, path: '/v1/agents/sync', headers: { ...target.factoryHeaders, 'content-type': 'application/json' }, body: resendBody };
+      return {
+        method: 'POST' as const,
+        path: '/v1/agents/sync',
+        headers: { ...target.factoryHeaders, 'content-type': 'application/json' },
+        body: resendBody,
+      };
     },
   },
 ];
@@ -710,8 +878,13 @@ if (process.argv[2] === '--serve-ingest') {
   const only = value('--only');
   const clients = value('--clients')?.split(',').map(Number);
   runSessionsBench({
-    ...(sizes ? { sizes } : {}), ...(batches ? { batches } : {}), ...(requests ? { requests } : {}), ...(clients ? { clients } : {}),
-    ...(only === 'ingest' || only === 'list' || only === 'resend' ? { only } : {}), postgres: !args.includes('--no-postgres'), sqlite: !args.includes('--no-sqlite'),
+    ...(sizes ? { sizes } : {}),
+    ...(batches ? { batches } : {}),
+    ...(requests ? { requests } : {}),
+    ...(clients ? { clients } : {}),
+    ...(only === 'ingest' || only === 'list' || only === 'resend' ? { only } : {}),
+    postgres: !args.includes('--no-postgres'),
+    sqlite: !args.includes('--no-sqlite'),
   })
     .then(async (rows) => {
       printRows(rows);

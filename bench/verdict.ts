@@ -50,7 +50,10 @@ export function longSession(turns = 1000, cwd = '/home/dev/shop', branch = 'feat
   // Every line differs (file names carry the step's number), so no line is read twice.
   const pattern: ((i: number) => Step)[] = [
     (i) => ({ edit: `src/cart${i}.ts` }),
-    (i) => ({ bash: `npm test -- cart${i} 2>&1 | tail -5`, out: ' Test Files  1 failed | 2 passed (3)\n      Tests  2 failed | 10 passed (12)' }),
+    (i) => ({
+      bash: `npm test -- cart${i} 2>&1 | tail -5`,
+      out: ' Test Files  1 failed | 2 passed (3)\n      Tests  2 failed | 10 passed (12)',
+    }),
     (i) => ({ bash: `rg -n "total${i}" src | head -20`, out: 'src/cart.ts:3: total' }),
     (i) => ({ edit: `src/cart${i}.test.ts` }),
     (i) => ({ bash: `cd packages/api && npx vitest run test/cart${i}.test.ts`, out: 'Tests  4 passed (4)' }),
@@ -64,7 +67,14 @@ export function longSession(turns = 1000, cwd = '/home/dev/shop', branch = 'feat
   for (let i = 0; steps.length < turns - 2; i++) steps.push(pattern[i % pattern.length]!(Number(`${salt}${i}`)));
   steps.push({ bash: 'npm test', out: 'Tests  12 passed (12)' });
   steps.push({ bash: 'git commit -am "fix: cart total"', out: '[feat/verdict 1a2b3c4] fix: cart total' });
-  return renderClaude({ id: '7be1c0de-0000-4000-8000-000000001000', agent: 'claude', startedAt: '2026-11-02T10:00:00Z', cwd, branch, steps });
+  return renderClaude({
+    id: '7be1c0de-0000-4000-8000-000000001000',
+    agent: 'claude',
+    startedAt: '2026-11-02T10:00:00Z',
+    cwd,
+    branch,
+    steps,
+  });
 }
 
 function verdictLine(e: ReturnType<typeof evaluate>): string {
@@ -104,7 +114,9 @@ export const VERDICT_SCENARIOS: VerdictScenario[] = [
     samples: 15,
     setup(ctx) {
       // One transcript per sample, each line unique (the salt), so no sample is served by the memo of lines.
-      ctx.state.docs = Array.from({ length: 16 }, (_, k) => parseClaudeCodeTranscript(longSession(1000, '/home/dev/shop', 'feat/verdict', String(k + 1)), { tier: 'full' }));
+      ctx.state.docs = Array.from({ length: 16 }, (_, k) =>
+        parseClaudeCodeTranscript(longSession(1000, '/home/dev/shop', 'feat/verdict', String(k + 1)), { tier: 'full' }),
+      );
       ctx.state.next = 0;
       factsOfDocument(parseClaudeCodeTranscript(longSession(200, '/home/dev/other', 'x', '99'), { tier: 'full' })); // warm the wasm parser
     },
@@ -142,7 +154,8 @@ export const VERDICT_SCENARIOS: VerdictScenario[] = [
     goalMs: 1000,
     samples: 3,
     setup(ctx) {
-      const git = (...args: string[]) => execFileSync('git', ['-C', ctx.repo, ...args], { env: { ...process.env, ...ctx.env }, encoding: 'utf8' });
+      const git = (...args: string[]) =>
+        execFileSync('git', ['-C', ctx.repo, ...args], { env: { ...process.env, ...ctx.env }, encoding: 'utf8' });
       git('init', '-q', '-b', 'main');
       fs.writeFileSync(path.join(ctx.repo, 'README.md'), '# shop\n');
       git('add', '.');
@@ -191,7 +204,14 @@ export async function runVerdictBench(opts: { only?: string[] } = {}): Promise<V
         times.push(performance.now() - t0);
       }
       times.sort((a, b) => a - b);
-      rows.push({ name: s.name, medianMs: times[Math.floor(times.length / 2)]!, maxMs: times[times.length - 1]!, samples: s.samples, goalMs: s.goalMs, note });
+      rows.push({
+        name: s.name,
+        medianMs: times[Math.floor(times.length / 2)]!,
+        maxMs: times[times.length - 1]!,
+        samples: s.samples,
+        goalMs: s.goalMs,
+        note,
+      });
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -204,7 +224,9 @@ export function formatVerdictBench(rows: VerdictBenchRow[]): string {
   const out = [`${'scenario'.padEnd(w)}  median ms  max ms  goal ms  met  result`];
   for (const r of rows) {
     const met = r.medianMs <= r.goalMs ? 'yes' : 'NO';
-    out.push(`${r.name.padEnd(w)}  ${r.medianMs.toFixed(1).padStart(9)}  ${r.maxMs.toFixed(1).padStart(6)}  ${String(r.goalMs).padStart(7)}  ${met.padEnd(3)}  ${r.note}`);
+    out.push(
+      `${r.name.padEnd(w)}  ${r.medianMs.toFixed(1).padStart(9)}  ${r.maxMs.toFixed(1).padStart(6)}  ${String(r.goalMs).padStart(7)}  ${met.padEnd(3)}  ${r.note}`,
+    );
   }
   return out.join('\n');
 }

@@ -15,7 +15,13 @@ import { PrincipalResolver } from './server/auth/principal.js';
 import { systemClock, type Clock } from './server/clock.js';
 import type { Config } from './server/config.js';
 import type { App, Gateway } from './server/context.js';
-import { clientErrorHandler, errorCodeOf, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './server/error-handler.js';
+import {
+  clientErrorHandler,
+  errorCodeOf,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
+  registerErrorHandling,
+} from './server/error-handler.js';
 import { ERROR_CODES } from './server/errors.js';
 import { registerGuard } from './server/guard.js';
 import { createWeb } from './server/web.js';
@@ -156,7 +162,10 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   gateway.housekeeping = new Housekeeping(gateway, app.log, Object.assign({}, ...areas.map((a) => a.sweeps ?? {})));
   app.decorate('attest', gateway);
   app.decorateRequest('ctx', null as never);
-  app.log.info({ store: handle.location, dialect: handle.dialect, rateLimits: rateLimits.store, blobs: blobs.kind }, 'store ready');
+  app.log.info(
+    { store: handle.location, dialect: handle.dialect, rateLimits: rateLimits.store, blobs: blobs.kind },
+    'store ready',
+  );
 
   // A callback hook: no promise per response. The answer to a request without a body (the reads) is written
   // in the turn's check phase, together with the others of its turn (send-coalescing.ts says why). One with a
@@ -187,11 +196,20 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Attest gateway API', version: '1.0.0', description: 'Agent Evidence Gateway API (v1). Error codes: see components.schemas.Error.' },
+      info: {
+        title: 'Attest gateway API',
+        version: '1.0.0',
+        description: 'Agent Evidence Gateway API (v1). Error codes: see components.schemas.Error.',
+      },
       servers: [{ url: config.publicUrl }],
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'sk_outerlayer_ factory key, olu_ login token, olk_ management key, oli_ item key or ola_ admin token' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'sk_outerlayer_ factory key, olu_ login token, olk_ management key, oli_ item key or ola_ admin token',
+          },
           appId: { type: 'apiKey', in: 'header', name: 'X-Outerlayer-App-Id' },
         },
         schemas: {
@@ -202,7 +220,11 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
             required: ['error'],
             additionalProperties: true,
             properties: {
-              error: { type: 'string', description: 'An RFC 6749 error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target, invalid_client_metadata, invalid_redirect_uri, server_error, ...' },
+              error: {
+                type: 'string',
+                description:
+                  'An RFC 6749 error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target, invalid_client_metadata, invalid_redirect_uri, server_error, ...',
+              },
               error_description: { type: 'string' },
             },
           },
@@ -215,7 +237,13 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
                 required: ['code', 'message'],
                 additionalProperties: true,
                 properties: {
-                  code: { type: 'string', enum: Object.keys(ERROR_CODES), description: Object.entries(ERROR_CODES).map(([c, v]) => `${c} (${v.status}): ${v.description}`).join('\n') },
+                  code: {
+                    type: 'string',
+                    enum: Object.keys(ERROR_CODES),
+                    description: Object.entries(ERROR_CODES)
+                      .map(([c, v]) => `${c} (${v.status}): ${v.description}`)
+                      .join('\n'),
+                  },
                   message: { type: 'string' },
                 },
               },
@@ -225,7 +253,9 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
       },
     },
     // Shared schemas (Area.schemas) appear under components.schemas by their `$id`, which route schemas name.
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     transform: ({ schema, url, route }) => {
       const guard = route.config?.guard;
       const base = (schema ?? {}) as Record<string, unknown>;
@@ -241,7 +271,11 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
           ...base,
           response: responses,
           security,
-          ...(guard?.permission ? { description: `${String(base.description ?? '')}\n\nRequires permission \`${guard.permission}\`.`.trim() } : {}),
+          ...(guard?.permission
+            ? {
+                description: `${String(base.description ?? '')}\n\nRequires permission \`${guard.permission}\`.`.trim(),
+              }
+            : {}),
         } as typeof schema,
         url,
       };
@@ -266,10 +300,13 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   // Shared schemas first: any area's routes may refer to any of them.
   for (const area of areas) for (const schema of area.schemas ?? []) app.addSchema(schema);
   for (const area of areas) {
-    await app.register(async (scoped) => {
-      scoped.decorate('attestArea', area);
-      area.routes(scoped as App);
-    }, area.prefix ? { prefix: area.prefix } : {});
+    await app.register(
+      async (scoped) => {
+        scoped.decorate('attestArea', area);
+        area.routes(scoped as App);
+      },
+      area.prefix ? { prefix: area.prefix } : {},
+    );
   }
   await web.register(app as App);
   return app as App;

@@ -36,10 +36,14 @@ export function upwardImports(root: string): string[] {
     if (rules.length === 0) continue;
     for (const { fileName } of ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true).importedFiles) {
       if (!fileName.startsWith('.')) continue; // a package
-      const target = path.relative(root, path.resolve(path.dirname(file), fileName)).split(path.sep).join('/');
+      const target = path
+        .relative(root, path.resolve(path.dirname(file), fileName))
+        .split(path.sep)
+        .join('/');
       const imported = target.replace(/\.js$/, '.ts');
       for (const rule of rules) {
-        if (rule.mayNotImport.some((m) => imported === m || imported.startsWith(m))) out.push(`${importer} -> ${imported} (${rule.layer})`);
+        if (rule.mayNotImport.some((m) => imported === m || imported.startsWith(m)))
+          out.push(`${importer} -> ${imported} (${rule.layer})`);
       }
     }
   }
@@ -58,13 +62,19 @@ describe('the dependency rule', () => {
       fs.writeFileSync(path.join(root, rel), text);
     };
     write('src/areas/orgs/audit.ts', 'export const recordAudit = 1;\n');
-    write('src/server/guard.ts', "import { recordAudit } from '../areas/orgs/audit.js';\nimport { ok } from './ok.js';\n");
+    write(
+      'src/server/guard.ts',
+      "import { recordAudit } from '../areas/orgs/audit.js';\nimport { ok } from './ok.js';\n",
+    );
     write('src/server/ok.ts', "export const ok = 1;\nexport type { Db } from '../db/connection.js';\n");
     write('src/db/migrations/0011_x.ts', "import type { X } from '../../areas/prs/refs.js';\n");
     write('src/blobs/fs.ts', "export async function f() { return import('../jobs/pr-comments/worker.js'); }\n");
     write('src/db/connection.ts', "import { ensurePrivateDir } from '../server/data-dir.js';\n");
     write('src/data-dir.ts', "export * from './app.js';\n");
-    write('src/areas/prs/service.ts', "import { ok } from '../../server/ok.js';\nimport { w } from '../../jobs/pr-comments/worker.js';\n");
+    write(
+      'src/areas/prs/service.ts',
+      "import { ok } from '../../server/ok.js';\nimport { w } from '../../jobs/pr-comments/worker.js';\n",
+    );
     write('src/jobs/pr-comments/worker.ts', "import { recordAudit } from '../../areas/orgs/audit.js';\n");
     expect(upwardImports(root).sort()).toEqual([
       'src/areas/prs/service.ts -> src/jobs/pr-comments/worker.ts (areas)',

@@ -17,8 +17,13 @@ function installed(dir: string, out: { name: string; version: string; node: stri
     }
     const manifest = path.join(full, 'package.json');
     if (fs.existsSync(manifest)) {
-      const pkg = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name?: string; version?: string; engines?: { node?: string } };
-      if (pkg.engines?.node && semver.validRange(pkg.engines.node)) out.push({ name: pkg.name ?? entry.name, version: pkg.version ?? '?', node: pkg.engines.node });
+      const pkg = JSON.parse(fs.readFileSync(manifest, 'utf8')) as {
+        name?: string;
+        version?: string;
+        engines?: { node?: string };
+      };
+      if (pkg.engines?.node && semver.validRange(pkg.engines.node))
+        out.push({ name: pkg.name ?? entry.name, version: pkg.version ?? '?', node: pkg.engines.node });
     }
     const nested = path.join(full, 'node_modules');
     if (fs.existsSync(nested)) installed(nested, out);
@@ -33,7 +38,9 @@ describe('Node engines', () => {
     const packages: { name: string; version: string; node: string }[] = [];
     installed(path.join(ROOT, 'node_modules'), packages);
     expect(packages.length).toBeGreaterThan(50);
-    const tooNew = packages.filter((p) => !semver.satisfies(oldest, p.node)).map((p) => `${p.name}@${p.version} needs node ${p.node}`);
+    const tooNew = packages
+      .filter((p) => !semver.satisfies(oldest, p.node))
+      .map((p) => `${p.name}@${p.version} needs node ${p.node}`);
     expect(tooNew).toEqual([]);
   });
 });

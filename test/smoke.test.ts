@@ -3,8 +3,12 @@ import { createTenant, startGateway, type TestGateway } from './helpers/gateway.
 
 describe('smoke', () => {
   let gw: TestGateway;
-  beforeAll(async () => { gw = await startGateway(); });
-  afterAll(async () => { await gw?.close(); });
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
 
   it('boots, answers /health and lets a tenant list keys', async () => {
     const health = await gw.call('GET', '/health');

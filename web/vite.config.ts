@@ -27,7 +27,12 @@ export default defineConfig({
   },
   server: {
     // `npm run dev:web` proxies the API to a gateway started with `npm run dev` (default port 8787).
-    proxy: Object.fromEntries(['/v1', '/auth', '/health', '/oauth', '/.well-known'].map((p) => [p, process.env.ATTEST_URL ?? 'http://127.0.0.1:8787'])),
+    proxy: Object.fromEntries(
+      ['/v1', '/auth', '/health', '/oauth', '/.well-known'].map((p) => [
+        p,
+        process.env.ATTEST_URL ?? 'http://127.0.0.1:8787',
+      ]),
+    ),
   },
   plugins: [precompress()],
 });

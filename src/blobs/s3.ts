@@ -1,7 +1,14 @@
 // Blobs in an S3 bucket: key blobs/<aa>/<sha256>. Path-style requests (https://endpoint/<bucket>/<key>),
 // so MinIO, Ceph RGW, R2 and other S3-compatible endpoints work without wildcard DNS.
 import crypto from 'node:crypto';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { isSha256, type BlobStore } from './store.js';
 
 export interface S3BlobStoreOptions {
@@ -57,7 +64,15 @@ export class S3BlobStore implements BlobStore {
   async put(sha256: string, bytes: Buffer): Promise<void> {
     const key = this.keyOf(sha256);
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: 'application/octet-stream' }));
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: bytes,
+          ContentLength: bytes.length,
+          ContentType: 'application/octet-stream',
+        }),
+      );
     } catch (err) {
       throw surfaced(err);
     }
@@ -95,7 +110,9 @@ export class S3BlobStore implements BlobStore {
     const key = `health/${crypto.randomUUID()}`;
     let back: string | undefined;
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: 'ok', ContentType: 'text/plain' }));
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: 'ok', ContentType: 'text/plain' }),
+      );
       const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
       back = await res.Body?.transformToString();
       await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));

@@ -43,7 +43,18 @@ const IGNORED_LINE_TYPES = new Set([
   'agent-name',
 ]);
 
-const KNOWN_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 'tool_use', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result', 'image', 'document', 'tool_result']);
+const KNOWN_BLOCKS = new Set([
+  'text',
+  'thinking',
+  'redacted_thinking',
+  'tool_use',
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'image',
+  'document',
+  'tool_result',
+]);
 
 /** Full-tier tool output is kept, but bounded: a sync batch must stay within the server's limits. */
 const MAX_TOOL_OUTPUT_CHARS = 16_384;
@@ -119,7 +130,11 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
           const key = `${repository ?? ''}#${prNumber}`;
           if (!prs.has(key)) {
             prs.set(key, { prNumber, ...(prUrl ? { prUrl } : {}), ...(repository ? { repository } : {}) });
-            events.add('pr_linked', ts, lastTurnIndex(), { prNumber, ...(prUrl ? { prUrl } : {}), ...(repository ? { repository } : {}) });
+            events.add('pr_linked', ts, lastTurnIndex(), {
+              prNumber,
+              ...(prUrl ? { prUrl } : {}),
+              ...(repository ? { repository } : {}),
+            });
           }
         }
         break;
@@ -179,7 +194,11 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
         turn.usage.cacheCreate = Math.max(turn.usage.cacheCreate, oneHour + fiveMinutes);
       }
     }
-    const blocks = Array.isArray(msg.content) ? msg.content : typeof msg.content === 'string' ? [{ type: 'text', text: msg.content }] : [];
+    const blocks = Array.isArray(msg.content)
+      ? msg.content
+      : typeof msg.content === 'string'
+        ? [{ type: 'text', text: msg.content }]
+        : [];
     for (const block of blocks) {
       if (!isObject(block)) continue;
       const blockType = str(block.type) ?? '';
@@ -227,14 +246,25 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
         const sig = errorSignature(resultText || output);
         if (sig) call.errorSignature = sig;
       }
-      if (ms !== undefined && pending.startMs !== undefined && ms >= pending.startMs) call.durationMs = ms - pending.startMs;
-      call.output = output.length > MAX_TOOL_OUTPUT_CHARS ? `${output.slice(0, MAX_TOOL_OUTPUT_CHARS)}…[truncated]` : output;
+      if (ms !== undefined && pending.startMs !== undefined && ms >= pending.startMs)
+        call.durationMs = ms - pending.startMs;
+      call.output =
+        output.length > MAX_TOOL_OUTPUT_CHARS ? `${output.slice(0, MAX_TOOL_OUTPUT_CHARS)}…[truncated]` : output;
     }
 
     // Meta lines (skill bodies, command caveats) and the summary written after a compaction are not a person typing.
     if (line.isMeta === true || line.isCompactSummary === true || line.isVisibleInTranscriptOnly === true) return;
-    const typed = typeof content === 'string' ? content : blocks.filter((b) => b.type === 'text').map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
-    const images = blocks.filter((b) => b.type === 'image').map(imageRef).filter((i): i is ImageRefV1 => i !== undefined);
+    const typed =
+      typeof content === 'string'
+        ? content
+        : blocks
+            .filter((b) => b.type === 'text')
+            .map((b) => (typeof b.text === 'string' ? b.text : ''))
+            .join('\n');
+    const images = blocks
+      .filter((b) => b.type === 'image')
+      .map(imageRef)
+      .filter((i): i is ImageRefV1 => i !== undefined);
     if (typed.trim() === '' && images.length === 0) return;
     if (/^\[Request interrupted by user/.test(typed.trim())) {
       events.add('interrupt', ts, lastTurnIndex(), { forToolUse: /for tool use/.test(typed) });
@@ -275,7 +305,11 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
   const isSubagent = sidechain && agentId !== undefined;
   const id = isSubagent
     ? derivedUuid('claude-code-subagent', sessionId ?? '', agentId!)
-    : (sessionId ?? derivedUuid('claude-code-file', opts.sourcePath ?? crypto.createHash('sha256').update(text.slice(0, 4096)).digest('hex')));
+    : (sessionId ??
+      derivedUuid(
+        'claude-code-file',
+        opts.sourcePath ?? crypto.createHash('sha256').update(text.slice(0, 4096)).digest('hex'),
+      ));
   if (firstMs === undefined) warnings.add('no_timestamps');
 
   const session: AgentSessionV1 = {
@@ -319,8 +353,17 @@ function imageRef(block: JsonObject): ImageRefV1 | undefined {
   return undefined;
 }
 
-export function sumTotals(turns: TurnV1[], firstMs: number | undefined, lastMs: number | undefined): AgentSessionV1['totals'] {
-  const totals: AgentSessionV1['totals'] = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 };
+export function sumTotals(
+  turns: TurnV1[],
+  firstMs: number | undefined,
+  lastMs: number | undefined,
+): AgentSessionV1['totals'] {
+  const totals: AgentSessionV1['totals'] = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 0,
+  };
   for (const t of turns) {
     if (!t.usage) continue;
     totals.inputTokens += t.usage.in;
@@ -354,7 +397,8 @@ export function claudeImageBlobs(text: string): ImageBlob[] {
     } catch {
       continue;
     }
-    if (!isObject(value) || value.type !== 'user' || !isObject(value.message) || !Array.isArray(value.message.content)) continue;
+    if (!isObject(value) || value.type !== 'user' || !isObject(value.message) || !Array.isArray(value.message.content))
+      continue;
     for (const block of value.message.content) {
       if (!isObject(block) || block.type !== 'image') continue;
       const ref = imageRef(block);

@@ -35,7 +35,14 @@ import { sumTotals } from './claude.js';
 import { applyTier } from './tier.js';
 
 const MAX_TOOL_OUTPUT_CHARS = 16_384;
-const ASSISTANT_ITEMS = new Set(['message', 'reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call']);
+const ASSISTANT_ITEMS = new Set([
+  'message',
+  'reasoning',
+  'function_call',
+  'custom_tool_call',
+  'local_shell_call',
+  'web_search_call',
+]);
 const OUTPUT_ITEMS = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output']);
 const QUIET_EVENTS = new Set([
   'agent_message',
@@ -155,14 +162,22 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
       const turn = openAssistant(ts);
       if (type === 'message') {
         const parts = Array.isArray(item.content) ? item.content.filter(isObject) : [];
-        const t = parts.map((p) => (typeof p.text === 'string' ? p.text : '')).filter(Boolean).join('\n');
+        const t = parts
+          .map((p) => (typeof p.text === 'string' ? p.text : ''))
+          .filter(Boolean)
+          .join('\n');
         if (t) texts.addText(turn, t);
       } else if (type === 'reasoning') {
         const summary = Array.isArray(item.summary) ? item.summary.filter(isObject) : [];
-        const t = summary.map((p) => (typeof p.text === 'string' ? p.text : '')).filter(Boolean).join('\n');
+        const t = summary
+          .map((p) => (typeof p.text === 'string' ? p.text : ''))
+          .filter(Boolean)
+          .join('\n');
         if (t) texts.addThinking(turn, t);
       } else {
-        const name = str(item.name) ?? (type === 'local_shell_call' ? 'local_shell' : type === 'web_search_call' ? 'web_search' : 'unknown');
+        const name =
+          str(item.name) ??
+          (type === 'local_shell_call' ? 'local_shell' : type === 'web_search_call' ? 'web_search' : 'unknown');
         const call: ToolCallV1 = { name, status: 'ok', isEdit: isEditTool(name) };
         const id = str(item.call_id) ?? str(item.id);
         if (id) call.toolUseId = id;
@@ -187,19 +202,29 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
       const { output, exitCode } = readOutput(item.output);
       const { call } = pending;
       if (looksRejected(output)) call.status = 'rejected';
-      else if ((exitCode !== undefined && exitCode !== 0) || (exitCode === undefined && /^(?:error|failed|aborted)\b/i.test(output.trim()))) call.status = 'error';
+      else if (
+        (exitCode !== undefined && exitCode !== 0) ||
+        (exitCode === undefined && /^(?:error|failed|aborted)\b/i.test(output.trim()))
+      )
+        call.status = 'error';
       if (call.status !== 'ok') {
         const sig = errorSignature(output);
         if (sig) call.errorSignature = sig;
       }
-      if (ms !== undefined && pending.startMs !== undefined && ms >= pending.startMs) call.durationMs = ms - pending.startMs;
-      call.output = output.length > MAX_TOOL_OUTPUT_CHARS ? `${output.slice(0, MAX_TOOL_OUTPUT_CHARS)}…[truncated]` : output;
+      if (ms !== undefined && pending.startMs !== undefined && ms >= pending.startMs)
+        call.durationMs = ms - pending.startMs;
+      call.output =
+        output.length > MAX_TOOL_OUTPUT_CHARS ? `${output.slice(0, MAX_TOOL_OUTPUT_CHARS)}…[truncated]` : output;
       if (/\bgh\s+pr\s+create\b/.test(pending.command)) {
         const pr = findPrUrl(output);
         if (pr && !prs.has(pr.prUrl)) {
           prs.set(pr.prUrl, { prNumber: pr.prNumber, prUrl: pr.prUrl });
           gitRepo ??= `github.com/${pr.repository}`;
-          events.add('pr_linked', ts, lastTurnIndex(), { prNumber: pr.prNumber, prUrl: pr.prUrl, repository: pr.repository });
+          events.add('pr_linked', ts, lastTurnIndex(), {
+            prNumber: pr.prNumber,
+            prUrl: pr.prUrl,
+            repository: pr.repository,
+          });
         }
       }
       return;
@@ -261,7 +286,12 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
 
   const session: AgentSessionV1 = {
     schemaVersion: 1,
-    id: sessionId ?? derivedUuid('codex-file', opts.sourcePath ?? crypto.createHash('sha256').update(text.slice(0, 4096)).digest('hex')),
+    id:
+      sessionId ??
+      derivedUuid(
+        'codex-file',
+        opts.sourcePath ?? crypto.createHash('sha256').update(text.slice(0, 4096)).digest('hex'),
+      ),
     agent: { type: 'codex', ...(version ? { version } : {}), ...(originator ? { entrypoint: originator } : {}) },
     env: {
       ...(cwd ? { cwd } : {}),
@@ -318,7 +348,8 @@ function commandText(input: unknown): string {
 
 /** The first file an apply_patch touches ("*** Update File: path"), or a `path` argument. */
 function patchedFile(input: unknown): string | undefined {
-  const patch = typeof input === 'string' ? input : isObject(input) && typeof input.input === 'string' ? input.input : undefined;
+  const patch =
+    typeof input === 'string' ? input : isObject(input) && typeof input.input === 'string' ? input.input : undefined;
   if (patch) {
     const m = /^\*\*\* (?:Update|Add|Delete) File: (.+)$/m.exec(patch);
     if (m) return m[1]!.trim();

@@ -106,7 +106,13 @@ export function errorSignature(text: string): string | undefined {
 
 export class EventLog {
   readonly events: SessionEventV1[] = [];
-  add(type: string, ts: string | undefined, turnIndex: number | undefined, data?: JsonObject, errorText?: string[]): void {
+  add(
+    type: string,
+    ts: string | undefined,
+    turnIndex: number | undefined,
+    data?: JsonObject,
+    errorText?: string[],
+  ): void {
     const ev: SessionEventV1 = { type, seq: this.events.length };
     if (ts) ev.ts = ts;
     if (turnIndex !== undefined && turnIndex >= 0) ev.turnIndex = turnIndex;
@@ -116,7 +122,16 @@ export class EventLog {
   }
 }
 
-const EDIT_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'str_replace_based_edit_tool', 'apply_patch', 'write_file', 'edit_file']);
+const EDIT_TOOLS = new Set([
+  'Edit',
+  'MultiEdit',
+  'Write',
+  'NotebookEdit',
+  'str_replace_based_edit_tool',
+  'apply_patch',
+  'write_file',
+  'edit_file',
+]);
 
 export function isEditTool(name: string): boolean {
   return EDIT_TOOLS.has(name);
@@ -124,7 +139,9 @@ export function isEditTool(name: string): boolean {
 
 /** Text that means the user declined a tool call (Claude Code and Codex wordings). */
 export function looksRejected(text: string): boolean {
-  return /the user doesn't want to proceed|user rejected|rejected by (?:the )?user|user denied|declined by (?:the )?user|permission denied by user|request interrupted by user/i.test(text);
+  return /the user doesn't want to proceed|user rejected|rejected by (?:the )?user|user denied|declined by (?:the )?user|permission denied by user|request interrupted by user/i.test(
+    text,
+  );
 }
 
 export function contentText(content: unknown): string {

@@ -16,7 +16,10 @@ export function isFactsEvent(type: string): boolean {
 }
 
 /** A full-tier session with its facts added as events (after its own) and its commits in `outcome`. */
-export function withVerificationFacts(session: AgentSessionV1): { session: AgentSessionV1; facts: SessionVerification | null } {
+export function withVerificationFacts(session: AgentSessionV1): {
+  session: AgentSessionV1;
+  facts: SessionVerification | null;
+} {
   if (session.captureTier !== 'full') return { session, facts: null };
   const facts = factsOfDocument(session);
   if (!facts) return { session, facts: null };
@@ -28,7 +31,12 @@ export function withVerificationFacts(session: AgentSessionV1): { session: Agent
 }
 
 /** A transcript read for sending: parsed in full, facts added, then cut to `tier`. */
-export function captureSession(text: string, kind: 'claude-code' | 'codex', tier: CaptureTier, sourcePath?: string): AgentSessionV1 {
+export function captureSession(
+  text: string,
+  kind: 'claude-code' | 'codex',
+  tier: CaptureTier,
+  sourcePath?: string,
+): AgentSessionV1 {
   const opts = { tier: 'full' as const, ...(sourcePath ? { sourcePath } : {}) };
   const full = kind === 'codex' ? parseCodexRollout(text, opts) : parseClaudeCodeTranscript(text, opts);
   return applyTier(withVerificationFacts(full).session, tier);

@@ -9,7 +9,10 @@ interface SecretPattern {
 }
 
 const PATTERNS: SecretPattern[] = [
-  { kind: 'private_key', re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g },
+  {
+    kind: 'private_key',
+    re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+  },
   { kind: 'anthropic_key', re: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
   { kind: 'openai_key', re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
   { kind: 'attest_credential', re: /\b(?:sk_outerlayer_|sk_service_|olu_|olk_|oli_|ola_)[A-Za-z0-9]{20,}/g },
@@ -32,7 +35,8 @@ const PATTERNS: SecretPattern[] = [
 ];
 
 /** Field names whose string values are secrets whatever they look like (tool inputs, vendor blobs). */
-const SECRET_KEY = /^(?:api[_-]?key|apikey|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|auth[_-]?token|password|passwd|authorization|private[_-]?key)$/i;
+const SECRET_KEY =
+  /^(?:api[_-]?key|apikey|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|auth[_-]?token|password|passwd|authorization|private[_-]?key)$/i;
 
 export function scrubString(text: string): string {
   let out = text;

@@ -12,7 +12,10 @@ interface DashboardFlags {
 }
 
 /** The command that opens a URL on this desktop, or null when there is none. */
-export function opener(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | null {
+export function opener(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | null {
   if (platform === 'darwin') return 'open';
   if (platform === 'win32') return null;
   return env.DISPLAY || env.WAYLAND_DISPLAY ? 'xdg-open' : null;
@@ -30,8 +33,14 @@ function openInBrowser(command: string, url: string): Promise<boolean> {
         child.unref();
         resolve(true);
       }, 3000);
-      child.on('error', () => { clearTimeout(timer); resolve(false); });
-      child.on('exit', (code) => { clearTimeout(timer); resolve(code === 0); });
+      child.on('error', () => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code === 0);
+      });
     } catch {
       resolve(false);
     }
@@ -48,7 +57,9 @@ export function registerDashboard(program: Command): void {
       action(async (flags: DashboardFlags) => {
         const profile = resolveProfile(process.env, { needAppId: false });
         if (!profile.token.startsWith('olu_')) {
-          throw new CliError(`attest dashboard needs a login token (you are logged in with a ${credentialKind(profile.token)}); run \`attest login --url ${profile.url} --token olu_...\`.`);
+          throw new CliError(
+            `attest dashboard needs a login token (you are logged in with a ${credentialKind(profile.token)}); run \`attest login --url ${profile.url} --token olu_...\`.`,
+          );
         }
         const link = await clientFor(profile).createDashboardLink();
         const command = flags.open === false ? null : opener();
@@ -57,7 +68,9 @@ export function registerDashboard(program: Command): void {
           printJson({ ...link, opened });
           return;
         }
-        process.stdout.write(`Sign in to the dashboard (one-time link, valid until ${link.expiresAt}):\n  ${link.url}\n`);
+        process.stdout.write(
+          `Sign in to the dashboard (one-time link, valid until ${link.expiresAt}):\n  ${link.url}\n`,
+        );
         if (opened) process.stdout.write('Opened it in your browser.\n');
         else if (command) process.stdout.write(`Could not open a browser (${command}); open the link yourself.\n`);
       }),

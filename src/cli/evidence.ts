@@ -39,7 +39,8 @@ export function mediaTypeOf(file: string): string {
 }
 
 function parseRepo(value: string): string {
-  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(value)) throw new CliError(`--repo must be owner/repo (got "${value}")`);
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(value))
+    throw new CliError(`--repo must be owner/repo (got "${value}")`);
   return value;
 }
 
@@ -50,7 +51,11 @@ function parsePr(value: string): number {
 }
 
 function stableId(prefix: string, ...parts: (string | number | undefined)[]): string {
-  return `${prefix}-${crypto.createHash('sha256').update(parts.map((p) => String(p ?? '')).join('\u0000')).digest('hex').slice(0, 32)}`;
+  return `${prefix}-${crypto
+    .createHash('sha256')
+    .update(parts.map((p) => String(p ?? '')).join('\u0000'))
+    .digest('hex')
+    .slice(0, 32)}`;
 }
 
 interface ArtifactFlags {
@@ -70,17 +75,21 @@ interface ListFlags {
   json?: boolean;
 }
 
-type ListAnchor = { kind: 'pr'; repository: string; prNumber: number; label: string } | { kind: 'work-item'; workItem: string; label: string };
+type ListAnchor =
+  | { kind: 'pr'; repository: string; prNumber: number; label: string }
+  | { kind: 'work-item'; workItem: string; label: string };
 
 function listAnchor(flags: ListFlags): ListAnchor {
   if ((flags.repo === undefined) !== (flags.pr === undefined)) throw new CliError('--repo and --pr go together');
-  if (flags.pr !== undefined && flags.workItem !== undefined) throw new CliError('Give either --repo owner/repo --pr N or --work-item ID, not both');
+  if (flags.pr !== undefined && flags.workItem !== undefined)
+    throw new CliError('Give either --repo owner/repo --pr N or --work-item ID, not both');
   if (flags.pr !== undefined) {
     const repository = parseRepo(flags.repo!);
     const prNumber = parsePr(flags.pr);
     return { kind: 'pr', repository, prNumber, label: `${repository}#${prNumber}` };
   }
-  if (flags.workItem !== undefined && flags.workItem !== '') return { kind: 'work-item', workItem: flags.workItem, label: `work item ${flags.workItem}` };
+  if (flags.workItem !== undefined && flags.workItem !== '')
+    return { kind: 'work-item', workItem: flags.workItem, label: `work item ${flags.workItem}` };
   throw new CliError('Say whose to list: --repo owner/repo --pr N, or --work-item ID');
 }
 
@@ -116,7 +125,8 @@ export function registerEvidence(program: Command): void {
     .action(
       action(async (file: string, flags: ArtifactFlags) => {
         if ((flags.repo === undefined) !== (flags.pr === undefined)) throw new CliError('--repo and --pr go together');
-        if (!flags.pr && !flags.workItem) throw new CliError('Say what the artifact is evidence for: --repo owner/repo --pr N and/or --work-item ID');
+        if (!flags.pr && !flags.workItem)
+          throw new CliError('Say what the artifact is evidence for: --repo owner/repo --pr N and/or --work-item ID');
         const repository = flags.repo ? parseRepo(flags.repo) : undefined;
         const prNumber = flags.pr ? parsePr(flags.pr) : undefined;
         let bytes: Buffer;
@@ -125,14 +135,25 @@ export function registerEvidence(program: Command): void {
         } catch (err) {
           throw new CliError(`Cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
         }
-        if (bytes.length > ARTIFACT_MAX_BYTES) throw new CliError(`${file} is ${bytes.length} bytes; the gateway takes at most ${ARTIFACT_MAX_BYTES} bytes an artifact.`);
+        if (bytes.length > ARTIFACT_MAX_BYTES)
+          throw new CliError(
+            `${file} is ${bytes.length} bytes; the gateway takes at most ${ARTIFACT_MAX_BYTES} bytes an artifact.`,
+          );
         const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
         const filename = path.basename(file);
         const client = clientFor(resolveProfile());
         const stored = await client.createArtifact({
           schemaVersion: 1,
           artifact: {
-            clientArtifactId: stableId('cli-artifact', sha256, filename, repository, prNumber, flags.criterion, flags.workItem),
+            clientArtifactId: stableId(
+              'cli-artifact',
+              sha256,
+              filename,
+              repository,
+              prNumber,
+              flags.criterion,
+              flags.workItem,
+            ),
             filename,
             mediaType: mediaTypeOf(file),
             bytes: bytes.length,
@@ -184,14 +205,18 @@ export function registerEvidence(program: Command): void {
             { key: 'caption', header: 'CAPTION' },
           ],
         );
-        process.stdout.write(`${artifacts.length} artifact(s) of ${anchor.label}${truncated ? ' (the oldest 200; more exist)' : ''}\n`);
+        process.stdout.write(
+          `${artifacts.length} artifact(s) of ${anchor.label}${truncated ? ' (the oldest 200; more exist)' : ''}\n`,
+        );
       }),
     );
 
   const result = program.command('result').description('Pass/fail results of your own CI checks');
   result
     .command('list')
-    .description("List the checks of a pull request (--repo --pr) or of a work item's pull requests (--work-item): the latest result of each, with how many earlier")
+    .description(
+      "List the checks of a pull request (--repo --pr) or of a work item's pull requests (--work-item): the latest result of each, with how many earlier",
+    )
     .option('--repo <owner/repo>', 'repository of the pull request')
     .option('--pr <number>', 'pull request number')
     .option('--work-item <id>', 'work item id or number')
@@ -200,7 +225,10 @@ export function registerEvidence(program: Command): void {
       action(async (flags: ListFlags) => {
         const anchor = listAnchor(flags);
         const client = clientFor(resolveProfile());
-        const prs = anchor.kind === 'pr' ? [{ repository: anchor.repository, number: anchor.prNumber }] : await client.workItemPullRequests(anchor.workItem);
+        const prs =
+          anchor.kind === 'pr'
+            ? [{ repository: anchor.repository, number: anchor.prNumber }]
+            : await client.workItemPullRequests(anchor.workItem);
         const checks = await checksOf(client, prs);
         if (flags.json) {
           printJson(checks);
@@ -235,7 +263,8 @@ export function registerEvidence(program: Command): void {
     .option('--json', 'print the stored result as JSON')
     .action(
       action(async (name: string, outcome: string, flags: EmitFlags) => {
-        if (outcome !== 'pass' && outcome !== 'fail') throw new CliError(`The result must be pass or fail (got "${outcome}")`);
+        if (outcome !== 'pass' && outcome !== 'fail')
+          throw new CliError(`The result must be pass or fail (got "${outcome}")`);
         if (!/^https?:\/\//i.test(flags.link)) throw new CliError('--link must be an http or https URL');
         const repository = parseRepo(flags.repo);
         const prNumber = parsePr(flags.pr);
@@ -251,7 +280,9 @@ export function registerEvidence(program: Command): void {
           emit: {
             // The gateway treats a clientEmitId as one exact emit (emittedAt included), so the default id covers
             // the emit time: two runs are two results. --emit-id with --emitted-at makes repeats idempotent.
-            clientEmitId: flags.emitId ?? stableId('cli-emit', name, outcome, flags.link, repository, prNumber, flags.headSha, emittedAt),
+            clientEmitId:
+              flags.emitId ??
+              stableId('cli-emit', name, outcome, flags.link, repository, prNumber, flags.headSha, emittedAt),
             name,
             result: outcome,
             link: flags.link,
@@ -262,7 +293,10 @@ export function registerEvidence(program: Command): void {
           },
         });
         if (flags.json) printJson(stored);
-        else process.stdout.write(`Result ${name} = ${outcome} recorded for ${repository}#${prNumber}${typeof stored.id === 'string' ? ` (${stored.id})` : ''}.\n`);
+        else
+          process.stdout.write(
+            `Result ${name} = ${outcome} recorded for ${repository}#${prNumber}${typeof stored.id === 'string' ? ` (${stored.id})` : ''}.\n`,
+          );
       }),
     );
 }

@@ -9,7 +9,8 @@ import { unwrap, type AttestClient, type Body } from '../client/index.js';
 import { normalizeRepo } from '../codehost/repository-name.js';
 
 /** The fields asked of `gh pr view --json` (docs/cli.md shows the answer this reads). */
-export const GH_FIELDS = 'number,url,title,state,author,headRefName,headRefOid,baseRefName,createdAt,updatedAt,closedAt,mergedAt';
+export const GH_FIELDS =
+  'number,url,title,state,author,headRefName,headRefOid,baseRefName,createdAt,updatedAt,closedAt,mergedAt';
 /** At most this many PRs are read a sync: each is a request to GitHub. */
 export const GH_MAX_PRS = 50;
 const GH_TIMEOUT_MS = 15_000;
@@ -52,9 +53,19 @@ export function linkedPullRequests(sessions: readonly AgentSessionV1[]): LinkedP
 function gh(args: string[], env: NodeJS.ProcessEnv): Promise<string | null> {
   return new Promise((resolve) => {
     try {
-      execFile('gh', args, { env: { ...env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' }, timeout: GH_TIMEOUT_MS, maxBuffer: 1024 * 1024, windowsHide: true }, (err, stdout) => {
-        resolve(err ? null : stdout);
-      });
+      execFile(
+        'gh',
+        args,
+        {
+          env: { ...env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' },
+          timeout: GH_TIMEOUT_MS,
+          maxBuffer: 1024 * 1024,
+          windowsHide: true,
+        },
+        (err, stdout) => {
+          resolve(err ? null : stdout);
+        },
+      );
     } catch {
       resolve(null);
     }
@@ -81,12 +92,31 @@ export function reportOf(pr: LinkedPr, json: string): ReportedPullRequest | null
   const str = (x: unknown) => (typeof x === 'string' ? x : null);
   const url = str(v.url);
   const headSha = str(v.headRefOid);
-  if ((state !== 'open' && state !== 'closed' && state !== 'merged') || !openedAt || !updatedAt || !url || !headSha || v.number !== pr.number) return null;
-  const author = typeof v.author === 'object' && v.author !== null ? str((v.author as Record<string, unknown>).login) : null;
+  if (
+    (state !== 'open' && state !== 'closed' && state !== 'merged') ||
+    !openedAt ||
+    !updatedAt ||
+    !url ||
+    !headSha ||
+    v.number !== pr.number
+  )
+    return null;
+  const author =
+    typeof v.author === 'object' && v.author !== null ? str((v.author as Record<string, unknown>).login) : null;
   return {
-    repository: pr.repository, number: pr.number, url, title: str(v.title) ?? '', state, author,
-    branch: str(v.headRefName) ?? '', baseBranch: str(v.baseRefName) ?? '', headSha,
-    openedAt, updatedAt, closedAt: instant(v.closedAt), mergedAt: instant(v.mergedAt),
+    repository: pr.repository,
+    number: pr.number,
+    url,
+    title: str(v.title) ?? '',
+    state,
+    author,
+    branch: str(v.headRefName) ?? '',
+    baseBranch: str(v.baseRefName) ?? '',
+    headSha,
+    openedAt,
+    updatedAt,
+    closedAt: instant(v.closedAt),
+    mergedAt: instant(v.mergedAt),
   };
 }
 
@@ -94,7 +124,11 @@ export function reportOf(pr: LinkedPr, json: string): ReportedPullRequest | null
  * Reads the linked PRs with gh and sends what it read; returns how many PRs were read and sent (0 when gh is
  * missing, logged out, failing, turned off, or the gateway refused them).
  */
-export async function reportLinkedPullRequests(client: AttestClient, sessions: readonly AgentSessionV1[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function reportLinkedPullRequests(
+  client: AttestClient,
+  sessions: readonly AgentSessionV1[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   if (env.ATTEST_SYNC_GH === '0') return 0;
   const prs = linkedPullRequests(sessions).slice(0, GH_MAX_PRS);
   if (prs.length === 0) return 0;

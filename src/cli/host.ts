@@ -50,7 +50,8 @@ export function registerHost(program: Command): void {
       action(async (flags: HeartbeatFlags) => {
         const name = flags.name ?? os.hostname();
         const body = {
-          hostId: flags.hostId ?? `host-${crypto.createHash('sha256').update(os.hostname()).digest('hex').slice(0, 16)}`,
+          hostId:
+            flags.hostId ?? `host-${crypto.createHash('sha256').update(os.hostname()).digest('hex').slice(0, 16)}`,
           name,
           runnerVersion: VERSION,
           capacity: count(flags.capacity, '--capacity'),

@@ -14,7 +14,9 @@ import { registerVerify } from './verify.js';
 import { VERSION } from '../version.js';
 
 export async function runCli(argv: string[]): Promise<void> {
-  const program = new Command('attest').description('Attest: the evidence gateway for coding agents, and its CLI').version(VERSION);
+  const program = new Command('attest')
+    .description('Attest: the evidence gateway for coding agents, and its CLI')
+    .version(VERSION);
   registerServe(program);
   registerAdmin(program);
   registerLogin(program);

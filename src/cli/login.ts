@@ -2,7 +2,16 @@
 import type { Command } from 'commander';
 import { AttestClient, ApiClientError, type Factory } from '../client/index.js';
 import { action, printJson } from './output.js';
-import { CliError, credentialKind, maskToken, readProfile, resolveProfile, writeProfile, profilePath, clientFor } from './profile.js';
+import {
+  CliError,
+  credentialKind,
+  maskToken,
+  readProfile,
+  resolveProfile,
+  writeProfile,
+  profilePath,
+  clientFor,
+} from './profile.js';
 
 interface LoginFlags {
   url: string;
@@ -24,8 +33,10 @@ export function registerLogin(program: Command): void {
     .action(
       action(async (flags: LoginFlags) => {
         const token = flags.token ?? flags.apiKey;
-        if (!token || (flags.token && flags.apiKey)) throw new CliError('Give exactly one of --token olu_... or --api-key sk_...');
-        if (flags.token && !flags.token.startsWith('olu_')) throw new CliError('--token takes a login token (olu_...); use --api-key for a factory key.');
+        if (!token || (flags.token && flags.apiKey))
+          throw new CliError('Give exactly one of --token olu_... or --api-key sk_...');
+        if (flags.token && !flags.token.startsWith('olu_'))
+          throw new CliError('--token takes a login token (olu_...); use --api-key for a factory key.');
         const url = parseGatewayUrl(flags.url);
         const base = url.toString().replace(/\/+$/, '');
         let appId = flags.appId;
@@ -33,10 +44,16 @@ export function registerLogin(program: Command): void {
         if (flags.token) {
           // A login token can list its factories: this checks the token and lets us pick the only one.
           factories = await new AttestClient({ url: base, token }).myFactories();
-          if (appId && !factories.some((f) => f.id === appId)) throw new CliError(`Factory ${appId} is not one of yours: ${factories.map((f) => `${f.id} (${f.org.name}/${f.name})`).join(', ') || 'none'}`);
+          if (appId && !factories.some((f) => f.id === appId))
+            throw new CliError(
+              `Factory ${appId} is not one of yours: ${factories.map((f) => `${f.id} (${f.org.name}/${f.name})`).join(', ') || 'none'}`,
+            );
           if (!appId) {
             if (factories.length === 1) appId = factories[0]!.id;
-            else throw new CliError(`You belong to ${factories.length} factories; pick one with --app-id:\n${factories.map((f) => `  ${f.id}  ${f.org.name}/${f.name} (${f.role})`).join('\n')}`);
+            else
+              throw new CliError(
+                `You belong to ${factories.length} factories; pick one with --app-id:\n${factories.map((f) => `  ${f.id}  ${f.org.name}/${f.name} (${f.role})`).join('\n')}`,
+              );
           }
         } else {
           if (!appId) throw new CliError('A factory API key needs --app-id (the factory it belongs to).');
@@ -46,8 +63,12 @@ export function registerLogin(program: Command): void {
         const keepItemKeys = stored.url === base && stored.appId === appId ? stored.itemKeys : undefined;
         const file = writeProfile({ url: base, token, appId, ...(keepItemKeys ? { itemKeys: keepItemKeys } : {}) });
         const factory = factories?.find((f) => f.id === appId);
-        if (flags.json) printJson({ url: base, credential: credentialKind(token), appId, factory: factory ?? null, profile: file });
-        else process.stdout.write(`Logged in to ${base} with a ${credentialKind(token)}; factory ${appId}${factory ? ` (${factory.org.name}/${factory.name}, ${factory.role})` : ''}.\nProfile: ${file}\n`);
+        if (flags.json)
+          printJson({ url: base, credential: credentialKind(token), appId, factory: factory ?? null, profile: file });
+        else
+          process.stdout.write(
+            `Logged in to ${base} with a ${credentialKind(token)}; factory ${appId}${factory ? ` (${factory.org.name}/${factory.name}, ${factory.role})` : ''}.\nProfile: ${file}\n`,
+          );
       }),
     );
 
@@ -75,7 +96,11 @@ export function registerLogin(program: Command): void {
           credential: credentialKind(profile.token),
           token: maskToken(profile.token),
           appId: profile.appId ?? null,
-          source: { url: process.env.ATTEST_URL ? 'env' : 'profile', token: process.env.ATTEST_API_KEY ? 'env' : 'profile', appId: process.env.ATTEST_APP_ID ? 'env' : 'profile' },
+          source: {
+            url: process.env.ATTEST_URL ? 'env' : 'profile',
+            token: process.env.ATTEST_API_KEY ? 'env' : 'profile',
+            appId: process.env.ATTEST_APP_ID ? 'env' : 'profile',
+          },
         };
         if (profile.token.startsWith('olu_')) {
           const factories = await client.myFactories();
@@ -96,7 +121,8 @@ export function registerLogin(program: Command): void {
           `Factory:    ${profile.appId ?? '(none)'}${f?.name ? ` (${f.org?.name ? `${f.org.name}/` : ''}${f.name}${f.role ? `, ${f.role}` : ''})` : ''}`,
         ];
         const others = (info.factories as Factory[] | undefined)?.filter((x) => x.id !== profile.appId) ?? [];
-        if (others.length > 0) out.push(`Also yours: ${others.map((x) => `${x.org.name}/${x.name} (${x.id})`).join(', ')}`);
+        if (others.length > 0)
+          out.push(`Also yours: ${others.map((x) => `${x.org.name}/${x.name} (${x.id})`).join(', ')}`);
         process.stdout.write(out.join('\n') + '\n');
       }),
     );
@@ -124,9 +150,14 @@ export function parseGatewayUrl(value: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new CliError(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? `--url "${value}" is not a URL` : `--url "${value}" has no scheme: ${hint}`);
+    throw new CliError(
+      /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
+        ? `--url "${value}" is not a URL`
+        : `--url "${value}" has no scheme: ${hint}`,
+    );
   }
   // new URL('localhost:8787') parses, with "localhost:" as its scheme.
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--url "${value}" is not an http or https URL: ${hint}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CliError(`--url "${value}" is not an http or https URL: ${hint}`);
   return url;
 }

@@ -51,10 +51,24 @@ export function registerMcp(program: Command): void {
         config.mcpServers = { ...(config.mcpServers ?? {}), [flags.name]: entry };
         fs.writeFileSync(file, JSON.stringify(config, null, 2) + '\n', flags.inlineToken ? { mode: 0o600 } : {});
         if (flags.inlineToken) fs.chmodSync(file, 0o600);
-        if (flags.json) printJson({ file, name: flags.name, entry: { ...entry, headers: { ...entry.headers, Authorization: flags.inlineToken ? 'Bearer (inline)' : entry.headers.Authorization } } });
+        if (flags.json)
+          printJson({
+            file,
+            name: flags.name,
+            entry: {
+              ...entry,
+              headers: {
+                ...entry.headers,
+                Authorization: flags.inlineToken ? 'Bearer (inline)' : entry.headers.Authorization,
+              },
+            },
+          });
         else {
           process.stdout.write(`Wrote MCP server "${flags.name}" → ${entry.url} to ${file}\n`);
-          if (!flags.inlineToken) process.stdout.write('Claude Code reads the credential from ATTEST_API_KEY: export it where Claude Code runs.\n');
+          if (!flags.inlineToken)
+            process.stdout.write(
+              'Claude Code reads the credential from ATTEST_API_KEY: export it where Claude Code runs.\n',
+            );
         }
       }),
     );

@@ -32,12 +32,18 @@ export interface ResolvedProfile {
 }
 
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(os.homedir(), '.config');
+  const base =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
+      ? env.XDG_CONFIG_HOME
+      : path.join(os.homedir(), '.config');
   return path.join(base, 'attest');
 }
 
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
+  const base =
+    env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)
+      ? env.XDG_STATE_HOME
+      : path.join(os.homedir(), '.local', 'state');
   return path.join(base, 'attest');
 }
 
@@ -77,18 +83,29 @@ export function writePrivateJson(file: string, value: unknown): void {
 }
 
 /** The stored profile with the environment's overrides applied; fails with a hint when something is missing. */
-export function resolveProfile(env: NodeJS.ProcessEnv = process.env, opts: { needAppId?: boolean } = {}): ResolvedProfile {
+export function resolveProfile(
+  env: NodeJS.ProcessEnv = process.env,
+  opts: { needAppId?: boolean } = {},
+): ResolvedProfile {
   const stored = readProfile(env);
   const url = env.ATTEST_URL || stored.url;
   const token = env.ATTEST_API_KEY || stored.token;
   const appId = env.ATTEST_APP_ID || stored.appId;
-  if (!url || !token) throw new CliError('Not logged in: run `attest login --url URL --token olu_...` (or set ATTEST_URL and ATTEST_API_KEY).');
-  if (opts.needAppId !== false && !appId) throw new CliError('No factory chosen: run `attest login ... --app-id ID` (or set ATTEST_APP_ID).');
+  if (!url || !token)
+    throw new CliError(
+      'Not logged in: run `attest login --url URL --token olu_...` (or set ATTEST_URL and ATTEST_API_KEY).',
+    );
+  if (opts.needAppId !== false && !appId)
+    throw new CliError('No factory chosen: run `attest login ... --app-id ID` (or set ATTEST_APP_ID).');
   return { url, token, appId };
 }
 
 export function clientFor(profile: ResolvedProfile): AttestClient {
-  return new AttestClient({ url: profile.url, token: profile.token, ...(profile.appId ? { appId: profile.appId } : {}) });
+  return new AttestClient({
+    url: profile.url,
+    token: profile.token,
+    ...(profile.appId ? { appId: profile.appId } : {}),
+  });
 }
 
 /** An error meant for the user: printed as is, exit code 1 (or `exitCode`). */

@@ -121,7 +121,11 @@ export function registerReads(program: Command): void {
           return;
         }
         printTable(
-          data.sessions.map((s) => ({ ...s, models: (s.models ?? []).join(','), cost: costText(s.costUsd, s.unpricedModels) })),
+          data.sessions.map((s) => ({
+            ...s,
+            models: (s.models ?? []).join(','),
+            cost: costText(s.costUsd, s.unpricedModels),
+          })),
           [
             { key: 'traceId', header: 'TRACE ID' },
             { key: 'startedAt', header: 'STARTED' },
@@ -133,7 +137,8 @@ export function registerReads(program: Command): void {
             { key: 'title', header: 'TITLE' },
           ],
         );
-        for (const line of leftOutLines(data, subagentsLeftOut, Number(flags.offset ?? 0))) process.stdout.write(line + '\n');
+        for (const line of leftOutLines(data, subagentsLeftOut, Number(flags.offset ?? 0)))
+          process.stdout.write(line + '\n');
       }),
     );
 
@@ -146,7 +151,13 @@ export function registerReads(program: Command): void {
         const client = clientFor(resolveProfile());
         const s = await client.getSession(traceId);
         // The route's schema leaves a turn open (AgentSession turns as stored); these are the parts printed.
-        const turns = s.turns as { index: number; role: string; model?: string; usage?: { in: number; out: number; cacheRead: number; cacheCreate: number }; toolCalls?: { name: string; status: string }[] }[];
+        const turns = s.turns as {
+          index: number;
+          role: string;
+          model?: string;
+          usage?: { in: number; out: number; cacheRead: number; cacheCreate: number };
+          toolCalls?: { name: string; status: string }[];
+        }[];
         if (flags.json) {
           printJson(s);
           return;
@@ -155,8 +166,13 @@ export function registerReads(program: Command): void {
         w(`Session ${s.traceId}  ${s.agentType ?? ''}  ${s.startedAt ?? ''}`);
         if (s.title) w(`Title:  ${s.title}`);
         w(`Repo:   ${s.repo || '-'}  branch ${s.branch || '-'}`);
-        w(`Turns:  ${s.turnCount ?? turns.length}  tool calls ${s.toolCallCount ?? '-'}  errors ${s.errorCount ?? '-'}  cost ${costText(s.costUsd, s.unpricedModels)}`);
-        for (const m of s.modelUsage ?? []) w(`  ${m.model}: ${m.turns} turn(s), ${(s.unpricedModels ?? []).includes(m.model) ? `unpriced (${m.model})` : usd(m.costUsd)}, cache writes ${cacheWrites(m.tokens)}`);
+        w(
+          `Turns:  ${s.turnCount ?? turns.length}  tool calls ${s.toolCallCount ?? '-'}  errors ${s.errorCount ?? '-'}  cost ${costText(s.costUsd, s.unpricedModels)}`,
+        );
+        for (const m of s.modelUsage ?? [])
+          w(
+            `  ${m.model}: ${m.turns} turn(s), ${(s.unpricedModels ?? []).includes(m.model) ? `unpriced (${m.model})` : usd(m.costUsd)}, cache writes ${cacheWrites(m.tokens)}`,
+          );
         printTable(
           turns.map((t) => ({
             index: t.index,
@@ -195,7 +211,14 @@ export function registerReads(program: Command): void {
         let totalMicros = 0;
         let sessions = 0;
         for (let offset = 0; offset <= 10_000; offset += 100) {
-          const res = await client.listSessions({ repoScope: 'all', from, to, limit: 100, offset, includeSubagents: '1' });
+          const res = await client.listSessions({
+            repoScope: 'all',
+            from,
+            to,
+            limit: 100,
+            offset,
+            includeSubagents: '1',
+          });
           const page = res.data;
           for (const s of page.sessions) {
             sessions += 1;
@@ -206,7 +229,16 @@ export function registerReads(program: Command): void {
             if (unpriced.length > 0) unpricedSessions += 1;
             for (const m of unpriced) unpricedModels.add(m);
             const key = `${s.agentType ?? '-'}\u0000${(s.models ?? []).join(',') || '-'}`;
-            const row = rows.get(key) ?? { agentType: s.agentType ?? '-', model: (s.models ?? []).join(',') || '-', sessions: 0, costMicros: 0, unpriced: new Set<string>(), tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, cacheWrite5m: 0, cacheWrite1h: 0 };
+            const row = rows.get(key) ?? {
+              agentType: s.agentType ?? '-',
+              model: (s.models ?? []).join(',') || '-',
+              sessions: 0,
+              costMicros: 0,
+              unpriced: new Set<string>(),
+              tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+              cacheWrite5m: 0,
+              cacheWrite1h: 0,
+            };
             row.sessions += 1;
             row.costMicros += micros;
             row.cacheWrite1h += s.tokens?.cacheWrite1h ?? 0;
@@ -227,10 +259,26 @@ export function registerReads(program: Command): void {
         const hint = sessions === 0 ? emptyWindowHint(span) : null;
         if (flags.json) {
           printJson({
-            from, to, sessions, costUsd: totalMicros / 1e6, tokens,
-            unpricedSessions, unpricedModels: [...unpricedModels].sort(),
-            byAgentAndModel: list.map((r) => ({ agentType: r.agentType, model: r.model, sessions: r.sessions, costUsd: r.costMicros / 1e6, tokens: r.tokens, cacheWrite5m: r.cacheWrite5m, cacheWrite1h: r.cacheWrite1h, unpricedModels: [...r.unpriced].sort() })),
-            ...(sessions === 0 ? { newestSessionAt: span?.newest ?? null, oldestSessionAt: span?.oldest ?? null, hint } : {}),
+            from,
+            to,
+            sessions,
+            costUsd: totalMicros / 1e6,
+            tokens,
+            unpricedSessions,
+            unpricedModels: [...unpricedModels].sort(),
+            byAgentAndModel: list.map((r) => ({
+              agentType: r.agentType,
+              model: r.model,
+              sessions: r.sessions,
+              costUsd: r.costMicros / 1e6,
+              tokens: r.tokens,
+              cacheWrite5m: r.cacheWrite5m,
+              cacheWrite1h: r.cacheWrite1h,
+              unpricedModels: [...r.unpriced].sort(),
+            })),
+            ...(sessions === 0
+              ? { newestSessionAt: span?.newest ?? null, oldestSessionAt: span?.oldest ?? null, hint }
+              : {}),
           });
           return;
         }
@@ -241,10 +289,21 @@ export function registerReads(program: Command): void {
           w(hint!);
           return;
         }
-        w(`Spend: ${usd(totalMicros / 1e6)} over ${plural(sessions, 'session')}${unpricedSessions ? `, plus ${plural(unpricedSessions, 'session')} unpriced (${[...unpricedModels].sort().join(', ')}) not counted` : ''}`);
-        w(`Tokens: input ${tokens.input}, output ${tokens.output}, cache read ${tokens.cacheRead}, cache write ${tokens.cacheWrite}`);
+        w(
+          `Spend: ${usd(totalMicros / 1e6)} over ${plural(sessions, 'session')}${unpricedSessions ? `, plus ${plural(unpricedSessions, 'session')} unpriced (${[...unpricedModels].sort().join(', ')}) not counted` : ''}`,
+        );
+        w(
+          `Tokens: input ${tokens.input}, output ${tokens.output}, cache read ${tokens.cacheRead}, cache write ${tokens.cacheWrite}`,
+        );
         printTable(
-          list.map((r) => ({ ...r, cost: costText(r.costMicros / 1e6, [...r.unpriced]), input: r.tokens.input, output: r.tokens.output, cacheRead: r.tokens.cacheRead, cacheWrite: r.tokens.cacheWrite })),
+          list.map((r) => ({
+            ...r,
+            cost: costText(r.costMicros / 1e6, [...r.unpriced]),
+            input: r.tokens.input,
+            output: r.tokens.output,
+            cacheRead: r.tokens.cacheRead,
+            cacheWrite: r.tokens.cacheWrite,
+          })),
           [
             { key: 'agentType', header: 'AGENT' },
             { key: 'model', header: 'MODELS' },
@@ -276,7 +335,13 @@ interface CostRow {
 /** When the oldest and the newest session of the factory started (every repository, subagents too). */
 async function sessionSpan(client: AttestClient): Promise<{ oldest: string; newest: string } | null> {
   const edge = async (dir: 'asc' | 'desc') => {
-    const res = await client.listSessions({ repoScope: 'all', includeSubagents: '1', sort: 'startedAt', dir, limit: 1 });
+    const res = await client.listSessions({
+      repoScope: 'all',
+      includeSubagents: '1',
+      sort: 'startedAt',
+      dir,
+      limit: 1,
+    });
     return res.data.sessions[0]?.startedAt;
   };
   const [oldest, newest] = await Promise.all([edge('asc'), edge('desc')]);
@@ -294,19 +359,25 @@ function leftOutLines(data: SessionList, subagentsLeftOut: number, offset: numbe
   const shown = data.sessions.length;
   const dominant = data.repoSelection === 'dominant' ? ' (the repository with the most spend)' : '';
   const where =
-    data.repoSelection === 'all' ? ' in every repository'
-    : data.repo ? ` in ${data.repo}${dominant}`
-    : ` without a repository${dominant}`;
+    data.repoSelection === 'all'
+      ? ' in every repository'
+      : data.repo
+        ? ` in ${data.repo}${dominant}`
+        : ` without a repository${dominant}`;
   lines.push(`${shown === 0 ? 'No' : `${offset + 1}-${offset + shown} of`} ${plural(data.total, 'session')}${where}.`);
   if (offset + shown < data.total) lines.push(`  more: --offset ${offset + shown} (--limit takes up to 100)`);
   const hidden = data.hiddenSessions ?? 0;
   if (data.repoSelection !== 'all' && hidden > 0) {
     const others = (data.repositories ?? []).filter((r) => r.repo !== data.repo);
-    const named = others.slice(0, 3).map((r) => `${r.repo || '(none)'} ${r.sessions}`).join(', ');
+    const named = others
+      .slice(0, 3)
+      .map((r) => `${r.repo || '(none)'} ${r.sessions}`)
+      .join(', ');
     lines.push(
       `  left out: ${plural(hidden, 'session')} in ${plural(data.hiddenRepositories ?? others.length, 'other repository', 'other repositories')}${named ? ` (${named}${others.length > 3 ? ', ...' : ''})` : ''}: --all-repos shows them, --repo OWNER/NAME one of them`,
     );
   }
-  if (subagentsLeftOut > 0) lines.push(`  left out: ${plural(subagentsLeftOut, 'subagent session')}: --subagents includes them`);
+  if (subagentsLeftOut > 0)
+    lines.push(`  left out: ${plural(subagentsLeftOut, 'subagent session')}: --subagents includes them`);
   return lines;
 }

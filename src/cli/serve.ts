@@ -42,18 +42,29 @@ export function registerServe(program: Command): void {
         address = await app.listen({ port: config.port, host: config.host });
       } catch (err) {
         await app.close().catch(() => undefined);
-        const why = (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (choose another with --port or PORT)` : err instanceof Error ? err.message : String(err);
-        const where = boot.created ? ` The first boot created credentials; they were not printed and are saved in ${savedCredentials} (mode 0600).` : '';
+        const why =
+          (err as NodeJS.ErrnoException).code === 'EADDRINUSE'
+            ? `port ${config.port} on ${config.host} is already in use (choose another with --port or PORT)`
+            : err instanceof Error
+              ? err.message
+              : String(err);
+        const where = boot.created
+          ? ` The first boot created credentials; they were not printed and are saved in ${savedCredentials} (mode 0600).`
+          : '';
         process.stderr.write(`attest: cannot listen: ${why}.${where}\n`);
         process.exitCode = 1;
         return;
       }
       if (!boot.created && fs.existsSync(savedCredentials)) {
         // A first start that failed after bootstrapping (port in use) never printed them: say where they are.
-        out.write(`Credentials of the first boot (admin token, login token, factory id) are in ${savedCredentials} (mode 0600); delete the file once they are stored elsewhere.\n`);
+        out.write(
+          `Credentials of the first boot (admin token, login token, factory id) are in ${savedCredentials} (mode 0600); delete the file once they are stored elsewhere.\n`,
+        );
       }
       if (boot.created) {
-        out.write('\nFirst boot: created org "default" (enterprise), user admin@localhost (owner) and factory "default".\n');
+        out.write(
+          '\nFirst boot: created org "default" (enterprise), user admin@localhost (owner) and factory "default".\n',
+        );
         out.write('These credentials are shown once (also saved to bootstrap.json in the data dir, mode 0600):\n');
         out.write(`  factory id (X-Outerlayer-App-Id): ${boot.appId}\n`);
         if (boot.adminToken) out.write(`  admin token (operator routes):     ${boot.adminToken}\n`);
@@ -61,14 +72,28 @@ export function registerServe(program: Command): void {
         if (boot.loginTokenId) {
           // The link names the public URL; without ATTEST_PUBLIC_URL that is this listener's own port.
           const port = app.server.address();
-          const base = process.env.ATTEST_PUBLIC_URL || typeof port !== 'object' || port === null ? config.publicUrl : `http://localhost:${port.port}`;
+          const base =
+            process.env.ATTEST_PUBLIC_URL || typeof port !== 'object' || port === null
+              ? config.publicUrl
+              : `http://localhost:${port.port}`;
           const { mintSignInLink } = await import('../areas/dashboard/service.js');
-          const link = await mintSignInLink(app.attest.db, app.attest.pepper, app.attest.clock.now(), base, boot.userId, boot.loginTokenId);
-          out.write(`  dashboard sign-in (one-time link, valid 10 minutes; later run \`attest dashboard\`):\n    ${link.url}\n`);
+          const link = await mintSignInLink(
+            app.attest.db,
+            app.attest.pepper,
+            app.attest.clock.now(),
+            base,
+            boot.userId,
+            boot.loginTokenId,
+          );
+          out.write(
+            `  dashboard sign-in (one-time link, valid 10 minutes; later run \`attest dashboard\`):\n    ${link.url}\n`,
+          );
         }
         out.write('\n');
       }
-      out.write(`Store: ${app.attest.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${app.attest.rateLimits.store}\n`);
+      out.write(
+        `Store: ${app.attest.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${app.attest.rateLimits.store}\n`,
+      );
       // Handlers first: whoever reads the line below may signal at once.
       let closing = false;
       const shutdown = (signal: string) => {
@@ -98,7 +123,11 @@ export function registerServe(program: Command): void {
       const { migrateToLatest } = await import('../db/migrate.js');
       const handle = await openDatabase(config);
       try {
-        const result = await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
+        const result = await migrateToLatest(
+          handle.db as unknown as Kysely<unknown>,
+          handle.dialect,
+          config.databaseSchema,
+        );
         const applied = (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Already up to date.\n');
       } finally {

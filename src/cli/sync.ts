@@ -14,7 +14,14 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { captureSession } from '../capture/facts.js';
-import { claudeImageBlobs, normalizeRepoUrl, isCaptureTier, type AgentSessionV1, type CaptureTier, type ImageBlob } from '../capture/index.js';
+import {
+  claudeImageBlobs,
+  normalizeRepoUrl,
+  isCaptureTier,
+  type AgentSessionV1,
+  type CaptureTier,
+  type ImageBlob,
+} from '../capture/index.js';
 import { ApiClientError, type AttestClient, type SyncBody, type SyncResult } from '../client/index.js';
 import { priceSession } from '../pricing/cost.js';
 import { reportLinkedPullRequests } from './gh.js';
@@ -143,7 +150,10 @@ function gitRepoOf(cwd: string): string | undefined {
   if (repoCache.has(cwd)) return repoCache.get(cwd);
   let repo: string | undefined;
   if (fs.existsSync(cwd)) {
-    const r = spawnSync('git', ['-C', cwd, 'config', '--get', 'remote.origin.url'], { encoding: 'utf8', timeout: 2000 });
+    const r = spawnSync('git', ['-C', cwd, 'config', '--get', 'remote.origin.url'], {
+      encoding: 'utf8',
+      timeout: 2000,
+    });
     const url = r.status === 0 ? r.stdout.trim() : '';
     if (url) repo = normalizeRepoUrl(url);
   }
@@ -199,14 +209,22 @@ export function chunkSession(session: AgentSessionV1, maxBytes: number): AgentSe
 }
 
 /** Groups sessions into requests of at most `maxSessions`, `maxBytes` and `maxBlobs`. */
-export function packBatches<T extends { bytes: number; blobCount?: number }>(items: T[], maxSessions = SYNC_MAX_SESSIONS, maxBytes = SYNC_MAX_BYTES, maxBlobs = SYNC_MAX_BLOBS): T[][] {
+export function packBatches<T extends { bytes: number; blobCount?: number }>(
+  items: T[],
+  maxSessions = SYNC_MAX_SESSIONS,
+  maxBytes = SYNC_MAX_BYTES,
+  maxBlobs = SYNC_MAX_BLOBS,
+): T[][] {
   const batches: T[][] = [];
   let current: T[] = [];
   let bytes = 64;
   let blobs = 0;
   for (const item of items) {
     const itemBlobs = item.blobCount ?? 0;
-    if (current.length > 0 && (current.length >= maxSessions || bytes + item.bytes + 1 > maxBytes || blobs + itemBlobs > maxBlobs)) {
+    if (
+      current.length > 0 &&
+      (current.length >= maxSessions || bytes + item.bytes + 1 > maxBytes || blobs + itemBlobs > maxBlobs)
+    ) {
       batches.push(current);
       current = [];
       bytes = 64;
@@ -233,7 +251,12 @@ function reporter(flags: SyncFlags): Reporter {
     // Required here, not imported at the top: every `attest` command (and `attest serve`) loads this file.
     const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof import('cli-progress');
     const bar = new cliProgress.SingleBar(
-      { format: 'sync [{bar}] {value}/{total} sessions {note}', stream: process.stderr, hideCursor: true, clearOnComplete: false },
+      {
+        format: 'sync [{bar}] {value}/{total} sessions {note}',
+        stream: process.stderr,
+        hideCursor: true,
+        clearOnComplete: false,
+      },
       cliProgress.Presets.shades_classic,
     );
     return {
@@ -247,7 +270,12 @@ function reporter(flags: SyncFlags): Reporter {
   const write = (t: string) => {
     if (!quiet) process.stderr.write(t + '\n');
   };
-  return { start: (total) => write(`sync: ${total} session(s) to send`), tick: (sent, note) => write(`sync: ${sent} sent ${note}`), line: write, stop: () => undefined };
+  return {
+    start: (total) => write(`sync: ${total} session(s) to send`),
+    tick: (sent, note) => write(`sync: ${sent} sent ${note}`),
+    line: write,
+    stop: () => undefined,
+  };
 }
 
 function retryBaseMs(): number {
@@ -275,7 +303,8 @@ async function sendBatch(client: AttestClient, items: Outgoing[], out: SendOutco
       const result: SyncResult = await client.syncSessions(requestBody(items));
       const accepted = Array.isArray(result.accepted) ? result.accepted : [];
       for (const id of accepted) if (typeof id === 'string') out.accepted.add(id);
-      if (Array.isArray(result.rejected)) for (const r of result.rejected) out.rejected.push({ id: r.id ?? null, reason: r.reason });
+      if (Array.isArray(result.rejected))
+        for (const r of result.rejected) out.rejected.push({ id: r.id ?? null, reason: r.reason });
       if (Array.isArray(result.rejectedBlobs)) out.rejectedBlobs += result.rejectedBlobs.length;
       if (typeof result.tenantTier === 'string') out.tenantTier = result.tenantTier;
       return;
@@ -285,7 +314,9 @@ async function sendBatch(client: AttestClient, items: Outgoing[], out: SendOutco
       if (err.status === 413) {
         if (sessions.length > 1) {
           const mid = Math.ceil(sessions.length / 2);
-          rep.line(`413 payload_too_large: splitting ${sessions.length} sessions into ${mid} + ${sessions.length - mid}`);
+          rep.line(
+            `413 payload_too_large: splitting ${sessions.length} sessions into ${mid} + ${sessions.length - mid}`,
+          );
           await sendBatch(client, items.slice(0, mid), out, rep);
           await sendBatch(client, items.slice(mid), out, rep);
           return;
@@ -295,10 +326,11 @@ async function sendBatch(client: AttestClient, items: Outgoing[], out: SendOutco
         const limit = typeof err.extra.limit === 'number' ? err.extra.limit : SYNC_MAX_BYTES;
         const target = Math.min(Math.floor(sizeOf(only) / 2), limit - 64 * 1024);
         if (only.turns.length > 1 && target > 0) {
-          const parts = chunkSession(only.chunk ? { ...only, chunk: undefined } as AgentSessionV1 : only, target);
+          const parts = chunkSession(only.chunk ? ({ ...only, chunk: undefined } as AgentSessionV1) : only, target);
           if (parts.length > 1) {
             rep.line(`413 payload_too_large: sending session ${only.id} in ${parts.length} parts`);
-            for (const [i, part] of parts.entries()) await sendBatch(client, [{ session: part, blobs: i === 0 ? onlyBlobs : [] }], out, rep);
+            for (const [i, part] of parts.entries())
+              await sendBatch(client, [{ session: part, blobs: i === 0 ? onlyBlobs : [] }], out, rep);
             return;
           }
         }
@@ -307,7 +339,9 @@ async function sendBatch(client: AttestClient, items: Outgoing[], out: SendOutco
       }
       if (!err.retryable || attempt >= MAX_ATTEMPTS) throw err;
       const waitMs = err.status === 429 ? (err.retryAfter ?? 1) * 1000 : retryBaseMs() * 2 ** (attempt - 1);
-      rep.line(`${err.status === 0 ? 'no answer' : `${err.status} ${err.code}`}; retrying in ${(waitMs / 1000).toFixed(1)} s (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
+      rep.line(
+        `${err.status === 0 ? 'no answer' : `${err.status} ${err.code}`}; retrying in ${(waitMs / 1000).toFixed(1)} s (attempt ${attempt + 1}/${MAX_ATTEMPTS})`,
+      );
       await sleep(waitMs);
     }
   }
@@ -320,7 +354,11 @@ export function registerSync(program: Command): void {
     .option('--since <date>', 'only sessions active since this date (ISO date or date-time)')
     .option('--dry-run', 'print exactly what would leave the machine and send nothing')
     .option('--json', 'machine-readable output (with --dry-run: the request bodies)')
-    .option('--tier <tier>', 'what leaves the machine: metrics, redacted (default: no message text) or full', 'redacted')
+    .option(
+      '--tier <tier>',
+      'what leaves the machine: metrics, redacted (default: no message text) or full',
+      'redacted',
+    )
     .option('--no-progress', 'plain lines instead of a progress bar')
     .action(action(async (flags: SyncFlags) => runSync(flags)));
 }
@@ -375,12 +413,14 @@ async function runSync(flags: SyncFlags): Promise<void> {
       // Images over the server's blob limit stay referenced by sha256 only; the rest ride along (≤ 64 a request).
       const all = claudeImageBlobs(fs.readFileSync(file.path, 'utf8'));
       let budget = SYNC_MAX_BYTES / 2; // a session's images take at most half a request; its turns the rest
-      blobs = all.filter((b) => {
-        const cost = b.data.length + 160;
-        if (b.bytes > SYNC_MAX_BLOB_BYTES || cost > budget) return false;
-        budget -= cost;
-        return true;
-      }).slice(0, SYNC_MAX_BLOBS);
+      blobs = all
+        .filter((b) => {
+          const cost = b.data.length + 160;
+          if (b.bytes > SYNC_MAX_BLOB_BYTES || cost > budget) return false;
+          budget -= cost;
+          return true;
+        })
+        .slice(0, SYNC_MAX_BLOBS);
       blobsLeftOut += all.length - blobs.length;
     }
     const bytes = sizeOf(session) + blobBytes(blobs);
@@ -388,16 +428,30 @@ async function runSync(flags: SyncFlags): Promise<void> {
       const parts = chunkSession(session, SYNC_MAX_BYTES - 64 * 1024 - blobBytes(blobs));
       for (const [i, part] of parts.entries()) {
         const partBlobs = i === 0 ? blobs : [];
-        prepared.push({ file, session: part, blobs: partBlobs, blobCount: partBlobs.length, bytes: sizeOf(part) + blobBytes(partBlobs) });
+        prepared.push({
+          file,
+          session: part,
+          blobs: partBlobs,
+          blobCount: partBlobs.length,
+          bytes: sizeOf(part) + blobBytes(partBlobs),
+        });
       }
     } else prepared.push({ file, session, blobs, blobCount: blobs.length, bytes });
   }
   const batches = packBatches(prepared);
-  const summary = { ...summarize(prepared, tier, files.length, changed.length, skipped, batches.length), images: prepared.reduce((n, p) => n + p.blobs.length, 0), imagesLeftOut: blobsLeftOut };
+  const summary = {
+    ...summarize(prepared, tier, files.length, changed.length, skipped, batches.length),
+    images: prepared.reduce((n, p) => n + p.blobs.length, 0),
+    imagesLeftOut: blobsLeftOut,
+  };
 
   if (flags.dryRun) {
     if (flags.json) {
-      printJson({ dryRun: true, ...summary, requests: batches.map((b) => ({ method: 'POST', path: '/v1/agents/sync', body: requestBody(b) })) });
+      printJson({
+        dryRun: true,
+        ...summary,
+        requests: batches.map((b) => ({ method: 'POST', path: '/v1/agents/sync', body: requestBody(b) })),
+      });
       return;
     }
     printDryRun(summary, prepared);
@@ -411,7 +465,12 @@ async function runSync(flags: SyncFlags): Promise<void> {
   let sent = 0;
   try {
     for (const [i, batch] of batches.entries()) {
-      await sendBatch(client, batch.map((p) => ({ session: p.session, blobs: p.blobs })), out, rep);
+      await sendBatch(
+        client,
+        batch.map((p) => ({ session: p.session, blobs: p.blobs })),
+        out,
+        rep,
+      );
       sent += batch.length;
       // Advance the watermark of every file whose sessions (all parts) the gateway accepted.
       const rejectedIds = new Set(out.rejected.map((r) => r.id));
@@ -435,9 +494,16 @@ async function runSync(flags: SyncFlags): Promise<void> {
       );
     }
     if (err instanceof ApiClientError && err.code === 'connection_refused') {
-      throw new CliError(`Sync stopped: ${err.message}. Is the gateway running? Check the URL with \`attest whoami\`. Nothing is lost; run attest sync again.`, 3);
+      throw new CliError(
+        `Sync stopped: ${err.message}. Is the gateway running? Check the URL with \`attest whoami\`. Nothing is lost; run attest sync again.`,
+        3,
+      );
     }
-    if (err instanceof ApiClientError && err.status === 0) throw new CliError(`Sync stopped: ${err.message} (gave up after ${MAX_ATTEMPTS} attempts). Nothing is lost; run attest sync again.`, 3);
+    if (err instanceof ApiClientError && err.status === 0)
+      throw new CliError(
+        `Sync stopped: ${err.message} (gave up after ${MAX_ATTEMPTS} attempts). Nothing is lost; run attest sync again.`,
+        3,
+      );
     throw err;
   }
   rep.stop();
@@ -449,17 +515,42 @@ async function runSync(flags: SyncFlags): Promise<void> {
   const tookPrepared = prepared.filter((p) => out.accepted.has(p.session.id) && !rejectedIds.has(p.session.id));
   const took = summarize(tookPrepared, tier, files.length, changed.length, [], 0);
   // The state of the PRs these sessions link to, read with gh where it is installed and logged in (silent otherwise).
-  const pullRequestsReported = await reportLinkedPullRequests(client, tookPrepared.map((p) => p.session));
-  const sentTotals = { sessions: took.sessions, turns: took.turns, toolCalls: took.toolCalls, tokens: took.tokens, estimatedCostUsd: took.estimatedCostUsd, sessionsNotFullyPriced: took.sessionsNotFullyPriced };
-  const result = { ...summary, sent: out.accepted.size, sentTotals, rejected: out.rejected, rejectedImages: out.rejectedBlobs, requests: out.requests, tenantTier: out.tenantTier ?? null, pullRequestsReported };
+  const pullRequestsReported = await reportLinkedPullRequests(
+    client,
+    tookPrepared.map((p) => p.session),
+  );
+  const sentTotals = {
+    sessions: took.sessions,
+    turns: took.turns,
+    toolCalls: took.toolCalls,
+    tokens: took.tokens,
+    estimatedCostUsd: took.estimatedCostUsd,
+    sessionsNotFullyPriced: took.sessionsNotFullyPriced,
+  };
+  const result = {
+    ...summary,
+    sent: out.accepted.size,
+    sentTotals,
+    rejected: out.rejected,
+    rejectedImages: out.rejectedBlobs,
+    requests: out.requests,
+    tenantTier: out.tenantTier ?? null,
+    pullRequestsReported,
+  };
   if (flags.json) printJson(result);
   else {
     const w = (t: string) => process.stdout.write(t + '\n');
-    w(`Synced ${out.accepted.size} session(s) in ${out.requests} request(s) at tier ${tier}${out.tenantTier ? ` (plan ${out.tenantTier})` : ''}; ${files.length - changed.length} unchanged file(s) skipped.`);
+    w(
+      `Synced ${out.accepted.size} session(s) in ${out.requests} request(s) at tier ${tier}${out.tenantTier ? ` (plan ${out.tenantTier})` : ''}; ${files.length - changed.length} unchanged file(s) skipped.`,
+    );
     if (took.sessions > 0) {
       w(`  sent: ${took.sessions} session(s), ${took.turns} turns, ${took.toolCalls} tool calls`);
-      w(`  tokens: input ${took.tokens.input}, output ${took.tokens.output}, cache read ${took.tokens.cacheRead}, cache creation ${took.tokens.cacheCreation}`);
-      w(`  estimated cost: $${took.estimatedCostUsd.toFixed(4)}${took.sessionsNotFullyPriced ? ` (${took.sessionsNotFullyPriced} session(s) with unpriced models not counted)` : ''}`);
+      w(
+        `  tokens: input ${took.tokens.input}, output ${took.tokens.output}, cache read ${took.tokens.cacheRead}, cache creation ${took.tokens.cacheCreation}`,
+      );
+      w(
+        `  estimated cost: $${took.estimatedCostUsd.toFixed(4)}${took.sessionsNotFullyPriced ? ` (${took.sessionsNotFullyPriced} session(s) with unpriced models not counted)` : ''}`,
+      );
       if (pullRequestsReported > 0) w(`  pull requests: state of ${pullRequestsReported} read with gh and reported`);
       w('  see them with `attest sessions --all-repos` and `attest costs`');
     }
@@ -468,7 +559,14 @@ async function runSync(flags: SyncFlags): Promise<void> {
   if (out.rejected.length > 0) process.exitCode = 2;
 }
 
-function summarize(prepared: Prepared[], tier: CaptureTier, found: number, changed: number, skipped: { path: string; reason: string }[], batches: number) {
+function summarize(
+  prepared: Prepared[],
+  tier: CaptureTier,
+  found: number,
+  changed: number,
+  skipped: { path: string; reason: string }[],
+  batches: number,
+) {
   const sessions = new Map<string, AgentSessionV1[]>();
   for (const p of prepared) sessions.set(p.session.id, [...(sessions.get(p.session.id) ?? []), p.session]);
   const tokens = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
@@ -505,13 +603,24 @@ function summarize(prepared: Prepared[], tier: CaptureTier, found: number, chang
   };
 }
 
-function printDryRun(summary: ReturnType<typeof summarize> & { images: number; imagesLeftOut: number }, prepared: Prepared[]): void {
+function printDryRun(
+  summary: ReturnType<typeof summarize> & { images: number; imagesLeftOut: number },
+  prepared: Prepared[],
+): void {
   const w = (t: string) => process.stdout.write(t + '\n');
   w(`Dry run: nothing was sent. At tier "${summary.tier}" this would leave the machine:`);
-  w(`  ${summary.sessions} session(s) from ${summary.filesChanged} new or grown file(s) (${summary.filesFound} found), in ${summary.batches} request(s), ${summary.bytes} bytes`);
-  w(`  ${summary.turns} turns, ${summary.toolCalls} tool calls${summary.images ? `, ${summary.images} image(s)` : ''}${summary.imagesLeftOut ? ` (${summary.imagesLeftOut} image(s) over the limits stay local)` : ''}`);
-  w(`  tokens: input ${summary.tokens.input}, output ${summary.tokens.output}, cache read ${summary.tokens.cacheRead}, cache creation ${summary.tokens.cacheCreation}`);
-  w(`  estimated cost: $${summary.estimatedCostUsd.toFixed(4)}${summary.sessionsNotFullyPriced ? ` (${summary.sessionsNotFullyPriced} session(s) with unpriced models)` : ''}`);
+  w(
+    `  ${summary.sessions} session(s) from ${summary.filesChanged} new or grown file(s) (${summary.filesFound} found), in ${summary.batches} request(s), ${summary.bytes} bytes`,
+  );
+  w(
+    `  ${summary.turns} turns, ${summary.toolCalls} tool calls${summary.images ? `, ${summary.images} image(s)` : ''}${summary.imagesLeftOut ? ` (${summary.imagesLeftOut} image(s) over the limits stay local)` : ''}`,
+  );
+  w(
+    `  tokens: input ${summary.tokens.input}, output ${summary.tokens.output}, cache read ${summary.tokens.cacheRead}, cache creation ${summary.tokens.cacheCreation}`,
+  );
+  w(
+    `  estimated cost: $${summary.estimatedCostUsd.toFixed(4)}${summary.sessionsNotFullyPriced ? ` (${summary.sessionsNotFullyPriced} session(s) with unpriced models)` : ''}`,
+  );
   w(
     summary.tier === 'full'
       ? '  content: message text, thinking, tool inputs and outputs (secrets scrubbed)'
@@ -521,7 +630,9 @@ function printDryRun(summary: ReturnType<typeof summarize> & { images: number; i
   );
   for (const p of prepared) {
     const s = p.session;
-    w(`  - ${s.id} ${s.agent.type}${s.chunk ? ` part ${s.chunk.part}/${s.chunk.of}` : ''} ${s.startedAt} turns=${s.turns.length} tokens in=${s.totals.inputTokens} out=${s.totals.outputTokens} ${p.file.path}`);
+    w(
+      `  - ${s.id} ${s.agent.type}${s.chunk ? ` part ${s.chunk.part}/${s.chunk.of}` : ''} ${s.startedAt} turns=${s.turns.length} tokens in=${s.totals.inputTokens} out=${s.totals.outputTokens} ${p.file.path}`,
+    );
   }
   for (const s of summary.skipped) w(`  skipped ${s.path}: ${s.reason}`);
   w('Use --json to print the exact request bodies.');

@@ -35,7 +35,8 @@ function policyFiles(root: string): { path: string; text: string }[] {
   const dir = path.join(root, '.attest', 'validators');
   if (fs.existsSync(dir)) {
     for (const name of fs.readdirSync(dir).sort()) {
-      if (/\.ya?ml$/.test(name)) out.push({ path: `.attest/validators/${name}`, text: fs.readFileSync(path.join(dir, name), 'utf8') });
+      if (/\.ya?ml$/.test(name))
+        out.push({ path: `.attest/validators/${name}`, text: fs.readFileSync(path.join(dir, name), 'utf8') });
     }
   }
   return out;
@@ -52,7 +53,12 @@ function localSessions(root: string, branch: string): LinkedSession[] {
     const doc = file.kind === 'codex' ? parseCodexRollout(text, opts) : parseClaudeCodeTranscript(text, opts);
     const cwd = doc.env.cwd;
     if (doc.env.gitBranch !== branch || !cwd || (cwd !== root && !cwd.startsWith(`${root}/`))) continue;
-    const s: LinkedSession = { traceId: doc.id, sessionId: doc.id, startedAt: doc.startedAt, verification: factsOfDocument(doc) };
+    const s: LinkedSession = {
+      traceId: doc.id,
+      sessionId: doc.id,
+      startedAt: doc.startedAt,
+      verification: factsOfDocument(doc),
+    };
     if (doc.endedAt) s.endedAt = doc.endedAt;
     sessions.push(s);
   }
@@ -70,7 +76,8 @@ function printHuman(branch: string, base: string | undefined, count: number, e: 
   const flagged = e.verdict === 'review' || e.flagged > 0 ? ` (${e.flagged} flagged)` : '';
   w(`Verdict: ${e.verdict}${flagged}: ${count} session(s) on branch ${branch}${base ? `, against ${base}` : ''}`);
   for (const r of e.rows) {
-    const turns = r.refs.length > 0 ? `  [${r.refs.map((x) => `${x.sessionId.slice(0, 8)}#turn-${x.turnIndex}`).join(', ')}]` : '';
+    const turns =
+      r.refs.length > 0 ? `  [${r.refs.map((x) => `${x.sessionId.slice(0, 8)}#turn-${x.turnIndex}`).join(', ')}]` : '';
     w(`  ${MARK[r.status]!.padEnd(5)} ${r.level.padEnd(5)} ${r.validator}: ${r.sentence}${turns}`);
   }
   if (e.blocked) w('A block-level row did not pass: the Attest evidence check would fail.');
@@ -79,9 +86,14 @@ function printHuman(branch: string, base: string | undefined, count: number, e: 
 export function registerVerify(program: Command): void {
   program
     .command('verify')
-    .description("evaluate this machine's agent sessions of the current git branch as a reviewer will see them (exit 1 when a block-level row fails)")
+    .description(
+      "evaluate this machine's agent sessions of the current git branch as a reviewer will see them (exit 1 when a block-level row fails)",
+    )
     .option('--repo <dir>', 'the repository (default: the current directory)')
-    .option('--base <ref>', 'the branch the pull request will merge into (default: origin/HEAD, origin/main, main, master)')
+    .option(
+      '--base <ref>',
+      'the branch the pull request will merge into (default: origin/HEAD, origin/main, main, master)',
+    )
     .option('--json', 'print the evaluation as JSON')
     .action(
       action(async (flags: { repo?: string; base?: string; json?: boolean }) => {
@@ -89,13 +101,20 @@ export function registerVerify(program: Command): void {
         const root = git(cwd, ['rev-parse', '--show-toplevel']);
         if (!root) throw new CliError(`${cwd} is not inside a git repository.`);
         const branch = git(root, ['rev-parse', '--abbrev-ref', 'HEAD']);
-        if (!branch || branch === 'HEAD') throw new CliError('No branch is checked out (detached HEAD): check out the branch to verify.');
-        if (flags.base && !baseRef(root, flags.base)) throw new CliError(`--base ${flags.base} is not a commit in this repository.`);
+        if (!branch || branch === 'HEAD')
+          throw new CliError('No branch is checked out (detached HEAD): check out the branch to verify.');
+        if (flags.base && !baseRef(root, flags.base))
+          throw new CliError(`--base ${flags.base} is not a commit in this repository.`);
         const base = baseRef(root, flags.base);
         const mergeBase = base ? git(root, ['merge-base', base, 'HEAD']) : undefined;
         const commits = mergeBase ? lines(git(root, ['rev-list', '--reverse', `${mergeBase}..HEAD`])) : null;
         const changed = mergeBase
-          ? [...new Set([...lines(git(root, ['diff', '--name-only', `${mergeBase}...HEAD`])), ...lines(git(root, ['diff', '--name-only', 'HEAD']))])].sort()
+          ? [
+              ...new Set([
+                ...lines(git(root, ['diff', '--name-only', `${mergeBase}...HEAD`])),
+                ...lines(git(root, ['diff', '--name-only', 'HEAD'])),
+              ]),
+            ].sort()
           : null;
         const policy = parsePolicy(policyFiles(root));
         const sessions = localSessions(fs.realpathSync(root), branch);
@@ -112,7 +131,14 @@ export function registerVerify(program: Command): void {
           artifacts: [],
           policy,
         });
-        if (flags.json) printJson({ branch, base: base ?? null, sessions: sessions.length, ...evaluation, policy: { source: 'local', errors: policy.errors } });
+        if (flags.json)
+          printJson({
+            branch,
+            base: base ?? null,
+            sessions: sessions.length,
+            ...evaluation,
+            policy: { source: 'local', errors: policy.errors },
+          });
         else printHuman(branch, base, sessions.length, evaluation);
         if (evaluation.blocked) process.exitCode = 1;
       }),

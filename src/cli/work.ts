@@ -46,7 +46,11 @@ async function offerReclaim(client: AttestClient, item: string, entry: ItemKeyEn
   if (!process.stdin.isTTY || !process.stdout.isTTY || !entry) return false;
   const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
   try {
-    const answer = (await rl.question(`The claim on ${item} expired. Claim it again for branch ${entry.branch}? [y/N] `)).trim().toLowerCase();
+    const answer = (
+      await rl.question(`The claim on ${item} expired. Claim it again for branch ${entry.branch}? [y/N] `)
+    )
+      .trim()
+      .toLowerCase();
     if (answer !== 'y' && answer !== 'yes') return false;
   } finally {
     rl.close();
@@ -55,16 +59,35 @@ async function offerReclaim(client: AttestClient, item: string, entry: ItemKeyEn
   return true;
 }
 
-async function claim(client: AttestClient, item: string, branch: string, ttlSeconds: number | undefined, source: string | undefined): Promise<ItemKeyEntry> {
+async function claim(
+  client: AttestClient,
+  item: string,
+  branch: string,
+  ttlSeconds: number | undefined,
+  source: string | undefined,
+): Promise<ItemKeyEntry> {
   const workItem = await client.getWorkItem(item);
-  const res = await client.claimWorkItem(workItem.id, { source: source ?? `attest-cli@${os.hostname()}`, branch, ...(ttlSeconds ? { ttlSeconds } : {}) });
-  const entry: ItemKeyEntry = { itemKey: res.itemKey, workItemId: workItem.id, number: workItem.number, branch, claimId: res.claim.id, expiresAt: res.claim.expiresAt };
+  const res = await client.claimWorkItem(workItem.id, {
+    source: source ?? `attest-cli@${os.hostname()}`,
+    branch,
+    ...(ttlSeconds ? { ttlSeconds } : {}),
+  });
+  const entry: ItemKeyEntry = {
+    itemKey: res.itemKey,
+    workItemId: workItem.id,
+    number: workItem.number,
+    branch,
+    claimId: res.claim.id,
+    expiresAt: res.claim.expiresAt,
+  };
   saveItemKey(entry);
   return entry;
 }
 
 export function registerWork(program: Command): void {
-  const work = program.command('work').description('The work queue: list, claim, renew, release, open the pull request');
+  const work = program
+    .command('work')
+    .description('The work queue: list, claim, renew, release, open the pull request');
 
   work
     .command('list')
@@ -80,7 +103,11 @@ export function registerWork(program: Command): void {
           return;
         }
         printTable(
-          items.map((i) => ({ ...i, start: i.startable ? 'yes' : 'no', claimedTo: i.claim ? `${i.claim.branch ?? '-'} until ${i.claim.expiresAt}` : '' })),
+          items.map((i) => ({
+            ...i,
+            start: i.startable ? 'yes' : 'no',
+            claimedTo: i.claim ? `${i.claim.branch ?? '-'} until ${i.claim.expiresAt}` : '',
+          })),
           [
             { key: 'number', header: '#' },
             { key: 'start', header: 'STARTABLE' },
@@ -103,12 +130,22 @@ export function registerWork(program: Command): void {
     .action(
       action(async (item: string, flags: { branch: string; ttl?: string; source?: string; json?: boolean }) => {
         const ttl = flags.ttl === undefined ? undefined : Number(flags.ttl);
-        if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) throw new CliError('--ttl must be a number of seconds');
+        if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1))
+          throw new CliError('--ttl must be a number of seconds');
         const client = clientFor(resolveProfile());
         const entry = await claim(client, item, flags.branch, ttl, flags.source);
-        const shown = { workItemId: entry.workItemId, number: entry.number, branch: entry.branch, claimId: entry.claimId, expiresAt: entry.expiresAt };
+        const shown = {
+          workItemId: entry.workItemId,
+          number: entry.number,
+          branch: entry.branch,
+          claimId: entry.claimId,
+          expiresAt: entry.expiresAt,
+        };
         if (flags.json) printJson(shown);
-        else process.stdout.write(`Claimed #${entry.number} for branch ${entry.branch} until ${entry.expiresAt}. The item key is saved in your profile.\n`);
+        else
+          process.stdout.write(
+            `Claimed #${entry.number} for branch ${entry.branch} until ${entry.expiresAt}. The item key is saved in your profile.\n`,
+          );
       }),
     );
 
@@ -119,12 +156,16 @@ export function registerWork(program: Command): void {
     .action(
       action(async (item: string, flags: { json?: boolean }) => {
         const entry = findItemKey(item);
-        if (!entry) throw new CliError(`No item key for ${item} in the profile: claim it first (attest work claim ${item} --branch B).`);
+        if (!entry)
+          throw new CliError(
+            `No item key for ${item} in the profile: claim it first (attest work claim ${item} --branch B).`,
+          );
         const client = clientFor(resolveProfile());
         try {
           const { claim: renewed } = await client.renewClaim(entry.workItemId, entry.itemKey);
           saveItemKey({ ...entry, expiresAt: renewed.expiresAt });
-          if (flags.json) printJson({ workItemId: entry.workItemId, number: entry.number, expiresAt: renewed.expiresAt });
+          if (flags.json)
+            printJson({ workItemId: entry.workItemId, number: entry.number, expiresAt: renewed.expiresAt });
           else process.stdout.write(`Renewed #${entry.number ?? item} until ${renewed.expiresAt}.\n`);
         } catch (err) {
           if (err instanceof ApiClientError && err.status === 410) {
@@ -166,8 +207,12 @@ export function registerWork(program: Command): void {
     .action(
       action(async (item: string, flags: { title: string; bodyFile: string; json?: boolean }) => {
         const entry = findItemKey(item);
-        if (!entry) throw new CliError(`No item key for ${item} in the profile: claim it first (attest work claim ${item} --branch B).`);
-        if (flags.title.length < 1 || flags.title.length > 256) throw new CliError('--title must be 1 to 256 characters');
+        if (!entry)
+          throw new CliError(
+            `No item key for ${item} in the profile: claim it first (attest work claim ${item} --branch B).`,
+          );
+        if (flags.title.length < 1 || flags.title.length > 256)
+          throw new CliError('--title must be 1 to 256 characters');
         let body: string;
         try {
           body = fs.readFileSync(flags.bodyFile === '-' ? 0 : flags.bodyFile, 'utf8');

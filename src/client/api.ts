@@ -45,7 +45,8 @@ export function createApi(opts: ApiOptions): Api {
     baseUrl,
     ...(opts.headers ? { headers: opts.headers } : {}),
     ...(opts.credentials ? { credentials: opts.credentials } : {}),
-    fetch: (request: Request) => (timeoutMs === undefined ? fetchImpl(request) : fetchImpl(request, { signal: AbortSignal.timeout(timeoutMs) })),
+    fetch: (request: Request) =>
+      timeoutMs === undefined ? fetchImpl(request) : fetchImpl(request, { signal: AbortSignal.timeout(timeoutMs) }),
   });
   api.use(throwingMiddleware(baseUrl || 'this origin', timeoutMs));
   return api;
@@ -58,7 +59,13 @@ export async function unwrap<T>(p: Promise<{ data?: T; response: Response }>): P
     const request = requestOf.get(response);
     const method = request?.method ?? 'GET';
     const path = pathOf(request?.url ?? response.url);
-    throw new ApiClientError({ status: response.status, code: 'invalid_response', message: `${method} ${path} answered ${response.status} without a body`, method, path });
+    throw new ApiClientError({
+      status: response.status,
+      code: 'invalid_response',
+      message: `${method} ${path} answered ${response.status} without a body`,
+      method,
+      path,
+    });
   }
   return data;
 }
@@ -119,11 +126,22 @@ function errorOfAnswer(res: Response, text: string, method: string, path: string
   });
 }
 
-function transportError(err: unknown, target: string, timeoutMs: number | undefined, method: string, path: string): ApiClientError {
+function transportError(
+  err: unknown,
+  target: string,
+  timeoutMs: number | undefined,
+  method: string,
+  path: string,
+): ApiClientError {
   if (err instanceof ApiClientError) return err;
   const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
   const refused = !timedOut && isConnectionRefused(err);
-  const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+  const cause =
+    err instanceof Error && err.cause instanceof Error
+      ? err.cause.message
+      : err instanceof Error
+        ? err.message
+        : String(err);
   return new ApiClientError({
     status: 0,
     code: timedOut ? 'timeout' : refused ? 'connection_refused' : 'network_error',
@@ -140,8 +158,11 @@ function transportError(err: unknown, target: string, timeoutMs: number | undefi
 
 /** fetch's failure when nothing listens on the port: ECONNREFUSED on the cause (or on every address tried). */
 function isConnectionRefused(err: unknown): boolean {
-  const cause = err instanceof Error ? (err.cause as { code?: unknown; errors?: { code?: unknown }[] } | undefined) : undefined;
+  const cause =
+    err instanceof Error ? (err.cause as { code?: unknown; errors?: { code?: unknown }[] } | undefined) : undefined;
   if (!cause) return false;
   if (cause.code === 'ECONNREFUSED') return true;
-  return Array.isArray(cause.errors) && cause.errors.length > 0 && cause.errors.every((e) => e?.code === 'ECONNREFUSED');
+  return (
+    Array.isArray(cause.errors) && cause.errors.length > 0 && cause.errors.every((e) => e?.code === 'ECONNREFUSED')
+  );
 }

@@ -20,7 +20,16 @@ export class ApiClientError extends Error {
   readonly method: string;
   readonly path: string;
 
-  constructor(init: { status: number; code: string; message: string; retryAfter?: number; extra?: Record<string, unknown>; method: string; path: string; cause?: unknown }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    retryAfter?: number;
+    extra?: Record<string, unknown>;
+    method: string;
+    path: string;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
     this.code = init.code;

@@ -29,7 +29,11 @@ export type Answer<P extends keyof paths, M extends keyof paths[P], S extends nu
   ? B
   : never;
 /** The JSON request body of a route. */
-export type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+export type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
 
 export type SyncBody = Body<'/v1/agents/sync', 'post'>;
 export type SyncResult = Answer<'/v1/agents/sync', 'post'>['data'];
@@ -55,10 +59,18 @@ export class AttestClient {
   constructor(opts: ClientOptions) {
     this.url = opts.url.replace(/\/+$/, '');
     this.appId = opts.appId;
-    const headers: Record<string, string> = { accept: 'application/json', [RUNNER_HEADER]: opts.runnerVersion ?? VERSION };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      [RUNNER_HEADER]: opts.runnerVersion ?? VERSION,
+    };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.appId) headers[APP_HEADER] = opts.appId;
-    this.api = createApi({ baseUrl: this.url, headers, timeoutMs: opts.timeoutMs ?? 60_000, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+    this.api = createApi({
+      baseUrl: this.url,
+      headers,
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
   }
 
   // ---- account ----
@@ -102,7 +114,8 @@ export class AttestClient {
     return (await unwrap(this.api.GET('/v1/emitted-results', { params: { query: { repository, prNumber } } }))).data;
   }
   async workItemPullRequests(workItem: string) {
-    return (await unwrap(this.api.GET('/v1/work-items/{id}/pull-requests', { params: { path: { id: workItem } } }))).data;
+    return (await unwrap(this.api.GET('/v1/work-items/{id}/pull-requests', { params: { path: { id: workItem } } })))
+      .data;
   }
 
   // ---- work ----
@@ -117,13 +130,26 @@ export class AttestClient {
     return (await unwrap(this.api.POST('/v1/work-items/{id}/claims', { params: { path: { id } }, body }))).data;
   }
   async renewClaim(id: string, itemKey: string) {
-    return (await unwrap(this.api.PUT('/v1/work-items/{id}/claims/current', { params: { path: { id } }, ...as(itemKey) }))).data;
+    return (
+      await unwrap(this.api.PUT('/v1/work-items/{id}/claims/current', { params: { path: { id } }, ...as(itemKey) }))
+    ).data;
   }
   async releaseClaim(id: string, itemKey?: string): Promise<void> {
-    await this.api.DELETE('/v1/work-items/{id}/claims/current', { params: { path: { id } }, ...(itemKey ? as(itemKey) : {}) });
+    await this.api.DELETE('/v1/work-items/{id}/claims/current', {
+      params: { path: { id } },
+      ...(itemKey ? as(itemKey) : {}),
+    });
   }
-  async putPullRequest(workItemId: string, itemKey: string, body: Body<'/v1/work-items/{workItemId}/pull-request', 'put'>) {
-    const res = await this.api.PUT('/v1/work-items/{workItemId}/pull-request', { params: { path: { workItemId } }, body, ...as(itemKey) });
+  async putPullRequest(
+    workItemId: string,
+    itemKey: string,
+    body: Body<'/v1/work-items/{workItemId}/pull-request', 'put'>,
+  ) {
+    const res = await this.api.PUT('/v1/work-items/{workItemId}/pull-request', {
+      params: { path: { workItemId } },
+      body,
+      ...as(itemKey),
+    });
     return { status: res.response.status, pr: (await unwrap(Promise.resolve(res))).data };
   }
 

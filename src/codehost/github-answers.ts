@@ -64,10 +64,20 @@ export function instant(iso: string | null): number | null {
 
 export function snapshotOf(data: PullRequestAnswer): PullRequestSnapshot {
   return {
-    number: data.number, url: data.html_url, title: data.title, body: data.body ?? null, author: data.user?.login ?? null,
-    headRef: data.head.ref, headSha: data.head.sha, baseRef: data.base.ref, open: data.state === 'open',
-    merged: Boolean(data.merged ?? data.merged_at), createdAt: Date.parse(data.created_at), updatedAt: Date.parse(data.updated_at),
-    closedAt: instant(data.closed_at), mergedAt: instant(data.merged_at),
+    number: data.number,
+    url: data.html_url,
+    title: data.title,
+    body: data.body ?? null,
+    author: data.user?.login ?? null,
+    headRef: data.head.ref,
+    headSha: data.head.sha,
+    baseRef: data.base.ref,
+    open: data.state === 'open',
+    merged: Boolean(data.merged ?? data.merged_at),
+    createdAt: Date.parse(data.created_at),
+    updatedAt: Date.parse(data.updated_at),
+    closedAt: instant(data.closed_at),
+    mergedAt: instant(data.merged_at),
   };
 }
 
@@ -103,7 +113,9 @@ export function retryableFailure(err: unknown, nowMs: number): ApiError | null {
   if (!isHttpError(err)) {
     // Octokit reports fetch failures as status 500; what else reaches here from the wire (a body cut
     // off mid-read, a timeout) is a network failure too. Anything else is not GitHub's doing.
-    return isNetworkFailure(err) ? unavailable('The code host could not be reached; safe to retry.', DEFAULT_RETRY_AFTER_S.failure) : null;
+    return isNetworkFailure(err)
+      ? unavailable('The code host could not be reached; safe to retry.', DEFAULT_RETRY_AFTER_S.failure)
+      : null;
   }
   const retryAfter = headerNumber(err, 'retry-after');
   const remaining = headerNumber(err, 'x-ratelimit-remaining');
@@ -113,7 +125,10 @@ export function retryableFailure(err: unknown, nowMs: number): ApiError | null {
     err.status === 429 ||
     (err.status === 403 && (remaining === 0 || retryAfter !== null || /rate limit/i.test(err.message)));
   if (rateLimited) {
-    return unavailable('The code host is rate limiting the App; safe to retry.', retryAfter ?? (resetIn !== null && resetIn > 0 ? resetIn : DEFAULT_RETRY_AFTER_S.rateLimit));
+    return unavailable(
+      'The code host is rate limiting the App; safe to retry.',
+      retryAfter ?? (resetIn !== null && resetIn > 0 ? resetIn : DEFAULT_RETRY_AFTER_S.rateLimit),
+    );
   }
   if (err.status >= 500) {
     // Octokit reports network failures and aborted (timed out) requests as status 500 too.
@@ -142,9 +157,12 @@ export function isNotAccessible(err: unknown): boolean {
 }
 
 export function errorMessages(err: GitHubHttpError): string {
-  const data = err.response?.data as { message?: unknown; errors?: Array<{ message?: unknown; code?: unknown; field?: unknown }> } | undefined;
+  const data = err.response?.data as
+    | { message?: unknown; errors?: Array<{ message?: unknown; code?: unknown; field?: unknown }> }
+    | undefined;
   const parts = [String(data?.message ?? err.message)];
-  for (const e of data?.errors ?? []) parts.push([e.message, e.code, e.field].filter((x) => typeof x === 'string').join(' '));
+  for (const e of data?.errors ?? [])
+    parts.push([e.message, e.code, e.field].filter((x) => typeof x === 'string').join(' '));
   return parts.join(' | ');
 }
 
@@ -166,5 +184,11 @@ export interface IssueCommentAnswer {
 }
 
 export function commentOf(c: IssueCommentAnswer): IssueComment {
-  return { id: c.id, url: c.html_url, body: c.body ?? '', author: c.user?.login ?? null, authorType: c.user?.type ?? null };
+  return {
+    id: c.id,
+    url: c.html_url,
+    body: c.body ?? '',
+    author: c.user?.login ?? null,
+    authorType: c.user?.type ?? null,
+  };
 }

@@ -3,7 +3,20 @@
 import type { Octokit } from '@octokit/rest';
 import { apiError } from '../server/errors.js';
 import {
-  DEFAULT_RETRY_AFTER_S, type InstallationToken, type RepositoryInfo, type PullRequestRef, type PullRequestSnapshot, snapshotOf, isHttpError, unavailable, isNotFound, isNotAccessible, errorMessages, type IssueComment, type IssueCommentAnswer, commentOf,
+  DEFAULT_RETRY_AFTER_S,
+  type InstallationToken,
+  type RepositoryInfo,
+  type PullRequestRef,
+  type PullRequestSnapshot,
+  snapshotOf,
+  isHttpError,
+  unavailable,
+  isNotFound,
+  isNotAccessible,
+  errorMessages,
+  type IssueComment,
+  type IssueCommentAnswer,
+  commentOf,
 } from './github-answers.js';
 
 /** Repository-level calls with one installation token. */
@@ -40,7 +53,11 @@ export class InstallationClient {
       return await this.run(fn);
     } catch (err) {
       if (!isHttpError(err) || err.status !== 401) throw err;
-      if (this.renewed) throw unavailable('GitHub refused a freshly minted installation token; safe to retry.', DEFAULT_RETRY_AFTER_S.failure);
+      if (this.renewed)
+        throw unavailable(
+          'GitHub refused a freshly minted installation token; safe to retry.',
+          DEFAULT_RETRY_AFTER_S.failure,
+        );
       this.renewed = true;
       const session = await this.renew();
       if (!session) throw apiError('repository_not_in_installation', 'The App installation no longer exists.');
@@ -69,7 +86,12 @@ export class InstallationClient {
     const repos = await this.call(() =>
       this.octokit.paginate(this.octokit.rest.apps.listReposAccessibleToInstallation, { per_page: 100 }),
     );
-    return new Map(repos.map((r) => [r.full_name.toLowerCase(), { id: r.id, fullName: r.full_name, defaultBranch: r.default_branch }]));
+    return new Map(
+      repos.map((r) => [
+        r.full_name.toLowerCase(),
+        { id: r.id, fullName: r.full_name, defaultBranch: r.default_branch },
+      ]),
+    );
   }
 
   /** The repository as the installation sees it; null when the installation cannot see it. */
@@ -108,7 +130,9 @@ export class InstallationClient {
    * permission; when the App cannot read it, the rules alone decide).
    */
   async requiresPullRequest(owner: string, repo: string, branch: string): Promise<boolean> {
-    const { data: rules } = await this.call(() => this.octokit.rest.repos.getBranchRules({ owner, repo, branch, per_page: 100 }));
+    const { data: rules } = await this.call(() =>
+      this.octokit.rest.repos.getBranchRules({ owner, repo, branch, per_page: 100 }),
+    );
     if (rules.some((r) => r.type === 'pull_request')) return true;
     try {
       const { data } = await this.call(() => this.octokit.rest.repos.getBranchProtection({ owner, repo, branch }));
@@ -125,7 +149,9 @@ export class InstallationClient {
       this.octokit.rest.pulls.list({ owner, repo, state: 'open', head: `${owner}:${branch}`, per_page: 100 }),
     );
     // GitHub filters by head already; checking again keeps a fork's same-named branch out.
-    const mine = data.find((p) => p.head.ref === branch && (p.head.repo?.full_name ?? '').toLowerCase() === `${owner}/${repo}`.toLowerCase());
+    const mine = data.find(
+      (p) => p.head.ref === branch && (p.head.repo?.full_name ?? '').toLowerCase() === `${owner}/${repo}`.toLowerCase(),
+    );
     return mine ? { number: mine.number, url: mine.html_url } : null;
   }
 
@@ -135,7 +161,9 @@ export class InstallationClient {
    * does not know the head.
    */
   async createPullRequest(
-    owner: string, repo: string, input: { head: string; base: string; title: string; body: string },
+    owner: string,
+    repo: string,
+    input: { head: string; base: string; title: string; body: string },
   ): Promise<PullRequestSnapshot | 'exists' | 'no_commits' | 'no_branch' | 'not_accessible'> {
     try {
       const { data } = await this.call(() => this.octokit.rest.pulls.create({ owner, repo, ...input }));
@@ -156,10 +184,19 @@ export class InstallationClient {
    * Every comment on an issue or pull request, oldest first (GET .../issues/{n}/comments, every page).
    * 'not_found' when the pull request does not exist or the installation cannot see it.
    */
-  async listIssueComments(owner: string, repo: string, number: number): Promise<IssueComment[] | 'not_found' | 'not_accessible'> {
+  async listIssueComments(
+    owner: string,
+    repo: string,
+    number: number,
+  ): Promise<IssueComment[] | 'not_found' | 'not_accessible'> {
     try {
       const comments = await this.call(() =>
-        this.octokit.paginate(this.octokit.rest.issues.listComments, { owner, repo, issue_number: number, per_page: 100 }),
+        this.octokit.paginate(this.octokit.rest.issues.listComments, {
+          owner,
+          repo,
+          issue_number: number,
+          per_page: 100,
+        }),
       );
       return comments.map((c) => commentOf(c as IssueCommentAnswer));
     } catch (err) {
@@ -170,9 +207,16 @@ export class InstallationClient {
   }
 
   /** Comment on an issue or pull request (POST .../issues/{n}/comments). */
-  async createIssueComment(owner: string, repo: string, number: number, body: string): Promise<IssueComment | 'not_found' | 'not_accessible'> {
+  async createIssueComment(
+    owner: string,
+    repo: string,
+    number: number,
+    body: string,
+  ): Promise<IssueComment | 'not_found' | 'not_accessible'> {
     try {
-      const { data } = await this.call(() => this.octokit.rest.issues.createComment({ owner, repo, issue_number: number, body }));
+      const { data } = await this.call(() =>
+        this.octokit.rest.issues.createComment({ owner, repo, issue_number: number, body }),
+      );
       return commentOf(data as IssueCommentAnswer);
     } catch (err) {
       if (isNotFound(err) || (isHttpError(err) && err.status === 410)) return 'not_found';
@@ -182,9 +226,16 @@ export class InstallationClient {
   }
 
   /** Replace a comment's body (PATCH .../issues/comments/{id}); 'not_found' when it was deleted. */
-  async updateIssueComment(owner: string, repo: string, commentId: number, body: string): Promise<IssueComment | 'not_found' | 'not_accessible'> {
+  async updateIssueComment(
+    owner: string,
+    repo: string,
+    commentId: number,
+    body: string,
+  ): Promise<IssueComment | 'not_found' | 'not_accessible'> {
     try {
-      const { data } = await this.call(() => this.octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body }));
+      const { data } = await this.call(() =>
+        this.octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body }),
+      );
       return commentOf(data as IssueCommentAnswer);
     } catch (err) {
       if (isNotFound(err)) return 'not_found';
@@ -206,9 +257,16 @@ export class InstallationClient {
   }
 
   /** Edit title and body; 'not_accessible' when the token may not write there (repository outside the installation). */
-  async updatePullRequest(owner: string, repo: string, number: number, input: { title: string; body: string }): Promise<PullRequestSnapshot | 'not_accessible'> {
+  async updatePullRequest(
+    owner: string,
+    repo: string,
+    number: number,
+    input: { title: string; body: string },
+  ): Promise<PullRequestSnapshot | 'not_accessible'> {
     try {
-      const { data } = await this.call(() => this.octokit.rest.pulls.update({ owner, repo, pull_number: number, ...input }));
+      const { data } = await this.call(() =>
+        this.octokit.rest.pulls.update({ owner, repo, pull_number: number, ...input }),
+      );
       return snapshotOf(data);
     } catch (err) {
       if (isNotAccessible(err)) return 'not_accessible';

@@ -23,17 +23,31 @@ async function orUnreadable<T>(fn: () => Promise<T>): Promise<T | Unreadable> {
 }
 
 /** The SHAs of the pull request's commits, oldest first (GET .../pulls/{n}/commits, every page). */
-export function pullRequestCommits(client: InstallationClient, owner: string, repo: string, number: number): Promise<string[] | Unreadable> {
+export function pullRequestCommits(
+  client: InstallationClient,
+  owner: string,
+  repo: string,
+  number: number,
+): Promise<string[] | Unreadable> {
   return orUnreadable(async () => {
-    const commits = await client.request((o) => o.paginate(o.rest.pulls.listCommits, { owner, repo, pull_number: number, per_page: 100 }));
+    const commits = await client.request((o) =>
+      o.paginate(o.rest.pulls.listCommits, { owner, repo, pull_number: number, per_page: 100 }),
+    );
     return commits.slice(0, PULL_COMMITS_CAP).map((c) => c.sha);
   });
 }
 
 /** The paths the pull request changes, renamed files under both names (GET .../pulls/{n}/files, every page). */
-export function pullRequestFiles(client: InstallationClient, owner: string, repo: string, number: number): Promise<string[] | Unreadable> {
+export function pullRequestFiles(
+  client: InstallationClient,
+  owner: string,
+  repo: string,
+  number: number,
+): Promise<string[] | Unreadable> {
   return orUnreadable(async () => {
-    const files = await client.request((o) => o.paginate(o.rest.pulls.listFiles, { owner, repo, pull_number: number, per_page: 100 }));
+    const files = await client.request((o) =>
+      o.paginate(o.rest.pulls.listFiles, { owner, repo, pull_number: number, per_page: 100 }),
+    );
     const out = new Set<string>();
     for (const f of files.slice(0, PULL_FILES_CAP)) {
       out.add(f.filename);
@@ -43,14 +57,20 @@ export function pullRequestFiles(client: InstallationClient, owner: string, repo
   });
 }
 
-export type ContentsEntry = { kind: 'file'; path: string; text: string } | { kind: 'dir'; entries: Array<{ path: string; type: string }> };
+export type ContentsEntry =
+  | { kind: 'file'; path: string; text: string }
+  | { kind: 'dir'; entries: Array<{ path: string; type: string }> };
 
 /**
  * A file's text or a directory's entries at a commit (GET .../contents/{path}?ref=). null when there is
  * nothing at that path; 'not_accessible' without the contents permission.
  */
 export async function contentsAt(
-  client: InstallationClient, owner: string, repo: string, path: string, ref: string,
+  client: InstallationClient,
+  owner: string,
+  repo: string,
+  path: string,
+  ref: string,
 ): Promise<ContentsEntry | null | 'not_accessible'> {
   const answer = await orUnreadable(() => client.request((o) => o.rest.repos.getContent({ owner, repo, path, ref })));
   if (answer === 'not_found') return null;
@@ -80,12 +100,25 @@ export interface CheckRunRef {
 }
 
 /** Create a completed check run on a commit (POST .../check-runs). */
-export async function createCheckRun(client: InstallationClient, owner: string, repo: string, input: CheckRunInput): Promise<CheckRunRef | Unreadable> {
+export async function createCheckRun(
+  client: InstallationClient,
+  owner: string,
+  repo: string,
+  input: CheckRunInput,
+): Promise<CheckRunRef | Unreadable> {
   return orUnreadable(async () => {
     const { data } = await client.request((o) =>
       o.rest.checks.create({
-        owner, repo, name: input.name, head_sha: input.headSha, ...(input.conclusion === null ? { status: 'in_progress' as const } : { status: 'completed' as const, conclusion: input.conclusion }),
-        details_url: input.detailsUrl, external_id: input.externalId, output: { title: input.title, summary: input.summary },
+        owner,
+        repo,
+        name: input.name,
+        head_sha: input.headSha,
+        ...(input.conclusion === null
+          ? { status: 'in_progress' as const }
+          : { status: 'completed' as const, conclusion: input.conclusion }),
+        details_url: input.detailsUrl,
+        external_id: input.externalId,
+        output: { title: input.title, summary: input.summary },
       }),
     );
     return { id: data.id, url: data.html_url ?? '' };
@@ -94,13 +127,25 @@ export async function createCheckRun(client: InstallationClient, owner: string, 
 
 /** Replace a check run's conclusion and output (PATCH .../check-runs/{id}); 'not_found' when it is gone. */
 export async function updateCheckRun(
-  client: InstallationClient, owner: string, repo: string, id: number, input: Omit<CheckRunInput, 'headSha'>,
+  client: InstallationClient,
+  owner: string,
+  repo: string,
+  id: number,
+  input: Omit<CheckRunInput, 'headSha'>,
 ): Promise<CheckRunRef | Unreadable> {
   return orUnreadable(async () => {
     const { data } = await client.request((o) =>
       o.rest.checks.update({
-        owner, repo, check_run_id: id, name: input.name, ...(input.conclusion === null ? { status: 'in_progress' as const } : { status: 'completed' as const, conclusion: input.conclusion }),
-        details_url: input.detailsUrl, external_id: input.externalId, output: { title: input.title, summary: input.summary },
+        owner,
+        repo,
+        check_run_id: id,
+        name: input.name,
+        ...(input.conclusion === null
+          ? { status: 'in_progress' as const }
+          : { status: 'completed' as const, conclusion: input.conclusion }),
+        details_url: input.detailsUrl,
+        external_id: input.externalId,
+        output: { title: input.title, summary: input.summary },
       }),
     );
     return { id: data.id, url: data.html_url ?? '' };

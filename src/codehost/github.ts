@@ -10,12 +10,24 @@ import type { Config } from '../server/config.js';
 import type { Gateway } from '../server/context.js';
 import { apiError, ApiError } from '../server/errors.js';
 import {
-  type PullRequestWrite, type InstallationToken, instant, isHttpError, retryableFailure, isNotFound,
+  type PullRequestWrite,
+  type InstallationToken,
+  instant,
+  isHttpError,
+  retryableFailure,
+  isNotFound,
 } from './github-answers.js';
 import { InstallationClient, type InstallationSession } from './github-installation.js';
 
 export { InstallationClient } from './github-installation.js';
-export type { InstallationToken, IssueComment, PullRequestRef, PullRequestSnapshot, PullRequestWrite, RepositoryInfo } from './github-answers.js';
+export type {
+  InstallationToken,
+  IssueComment,
+  PullRequestRef,
+  PullRequestSnapshot,
+  PullRequestWrite,
+  RepositoryInfo,
+} from './github-answers.js';
 export { retryableFailure } from './github-answers.js';
 
 /** A cached token is replaced this long before GitHub says it expires, so no call races the expiry. */
@@ -79,15 +91,19 @@ export class GitHubApp {
 
   /** The App's own client and its token minter, built on first use. */
   private appClients(): Promise<AppClients> {
-    return (this.clients ??= loadOctokit().then(({ Octokit, createAppAuth }) => {
-      const baseUrl = this.apiUrl.replace(/\/+$/, '');
-      const auth = { appId: this.appId, privateKey: normalizePrivateKey(this.privateKey) };
-      const appOctokit = withTimeout(new Octokit({ baseUrl, authStrategy: createAppAuth, auth, userAgent: 'attest-gateway', log: quiet }));
-      return { appOctokit, auth: createAppAuth({ ...auth, request: appOctokit.request }) };
-    }).catch((err: unknown) => {
-      this.clients = null;
-      throw err;
-    }));
+    return (this.clients ??= loadOctokit()
+      .then(({ Octokit, createAppAuth }) => {
+        const baseUrl = this.apiUrl.replace(/\/+$/, '');
+        const auth = { appId: this.appId, privateKey: normalizePrivateKey(this.privateKey) };
+        const appOctokit = withTimeout(
+          new Octokit({ baseUrl, authStrategy: createAppAuth, auth, userAgent: 'attest-gateway', log: quiet }),
+        );
+        return { appOctokit, auth: createAppAuth({ ...auth, request: appOctokit.request }) };
+      })
+      .catch((err: unknown) => {
+        this.clients = null;
+        throw err;
+      }));
   }
 
   /**
@@ -103,11 +119,17 @@ export class GitHubApp {
       const failure = retryableFailure(err, Date.now());
       if (failure) throw failure;
       if (as === 'app' && isHttpError(err) && err.status === 401) {
-        throw apiError('repository_tokens_unavailable', 'GitHub refused the App credentials (GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY).');
+        throw apiError(
+          'repository_tokens_unavailable',
+          'GitHub refused the App credentials (GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY).',
+        );
       }
       if (as === 'app' && !isHttpError(err)) {
         // Signing the App JWT failed before any request: the configured private key is unusable.
-        throw apiError('repository_tokens_unavailable', 'The GitHub App private key (GITHUB_APP_PRIVATE_KEY) cannot sign the App JWT.');
+        throw apiError(
+          'repository_tokens_unavailable',
+          'The GitHub App private key (GITHUB_APP_PRIVATE_KEY) cannot sign the App JWT.',
+        );
       }
       throw err;
     }
@@ -201,14 +223,25 @@ export class GitHubApp {
   async installation(installationId: number, fresh = false): Promise<InstallationClient | null> {
     const session = await this.installationSession(installationId, fresh);
     if (!session) return null;
-    return new InstallationClient(session, (fn) => this.call(fn, 'installation'), () => this.installationSession(installationId, true));
+    return new InstallationClient(
+      session,
+      (fn) => this.call(fn, 'installation'),
+      () => this.installationSession(installationId, true),
+    );
   }
 
   private async installationSession(installationId: number, fresh: boolean): Promise<InstallationSession | null> {
     const token = await this.installationToken(installationId, fresh);
     if (!token) return null;
     const { Octokit } = await loadOctokit();
-    const octokit = withTimeout(new Octokit({ baseUrl: this.apiUrl.replace(/\/+$/, ''), auth: token.token, userAgent: 'attest-gateway', log: quiet }));
+    const octokit = withTimeout(
+      new Octokit({
+        baseUrl: this.apiUrl.replace(/\/+$/, ''),
+        auth: token.token,
+        userAgent: 'attest-gateway',
+        log: quiet,
+      }),
+    );
     return { octokit, token };
   }
 }
@@ -218,12 +251,18 @@ export class GitHubApp {
  * requests write or issues write (either one; the App asks for pull requests write). Same three answers
  * as pullRequestWriteOf.
  */
-export function commentWriteOf(installation: Record<string, string> | null, requested: Record<string, string>): PullRequestWrite {
+export function commentWriteOf(
+  installation: Record<string, string> | null,
+  requested: Record<string, string>,
+): PullRequestWrite {
   if (installation?.pull_requests === 'write' || installation?.issues === 'write') return 'granted';
   return requested.pull_requests === 'write' || requested.issues === 'write' ? 'pending' : 'missing';
 }
 
-export function pullRequestWriteOf(installation: Record<string, string> | null, requested: Record<string, string>): PullRequestWrite {
+export function pullRequestWriteOf(
+  installation: Record<string, string> | null,
+  requested: Record<string, string>,
+): PullRequestWrite {
   if (installation?.pull_requests === 'write') return 'granted';
   return requested.pull_requests === 'write' ? 'pending' : 'missing';
 }
@@ -234,7 +273,10 @@ const apps = new WeakMap<Gateway, { key: string; app: GitHubApp }>();
 export function githubApp(gateway: Gateway): GitHubApp {
   const github: Config['github'] = gateway.config.github;
   if (!github.appId || !github.privateKey) {
-    throw apiError('repository_tokens_unavailable', 'This gateway has no GitHub App configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY).');
+    throw apiError(
+      'repository_tokens_unavailable',
+      'This gateway has no GitHub App configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY).',
+    );
   }
   const key = `${github.apiUrl}|${github.appId}`;
   const existing = apps.get(gateway);

@@ -12,7 +12,10 @@ const ZWSP = '\u200b';
  */
 export function inline(text: string, max = 300): string {
   // eslint-disable-next-line no-control-regex
-  let t = text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  let t = text
+    .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (t.length > max) t = `${t.slice(0, max - 1)}…`;
   t = t.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
   t = t.replace(/[\\`*_{}[\]()#+\-.!|~:=]/g, (c) => `\\${c}`);
@@ -31,5 +34,8 @@ export function destination(url: string): string | null {
     return null;
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-  return parsed.href.replace(/[\s()<>[\]"'`\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  return parsed.href.replace(
+    /[\s()<>[\]"'`\\]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
 }

@@ -43,5 +43,10 @@ export function normalizeRepo(raw: string | undefined): string {
 
 /** A pull request's repository as the PR tables key it: `owner/repo`, lower-cased. */
 export function normalizeRepository(repository: string): string {
-  return repository.trim().replace(/^https?:\/\/[^/]+\//i, '').replace(/^github\.com\//i, '').replace(/\.git$/i, '').toLowerCase();
+  return repository
+    .trim()
+    .replace(/^https?:\/\/[^/]+\//i, '')
+    .replace(/^github\.com\//i, '')
+    .replace(/\.git$/i, '')
+    .toLowerCase();
 }

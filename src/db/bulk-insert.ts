@@ -39,7 +39,13 @@ function cachedText(key: string, write: () => string): string {
 
 const columnList = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(', ');
 
-function textOf(style: 'dollar' | 'question', table: string, columns: readonly string[], rowCount: number, tail: string): string {
+function textOf(
+  style: 'dollar' | 'question',
+  table: string,
+  columns: readonly string[],
+  rowCount: number,
+  tail: string,
+): string {
   return cachedText(`${style}\u0000${table}\u0000${columns.join(',')}\u0000${rowCount}\u0000${tail}`, () => {
     const tuples: string[] = [];
     let n = 0;
@@ -89,12 +95,19 @@ function checkRows(caller: string, table: string, columns: readonly string[], ro
   let plainJson = true;
   for (const row of rows) {
     const values = row as Record<string, unknown>;
-    if (Object.keys(values).length !== columns.length) throw new Error(`${caller}(${table}): rows differ in their columns`);
+    if (Object.keys(values).length !== columns.length)
+      throw new Error(`${caller}(${table}): rows differ in their columns`);
     for (const column of columns) {
       const value = values[column];
       // Kysely would leave an undefined value to the column's default; here it is a mistake of the caller.
       if (value === undefined) throw new Error(`${caller}(${table}): a row lacks ${column}`);
-      if (value !== null && typeof value !== 'string' && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) plainJson = false;
+      if (
+        value !== null &&
+        typeof value !== 'string' &&
+        typeof value !== 'boolean' &&
+        !(typeof value === 'number' && Number.isFinite(value))
+      )
+        plainJson = false;
     }
   }
   return plainJson;
@@ -107,7 +120,12 @@ function checkRows(caller: string, table: string, columns: readonly string[], ro
  * of 25 grown sessions made 25 updates, 0.19 ms of the server each plus a round trip. Elsewhere (SQLite, where a
  * statement costs no round trip, or values JSON cannot carry) one update a row.
  */
-export async function updateRowsById(db: Db, table: string, appId: string, rows: readonly ({ id: string } & Row)[]): Promise<void> {
+export async function updateRowsById(
+  db: Db,
+  table: string,
+  appId: string,
+  rows: readonly ({ id: string } & Row)[],
+): Promise<void> {
   for (const query of updateRowsByIdQueries(db, table, appId, rows)) await db.executeQuery(query);
 }
 
@@ -117,17 +135,25 @@ export async function updateRowsById(db: Db, table: string, appId: string, rows:
  * the id, it chose the join by its statistics and, for an app grown since they were gathered, hash-joined every
  * row of the app on each sync.
  */
-export function updateRowsByIdQueries(db: Db, table: string, appId: string, rows: readonly ({ id: string } & Row)[]): CompiledQuery[] {
+export function updateRowsByIdQueries(
+  db: Db,
+  table: string,
+  appId: string,
+  rows: readonly ({ id: string } & Row)[],
+): CompiledQuery[] {
   const first = rows[0];
   if (first === undefined) return [];
   const columns = Object.keys(first);
   const plainJson = checkRows('updateRowsById', table, columns, rows);
   const set = columns.filter((c) => c !== 'id');
   if (placeholderStyle(db) === 'dollar' && plainJson && rows.length > 1) {
-    const text = cachedText(`update\u0000${table}\u0000${columns.join(',')}`, () =>
-      `update "${table}" as t set ${set.map((c) => `"${c}" = v."${c}"`).join(', ')} ` +
+    const text = cachedText(
+      `update\u0000${table}\u0000${columns.join(',')}`,
+      () =>
+        `update "${table}" as t set ${set.map((c) => `"${c}" = v."${c}"`).join(', ')} ` +
         `from json_populate_recordset(null::"${table}", $1::json) as v ` +
-        `where t.ctid = any(${rowsOfSessionsTids(table, 'id', 'session', '$2', '$3')}) and t."id" = v."id"`);
+        `where t.ctid = any(${rowsOfSessionsTids(table, 'id', 'session', '$2', '$3')}) and t."id" = v."id"`,
+    );
     return [CompiledQuery.raw(text, [JSON.stringify(rows), appId, rows.map((r) => r.id)])];
   }
   const text = cachedText(`update-one\u0000${placeholderStyle(db)}\u0000${table}\u0000${columns.join(',')}`, () => {

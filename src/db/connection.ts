@@ -3,7 +3,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'libsql';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type DatabaseIntrospector, type DatabaseMetadata, type PostgresDialectConfig, type SchemaMetadata, type TableMetadata } from 'kysely';
+import {
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type PostgresDialectConfig,
+  type SchemaMetadata,
+  type TableMetadata,
+} from 'kysely';
 import type { Database } from './schema.js';
 import { afterEachCommit } from './group-commit.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
@@ -38,7 +49,8 @@ const PG_INT8 = 20;
 const PG_NUMERIC = 1700;
 
 export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
-  if (opts.databaseUrl) return openPostgres((await import('pg')).default, opts.databaseUrl, opts.databaseSchema ?? null);
+  if (opts.databaseUrl)
+    return openPostgres((await import('pg')).default, opts.databaseUrl, opts.databaseSchema ?? null);
   ensurePrivateDir(opts.dataDir);
   const file = path.join(opts.dataDir, 'attest.db');
   // SQLite creates the -wal and -shm files with the database file's mode, so a 0600 database gives 0600
@@ -130,7 +142,9 @@ function rowMaker(names: readonly string[]): (values: unknown[]) => Record<strin
     };
   }
   // The names are JSON-quoted string keys: no column name can be anything but a key.
-  return new Function('v', `return {${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`) as (values: unknown[]) => Record<string, unknown>;
+  return new Function('v', `return {${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`) as (
+    values: unknown[],
+  ) => Record<string, unknown>;
 }
 
 /**
@@ -224,7 +238,12 @@ function openPostgres(pg: typeof import('pg').default, url: string, schema: stri
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }, schema ?? 'public') });
-  return { db, dialect: 'postgres', location: withoutPassword(url) + (schema ? ` (schema ${schema})` : ''), close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    location: withoutPassword(url) + (schema ? ` (schema ${schema})` : ''),
+    close: () => db.destroy(),
+  };
 }
 
 /**
@@ -235,7 +254,10 @@ function openPostgres(pg: typeof import('pg').default, url: string, schema: stri
  * so this introspector answers for the gateway's own schema alone.
  */
 class OwnSchemaIntrospector implements DatabaseIntrospector {
-  constructor(private readonly db: Kysely<unknown>, private readonly schema: string) {}
+  constructor(
+    private readonly db: Kysely<unknown>,
+    private readonly schema: string,
+  ) {}
 
   async getSchemas(): Promise<SchemaMetadata[]> {
     return [{ name: this.schema }];
@@ -255,7 +277,10 @@ class OwnSchemaIntrospector implements DatabaseIntrospector {
 }
 
 class OwnSchemaPostgresDialect extends PostgresDialect {
-  constructor(config: PostgresDialectConfig, private readonly schema: string) {
+  constructor(
+    config: PostgresDialectConfig,
+    private readonly schema: string,
+  ) {
     super(config);
   }
 

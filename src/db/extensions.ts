@@ -11,7 +11,10 @@ import { sql, type Kysely } from 'kysely';
 export async function ensureExtension(db: Kysely<unknown>, name: 'pg_trgm' | 'btree_gin'): Promise<string | null> {
   let schema = await extensionSchema(db, name);
   const ident = sql.id(name);
-  for (const create of [sql`create extension if not exists ${ident} with schema public`, sql`create extension if not exists ${ident}`]) {
+  for (const create of [
+    sql`create extension if not exists ${ident} with schema public`,
+    sql`create extension if not exists ${ident}`,
+  ]) {
     if (schema) break;
     await sql`savepoint create_extension`.execute(db);
     try {
@@ -28,6 +31,10 @@ export async function ensureExtension(db: Kysely<unknown>, name: 'pg_trgm' | 'bt
 
 /** The schema an installed extension lives in, or null when it is not installed. */
 export async function extensionSchema(db: Kysely<unknown>, name: string): Promise<string | null> {
-  const res = await sql<{ schema: string }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = ${name}`.execute(db);
+  const res = await sql<{
+    schema: string;
+  }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = ${name}`.execute(
+    db,
+  );
   return res.rows[0]?.schema ?? null;
 }

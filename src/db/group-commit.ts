@@ -58,12 +58,13 @@ class CommitGroup {
       if (this.preparing === 0) this.allReady?.();
     };
     return {
-      commit: (work) => new Promise<void>((resolve, reject) => {
-        if (settled) throw new Error('a durable writer commits once');
-        this.waiting.push({ work, resolve, reject });
-        settle();
-        if (!this.running) void this.drain();
-      }),
+      commit: (work) =>
+        new Promise<void>((resolve, reject) => {
+          if (settled) throw new Error('a durable writer commits once');
+          this.waiting.push({ work, resolve, reject });
+          settle();
+          if (!this.running) void this.drain();
+        }),
       leave: settle,
     };
   }

@@ -33,7 +33,11 @@ class FolderProvider implements MigrationProvider {
  * `schema` (PostgreSQL) names where the migration bookkeeping tables live. Naming it matters: Kysely
  * looks for its tables across every schema of the database and would otherwise find another schema's.
  */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect, schema: string | null = null): Promise<MigrationResultSet> {
+export async function migrateToLatest(
+  db: Kysely<unknown>,
+  dialect: Dialect,
+  schema: string | null = null,
+): Promise<MigrationResultSet> {
   const migrator = new Migrator({
     db,
     provider: new FolderProvider(dialect),

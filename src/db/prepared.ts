@@ -22,7 +22,11 @@ type Argument = string | number;
 /** A string no caller passes (NUL is refused at the edge): marks where argument `i` lands among the parameters. */
 const sentinel = (i: number): string => `\u0000prepared-argument-${i}\u0000`;
 
-function templateOf<A extends Argument[]>(db: Db, build: (db: Db, ...args: A) => Compilable<unknown>, arity: number): Template | null {
+function templateOf<A extends Argument[]>(
+  db: Db,
+  build: (db: Db, ...args: A) => Compilable<unknown>,
+  arity: number,
+): Template | null {
   const markers = Array.from({ length: arity }, (_, i) => sentinel(i));
   const compiled = build(db, ...(markers as A)).compile();
   if (compiled.sql.includes('\u0000')) return null; // an argument went into the SQL text itself
@@ -45,7 +49,10 @@ function templateOf<A extends Argument[]>(db: Db, build: (db: Db, ...args: A) =>
  * before), not when it branches on a value; so keep such builders to a straight chain of `where(col, op, arg)`.
  * Templates are per store (SQLite and PostgreSQL compile differently) and per transaction object.
  */
-export function preparedQuery<A extends Argument[], R>(arity: A['length'], build: (db: Db, ...args: A) => Compilable<R>): (db: Db, ...args: A) => Promise<R[]> {
+export function preparedQuery<A extends Argument[], R>(
+  arity: A['length'],
+  build: (db: Db, ...args: A) => Compilable<R>,
+): (db: Db, ...args: A) => Promise<R[]> {
   const templates = new WeakMap<Db, Template | null>();
   return async (db, ...args) => {
     let template = templates.get(db);
@@ -58,7 +65,12 @@ export function preparedQuery<A extends Argument[], R>(arity: A['length'], build
     // SQLite outside a transaction: at once, not through Kysely's queue (connection.ts, directReaderOf).
     const direct = directReaderOf(db)?.(template.sql, parameters);
     if (direct) return direct as R[];
-    const compiled: CompiledQuery<R> = { sql: template.sql, parameters, query: template.query, queryId: template.queryId };
+    const compiled: CompiledQuery<R> = {
+      sql: template.sql,
+      parameters,
+      query: template.query,
+      queryId: template.queryId,
+    };
     return (await db.executeQuery(compiled)).rows;
   };
 }

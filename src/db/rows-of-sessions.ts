@@ -24,10 +24,18 @@ export type SessionProbe = 'session' | 'app-then-session';
  * parameter `idsParam` and whose app_id is the parameter `appParam`: `ctid = any(<this>)` reads exactly them.
  * `table` and `column` are names of the code, never values.
  */
-export function rowsOfSessionsTids(table: string, column: string, probe: SessionProbe, appParam: string, idsParam: string): string {
+export function rowsOfSessionsTids(
+  table: string,
+  column: string,
+  probe: SessionProbe,
+  appParam: string,
+  idsParam: string,
+): string {
   const appFirst = probe === 'app-then-session' ? `"app_id" = ${appParam} and ` : '';
-  return `array(select s.ctid from unnest(${idsParam}::text[]) as k(id) cross join lateral ` +
-    `(select ctid, "app_id" from "${table}" where ${appFirst}"${column}" = k.id offset 0) as s where s."app_id" = ${appParam})`;
+  return (
+    `array(select s.ctid from unnest(${idsParam}::text[]) as k(id) cross join lateral ` +
+    `(select ctid, "app_id" from "${table}" where ${appFirst}"${column}" = k.id offset 0) as s where s."app_id" = ${appParam})`
+  );
 }
 
 /** `delete from table` of the rows of these sessions ($1 the app id, $2 the session ids), as above. */

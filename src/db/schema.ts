@@ -47,7 +47,14 @@ export interface AppsTable {
   deleted_at: number | null;
 }
 
-export type CredentialKind = 'factory_key' | 'login_token' | 'management_key' | 'item_key' | 'admin_token' | 'oauth_token' | 'dashboard_session';
+export type CredentialKind =
+  | 'factory_key'
+  | 'login_token'
+  | 'management_key'
+  | 'item_key'
+  | 'admin_token'
+  | 'oauth_token'
+  | 'dashboard_session';
 
 export interface CredentialsTable {
   id: string;

@@ -113,7 +113,11 @@ export class WalCheckpointer {
     try {
       const worker = new Worker(WORKER_SOURCE, {
         eval: true,
-        workerData: { libsql: createRequire(import.meta.url).resolve('libsql'), file: this.file, intervalMs: CHECKPOINT_INTERVAL_MS },
+        workerData: {
+          libsql: createRequire(import.meta.url).resolve('libsql'),
+          file: this.file,
+          intervalMs: CHECKPOINT_INTERVAL_MS,
+        },
         resourceLimits: { maxOldGenerationSizeMb: 16 },
       });
       worker.unref();

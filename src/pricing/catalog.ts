@@ -83,7 +83,8 @@ export function pricesAt(model: ModelInfo, at: Date): ModelPrice {
     if (c.type === 'start_date') {
       if (at.getTime() >= new Date(c.start_date).getTime()) return entry.prices;
     } else {
-      const now = at.getUTCHours() * 3600 + at.getUTCMinutes() * 60 + at.getUTCSeconds() + at.getUTCMilliseconds() / 1000;
+      const now =
+        at.getUTCHours() * 3600 + at.getUTCMinutes() * 60 + at.getUTCSeconds() + at.getUTCMilliseconds() / 1000;
       const start = secondsOfDay(c.start_time);
       const end = secondsOfDay(c.end_time);
       if (end < start ? now >= start || now < end : now >= start && now < end) return entry.prices;
@@ -130,7 +131,14 @@ export async function priceCatalog(at: number, filter: CatalogFilter = {}): Prom
     if (wanted !== undefined && provider.id !== wanted) continue;
     for (const model of provider.models) models.push(entryOf(provider, model, when));
   }
-  return { source: '@pydantic/genai-prices', version: PRICE_DATA_VERSION, currency: 'USD', unit: 'per_million_tokens', at, models };
+  return {
+    source: '@pydantic/genai-prices',
+    version: PRICE_DATA_VERSION,
+    currency: 'USD',
+    unit: 'per_million_tokens',
+    at,
+    models,
+  };
 }
 
 /** The provider ids the catalog knows. */

@@ -63,7 +63,13 @@ export interface SessionCost {
 export interface SessionTotalsInput {
   models: string[];
   startedAt?: string;
-  totals: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number; costUsd?: number | null };
+  totals: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheCreationTokens: number;
+    costUsd?: number | null;
+  };
 }
 
 export const UNKNOWN_MODEL = 'unknown';
@@ -101,12 +107,21 @@ function oneHourPart(usage: TurnTokens): number {
 }
 
 /** genai-prices' usage: `cache_write_tokens` is every cache write, `cache_write_1h_tokens` the one-hour part of it. */
-type Usage = { input_tokens: number; cache_read_tokens: number; cache_write_tokens: number; cache_write_1h_tokens?: number; output_tokens: number };
+type Usage = {
+  input_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens?: number;
+  output_tokens: number;
+};
 
 function calc(model: string, usage: Usage, timestamp: Date | undefined) {
   const attempt = (providerId: string | undefined) => {
     try {
-      return genaiPrices().calcPrice(usage, model, { ...(providerId ? { providerId } : {}), ...(timestamp ? { timestamp } : {}) });
+      return genaiPrices().calcPrice(usage, model, {
+        ...(providerId ? { providerId } : {}),
+        ...(timestamp ? { timestamp } : {}),
+      });
     } catch {
       return null;
     }
@@ -155,7 +170,8 @@ function flatRates(model: string, when: Date): FlatRates | 'per-turn' | null {
   const M = 1_000_000;
   const probe = calc(model, { input_tokens: M, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: 0 }, when);
   if (!probe) return null;
-  const byTimeOfDay = Array.isArray(probe.model.prices) && probe.model.prices.some((p) => p.constraint?.type === 'time_of_date');
+  const byTimeOfDay =
+    Array.isArray(probe.model.prices) && probe.model.prices.some((p) => p.constraint?.type === 'time_of_date');
   const flat = !byTimeOfDay && Object.values(probe.model_price).every((v) => v === undefined || typeof v === 'number');
   if (!flat) return 'per-turn';
   const price = (u: Usage) => calc(model, u, when)?.total_price ?? Number.NaN;
@@ -163,7 +179,13 @@ function flatRates(model: string, when: Date): FlatRates | 'per-turn' | null {
     input: probe.total_price,
     cacheRead: price({ input_tokens: M, cache_read_tokens: M, cache_write_tokens: 0, output_tokens: 0 }),
     cacheWrite: price({ input_tokens: M, cache_read_tokens: 0, cache_write_tokens: M, output_tokens: 0 }),
-    cacheWrite1h: price({ input_tokens: M, cache_read_tokens: 0, cache_write_tokens: M, cache_write_1h_tokens: M, output_tokens: 0 }),
+    cacheWrite1h: price({
+      input_tokens: M,
+      cache_read_tokens: 0,
+      cache_write_tokens: M,
+      cache_write_1h_tokens: M,
+      output_tokens: 0,
+    }),
     output: price({ input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: M }),
   };
   return Object.values(rates).every(Number.isFinite) ? rates : 'per-turn';
@@ -302,14 +324,22 @@ export function priceSession(turns: readonly PricedTurnInput[], fallback?: Sessi
 /** A session with totals but no priced turns: priced from totals when it names exactly one model. */
 function priceTotals(input: SessionTotalsInput): SessionCost {
   const t = input.totals;
-  const usage: TurnTokens = { in: t.inputTokens, out: t.outputTokens, cacheRead: t.cacheReadTokens, cacheCreate: t.cacheCreationTokens };
+  const usage: TurnTokens = {
+    in: t.inputTokens,
+    out: t.outputTokens,
+    cacheRead: t.cacheReadTokens,
+    cacheCreate: t.cacheCreationTokens,
+  };
   const hasTokens = usage.in + usage.out + usage.cacheRead + usage.cacheCreate > 0;
   if (!hasTokens && (t.costUsd === undefined || t.costUsd === null)) {
     return { costNanos: 0, costMicros: 0, status: 'complete', unpricedModels: [], byModel: [], tokens: emptyTokens() };
   }
   const model = input.models.length === 1 && input.models[0] ? input.models[0] : UNKNOWN_MODEL;
   const tokens = tokensByKind(model, usage);
-  let nanos = model !== UNKNOWN_MODEL ? priceTurnNanos(model, tokens, input.startedAt ? new Date(input.startedAt) : undefined) : null;
+  let nanos =
+    model !== UNKNOWN_MODEL
+      ? priceTurnNanos(model, tokens, input.startedAt ? new Date(input.startedAt) : undefined)
+      : null;
   if (nanos === null && typeof t.costUsd === 'number') nanos = usdToNanos(t.costUsd);
   const priced = nanos !== null;
   const costNanos = nanos ?? 0;

@@ -39,12 +39,16 @@ export function hashRow(prevHash: string, row: Omit<AuditLogTable, 'prev_hash' |
 }
 
 function actorFields(actor: Principal | null, user: { name: string; email: string } | undefined) {
-  if (!actor) return { actor_id: 'system', actor_type: 'system', actor_name: 'Attest', actor_email: '', actor_label: 'system' };
+  if (!actor)
+    return { actor_id: 'system', actor_type: 'system', actor_name: 'Attest', actor_email: '', actor_label: 'system' };
   const type: AuditActorType =
-    actor.kind === 'login_token' || actor.kind === 'dashboard_session' ? 'user'
-    : actor.kind === 'management_key' ? 'management_key'
-    : actor.kind === 'admin_token' ? 'admin'
-    : 'api_key';
+    actor.kind === 'login_token' || actor.kind === 'dashboard_session'
+      ? 'user'
+      : actor.kind === 'management_key'
+        ? 'management_key'
+        : actor.kind === 'admin_token'
+          ? 'admin'
+          : 'api_key';
   return {
     actor_id: type === 'user' ? (actor.userId ?? actor.credentialId) : actor.credentialId,
     actor_type: type,
@@ -80,7 +84,10 @@ export async function recordAudit(db: Db, clock: Clock, event: AuditEvent): Prom
     };
     const prevHash = last?.row_hash ?? GENESIS_HASH;
     try {
-      await db.insertInto('audit_log').values({ ...row, prev_hash: prevHash, row_hash: hashRow(prevHash, row) }).execute();
+      await db
+        .insertInto('audit_log')
+        .values({ ...row, prev_hash: prevHash, row_hash: hashRow(prevHash, row) })
+        .execute();
       return;
     } catch (err) {
       if (attempt >= 20) throw err;

@@ -1,6 +1,12 @@
 // What a handler and a service know about the call: who, which factory, the store, a clock.
 // Services take a RequestContext and never read headers.
-import type { FastifyBaseLogger, FastifyInstance, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Db, Dialect } from '../db/connection.js';
 import type { CredentialKind } from '../db/schema.js';
@@ -83,13 +89,32 @@ export function factoryContext(ctx: RequestContext): FactoryContext {
   const p = ctx.principal;
   if (!p || !p.orgId || !p.appId) throw apiError('internal_error', 'route is missing its factory guard');
   // Spelled out rather than spread: this runs on every factory request, and a literal of known shape is cheaper.
-  return { gateway: ctx.gateway, db: ctx.db, clock: ctx.clock, config: ctx.config, log: ctx.log, requestId: ctx.requestId, principal: p, orgId: p.orgId, appId: p.appId };
+  return {
+    gateway: ctx.gateway,
+    db: ctx.db,
+    clock: ctx.clock,
+    config: ctx.config,
+    log: ctx.log,
+    requestId: ctx.requestId,
+    principal: p,
+    orgId: p.orgId,
+    appId: p.appId,
+  };
 }
 
 export function orgContext(ctx: RequestContext): OrgContext {
   const p = ctx.principal;
   if (!p || !p.orgId) throw apiError('internal_error', 'route is missing its org guard');
-  return { gateway: ctx.gateway, db: ctx.db, clock: ctx.clock, config: ctx.config, log: ctx.log, requestId: ctx.requestId, principal: p, orgId: p.orgId };
+  return {
+    gateway: ctx.gateway,
+    db: ctx.db,
+    clock: ctx.clock,
+    config: ctx.config,
+    log: ctx.log,
+    requestId: ctx.requestId,
+    principal: p,
+    orgId: p.orgId,
+  };
 }
 
 /** How a route declares who may call it (read by the guard plugin; no handler checks auth by hand). */
@@ -151,7 +176,13 @@ declare module 'fastify' {
   }
 }
 
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 /** An area registers its routes on the typed app. */
 export type AreaRoutes = (app: App) => void;

@@ -24,9 +24,11 @@ const CONTEXT_CODES: Record<string, ErrorCode> = {
 function issuePath(issue: ValidationIssue): string {
   const base = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
   const extra =
-    issue.keyword === 'required' ? String(issue.params?.missingProperty ?? '')
-    : issue.keyword === 'additionalProperties' ? String(issue.params?.additionalProperty ?? '')
-    : '';
+    issue.keyword === 'required'
+      ? String(issue.params?.missingProperty ?? '')
+      : issue.keyword === 'additionalProperties'
+        ? String(issue.params?.additionalProperty ?? '')
+        : '';
   return [base, extra].filter(Boolean).join('.') || '(root)';
 }
 
@@ -50,7 +52,10 @@ export function validationDetails(issues: ValidationIssue[]): { path: string; me
     if (issue.keyword !== 'const' && issue.keyword !== 'enum') continue;
     const at = issue.instancePath ?? '';
     const list = allowedAt.get(at) ?? [];
-    const values = issue.keyword === 'const' ? [issue.params?.allowedValue] : ((issue.params?.allowedValues as unknown[] | undefined) ?? []);
+    const values =
+      issue.keyword === 'const'
+        ? [issue.params?.allowedValue]
+        : ((issue.params?.allowedValues as unknown[] | undefined) ?? []);
     for (const v of values) if (!list.includes(v)) list.push(v);
     allowedAt.set(at, list);
   }
@@ -81,7 +86,12 @@ export function isStoreUnavailable(err: unknown): boolean {
     if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH'].includes(code)) return true;
     // PostgreSQL: connection exceptions (08xxx), admin shutdown / cannot connect now (57P0x), too many connections.
     if (/^08/.test(code) || /^57P0/.test(code) || code === '53300') return true;
-    if (['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY'].includes(code.split(':')[0] ?? '')) return true;
+    if (
+      ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY'].includes(
+        code.split(':')[0] ?? '',
+      )
+    )
+      return true;
   }
   return /driver has already been destroyed|Cannot use a pool after calling end|Connection terminated|timeout exceeded when trying to connect|database connection is not open|The database connection is not open/i.test(
     err.message,
@@ -128,10 +138,16 @@ export function frameworkErrors(error: FastifyError, _req: FastifyRequest, reply
       err = apiError('invalid_url', 'The URL path is not valid percent-encoding.');
       break;
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      err = apiError('uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters (UTF-16 units after decoding).`, { limit: MAX_PARAM_LENGTH });
+      err = apiError(
+        'uri_too_long',
+        `A path segment is longer than ${MAX_PARAM_LENGTH} characters (UTF-16 units after decoding).`,
+        { limit: MAX_PARAM_LENGTH },
+      );
       break;
     default:
-      err = apiError('internal_error', 'The gateway failed unexpectedly. Quote the request id when reporting it.', { request_id: reply.request.id });
+      err = apiError('internal_error', 'The gateway failed unexpectedly. Quote the request id when reporting it.', {
+        request_id: reply.request.id,
+      });
       reply.log.error({ err: error }, 'router failed');
   }
   void send(reply, err);
@@ -141,12 +157,18 @@ export function frameworkErrors(error: FastifyError, _req: FastifyRequest, reply
  * Errors Node's HTTP parser raises before Fastify sees a request (headers over 16 KiB, a timeout, bytes that
  * are not HTTP): answered on the socket with the envelope, then the connection closes.
  */
-export function clientErrorHandler(this: { log: { trace: (obj: object, msg: string) => void } }, err: NodeJS.ErrnoException, socket: Socket): void {
+export function clientErrorHandler(
+  this: { log: { trace: (obj: object, msg: string) => void } },
+  err: NodeJS.ErrnoException,
+  socket: Socket,
+): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, code, message] =
-    err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'headers_too_large', 'The request line and headers are larger than 16 KiB.'] as const
-    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'The request was not received in time.'] as const
-    : [400, 'malformed_request', 'The request is not well-formed HTTP.'] as const;
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? ([431, 'headers_too_large', 'The request line and headers are larger than 16 KiB.'] as const)
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ([408, 'request_timeout', 'The request was not received in time.'] as const)
+        : ([400, 'malformed_request', 'The request is not well-formed HTTP.'] as const);
   this.log.trace({ err }, 'client error');
   const body = JSON.stringify({ error: { code, message } });
   if (socket.writable) {
@@ -210,16 +232,30 @@ export function registerErrorHandling(app: App, options: ErrorHandlingOptions = 
       const code = CONTEXT_CODES[fe.validationContext ?? 'body'] ?? 'invalid_request_body';
       const details = validationDetails(fe.validation);
       const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
-      return send(reply, apiError(code, `Invalid ${fe.validationContext ?? 'body'}: ${summary}`.slice(0, 500), { details }));
+      return send(
+        reply,
+        apiError(code, `Invalid ${fe.validationContext ?? 'body'}: ${summary}`.slice(0, 500), { details }),
+      );
     }
     switch (fe.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return send(reply, apiError('payload_too_large', 'The body is larger than this route accepts.', { limit: req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit }));
+        return send(
+          reply,
+          apiError('payload_too_large', 'The body is larger than this route accepts.', {
+            limit: req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit,
+          }),
+        );
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return send(reply, apiError('invalid_json', 'The body is not valid JSON.'));
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return send(reply, apiError('unsupported_media_type', `Content-Type ${String(req.headers['content-type'] ?? '')} is not accepted here; send application/json.`));
+        return send(
+          reply,
+          apiError(
+            'unsupported_media_type',
+            `Content-Type ${String(req.headers['content-type'] ?? '')} is not accepted here; send application/json.`,
+          ),
+        );
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return send(reply, apiError('invalid_request_body', 'Content-Length does not match the body.'));
     }
@@ -227,13 +263,26 @@ export function registerErrorHandling(app: App, options: ErrorHandlingOptions = 
       return send(reply, apiError('invalid_json', 'The body is not valid JSON.'));
     }
     if (fe.statusCode === 413) {
-      return send(reply, apiError('payload_too_large', 'The body is larger than this route accepts.', { limit: req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit }));
+      return send(
+        reply,
+        apiError('payload_too_large', 'The body is larger than this route accepts.', {
+          limit: req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit,
+        }),
+      );
     }
     if (isStoreUnavailable(error)) {
       req.log.error({ err: error, requestId: req.id }, 'data store unavailable');
-      return send(reply, apiError('store_unavailable', 'A data store did not answer; retry shortly.', {}, { 'Retry-After': '5' }));
+      return send(
+        reply,
+        apiError('store_unavailable', 'A data store did not answer; retry shortly.', {}, { 'Retry-After': '5' }),
+      );
     }
     req.log.error({ err: error, requestId: req.id }, 'unexpected error');
-    return send(reply, apiError('internal_error', 'The gateway failed unexpectedly. Quote the request id when reporting it.', { request_id: req.id }));
+    return send(
+      reply,
+      apiError('internal_error', 'The gateway failed unexpectedly. Quote the request id when reporting it.', {
+        request_id: req.id,
+      }),
+    );
   });
 }

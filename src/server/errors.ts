@@ -4,35 +4,67 @@
 export const ERROR_CODES = {
   // 400: malformed request
   invalid_request_body: { status: 400, description: 'The JSON body does not match the route schema; see details.' },
-  invalid_query_params: { status: 400, description: 'A query parameter is missing, unknown or out of bounds; see details.' },
+  invalid_query_params: {
+    status: 400,
+    description: 'A query parameter is missing, unknown or out of bounds; see details.',
+  },
   invalid_path_params: { status: 400, description: 'A path parameter is malformed; see details.' },
   invalid_json: { status: 400, description: 'The body is not valid JSON.' },
   invalid_cursor: { status: 400, description: 'The pagination cursor is malformed or was not issued by this gateway.' },
-  invalid_header: { status: 400, description: 'A request header holds a value the gateway refuses (a NUL character); see details.' },
-  invalid_url: { status: 400, description: 'The URL is not valid percent-encoding or holds a character the gateway refuses.' },
+  invalid_header: {
+    status: 400,
+    description: 'A request header holds a value the gateway refuses (a NUL character); see details.',
+  },
+  invalid_url: {
+    status: 400,
+    description: 'The URL is not valid percent-encoding or holds a character the gateway refuses.',
+  },
   malformed_request: { status: 400, description: 'The request is not well-formed HTTP.' },
   invalid_app_id: { status: 400, description: 'The X-Outerlayer-App-Id header is not a uuid.' },
-  app_id_required: { status: 400, description: 'A login token needs the X-Outerlayer-App-Id header on factory routes.' },
+  app_id_required: {
+    status: 400,
+    description: 'A login token needs the X-Outerlayer-App-Id header on factory routes.',
+  },
   invalid_runner_version: { status: 400, description: 'X-Outerlayer-Runner-Version is not a semantic version.' },
   invalid_date_range: { status: 400, description: 'A window starts after it ends.' },
   pr_filter_unsupported: { status: 400, description: 'The session list cannot filter by pull request.' },
   actor_filter_forbidden: { status: 400, description: 'Actor filters need the sessions.read_team permission.' },
-  nothing_to_attach: { status: 400, description: 'An artifact needs a pull request, a work item or a session to attach to.' },
+  nothing_to_attach: {
+    status: 400,
+    description: 'An artifact needs a pull request, a work item or a session to attach to.',
+  },
   blob_hash_mismatch: { status: 400, description: 'The sha256 or byte length does not match the decoded bytes.' },
   invalid_link: { status: 400, description: 'A link must be an http or https URL.' },
   duplicate_criterion_id: { status: 400, description: 'Criterion ids must be unique within the list.' },
   invalid_permissions: { status: 400, description: 'An unknown permission or preset was named.' },
   unsupported_media_type: { status: 415, description: 'The request Content-Type is not accepted by this route.' },
-  invalid_install_state: { status: 400, description: 'The install link state is malformed, was not signed by this gateway, or its factory or user can no longer connect repositories.' },
+  invalid_install_state: {
+    status: 400,
+    description:
+      'The install link state is malformed, was not signed by this gateway, or its factory or user can no longer connect repositories.',
+  },
   // 401
-  unauthorized: { status: 401, description: 'Credential missing, unknown, expired or revoked, or the request names a factory (or, for an OAuth token, a resource) it does not belong to: one answer for all, no oracle.' },
+  unauthorized: {
+    status: 401,
+    description:
+      'Credential missing, unknown, expired or revoked, or the request names a factory (or, for an OAuth token, a resource) it does not belong to: one answer for all, no oracle.',
+  },
   invalid_signature: { status: 401, description: 'A webhook signature did not verify.' },
   // 402
-  entitlement_required: { status: 402, description: 'The org plan lacks the feature; see entitlement, current and limit.' },
+  entitlement_required: {
+    status: 402,
+    description: 'The org plan lacks the feature; see entitlement, current and limit.',
+  },
   // 403
-  forbidden: { status: 403, description: 'The credential lacks required_permission or acts outside what it may reach.' },
+  forbidden: {
+    status: 403,
+    description: 'The credential lacks required_permission or acts outside what it may reach.',
+  },
   creator_not_member: { status: 403, description: 'The member who created this key has left the organization.' },
-  csrf_rejected: { status: 403, description: 'A state-changing request carrying the dashboard cookie lacks the X-Attest-Dashboard: 1 header.' },
+  csrf_rejected: {
+    status: 403,
+    description: 'A state-changing request carrying the dashboard cookie lacks the X-Attest-Dashboard: 1 header.',
+  },
   // 404
   route_not_found: { status: 404, description: 'No route matches this method and path.' },
   org_not_found: { status: 404, description: 'No such organization.' },
@@ -50,7 +82,10 @@ export const ERROR_CODES = {
   pull_request_not_found: { status: 404, description: 'No such pull request known to this factory.' },
   context_not_found: { status: 404, description: 'No such context commit or path.' },
   installation_not_found: { status: 404, description: 'GitHub does not know this installation of the App.' },
-  installation_binding_not_found: { status: 404, description: 'The App installation is not bound to this factory, so there is nothing to unbind.' },
+  installation_binding_not_found: {
+    status: 404,
+    description: 'The App installation is not bound to this factory, so there is nothing to unbind.',
+  },
   // 405
   method_not_allowed: { status: 405, description: 'The path exists but not with this method; see the Allow header.' },
   // 409
@@ -63,8 +98,14 @@ export const ERROR_CODES = {
   last_owner: { status: 409, description: 'The organization must keep at least one owner.' },
   work_item_claimed: { status: 409, description: 'Another live claim holds this work item.' },
   work_item_withdrawn: { status: 409, description: 'The work item is withdrawn.' },
-  claim_has_no_branch: { status: 409, description: 'The lease names no branch (recorded before claims named a branch).' },
-  repository_permissions_pending: { status: 409, description: 'The installation has not accepted the pull request write permission.' },
+  claim_has_no_branch: {
+    status: 409,
+    description: 'The lease names no branch (recorded before claims named a branch).',
+  },
+  repository_permissions_pending: {
+    status: 409,
+    description: 'The installation has not accepted the pull request write permission.',
+  },
   artifact_content_conflict: { status: 409, description: 'The clientArtifactId was already used for other bytes.' },
   install_state_used: { status: 409, description: 'The install link was already used; each works once.' },
   // 410
@@ -73,23 +114,39 @@ export const ERROR_CODES = {
   // 413
   payload_too_large: { status: 413, description: 'The body is larger than the route accepts; see limit (bytes).' },
   // 414
-  uri_too_long: { status: 414, description: 'A path segment is longer than the gateway accepts; see limit (UTF-16 units after decoding).' },
+  uri_too_long: {
+    status: 414,
+    description: 'A path segment is longer than the gateway accepts; see limit (UTF-16 units after decoding).',
+  },
   // 416
-  range_not_satisfiable: { status: 416, description: 'The Range header selects no byte of the content; see Content-Range for its length.' },
+  range_not_satisfiable: {
+    status: 416,
+    description: 'The Range header selects no byte of the content; see Content-Range for its length.',
+  },
   // 408
   request_timeout: { status: 408, description: 'The request was not received in time.' },
   // 431
-  headers_too_large: { status: 431, description: 'The request line and headers are larger than the gateway accepts (16 KiB).' },
+  headers_too_large: {
+    status: 431,
+    description: 'The request line and headers are larger than the gateway accepts (16 KiB).',
+  },
   // 422
   work_item_has_no_repository: { status: 422, description: 'The work item names no repository.' },
   repository_not_connected: { status: 422, description: 'The factory has not connected the repository.' },
-  installation_not_bound: { status: 422, description: 'The App installation is not bound to this factory; bind it through the install link or the operator first.' },
+  installation_not_bound: {
+    status: 422,
+    description:
+      'The App installation is not bound to this factory; bind it through the install link or the operator first.',
+  },
   repository_not_in_installation: { status: 422, description: 'The App installation does not include the repository.' },
   branch_has_no_commits: { status: 422, description: 'The branch has nothing the default branch lacks.' },
   branch_not_pushed: { status: 422, description: 'The branch is not on the remote; push it first.' },
   unprocessable: { status: 422, description: 'Well formed but cannot be carried out.' },
   // 426
-  runner_upgrade_required: { status: 426, description: 'The runner is older than the gateway accepts; see minimum and docs.' },
+  runner_upgrade_required: {
+    status: 426,
+    description: 'The runner is older than the gateway accepts; see minimum and docs.',
+  },
   // 429
   rate_limited: { status: 429, description: 'The rate limit of this bucket is reached; wait Retry-After seconds.' },
   // 5xx
@@ -110,7 +167,13 @@ export class ApiError extends Error {
   readonly extra: ErrorExtra;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, code: ErrorCode, message?: string, extra: ErrorExtra = {}, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message?: string,
+    extra: ErrorExtra = {},
+    headers: Record<string, string> = {},
+  ) {
     super(message ?? ERROR_CODES[code].description);
     this.name = 'ApiError';
     this.status = status;
@@ -121,7 +184,12 @@ export class ApiError extends Error {
 }
 
 /** Shorthand for an error whose status is the code's usual one. */
-export function apiError(code: ErrorCode, message?: string, extra?: ErrorExtra, headers?: Record<string, string>): ApiError {
+export function apiError(
+  code: ErrorCode,
+  message?: string,
+  extra?: ErrorExtra,
+  headers?: Record<string, string>,
+): ApiError {
   return new ApiError(ERROR_CODES[code].status, code, message, extra, headers);
 }
 

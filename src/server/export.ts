@@ -69,7 +69,12 @@ function attachment(filename: string): string {
 }
 
 /** Send a streamed download. Everything that can fail with a 4xx must have failed before this is called. */
-export function sendDownload(reply: FastifyReply, format: ExportFormat, filename: string, chunks: AsyncIterable<string>): FastifyReply {
+export function sendDownload(
+  reply: FastifyReply,
+  format: ExportFormat,
+  filename: string,
+  chunks: AsyncIterable<string>,
+): FastifyReply {
   reply.header('Content-Disposition', attachment(`${filename}.${format}`));
   reply.header('Cache-Control', 'private, no-store');
   reply.header('X-Content-Type-Options', 'nosniff');

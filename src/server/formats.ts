@@ -108,8 +108,15 @@ export type CompareFormat = (a: string, b: string) => number | undefined;
  * Replace the `date`, `time` and `date-time` checks of an ajv that has ajv-formats with these; `compares` are
  * the orderings `formatMinimum`/`formatMaximum` use (pass ajv-formats' own to keep them as they were).
  */
-export function useFastDateFormats(ajv: Pick<Ajv, 'addFormat'>, compares: Partial<Record<'date' | 'time' | 'date-time', CompareFormat>>): void {
-  const def = (validate: (s: string) => boolean, compare: CompareFormat | undefined) => ({ type: 'string' as const, validate, ...(compare ? { compare } : {}) });
+export function useFastDateFormats(
+  ajv: Pick<Ajv, 'addFormat'>,
+  compares: Partial<Record<'date' | 'time' | 'date-time', CompareFormat>>,
+): void {
+  const def = (validate: (s: string) => boolean, compare: CompareFormat | undefined) => ({
+    type: 'string' as const,
+    validate,
+    ...(compare ? { compare } : {}),
+  });
   ajv.addFormat('date', def(isDate, compares.date));
   ajv.addFormat('time', def(isTime, compares.time));
   ajv.addFormat('date-time', def(isDateTime, compares['date-time']));

@@ -15,7 +15,13 @@ import { verifyArtifactContentSignature } from './signed-urls.js';
 export const APP_HEADER = 'x-outerlayer-app-id';
 export const RUNNER_HEADER = 'x-outerlayer-runner-version';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const FACTORY_KINDS: readonly CredentialKind[] = ['factory_key', 'login_token', 'item_key', 'oauth_token', 'dashboard_session'];
+const FACTORY_KINDS: readonly CredentialKind[] = [
+  'factory_key',
+  'login_token',
+  'item_key',
+  'oauth_token',
+  'dashboard_session',
+];
 
 /** The dashboard session cookie (DASHBOARD-CONTRACT.md) and the header the SPA sends on every request. */
 export const SESSION_COOKIE = 'attest_session';
@@ -43,8 +49,12 @@ function routeRules(guard: RouteGuard): RouteRules {
   let rules = rulesOfGuard.get(guard);
   if (!rules) {
     let kinds: readonly CredentialKind[] = guard.credentials === 'public' ? [] : guard.credentials;
-    if (kinds.includes('login_token') && guard.dashboardSession !== false && !kinds.includes('dashboard_session')) kinds = [...kinds, 'dashboard_session'];
-    rules = { kinds, factoryKinds: kinds.some((k) => FACTORY_KINDS.includes(k)) && (guard.factory ?? 'header') !== 'none' };
+    if (kinds.includes('login_token') && guard.dashboardSession !== false && !kinds.includes('dashboard_session'))
+      kinds = [...kinds, 'dashboard_session'];
+    rules = {
+      kinds,
+      factoryKinds: kinds.some((k) => FACTORY_KINDS.includes(k)) && (guard.factory ?? 'header') !== 'none',
+    };
     rulesOfGuard.set(guard, rules);
   }
   return rules;
@@ -71,7 +81,10 @@ export function cookieValue(req: FastifyRequest, name: string): string | null {
 export function checkDashboardHeader(req: FastifyRequest): void {
   if (SAFE_METHODS.has(req.method)) return;
   if (singleHeader(req, DASHBOARD_HEADER) !== '1') {
-    throw apiError('csrf_rejected', 'A request signed in by the dashboard cookie that changes something must carry the header X-Attest-Dashboard: 1.');
+    throw apiError(
+      'csrf_rejected',
+      'A request signed in by the dashboard cookie that changes something must carry the header X-Attest-Dashboard: 1.',
+    );
   }
 }
 
@@ -116,13 +129,21 @@ function checkRunnerVersion(gateway: Gateway, req: FastifyRequest): void {
   const raw = singleHeader(req, RUNNER_HEADER);
   if (raw === undefined) return;
   const version = semver.valid(raw.trim());
-  if (!version) throw apiError('invalid_runner_version', `X-Outerlayer-Runner-Version "${raw.slice(0, 40)}" is not a semantic version.`);
+  if (!version)
+    throw apiError(
+      'invalid_runner_version',
+      `X-Outerlayer-Runner-Version "${raw.slice(0, 40)}" is not a semantic version.`,
+    );
   const minimum = gateway.config.minRunnerVersion;
   if (minimum && semver.lt(version, minimum)) {
-    throw apiError('runner_upgrade_required', `This gateway accepts runners from version ${minimum}; upgrade the CLI.`, {
-      minimum,
-      docs: gateway.config.runnerUpgradeDocs,
-    });
+    throw apiError(
+      'runner_upgrade_required',
+      `This gateway accepts runners from version ${minimum}; upgrade the CLI.`,
+      {
+        minimum,
+        docs: gateway.config.runnerUpgradeDocs,
+      },
+    );
   }
 }
 
@@ -141,15 +162,22 @@ function requestedFactory(req: FastifyRequest, guard: RouteGuard, kind: Credenti
     return fromPath.toLowerCase();
   }
   let header = singleHeader(req, APP_HEADER);
-  if ((header === undefined || header === '') && kind === 'dashboard_session' && guard.appIdFromQuery && (req.method === 'GET' || req.method === 'HEAD')) {
+  if (
+    (header === undefined || header === '') &&
+    kind === 'dashboard_session' &&
+    guard.appIdFromQuery &&
+    (req.method === 'GET' || req.method === 'HEAD')
+  ) {
     // A media element cannot send headers: a cookie-authorized read may name its factory as ?appId=.
     const fromQuery = (req.query as Record<string, unknown> | undefined)?.appId;
     if (typeof fromQuery === 'string') header = fromQuery;
   }
   if (header === undefined || header === '') {
     if (kind === 'oauth_token') return null; // bound to its factory at consent
-    if (kind === 'dashboard_session') throw apiError('app_id_required', 'A dashboard session needs the X-Outerlayer-App-Id header naming the factory.');
-    if (kind === 'login_token') throw apiError('app_id_required', 'A login token needs the X-Outerlayer-App-Id header naming the factory.');
+    if (kind === 'dashboard_session')
+      throw apiError('app_id_required', 'A dashboard session needs the X-Outerlayer-App-Id header naming the factory.');
+    if (kind === 'login_token')
+      throw apiError('app_id_required', 'A login token needs the X-Outerlayer-App-Id header naming the factory.');
     if (kind === 'factory_key' && mode === 'header-optional-for-key') return null;
     if (kind === 'item_key') return null;
     throw apiError('unauthorized', 'The X-Outerlayer-App-Id header is required with a factory key.');
@@ -168,8 +196,10 @@ async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteG
   if (!plaintext) throw apiError('unauthorized', 'Send Authorization: Bearer <credential>.');
   const claimed = parsePlaintext(plaintext);
   if (fromCookie !== null) {
-    if (claimed !== 'dashboard_session') throw apiError('unauthorized', 'The dashboard session cookie is not valid; sign in again.');
-    if (!kinds.includes('dashboard_session')) throw apiError('unauthorized', 'The dashboard session does not work on this route.');
+    if (claimed !== 'dashboard_session')
+      throw apiError('unauthorized', 'The dashboard session cookie is not valid; sign in again.');
+    if (!kinds.includes('dashboard_session'))
+      throw apiError('unauthorized', 'The dashboard session does not work on this route.');
     checkDashboardHeader(req);
   } else if (claimed === 'dashboard_session') {
     throw apiError('unauthorized', 'A dashboard session works only as its cookie, never as a bearer credential.');
@@ -189,28 +219,37 @@ async function authenticate(gateway: Gateway, req: FastifyRequest, guard: RouteG
   const isFactoryRoute = internalOAuth ? (guard.factory ?? 'header') !== 'none' : rules.factoryKinds;
   const wanted = isFactoryRoute ? requestedFactory(req, guard, claimed) : null;
   const target: Target = { appId: wanted };
-  if (claimed === 'dashboard_session' && guard.orgParam) target.orgName = pathParam(req, guard.orgParam)?.toLowerCase() ?? null;
+  if (claimed === 'dashboard_session' && guard.orgParam)
+    target.orgName = pathParam(req, guard.orgParam)?.toLowerCase() ?? null;
   const principal = await gateway.auth.resolve(plaintext, target, claimed);
   // A live credential aimed at another factory (header or path) or, for an OAuth token, another resource is
   // refused with the very answer an unknown, revoked or expired one gets (API.md §2: no oracle). The
   // resolver has already made the same number of store lookups for a dead credential as for this live one
   // (see PrincipalResolver.equalizeLookups), and this comparison is in memory, so neither the answer nor
   // the work done tells them apart.
-  if (principal.kind === 'oauth_token' && !internalOAuth && principal.audience !== resourceUrlOf(gateway, req)) throw credentialRefused();
-  if (isFactoryRoute && (principal.kind === 'factory_key' || principal.kind === 'item_key' || principal.kind === 'oauth_token')) {
+  if (principal.kind === 'oauth_token' && !internalOAuth && principal.audience !== resourceUrlOf(gateway, req))
+    throw credentialRefused();
+  if (
+    isFactoryRoute &&
+    (principal.kind === 'factory_key' || principal.kind === 'item_key' || principal.kind === 'oauth_token')
+  ) {
     if (wanted !== null && wanted !== principal.appId) throw credentialRefused();
   }
   if (isFactoryRoute && !principal.appId) throw apiError('unauthorized', 'The credential does not act on a factory.');
   if (guard.appParam && (guard.factory ?? 'header') !== 'path') {
     const fromPath = pathParam(req, guard.appParam);
     if (fromPath !== undefined && fromPath.toLowerCase() !== principal.appId) {
-      throw apiError('forbidden', 'The path names a factory other than the one this request acts on.', { required_permission: guard.permission ?? 'apps.read' });
+      throw apiError('forbidden', 'The path names a factory other than the one this request acts on.', {
+        required_permission: guard.permission ?? 'apps.read',
+      });
     }
   }
   if (guard.orgParam) {
     const fromPath = pathParam(req, guard.orgParam);
     if (fromPath !== undefined && fromPath.toLowerCase() !== principal.orgName) {
-      throw apiError('forbidden', 'The path names an organization this credential does not belong to.', { required_permission: guard.permission ?? 'members.read' });
+      throw apiError('forbidden', 'The path names an organization this credential does not belong to.', {
+        required_permission: guard.permission ?? 'members.read',
+      });
     }
   }
   return principal;
@@ -228,7 +267,10 @@ async function authenticateSigned(gateway: Gateway, req: FastifyRequest): Promis
   const check = verifyArtifactContentSignature(gateway.pepper, artifactId, query, gateway.clock.now());
   if (!check.ok) {
     req.log.info({ artifactId, reason: check.reason }, 'signed artifact URL refused');
-    throw apiError('unauthorized', check.reason === 'expired' ? 'This signed URL has expired.' : 'This signed URL is not valid.');
+    throw apiError(
+      'unauthorized',
+      check.reason === 'expired' ? 'This signed URL has expired.' : 'This signed URL is not valid.',
+    );
   }
   const principal = await gateway.auth.signedUrl(check.appId, artifactId);
   if (!principal) throw apiError('unauthorized', 'This signed URL is not valid.');
@@ -236,7 +278,12 @@ async function authenticateSigned(gateway: Gateway, req: FastifyRequest): Promis
   return principal;
 }
 
-async function auditDenial(gateway: Gateway, req: FastifyRequest, principal: Principal, permission: string): Promise<void> {
+async function auditDenial(
+  gateway: Gateway,
+  req: FastifyRequest,
+  principal: Principal,
+  permission: string,
+): Promise<void> {
   if (!principal.orgId) return;
   try {
     await recordAudit(gateway.db, gateway.clock, {
@@ -299,7 +346,9 @@ export function registerGuard(app: App): void {
     req.ctx.principal = principal;
     if (guard.permission && !principal.permissions.has(guard.permission)) {
       await auditDenial(gateway, req, principal, guard.permission);
-      throw apiError('forbidden', `This credential lacks the permission ${guard.permission}.`, { required_permission: guard.permission });
+      throw apiError('forbidden', `This credential lacks the permission ${guard.permission}.`, {
+        required_permission: guard.permission,
+      });
     }
 
     const bucket = route.config.rateLimit;
@@ -307,9 +356,15 @@ export function registerGuard(app: App): void {
       const decision = await gateway.rateLimits.consume(bucket, principal.orgId, principal.plan ?? 'free');
       setRateHeaders(reply, decision.limit, decision.remaining, decision.resetAt);
       if (!decision.allowed) {
-        throw new ApiError(429, 'rate_limited', `Rate limit of ${decision.limit} requests a minute reached for this organization.`, {}, {
-          'Retry-After': String(decision.retryAfterSeconds),
-        });
+        throw new ApiError(
+          429,
+          'rate_limited',
+          `Rate limit of ${decision.limit} requests a minute reached for this organization.`,
+          {},
+          {
+            'Retry-After': String(decision.retryAfterSeconds),
+          },
+        );
       }
     }
   });

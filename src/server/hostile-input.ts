@@ -99,7 +99,8 @@ function locate(root: unknown, prototypeKeys: boolean): Finding {
     for (const key of keys) {
       const at = path ? `${path}.${key}` : key;
       if (key.includes(NUL)) return { path: at, problem: 'nul' };
-      if (prototypeKeys && pollutes(key, (value as Record<string, unknown>)[key])) return { path: at, problem: 'prototype' };
+      if (prototypeKeys && pollutes(key, (value as Record<string, unknown>)[key]))
+        return { path: at, problem: 'prototype' };
     }
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
@@ -159,11 +160,16 @@ function checkBody(req: FastifyRequest): void {
   if (found?.problem === 'nul') throw refuse('invalid_request_body', 'body', found.path);
   if (found?.problem === 'depth') {
     const message = `is nested deeper than ${MAX_JSON_DEPTH} levels`;
-    throw apiError('invalid_request_body', `Invalid body: ${found.path} ${message}.`, { details: [{ path: found.path, message }] });
+    throw apiError('invalid_request_body', `Invalid body: ${found.path} ${message}.`, {
+      details: [{ path: found.path, message }],
+    });
   }
   if (found?.problem === 'prototype') {
-    const message = 'is a key the gateway does not accept (__proto__, or constructor with a prototype: prototype pollution)';
-    throw apiError('invalid_request_body', `Invalid body: ${found.path} ${message}.`, { details: [{ path: found.path, message }] });
+    const message =
+      'is a key the gateway does not accept (__proto__, or constructor with a prototype: prototype pollution)';
+    throw apiError('invalid_request_body', `Invalid body: ${found.path} ${message}.`, {
+      details: [{ path: found.path, message }],
+    });
   }
 }
 

@@ -22,8 +22,15 @@ const FIRST_RUN_DELAY_MS = 60_000;
 export class Housekeeping {
   private readonly loop: PeriodicTask<HousekeepingReport>;
 
-  constructor(private readonly gateway: Gateway, private readonly log: FastifyBaseLogger, private readonly sweeps: Sweeps) {
-    this.loop = new PeriodicTask(() => this.runOnce(), (err) => this.log.error({ err }, 'housekeeping run failed'));
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly log: FastifyBaseLogger,
+    private readonly sweeps: Sweeps,
+  ) {
+    this.loop = new PeriodicTask(
+      () => this.runOnce(),
+      (err) => this.log.error({ err }, 'housekeeping run failed'),
+    );
   }
 
   /** Run a minute after start-up, then every `intervalMs` (0: never; tests call run themselves). */
@@ -44,7 +51,8 @@ export class Housekeeping {
     const now = this.gateway.clock.now();
     const report: HousekeepingReport = {};
     for (const [name, sweep] of Object.entries(this.sweeps)) report[name] = await sweep(this.gateway, now);
-    if (Object.values(report).some((n) => n > 0)) this.log.info({ housekeeping: report }, 'deleted expired single-use secrets and ended dashboard sessions');
+    if (Object.values(report).some((n) => n > 0))
+      this.log.info({ housekeeping: report }, 'deleted expired single-use secrets and ended dashboard sessions');
     return report;
   }
 }

@@ -47,7 +47,9 @@ export class BatchedLogDestination {
 
   /** Opens stdout (or another descriptor) for the gateway's lines. */
   static toDescriptor(fd: number): BatchedLogDestination {
-    return new BatchedLogDestination(pino.destination({ dest: fd, sync: false, minLength: 0, maxWrite: 4 * LOG_BATCH_CHARS }));
+    return new BatchedLogDestination(
+      pino.destination({ dest: fd, sync: false, minLength: 0, maxWrite: 4 * LOG_BATCH_CHARS }),
+    );
   }
 
   write(line: string): boolean {

@@ -6,7 +6,10 @@ export class PeriodicTask<R> {
   private running: Promise<R> | null = null;
   private stoppedFlag = false;
 
-  constructor(private readonly task: () => Promise<R>, private readonly onError: (err: unknown) => void) {}
+  constructor(
+    private readonly task: () => Promise<R>,
+    private readonly onError: (err: unknown) => void,
+  ) {}
 
   /** True once stop() was called: a long run may end early. */
   get stopped(): boolean {

@@ -1,11 +1,33 @@
 // Roles, permissions and key presets (API.md §3): one list, used by the guard and by the api-keys area.
 
 export const PERMISSIONS = [
-  'apps.read', 'apps.write', 'api_keys.read', 'api_keys.write', 'sessions.read', 'sessions.read_team',
-  'sessions.write', 'artifacts.read', 'artifacts.write', 'results.read', 'results.write', 'work.read',
-  'work.write', 'criteria.write', 'findings.read', 'findings.write', 'repositories.read',
-  'repositories.write', 'hosts.read', 'hosts.write', 'metrics.read', 'context.read', 'context.write',
-  'prs.read', 'members.read', 'members.write', 'audit.read',
+  'apps.read',
+  'apps.write',
+  'api_keys.read',
+  'api_keys.write',
+  'sessions.read',
+  'sessions.read_team',
+  'sessions.write',
+  'artifacts.read',
+  'artifacts.write',
+  'results.read',
+  'results.write',
+  'work.read',
+  'work.write',
+  'criteria.write',
+  'findings.read',
+  'findings.write',
+  'repositories.read',
+  'repositories.write',
+  'hosts.read',
+  'hosts.write',
+  'metrics.read',
+  'context.read',
+  'context.write',
+  'prs.read',
+  'members.read',
+  'members.write',
+  'audit.read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -13,7 +35,12 @@ export type Permission = (typeof PERMISSIONS)[number];
 export const ROLES = ['owner', 'admin', 'write', 'read'] as const;
 export type Role = (typeof ROLES)[number];
 
-const WRITE_EXCLUDED: ReadonlySet<Permission> = new Set(['api_keys.write', 'members.write', 'audit.read', 'sessions.read_team']);
+const WRITE_EXCLUDED: ReadonlySet<Permission> = new Set([
+  'api_keys.write',
+  'members.write',
+  'audit.read',
+  'sessions.read_team',
+]);
 const READ_EXCLUDED: ReadonlySet<Permission> = new Set(['sessions.read_team', 'api_keys.read', 'audit.read']);
 
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
@@ -26,7 +53,14 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
 export const KEY_PRESETS = ['ingest', 'read-only', 'full-access'] as const;
 export type KeyPreset = (typeof KEY_PRESETS)[number];
 
-const INGEST: readonly Permission[] = ['sessions.write', 'artifacts.write', 'results.write', 'hosts.write', 'work.read', 'context.write'];
+const INGEST: readonly Permission[] = [
+  'sessions.write',
+  'artifacts.write',
+  'results.write',
+  'hosts.write',
+  'work.read',
+  'context.write',
+];
 // "every *.read a write role has"
 const READ_ONLY: readonly Permission[] = ROLE_PERMISSIONS.write.filter((p) => p.endsWith('.read'));
 

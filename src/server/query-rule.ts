@@ -7,7 +7,12 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 
 const APP_ID = { type: 'string', maxLength: 200 } as const;
 
-type JsonObjectSchema = { type?: unknown; properties?: Record<string, unknown>; additionalProperties?: unknown; [k: string]: unknown };
+type JsonObjectSchema = {
+  type?: unknown;
+  properties?: Record<string, unknown>;
+  additionalProperties?: unknown;
+  [k: string]: unknown;
+};
 
 export function strictQuery(route: Pick<RouteOptions, 'method' | 'url' | 'schema'>): void {
   const methods = Array.isArray(route.method) ? route.method : [route.method];

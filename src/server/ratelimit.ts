@@ -44,7 +44,12 @@ export class RateLimits {
   /** ioredis (about 20 MB of resident memory once loaded) loads only when REDIS_URL is set. */
   static async create(redisUrl: string | null, prefix: string, log: FastifyBaseLogger): Promise<RateLimits> {
     if (!redisUrl) return new RateLimits(null, prefix, log);
-    const redis = new (await import('ioredis')).Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, connectTimeout: CONNECT_TIMEOUT_MS });
+    const redis = new (await import('ioredis')).Redis(redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: false,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+    });
     const limits = new RateLimits(redis, prefix, log);
     // Start with the connection made, or known not to be made (refused at once, or no answer within the
     // connect timeout). Until ioredis is ready a command fails at once (there is no offline queue), so the
@@ -93,11 +98,23 @@ export class RateLimits {
     const limit = BUCKETS[bucket][tier];
     try {
       const res = await this.limiter(bucket, tier).consume(orgId, 1);
-      return { allowed: true, limit, remaining: res.remainingPoints, resetAt: Date.now() + res.msBeforeNext, retryAfterSeconds: 0 };
+      return {
+        allowed: true,
+        limit,
+        remaining: res.remainingPoints,
+        resetAt: Date.now() + res.msBeforeNext,
+        retryAfterSeconds: 0,
+      };
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
         const wait = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        return { allowed: false, limit, remaining: 0, resetAt: Date.now() + rejection.msBeforeNext, retryAfterSeconds: wait };
+        return {
+          allowed: false,
+          limit,
+          remaining: 0,
+          resetAt: Date.now() + rejection.msBeforeNext,
+          retryAfterSeconds: wait,
+        };
       }
       this.warnOnce(rejection);
       return { allowed: true, limit, remaining: limit, resetAt: null, retryAfterSeconds: 0 };

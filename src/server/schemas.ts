@@ -71,7 +71,13 @@ export const INSTANT_RANGE_MESSAGE = 'must be between 1970-01-01 and 9999-12-31 
 
 /** A date-time query parameter, bounded to what an answer can express. */
 export const DateTimeQuery = (opts: StringOptions = {}) =>
-  Type.String({ format: 'date-time', formatMinimum: EARLIEST_INSTANT, formatMaximum: LATEST_INSTANT, maxLength: 40, ...opts });
+  Type.String({
+    format: 'date-time',
+    formatMinimum: EARLIEST_INSTANT,
+    formatMaximum: LATEST_INSTANT,
+    maxLength: 40,
+    ...opts,
+  });
 
 // ---------------------------------------------------------------------------------------------------------
 // Strings. A NUL (U+0000) is refused everywhere by one hook (src/server/hostile-input.ts): PostgreSQL cannot
@@ -114,7 +120,12 @@ export const Redirect = (description: string, location: string) => ({
 
 /** A redirect written by Express (`res.redirect`), which adds a one-line note naming the target as its body. */
 export const ExpressRedirect = (description: string, location: string) => {
-  const note = { schema: { type: 'string', description: '`Found. Redirecting to <Location>` (text), or the same as a paragraph (HTML).' } };
+  const note = {
+    schema: {
+      type: 'string',
+      description: '`Found. Redirecting to <Location>` (text), or the same as a paragraph (HTML).',
+    },
+  };
   return {
     description,
     content: { 'text/plain': note, 'text/html': note },

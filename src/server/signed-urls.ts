@@ -22,7 +22,10 @@ function keyOf(pepper: string): string {
 }
 
 function mac(pepper: string, appId: string, artifactId: string, exp: number): string {
-  return crypto.createHmac('sha256', keyOf(pepper)).update(`artifact-content\n${appId}\n${artifactId}\n${exp}`).digest('base64url');
+  return crypto
+    .createHmac('sha256', keyOf(pepper))
+    .update(`artifact-content\n${appId}\n${artifactId}\n${exp}`)
+    .digest('base64url');
 }
 
 /** The expiry (Unix seconds) of a URL signed at `nowMs`. */
@@ -31,27 +34,41 @@ export function signedUrlExpiry(nowMs: number): number {
 }
 
 /** `{publicUrl}/v1/artifacts/{id}/content?appId=...&exp=...&sig=...`. */
-export function signArtifactContentUrl(publicUrl: string, pepper: string, appId: string, artifactId: string, nowMs: number): { url: string; exp: number } {
+export function signArtifactContentUrl(
+  publicUrl: string,
+  pepper: string,
+  appId: string,
+  artifactId: string,
+  nowMs: number,
+): { url: string; exp: number } {
   const exp = signedUrlExpiry(nowMs);
   const query = new URLSearchParams({ appId, exp: String(exp), sig: mac(pepper, appId, artifactId, exp) });
   return { url: `${publicUrl.replace(/\/+$/, '')}/v1/artifacts/${artifactId}/content?${query.toString()}`, exp };
 }
 
-export type SignatureCheck = { ok: true; appId: string; exp: number } | { ok: false; reason: 'malformed' | 'expired' | 'too_long' | 'mismatch' };
+export type SignatureCheck =
+  | { ok: true; appId: string; exp: number }
+  | { ok: false; reason: 'malformed' | 'expired' | 'too_long' | 'mismatch' };
 
 /** Whether `sig` was minted by this gateway for this artifact of `appId`, and is still valid at `nowMs`. */
 export function verifyArtifactContentSignature(
-  pepper: string, artifactId: string, query: { appId?: unknown; exp?: unknown; sig?: unknown }, nowMs: number,
+  pepper: string,
+  artifactId: string,
+  query: { appId?: unknown; exp?: unknown; sig?: unknown },
+  nowMs: number,
 ): SignatureCheck {
   const { appId, exp, sig } = query;
-  if (typeof appId !== 'string' || typeof exp !== 'string' || typeof sig !== 'string') return { ok: false, reason: 'malformed' };
-  if (!/^[0-9a-f-]{36}$/i.test(appId) || !/^\d{1,12}$/.test(exp) || !/^[A-Za-z0-9_-]{43}$/.test(sig)) return { ok: false, reason: 'malformed' };
+  if (typeof appId !== 'string' || typeof exp !== 'string' || typeof sig !== 'string')
+    return { ok: false, reason: 'malformed' };
+  if (!/^[0-9a-f-]{36}$/i.test(appId) || !/^\d{1,12}$/.test(exp) || !/^[A-Za-z0-9_-]{43}$/.test(sig))
+    return { ok: false, reason: 'malformed' };
   const expS = Number(exp);
   const nowS = nowMs / 1000;
   if (expS <= nowS) return { ok: false, reason: 'expired' };
   if (expS - nowS > SIGNED_URL_MAX_VALIDITY_S) return { ok: false, reason: 'too_long' };
   const expected = Buffer.from(mac(pepper, appId.toLowerCase(), artifactId.toLowerCase(), expS));
   const given = Buffer.from(sig);
-  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return { ok: false, reason: 'mismatch' };
+  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
+    return { ok: false, reason: 'mismatch' };
   return { ok: true, appId: appId.toLowerCase(), exp: expS };
 }

@@ -14,8 +14,13 @@ import { useFastDateFormats } from './formats.js';
 import { INT32_MAX } from './schemas.js';
 
 // ajv-formats is CommonJS: under NodeNext its plugin function is the `default` property of what is imported.
-type FormatDefinition = { validate: RegExp | ((s: string) => boolean); compare?: (a: string, b: string) => number | undefined };
-const formatsPlugin = (addFormatsModule as unknown as { default: ((ajv: Ajv) => Ajv) & { get: (name: string) => FormatDefinition } }).default;
+type FormatDefinition = {
+  validate: RegExp | ((s: string) => boolean);
+  compare?: (a: string, b: string) => number | undefined;
+};
+const formatsPlugin = (
+  addFormatsModule as unknown as { default: ((ajv: Ajv) => Ajv) & { get: (name: string) => FormatDefinition } }
+).default;
 
 /** ajv-formats compares date-times with `d1 && d2`, so the epoch (0) compares as unknown and any bound passes. */
 function compareInstants(a: string, b: string): number | undefined {
@@ -31,10 +36,20 @@ function compareInstants(a: string, b: string): number | undefined {
 export function addFormats(ajv: Ajv): void {
   formatsPlugin(ajv);
   // The same accepted set as ajv-formats' date, time and date-time, checked without allocating (formats.ts).
-  useFastDateFormats(ajv, { date: formatsPlugin.get('date').compare, time: formatsPlugin.get('time').compare, 'date-time': compareInstants });
+  useFastDateFormats(ajv, {
+    date: formatsPlugin.get('date').compare,
+    time: formatsPlugin.get('time').compare,
+    'date-time': compareInstants,
+  });
 }
 
-const COMMON: Options = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false, strictNumbers: true };
+const COMMON: Options = {
+  removeAdditional: false,
+  useDefaults: true,
+  allErrors: false,
+  strict: false,
+  strictNumbers: true,
+};
 
 /** The bounds an integer gets when its schema says none: a PostgreSQL `integer` column. */
 export const DEFAULT_INTEGER_BOUNDS = { minimum: -INT32_MAX - 1, maximum: INT32_MAX } as const;
@@ -65,7 +80,11 @@ export function withNumberBounds<T>(schema: T): T {
       out[k] = k === 'const' || k === 'enum' || k === 'default' || k === 'examples' ? v : walk(v);
     }
     const types = typesOf(src);
-    const bounds = types.includes('integer') ? DEFAULT_INTEGER_BOUNDS : types.includes('number') ? DEFAULT_NUMBER_BOUNDS : null;
+    const bounds = types.includes('integer')
+      ? DEFAULT_INTEGER_BOUNDS
+      : types.includes('number')
+        ? DEFAULT_NUMBER_BOUNDS
+        : null;
     if (bounds) {
       if (src.minimum === undefined && src.exclusiveMinimum === undefined) out.minimum = bounds.minimum;
       if (src.maximum === undefined && src.exclusiveMaximum === undefined) out.maximum = bounds.maximum;
@@ -108,7 +127,15 @@ function finiteText(validate: Validator): Validator {
     if (!ok) return false;
     const key = nonFinite(data);
     if (key === null) return true;
-    wrapped.errors = [{ instancePath: `/${key}`, schemaPath: `#/properties/${key}/type`, keyword: 'type', params: { type: 'number' }, message: 'must be a finite number' }];
+    wrapped.errors = [
+      {
+        instancePath: `/${key}`,
+        schemaPath: `#/properties/${key}/type`,
+        keyword: 'type',
+        params: { type: 'number' },
+        message: 'must be a finite number',
+      },
+    ];
     return false;
   };
   return wrapped;

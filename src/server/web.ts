@@ -58,7 +58,13 @@ export function createWeb(webDir: string): Web {
         return;
       }
       // serve: false: the plugin only provides reply.sendFile; the route below declares its guard like every route.
-      await app.register(fastifyStatic, { root: webDir, serve: false, preCompressed: true, index: false, dotfiles: 'deny' });
+      await app.register(fastifyStatic, {
+        root: webDir,
+        serve: false,
+        preCompressed: true,
+        index: false,
+        dotfiles: 'deny',
+      });
       app.get('/assets/*', { config: { guard: { credentials: 'public' } }, schema: { hide: true } }, (req, reply) => {
         const rest = (req.params as Record<string, string | undefined>)['*'] ?? '';
         return reply.sendFile(`assets/${rest}`, { immutable: true, maxAge: YEAR_MS });

@@ -30,7 +30,26 @@ const MEMO_SIZE = 4096;
 let mattering: RegExp | undefined;
 function mayMatter(text: string): boolean {
   mattering ??= new RegExp(
-    [...new Set([...TOOL_PROGRAMS, ...Object.keys(RUNNERS_WITH_SUB), ...SCRIPT_MANAGERS, ...SHELLS, 'python', 'py', 'git', 'gh', 'make', 'just', 'task', 'turbo', 'nx', 'composer', 'deno', 'apply_patch'])]
+    [
+      ...new Set([
+        ...TOOL_PROGRAMS,
+        ...Object.keys(RUNNERS_WITH_SUB),
+        ...SCRIPT_MANAGERS,
+        ...SHELLS,
+        'python',
+        'py',
+        'git',
+        'gh',
+        'make',
+        'just',
+        'task',
+        'turbo',
+        'nx',
+        'composer',
+        'deno',
+        'apply_patch',
+      ]),
+    ]
       .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
       .join('|'),
   );
@@ -94,7 +113,22 @@ const RUNNERS_WITH_SUB: Record<string, { sub: string[]; options: readonly string
   yarn: { sub: ['exec', 'dlx'], options: ['--cwd'] },
   npm: { sub: ['exec', 'x'], options: ['-w', '--workspace', '--prefix', '-p', '--package', '-c', '--call'] },
   bun: { sub: ['x'], options: ['--cwd'] },
-  uv: { sub: ['run'], options: ['--with', '--python', '-p', '--extra', '--group', '--package', '--directory', '--project', '--env-file', '--with-requirements', '--index'] },
+  uv: {
+    sub: ['run'],
+    options: [
+      '--with',
+      '--python',
+      '-p',
+      '--extra',
+      '--group',
+      '--package',
+      '--directory',
+      '--project',
+      '--env-file',
+      '--with-requirements',
+      '--index',
+    ],
+  },
   poetry: { sub: ['run'], options: ['-C', '--directory'] },
   pipenv: { sub: ['run'], options: [] },
   pdm: { sub: ['run'], options: ['-p', '--project'] },
@@ -184,10 +218,56 @@ export function readArgs(words: string[], valueOptions: readonly string[] = []):
 
 const SCRIPT_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
 const MANAGER_BUILTINS = new Set([
-  'install', 'i', 'ci', 'add', 'remove', 'rm', 'uninstall', 'update', 'up', 'upgrade', 'link', 'unlink', 'publish',
-  'pack', 'init', 'create', 'outdated', 'audit', 'ls', 'list', 'why', 'info', 'view', 'config', 'set', 'login',
-  'version', 'help', 'cache', 'store', 'dedupe', 'prune', 'start', 'restart', 'stop', 'exec', 'dlx', 'x', 'fund',
-  'doctor', 'import', 'patch', 'rebuild', 'root', 'bin', 'setup', 'env', 'workspaces', 'in', 'isntall',
+  'install',
+  'i',
+  'ci',
+  'add',
+  'remove',
+  'rm',
+  'uninstall',
+  'update',
+  'up',
+  'upgrade',
+  'link',
+  'unlink',
+  'publish',
+  'pack',
+  'init',
+  'create',
+  'outdated',
+  'audit',
+  'ls',
+  'list',
+  'why',
+  'info',
+  'view',
+  'config',
+  'set',
+  'login',
+  'version',
+  'help',
+  'cache',
+  'store',
+  'dedupe',
+  'prune',
+  'start',
+  'restart',
+  'stop',
+  'exec',
+  'dlx',
+  'x',
+  'fund',
+  'doctor',
+  'import',
+  'patch',
+  'rebuild',
+  'root',
+  'bin',
+  'setup',
+  'env',
+  'workspaces',
+  'in',
+  'isntall',
 ]);
 const MANAGER_OPTIONS = ['-w', '--workspace', '--prefix', '-C', '--dir', '--filter', '-F', '--cwd'];
 const TOOL_PROGRAMS = new Set(TOOLS.flatMap((t) => t.programs));
@@ -202,7 +282,8 @@ function recognise(c: SimpleCommand): CommandPart[] {
   if (prog === 'git') return found(git(words)).map((p) => withBypass(p, c, words));
   if (prog === 'gh') {
     const a = readArgs(words, ['-R', '--repo']);
-    if (a.operands[0] === 'pr' && a.operands[1] === 'create') return found([{ tool: 'gh-pr-create', kind: 'pr_create', scope: 'full' }]);
+    if (a.operands[0] === 'pr' && a.operands[1] === 'create')
+      return found([{ tool: 'gh-pr-create', kind: 'pr_create', scope: 'full' }]);
     return [];
   }
   if (SCRIPT_MANAGERS.has(prog)) {
@@ -220,11 +301,13 @@ function recognise(c: SimpleCommand): CommandPart[] {
   if ((prog === 'composer' || prog === 'deno') && words.length > 0) {
     const a = readArgs(words);
     const [first, second] = a.operands;
-    if (prog === 'composer' && (first === 'run-script' || first === 'run') && second) return found([scriptRun('composer-script', second, a.rest)]);
+    if (prog === 'composer' && (first === 'run-script' || first === 'run') && second)
+      return found([scriptRun('composer-script', second, a.rest)]);
     if (prog === 'composer' && first && first !== 'install' && first !== 'require' && first !== 'update') {
       return found([scriptRun('composer-script', first, a.rest)]);
     }
-    if (prog === 'deno' && first === 'task' && second) return found([scriptRun('deno-task', second, a.operands.slice(2))]);
+    if (prog === 'deno' && first === 'task' && second)
+      return found([scriptRun('deno-task', second, a.operands.slice(2))]);
   }
   for (const entry of TOOLS) {
     if (!entry.programs.includes(prog)) continue;
@@ -244,7 +327,11 @@ function recognise(c: SimpleCommand): CommandPart[] {
 /** `npm test`, `pnpm run lint -- --fix`, `yarn test:e2e`, `bun run build`; `pnpm vitest` runs the binary. */
 function managerScript(prog: string, words: string[]): Recognised | undefined {
   const i = afterOptions(words, 0, MANAGER_OPTIONS);
-  const narrowed = words.slice(0, i).some((w) => ['-w', '--workspace', '--filter', '-F', '--prefix', '-C', '--dir', '--cwd'].includes(w.split('=')[0]!));
+  const narrowed = words
+    .slice(0, i)
+    .some((w) =>
+      ['-w', '--workspace', '--filter', '-F', '--prefix', '-C', '--dir', '--cwd'].includes(w.split('=')[0]!),
+    );
   const first = words[i];
   if (first === undefined) return undefined;
   let script: string | undefined;
@@ -268,11 +355,29 @@ function managerScript(prog: string, words: string[]): Recognised | undefined {
 }
 
 function taskRunner(prog: string, words: string[]): Recognised[] {
-  const a = readArgs(words, ['--filter', '-F', '-t', '--target', '--targets', '-p', '--projects', '--base', '--head', '-c', '--configuration']);
-  const narrowed = a.options.has('--filter') || a.options.has('-F') || a.options.has('-p') || a.options.has('--projects') || a.operands[0] === 'affected';
+  const a = readArgs(words, [
+    '--filter',
+    '-F',
+    '-t',
+    '--target',
+    '--targets',
+    '-p',
+    '--projects',
+    '--base',
+    '--head',
+    '-c',
+    '--configuration',
+  ]);
+  const narrowed =
+    a.options.has('--filter') ||
+    a.options.has('-F') ||
+    a.options.has('-p') ||
+    a.options.has('--projects') ||
+    a.operands[0] === 'affected';
   let tasks: string[];
   if (prog === 'nx') {
-    if (a.operands[0] === 'run-many' || a.operands[0] === 'affected') tasks = (a.options.get('-t') ?? a.options.get('--target') ?? a.options.get('--targets') ?? '').split(',');
+    if (a.operands[0] === 'run-many' || a.operands[0] === 'affected')
+      tasks = (a.options.get('-t') ?? a.options.get('--target') ?? a.options.get('--targets') ?? '').split(',');
     else if (a.operands[0] === 'run' && a.operands[1]) tasks = [a.operands[1].split(':')[1] ?? ''];
     else tasks = a.operands[0] ? [a.operands[0]] : [];
     const single = a.operands[0] !== 'run-many' && a.operands[0] !== 'affected';
@@ -294,7 +399,26 @@ function taskRunner(prog: string, words: string[]): Recognised[] {
 
 const GIT_GLOBAL_VALUES = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env'];
 /** Options of `git commit` that take the next word as their value (the message is never read for flags). */
-const COMMIT_VALUES = ['-m', '--message', '-F', '--file', '-C', '--reuse-message', '-c', '--reedit-message', '--author', '--date', '--fixup', '--squash', '-t', '--template', '--trailer', '--cleanup', '-S', '--gpg-sign'];
+const COMMIT_VALUES = [
+  '-m',
+  '--message',
+  '-F',
+  '--file',
+  '-C',
+  '--reuse-message',
+  '-c',
+  '--reedit-message',
+  '--author',
+  '--date',
+  '--fixup',
+  '--squash',
+  '-t',
+  '--template',
+  '--trailer',
+  '--cleanup',
+  '-S',
+  '--gpg-sign',
+];
 const COMMIT_SHORT_VALUES = new Set(['m', 'F', 'C', 'c', 't']);
 const PUSH_VALUES = ['--repo', '-o', '--push-option', '--receive-pack', '--exec'];
 

@@ -45,7 +45,9 @@ const MAX_REFS = 5;
 const SESSION_SPAN = 1e9;
 
 function timeline(input: VerdictInput): Timeline {
-  const sessions = [...input.sessions].sort((a, b) => cmp(a.startedAt, b.startedAt) || cmp(a.traceId, b.traceId) || cmp(a.sessionId, b.sessionId));
+  const sessions = [...input.sessions].sort(
+    (a, b) => cmp(a.startedAt, b.startedAt) || cmp(a.traceId, b.traceId) || cmp(a.sessionId, b.sessionId),
+  );
   const t: Timeline = { checkable: false, runs: [], edits: [], commits: new Set(), bypasses: [] };
   const several = sessions.filter((s) => s.verification).length > 1;
   sessions.forEach((s, k) => {
@@ -105,17 +107,33 @@ function afterLastEdit(t: Timeline, kind: 'test' | 'typecheck' | 'lint', noun: s
   const full = passed.filter((r) => r.fact.scope === 'full');
   if (full.length > 0) {
     const p = full[full.length - 1]!;
-    return { status: 'pass', sentence: `The whole ${noun} passed after the last edit (${turnOf(p)}).`, refs: refs(last, p) };
+    return {
+      status: 'pass',
+      sentence: `The whole ${noun} passed after the last edit (${turnOf(p)}).`,
+      refs: refs(last, p),
+    };
   }
   if (passed.length > 0) {
     const p = passed[passed.length - 1]!;
-    const what = p.fact.command ? `\`${clip(p.fact.command)}\`` : p.fact.scope === 'partial' ? 'a partial run' : 'a run not known to cover all of it';
-    return { status: 'pass', sentence: `The ${noun} passed after the last edit, but only in ${what} (${turnOf(p)}).`, refs: refs(last, p) };
+    const what = p.fact.command
+      ? `\`${clip(p.fact.command)}\``
+      : p.fact.scope === 'partial'
+        ? 'a partial run'
+        : 'a run not known to cover all of it';
+    return {
+      status: 'pass',
+      sentence: `The ${noun} passed after the last edit, but only in ${what} (${turnOf(p)}).`,
+      refs: refs(last, p),
+    };
   }
   if (after.length > 0) {
     const r = after[after.length - 1]!;
     const how = r.fact.result === 'fail' ? 'failed' : 'gave no readable result';
-    return { status: 'flag', sentence: `The last ${noun} run after the last edit ${how} (${turnOf(r)}).`, refs: refs(last, r) };
+    return {
+      status: 'flag',
+      sentence: `The last ${noun} run after the last edit ${how} (${turnOf(r)}).`,
+      refs: refs(last, r),
+    };
   }
   return { status: 'flag', sentence: `No ${noun} ran after the last edit (${turnOf(last)}).`, refs: refs(last) };
 }
@@ -177,7 +195,11 @@ function noTestTampering(t: Timeline): Draft | undefined {
     }
   }
   if (fixed === 0) return undefined;
-  return { status: 'pass', sentence: 'Failing tests were made to pass by changing code, not only the tests.', refs: [] };
+  return {
+    status: 'pass',
+    sentence: 'Failing tests were made to pass by changing code, not only the tests.',
+    refs: [],
+  };
 }
 
 function hooksKept(t: Timeline): Draft | undefined {
@@ -192,7 +214,7 @@ function hooksKept(t: Timeline): Draft | undefined {
   }
   const gitRuns = t.runs.filter((r) => r.fact.kind === 'commit' || r.fact.kind === 'push');
   if (gitRuns.length === 0) return undefined;
-  return { status: 'pass', sentence: 'Every commit and push ran the repository\'s hooks.', refs: [] };
+  return { status: 'pass', sentence: "Every commit and push ran the repository's hooks.", refs: [] };
 }
 
 function commitProvenance(t: Timeline, prCommits: string[] | null): Draft | undefined {
@@ -209,7 +231,11 @@ function commitProvenance(t: Timeline, prCommits: string[] | null): Draft | unde
   if (foreign.length === 0) return { status: 'pass', sentence: `${head}.`, refs: refs(...commitRuns) };
   const names = foreign.slice(0, 5).map((c) => c.slice(0, 7));
   const more = foreign.length > 5 ? ` and ${foreign.length - 5} more` : '';
-  return { status: 'flag', sentence: `${head}; no session made ${names.join(', ')}${more}.`, refs: refs(...commitRuns) };
+  return {
+    status: 'flag',
+    sentence: `${head}; no session made ${names.join(', ')}${more}.`,
+    refs: refs(...commitRuns),
+  };
 }
 
 function ciGreen(ci: VerdictInput['ci']): Draft | undefined {
@@ -225,9 +251,16 @@ function criteriaProven(criteria: VerdictInput['criteria']): Draft | undefined {
   if (!criteria || criteria.length === 0) return undefined;
   const open = criteria.filter((c) => !c.proven);
   if (open.length === 0) {
-    return { status: 'pass', sentence: `All ${plural(criteria.length, 'criterion', 'criteria')} of the work item have a live proving artifact.`, refs: [] };
+    return {
+      status: 'pass',
+      sentence: `All ${plural(criteria.length, 'criterion', 'criteria')} of the work item have a live proving artifact.`,
+      refs: [],
+    };
   }
-  const named = open.slice(0, 3).map((c) => `"${clip(c.text)}"`).join(', ');
+  const named = open
+    .slice(0, 3)
+    .map((c) => `"${clip(c.text)}"`)
+    .join(', ');
   return {
     status: 'flag',
     sentence: `${open.length} of ${plural(criteria.length, 'criterion', 'criteria')} lack a live proving artifact: ${named}${open.length > 3 ? ', …' : ''}.`,
@@ -238,9 +271,18 @@ function criteriaProven(criteria: VerdictInput['criteria']): Draft | undefined {
 function findingsSettled(findings: VerdictInput['findings']): Draft {
   const serious = findings.filter((f) => f.severity === 'high' || f.severity === 'critical');
   if (serious.length === 0) return { status: 'pass', sentence: 'No high or critical finding is open.', refs: [] };
-  const sorted = [...serious].sort((a, b) => cmp(a.severity === 'critical' ? '0' : '1', b.severity === 'critical' ? '0' : '1') || cmp(a.id, b.id));
-  const named = sorted.slice(0, 3).map((f) => `${f.severity}: "${clip(f.title)}"`).join(', ');
-  return { status: 'flag', sentence: `${capital(plural(serious.length, 'high or critical finding'))} still open (${named}${serious.length > 3 ? ', …' : ''}).`, refs: [] };
+  const sorted = [...serious].sort(
+    (a, b) => cmp(a.severity === 'critical' ? '0' : '1', b.severity === 'critical' ? '0' : '1') || cmp(a.id, b.id),
+  );
+  const named = sorted
+    .slice(0, 3)
+    .map((f) => `${f.severity}: "${clip(f.title)}"`)
+    .join(', ');
+  return {
+    status: 'flag',
+    sentence: `${capital(plural(serious.length, 'high or critical finding'))} still open (${named}${serious.length > 3 ? ', …' : ''}).`,
+    refs: [],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -252,7 +294,11 @@ function satisfies(run: CommandRun, matcher: string): boolean {
   const wanted = readCommand(matcher);
   if (wanted.length > 0) {
     return wanted.every(
-      (w) => w.tool === run.tool && w.kind === run.kind && (w.target === undefined || w.target === run.target) && (w.scope !== 'full' || run.scope === 'full'),
+      (w) =>
+        w.tool === run.tool &&
+        w.kind === run.kind &&
+        (w.target === undefined || w.target === run.target) &&
+        (w.scope !== 'full' || run.scope === 'full'),
     );
   }
   // A matcher the tool table does not know: its words must begin one of the run's commands (full tier only).
@@ -282,8 +328,13 @@ function customRow(v: CustomValidator, t: Timeline, input: VerdictInput): Draft 
   for (const name of v.emitted) if (!input.emitted.includes(name)) missing.push(`the result "${name}"`);
   for (const kind of v.artifact) if (!input.artifacts.includes(kind)) missing.push(`a ${kind} artifact`);
   const about = v.description ? `${v.description.trim().replace(/\.$/, '')}: ` : '';
-  if (missing.length === 0) return { status: 'pass', sentence: `${about}${about ? 'e' : 'E'}very requirement was met.`, refs: refs(...proof) };
-  return { status: 'flag', sentence: `${about}${about ? 'm' : 'M'}issing ${missing.join(', ')}.`, refs: refs(...proof) };
+  if (missing.length === 0)
+    return { status: 'pass', sentence: `${about}${about ? 'e' : 'E'}very requirement was met.`, refs: refs(...proof) };
+  return {
+    status: 'flag',
+    sentence: `${about}${about ? 'm' : 'M'}issing ${missing.join(', ')}.`,
+    refs: refs(...proof),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -298,7 +349,13 @@ export function evaluate(input: VerdictInput): Evaluation {
   const t = timeline(input);
   const rows: VerdictRow[] = [];
   for (const e of input.policy.errors) {
-    rows.push({ validator: 'policy', status: 'error', level: 'warn', sentence: `${e.file} could not be used (${e.message}); it was ignored.`, refs: [] });
+    rows.push({
+      validator: 'policy',
+      status: 'error',
+      level: 'warn',
+      sentence: `${e.file} could not be used (${e.message}); it was ignored.`,
+      refs: [],
+    });
   }
   const history = {
     typecheck: input.history.typecheck || t.runs.some((r) => r.fact.kind === 'typecheck'),

@@ -53,7 +53,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** The facts computed from tool calls with their input and output (the CLI at capture, the full tier). */
 export function factsOfTurns(turns: readonly Turn[], withCommand: boolean, cwd?: string): SessionVerification {
-  const edit = (turnIndex: number, file: string | undefined) => editFact(turnIndex, file === undefined ? undefined : relative(file, cwd));
+  const edit = (turnIndex: number, file: string | undefined) =>
+    editFact(turnIndex, file === undefined ? undefined : relative(file, cwd));
   const runs: CommandRun[] = [];
   const edits: FileEdit[] = [];
   const commits: string[] = [];
@@ -78,7 +79,12 @@ export function factsOfTurns(turns: readonly Turn[], withCommand: boolean, cwd?:
       const lineOk = lineSucceeded(call, output);
       const parts = readCommand(command);
       if (parts.length === 0) {
-        const run: CommandRun = { turnIndex: turn.index, kind: 'other', result: lineOk ? 'pass' : 'fail', scope: 'unknown' };
+        const run: CommandRun = {
+          turnIndex: turn.index,
+          kind: 'other',
+          result: lineOk ? 'pass' : 'fail',
+          scope: 'unknown',
+        };
         if (withCommand) run.command = text;
         runs.push(run);
         continue;
@@ -90,7 +96,8 @@ export function factsOfTurns(turns: readonly Turn[], withCommand: boolean, cwd?:
         if (withCommand) run.command = text;
         runs.push(run);
         if (part.bypass) bypasses.push({ turnIndex: turn.index, how: part.bypass });
-        if (part.kind === 'commit' && result !== 'fail') for (const sha of commitShas(output)) if (!commits.includes(sha)) commits.push(sha);
+        if (part.kind === 'commit' && result !== 'fail')
+          for (const sha of commitShas(output)) if (!commits.includes(sha)) commits.push(sha);
       }
     }
   }
@@ -111,7 +118,14 @@ function editFact(turnIndex: number, file: string | undefined): FileEdit {
 function editedFiles(call: Call): (string | undefined)[] {
   const input = call.input;
   if (call.name === 'apply_patch') {
-    const patch = typeof input === 'string' ? input : isRecord(input) && typeof input.input === 'string' ? input.input : isRecord(input) && typeof input.patch === 'string' ? input.patch : undefined;
+    const patch =
+      typeof input === 'string'
+        ? input
+        : isRecord(input) && typeof input.input === 'string'
+          ? input.input
+          : isRecord(input) && typeof input.patch === 'string'
+            ? input.patch
+            : undefined;
     if (patch !== undefined) {
       const files = patchFiles(patch);
       if (files.length > 0) return files;
@@ -189,10 +203,16 @@ export function factsEvents(facts: SessionVerification, firstSeq: number): Facts
     events.push({ type: FACTS_EVENT.run, seq: seq++, turnIndex: r.turnIndex, data });
   }
   for (const e of facts.edits) {
-    events.push({ type: FACTS_EVENT.edit, seq: seq++, turnIndex: e.turnIndex, data: e.file === undefined ? { test: e.test } : { file: e.file, test: e.test } });
+    events.push({
+      type: FACTS_EVENT.edit,
+      seq: seq++,
+      turnIndex: e.turnIndex,
+      data: e.file === undefined ? { test: e.test } : { file: e.file, test: e.test },
+    });
   }
   for (const sha of facts.commits) events.push({ type: FACTS_EVENT.commit, seq: seq++, data: { sha } });
-  for (const b of facts.bypasses) events.push({ type: FACTS_EVENT.bypass, seq: seq++, turnIndex: b.turnIndex, data: { how: b.how } });
+  for (const b of facts.bypasses)
+    events.push({ type: FACTS_EVENT.bypass, seq: seq++, turnIndex: b.turnIndex, data: { how: b.how } });
   return events;
 }
 
@@ -214,8 +234,18 @@ export function factsOfEvents(events: FactsDocument['events']): SessionVerificat
     if (!d) continue;
     const validTurn = typeof turnIndex === 'number' && Number.isInteger(turnIndex) && turnIndex >= 0;
     if (e.type === FACTS_EVENT.run && validTurn) {
-      if (!(RUN_KINDS as readonly unknown[]).includes(d.kind) || !RESULTS.includes(d.result as string) || !SCOPES.includes(d.scope as string)) continue;
-      const run: CommandRun = { turnIndex, kind: d.kind as RunKind, result: d.result as RunResult, scope: d.scope as RunScope };
+      if (
+        !(RUN_KINDS as readonly unknown[]).includes(d.kind) ||
+        !RESULTS.includes(d.result as string) ||
+        !SCOPES.includes(d.scope as string)
+      )
+        continue;
+      const run: CommandRun = {
+        turnIndex,
+        kind: d.kind as RunKind,
+        result: d.result as RunResult,
+        scope: d.scope as RunScope,
+      };
       if (shortString(d.tool)) run.tool = d.tool;
       if (shortString(d.target)) run.target = d.target;
       out.runs.push(run);

@@ -72,7 +72,12 @@ function level(r: Reader, node: unknown, label: string): PolicyLevel {
   return value as PolicyLevel;
 }
 
-function mapEntries(r: Reader, node: unknown, label: string, allowed: readonly string[]): Map<string, { key: unknown; value: unknown }> {
+function mapEntries(
+  r: Reader,
+  node: unknown,
+  label: string,
+  allowed: readonly string[],
+): Map<string, { key: unknown; value: unknown }> {
   if (!isMap(node)) throw new Problem(`${where(r, node)}${label} must be a mapping`);
   const out = new Map<string, { key: unknown; value: unknown }>();
   for (const pair of node.items) {
@@ -94,7 +99,9 @@ function readPolicyFile(text: string, customNames: ReadonlySet<string>): Record<
   if (!validators || validators.value === null) return {};
   const levels: Record<string, PolicyLevel> = {};
   for (const [id, { key, value }] of mapEntries(r, validators.value, 'validators', [])) {
-    const known = (BUILTIN_VALIDATORS as readonly string[]).includes(id) || (id.startsWith('custom:') && customNames.has(id.slice(7)));
+    const known =
+      (BUILTIN_VALIDATORS as readonly string[]).includes(id) ||
+      (id.startsWith('custom:') && customNames.has(id.slice(7)));
     if (!known) throw new Problem(`${where(r, key)}unknown validator "${id}"`);
     levels[id] = level(r, value, id);
   }
@@ -107,14 +114,19 @@ function readValidatorFile(path: string, text: string): CustomValidator {
   const top = mapEntries(r, r.doc.contents, 'the validator', ['name', 'description', 'level', 'when', 'require']);
   const nameNode = top.get('name')?.value;
   const name = nameNode === undefined ? stem : isScalar(nameNode) ? String(nameNode.value) : '';
-  if (!NAME.test(name)) throw new Problem(`${where(r, nameNode)}name must be lowercase letters, digits, ".", "_" or "-"`);
+  if (!NAME.test(name))
+    throw new Problem(`${where(r, nameNode)}name must be lowercase letters, digits, ".", "_" or "-"`);
   const descNode = top.get('description')?.value;
   const description = isScalar(descNode) && typeof descNode.value === 'string' ? descNode.value : undefined;
   const lvl = top.has('level') ? level(r, top.get('level')!.value, 'level') : 'warn';
   const when = top.get('when')?.value;
-  const paths = when === undefined || when === null ? [] : stringList(r, mapEntries(r, when, 'when', ['paths']).get('paths')?.value, 'when.paths');
+  const paths =
+    when === undefined || when === null
+      ? []
+      : stringList(r, mapEntries(r, when, 'when', ['paths']).get('paths')?.value, 'when.paths');
   const req = top.get('require')?.value;
-  if (req === undefined || req === null) throw new Problem('require is missing: say what must have happened (ran, emitted, artifact)');
+  if (req === undefined || req === null)
+    throw new Problem('require is missing: say what must have happened (ran, emitted, artifact)');
   const reqs = mapEntries(r, req, 'require', ['ran', 'emitted', 'artifact']);
   const ran = stringList(r, reqs.get('ran')?.value, 'require.ran');
   const emitted = stringList(r, reqs.get('emitted')?.value, 'require.emitted');

@@ -160,7 +160,12 @@ export const Verdict = Type.Union([
 export type Verdict = Static<typeof Verdict>;
 export const VERDICTS: readonly Verdict[] = ['clean', 'review', 'unverifiable', 'waiting', 'none'];
 
-export const RowStatus = Type.Union([Type.Literal('pass'), Type.Literal('flag'), Type.Literal('fail'), Type.Literal('error')]);
+export const RowStatus = Type.Union([
+  Type.Literal('pass'),
+  Type.Literal('flag'),
+  Type.Literal('fail'),
+  Type.Literal('error'),
+]);
 export type RowStatus = Static<typeof RowStatus>;
 
 /** A row's weight: `info` shows but never counts, `warn` counts toward the verdict, `block` also fails the check. */

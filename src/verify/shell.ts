@@ -88,7 +88,8 @@ function statement(node: Node, flags: Flags, out: SimpleCommand[], exported: Rec
       const body = node.childForFieldName('body');
       if (body) statement(body, flags, out, exported);
       // A here-string or redirect target may hold a command substitution; heredoc bodies are data.
-      for (const r of node.namedChildren) if (r && r !== body && r.type !== 'heredoc_redirect') substitutions(r, out, exported);
+      for (const r of node.namedChildren)
+        if (r && r !== body && r.type !== 'heredoc_redirect') substitutions(r, out, exported);
       return;
     }
     case 'list':

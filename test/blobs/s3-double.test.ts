@@ -5,11 +5,24 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetObjectCommand, HeadObjectCommand, NoSuchBucket, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  NoSuchBucket,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { S3BlobStore, type S3BlobStoreOptions } from '../../src/blobs/s3.js';
 import { startS3Double, type S3Double } from '../s3-double/server.js';
 
-const credentials = { bucket: 'attest-double', accessKeyId: 'AKIATESTDOUBLE', secretAccessKey: 'double-secret', region: 'us-east-1' };
+const credentials = {
+  bucket: 'attest-double',
+  accessKeyId: 'AKIATESTDOUBLE',
+  secretAccessKey: 'double-secret',
+  region: 'us-east-1',
+};
 const sha256 = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
 
 let double: S3Double;
@@ -28,7 +41,10 @@ function client(overrides: { accessKeyId?: string; secretAccessKey?: string } = 
     region: credentials.region,
     forcePathStyle: true,
     maxAttempts: 1,
-    credentials: { accessKeyId: overrides.accessKeyId ?? credentials.accessKeyId, secretAccessKey: overrides.secretAccessKey ?? credentials.secretAccessKey },
+    credentials: {
+      accessKeyId: overrides.accessKeyId ?? credentials.accessKeyId,
+      secretAccessKey: overrides.secretAccessKey ?? credentials.secretAccessKey,
+    },
   });
 }
 
@@ -45,7 +61,14 @@ async function rejection(promise: Promise<unknown>): Promise<S3ServiceException>
 describe('S3 double, through the AWS SDK', () => {
   it('stores a PutObject under the path-style key and serves it to GetObject with its content type', async () => {
     const s3 = client();
-    await s3.send(new PutObjectCommand({ Bucket: credentials.bucket, Key: 'a/b c+d.txt', Body: 'hello', ContentType: 'text/plain' }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: credentials.bucket,
+        Key: 'a/b c+d.txt',
+        Body: 'hello',
+        ContentType: 'text/plain',
+      }),
+    );
     expect(double.objects.get('a/b c+d.txt')?.bytes.toString()).toBe('hello');
     const got = await s3.send(new GetObjectCommand({ Bucket: credentials.bucket, Key: 'a/b c+d.txt' }));
     expect(await got.Body?.transformToString()).toBe('hello');
@@ -74,10 +97,18 @@ describe('S3 double, through the AWS SDK', () => {
   });
 
   it('refuses an unknown access key id (403 InvalidAccessKeyId) and a wrong secret (403 SignatureDoesNotMatch)', async () => {
-    const unknownKey = await rejection(client({ accessKeyId: 'AKIAWRONG' }).send(new PutObjectCommand({ Bucket: credentials.bucket, Key: 'k', Body: 'x' })));
+    const unknownKey = await rejection(
+      client({ accessKeyId: 'AKIAWRONG' }).send(
+        new PutObjectCommand({ Bucket: credentials.bucket, Key: 'k', Body: 'x' }),
+      ),
+    );
     expect(unknownKey.name).toBe('InvalidAccessKeyId');
     expect(unknownKey.$metadata.httpStatusCode).toBe(403);
-    const wrongSecret = await rejection(client({ secretAccessKey: 'not-the-secret' }).send(new PutObjectCommand({ Bucket: credentials.bucket, Key: 'k', Body: 'x' })));
+    const wrongSecret = await rejection(
+      client({ secretAccessKey: 'not-the-secret' }).send(
+        new PutObjectCommand({ Bucket: credentials.bucket, Key: 'k', Body: 'x' }),
+      ),
+    );
     expect(wrongSecret.name).toBe('SignatureDoesNotMatch');
     expect(double.objects.has('k')).toBe(false);
   });
@@ -91,7 +122,8 @@ describe('S3 double, through the AWS SDK', () => {
 });
 
 describe('S3BlobStore against the double', () => {
-  const store = (overrides: Partial<S3BlobStoreOptions> = {}) => new S3BlobStore({ endpoint: double.url, ...credentials, ...overrides });
+  const store = (overrides: Partial<S3BlobStoreOptions> = {}) =>
+    new S3BlobStore({ endpoint: double.url, ...credentials, ...overrides });
 
   it('keeps blobs under blobs/<aa>/<sha256> in the configured bucket, addressed path-style', async () => {
     const bytes = Buffer.from('addressed');
@@ -99,7 +131,9 @@ describe('S3BlobStore against the double', () => {
     await store().put(digest, bytes);
     expect(double.objects.get(`blobs/${digest.slice(0, 2)}/${digest}`)?.bytes.equals(bytes)).toBe(true);
     const put = double.requests.filter((r) => r.method === 'PUT' && r.key.endsWith(digest));
-    expect(put).toEqual([{ method: 'PUT', bucket: credentials.bucket, key: `blobs/${digest.slice(0, 2)}/${digest}`, status: 200 }]);
+    expect(put).toEqual([
+      { method: 'PUT', bucket: credentials.bucket, key: `blobs/${digest.slice(0, 2)}/${digest}`, status: 200 },
+    ]);
   });
 
   it('refuses to serve an object whose bytes no longer hash to its name', async () => {
@@ -138,7 +172,10 @@ describe('S3BlobStore against the double', () => {
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
-      const stalled = store({ endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeouts: { connectMs: 1_000, requestMs: 200 } });
+      const stalled = store({
+        endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        timeouts: { connectMs: 1_000, requestMs: 200 },
+      });
       await expect(stalled.check()).rejects.toMatchObject({ name: 'TimeoutError', code: 'ETIMEDOUT' });
       expect(sockets.size).toBeGreaterThan(0);
     } finally {

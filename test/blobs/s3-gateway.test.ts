@@ -8,7 +8,12 @@ import { createTenant, startGateway, type Tenant, type TestGateway } from '../he
 import { artifactBody, sha256 } from '../areas/artifacts/helpers.js';
 import { startS3Double, type S3Double } from '../s3-double/server.js';
 
-const credentials = { bucket: 'attest-e2e', accessKeyId: 'AKIATESTGATEWAY', secretAccessKey: 'gateway-secret', region: 'eu-central-1' };
+const credentials = {
+  bucket: 'attest-e2e',
+  accessKeyId: 'AKIATESTGATEWAY',
+  secretAccessKey: 'gateway-secret',
+  region: 'eu-central-1',
+};
 
 describe('gateway with S3 blobs', () => {
   let double: S3Double;
@@ -35,7 +40,12 @@ describe('gateway with S3 blobs', () => {
     await double?.close();
   });
 
-  const content = (id: string) => gw.app.inject({ method: 'GET', url: `/v1/artifacts/${id}/content`, headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId } });
+  const content = (id: string) =>
+    gw.app.inject({
+      method: 'GET',
+      url: `/v1/artifacts/${id}/content`,
+      headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId },
+    });
 
   it('reports s3 blobs in /v1/capabilities', async () => {
     const res = await gw.call('GET', '/v1/capabilities');
@@ -48,8 +58,15 @@ describe('gateway with S3 blobs', () => {
     const before = double.requests.length;
     const res = await gw.call('GET', '/v1/health/files');
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ status: 'ok', checks: [{ name: 'blobs', kind: 's3', status: 'ok', critical: true, latencyMs: expect.any(Number) }] });
-    expect(double.requests.slice(before).map((r) => `${r.method} ${r.status}`)).toEqual(['PUT 200', 'GET 200', 'DELETE 204']);
+    expect(res.body.data).toEqual({
+      status: 'ok',
+      checks: [{ name: 'blobs', kind: 's3', status: 'ok', critical: true, latencyMs: expect.any(Number) }],
+    });
+    expect(double.requests.slice(before).map((r) => `${r.method} ${r.status}`)).toEqual([
+      'PUT 200',
+      'GET 200',
+      'DELETE 204',
+    ]);
     expect([...double.objects.keys()].filter((k) => k.startsWith('health/'))).toEqual([]);
   });
 
@@ -74,20 +91,29 @@ describe('gateway with S3 blobs', () => {
   it('answers 503 store_unavailable when S3 keeps answering 5xx after the SDK retries, and recovers after', async () => {
     const bytes = crypto.randomBytes(40);
     double.failNext('InternalError', 10);
-    const failed = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(bytes, { mediaType: 'application/octet-stream', filename: 'flaky.bin' }) });
+    const failed = await gw.call('POST', '/v1/artifacts', {
+      ...auth,
+      body: artifactBody(bytes, { mediaType: 'application/octet-stream', filename: 'flaky.bin' }),
+    });
     expect(failed.status).toBe(503);
     expect(failed.body.error.code).toBe('store_unavailable');
     expect(failed.headers['retry-after']).toBe('5');
     expect(failed.text).not.toMatch(/InternalError|amazonaws|xml/i);
     double.failNext('InternalError', 0);
-    const retried = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(bytes, { mediaType: 'application/octet-stream', filename: 'flaky.bin' }) });
+    const retried = await gw.call('POST', '/v1/artifacts', {
+      ...auth,
+      body: artifactBody(bytes, { mediaType: 'application/octet-stream', filename: 'flaky.bin' }),
+    });
     expect(retried.status).toBe(201);
   });
 
   it('answers 404 artifact_not_found when the object was removed from the bucket behind its back', async () => {
     const bytes = crypto.randomBytes(48);
     const digest = sha256(bytes);
-    const res = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(bytes, { mediaType: 'application/octet-stream', filename: 'gone.bin' }) });
+    const res = await gw.call('POST', '/v1/artifacts', {
+      ...auth,
+      body: artifactBody(bytes, { mediaType: 'application/octet-stream', filename: 'gone.bin' }),
+    });
     expect(res.status).toBe(201);
     expect(double.objects.delete(`blobs/${digest.slice(0, 2)}/${digest}`)).toBe(true);
     const served = await content(res.body.data.id);
@@ -98,7 +124,10 @@ describe('gateway with S3 blobs', () => {
   // Last: stops the double for the rest of this file.
   it('reports files 503 (and ingestion degraded) once the bucket stops answering; uploads answer 503', async () => {
     const bytes = crypto.randomBytes(32);
-    const kept = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(bytes, { mediaType: 'application/octet-stream', filename: 'kept.bin' }) });
+    const kept = await gw.call('POST', '/v1/artifacts', {
+      ...auth,
+      body: artifactBody(bytes, { mediaType: 'application/octet-stream', filename: 'kept.bin' }),
+    });
     expect(kept.status).toBe(201);
     await double.close();
 
@@ -106,14 +135,30 @@ describe('gateway with S3 blobs', () => {
     expect(files.status).toBe(503);
     expect(files.headers['retry-after']).toBe('5');
     expect(files.body.error.code).toBe('store_unavailable');
-    expect(files.body.error.checks).toEqual([{ name: 'blobs', kind: 's3', status: 'down', critical: true, latencyMs: expect.any(Number), message: expect.any(String) }]);
+    expect(files.body.error.checks).toEqual([
+      {
+        name: 'blobs',
+        kind: 's3',
+        status: 'down',
+        critical: true,
+        latencyMs: expect.any(Number),
+        message: expect.any(String),
+      },
+    ]);
 
     const ingestion = await gw.call('GET', '/v1/health/ingestion');
     expect(ingestion.status).toBe(200);
     expect(ingestion.body.data.status).toBe('degraded');
-    expect(ingestion.body.data.checks.find((c: { name: string }) => c.name === 'blobs')).toMatchObject({ kind: 's3', status: 'down', critical: false });
+    expect(ingestion.body.data.checks.find((c: { name: string }) => c.name === 'blobs')).toMatchObject({
+      kind: 's3',
+      status: 'down',
+      critical: false,
+    });
 
-    const upload = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(crypto.randomBytes(16), { mediaType: 'application/octet-stream', filename: 'late.bin' }) });
+    const upload = await gw.call('POST', '/v1/artifacts', {
+      ...auth,
+      body: artifactBody(crypto.randomBytes(16), { mediaType: 'application/octet-stream', filename: 'late.bin' }),
+    });
     expect(upload.status).toBe(503);
     expect(upload.body.error.code).toBe('store_unavailable');
     const served = await content(kept.body.data.id);

@@ -10,7 +10,12 @@ import type { BlobStore } from '../../src/blobs/store.js';
 import { startS3Double, type S3Double } from '../s3-double/server.js';
 import { testTempDir } from '../helpers/tmp.js';
 
-const credentials = { bucket: 'attest-blobs', accessKeyId: 'AKIATESTCONTRACT', secretAccessKey: 'contract-secret', region: 'eu-west-3' };
+const credentials = {
+  bucket: 'attest-blobs',
+  accessKeyId: 'AKIATESTCONTRACT',
+  secretAccessKey: 'contract-secret',
+  region: 'eu-west-3',
+};
 
 let double: S3Double;
 let dir: string;
@@ -27,7 +32,8 @@ afterAll(async () => {
 
 const sha256 = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
 /** Fresh bytes per test so one case never sees another's blob. */
-const fresh = (label: string) => Buffer.concat([Buffer.from(`${label} `), crypto.randomBytes(32), Buffer.from([0, 255, 10, 13])]);
+const fresh = (label: string) =>
+  Buffer.concat([Buffer.from(`${label} `), crypto.randomBytes(32), Buffer.from([0, 255, 10, 13])]);
 
 const stores: Array<[string, () => BlobStore]> = [
   ['fs', () => new FsBlobStore(dir)],
@@ -95,7 +101,7 @@ describe.each(stores)('BlobStore contract: %s', (kind, make) => {
     if (kind === 's3') expect([...double.objects.keys()].filter((k) => !k.startsWith('blobs/'))).toEqual([]);
   });
 
-  it('is shared: a second instance on the same backing store sees the first one\'s blobs', async () => {
+  it("is shared: a second instance on the same backing store sees the first one's blobs", async () => {
     const bytes = fresh('shared');
     await make().put(sha256(bytes), bytes);
     expect((await make().get(sha256(bytes)))?.equals(bytes)).toBe(true);

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { applyTier, parseClaudeCodeTranscript, type AgentSessionV1, type CaptureTier } from '../../src/capture/index.js';
+import {
+  applyTier,
+  parseClaudeCodeTranscript,
+  type AgentSessionV1,
+  type CaptureTier,
+} from '../../src/capture/index.js';
 import { RAW_DIR, rawFixtureNames, readCanonical, readRaw, schemaErrors } from './schema.js';
 import { priceSession } from '../../src/pricing/cost.js';
 import { TTL_COSTS_MICROS, ttlTranscript } from '../helpers/cache-ttl.js';
@@ -8,7 +13,14 @@ import { TTL_COSTS_MICROS, ttlTranscript } from '../helpers/cache-ttl.js';
 interface ManifestEntry {
   name: string;
   subagent: boolean;
-  features: { compaction?: boolean; apiError?: boolean; prLink?: boolean; sidechain?: boolean; interrupt?: boolean; malformed?: boolean };
+  features: {
+    compaction?: boolean;
+    apiError?: boolean;
+    prLink?: boolean;
+    sidechain?: boolean;
+    interrupt?: boolean;
+    malformed?: boolean;
+  };
 }
 const manifest = JSON.parse(fs.readFileSync(`${RAW_DIR}MANIFEST.json`, 'utf8')) as { files: ManifestEntry[] };
 
@@ -28,7 +40,12 @@ function expectedTotals(text: string) {
     }
     if (o.type !== 'assistant' || !o.message?.usage) return;
     const u = o.message.usage;
-    const v = [u.input_tokens ?? 0, u.output_tokens ?? 0, u.cache_read_input_tokens ?? 0, u.cache_creation_input_tokens ?? 0];
+    const v = [
+      u.input_tokens ?? 0,
+      u.output_tokens ?? 0,
+      u.cache_read_input_tokens ?? 0,
+      u.cache_creation_input_tokens ?? 0,
+    ];
     const key = o.message.id ?? `line-${o.uuid ?? i}`;
     const prev = perMessage.get(key);
     perMessage.set(key, prev ? prev.map((p, k) => Math.max(p, v[k]!)) : v);
@@ -98,7 +115,11 @@ describe('parseClaudeCodeTranscript on every raw fixture', () => {
       { in: 10, out: 300, cacheRead: 20_000, cacheCreate: 4000, cacheCreate1h: 1500 },
     ]);
     // Turn by turn and as a session, the figures computed by hand in test/helpers/cache-ttl.ts.
-    expect(assistants.map((t) => priceSession([t]).costMicros)).toEqual([TTL_COSTS_MICROS.fiveMinute, TTL_COSTS_MICROS.oneHour, TTL_COSTS_MICROS.mixed]);
+    expect(assistants.map((t) => priceSession([t]).costMicros)).toEqual([
+      TTL_COSTS_MICROS.fiveMinute,
+      TTL_COSTS_MICROS.oneHour,
+      TTL_COSTS_MICROS.mixed,
+    ]);
     expect(priceSession(s.turns).costMicros).toBe(TTL_COSTS_MICROS.session);
   });
 
@@ -107,7 +128,10 @@ describe('parseClaudeCodeTranscript on every raw fixture', () => {
       const text = readRaw(name);
       const perMessage = new Map<string, number>();
       for (const line of text.split('\n')) {
-        let o: { type?: string; message?: { id?: string; usage?: { cache_creation?: { ephemeral_1h_input_tokens?: number } } } };
+        let o: {
+          type?: string;
+          message?: { id?: string; usage?: { cache_creation?: { ephemeral_1h_input_tokens?: number } } };
+        };
         try {
           o = JSON.parse(line) as typeof o;
         } catch {
@@ -119,31 +143,56 @@ describe('parseClaudeCodeTranscript on every raw fixture', () => {
       }
       const expected = [...perMessage.values()].reduce((n, h) => n + h, 0);
       const s = parseClaudeCodeTranscript(text);
-      expect(s.turns.reduce((n, t) => n + (t.usage?.cacheCreate1h ?? 0), 0), name).toBe(expected);
+      expect(
+        s.turns.reduce((n, t) => n + (t.usage?.cacheCreate1h ?? 0), 0),
+        name,
+      ).toBe(expected);
     }
   });
 
   it('hand-checked numbers', () => {
     // synthetic-future-version.jsonl: two assistant lines, 10+4 in, 5+2 out, 0+9 cache read, 0+1 cache creation.
     const syn = parseClaudeCodeTranscript(readRaw('synthetic-future-version.jsonl'));
-    expect(syn.totals).toMatchObject({ inputTokens: 14, outputTokens: 7, cacheReadTokens: 9, cacheCreationTokens: 1, wallClockMs: 11_000 });
+    expect(syn.totals).toMatchObject({
+      inputTokens: 14,
+      outputTokens: 7,
+      cacheReadTokens: 9,
+      cacheCreationTokens: 1,
+      wallClockMs: 11_000,
+    });
     // s01: msg_01QFmpcToW9295grtcXDQshk is written twice, output_tokens 4 then 96: the turn keeps 96, not 100.
     const s01 = parseClaudeCodeTranscript(readRaw('s01-small-ee5e9b07.jsonl'));
     const turn = s01.turns.find((t) => t.messageId === 'msg_01QFmpcToW9295grtcXDQshk');
     expect(turn?.usage).toEqual({ in: 9178, out: 96, cacheRead: 0, cacheCreate: 19015 });
-    expect(s01.totals).toMatchObject({ inputTokens: 9486, outputTokens: 1338, cacheReadTokens: 58438, cacheCreationTokens: 49390 });
-    expect(s01.subagent).toEqual({ agentId: 'aab574376abcb02f3', parentSessionId: '6c106dc6-97d0-4c43-854e-18d33b520e2d' });
+    expect(s01.totals).toMatchObject({
+      inputTokens: 9486,
+      outputTokens: 1338,
+      cacheReadTokens: 58438,
+      cacheCreationTokens: 49390,
+    });
+    expect(s01.subagent).toEqual({
+      agentId: 'aab574376abcb02f3',
+      parentSessionId: '6c106dc6-97d0-4c43-854e-18d33b520e2d',
+    });
     expect(s01.id).not.toBe('6c106dc6-97d0-4c43-854e-18d33b520e2d'); // a subagent is its own session
     expect(s01.turns[0]).toMatchObject({ role: 'user', source: 'peer' });
     // s05: a large session with a compaction and two PR links.
     const s05 = parseClaudeCodeTranscript(readRaw('s05-large-0c76305d.jsonl'));
     expect(s05.id).toBe('92b2a4fc-36f8-489b-b400-146192c641bf');
     expect(s05.models).toEqual(['claude-sonnet-4-6']);
-    expect(s05.totals).toMatchObject({ inputTokens: 213, outputTokens: 90916, cacheReadTokens: 18976384, cacheCreationTokens: 293640 });
+    expect(s05.totals).toMatchObject({
+      inputTokens: 213,
+      outputTokens: 90916,
+      cacheReadTokens: 18976384,
+      cacheCreationTokens: 293640,
+    });
     expect(s05.outcome?.prs?.map((p) => p.prNumber)).toEqual([2836, 2852]);
     expect(s05.outcome?.prNumber).toBe(2852);
     expect(s05.env.gitRepo).toBe('github.com/org-3751/repo-3daf');
-    expect(s05.events.find((e) => e.type === 'compaction')?.data).toMatchObject({ preTokens: 167258, postTokens: 4679 });
+    expect(s05.events.find((e) => e.type === 'compaction')?.data).toMatchObject({
+      preTokens: 167258,
+      postTokens: 4679,
+    });
     const s05calls = s05.turns.flatMap((t) => t.toolCalls);
     expect(s05calls.length).toBe(221);
     expect(s05calls.filter((c) => c.status === 'error').length).toBe(10);
@@ -170,12 +219,22 @@ describe('parseClaudeCodeTranscript on every raw fixture', () => {
     );
     expect(s.turns.map((t) => t.role)).toEqual(['user', 'assistant', 'assistant']);
     expect(s.turns[2]!.toolCalls).toEqual([
-      expect.objectContaining({ name: 'TeleportFile', status: 'ok', isEdit: false, file: 'f000000.ts', durationMs: 2000 }),
+      expect.objectContaining({
+        name: 'TeleportFile',
+        status: 'ok',
+        isEdit: false,
+        file: 'f000000.ts',
+        durationMs: 2000,
+      }),
     ]);
     // A truncated line in the middle is malformed, not truncated.
     const lines = readRaw('synthetic-future-version.jsonl').split('\n');
     const middle = [lines[0], '{"type":"user",', ...lines.slice(1, 6)].join('\n');
-    expect(parseClaudeCodeTranscript(middle).warnings).toContainEqual({ code: 'malformed_line', count: 1, detail: 'line 2' });
+    expect(parseClaudeCodeTranscript(middle).warnings).toContainEqual({
+      code: 'malformed_line',
+      count: 1,
+      detail: 'line 2',
+    });
     // Metrics keeps the warning codes and counts, not the details, merged by code.
     const metrics = parseClaudeCodeTranscript(readRaw('synthetic-future-version.jsonl'), { tier: 'metrics' });
     expect(metrics.warnings).toContainEqual({ code: 'unknown_line_type', count: 2 });
@@ -216,7 +275,9 @@ describe('redaction tiers', () => {
     expect(metrics.env).toEqual({});
     expect(metrics).not.toHaveProperty('outcome');
     expect(metrics.events.every((e) => e.data === undefined)).toBe(true);
-    expect(metrics.turns.flatMap((t) => t.toolCalls).every((c) => c.file === undefined && c.errorSignature === undefined)).toBe(true);
+    expect(
+      metrics.turns.flatMap((t) => t.toolCalls).every((c) => c.file === undefined && c.errorSignature === undefined),
+    ).toBe(true);
     // The metrics are the same numbers at every tier.
     expect(metrics.totals).toEqual(full.totals);
     expect(metrics.turns.length).toBe(full.turns.length);
@@ -229,7 +290,9 @@ describe('redaction tiers', () => {
     expect(applyTier(full, 'metrics')).toEqual(readCanonical('downconverted-metrics.json'));
     expect(applyTier(full, 'full')).toEqual(full);
     // A document never gains detail.
-    expect(applyTier(readCanonical('downconverted-metrics.json') as AgentSessionV1, 'full').captureTier).toBe('metrics');
+    expect(applyTier(readCanonical('downconverted-metrics.json') as AgentSessionV1, 'full').captureTier).toBe(
+      'metrics',
+    );
   });
 });
 
@@ -242,9 +305,21 @@ describe('secret scrubbing at every tier', () => {
     password: 'hunter2hunter2',
     pem: '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7x\n-----END RSA PRIVATE KEY-----',
   };
-  const base = { sessionId: '11111111-1111-4111-8111-111111111111', version: '2.1.200', cwd: '/home/dev/app', isSidechain: false };
+  const base = {
+    sessionId: '11111111-1111-4111-8111-111111111111',
+    version: '2.1.200',
+    cwd: '/home/dev/app',
+    isSidechain: false,
+  };
   const transcript = [
-    { ...base, type: 'user', uuid: 'u1', timestamp: '2026-07-01T10:00:00.000Z', gitBranch: `feat/${secrets.github}`, message: { role: 'user', content: `deploy with ANTHROPIC_API_KEY=${secrets.anthropic} please` } },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u1',
+      timestamp: '2026-07-01T10:00:00.000Z',
+      gitBranch: `feat/${secrets.github}`,
+      message: { role: 'user', content: `deploy with ANTHROPIC_API_KEY=${secrets.anthropic} please` },
+    },
     {
       ...base,
       type: 'assistant',
@@ -256,14 +331,49 @@ describe('secret scrubbing at every tier', () => {
         role: 'assistant',
         content: [
           { type: 'text', text: `Using token ${secrets.attest}` },
-          { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: `curl -u admin:${secrets.password}@x https://user:${secrets.password}@example.com`, password: secrets.password } },
-          { type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: `/home/dev/app/keys/${secrets.aws}.pem` } },
+          {
+            type: 'tool_use',
+            id: 'toolu_1',
+            name: 'Bash',
+            input: {
+              command: `curl -u admin:${secrets.password}@x https://user:${secrets.password}@example.com`,
+              password: secrets.password,
+            },
+          },
+          {
+            type: 'tool_use',
+            id: 'toolu_2',
+            name: 'Read',
+            input: { file_path: `/home/dev/app/keys/${secrets.aws}.pem` },
+          },
         ],
         usage: { input_tokens: 3, output_tokens: 40, cache_read_input_tokens: 100, cache_creation_input_tokens: 7 },
       },
     },
-    { ...base, type: 'user', uuid: 'u2', timestamp: '2026-07-01T10:00:06.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: `Error: auth failed for ${secrets.github}`, is_error: true }] } },
-    { ...base, type: 'user', uuid: 'u3', timestamp: '2026-07-01T10:00:07.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: secrets.pem }] } },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u2',
+      timestamp: '2026-07-01T10:00:06.000Z',
+      message: {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: `Error: auth failed for ${secrets.github}`,
+            is_error: true,
+          },
+        ],
+      },
+    },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u3',
+      timestamp: '2026-07-01T10:00:07.000Z',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: secrets.pem }] },
+    },
     { type: 'ai-title', aiTitle: `Rotate ${secrets.anthropic}`, sessionId: base.sessionId },
   ]
     .map((l) => JSON.stringify(l))
@@ -274,11 +384,20 @@ describe('secret scrubbing at every tier', () => {
       const s = parseClaudeCodeTranscript(transcript, { tier });
       expect(schemaErrors(s)).toEqual([]);
       const json = JSON.stringify(s);
-      for (const [kind, secret] of Object.entries(secrets)) expect(json, kind).not.toContain(kind === 'pem' ? 'MIIEowIBAAKCAQEA7x' : secret);
-      expect(s.totals).toMatchObject({ inputTokens: 3, outputTokens: 40, cacheReadTokens: 100, cacheCreationTokens: 7 });
+      for (const [kind, secret] of Object.entries(secrets))
+        expect(json, kind).not.toContain(kind === 'pem' ? 'MIIEowIBAAKCAQEA7x' : secret);
+      expect(s.totals).toMatchObject({
+        inputTokens: 3,
+        outputTokens: 40,
+        cacheReadTokens: 100,
+        cacheCreationTokens: 7,
+      });
       if (tier !== 'metrics') {
         expect(s.env.gitBranch).toBe('feat/[REDACTED:github_token]');
-        expect(s.turns[1]!.toolCalls[0]).toMatchObject({ status: 'error', errorSignature: 'Error: auth failed for [REDACTED:github_token]' });
+        expect(s.turns[1]!.toolCalls[0]).toMatchObject({
+          status: 'error',
+          errorSignature: 'Error: auth failed for [REDACTED:github_token]',
+        });
         expect(s.turns[1]!.toolCalls[1]!.file).toBe('keys/[REDACTED:aws_access_key].pem');
       }
       if (tier === 'full') {

@@ -27,7 +27,9 @@ export function readCanonical(name: string): unknown {
 const schema = JSON.parse(fs.readFileSync(`${FIXTURES}agent-session.v1.schema.json`, 'utf8')) as object;
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 // ajv-formats is CommonJS; its default export arrives wrapped or bare depending on the loader.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  a: Ajv2020,
+) => void;
 addFormats(ajv);
 const validate = ajv.compile(schema);
 

@@ -67,7 +67,11 @@ export function cliHome(): CliHome {
 
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -140,7 +144,11 @@ export async function scriptedServer(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 export const FIXTURE_RAW = path.resolve(ROOT, 'test/fixtures/outerlayer-session-schema/raw');
@@ -171,12 +179,41 @@ export function writeCodexRollout(home: CliHome, id: string): string {
   fs.mkdirSync(dir, { recursive: true });
   const ts = (s: number) => new Date(Date.parse('2026-10-01T09:00:00.000Z') + s * 1000).toISOString();
   const lines = [
-    { timestamp: ts(0), type: 'session_meta', payload: { id, timestamp: ts(0), cwd: '/nonexistent/shop', originator: 'codex_cli_rs', cli_version: '0.46.0', git: { branch: 'main', repository_url: 'https://github.com/acme/shop.git' } } },
+    {
+      timestamp: ts(0),
+      type: 'session_meta',
+      payload: {
+        id,
+        timestamp: ts(0),
+        cwd: '/nonexistent/shop',
+        originator: 'codex_cli_rs',
+        cli_version: '0.46.0',
+        git: { branch: 'main', repository_url: 'https://github.com/acme/shop.git' },
+      },
+    },
     { timestamp: ts(1), type: 'turn_context', payload: { cwd: '/nonexistent/shop', model: 'gpt-5-codex' } },
     { timestamp: ts(2), type: 'event_msg', payload: { type: 'user_message', message: 'fix it' } },
-    { timestamp: ts(3), type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: 'c1' } },
-    { timestamp: ts(4), type: 'response_item', payload: { type: 'function_call_output', call_id: 'c1', output: '{"output":"a","metadata":{"exit_code":0}}' } },
-    { timestamp: ts(5), type: 'event_msg', payload: { type: 'token_count', info: { last_token_usage: { input_tokens: 1000, cached_input_tokens: 800, output_tokens: 50, total_tokens: 1050 }, total_token_usage: { input_tokens: 1000, cached_input_tokens: 800, output_tokens: 50, total_tokens: 1050 } } } },
+    {
+      timestamp: ts(3),
+      type: 'response_item',
+      payload: { type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: 'c1' },
+    },
+    {
+      timestamp: ts(4),
+      type: 'response_item',
+      payload: { type: 'function_call_output', call_id: 'c1', output: '{"output":"a","metadata":{"exit_code":0}}' },
+    },
+    {
+      timestamp: ts(5),
+      type: 'event_msg',
+      payload: {
+        type: 'token_count',
+        info: {
+          last_token_usage: { input_tokens: 1000, cached_input_tokens: 800, output_tokens: 50, total_tokens: 1050 },
+          total_token_usage: { input_tokens: 1000, cached_input_tokens: 800, output_tokens: 50, total_tokens: 1050 },
+        },
+      },
+    },
   ];
   const dest = path.join(dir, `rollout-2026-10-01T09-00-00-${id}.jsonl`);
   fs.writeFileSync(dest, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');

@@ -28,23 +28,45 @@ describe('AttestClient', () => {
     const missing = await client.getWorkItem('999999').catch((e: unknown) => e);
     expect(missing).toMatchObject({ status: 404, code: 'work_item_not_found' });
 
-    const minted = await g.gw.call('POST', '/v1/api-keys', { token: g.tenant.loginToken, appId: g.tenant.appId, body: { name: 'hosts-only', permissions: ['hosts.read'] } });
+    const minted = await g.gw.call('POST', '/v1/api-keys', {
+      token: g.tenant.loginToken,
+      appId: g.tenant.appId,
+      body: { name: 'hosts-only', permissions: ['hosts.read'] },
+    });
     const narrow = new AttestClient({ url: g.url, token: minted.body.data.plaintext_key, appId: g.tenant.appId });
-    const forbidden = await narrow.syncSessions({ schemaVersion: 1, sessions: [parseClaudeCodeTranscript(readRaw('s09-small-eabfac43.jsonl'))] }).catch((e: unknown) => e);
-    expect(forbidden).toMatchObject({ status: 403, code: 'forbidden', extra: { required_permission: 'sessions.write' } });
+    const forbidden = await narrow
+      .syncSessions({ schemaVersion: 1, sessions: [parseClaudeCodeTranscript(readRaw('s09-small-eabfac43.jsonl'))] })
+      .catch((e: unknown) => e);
+    expect(forbidden).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+      extra: { required_permission: 'sessions.write' },
+    });
 
-    const old = new AttestClient({ url: g.url, token: g.tenant.factoryKey, appId: g.tenant.appId, runnerVersion: 'not-a-version' });
-    expect(await old.listWorkItems().catch((e: unknown) => e)).toMatchObject({ status: 400, code: 'invalid_runner_version' });
+    const old = new AttestClient({
+      url: g.url,
+      token: g.tenant.factoryKey,
+      appId: g.tenant.appId,
+      runnerVersion: 'not-a-version',
+    });
+    expect(await old.listWorkItems().catch((e: unknown) => e)).toMatchObject({
+      status: 400,
+      code: 'invalid_runner_version',
+    });
 
     // Nothing listens on a port just closed: refused, and not worth retrying.
     const probe = net.createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as net.AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const down = await new AttestClient({ url: `http://127.0.0.1:${port}`, token: 'x' }).listWorkItems().catch((e: unknown) => e);
+    const down = await new AttestClient({ url: `http://127.0.0.1:${port}`, token: 'x' })
+      .listWorkItems()
+      .catch((e: unknown) => e);
     expect(down).toMatchObject({ status: 0, code: 'connection_refused', retryable: false });
     // A port fetch will not use: no answer, retried.
-    const blocked = await new AttestClient({ url: 'http://127.0.0.1:9', token: 'x' }).listWorkItems().catch((e: unknown) => e);
+    const blocked = await new AttestClient({ url: 'http://127.0.0.1:9', token: 'x' })
+      .listWorkItems()
+      .catch((e: unknown) => e);
     expect(blocked).toMatchObject({ status: 0, code: 'network_error', retryable: true });
   });
 });
@@ -55,7 +77,9 @@ describe('sync batching', () => {
     expect(packBatches(items).map((b) => b.length)).toEqual([50, 50, 20]);
     expect(packBatches(items, 50, 10_500).map((b) => b.length)).toEqual(Array(12).fill(10));
     // One item larger than the limit still goes alone (the sender chunks it or reports it).
-    expect(packBatches([{ bytes: 5 }, { bytes: 50_000 }, { bytes: 5 }], 50, 10_000).map((b) => b.length)).toEqual([1, 1, 1]);
+    expect(packBatches([{ bytes: 5 }, { bytes: 50_000 }, { bytes: 5 }], 50, 10_000).map((b) => b.length)).toEqual([
+      1, 1, 1,
+    ]);
   });
 
   it('a session larger than a request goes in chunk parts; the gateway merges them into the whole session', async () => {
@@ -80,8 +104,14 @@ describe('sync batching', () => {
       expect(res.accepted).toEqual([whole.id]);
     }
     const list = await client.listSessions({ repoScope: 'all', includeSubagents: '1' });
-    const row = (list.data as { sessions: { sessionId: string; traceId: string }[] }).sessions.find((s) => s.sessionId === whole.id);
-    const detail = (await client.getSession(row!.traceId)) as { turnCount: number; chunk: { of: number; partsReceived: number[] }; events: unknown[] };
+    const row = (list.data as { sessions: { sessionId: string; traceId: string }[] }).sessions.find(
+      (s) => s.sessionId === whole.id,
+    );
+    const detail = (await client.getSession(row!.traceId)) as {
+      turnCount: number;
+      chunk: { of: number; partsReceived: number[] };
+      events: unknown[];
+    };
     expect(detail.turnCount).toBe(whole.turns.length);
     expect(detail.events).toHaveLength(whole.events.length);
     expect(detail.chunk).toEqual({ of: parts.length, partsReceived: parts.map((_, i) => i + 1) });

@@ -3,7 +3,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliHome, fileMode, listeningGateway, loginWithFactoryKey, placeClaudeFixture, type CliHome, type ListeningGateway } from './cli-helpers.js';
+import {
+  cliHome,
+  fileMode,
+  listeningGateway,
+  loginWithFactoryKey,
+  placeClaudeFixture,
+  type CliHome,
+  type ListeningGateway,
+} from './cli-helpers.js';
 
 let g: ListeningGateway;
 let home: CliHome;
@@ -22,10 +30,32 @@ describe('attest artifact add and result emit', { timeout: 300_000 }, () => {
   it('uploads a file as evidence for a pull request; the same command again is idempotent', async () => {
     const file = path.join(home.dir, 'checkout.png');
     fs.writeFileSync(file, Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'));
-    const args = ['artifact', 'add', file, '--repo', 'acme/shop', '--pr', '42', '--criterion', 'AC-1', '--caption', 'checkout works', '--json'];
+    const args = [
+      'artifact',
+      'add',
+      file,
+      '--repo',
+      'acme/shop',
+      '--pr',
+      '42',
+      '--criterion',
+      'AC-1',
+      '--caption',
+      'checkout works',
+      '--json',
+    ];
     const first = await home.run(args);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.json).toMatchObject({ filename: 'checkout.png', mediaType: 'image/png', kind: 'screenshot', bytes: 16, criterionId: 'AC-1', repository: 'acme/shop', prNumber: 42, caption: 'checkout works' });
+    expect(first.json).toMatchObject({
+      filename: 'checkout.png',
+      mediaType: 'image/png',
+      kind: 'screenshot',
+      bytes: 16,
+      criterionId: 'AC-1',
+      repository: 'acme/shop',
+      prNumber: 42,
+      caption: 'checkout works',
+    });
     const again = await home.run(args);
     expect(again.json.id).toBe(first.json.id);
     const listed = await g.gw.call('GET', '/v1/artifacts?repository=acme/shop&prNumber=42', as());
@@ -42,21 +72,81 @@ describe('attest artifact add and result emit', { timeout: 300_000 }, () => {
     const noAnchor = await home.run(['artifact', 'add', path.join(home.dir, 'x.txt')]);
     expect(noAnchor.code).toBe(1);
     expect(noAnchor.stderr).toMatch(/--repo owner\/repo --pr N and\/or --work-item/);
-    const missing = await home.run(['artifact', 'add', path.join(home.dir, 'missing.txt'), '--repo', 'acme/shop', '--pr', '1']);
+    const missing = await home.run([
+      'artifact',
+      'add',
+      path.join(home.dir, 'missing.txt'),
+      '--repo',
+      'acme/shop',
+      '--pr',
+      '1',
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/Cannot read/);
-    const badRepo = await home.run(['result', 'emit', 'unit', 'pass', '--link', 'https://ci.example/1', '--repo', 'shop', '--pr', '1']);
+    const badRepo = await home.run([
+      'result',
+      'emit',
+      'unit',
+      'pass',
+      '--link',
+      'https://ci.example/1',
+      '--repo',
+      'shop',
+      '--pr',
+      '1',
+    ]);
     expect(badRepo.stderr).toMatch(/--repo must be owner\/repo/);
-    const badResult = await home.run(['result', 'emit', 'unit', 'maybe', '--link', 'https://ci.example/1', '--repo', 'acme/shop', '--pr', '1']);
+    const badResult = await home.run([
+      'result',
+      'emit',
+      'unit',
+      'maybe',
+      '--link',
+      'https://ci.example/1',
+      '--repo',
+      'acme/shop',
+      '--pr',
+      '1',
+    ]);
     expect(badResult.stderr).toMatch(/pass or fail/);
   });
 
   it('records a check result with its run URL; with --emit-id and --emitted-at a repeat is the same record', async () => {
-    const args = ['result', 'emit', 'unit-tests', 'fail', '--link', 'https://ci.example/runs/7', '--repo', 'acme/shop', '--pr', '42', '--json'];
+    const args = [
+      'result',
+      'emit',
+      'unit-tests',
+      'fail',
+      '--link',
+      'https://ci.example/runs/7',
+      '--repo',
+      'acme/shop',
+      '--pr',
+      '42',
+      '--json',
+    ];
     const first = await home.run(args);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.json).toMatchObject({ name: 'unit-tests', result: 'fail', link: 'https://ci.example/runs/7', repository: 'acme/shop', prNumber: 42 });
-    const later = await home.run(['result', 'emit', 'unit-tests', 'pass', '--link', 'https://ci.example/runs/8', '--repo', 'acme/shop', '--pr', '42', '--json']);
+    expect(first.json).toMatchObject({
+      name: 'unit-tests',
+      result: 'fail',
+      link: 'https://ci.example/runs/7',
+      repository: 'acme/shop',
+      prNumber: 42,
+    });
+    const later = await home.run([
+      'result',
+      'emit',
+      'unit-tests',
+      'pass',
+      '--link',
+      'https://ci.example/runs/8',
+      '--repo',
+      'acme/shop',
+      '--pr',
+      '42',
+      '--json',
+    ]);
     expect(later.code, later.stderr).toBe(0);
     expect(later.json.clientEmitId).not.toBe(first.json.clientEmitId);
     const checks = await g.gw.call('GET', '/v1/emitted-results?repository=acme/shop&prNumber=42', as());
@@ -65,7 +155,23 @@ describe('attest artifact add and result emit', { timeout: 300_000 }, () => {
     expect(check).toMatchObject({ result: 'pass', link: 'https://ci.example/runs/8' });
     expect(check.history.map((h: { link: string }) => h.link)).toEqual(['https://ci.example/runs/7']);
 
-    const pinned = ['result', 'emit', 'lint', 'pass', '--link', 'https://ci.example/runs/9', '--repo', 'acme/shop', '--pr', '42', '--emit-id', 'job-9', '--emitted-at', '2026-11-01T11:00:00Z', '--json'];
+    const pinned = [
+      'result',
+      'emit',
+      'lint',
+      'pass',
+      '--link',
+      'https://ci.example/runs/9',
+      '--repo',
+      'acme/shop',
+      '--pr',
+      '42',
+      '--emit-id',
+      'job-9',
+      '--emitted-at',
+      '2026-11-01T11:00:00Z',
+      '--json',
+    ];
     const a = await home.run(pinned);
     const b = await home.run(pinned);
     expect(a.code, a.stderr).toBe(0);
@@ -77,8 +183,14 @@ describe('attest artifact add and result emit', { timeout: 300_000 }, () => {
 
 describe('attest work', { timeout: 300_000 }, () => {
   it('lists startable first, claims (item key kept 0600, never printed), renews, reports an expired claim, releases', async () => {
-    for (const [key, stage] of [['acme/shop#1', 'in_review'], ['acme/shop#2', 'ready']] as const) {
-      const res = await g.gw.call('POST', '/v1/work-items', { ...as(), body: { tracker: 'github', trackerKey: key, title: `item ${key}`, stage, repository: 'acme/shop' } });
+    for (const [key, stage] of [
+      ['acme/shop#1', 'in_review'],
+      ['acme/shop#2', 'ready'],
+    ] as const) {
+      const res = await g.gw.call('POST', '/v1/work-items', {
+        ...as(),
+        body: { tracker: 'github', trackerKey: key, title: `item ${key}`, stage, repository: 'acme/shop' },
+      });
       expect(res.status).toBe(201);
     }
     const list = await home.run(['work', 'list', '--json']);
@@ -117,7 +229,11 @@ describe('attest work', { timeout: 300_000 }, () => {
     g.gw.clock.advance(601_000);
     const expired = await home.run(['work', 'renew', number]);
     expect(expired.code).toBe(5);
-    expect(expired.stderr).toMatch(new RegExp(`The claim on ${number} has expired \\(410 claim_expired\\).*attest work claim ${number} --branch feat/two`));
+    expect(expired.stderr).toMatch(
+      new RegExp(
+        `The claim on ${number} has expired \\(410 claim_expired\\).*attest work claim ${number} --branch feat/two`,
+      ),
+    );
     const afterExpiry = JSON.parse(fs.readFileSync(home.profileFile, 'utf8'));
     expect(afterExpiry.itemKeys).toEqual({});
 
@@ -145,9 +261,31 @@ describe('attest work', { timeout: 300_000 }, () => {
 
 describe('attest host heartbeat', { timeout: 300_000 }, () => {
   it('registers this host; the gateway lists it online', async () => {
-    const res = await home.run(['host', 'heartbeat', '--host-id', 'ci-runner-1', '--name', 'runner one', '--capacity', '4', '--active-jobs', '1', '--label', 'linux', 'gpu', '--json']);
+    const res = await home.run([
+      'host',
+      'heartbeat',
+      '--host-id',
+      'ci-runner-1',
+      '--name',
+      'runner one',
+      '--capacity',
+      '4',
+      '--active-jobs',
+      '1',
+      '--label',
+      'linux',
+      'gpu',
+      '--json',
+    ]);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.json).toMatchObject({ hostId: 'ci-runner-1', name: 'runner one', capacity: 4, activeJobs: 1, labels: ['linux', 'gpu'], status: 'online' });
+    expect(res.json).toMatchObject({
+      hostId: 'ci-runner-1',
+      name: 'runner one',
+      capacity: 4,
+      activeJobs: 1,
+      labels: ['linux', 'gpu'],
+      status: 'online',
+    });
     const hosts = await g.gw.call('GET', '/v1/hosts', as());
     expect(hosts.body.data).toEqual([expect.objectContaining({ hostId: 'ci-runner-1', status: 'online' })]);
     const bad = await home.run(['host', 'heartbeat', '--every', 'often']);
@@ -190,9 +328,14 @@ describe('attest sessions, session, costs', { timeout: 300_000 }, () => {
     expect(costs.json.costUsd).toBeCloseTo(listedCost, 6);
     expect(costs.json.costUsd).toBeGreaterThan(0);
     // Cache writes by TTL: the sessions' one-hour and five-minute parts, summed as the list states them.
-    const listed1h = list.json.sessions.reduce((n: number, s: { tokens: { cacheWrite1h: number } }) => n + s.tokens.cacheWrite1h, 0);
+    const listed1h = list.json.sessions.reduce(
+      (n: number, s: { tokens: { cacheWrite1h: number } }) => n + s.tokens.cacheWrite1h,
+      0,
+    );
     expect(listed1h).toBeGreaterThan(0);
-    expect(costs.json.byAgentAndModel.reduce((n: number, r: { cacheWrite1h: number }) => n + r.cacheWrite1h, 0)).toBe(listed1h);
+    expect(costs.json.byAgentAndModel.reduce((n: number, r: { cacheWrite1h: number }) => n + r.cacheWrite1h, 0)).toBe(
+      listed1h,
+    );
     const human2 = await home.run(['session', traceId]);
     expect(human2.stdout).toMatch(/cache writes 5m \d+ \/ 1h \d+/);
     const table2 = await home.run(['costs', '--from', '2026-01-01', '--to', '2026-12-31']);
@@ -218,7 +361,9 @@ describe('attest mcp install', { timeout: 300_000 }, () => {
 
     const inline = await home.run(['mcp', 'install', '--dir', project, '--inline-token']);
     expect(inline.code, inline.stderr).toBe(0);
-    expect(JSON.parse(fs.readFileSync(path.join(project, '.mcp.json'), 'utf8')).mcpServers.attest.headers.Authorization).toBe(`Bearer ${g.tenant.factoryKey}`);
+    expect(
+      JSON.parse(fs.readFileSync(path.join(project, '.mcp.json'), 'utf8')).mcpServers.attest.headers.Authorization,
+    ).toBe(`Bearer ${g.tenant.factoryKey}`);
     expect(fileMode(path.join(project, '.mcp.json'))).toBe(0o600);
   });
 });

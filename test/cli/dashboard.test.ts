@@ -61,7 +61,10 @@ describe('attest dashboard', { timeout: 120_000 }, () => {
 
     // --no-open prints only.
     fs.rmSync(record);
-    const quiet = await home.run(['dashboard', '--no-open'], { DISPLAY: ':0', PATH: `${bin}:${process.env.PATH ?? ''}` });
+    const quiet = await home.run(['dashboard', '--no-open'], {
+      DISPLAY: ':0',
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+    });
     expect(quiet.code).toBe(0);
     expect(fs.existsSync(record)).toBe(false);
   });
@@ -72,7 +75,10 @@ describe('attest dashboard', { timeout: 120_000 }, () => {
     fs.writeFileSync(path.join(failing, 'xdg-open'), '#!/bin/sh\nexit 3\n', { mode: 0o755 });
     const empty = path.join(home.dir, 'bin-empty');
     fs.mkdirSync(empty);
-    for (const [PATH, extra] of [[failing, { WAYLAND_DISPLAY: 'wayland-0' }], [empty, { DISPLAY: ':0' }]] as const) {
+    for (const [PATH, extra] of [
+      [failing, { WAYLAND_DISPLAY: 'wayland-0' }],
+      [empty, { DISPLAY: ':0' }],
+    ] as const) {
       const r = await home.run(['dashboard'], { PATH, ...extra });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout, r.stderr).toMatch(LINK);
@@ -83,7 +89,15 @@ describe('attest dashboard', { timeout: 120_000 }, () => {
   it('with a factory API key instead of a login token: exit 1 saying a login token is needed', async () => {
     const keyHome = cliHome();
     try {
-      const login = await keyHome.run(['login', '--url', g.url, '--api-key', g.tenant.factoryKey, '--app-id', g.tenant.appId]);
+      const login = await keyHome.run([
+        'login',
+        '--url',
+        g.url,
+        '--api-key',
+        g.tenant.factoryKey,
+        '--app-id',
+        g.tenant.appId,
+      ]);
       expect(login.code, login.stderr).toBe(0);
       const r = await keyHome.run(['dashboard']);
       expect(r.code).toBe(1);

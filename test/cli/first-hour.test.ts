@@ -6,7 +6,16 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliHome, listeningGateway, loginWithFactoryKey, placeClaudeFixture, writeCodexRollout, ROOT, type CliHome, type ListeningGateway } from './cli-helpers.js';
+import {
+  cliHome,
+  listeningGateway,
+  loginWithFactoryKey,
+  placeClaudeFixture,
+  writeCodexRollout,
+  ROOT,
+  type CliHome,
+  type ListeningGateway,
+} from './cli-helpers.js';
 
 let g: ListeningGateway;
 let home: CliHome;
@@ -35,11 +44,32 @@ const UNPRICED_ID = 'b0b0b0b0-0000-4000-8000-000000000001';
 function writeUnpricedTranscript(h: CliHome): void {
   const base = { sessionId: UNPRICED_ID, version: '2.1.200', cwd: '/nonexistent/app', isSidechain: false };
   const lines = [
-    { ...base, type: 'user', uuid: 'u1', timestamp: '2026-07-01T10:00:00.000Z', message: { role: 'user', content: 'hello' } },
-    { ...base, type: 'assistant', uuid: 'a1', timestamp: '2026-07-01T10:00:04.000Z', message: { id: 'msg_1', model: 'claude-imaginary-1', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u1',
+      timestamp: '2026-07-01T10:00:00.000Z',
+      message: { role: 'user', content: 'hello' },
+    },
+    {
+      ...base,
+      type: 'assistant',
+      uuid: 'a1',
+      timestamp: '2026-07-01T10:00:04.000Z',
+      message: {
+        id: 'msg_1',
+        model: 'claude-imaginary-1',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'hi' }],
+        usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      },
+    },
   ];
   fs.mkdirSync(path.join(h.claudeDir, 'proj-u'), { recursive: true });
-  fs.writeFileSync(path.join(h.claudeDir, 'proj-u', `${UNPRICED_ID}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  fs.writeFileSync(
+    path.join(h.claudeDir, 'proj-u', `${UNPRICED_ID}.jsonl`),
+    lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+  );
 }
 
 let synced: { code: number | null; stdout: string };
@@ -54,7 +84,12 @@ beforeAll(async () => {
   writeCodexRollout(home, '0199a1b2-c3d4-7e5f-8a9b-000000000001');
   writeCodexRollout(home, '0199a1b2-c3d4-7e5f-8a9b-000000000002');
   writeUnpricedTranscript(home);
-  placeClaudeFixture(home, 's01-small-ee5e9b07.jsonl', 'proj-a/6c106dc6-97d0-4c43-854e-18d33b520e2d/subagents', 'agent-aab574376abcb02f3.jsonl');
+  placeClaudeFixture(
+    home,
+    's01-small-ee5e9b07.jsonl',
+    'proj-a/6c106dc6-97d0-4c43-854e-18d33b520e2d/subagents',
+    'agent-aab574376abcb02f3.jsonl',
+  );
   dry = (await home.run(['sync', '--dry-run', '--json'])).json;
   synced = await home.run(['sync']);
 }, 120_000);
@@ -72,13 +107,19 @@ describe('attest sync says what it sent', { timeout: 300_000 }, () => {
     const t = dry.tokens;
     expect(synced.stdout).toMatch(/^Synced 4 session\(s\) in 1 request\(s\)/);
     expect(synced.stdout).toContain(`  sent: 4 session(s), ${dry.turns} turns, ${dry.toolCalls} tool calls`);
-    expect(synced.stdout).toContain(`  tokens: input ${t.input}, output ${t.output}, cache read ${t.cacheRead}, cache creation ${t.cacheCreation}`);
-    expect(synced.stdout).toContain(`  estimated cost: $${dry.estimatedCostUsd.toFixed(4)} (1 session(s) with unpriced models not counted)`);
+    expect(synced.stdout).toContain(
+      `  tokens: input ${t.input}, output ${t.output}, cache read ${t.cacheRead}, cache creation ${t.cacheCreation}`,
+    );
+    expect(synced.stdout).toContain(
+      `  estimated cost: $${dry.estimatedCostUsd.toFixed(4)} (1 session(s) with unpriced models not counted)`,
+    );
     // Output and cache tokens as the gateway stored them (the two count input differently for Codex).
     const sum = (k: keyof Row['tokens']) => rows.reduce((n, r) => n + r.tokens[k], 0);
     expect([t.output, t.cacheRead, t.cacheCreation]).toEqual([sum('output'), sum('cacheRead'), sum('cacheWrite')]);
     const turns = Number(/sent: 4 session\(s\), (\d+) turns/.exec(synced.stdout)![1]);
-    const detailTurns = await Promise.all(rows.map(async (r) => (await g.gw.call('GET', `/v1/sessions/${r.traceId}`, as())).body.data.turnCount as number));
+    const detailTurns = await Promise.all(
+      rows.map(async (r) => (await g.gw.call('GET', `/v1/sessions/${r.traceId}`, as())).body.data.turnCount as number),
+    );
     expect(turns).toBe(detailTurns.reduce((a, b) => a + b, 0));
 
     const json = await home.run(['sync', '--json']);
@@ -92,7 +133,9 @@ describe('attest costs', { timeout: 300_000 }, () => {
     const starts = rows.map((r) => r.startedAt).sort();
     const res = await home.run(['costs']);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toMatch(/^Window: \d{4}-\d\d-\d\dT[\d:.]+Z → \d{4}-\d\d-\d\dT[\d:.]+Z \(the last 30 days; --from and --to change it\)$/m);
+    expect(res.stdout).toMatch(
+      /^Window: \d{4}-\d\d-\d\dT[\d:.]+Z → \d{4}-\d\d-\d\dT[\d:.]+Z \(the last 30 days; --from and --to change it\)$/m,
+    );
     const [from, to] = /^Window: (\S+) → (\S+)/.exec(res.stdout)!.slice(1) as [string, string];
     expect(Date.parse(to) - Date.parse(from)).toBe(30 * 86_400_000);
     expect(res.stdout).toContain('No sessions in this window.');
@@ -110,13 +153,33 @@ describe('attest costs', { timeout: 300_000 }, () => {
     const res = await home.run(['costs', '--from', '2026-01-01', '--to', '2026-12-31']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^Window: 2026-01-01T00:00:00.000Z → 2026-12-31T00:00:00.000Z$/m);
-    expect(res.stdout).toContain(`Spend: $${priced.toFixed(4)} over 4 sessions, plus 1 session unpriced (claude-imaginary-1) not counted`);
-    expect(res.stdout).toContain(`Tokens: input ${sum('input')}, output ${sum('output')}, cache read ${sum('cacheRead')}, cache write ${sum('cacheWrite')}`);
-    expect(res.stdout).toMatch(/^AGENT\s+MODELS\s+SESSIONS\s+COST\s+INPUT\s+OUTPUT\s+CACHE READ\s+CACHE WRITE\s+CACHE-W 5M\s+CACHE-W 1H$/m);
-    const unpricedLine = res.stdout.split('\n').find((l) => l.includes('claude-imaginary-1') && l.startsWith('claude-code'));
-    expect(unpricedLine).toMatch(/^claude-code\s+claude-imaginary-1\s+1\s+unpriced \(claude-imaginary-1\)\s+5\s+9\s+0\s+0\s+0\s+0$/);
+    expect(res.stdout).toContain(
+      `Spend: $${priced.toFixed(4)} over 4 sessions, plus 1 session unpriced (claude-imaginary-1) not counted`,
+    );
+    expect(res.stdout).toContain(
+      `Tokens: input ${sum('input')}, output ${sum('output')}, cache read ${sum('cacheRead')}, cache write ${sum('cacheWrite')}`,
+    );
+    expect(res.stdout).toMatch(
+      /^AGENT\s+MODELS\s+SESSIONS\s+COST\s+INPUT\s+OUTPUT\s+CACHE READ\s+CACHE WRITE\s+CACHE-W 5M\s+CACHE-W 1H$/m,
+    );
+    const unpricedLine = res.stdout
+      .split('\n')
+      .find((l) => l.includes('claude-imaginary-1') && l.startsWith('claude-code'));
+    expect(unpricedLine).toMatch(
+      /^claude-code\s+claude-imaginary-1\s+1\s+unpriced \(claude-imaginary-1\)\s+5\s+9\s+0\s+0\s+0\s+0$/,
+    );
     const json = await home.run(['costs', '--from', '2026-01-01', '--to', '2026-12-31', '--json']);
-    expect(json.json).toMatchObject({ sessions: 4, unpricedSessions: 1, unpricedModels: ['claude-imaginary-1'], tokens: { input: sum('input'), output: sum('output'), cacheRead: sum('cacheRead'), cacheWrite: sum('cacheWrite') } });
+    expect(json.json).toMatchObject({
+      sessions: 4,
+      unpricedSessions: 1,
+      unpricedModels: ['claude-imaginary-1'],
+      tokens: {
+        input: sum('input'),
+        output: sum('output'),
+        cacheRead: sum('cacheRead'),
+        cacheWrite: sum('cacheWrite'),
+      },
+    });
     expect(json.json.costUsd).toBeCloseTo(priced, 6);
   });
 });
@@ -136,9 +199,13 @@ describe('attest sessions and session', { timeout: 300_000 }, () => {
     expect(res.code, res.stderr).toBe(0);
     const n = inIt.length;
     const where = dominant ? `in ${dominant}` : 'without a repository';
-    expect(res.stdout).toContain(`1-${n} of ${n} session${n === 1 ? '' : 's'} ${where} (the repository with the most spend).`);
+    expect(res.stdout).toContain(
+      `1-${n} of ${n} session${n === 1 ? '' : 's'} ${where} (the repository with the most spend).`,
+    );
     const m = elsewhere.length;
-    expect(res.stdout).toContain(`  left out: ${m} session${m === 1 ? '' : 's'} in 1 other repository (${otherRepos[0] || '(none)'} ${m}): --all-repos shows them, --repo OWNER/NAME one of them`);
+    expect(res.stdout).toContain(
+      `  left out: ${m} session${m === 1 ? '' : 's'} in 1 other repository (${otherRepos[0] || '(none)'} ${m}): --all-repos shows them, --repo OWNER/NAME one of them`,
+    );
     expect(res.stdout).toContain('  left out: 1 subagent session: --subagents includes them');
 
     const all = await home.run(['sessions', '--all-repos', '--subagents', '--limit', '2']);
@@ -167,7 +234,14 @@ describe('attest sessions and session', { timeout: 300_000 }, () => {
     const main = path.join(ROOT, 'src/main.ts');
     const cmd = (reader: string) =>
       new Promise<{ stderr: string }>((resolve, reject) => {
-        const proc = spawn('bash', ['-c', `"${process.execPath}" --import tsx "${main}" session ${row.traceId} --json | ${reader}; echo "status=\${PIPESTATUS[0]}" >&2`], { cwd: ROOT, env: home.env });
+        const proc = spawn(
+          'bash',
+          [
+            '-c',
+            `"${process.execPath}" --import tsx "${main}" session ${row.traceId} --json | ${reader}; echo "status=\${PIPESTATUS[0]}" >&2`,
+          ],
+          { cwd: ROOT, env: home.env },
+        );
         let stderr = '';
         proc.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
         proc.on('error', reject);
@@ -183,59 +257,162 @@ describe('attest sessions and session', { timeout: 300_000 }, () => {
 
 describe('a read with an ingest key', { timeout: 300_000 }, () => {
   it('answers 403 with the credential that can read', async () => {
-    const minted = await g.gw.call('POST', '/v1/api-keys', { token: g.tenant.loginToken, appId: g.tenant.appId, body: { name: 'ingest', preset: 'ingest' } });
+    const minted = await g.gw.call('POST', '/v1/api-keys', {
+      token: g.tenant.loginToken,
+      appId: g.tenant.appId,
+      body: { name: 'ingest', preset: 'ingest' },
+    });
     expect(minted.status).toBe(201);
     const res = await home.run(['sessions'], { ATTEST_API_KEY: minted.body.data.plaintext_key });
     expect(res.code).toBe(4);
     expect(res.stderr).toContain('needs permission sessions.read');
-    expect(res.stderr).toContain('This can: a factory API key made with the preset "read-only" or "full-access" (POST /v1/api-keys with a login token), or a member\'s login token (`attest login --url URL --token olu_...`).');
+    expect(res.stderr).toContain(
+      'This can: a factory API key made with the preset "read-only" or "full-access" (POST /v1/api-keys with a login token), or a member\'s login token (`attest login --url URL --token olu_...`).',
+    );
   });
 });
 
 describe('attest login --url without a scheme', { timeout: 300_000 }, () => {
   it('says the URL needs http:// or https://', async () => {
     for (const url of ['localhost:8787', '127.0.0.1:8787', 'ftp://example.com']) {
-      const res = await cliHome().run(['login', '--url', url, '--api-key', g.tenant.factoryKey, '--app-id', g.tenant.appId]);
+      const res = await cliHome().run([
+        'login',
+        '--url',
+        url,
+        '--api-key',
+        g.tenant.factoryKey,
+        '--app-id',
+        g.tenant.appId,
+      ]);
       expect(res.code, url).toBe(1);
       expect(res.stderr, url).toContain('--url needs http:// or https://');
       expect(res.stderr, url).not.toContain('Is the gateway running');
     }
-    const hinted = await cliHome().run(['login', '--url', 'localhost:8787', '--api-key', g.tenant.factoryKey, '--app-id', g.tenant.appId]);
+    const hinted = await cliHome().run([
+      'login',
+      '--url',
+      'localhost:8787',
+      '--api-key',
+      g.tenant.factoryKey,
+      '--app-id',
+      g.tenant.appId,
+    ]);
     expect(hinted.stderr).toContain('(e.g. http://localhost:8787)');
   });
 });
 
 describe('attest artifact list and result list', { timeout: 300_000 }, () => {
   it('by pull request and by work item', async () => {
-    const item = await g.gw.call('POST', '/v1/work-items', { ...as(), body: { tracker: 'github', trackerKey: 'acme/shop#90', title: 'checkout', stage: 'ready', repository: 'acme/shop' } });
+    const item = await g.gw.call('POST', '/v1/work-items', {
+      ...as(),
+      body: {
+        tracker: 'github',
+        trackerKey: 'acme/shop#90',
+        title: 'checkout',
+        stage: 'ready',
+        repository: 'acme/shop',
+      },
+    });
     expect(item.status).toBe(201);
     const number = String(item.body.data.number);
-    const declared = await g.gw.call('POST', `/v1/work-items/${number}/pull-requests`, { ...as(), body: { repository: 'acme/shop', number: 91 } });
+    const declared = await g.gw.call('POST', `/v1/work-items/${number}/pull-requests`, {
+      ...as(),
+      body: { repository: 'acme/shop', number: 91 },
+    });
     expect(declared.status).toBe(201);
     const file = path.join(home.dir, 'proof.txt');
     fs.writeFileSync(file, 'it works');
-    const onPr = await home.run(['artifact', 'add', file, '--repo', 'acme/shop', '--pr', '91', '--caption', 'on the PR', '--json']);
-    const onItem = await home.run(['artifact', 'add', file, '--work-item', number, '--caption', 'on the item', '--json']);
+    const onPr = await home.run([
+      'artifact',
+      'add',
+      file,
+      '--repo',
+      'acme/shop',
+      '--pr',
+      '91',
+      '--caption',
+      'on the PR',
+      '--json',
+    ]);
+    const onItem = await home.run([
+      'artifact',
+      'add',
+      file,
+      '--work-item',
+      number,
+      '--caption',
+      'on the item',
+      '--json',
+    ]);
     expect(onPr.code, onPr.stderr).toBe(0);
     expect(onItem.code, onItem.stderr).toBe(0);
-    await home.run(['result', 'emit', 'unit', 'fail', '--link', 'https://ci.example/1', '--repo', 'acme/shop', '--pr', '91', '--emitted-at', '2026-11-01T10:00:00Z']);
-    await home.run(['result', 'emit', 'unit', 'pass', '--link', 'https://ci.example/2', '--repo', 'acme/shop', '--pr', '91', '--emitted-at', '2026-11-01T11:00:00Z']);
-    await home.run(['result', 'emit', 'lint', 'pass', '--link', 'https://ci.example/3', '--repo', 'acme/shop', '--pr', '92', '--emitted-at', '2026-11-01T11:00:00Z']);
+    await home.run([
+      'result',
+      'emit',
+      'unit',
+      'fail',
+      '--link',
+      'https://ci.example/1',
+      '--repo',
+      'acme/shop',
+      '--pr',
+      '91',
+      '--emitted-at',
+      '2026-11-01T10:00:00Z',
+    ]);
+    await home.run([
+      'result',
+      'emit',
+      'unit',
+      'pass',
+      '--link',
+      'https://ci.example/2',
+      '--repo',
+      'acme/shop',
+      '--pr',
+      '91',
+      '--emitted-at',
+      '2026-11-01T11:00:00Z',
+    ]);
+    await home.run([
+      'result',
+      'emit',
+      'lint',
+      'pass',
+      '--link',
+      'https://ci.example/3',
+      '--repo',
+      'acme/shop',
+      '--pr',
+      '92',
+      '--emitted-at',
+      '2026-11-01T11:00:00Z',
+    ]);
 
     const byPr = await home.run(['artifact', 'list', '--repo', 'acme/shop', '--pr', '91', '--json']);
     expect(byPr.code, byPr.stderr).toBe(0);
     expect(byPr.json.map((a: { id: string }) => a.id)).toEqual([onPr.json.id]);
     const byItem = await home.run(['artifact', 'list', '--work-item', number, '--json']);
-    expect(byItem.json.artifacts.map((a: { id: string }) => a.id).sort()).toEqual([onPr.json.id, onItem.json.id].sort());
+    expect(byItem.json.artifacts.map((a: { id: string }) => a.id).sort()).toEqual(
+      [onPr.json.id, onItem.json.id].sort(),
+    );
     const table = await home.run(['artifact', 'list', '--work-item', number]);
     expect(table.stdout).toMatch(/^ID\s+KIND\s+FILE\s+BYTES/);
     expect(table.stdout).toContain(`2 artifact(s) of work item ${number}`);
 
     const checks = await home.run(['result', 'list', '--repo', 'acme/shop', '--pr', '91', '--json']);
-    expect(checks.json.map((c: { name: string; result: string; history: unknown[] }) => [c.name, c.result, c.history.length])).toEqual([['unit', 'pass', 1]]);
+    expect(
+      checks.json.map((c: { name: string; result: string; history: unknown[] }) => [
+        c.name,
+        c.result,
+        c.history.length,
+      ]),
+    ).toEqual([['unit', 'pass', 1]]);
     const itemChecks = await home.run(['result', 'list', '--work-item', number]);
     expect(itemChecks.code, itemChecks.stderr).toBe(0);
-    expect(itemChecks.stdout).toMatch(/^acme\/shop#91\s+unit\s+pass\s+2026-11-01T11:00:00.000Z\s+1\s+https:\/\/ci.example\/2$/m);
+    expect(itemChecks.stdout).toMatch(
+      /^acme\/shop#91\s+unit\s+pass\s+2026-11-01T11:00:00.000Z\s+1\s+https:\/\/ci.example\/2$/m,
+    );
     expect(itemChecks.stdout).not.toContain('lint'); // #92 is not declared onto the item
     expect(itemChecks.stdout).toContain(`1 check(s) of work item ${number} across 1 pull request(s)`);
 
@@ -260,7 +437,9 @@ describe('attest sync with the gateway down', { timeout: 300_000 }, () => {
     expect(refused.code, refused.stdout + refused.stderr).toBe(3);
     expect(refused.stderr).toMatch(/^sync: 1 session\(s\) to send$/m);
     expect(refused.stderr).not.toMatch(/retrying/);
-    expect(refused.stderr).toContain(`Sync stopped: Nothing is listening at http://127.0.0.1:${port} (connection refused). Is the gateway running?`);
+    expect(refused.stderr).toContain(
+      `Sync stopped: Nothing is listening at http://127.0.0.1:${port} (connection refused). Is the gateway running?`,
+    );
 
     const ok = await h.run(['sync', '--json']);
     expect(ok.json).toMatchObject({ sent: 1 });

@@ -6,19 +6,38 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliHome, listeningGateway, loginWithFactoryKey, writeSmallTranscript, type CliHome, type ListeningGateway } from './cli-helpers.js';
+import {
+  cliHome,
+  listeningGateway,
+  loginWithFactoryKey,
+  writeSmallTranscript,
+  type CliHome,
+  type ListeningGateway,
+} from './cli-helpers.js';
 import { GH_FIELDS } from '../../src/cli/gh.js';
 
 let g: ListeningGateway;
-beforeAll(async () => { g = await listeningGateway(); });
-afterAll(async () => { await g.close(); });
+beforeAll(async () => {
+  g = await listeningGateway();
+});
+afterAll(async () => {
+  await g.close();
+});
 
 const HEAD = 'c0ffee'.repeat(6) + 'c0ff';
 /** `gh pr view 7 --repo acme/shop --json <GH_FIELDS>` as gh prints it (a merged PR). */
 const GH_ANSWER = {
   author: { id: 'MDQ6VXNlcjE=', is_bot: false, login: 'octocat', name: 'Mona' },
-  baseRefName: 'main', closedAt: '2026-10-03T10:00:00Z', createdAt: '2026-10-01T10:00:00Z', headRefName: 'fix/shop', headRefOid: HEAD,
-  mergedAt: '2026-10-03T10:00:00Z', number: 7, state: 'MERGED', title: 'Fix the shop', updatedAt: '2026-10-03T10:05:00Z',
+  baseRefName: 'main',
+  closedAt: '2026-10-03T10:00:00Z',
+  createdAt: '2026-10-01T10:00:00Z',
+  headRefName: 'fix/shop',
+  headRefOid: HEAD,
+  mergedAt: '2026-10-03T10:00:00Z',
+  number: 7,
+  state: 'MERGED',
+  title: 'Fix the shop',
+  updatedAt: '2026-10-03T10:05:00Z',
   url: 'https://github.com/acme/shop/pull/7',
 };
 
@@ -29,7 +48,9 @@ function fakeGh(home: CliHome, mode: 'ok' | 'logged-out' | 'failing'): { bin: st
   const log = path.join(home.dir, 'calls.log');
   const answer = path.join(home.dir, 'answer.json');
   fs.writeFileSync(answer, JSON.stringify(GH_ANSWER));
-  fs.writeFileSync(path.join(bin, 'gh'), `#!/bin/sh
+  fs.writeFileSync(
+    path.join(bin, 'gh'),
+    `#!/bin/sh
 echo "$@" >> '${log}'
 case "$1 $2" in
   "auth status")
@@ -41,7 +62,9 @@ case "$1 $2" in
     echo 'no pull requests found' >&2; exit 1 ;;
 esac
 exit 2
-`, { mode: 0o755 });
+`,
+    { mode: 0o755 },
+  );
   return { bin, log };
 }
 
@@ -49,13 +72,33 @@ exit 2
 function transcriptLinking(home: CliHome, number: number): void {
   const id = crypto.randomUUID();
   const file = writeSmallTranscript(home, id);
-  fs.appendFileSync(file, JSON.stringify({ type: 'pr-link', prNumber: number, prUrl: `https://github.com/acme/shop/pull/${number}`, prRepository: 'acme/shop', timestamp: '2026-06-27T05:40:00.000Z', sessionId: id }) + '\n');
+  fs.appendFileSync(
+    file,
+    JSON.stringify({
+      type: 'pr-link',
+      prNumber: number,
+      prUrl: `https://github.com/acme/shop/pull/${number}`,
+      prRepository: 'acme/shop',
+      timestamp: '2026-06-27T05:40:00.000Z',
+      sessionId: id,
+    }) + '\n',
+  );
 }
 
 async function pr(number: number) {
-  const r = await g.gw.call('GET', `/v1/prs/acme/shop/${number}`, { token: g.tenant.factoryKey, appId: g.tenant.appId });
+  const r = await g.gw.call('GET', `/v1/prs/acme/shop/${number}`, {
+    token: g.tenant.factoryKey,
+    appId: g.tenant.appId,
+  });
   expect(r.status).toBe(200);
-  return r.body.data as { state: string; merged: boolean | null; stateSource: string | null; headSha: string | null; title: string | null; mergedAt: string | null };
+  return r.body.data as {
+    state: string;
+    merged: boolean | null;
+    stateSource: string | null;
+    headSha: string | null;
+    title: string | null;
+    mergedAt: string | null;
+  };
 }
 
 describe('attest sync reads linked PRs with gh', { timeout: 300_000 }, () => {
@@ -68,9 +111,17 @@ describe('attest sync reads linked PRs with gh', { timeout: 300_000 }, () => {
     expect(sync.code, sync.stderr).toBe(0);
     expect(sync.stderr).toBe('');
     expect(sync.json).toMatchObject({ sent: 1, pullRequestsReported: 1 });
-    expect(fs.readFileSync(gh.log, 'utf8').trim().split('\n')).toEqual(['auth status --hostname github.com', `pr view 7 --repo acme/shop --json ${GH_FIELDS}`]);
+    expect(fs.readFileSync(gh.log, 'utf8').trim().split('\n')).toEqual([
+      'auth status --hostname github.com',
+      `pr view 7 --repo acme/shop --json ${GH_FIELDS}`,
+    ]);
     expect(await pr(7)).toMatchObject({
-      state: 'merged', merged: true, stateSource: 'cli', headSha: HEAD, title: 'Fix the shop', mergedAt: '2026-10-03T10:00:00.000Z',
+      state: 'merged',
+      merged: true,
+      stateSource: 'cli',
+      headSha: HEAD,
+      title: 'Fix the shop',
+      mergedAt: '2026-10-03T10:00:00.000Z',
     });
     const text = await home.run(['sync'], { PATH: `${gh.bin}:${home.env.PATH}` });
     expect(text.code, text.stderr).toBe(0);

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function sources(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts'))
     .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)));
 }
@@ -19,7 +20,9 @@ describe('one API client', () => {
 
   it('only src/client/api.ts sends requests (no fetch( in web/src, src/cli or the rest of src/client)', () => {
     expect(files.length).toBeGreaterThan(40);
-    const calling = files.filter((f) => f !== 'src/client/api.ts' && /\bfetch\s*\(/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')));
+    const calling = files.filter(
+      (f) => f !== 'src/client/api.ts' && /\bfetch\s*\(/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')),
+    );
     expect(calling).toEqual([]);
   });
 

@@ -36,7 +36,14 @@ afterAll(() => {
 });
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '0', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...extra,
+  };
   if (process.env.TEST_DATABASE_URL) {
     // The CLI tests prove the embedded default; the store tests cover PostgreSQL.
     delete env.DATABASE_URL;
@@ -45,20 +52,30 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 async function serve(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir], { cwd: ROOT, env: cleanEnv(env) });
+  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir], {
+    cwd: ROOT,
+    env: cleanEnv(env),
+  });
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   return waitListening(proc, exited);
 }
 
 async function waitListening(proc: ChildProcessWithoutNullStreams, exited: Promise<number | null>): Promise<Running> {
   let out = '';
-  proc.stdout.on('data', (b: Buffer) => { out += b.toString(); });
-  proc.stderr.on('data', (b: Buffer) => { out += b.toString(); });
+  proc.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  proc.stderr.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 60_000);
     proc.stdout.on('data', () => {
       const m = /listening on (http:\/\/[\d.:]+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     });
     proc.on('exit', () => reject(new Error(`serve exited: ${out}`)));
   });
@@ -68,7 +85,11 @@ async function waitListening(proc: ChildProcessWithoutNullStreams, exited: Promi
 }
 
 function admin(url: string, token: string, args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'admin', '--url', url, '--token', token, ...args], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
+  return spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'admin', '--url', url, '--token', token, ...args], {
+    cwd: ROOT,
+    env: cleanEnv({}),
+    encoding: 'utf8',
+  });
 }
 
 describe('attest serve', { timeout: 180_000 }, () => {
@@ -137,7 +158,11 @@ describe('attest serve', { timeout: 180_000 }, () => {
     const port = (blocker.address() as net.AddressInfo).port;
     const file = path.join(dataDir, 'bootstrap.json');
     try {
-      const failed = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir, '--port', String(port)], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
+      const failed = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir, '--port', String(port)],
+        { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' },
+      );
       expect(failed.status, failed.stdout + failed.stderr).toBe(1);
       expect(failed.stderr, failed.stdout).toContain(`port ${port} on 127.0.0.1 is already in use`);
       expect(failed.stderr).toContain(`saved in ${file} (mode 0600)`);
@@ -147,18 +172,22 @@ describe('attest serve', { timeout: 180_000 }, () => {
     }
     const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
     const next = await serve(dataDir);
-    expect(next.stdout()).toContain(`Credentials of the first boot (admin token, login token, factory id) are in ${file}`);
+    expect(next.stdout()).toContain(
+      `Credentials of the first boot (admin token, login token, factory id) are in ${file}`,
+    );
     expect(next.stdout()).not.toContain(saved.adminToken);
     next.proc.kill('SIGTERM');
     expect(await next.exited).toBe(0);
   }, 120_000); // two cold starts of the CLI through tsx: about 10 s each on a loaded 2-core machine
 
-  it('writes a request\'s log line to stdout on its own, without waiting for more traffic, and flushes the rest on SIGTERM', async () => {
+  it("writes a request's log line to stdout on its own, without waiting for more traffic, and flushes the rest on SIGTERM", async () => {
     // Log lines are written in batches (src/app.ts); a quiet gateway must still show its last request.
     const gw = await serve(tempDataDir(), { LOG_LEVEL: 'info' });
     const first = await fetch(`${gw.url}/health`, { headers: { 'x-request-id': 'log-probe-quiet' } });
     expect(first.status).toBe(200);
-    await expect.poll(gw.stdout, { timeout: 5_000 }).toMatch(/"reqId":"log-probe-quiet".*"status":200.*"msg":"request completed"/);
+    await expect
+      .poll(gw.stdout, { timeout: 5_000 })
+      .toMatch(/"reqId":"log-probe-quiet".*"status":200.*"msg":"request completed"/);
 
     const second = await fetch(`${gw.url}/health`, { headers: { 'x-request-id': 'log-probe-last' } });
     expect(second.status).toBe(200);
@@ -174,11 +203,26 @@ describe('attest serve', { timeout: 180_000 }, () => {
     const body = JSON.stringify({ email: 'late@example.com', name: 'Late' });
     const target = new URL(`${gw.url}/v1/admin/users`);
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { authorization: `Bearer ${saved.adminToken}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => { text += c.toString(); });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${saved.adminToken}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => {
+            text += c.toString();
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('error', reject);
       // Half the body now; SIGTERM; the rest after the signal has landed.
       req.write(body.slice(0, 10));
@@ -195,7 +239,12 @@ describe('attest serve', { timeout: 180_000 }, () => {
 
   it('attest migrate applies the migrations and is idempotent', () => {
     const dataDir = tempDataDir();
-    const run = () => spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'migrate', '--data-dir', dataDir], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
+    const run = () =>
+      spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'migrate', '--data-dir', dataDir], {
+        cwd: ROOT,
+        env: cleanEnv({}),
+        encoding: 'utf8',
+      });
     const first = run();
     expect(first.status).toBe(0);
     expect(first.stdout).toMatch(/Applied: 0001_core/);
@@ -205,7 +254,11 @@ describe('attest serve', { timeout: 180_000 }, () => {
   });
 
   it('attest admin new-token prints a token the gateway accepts as ATTEST_ADMIN_TOKEN', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'admin', 'new-token'], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'admin', 'new-token'], {
+      cwd: ROOT,
+      env: cleanEnv({}),
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toMatch(/^ola_[0-9A-Za-z]{42}$/);
   });

@@ -27,9 +27,16 @@ afterAll(async () => {
 });
 
 async function storedSessions(includeSubagents = true) {
-  const res = await g.gw.call('GET', `/v1/sessions?repoScope=all&limit=100${includeSubagents ? '&includeSubagents=1' : ''}`, { token: g.tenant.factoryKey, appId: g.tenant.appId });
+  const res = await g.gw.call(
+    'GET',
+    `/v1/sessions?repoScope=all&limit=100${includeSubagents ? '&includeSubagents=1' : ''}`,
+    { token: g.tenant.factoryKey, appId: g.tenant.appId },
+  );
   expect(res.status).toBe(200);
-  return res.body.data as { total: number; sessions: { traceId: string; sessionId: string; turnCount: number; agentType: string; isSubagent: boolean }[] };
+  return res.body.data as {
+    total: number;
+    sessions: { traceId: string; sessionId: string; turnCount: number; agentType: string; isSubagent: boolean }[];
+  };
 }
 
 /** GET /v1/sessions/{traceId} of the session the CLI sent with this AgentSession id. */
@@ -44,15 +51,33 @@ async function sessionDetail(sessionId: string) {
 describe('attest login and whoami', { timeout: 300_000 }, () => {
   it('stores a factory key profile with mode 0600 and whoami shows it; env overrides it', async () => {
     const home = cliHome();
-    const login = await home.run(['login', '--url', g.url, '--api-key', g.tenant.factoryKey, '--app-id', g.tenant.appId, '--json']);
+    const login = await home.run([
+      'login',
+      '--url',
+      g.url,
+      '--api-key',
+      g.tenant.factoryKey,
+      '--app-id',
+      g.tenant.appId,
+      '--json',
+    ]);
     expect(login.code, login.stderr).toBe(0);
     expect(login.json).toMatchObject({ url: g.url, credential: 'factory API key', appId: g.tenant.appId });
     expect(fileMode(home.profileFile)).toBe(0o600);
-    expect(JSON.parse(fs.readFileSync(home.profileFile, 'utf8'))).toEqual({ url: g.url, token: g.tenant.factoryKey, appId: g.tenant.appId });
+    expect(JSON.parse(fs.readFileSync(home.profileFile, 'utf8'))).toEqual({
+      url: g.url,
+      token: g.tenant.factoryKey,
+      appId: g.tenant.appId,
+    });
 
     const who = await home.run(['whoami', '--json']);
     expect(who.code, who.stderr).toBe(0);
-    expect(who.json).toMatchObject({ url: g.url, credential: 'factory API key', appId: g.tenant.appId, source: { url: 'profile', token: 'profile', appId: 'profile' } });
+    expect(who.json).toMatchObject({
+      url: g.url,
+      credential: 'factory API key',
+      appId: g.tenant.appId,
+      source: { url: 'profile', token: 'profile', appId: 'profile' },
+    });
     expect(who.stdout).not.toContain(g.tenant.factoryKey);
 
     const overridden = await home.run(['whoami', '--json'], { ATTEST_APP_ID: '00000000-0000-4000-8000-000000000000' });
@@ -69,7 +94,15 @@ describe('attest login and whoami', { timeout: 300_000 }, () => {
     const who = await home.run(['whoami', '--json']);
     expect(who.json.factory).toMatchObject({ id: g.tenant.appId });
 
-    const bad = await cliHome().run(['login', '--url', g.url, '--api-key', 'sk_outerlayer_' + 'a'.repeat(42), '--app-id', g.tenant.appId]);
+    const bad = await cliHome().run([
+      'login',
+      '--url',
+      g.url,
+      '--api-key',
+      'sk_outerlayer_' + 'a'.repeat(42),
+      '--app-id',
+      g.tenant.appId,
+    ]);
     expect(bad.code).toBe(4);
     expect(bad.stderr).toMatch(/refused the credential/);
     const none = await cliHome().run(['whoami']);
@@ -84,7 +117,12 @@ describe('attest sync', { timeout: 300_000 }, () => {
     await loginWithFactoryKey(home, g);
     const main = placeClaudeFixture(home, 's05-large-0c76305d.jsonl');
     // Subagent layout of Claude Code: <project>/<session>/subagents/agent-<id>.jsonl
-    placeClaudeFixture(home, 's01-small-ee5e9b07.jsonl', 'proj-a/6c106dc6-97d0-4c43-854e-18d33b520e2d/subagents', 'agent-aab574376abcb02f3.jsonl');
+    placeClaudeFixture(
+      home,
+      's01-small-ee5e9b07.jsonl',
+      'proj-a/6c106dc6-97d0-4c43-854e-18d33b520e2d/subagents',
+      'agent-aab574376abcb02f3.jsonl',
+    );
     writeCodexRollout(home, '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b');
     const before = (await storedSessions()).total;
 
@@ -119,7 +157,13 @@ describe('attest sync', { timeout: 300_000 }, () => {
     expect(again.json).toMatchObject({ sent: 0, sessions: 0, filesChanged: 0, requests: 0 });
 
     // The session grows: only that file is sent again, and the gateway stores the longer version.
-    const extra = { type: 'user', sessionId: s05.id, uuid: 'grown-1', timestamp: '2026-06-12T16:00:00.000Z', message: { role: 'user', content: 'one more thing' } };
+    const extra = {
+      type: 'user',
+      sessionId: s05.id,
+      uuid: 'grown-1',
+      timestamp: '2026-06-12T16:00:00.000Z',
+      message: { role: 'user', content: 'one more thing' },
+    };
     fs.appendFileSync(main, JSON.stringify(extra) + '\n');
     const grown = await home.run(['sync', '--json']);
     expect(grown.json).toMatchObject({ sent: 1, filesChanged: 1 });
@@ -129,7 +173,8 @@ describe('attest sync', { timeout: 300_000 }, () => {
   it('batches within the server limit of 50 sessions a request', async () => {
     const home = cliHome();
     await loginWithFactoryKey(home, g);
-    for (let i = 0; i < 53; i++) writeSmallTranscript(home, `5e55${String(i).padStart(4, '0')}-0000-4000-8000-000000000000`);
+    for (let i = 0; i < 53; i++)
+      writeSmallTranscript(home, `5e55${String(i).padStart(4, '0')}-0000-4000-8000-000000000000`);
     const res = await home.run(['sync', '--json', '--tier', 'metrics']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.json).toMatchObject({ sent: 53, requests: 2, batches: 2, tier: 'metrics' });
@@ -144,7 +189,11 @@ describe('attest sync', { timeout: 300_000 }, () => {
     expect(revoked.code).toBe(4);
     expect(revoked.stderr).toMatch(/Sync stopped: the gateway refused the credential \(401 unauthorized\)/);
 
-    const minted = await g.gw.call('POST', '/v1/api-keys', { token: g.tenant.loginToken, appId: g.tenant.appId, body: { name: 'read-only-cli', permissions: ['sessions.read'] } });
+    const minted = await g.gw.call('POST', '/v1/api-keys', {
+      token: g.tenant.loginToken,
+      appId: g.tenant.appId,
+      body: { name: 'read-only-cli', permissions: ['sessions.read'] },
+    });
     expect(minted.status).toBe(201);
     const denied = await home.run(['sync'], { ATTEST_API_KEY: minted.body.data.plaintext_key });
     expect(denied.code).toBe(4);
@@ -163,7 +212,9 @@ describe('attest sync', { timeout: 300_000 }, () => {
     // Not a terminal: plain progress lines instead of a bar.
     expect(down.stderr).toMatch(/^sync: 1 session\(s\) to send$/m);
     expect(down.stderr).toMatch(/no answer; retrying in/);
-    expect(down.stderr).toMatch(/Sync stopped: Cannot reach the gateway at http:\/\/127\.0\.0\.1:9.*gave up after 6 attempts/);
+    expect(down.stderr).toMatch(
+      /Sync stopped: Cannot reach the gateway at http:\/\/127\.0\.0\.1:9.*gave up after 6 attempts/,
+    );
     const ok = await home.run(['sync', '--json']);
     expect(ok.json).toMatchObject({ sent: 1 });
   });
@@ -172,15 +223,36 @@ describe('attest sync', { timeout: 300_000 }, () => {
     const home = cliHome();
     for (let i = 0; i < 3; i++) writeSmallTranscript(home, `4130000${i}-0000-4000-8000-000000000000`);
     const server = await scriptedServer((req, n) => {
-      if (n === 1) return { status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 'rate_limited', message: 'slow down' } } };
+      if (n === 1)
+        return {
+          status: 429,
+          headers: { 'retry-after': '1' },
+          body: { error: { code: 'rate_limited', message: 'slow down' } },
+        };
       if (n === 2) return { status: 503, body: { error: { code: 'store_unavailable', message: 'db down' } } };
       const sessions = (req.body as { sessions: { id: string }[] }).sessions;
-      if (sessions.length > 1) return { status: 413, body: { error: { code: 'payload_too_large', message: 'too big', limit: 1000 } } };
-      return { status: 200, body: { data: { accepted: sessions.map((s) => s.id), rejected: [], blobsStored: 0, rejectedBlobs: [], tenantTier: 'free' } } };
+      if (sessions.length > 1)
+        return { status: 413, body: { error: { code: 'payload_too_large', message: 'too big', limit: 1000 } } };
+      return {
+        status: 200,
+        body: {
+          data: {
+            accepted: sessions.map((s) => s.id),
+            rejected: [],
+            blobsStored: 0,
+            rejectedBlobs: [],
+            tenantTier: 'free',
+          },
+        },
+      };
     });
     try {
       const started = Date.now();
-      const res = await home.run(['sync', '--json'], { ATTEST_URL: server.url, ATTEST_API_KEY: g.tenant.factoryKey, ATTEST_APP_ID: g.tenant.appId });
+      const res = await home.run(['sync', '--json'], {
+        ATTEST_URL: server.url,
+        ATTEST_API_KEY: g.tenant.factoryKey,
+        ATTEST_APP_ID: g.tenant.appId,
+      });
       expect(res.code, res.stderr).toBe(0);
       expect(res.json).toMatchObject({ sent: 3, tenantTier: 'free' });
       const sizes = server.requests.map((r) => (r.body as { sessions: unknown[] }).sessions.length);
@@ -206,11 +278,38 @@ describe('attest sync', { timeout: 300_000 }, () => {
     const sessionId = 'a1a1a1a1-0000-4000-8000-000000000001';
     const base = { sessionId, version: '2.1.200', cwd: '/nonexistent/app', isSidechain: false };
     const lines = [
-      { ...base, type: 'user', uuid: 'u1', timestamp: '2026-07-01T10:00:00.000Z', message: { role: 'user', content: [{ type: 'text', text: 'what is wrong here?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } }] } },
-      { ...base, type: 'assistant', uuid: 'a1', timestamp: '2026-07-01T10:00:04.000Z', message: { id: 'msg_img', model: 'claude-opus-4-8', role: 'assistant', content: [{ type: 'text', text: 'The button is cut off.' }], usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } },
+      {
+        ...base,
+        type: 'user',
+        uuid: 'u1',
+        timestamp: '2026-07-01T10:00:00.000Z',
+        message: {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is wrong here?' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } },
+          ],
+        },
+      },
+      {
+        ...base,
+        type: 'assistant',
+        uuid: 'a1',
+        timestamp: '2026-07-01T10:00:04.000Z',
+        message: {
+          id: 'msg_img',
+          model: 'claude-opus-4-8',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'The button is cut off.' }],
+          usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        },
+      },
     ];
     fs.mkdirSync(`${home.claudeDir}/proj-img`, { recursive: true });
-    fs.writeFileSync(`${home.claudeDir}/proj-img/${sessionId}.jsonl`, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    fs.writeFileSync(
+      `${home.claudeDir}/proj-img/${sessionId}.jsonl`,
+      lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+    );
 
     const redacted = await home.run(['sync', '--dry-run', '--json']);
     expect(redacted.json.requests[0].body.blobs).toBeUndefined();
@@ -219,7 +318,9 @@ describe('attest sync', { timeout: 300_000 }, () => {
     const full = await home.run(['sync', '--tier', 'full', '--json']);
     expect(full.code, full.stderr).toBe(0);
     expect(full.json).toMatchObject({ sent: 1, images: 1, rejectedImages: 0, tier: 'full' });
-    const blob = await fetch(`${g.url}/v1/agents/blob/${sha}`, { headers: { authorization: `Bearer ${g.tenant.factoryKey}`, 'x-outerlayer-app-id': g.tenant.appId } });
+    const blob = await fetch(`${g.url}/v1/agents/blob/${sha}`, {
+      headers: { authorization: `Bearer ${g.tenant.factoryKey}`, 'x-outerlayer-app-id': g.tenant.appId },
+    });
     expect(blob.status).toBe(200);
     expect(blob.headers.get('content-type')).toMatch(/^image\/png/);
     expect(Buffer.from(await blob.arrayBuffer()).equals(png)).toBe(true);
@@ -257,9 +358,16 @@ describe('attest sync', { timeout: 300_000 }, () => {
     expect(badDate.code).toBe(1);
 
     // A transcript without a turn is skipped, and not read again until it changes.
-    fs.writeFileSync(`${home.claudeDir}/proj-a/empty.jsonl`, JSON.stringify({ type: 'mode', mode: 'normal', sessionId: 'e0000000-0000-4000-8000-000000000000' }) + '\n');
+    fs.writeFileSync(
+      `${home.claudeDir}/proj-a/empty.jsonl`,
+      JSON.stringify({ type: 'mode', mode: 'normal', sessionId: 'e0000000-0000-4000-8000-000000000000' }) + '\n',
+    );
     const first = await home.run(['sync', '--json']);
-    expect(first.json).toMatchObject({ sent: 1, filesChanged: 2, skipped: [{ path: `${home.claudeDir}/proj-a/empty.jsonl`, reason: 'no turns' }] });
+    expect(first.json).toMatchObject({
+      sent: 1,
+      filesChanged: 2,
+      skipped: [{ path: `${home.claudeDir}/proj-a/empty.jsonl`, reason: 'no turns' }],
+    });
     const second = await home.run(['sync', '--json']);
     expect(second.json).toMatchObject({ sent: 0, filesChanged: 0, skipped: [] });
   });

@@ -8,7 +8,16 @@ import { cliHome } from './cli-helpers.js';
 import { renderClaude, renderCodex } from '../fixtures/verification/render.js';
 
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@x', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@x' } }).trim();
+  execFileSync('git', ['-C', cwd, ...args], {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'a',
+      GIT_AUTHOR_EMAIL: 'a@x',
+      GIT_COMMITTER_NAME: 'a',
+      GIT_COMMITTER_EMAIL: 'a@x',
+    },
+  }).trim();
 
 describe('attest verify', () => {
   it('judges the branch from local sessions: review naming the commit no session made (exit 0), then a failing block-level row exits 1', async () => {
@@ -47,15 +56,31 @@ describe('attest verify', () => {
     });
     fs.writeFileSync(path.join(project, '5e0c1a2b-0000-4000-8000-000000000001.jsonl'), claude);
     // Another branch's session is not this branch's evidence.
-    const other = renderCodex({ id: '0199a1b2-0000-7000-8000-000000000002', agent: 'codex', startedAt: '2026-11-02T09:00:00Z', cwd: repo, branch: 'main', steps: [{ bash: 'git push --no-verify' }] });
+    const other = renderCodex({
+      id: '0199a1b2-0000-7000-8000-000000000002',
+      agent: 'codex',
+      startedAt: '2026-11-02T09:00:00Z',
+      cwd: repo,
+      branch: 'main',
+      steps: [{ bash: 'git push --no-verify' }],
+    });
     fs.mkdirSync(path.join(home.codexDir, '2026/11/02'), { recursive: true });
     fs.writeFileSync(path.join(home.codexDir, '2026/11/02/rollout-2026-11-02T09-00-00-x.jsonl'), other);
 
     const first = await home.run(['verify', '--repo', repo, '--json']);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.json).toMatchObject({ branch: 'feat/cart', base: 'main', sessions: 1, verdict: 'review', flagged: 1, blocked: false });
-    const rows = Object.fromEntries((first.json.rows as { validator: string; status: string }[]).map((r) => [r.validator, r.status]));
+    expect(first.json).toMatchObject({
+      branch: 'feat/cart',
+      base: 'main',
+      sessions: 1,
+      verdict: 'review',
+      flagged: 1,
+      blocked: false,
+    });
+    const rows = Object.fromEntries(
+      (first.json.rows as { validator: string; status: string }[]).map((r) => [r.validator, r.status]),
+    );
     expect(rows).toEqual({
       'tests-after-last-edit': 'pass',
       'red-then-green': 'pass',
@@ -64,12 +89,19 @@ describe('attest verify', () => {
       'commit-provenance': 'flag',
       'findings-settled': 'pass',
     });
-    const provenance = (first.json.rows as { validator: string; sentence: string }[]).find((r) => r.validator === 'commit-provenance');
-    expect(provenance?.sentence).toBe(`1 of 2 commits came from recorded sessions; no session made ${human.slice(0, 7)}.`);
+    const provenance = (first.json.rows as { validator: string; sentence: string }[]).find(
+      (r) => r.validator === 'commit-provenance',
+    );
+    expect(provenance?.sentence).toBe(
+      `1 of 2 commits came from recorded sessions; no session made ${human.slice(0, 7)}.`,
+    );
 
     // The repository's policy makes a custom validator over src/** blocking; the session never ran the linter.
     fs.mkdirSync(path.join(repo, '.attest/validators'), { recursive: true });
-    fs.writeFileSync(path.join(repo, '.attest/validators/lint.yaml'), "level: block\nwhen:\n  paths: ['src/**']\nrequire:\n  ran: [npx eslint .]\n");
+    fs.writeFileSync(
+      path.join(repo, '.attest/validators/lint.yaml'),
+      "level: block\nwhen:\n  paths: ['src/**']\nrequire:\n  ran: [npx eslint .]\n",
+    );
     fs.writeFileSync(path.join(repo, '.attest/policy.yaml'), 'validators:\n  commit-provenance: off\n');
     const second = await home.run(['verify', '--repo', repo]);
     expect(second.code).toBe(1);

@@ -20,7 +20,11 @@ beforeAll(async () => {
   const installation = env.github.addInstallation('acme');
   env.github.addRepository('acme/api', { installation });
   await bindInstallation(env.gw, tenant.appId, installation.id);
-  const connected = await env.gw.call('POST', '/v1/repositories', { token: tenant.factoryKey, appId: tenant.appId, body: { repository: 'acme/api', installationId: installation.id } });
+  const connected = await env.gw.call('POST', '/v1/repositories', {
+    token: tenant.factoryKey,
+    appId: tenant.appId,
+    body: { repository: 'acme/api', installationId: installation.id },
+  });
   expect(connected.status).toBe(201);
   home = cliHome();
   const login = await home.run(['login', '--url', url, '--api-key', tenant.factoryKey, '--app-id', tenant.appId]);
@@ -32,7 +36,11 @@ afterAll(async () => {
 
 describe('attest work pr', { timeout: 300_000 }, () => {
   it('opens the pull request from the claimed branch, then edits it; errors carry the gateway code', async () => {
-    const item = await env.gw.call('POST', '/v1/work-items', { token: tenant.factoryKey, appId: tenant.appId, body: { tracker: 'github', trackerKey: 'acme/api#7', title: 'Widget', repository: 'acme/api' } });
+    const item = await env.gw.call('POST', '/v1/work-items', {
+      token: tenant.factoryKey,
+      appId: tenant.appId,
+      body: { tracker: 'github', trackerKey: 'acme/api#7', title: 'Widget', repository: 'acme/api' },
+    });
     expect(item.status).toBe(201);
     const number = String(item.body.data.number);
     const claim = await home.run(['work', 'claim', number, '--branch', 'attest/widget']);
@@ -46,7 +54,16 @@ describe('attest work pr', { timeout: 300_000 }, () => {
     expect(unpushed.stderr).toMatch(/422 branch_not_pushed/);
 
     env.github.pushBranch('acme/api', 'attest/widget', 2);
-    const opened = await home.run(['work', 'pr', number, '--title', 'Add the widget', '--body-file', bodyFile, '--json']);
+    const opened = await home.run([
+      'work',
+      'pr',
+      number,
+      '--title',
+      'Add the widget',
+      '--body-file',
+      bodyFile,
+      '--json',
+    ]);
     expect(opened.code, opened.stderr).toBe(0);
     expect(opened.json).toMatchObject({ repository: 'acme/api', created: true });
     expect(env.github.openPulls('acme/api', 'attest/widget')).toHaveLength(1);

@@ -14,7 +14,12 @@ afterAll(async () => {
   await gw.close();
 });
 
-interface Ref { app_id: string; session_id: string; repository: string; number: number }
+interface Ref {
+  app_id: string;
+  session_id: string;
+  repository: string;
+  number: number;
+}
 
 async function stored(appId: string): Promise<Ref[]> {
   const r = await sql<Ref>`select app_id, session_id, repository, number from session_pr_refs where app_id = ${appId}
@@ -34,14 +39,46 @@ describe('insertRows', () => {
   });
 
   it('stores what JSON must escape, integers up to 2^53 - 1 and nulls exactly (PostgreSQL sends the rows as JSON)', async () => {
-    const odd = ['q"uote', 'back\\slash \\u0041', 'line\nbreak\ttab', 'é ñ 漢字 🦀', 'sep\u2028par\u2029', '{"json":[1,2]}', 'null', ' '];
-    const refs = odd.map((repository, i) => ({ app_id: 'app-json', session_id: `s${i}`, repository, number: i === 0 ? 2 ** 31 - 1 : i }));
+    const odd = [
+      'q"uote',
+      'back\\slash \\u0041',
+      'line\nbreak\ttab',
+      'é ñ 漢字 🦀',
+      'sep\u2028par\u2029',
+      '{"json":[1,2]}',
+      'null',
+      ' ',
+    ];
+    const refs = odd.map((repository, i) => ({
+      app_id: 'app-json',
+      session_id: `s${i}`,
+      repository,
+      number: i === 0 ? 2 ** 31 - 1 : i,
+    }));
     await insertRows(gw.app.attest.db, 'session_pr_refs', refs);
     expect(await stored('app-json')).toEqual(refs);
 
-    const tools = [{ session_id: 's1', org_id: 'o', app_id: 'app-json', tool: 'Bash', started_at: Number.MAX_SAFE_INTEGER, repo: '', is_subagent: 0, calls: 3, errors: 0, rejected: 1 }];
+    const tools = [
+      {
+        session_id: 's1',
+        org_id: 'o',
+        app_id: 'app-json',
+        tool: 'Bash',
+        started_at: Number.MAX_SAFE_INTEGER,
+        repo: '',
+        is_subagent: 0,
+        calls: 3,
+        errors: 0,
+        rejected: 1,
+      },
+    ];
     await insertRows(gw.app.attest.db, 'session_tool_usage', tools);
-    const tool = (await sql<{ started_at: number | string; calls: number | string }>`select started_at, calls from session_tool_usage where app_id = 'app-json'`.execute(gw.app.attest.db)).rows;
+    const tool = (
+      await sql<{
+        started_at: number | string;
+        calls: number | string;
+      }>`select started_at, calls from session_tool_usage where app_id = 'app-json'`.execute(gw.app.attest.db)
+    ).rows;
     expect(tool.map((r) => [String(r.started_at), Number(r.calls)])).toEqual([['9007199254740991', 3]]);
 
     const facets = [
@@ -49,29 +86,66 @@ describe('insertRows', () => {
       { app_id: 'app-json', repo: 'acme/api', kind: 'actor', value: 'u1', label: 'Ada "the" Lovelace', sessions: -1 },
     ];
     await insertRows(gw.app.attest.db, 'session_facets', facets);
-    const read = (await sql<{ value: string; label: string | null; sessions: number | string }>`select value, label, sessions from session_facets
-      where app_id = 'app-json' order by value`.execute(gw.app.attest.db)).rows;
-    expect(read.map((r) => [r.value, r.label, Number(r.sessions)])).toEqual([['main', null, 2], ['u1', 'Ada "the" Lovelace', -1]]);
+    const read = (
+      await sql<{
+        value: string;
+        label: string | null;
+        sessions: number | string;
+      }>`select value, label, sessions from session_facets
+      where app_id = 'app-json' order by value`.execute(gw.app.attest.db)
+    ).rows;
+    expect(read.map((r) => [r.value, r.label, Number(r.sessions)])).toEqual([
+      ['main', null, 2],
+      ['u1', 'Ada "the" Lovelace', -1],
+    ]);
   });
 
   it('applies the tail: on conflict do nothing keeps the first row, and the same shape runs again', async () => {
     const first = { app_id: 'app-tail', session_id: 's1', repository: 'acme/api', number: 7 };
     await insertRows(gw.app.attest.db, 'session_pr_refs', [first], 'on conflict do nothing');
     await insertRows(gw.app.attest.db, 'session_pr_refs', [first, { ...first, number: 8 }], 'on conflict do nothing');
-    await insertRows(gw.app.attest.db, 'session_pr_refs', [{ ...first, number: 9 }, { ...first, number: 7 }], 'on conflict do nothing');
+    await insertRows(
+      gw.app.attest.db,
+      'session_pr_refs',
+      [
+        { ...first, number: 9 },
+        { ...first, number: 7 },
+      ],
+      'on conflict do nothing',
+    );
     expect((await stored('app-tail')).map((r) => r.number)).toEqual([7, 8, 9]);
   });
 
   it('answers the rows of a RETURNING tail', async () => {
-    const rows = [1, 2, 3].map((number) => ({ app_id: 'app-ret', session_id: `s${number}`, repository: 'acme/api', number }));
-    const returned = await insertRows<{ session_id: string }>(gw.app.attest.db, 'session_pr_refs', rows, 'returning "session_id"');
+    const rows = [1, 2, 3].map((number) => ({
+      app_id: 'app-ret',
+      session_id: `s${number}`,
+      repository: 'acme/api',
+      number,
+    }));
+    const returned = await insertRows<{ session_id: string }>(
+      gw.app.attest.db,
+      'session_pr_refs',
+      rows,
+      'returning "session_id"',
+    );
     expect(returned.map((r) => r.session_id).sort()).toEqual(['s1', 's2', 's3']);
   });
 
   it('refuses rows whose columns differ, before anything is stored', async () => {
     const good = { app_id: 'app-shape', session_id: 's1', repository: 'acme/api', number: 1 };
-    await expect(insertRows(gw.app.attest.db, 'session_pr_refs', [good, { app_id: 'app-shape', session_id: 's2', repository: 'acme/api' }])).rejects.toThrow(/differ/);
-    await expect(insertRows(gw.app.attest.db, 'session_pr_refs', [good, { app_id: 'app-shape', session_id: 's2', repository: 'acme/api', numbr: 2 }])).rejects.toThrow(/lacks number/);
+    await expect(
+      insertRows(gw.app.attest.db, 'session_pr_refs', [
+        good,
+        { app_id: 'app-shape', session_id: 's2', repository: 'acme/api' },
+      ]),
+    ).rejects.toThrow(/differ/);
+    await expect(
+      insertRows(gw.app.attest.db, 'session_pr_refs', [
+        good,
+        { app_id: 'app-shape', session_id: 's2', repository: 'acme/api', numbr: 2 },
+      ]),
+    ).rejects.toThrow(/lacks number/);
     expect(await stored('app-shape')).toEqual([]);
     expect(await insertRows(gw.app.attest.db, 'session_pr_refs', [])).toEqual([]);
   });

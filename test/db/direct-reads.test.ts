@@ -16,7 +16,9 @@ afterAll(async () => {
   await gw.close();
 });
 
-const orgById = preparedQuery(1, (d: Db, id: string) => d.selectFrom('orgs').select(['id', 'name']).where('id', '=', id));
+const orgById = preparedQuery(1, (d: Db, id: string) =>
+  d.selectFrom('orgs').select(['id', 'name']).where('id', '=', id),
+);
 
 describe('prepared reads beside a transaction', () => {
   it('a read while another transaction holds an uncommitted row does not see it; after the commit it does', async () => {
@@ -26,7 +28,10 @@ describe('prepared reads beside a transaction', () => {
     let finish!: () => void;
     const mayFinish = new Promise<void>((resolve) => (finish = resolve));
     const transaction = db.transaction().execute(async (trx) => {
-      await trx.insertInto('orgs').values({ id, name: 'uncommitted-org', plan: 'free', created_at: 1, updated_at: 1 }).execute();
+      await trx
+        .insertInto('orgs')
+        .values({ id, name: 'uncommitted-org', plan: 'free', created_at: 1, updated_at: 1 })
+        .execute();
       inserted();
       await mayFinish;
     });
@@ -52,7 +57,10 @@ describe('prepared reads beside a transaction', () => {
   it('outside a transaction a read answers the committed rows, and an empty answer is empty', async () => {
     const id = crypto.randomUUID();
     expect(await orgById(db, id)).toEqual([]);
-    await db.insertInto('orgs').values({ id, name: 'committed-org', plan: 'free', created_at: 1, updated_at: 1 }).execute();
+    await db
+      .insertInto('orgs')
+      .values({ id, name: 'committed-org', plan: 'free', created_at: 1, updated_at: 1 })
+      .execute();
     expect(await orgById(db, id)).toEqual([{ id, name: 'committed-org' }]);
   });
 });

@@ -18,9 +18,21 @@ afterEach(async () => {
 function checkpointer(file: string) {
   let clock = 1_000_000;
   const raised: number[] = [];
-  const c = new WalCheckpointer(file, async (pages) => { raised.push(pages); }, () => clock);
+  const c = new WalCheckpointer(
+    file,
+    async (pages) => {
+      raised.push(pages);
+    },
+    () => clock,
+  );
   open.push(c);
-  return { c, raised, advance: (ms: number) => { clock += ms; } };
+  return {
+    c,
+    raised,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+  };
 }
 
 describe('the checkpoint thread, when it dies', () => {

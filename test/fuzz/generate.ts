@@ -33,8 +33,24 @@ export function sample<T>(r: Rng, list: readonly T[], n: number): T[] {
 export type Schema = Record<string, any>;
 
 const PATTERN_CANDIDATES = [
-  'acme/api', 'a', 'abc', 'main', '1.0.0', 'feat/x', 'a'.repeat(64), 'a'.repeat(40), 'image/png', 'text/plain',
-  'https://example.com/a', '2026-10-01', '2026-10-01T00:00:00Z', 'ci', 'x-1', 'A1', 'sk_outerlayer_x', 'github',
+  'acme/api',
+  'a',
+  'abc',
+  'main',
+  '1.0.0',
+  'feat/x',
+  'a'.repeat(64),
+  'a'.repeat(40),
+  'image/png',
+  'text/plain',
+  'https://example.com/a',
+  '2026-10-01',
+  '2026-10-01T00:00:00Z',
+  'ci',
+  'x-1',
+  'A1',
+  'sk_outerlayer_x',
+  'github',
 ];
 
 function stringExample(s: Schema, name: string): string {
@@ -51,7 +67,9 @@ function stringExample(s: Schema, name: string): string {
     } catch {
       re = null;
     }
-    const hit = re ? PATTERN_CANDIDATES.find((c) => re.test(c) && (s.maxLength === undefined || c.length <= s.maxLength)) : undefined;
+    const hit = re
+      ? PATTERN_CANDIDATES.find((c) => re.test(c) && (s.maxLength === undefined || c.length <= s.maxLength))
+      : undefined;
     if (hit) return hit;
   }
   const base = name ? name.replace(/[^A-Za-z0-9]/g, '').toLowerCase() || 'x' : 'x';
@@ -113,7 +131,10 @@ export function leafPaths(value: unknown, prefix: (string | number)[] = [], dept
   if (value !== null && typeof value === 'object') {
     const keys = Object.keys(value);
     if (keys.length === 0) return [prefix];
-    return [prefix, ...keys.flatMap((k) => leafPaths((value as Record<string, unknown>)[k], [...prefix, k], depth + 1))];
+    return [
+      prefix,
+      ...keys.flatMap((k) => leafPaths((value as Record<string, unknown>)[k], [...prefix, k], depth + 1)),
+    ];
   }
   return [prefix];
 }
@@ -138,40 +159,119 @@ export function withRaw(value: unknown, path: (string | number)[], raw: string |
 
 /** Raw JSON fragments to put where a field was, by kind: numbers that do not fit, NUL, other hostile values. */
 export const HOSTILE_NUMBERS: readonly string[] = [
-  '1e999', '-1e999', '1e308', '2147483648', '-2147483649', '9007199254740993', '123456789012345678901234567890', '-1', '0.5', '0',
+  '1e999',
+  '-1e999',
+  '1e308',
+  '2147483648',
+  '-2147483649',
+  '9007199254740993',
+  '123456789012345678901234567890',
+  '-1',
+  '0.5',
+  '0',
 ];
 export const HOSTILE_NUL: readonly string[] = ['"\\u0000"', '"a\\u0000b"', '["\\u0000"]', '{"k\\u0000":"v"}'];
 export const HOSTILE_OTHER: readonly string[] = [
-  'null', 'true', '[]', '{}', '""', '[[[[[[[[["deep"]]]]]]]]]',
-  '"\\u0001\\u0008\\u001b\\u007f"', '"\\ud800"', '"\\u202e\\ud83d\\udca5"',
-  JSON.stringify('x'.repeat(70_000)), '"%ZZ"', '"\' OR 1=1 --"', '"../../etc/passwd"',
-  '"0000-01-01T00:00:00Z"', '"9999-12-31T23:59:59Z"', '"+275760-09-13T00:00:00Z"', '"2026-02-30"',
-  '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '""',
+  '[[[[[[[[["deep"]]]]]]]]]',
+  '"\\u0001\\u0008\\u001b\\u007f"',
+  '"\\ud800"',
+  '"\\u202e\\ud83d\\udca5"',
+  JSON.stringify('x'.repeat(70_000)),
+  '"%ZZ"',
+  '"\' OR 1=1 --"',
+  '"../../etc/passwd"',
+  '"0000-01-01T00:00:00Z"',
+  '"9999-12-31T23:59:59Z"',
+  '"+275760-09-13T00:00:00Z"',
+  '"2026-02-30"',
+  '{"__proto__":{"polluted":1}}',
+  '{"constructor":{"prototype":{"polluted":1}}}',
 ];
 export const HOSTILE_JSON: readonly string[] = [...HOSTILE_NUMBERS, ...HOSTILE_NUL, ...HOSTILE_OTHER];
 
 /** Whole bodies that are not what any route expects. */
 export const HOSTILE_BODIES: readonly string[] = [
-  'not json', '{"a":', '[]', 'null', '"string"', '1e999', '{}',
+  'not json',
+  '{"a":',
+  '[]',
+  'null',
+  '"string"',
+  '1e999',
+  '{}',
   `${'['.repeat(5000)}${']'.repeat(5000)}`,
   `{"a":"${'\\u0000'.repeat(3)}"}`,
 ];
 
 /** Query parameter values (already percent-encoded as they go on the wire), by kind. */
 export const QUERY_NUL: readonly string[] = ['%00', 'a%00b', '%00%00x'];
-export const QUERY_NUMBERS: readonly string[] = ['Infinity', '-Infinity', 'NaN', '1e309', '1e999', '-1', '0', '2147483648', '99999999999999999999', '0.5'];
+export const QUERY_NUMBERS: readonly string[] = [
+  'Infinity',
+  '-Infinity',
+  'NaN',
+  '1e309',
+  '1e999',
+  '-1',
+  '0',
+  '2147483648',
+  '99999999999999999999',
+  '0.5',
+];
 export const QUERY_OTHER: readonly string[] = [
-  '%ZZ', '%', 'x'.repeat(8000), '%01%1F%7F', '0000-01-01', '9999-12-31', '0000-01-01T00:00:00Z', '%2B275760-09-13T00:00:00Z', '2026-02-30',
-  'true', '', '%E2%80%AE', '%F0%9F%92%A5', '%C0%AF', '%FF', '%27%20OR%201%3D1%20--', '%22', '%5C',
+  '%ZZ',
+  '%',
+  'x'.repeat(8000),
+  '%01%1F%7F',
+  '0000-01-01',
+  '9999-12-31',
+  '0000-01-01T00:00:00Z',
+  '%2B275760-09-13T00:00:00Z',
+  '2026-02-30',
+  'true',
+  '',
+  '%E2%80%AE',
+  '%F0%9F%92%A5',
+  '%C0%AF',
+  '%FF',
+  '%27%20OR%201%3D1%20--',
+  '%22',
+  '%5C',
   // cursors: not base64, base64 of JSON we did not issue, base64 of bytes
-  'abc', 'eyJ4IjoxfQ', 'eyJpZCI6IjEiLCJ0cyI6MWU5OTl9', '____', '!!!',
+  'abc',
+  'eyJ4IjoxfQ',
+  'eyJpZCI6IjEiLCJ0cyI6MWU5OTl9',
+  '____',
+  '!!!',
 ];
 export const HOSTILE_QUERY: readonly string[] = [...QUERY_NUL, ...QUERY_NUMBERS, ...QUERY_OTHER];
 
 /** Path parameter values (percent-encoded). */
 export const HOSTILE_PATH: readonly string[] = [
-  '%ZZ', '%00', 'a%00b', 'x'.repeat(401), 'x'.repeat(400), 'x'.repeat(101), 'Infinity', '-1', '0', '2147483648', '1e999', '..', '%2e%2e', '%2F',
-  '%E2%80%AE', '%FF', '%C0%AF', '11111111-1111-4111-8111-111111111111', 'null', '%20', '%01',
+  '%ZZ',
+  '%00',
+  'a%00b',
+  'x'.repeat(401),
+  'x'.repeat(400),
+  'x'.repeat(101),
+  'Infinity',
+  '-1',
+  '0',
+  '2147483648',
+  '1e999',
+  '..',
+  '%2e%2e',
+  '%2F',
+  '%E2%80%AE',
+  '%FF',
+  '%C0%AF',
+  '11111111-1111-4111-8111-111111111111',
+  'null',
+  '%20',
+  '%01',
 ];
 
 /** Headers a client may send wrong. */

@@ -48,7 +48,8 @@ function toJsonSchema(node: Node): Node {
   if (typeof node !== 'object' || node === null) return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if (k === 'example' || k === 'examples' || k === 'nullable' || k === 'discriminator' || k.startsWith('x-')) continue;
+    if (k === 'example' || k === 'examples' || k === 'nullable' || k === 'discriminator' || k.startsWith('x-'))
+      continue;
     out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `gh${v}` : toJsonSchema(v);
   }
   if ((node as { nullable?: unknown }).nullable === true) {
@@ -76,16 +77,20 @@ interface Fixture {
 function fixture(scenario: string): Fixture[] {
   const require = createRequire(import.meta.url);
   const dir = path.dirname(require.resolve('@octokit/fixtures/package.json'));
-  return JSON.parse(fs.readFileSync(path.join(dir, 'scenarios', 'api.github.com', scenario, 'normalized-fixture.json'), 'utf8')) as Fixture[];
+  return JSON.parse(
+    fs.readFileSync(path.join(dir, 'scenarios', 'api.github.com', scenario, 'normalized-fixture.json'), 'utf8'),
+  ) as Fixture[];
 }
 
 /** Keys of the recorded real answer (recursively, for nested objects) the double's answer lacks, and type mismatches. */
 function shapeDifferences(real: unknown, ours: unknown, at = '', ignore: ReadonlySet<string> = new Set()): string[] {
   if (real === null || ours === null || typeof real !== 'object' || typeof ours !== 'object') {
-    if (real !== null && ours !== null && typeof real !== typeof ours) return [`${at}: ${typeof real} vs ${typeof ours}`];
+    if (real !== null && ours !== null && typeof real !== typeof ours)
+      return [`${at}: ${typeof real} vs ${typeof ours}`];
     return [];
   }
-  if (Array.isArray(real) || Array.isArray(ours)) return Array.isArray(real) === Array.isArray(ours) ? [] : [`${at}: array vs object`];
+  if (Array.isArray(real) || Array.isArray(ours))
+    return Array.isArray(real) === Array.isArray(ours) ? [] : [`${at}: array vs object`];
   const diffs: string[] = [];
   for (const [k, v] of Object.entries(real)) {
     const where = at ? `${at}.${k}` : k;
@@ -115,16 +120,41 @@ describe('the GitHub double answers as GitHub does', () => {
     github.addRepository('acme/api', { installation: inst });
     github.repo('acme/api').protection.set('main', { requiredReviews: true });
     await bindInstallation(gw, t.appId, inst.id);
-    expect((await gw.call('POST', '/v1/repositories', { ...as, body: { repository: 'acme/api', installationId: inst.id } })).status).toBe(201);
-    expect((await gw.call('POST', '/v1/repositories', { ...as, body: { repository: 'acme/api', installationId: 987_654 } })).status).toBe(422);
+    expect(
+      (await gw.call('POST', '/v1/repositories', { ...as, body: { repository: 'acme/api', installationId: inst.id } }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await gw.call('POST', '/v1/repositories', { ...as, body: { repository: 'acme/api', installationId: 987_654 } }))
+        .status,
+    ).toBe(422);
     // GitHub's 404 for an installation it does not know, asked when the operator binds one.
-    expect((await gw.call('POST', `/v1/admin/apps/${t.appId}/installations`, { token: gw.adminToken, body: { installationId: 987_654 } })).status).toBe(404);
+    expect(
+      (
+        await gw.call('POST', `/v1/admin/apps/${t.appId}/installations`, {
+          token: gw.adminToken,
+          body: { installationId: 987_654 },
+        })
+      ).status,
+    ).toBe(404);
     // The install link reads the App's page (GET /app html_url).
-    expect((await gw.call('POST', '/v1/github/install-links', { token: t.loginToken, appId: t.appId })).status).toBe(201);
-    const item = await gw.call('POST', '/v1/work-items', { ...as, body: { tracker: 'github', trackerKey: 'acme/api#1', title: 'One', repository: 'acme/api' } });
-    const claim = await gw.call('POST', `/v1/work-items/${item.body.data.id}/claims`, { ...as, body: { source: 'r', branch: 'feature/one', ttlSeconds: 3600 } });
+    expect((await gw.call('POST', '/v1/github/install-links', { token: t.loginToken, appId: t.appId })).status).toBe(
+      201,
+    );
+    const item = await gw.call('POST', '/v1/work-items', {
+      ...as,
+      body: { tracker: 'github', trackerKey: 'acme/api#1', title: 'One', repository: 'acme/api' },
+    });
+    const claim = await gw.call('POST', `/v1/work-items/${item.body.data.id}/claims`, {
+      ...as,
+      body: { source: 'r', branch: 'feature/one', ttlSeconds: 3600 },
+    });
     const key = claim.body.data.itemKey as string;
-    const put = () => gw.call('PUT', `/v1/work-items/${item.body.data.id}/pull-request`, { token: key, body: { title: 'One', body: 'Body' } });
+    const put = () =>
+      gw.call('PUT', `/v1/work-items/${item.body.data.id}/pull-request`, {
+        token: key,
+        body: { title: 'One', body: 'Body' },
+      });
     expect((await put()).status).toBe(422); // branch not pushed: a 404 from GitHub
     github.pushBranch('acme/api', 'feature/one', 0);
     expect((await put()).status).toBe(422); // no commits
@@ -142,11 +172,25 @@ describe('the GitHub double answers as GitHub does', () => {
     // The PR comment: list, create, edit, and the removal of a duplicate of ours.
     expect((await gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as, body: { pr_comment: 'on' } })).status).toBe(200);
     const png = Buffer.from('89504e47', 'hex');
-    const artifact = (caption: string) => gw.call('POST', '/v1/artifacts', { ...as, body: {
-      schemaVersion: 1,
-      artifact: { clientArtifactId: caption, filename: 'a.png', mediaType: 'image/png', bytes: png.length, sha256: crypto.createHash('sha256').update(png).digest('hex'), caption, emittedAt: '2026-11-01T12:00:00Z', repository: 'acme/api', prNumber: 1 },
-      blob: { data: png.toString('base64') },
-    } });
+    const artifact = (caption: string) =>
+      gw.call('POST', '/v1/artifacts', {
+        ...as,
+        body: {
+          schemaVersion: 1,
+          artifact: {
+            clientArtifactId: caption,
+            filename: 'a.png',
+            mediaType: 'image/png',
+            bytes: png.length,
+            sha256: crypto.createHash('sha256').update(png).digest('hex'),
+            caption,
+            emittedAt: '2026-11-01T12:00:00Z',
+            repository: 'acme/api',
+            prNumber: 1,
+          },
+          blob: { data: png.toString('base64') },
+        },
+      });
     expect((await artifact('one')).status).toBe(201);
     gw.clock.advance(60_000);
     expect((await gw.app.attest.jobs.runDueJobs()).posted).toBe(1);
@@ -163,18 +207,52 @@ describe('the GitHub double answers as GitHub does', () => {
     const pull = github.pulls.find((p) => p.number === 1)!;
     pull.files = [{ filename: 'src/a.ts', status: 'modified' }];
     const base = github.headOf('acme/api', 'main');
-    github.putFiles('acme/api', base, { '.attest/policy.yaml': 'validators:\n  ci-green: block\n', '.attest/validators/e2e.yaml': 'name: e2e\nrequire:\n  emitted: [e2e]\n' });
-    const payload = pullRequestDelivery({ repository: 'acme/api', number: 1, title: 'One', head: 'feature/one', headSha: pull.headSha, updatedAt: '2030-01-01T00:00:00Z', installationId: inst.id });
+    github.putFiles('acme/api', base, {
+      '.attest/policy.yaml': 'validators:\n  ci-green: block\n',
+      '.attest/validators/e2e.yaml': 'name: e2e\nrequire:\n  emitted: [e2e]\n',
+    });
+    const payload = pullRequestDelivery({
+      repository: 'acme/api',
+      number: 1,
+      title: 'One',
+      head: 'feature/one',
+      headSha: pull.headSha,
+      updatedAt: '2030-01-01T00:00:00Z',
+      installationId: inst.id,
+    });
     ((payload.pull_request as Record<string, unknown>).base as Record<string, unknown>).sha = base;
-    expect((await deliver({ gw, github, installation: inst, secret, close: async () => undefined }, 'pull_request', payload)).status).toBeLessThan(300);
+    expect(
+      (await deliver({ gw, github, installation: inst, secret, close: async () => undefined }, 'pull_request', payload))
+        .status,
+    ).toBeLessThan(300);
     expect((await gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as, body: { pr_check: 'on' } })).status).toBe(200);
-    const sessionDocument = sessionDoc({ repo: 'acme/api', branch: 'feature/one', prNumber: 1, startedAt: '2026-11-01T11:00:00Z', turns: [{ model: 'claude-sonnet-4-5', in: 10, out: 1 }] });
+    const sessionDocument = sessionDoc({
+      repo: 'acme/api',
+      branch: 'feature/one',
+      prNumber: 1,
+      startedAt: '2026-11-01T11:00:00Z',
+      turns: [{ model: 'claude-sonnet-4-5', in: 10, out: 1 }],
+    });
     await ingest(gw, as, [sessionDocument]);
     gw.clock.advance(60_000);
     await gw.app.attest.jobs.runDueJobs();
     expect(github.checkRunsOn('acme/api', pull.headSha)).toHaveLength(1);
     // The custom validator's result arrives: its row passes, so the check run is updated in place.
-    const emitted = await gw.call('POST', '/v1/emitted-results', { ...as, body: { schemaVersion: 1, emit: { clientEmitId: 'e2e-1', name: 'e2e', result: 'pass', link: 'https://ci.example/1', emittedAt: '2026-11-01T12:01:00Z', prNumber: 1, repository: 'acme/api' } } });
+    const emitted = await gw.call('POST', '/v1/emitted-results', {
+      ...as,
+      body: {
+        schemaVersion: 1,
+        emit: {
+          clientEmitId: 'e2e-1',
+          name: 'e2e',
+          result: 'pass',
+          link: 'https://ci.example/1',
+          emittedAt: '2026-11-01T12:01:00Z',
+          prNumber: 1,
+          repository: 'acme/api',
+        },
+      },
+    });
     expect(emitted.status, emitted.text).toBe(201);
     gw.clock.advance(60_000);
     await gw.app.attest.jobs.runDueJobs();
@@ -196,13 +274,17 @@ describe('the GitHub double answers as GitHub does', () => {
     const cache = new Map<string, ValidateFunction>();
     const checked = new Set<string>();
     const failures = new Set<string>();
-    const calls = env.github.calls.filter((c) => c.route && c.status > 0 && c.body !== null && typeof c.body === 'object');
+    const calls = env.github.calls.filter(
+      (c) => c.route && c.status > 0 && c.body !== null && typeof c.body === 'object',
+    );
     expect(calls.length).toBeGreaterThan(20);
     for (const call of calls) {
       const method = call.method.toLowerCase();
       const operation = doc.paths[call.route!]?.[method];
       expect(operation, `${call.method} ${call.route} is in GitHub's OpenAPI description`).toBeDefined();
-      const response = operation!.responses[String(call.status)] as { $ref?: string; content?: Record<string, unknown> } | undefined;
+      const response = operation!.responses[String(call.status)] as
+        | { $ref?: string; content?: Record<string, unknown> }
+        | undefined;
       // Statuses GitHub does not document for the route (a faked answer, or an undocumented 404 body).
       if (!response) continue;
       const ref = response.$ref
@@ -214,7 +296,9 @@ describe('the GitHub double answers as GitHub does', () => {
         cache.set(ref, validate);
       }
       if (!validate(call.body)) {
-        failures.add(`${call.method} ${call.route} ${call.status}: ${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 800)}`);
+        failures.add(
+          `${call.method} ${call.route} ${call.status}: ${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 800)}`,
+        );
       }
       checked.add(`${call.method} ${call.route} ${call.status}`);
     }
@@ -224,7 +308,10 @@ describe('the GitHub double answers as GitHub does', () => {
     expect(deletes.length).toBeGreaterThan(0);
     for (const d of deletes) expect(Object.keys(doc.paths[d.route!]!.delete!.responses)).toContain(String(d.status));
     for (const route of ROUTES_THE_GATEWAY_CALLS.filter((r) => !r.startsWith('DELETE '))) {
-      expect([...checked].some((c) => c.startsWith(`${route} 2`)), `a success answer of ${route} was checked`).toBe(true);
+      expect(
+        [...checked].some((c) => c.startsWith(`${route} 2`)),
+        `a success answer of ${route} was checked`,
+      ).toBe(true);
     }
     // Refusals the gateway interprets, checked against GitHub's documented error shapes.
     expect(checked).toContain('GET /app/installations/{installation_id} 404');
@@ -237,21 +324,29 @@ describe('the GitHub double answers as GitHub does', () => {
     // permissions and the temp clone token; an installation token gets neither.
     const realRepo = fixture('get-repository').find((f) => f.method === 'get' && f.status === 200)!.response;
     const ourRepo = calls.find((c) => c.route === '/repos/{owner}/{repo}' && c.status === 200)!.body;
-    expect(shapeDifferences(realRepo, ourRepo, '', new Set(['permissions', 'temp_clone_token', 'organization', 'license']))).toEqual([]);
+    expect(
+      shapeDifferences(realRepo, ourRepo, '', new Set(['permissions', 'temp_clone_token', 'organization', 'license'])),
+    ).toEqual([]);
 
     // Branch protection: the recorded 404 of an unprotected branch, and the protection object itself.
     const protection = fixture('branch-protection');
     const real404 = protection.find((f) => f.method === 'get' && f.status === 404)!.response as { message: string };
-    const our404 = calls.find((c) => c.route === '/repos/{owner}/{repo}/branches/{branch}/protection' && c.status === 404)!.body as { message: string };
+    const our404 = calls.find(
+      (c) => c.route === '/repos/{owner}/{repo}/branches/{branch}/protection' && c.status === 404,
+    )!.body as { message: string };
     expect(shapeDifferences(real404, our404)).toEqual([]);
     expect(our404.message).toBe(real404.message);
     const realProtection = protection.filter((f) => f.method === 'put' && f.status === 200).at(-1)!.response;
-    const ourProtection = calls.find((c) => c.route === '/repos/{owner}/{repo}/branches/{branch}/protection' && c.status === 200)!.body;
+    const ourProtection = calls.find(
+      (c) => c.route === '/repos/{owner}/{repo}/branches/{branch}/protection' && c.status === 200,
+    )!.body;
     expect(shapeDifferences(realProtection, ourProtection)).toEqual([]);
 
     // A 422 validation failure, as GitHub shapes it.
     const real422 = fixture('errors').find((f) => f.status === 422)!.response;
-    const our422 = calls.find((c) => c.route === '/repos/{owner}/{repo}/pulls' && c.method === 'POST' && c.status === 422)!.body;
+    const our422 = calls.find(
+      (c) => c.route === '/repos/{owner}/{repo}/pulls' && c.method === 'POST' && c.status === 422,
+    )!.body;
     expect(shapeDifferences(real422, our422, '', new Set(['errors']))).toEqual([]);
     expect((our422 as { message: string }).message).toBe((real422 as { message: string }).message);
   });

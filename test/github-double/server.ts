@@ -110,7 +110,11 @@ interface TokenGrant {
 const DOCS = 'https://docs.github.com/rest';
 
 class HttpAnswer {
-  constructor(readonly status: number, readonly body: unknown, readonly headers: Record<string, string> = {}) {}
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
 }
 
 function notFound(): HttpAnswer {
@@ -118,11 +122,20 @@ function notFound(): HttpAnswer {
 }
 
 function forbiddenByIntegration(): HttpAnswer {
-  return new HttpAnswer(403, { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' });
+  return new HttpAnswer(403, {
+    message: 'Resource not accessible by integration',
+    documentation_url: DOCS,
+    status: '403',
+  });
 }
 
 function validationFailed(errors: unknown[]): HttpAnswer {
-  return new HttpAnswer(422, { message: 'Validation Failed', errors, documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`, status: '422' });
+  return new HttpAnswer(422, {
+    message: 'Validation Failed',
+    errors,
+    documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`,
+    status: '422',
+  });
 }
 
 function sha(): string {
@@ -144,7 +157,12 @@ export class GitHubDouble {
   readonly appId: number;
   readonly slug = 'attest-test-app';
   /** What the App requests; an installation may lag behind (pending). */
-  appPermissions: Record<string, string> = { contents: 'read', pull_requests: 'write', metadata: 'read', checks: 'read' };
+  appPermissions: Record<string, string> = {
+    contents: 'read',
+    pull_requests: 'write',
+    metadata: 'read',
+    checks: 'read',
+  };
   readonly installations = new Map<number, DoubleInstallation>();
   readonly repositories = new Map<string, DoubleRepository>();
   readonly pulls: DoublePull[] = [];
@@ -162,7 +180,10 @@ export class GitHubDouble {
   tokenLifetimeMs = 60 * 60_000;
   url = '';
 
-  constructor(private readonly publicKey: crypto.KeyObject, appId = 424_242) {
+  constructor(
+    private readonly publicKey: crypto.KeyObject,
+    appId = 424_242,
+  ) {
     this.appId = appId;
   }
 
@@ -190,7 +211,10 @@ export class GitHubDouble {
 
   // ---- state helpers for tests -------------------------------------------------------------------
 
-  addInstallation(account: string, permissions: Record<string, string> = { ...this.appPermissions }): DoubleInstallation {
+  addInstallation(
+    account: string,
+    permissions: Record<string, string> = { ...this.appPermissions },
+  ): DoubleInstallation {
     const id = 31_000_000 + this.installations.size + 1;
     const installation: DoubleInstallation = { id, account, permissions, repositories: new Set() };
     this.installations.set(id, installation);
@@ -198,13 +222,28 @@ export class GitHubDouble {
   }
 
   /** A repository with a default branch holding `baseCommits` commits, listed by `installation` if given. */
-  addRepository(fullName: string, opts: { installation?: DoubleInstallation; defaultBranch?: string; baseCommits?: number; visibility?: 'public' | 'private' } = {}): DoubleRepository {
+  addRepository(
+    fullName: string,
+    opts: {
+      installation?: DoubleInstallation;
+      defaultBranch?: string;
+      baseCommits?: number;
+      visibility?: 'public' | 'private';
+    } = {},
+  ): DoubleRepository {
     const [owner, name] = fullName.split('/') as [string, string];
     const defaultBranch = opts.defaultBranch ?? 'main';
     const repo: DoubleRepository = {
-      owner, name, id: this.nextRepoId++, defaultBranch,
+      owner,
+      name,
+      id: this.nextRepoId++,
+      defaultBranch,
       branches: new Map([[defaultBranch, Array.from({ length: opts.baseCommits ?? 3 }, sha)]]),
-      rules: new Map(), protection: new Map(), nextNumber: 1, visibility: opts.visibility ?? 'private', contents: new Map(),
+      rules: new Map(),
+      protection: new Map(),
+      nextNumber: 1,
+      visibility: opts.visibility ?? 'private',
+      contents: new Map(),
     };
     this.repositories.set(fullName.toLowerCase(), repo);
     opts.installation?.repositories.add(fullName.toLowerCase());
@@ -255,18 +294,30 @@ export class GitHubDouble {
   /** A comment written by someone else (a person, another bot). */
   commentAs(user: string, fullName: string, number: number, body: string): DoubleComment {
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const comment: DoubleComment = { repo: fullName.toLowerCase(), number, id: this.nextCommentId++, body, user, createdAt: now, updatedAt: now };
+    const comment: DoubleComment = {
+      repo: fullName.toLowerCase(),
+      number,
+      id: this.nextCommentId++,
+      body,
+      user,
+      createdAt: now,
+      updatedAt: now,
+    };
     this.comments.push(comment);
     return comment;
   }
 
   /** How many answered calls went to `METHOD template` with the given status class (e.g. 2 for 2xx). */
   countCalls(method: string, template: string, statusClass = 2): number {
-    return this.calls.filter((c) => c.method === method && c.route === template && Math.floor(c.status / 100) === statusClass).length;
+    return this.calls.filter(
+      (c) => c.method === method && c.route === template && Math.floor(c.status / 100) === statusClass,
+    ).length;
   }
 
   openPulls(fullName: string, head?: string): DoublePull[] {
-    return this.pulls.filter((p) => p.repo === fullName.toLowerCase() && p.state === 'open' && (head === undefined || p.head === head));
+    return this.pulls.filter(
+      (p) => p.repo === fullName.toLowerCase() && p.state === 'open' && (head === undefined || p.head === head),
+    );
   }
 
   /** Fail the next request matching `route` the given way. */
@@ -280,7 +331,9 @@ export class GitHubDouble {
   }
 
   tokenRequests(): number {
-    return this.calls.filter((c) => c.method === 'POST' && /^\/app\/installations\/\d+\/access_tokens$/.test(c.path) && c.status === 201).length;
+    return this.calls.filter(
+      (c) => c.method === 'POST' && /^\/app\/installations\/\d+\/access_tokens$/.test(c.path) && c.status === 201,
+    ).length;
   }
 
   calledRoutes(): Set<string> {
@@ -306,7 +359,15 @@ export class GitHubDouble {
       loseAnswer = true;
     } else if (faultIndex >= 0) {
       const [fault] = this.faults.splice(faultIndex, 1);
-      this.calls.push({ method, path: pathname, query: url.searchParams, auth: 'none', status: fault!.kind === 'network' ? 0 : fault!.status!, body: fault!.body ?? null, route: null });
+      this.calls.push({
+        method,
+        path: pathname,
+        query: url.searchParams,
+        auth: 'none',
+        status: fault!.kind === 'network' ? 0 : fault!.status!,
+        body: fault!.body ?? null,
+        route: null,
+      });
       if (fault!.kind === 'network') {
         req.socket.destroy();
         return;
@@ -319,11 +380,22 @@ export class GitHubDouble {
       try {
         body = JSON.parse(raw) as Json;
       } catch {
-        this.send(res, new HttpAnswer(400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' }));
+        this.send(
+          res,
+          new HttpAnswer(400, { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' }),
+        );
         return;
       }
     }
-    const call: RecordedCall = { method, path: pathname, query: url.searchParams, auth: 'none', status: 0, body: null, route: null };
+    const call: RecordedCall = {
+      method,
+      path: pathname,
+      query: url.searchParams,
+      auth: 'none',
+      status: 0,
+      body: null,
+      route: null,
+    };
     let answer: HttpAnswer;
     try {
       answer = this.route(req, method, pathname, url.searchParams, body, call);
@@ -375,15 +447,19 @@ export class GitHubDouble {
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as { iss?: unknown; iat?: number; exp?: number };
     const now = Math.floor(Date.now() / 1000);
     if (String(claims.iss) !== String(this.appId)) throw refuse("'Issuer' claim ('iss') must be an Integer");
-    if (typeof claims.exp !== 'number' || claims.exp < now) throw refuse("'Expiration time' claim ('exp') is too far in the future");
-    if (typeof claims.iat !== 'number' || claims.iat > now + 60 || claims.exp - claims.iat > 600) throw refuse("'Issued at' claim ('iat') must be an Integer representing a time in the past.");
+    if (typeof claims.exp !== 'number' || claims.exp < now)
+      throw refuse("'Expiration time' claim ('exp') is too far in the future");
+    if (typeof claims.iat !== 'number' || claims.iat > now + 60 || claims.exp - claims.iat > 600)
+      throw refuse("'Issued at' claim ('iat') must be an Integer representing a time in the past.");
     call.auth = 'jwt';
   }
 
   private requireToken(req: http.IncomingMessage, call: RecordedCall): TokenGrant {
     const auth = this.authorization(req);
-    const grant = auth && (auth.scheme === 'token' || auth.scheme === 'bearer') ? this.tokens.get(auth.value) : undefined;
-    if (!grant || grant.expiresAt <= Date.now()) throw new HttpAnswer(401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
+    const grant =
+      auth && (auth.scheme === 'token' || auth.scheme === 'bearer') ? this.tokens.get(auth.value) : undefined;
+    if (!grant || grant.expiresAt <= Date.now())
+      throw new HttpAnswer(401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
     call.auth = 'token';
     return grant;
   }
@@ -392,7 +468,12 @@ export class GitHubDouble {
    * The repository as the token may use it: the installation's repositories fully; public ones only for
    * reading (a write answers 403 "Resource not accessible by integration"); anything else is 404.
    */
-  private visibleRepo(grant: TokenGrant, owner: string, name: string, access: 'read' | 'write' = 'read'): DoubleRepository {
+  private visibleRepo(
+    grant: TokenGrant,
+    owner: string,
+    name: string,
+    access: 'read' | 'write' = 'read',
+  ): DoubleRepository {
     const key = `${owner}/${name}`.toLowerCase();
     const installation = this.installations.get(grant.installationId);
     const repo = this.repositories.get(key);
@@ -403,8 +484,18 @@ export class GitHubDouble {
     return repo;
   }
 
-  private route(req: http.IncomingMessage, method: string, pathname: string, query: URLSearchParams, body: Json, call: RecordedCall): HttpAnswer {
-    const seg = pathname.split('/').slice(1).map((s) => decodeURIComponent(s));
+  private route(
+    req: http.IncomingMessage,
+    method: string,
+    pathname: string,
+    query: URLSearchParams,
+    body: Json,
+    call: RecordedCall,
+  ): HttpAnswer {
+    const seg = pathname
+      .split('/')
+      .slice(1)
+      .map((s) => decodeURIComponent(s));
     const at = (template: string) => {
       call.route = template;
     };
@@ -449,23 +540,29 @@ export class GitHubDouble {
         const repo = this.visibleRepo(grant, owner, name);
         if (rest[rest.length - 1] === 'protection' && rest.length >= 3) {
           at('/repos/{owner}/{repo}/branches/{branch}/protection');
-          if (grant.permissions.administration !== 'read' && grant.permissions.administration !== 'write') return forbiddenByIntegration();
+          if (grant.permissions.administration !== 'read' && grant.permissions.administration !== 'write')
+            return forbiddenByIntegration();
           const branch = rest.slice(1, -1).join('/');
           const protection = repo.protection.get(branch);
           if (!repo.branches.has(branch)) return notFound();
-          if (!protection) return new HttpAnswer(404, { message: 'Branch not protected', documentation_url: DOCS, status: '404' });
+          if (!protection)
+            return new HttpAnswer(404, { message: 'Branch not protected', documentation_url: DOCS, status: '404' });
           return new HttpAnswer(200, this.protectionBody(repo, branch, protection.requiredReviews));
         }
         at('/repos/{owner}/{repo}/branches/{branch}');
         const branch = rest.slice(1).join('/');
-        if (!repo.branches.has(branch)) return new HttpAnswer(404, { message: 'Branch not found', documentation_url: DOCS, status: '404' });
+        if (!repo.branches.has(branch))
+          return new HttpAnswer(404, { message: 'Branch not found', documentation_url: DOCS, status: '404' });
         return new HttpAnswer(200, this.branchBody(repo, branch));
       }
       if (method === 'GET' && rest[0] === 'rules' && rest[1] === 'branches' && rest.length >= 3) {
         at('/repos/{owner}/{repo}/rules/branches/{branch}');
         const repo = this.visibleRepo(this.requireToken(req, call), owner, name);
         const branch = rest.slice(2).join('/');
-        return new HttpAnswer(200, (repo.rules.get(branch) ?? []).map((type, i) => this.ruleBody(repo, type, i)));
+        return new HttpAnswer(
+          200,
+          (repo.rules.get(branch) ?? []).map((type, i) => this.ruleBody(repo, type, i)),
+        );
       }
       if (method === 'GET' && rest[0] === 'compare' && rest.length >= 2) {
         at('/repos/{owner}/{repo}/compare/{basehead}');
@@ -482,22 +579,49 @@ export class GitHubDouble {
         // An issue comment on a pull request: pull requests or issues permission, either one (GitHub's rule).
         const level = (p: string | undefined) => (p === 'write' ? 2 : p === 'read' ? 1 : 0);
         const access = Math.max(level(grant.permissions.pull_requests), level(grant.permissions.issues));
-        if (rest.length === 3 && /^\d+$/.test(rest[1]!) && rest[2] === 'comments' && (method === 'GET' || method === 'POST')) {
+        if (
+          rest.length === 3 &&
+          /^\d+$/.test(rest[1]!) &&
+          rest[2] === 'comments' &&
+          (method === 'GET' || method === 'POST')
+        ) {
           at('/repos/{owner}/{repo}/issues/{issue_number}/comments');
           if (access < (write ? 2 : 1) && !(repo.visibility === 'public' && !write)) return forbiddenByIntegration();
           const number = Number(rest[1]);
           if (!this.pulls.some((p) => p.repo === this.key(repo) && p.number === number)) return notFound();
           if (method === 'GET') return this.listComments(repo, number, query);
           if (typeof body.body !== 'string' || body.body === '') {
-            return new HttpAnswer(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', field: 'body', code: 'missing_field' }], documentation_url: `${DOCS}/issues/comments#create-an-issue-comment`, status: '422' });
+            return new HttpAnswer(422, {
+              message: 'Validation Failed',
+              errors: [{ resource: 'IssueComment', field: 'body', code: 'missing_field' }],
+              documentation_url: `${DOCS}/issues/comments#create-an-issue-comment`,
+              status: '422',
+            });
           }
           if (body.body.length > 65_536) {
-            return new HttpAnswer(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }], documentation_url: `${DOCS}/issues/comments#create-an-issue-comment`, status: '422' });
+            return new HttpAnswer(422, {
+              message: 'Validation Failed',
+              errors: [
+                {
+                  resource: 'IssueComment',
+                  code: 'custom',
+                  field: 'body',
+                  message: 'body is too long (maximum is 65536 characters)',
+                },
+              ],
+              documentation_url: `${DOCS}/issues/comments#create-an-issue-comment`,
+              status: '422',
+            });
           }
           const comment = this.commentAs(`${this.slug}[bot]`, this.key(repo), number, body.body);
           return new HttpAnswer(201, this.commentBody(repo, comment));
         }
-        if (rest.length === 3 && rest[1] === 'comments' && /^\d+$/.test(rest[2]!) && (method === 'PATCH' || method === 'DELETE')) {
+        if (
+          rest.length === 3 &&
+          rest[1] === 'comments' &&
+          /^\d+$/.test(rest[2]!) &&
+          (method === 'PATCH' || method === 'DELETE')
+        ) {
           at('/repos/{owner}/{repo}/issues/comments/{comment_id}');
           if (access < 2) return forbiddenByIntegration();
           const comment = this.comments.find((c) => c.repo === this.key(repo) && c.id === Number(rest[2]));
@@ -507,10 +631,27 @@ export class GitHubDouble {
             return new HttpAnswer(204, null);
           }
           if (typeof body.body !== 'string' || body.body === '') {
-            return new HttpAnswer(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', field: 'body', code: 'missing_field' }], documentation_url: `${DOCS}/issues/comments#update-an-issue-comment`, status: '422' });
+            return new HttpAnswer(422, {
+              message: 'Validation Failed',
+              errors: [{ resource: 'IssueComment', field: 'body', code: 'missing_field' }],
+              documentation_url: `${DOCS}/issues/comments#update-an-issue-comment`,
+              status: '422',
+            });
           }
           if (body.body.length > 65_536) {
-            return new HttpAnswer(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }], documentation_url: `${DOCS}/issues/comments#update-an-issue-comment`, status: '422' });
+            return new HttpAnswer(422, {
+              message: 'Validation Failed',
+              errors: [
+                {
+                  resource: 'IssueComment',
+                  code: 'custom',
+                  field: 'body',
+                  message: 'body is too long (maximum is 65536 characters)',
+                },
+              ],
+              documentation_url: `${DOCS}/issues/comments#update-an-issue-comment`,
+              status: '422',
+            });
           }
           comment.body = body.body;
           comment.updatedAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -544,7 +685,12 @@ export class GitHubDouble {
       if (rest[0] === 'pulls') {
         const grant = this.requireToken(req, call);
         const repo = this.visibleRepo(grant, owner, name, method === 'GET' ? 'read' : 'write');
-        if (method === 'GET' && rest.length === 3 && /^\d+$/.test(rest[1]!) && (rest[2] === 'commits' || rest[2] === 'files')) {
+        if (
+          method === 'GET' &&
+          rest.length === 3 &&
+          /^\d+$/.test(rest[1]!) &&
+          (rest[2] === 'commits' || rest[2] === 'files')
+        ) {
           at(`/repos/{owner}/{repo}/pulls/{pull_number}/${rest[2]}`);
           const readable = grant.permissions.pull_requests === 'read' || grant.permissions.pull_requests === 'write';
           if (!readable && repo.visibility !== 'public') return forbiddenByIntegration();
@@ -592,29 +738,63 @@ export class GitHubDouble {
   private appBody(): Json {
     const body = example('integration');
     // html_url is the App's page on the web host (github.com/apps/<slug> on real GitHub).
-    return { ...body, id: this.appId, slug: this.slug, html_url: `${this.webUrl}/apps/${this.slug}`, name: 'Attest test App', permissions: { ...this.appPermissions }, events: ['pull_request', 'check_run', 'check_suite'] };
+    return {
+      ...body,
+      id: this.appId,
+      slug: this.slug,
+      html_url: `${this.webUrl}/apps/${this.slug}`,
+      name: 'Attest test App',
+      permissions: { ...this.appPermissions },
+      events: ['pull_request', 'check_run', 'check_suite'],
+    };
   }
 
   private installationBody(installation: DoubleInstallation): Json {
     const body = example('base-installation');
     const account = { ...(body.account as Json), login: installation.account };
-    return { ...body, id: installation.id, app_id: this.appId, app_slug: this.slug, account, permissions: { ...installation.permissions }, repository_selection: 'selected', target_type: 'Organization' };
+    return {
+      ...body,
+      id: installation.id,
+      app_id: this.appId,
+      app_slug: this.slug,
+      account,
+      permissions: { ...installation.permissions },
+      repository_selection: 'selected',
+      target_type: 'Organization',
+    };
   }
 
   private mintToken(installation: DoubleInstallation): Json {
     const token = `ghs_${crypto.randomBytes(18).toString('base64url').replace(/[-_]/g, 'x')}`;
     const expiresAt = Date.now() + this.tokenLifetimeMs;
-    this.tokens.set(token, { installationId: installation.id, expiresAt, permissions: { ...installation.permissions } });
+    this.tokens.set(token, {
+      installationId: installation.id,
+      expiresAt,
+      permissions: { ...installation.permissions },
+    });
     const body = example('installation-token');
     delete body.repositories;
     // GitHub states expires_at to the second.
-    return { ...body, token, expires_at: new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'), permissions: { ...installation.permissions }, repository_selection: 'selected' };
+    return {
+      ...body,
+      token,
+      expires_at: new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      permissions: { ...installation.permissions },
+      repository_selection: 'selected',
+    };
   }
 
   private repositoryBody(repo: DoubleRepository): Json {
     const list = example<{ repositories: Json[] }>('repository-paginated-2');
     const template = this.retarget(list.repositories[0]!, repo);
-    return { ...template, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
+    return {
+      ...template,
+      id: repo.id,
+      name: repo.name,
+      full_name: `${repo.owner}/${repo.name}`,
+      default_branch: repo.defaultBranch,
+      owner: { ...(template.owner as Json), login: repo.owner },
+    };
   }
 
   private fullRepositoryBody(repo: DoubleRepository): Json {
@@ -623,13 +803,27 @@ export class GitHubDouble {
     delete template.source;
     delete template.parent;
     return {
-      language: null, web_commit_signoff_required: false, allow_update_branch: false, use_squash_pr_title_as_default: false,
-      ...template, fork: false, private: repo.visibility === 'private', visibility: repo.visibility, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
+      language: null,
+      web_commit_signoff_required: false,
+      allow_update_branch: false,
+      use_squash_pr_title_as_default: false,
+      ...template,
+      fork: false,
+      private: repo.visibility === 'private',
+      visibility: repo.visibility,
+      id: repo.id,
+      name: repo.name,
+      full_name: `${repo.owner}/${repo.name}`,
+      default_branch: repo.defaultBranch,
+      owner: { ...(template.owner as Json), login: repo.owner },
+    };
   }
 
   private installationRepositories(grant: TokenGrant, query: URLSearchParams): HttpAnswer {
     const installation = this.installations.get(grant.installationId);
-    const all = [...(installation?.repositories ?? [])].map((k) => this.repositories.get(k)).filter((r): r is DoubleRepository => Boolean(r));
+    const all = [...(installation?.repositories ?? [])]
+      .map((k) => this.repositories.get(k))
+      .filter((r): r is DoubleRepository => Boolean(r));
     const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30)));
     const page = Math.max(1, Number(query.get('page') ?? 1));
     const slice = all.slice((page - 1) * perPage, page * perPage);
@@ -638,22 +832,42 @@ export class GitHubDouble {
     if (page < pages) {
       headers.link = `<${this.url}/installation/repositories?per_page=${perPage}&page=${page + 1}>; rel="next", <${this.url}/installation/repositories?per_page=${perPage}&page=${pages}>; rel="last"`;
     }
-    return new HttpAnswer(200, { total_count: all.length, repository_selection: 'selected', repositories: slice.map((r) => this.repositoryBody(r)) }, headers);
+    return new HttpAnswer(
+      200,
+      {
+        total_count: all.length,
+        repository_selection: 'selected',
+        repositories: slice.map((r) => this.repositoryBody(r)),
+      },
+      headers,
+    );
   }
 
   private branchBody(repo: DoubleRepository, branch: string): Json {
     const template = this.retarget(example('branch-get'), repo);
     const shas = repo.branches.get(branch)!;
     const head = shas[shas.length - 1]!;
-    const commit = { ...(template.commit as Json), sha: head, url: `${this.url}/repos/${repo.owner}/${repo.name}/commits/${head}` };
+    const commit = {
+      ...(template.commit as Json),
+      sha: head,
+      url: `${this.url}/repos/${repo.owner}/${repo.name}/commits/${head}`,
+    };
     const isProtected = repo.protection.has(branch) || (repo.rules.get(branch) ?? []).length > 0;
-    return { ...template, name: branch, commit, protected: isProtected, protection_url: `${this.url}/repos/${repo.owner}/${repo.name}/branches/${encodeURIComponent(branch)}/protection` };
+    return {
+      ...template,
+      name: branch,
+      commit,
+      protected: isProtected,
+      protection_url: `${this.url}/repos/${repo.owner}/${repo.name}/branches/${encodeURIComponent(branch)}/protection`,
+    };
   }
 
   private protectionBody(repo: DoubleRepository, branch: string, requiredReviews: boolean): Json {
     // GitHub's OpenAPI example of protection does not match its own schema; a recorded real answer does.
     let text = JSON.stringify(recorded('branch-protection', 'put', 200));
-    text = text.replaceAll('https://api.github.com', this.url).replaceAll('octokit-fixture-org/branch-protection', `${repo.owner}/${repo.name}`);
+    text = text
+      .replaceAll('https://api.github.com', this.url)
+      .replaceAll('octokit-fixture-org/branch-protection', `${repo.owner}/${repo.name}`);
     const body = JSON.parse(text) as Json;
     body.url = `${this.url}/repos/${repo.owner}/${repo.name}/branches/${encodeURIComponent(branch)}/protection`;
     // No push restrictions to people or teams (the 2022 recording's team lacks the `type` GitHub now documents).
@@ -663,7 +877,12 @@ export class GitHubDouble {
   }
 
   private ruleBody(repo: DoubleRepository, type: string, index: number): Json {
-    const base = { type, ruleset_source_type: 'Repository', ruleset_source: `${repo.owner}/${repo.name}`, ruleset_id: 40 + index };
+    const base = {
+      type,
+      ruleset_source_type: 'Repository',
+      ruleset_source: `${repo.owner}/${repo.name}`,
+      ruleset_id: 40 + index,
+    };
     if (type === 'pull_request') {
       return {
         ...base,
@@ -691,7 +910,8 @@ export class GitHubDouble {
     const template = this.retarget(example('commit-comparison'), repo);
     const commitTemplate = (template.commits as Json[])[0]!;
     const mergeBase = [...headShas].reverse().find((s) => inBase.has(s)) ?? baseShas[0]!;
-    const status = ahead.length && behind.length ? 'diverged' : ahead.length ? 'ahead' : behind.length ? 'behind' : 'identical';
+    const status =
+      ahead.length && behind.length ? 'diverged' : ahead.length ? 'ahead' : behind.length ? 'behind' : 'identical';
     return new HttpAnswer(200, {
       ...template,
       url: `${this.url}/repos/${repo.owner}/${repo.name}/compare/${base}...${head}`,
@@ -706,42 +926,85 @@ export class GitHubDouble {
     });
   }
 
-  private newPull(repo: DoubleRepository, input: { head: string; base: string; title: string; body: string | null; user: string }): DoublePull {
+  private newPull(
+    repo: DoubleRepository,
+    input: { head: string; base: string; title: string; body: string | null; user: string },
+  ): DoublePull {
     const shas = repo.branches.get(input.head)!;
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     const pull: DoublePull = {
-      repo: this.key(repo), number: repo.nextNumber++, id: this.nextPullId++, state: 'open', title: input.title, body: input.body,
-      head: input.head, headSha: shas[shas.length - 1]!, base: input.base, user: input.user, createdAt: now, updatedAt: now, files: [],
+      repo: this.key(repo),
+      number: repo.nextNumber++,
+      id: this.nextPullId++,
+      state: 'open',
+      title: input.title,
+      body: input.body,
+      head: input.head,
+      headSha: shas[shas.length - 1]!,
+      base: input.base,
+      user: input.user,
+      createdAt: now,
+      updatedAt: now,
+      files: [],
     };
     this.pulls.push(pull);
     return pull;
   }
 
   private pullBody(repo: DoubleRepository, pull: DoublePull, template: 'pull-request' | 'simple'): Json {
-    const raw = template === 'pull-request' ? example('pull-request') : example<Json[]>('pull-request-simple-items')[0]!;
+    const raw =
+      template === 'pull-request' ? example('pull-request') : example<Json[]>('pull-request-simple-items')[0]!;
     const body = this.retarget(raw, repo);
     const html = `${this.url.replace('127.0.0.1', 'localhost')}/${repo.owner}/${repo.name}/pull/${pull.number}`;
     const api = `${this.url}/repos/${repo.owner}/${repo.name}/pulls/${pull.number}`;
     const side = (ref: string, s: string, which: 'head' | 'base') => {
       const t = body[which] as Json;
-      return { ...t, label: `${repo.owner}:${ref}`, ref, sha: s, repo: this.repositoryBodyForPull(repo, t.repo as Json) };
+      return {
+        ...t,
+        label: `${repo.owner}:${ref}`,
+        ref,
+        sha: s,
+        repo: this.repositoryBodyForPull(repo, t.repo as Json),
+      };
     };
     const baseShas = repo.branches.get(pull.base) ?? [];
     return {
       ...body,
-      id: pull.id, number: pull.number, state: pull.state, title: pull.title, body: pull.body,
-      url: api, html_url: html, created_at: pull.createdAt, updated_at: pull.updatedAt,
+      id: pull.id,
+      number: pull.number,
+      state: pull.state,
+      title: pull.title,
+      body: pull.body,
+      url: api,
+      html_url: html,
+      created_at: pull.createdAt,
+      updated_at: pull.updatedAt,
       user: { ...(body.user as Json), login: pull.user, type: pull.user.endsWith('[bot]') ? 'Bot' : 'User' },
       head: side(pull.head, pull.headSha, 'head'),
       base: side(pull.base, baseShas[baseShas.length - 1] ?? pull.headSha, 'base'),
-      merged_at: null, closed_at: null, draft: false,
+      merged_at: null,
+      closed_at: null,
+      draft: false,
       // A pull request the App just opened has no reviewers, teams, labels, assignees or milestone.
-      requested_reviewers: [], requested_teams: [], labels: [], assignees: [], assignee: null, milestone: null, auto_merge: null,
+      requested_reviewers: [],
+      requested_teams: [],
+      labels: [],
+      assignees: [],
+      assignee: null,
+      milestone: null,
+      auto_merge: null,
     };
   }
 
   private repositoryBodyForPull(repo: DoubleRepository, template: Json): Json {
-    return { ...template, id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}`, default_branch: repo.defaultBranch, owner: { ...(template.owner as Json), login: repo.owner } };
+    return {
+      ...template,
+      id: repo.id,
+      name: repo.name,
+      full_name: `${repo.owner}/${repo.name}`,
+      default_branch: repo.defaultBranch,
+      owner: { ...(template.owner as Json), login: repo.owner },
+    };
   }
 
   private commentBody(repo: DoubleRepository, comment: DoubleComment): Json {
@@ -766,23 +1029,34 @@ export class GitHubDouble {
   }
 
   private listComments(repo: DoubleRepository, number: number, query: URLSearchParams): HttpAnswer {
-    const all = this.comments.filter((c) => c.repo === this.key(repo) && c.number === number).sort((a, b) => a.id - b.id);
+    const all = this.comments
+      .filter((c) => c.repo === this.key(repo) && c.number === number)
+      .sort((a, b) => a.id - b.id);
     const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30)));
     const page = Math.max(1, Number(query.get('page') ?? 1));
     const pages = Math.ceil(all.length / perPage);
     const headers: Record<string, string> = {};
     const base = `${this.url}/repos/${repo.owner}/${repo.name}/issues/${number}/comments?per_page=${perPage}`;
     if (page < pages) headers.link = `<${base}&page=${page + 1}>; rel="next", <${base}&page=${pages}>; rel="last"`;
-    return new HttpAnswer(200, all.slice((page - 1) * perPage, page * perPage).map((c) => this.commentBody(repo, c)), headers);
+    return new HttpAnswer(
+      200,
+      all.slice((page - 1) * perPage, page * perPage).map((c) => this.commentBody(repo, c)),
+      headers,
+    );
   }
 
   /** One page of a list (GitHub's per_page and page, with a Link header to the next and last pages). */
-  private page<T>(all: readonly T[], query: URLSearchParams, base: string): { items: T[]; headers: Record<string, string> } {
+  private page<T>(
+    all: readonly T[],
+    query: URLSearchParams,
+    base: string,
+  ): { items: T[]; headers: Record<string, string> } {
     const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30)));
     const page = Math.max(1, Number(query.get('page') ?? 1));
     const pages = Math.ceil(all.length / perPage);
     const headers: Record<string, string> = {};
-    if (page < pages) headers.link = `<${base}?per_page=${perPage}&page=${page + 1}>; rel="next", <${base}?per_page=${perPage}&page=${pages}>; rel="last"`;
+    if (page < pages)
+      headers.link = `<${base}?per_page=${perPage}&page=${page + 1}>; rel="next", <${base}?per_page=${perPage}&page=${pages}>; rel="last"`;
     return { items: all.slice((page - 1) * perPage, page * perPage), headers };
   }
 
@@ -793,21 +1067,40 @@ export class GitHubDouble {
     const template = this.retarget(example<Json[]>('commit-items')[0]!, repo);
     const api = `${this.url}/repos/${repo.owner}/${repo.name}`;
     const { items, headers } = this.page(shas, query, `${api}/pulls/${pull.number}/commits`);
-    return new HttpAnswer(200, items.map((s) => ({
-      ...template, sha: s, url: `${api}/commits/${s}`, html_url: `${this.webUrl}/${repo.owner}/${repo.name}/commit/${s}`,
-      node_id: Buffer.from(`Commit${s}`).toString('base64'), comments_url: `${api}/commits/${s}/comments`,
-    })), headers);
+    return new HttpAnswer(
+      200,
+      items.map((s) => ({
+        ...template,
+        sha: s,
+        url: `${api}/commits/${s}`,
+        html_url: `${this.webUrl}/${repo.owner}/${repo.name}/commit/${s}`,
+        node_id: Buffer.from(`Commit${s}`).toString('base64'),
+        comments_url: `${api}/commits/${s}/comments`,
+      })),
+      headers,
+    );
   }
 
   private pullFiles(repo: DoubleRepository, pull: DoublePull, query: URLSearchParams): HttpAnswer {
     const template = this.retarget(example<Json[]>('diff-entry-items')[0]!, repo);
-    const { items, headers } = this.page(pull.files, query, `${this.url}/repos/${repo.owner}/${repo.name}/pulls/${pull.number}/files`);
-    return new HttpAnswer(200, items.map((f) => ({
-      ...template, sha: crypto.createHash('sha1').update(f.filename).digest('hex'), filename: f.filename, status: f.status,
-      blob_url: `${this.webUrl}/${repo.owner}/${repo.name}/blob/${pull.headSha}/${f.filename}`,
-      raw_url: `${this.webUrl}/${repo.owner}/${repo.name}/raw/${pull.headSha}/${f.filename}`,
-      contents_url: `${this.url}/repos/${repo.owner}/${repo.name}/contents/${f.filename}?ref=${pull.headSha}`,
-    })), headers);
+    const { items, headers } = this.page(
+      pull.files,
+      query,
+      `${this.url}/repos/${repo.owner}/${repo.name}/pulls/${pull.number}/files`,
+    );
+    return new HttpAnswer(
+      200,
+      items.map((f) => ({
+        ...template,
+        sha: crypto.createHash('sha1').update(f.filename).digest('hex'),
+        filename: f.filename,
+        status: f.status,
+        blob_url: `${this.webUrl}/${repo.owner}/${repo.name}/blob/${pull.headSha}/${f.filename}`,
+        raw_url: `${this.webUrl}/${repo.owner}/${repo.name}/raw/${pull.headSha}/${f.filename}`,
+        contents_url: `${this.url}/repos/${repo.owner}/${repo.name}/contents/${f.filename}?ref=${pull.headSha}`,
+      })),
+      headers,
+    );
   }
 
   /** A file (base64, as GitHub encodes it) or a directory's entries, at a commit sha or a branch's head. */
@@ -816,24 +1109,44 @@ export class GitHubDouble {
     const commit = branch ? branch[branch.length - 1]! : ref!;
     const tree = repo.contents.get(commit);
     if (!tree && !branch && !/^[0-9a-f]{40}$/.test(commit)) {
-      return new HttpAnswer(404, { message: `No commit found for the ref ${ref}`, documentation_url: `${DOCS}/repos/contents`, status: '404' });
+      return new HttpAnswer(404, {
+        message: `No commit found for the ref ${ref}`,
+        documentation_url: `${DOCS}/repos/contents`,
+        status: '404',
+      });
     }
     const api = `${this.url}/repos/${repo.owner}/${repo.name}`;
     const web = `${this.webUrl}/${repo.owner}/${repo.name}`;
     const entry = (p: string, text: string | null) => {
-      const blob = crypto.createHash('sha1').update(text ?? p).digest('hex');
+      const blob = crypto
+        .createHash('sha1')
+        .update(text ?? p)
+        .digest('hex');
       const self = `${api}/contents/${p}?ref=${commit}`;
       const html = `${web}/${text === null ? 'tree' : 'blob'}/${commit}/${p}`;
       const git = `${api}/git/${text === null ? 'trees' : 'blobs'}/${blob}`;
       return {
-        type: text === null ? 'dir' : 'file', size: text === null ? 0 : Buffer.byteLength(text), name: p.split('/').pop()!, path: p, sha: blob,
-        url: self, git_url: git, html_url: html, download_url: text === null ? null : `${web}/raw/${commit}/${p}`,
+        type: text === null ? 'dir' : 'file',
+        size: text === null ? 0 : Buffer.byteLength(text),
+        name: p.split('/').pop()!,
+        path: p,
+        sha: blob,
+        url: self,
+        git_url: git,
+        html_url: html,
+        download_url: text === null ? null : `${web}/raw/${commit}/${p}`,
         _links: { self, git, html },
       };
     };
     const text = tree?.get(path);
     if (text !== undefined) {
-      return new HttpAnswer(200, { ...entry(path, text), encoding: 'base64', content: Buffer.from(text).toString('base64').replace(/(.{60})/g, '$1\n') });
+      return new HttpAnswer(200, {
+        ...entry(path, text),
+        encoding: 'base64',
+        content: Buffer.from(text)
+          .toString('base64')
+          .replace(/(.{60})/g, '$1\n'),
+      });
     }
     const prefix = `${path.replace(/\/+$/, '')}/`;
     const names = new Map<string, string | null>();
@@ -845,7 +1158,10 @@ export class GitHubDouble {
       else names.set(prefix + rest.slice(0, slash), null);
     }
     if (names.size === 0) return notFound();
-    return new HttpAnswer(200, [...names].sort(([a], [b]) => a.localeCompare(b)).map(([p, t]) => entry(p, t)));
+    return new HttpAnswer(
+      200,
+      [...names].sort(([a], [b]) => a.localeCompare(b)).map(([p, t]) => entry(p, t)),
+    );
   }
 
   private checkRunBody(repo: DoubleRepository, run: DoubleCheckRun): Json {
@@ -853,26 +1169,61 @@ export class GitHubDouble {
     const api = `${this.url}/repos/${repo.owner}/${repo.name}`;
     return {
       ...body,
-      id: run.id, node_id: Buffer.from(`CheckRun${run.id}`).toString('base64'), head_sha: run.headSha, external_id: run.externalId ?? '',
-      url: `${api}/check-runs/${run.id}`, html_url: `${this.webUrl}/${repo.owner}/${repo.name}/runs/${run.id}`, details_url: run.detailsUrl,
-      status: run.status, conclusion: run.conclusion, started_at: run.startedAt, completed_at: run.completedAt, name: run.name,
-      output: { title: run.title, summary: run.summary, text: run.text, annotations_count: 0, annotations_url: `${api}/check-runs/${run.id}/annotations` },
+      id: run.id,
+      node_id: Buffer.from(`CheckRun${run.id}`).toString('base64'),
+      head_sha: run.headSha,
+      external_id: run.externalId ?? '',
+      url: `${api}/check-runs/${run.id}`,
+      html_url: `${this.webUrl}/${repo.owner}/${repo.name}/runs/${run.id}`,
+      details_url: run.detailsUrl,
+      status: run.status,
+      conclusion: run.conclusion,
+      started_at: run.startedAt,
+      completed_at: run.completedAt,
+      name: run.name,
+      output: {
+        title: run.title,
+        summary: run.summary,
+        text: run.text,
+        annotations_count: 0,
+        annotations_url: `${api}/check-runs/${run.id}/annotations`,
+      },
       app: { ...(body.app as Json), id: this.appId, slug: this.slug, name: 'Attest test App' },
-      pull_requests: this.pulls.filter((p) => p.repo === this.key(repo) && p.headSha === run.headSha).map((p) => ({
-        url: `${api}/pulls/${p.number}`, id: p.id, number: p.number,
-        head: { ref: p.head, sha: p.headSha, repo: { id: repo.id, url: api, name: repo.name } },
-        base: { ref: p.base, sha: this.headOf(this.key(repo), p.base), repo: { id: repo.id, url: api, name: repo.name } },
-      })),
+      pull_requests: this.pulls
+        .filter((p) => p.repo === this.key(repo) && p.headSha === run.headSha)
+        .map((p) => ({
+          url: `${api}/pulls/${p.number}`,
+          id: p.id,
+          number: p.number,
+          head: { ref: p.head, sha: p.headSha, repo: { id: repo.id, url: api, name: repo.name } },
+          base: {
+            ref: p.base,
+            sha: this.headOf(this.key(repo), p.base),
+            repo: { id: repo.id, url: api, name: repo.name },
+          },
+        })),
     };
   }
 
   /** GitHub's rules for a check run's fields: a conclusion only with status completed (which then needs one). */
   private applyCheckRun(run: DoubleCheckRun, body: Json): HttpAnswer | null {
     const statuses = ['queued', 'in_progress', 'completed'];
-    const conclusions = ['action_required', 'cancelled', 'failure', 'neutral', 'success', 'skipped', 'stale', 'timed_out'];
-    if (body.status !== undefined && !statuses.includes(String(body.status))) return validationFailed([{ resource: 'CheckRun', field: 'status', code: 'invalid' }]);
-    if (body.conclusion !== undefined && !conclusions.includes(String(body.conclusion))) return validationFailed([{ resource: 'CheckRun', field: 'conclusion', code: 'invalid' }]);
-    const status = typeof body.conclusion === 'string' ? 'completed' : typeof body.status === 'string' ? body.status : run.status;
+    const conclusions = [
+      'action_required',
+      'cancelled',
+      'failure',
+      'neutral',
+      'success',
+      'skipped',
+      'stale',
+      'timed_out',
+    ];
+    if (body.status !== undefined && !statuses.includes(String(body.status)))
+      return validationFailed([{ resource: 'CheckRun', field: 'status', code: 'invalid' }]);
+    if (body.conclusion !== undefined && !conclusions.includes(String(body.conclusion)))
+      return validationFailed([{ resource: 'CheckRun', field: 'conclusion', code: 'invalid' }]);
+    const status =
+      typeof body.conclusion === 'string' ? 'completed' : typeof body.status === 'string' ? body.status : run.status;
     if (status === 'completed' && typeof body.conclusion !== 'string' && run.conclusion === null) {
       return validationFailed([{ resource: 'CheckRun', field: 'conclusion', code: 'missing_field' }]);
     }
@@ -880,11 +1231,28 @@ export class GitHubDouble {
     if (output && (typeof output.title !== 'string' || typeof output.summary !== 'string')) {
       return validationFailed([{ resource: 'CheckRun', field: 'output', code: 'missing_field' }]);
     }
-    if (output && String(output.summary).length > 65_535) return validationFailed([{ resource: 'CheckRun', field: 'output.summary', code: 'custom', message: 'summary is too long (maximum is 65535 characters)' }]);
-    if (output && typeof output.text === 'string' && output.text.length > 65_535) return validationFailed([{ resource: 'CheckRun', field: 'output.text', code: 'custom', message: 'text is too long (maximum is 65535 characters)' }]);
+    if (output && String(output.summary).length > 65_535)
+      return validationFailed([
+        {
+          resource: 'CheckRun',
+          field: 'output.summary',
+          code: 'custom',
+          message: 'summary is too long (maximum is 65535 characters)',
+        },
+      ]);
+    if (output && typeof output.text === 'string' && output.text.length > 65_535)
+      return validationFailed([
+        {
+          resource: 'CheckRun',
+          field: 'output.text',
+          code: 'custom',
+          message: 'text is too long (maximum is 65535 characters)',
+        },
+      ]);
     run.status = status;
     if (typeof body.conclusion === 'string') run.conclusion = body.conclusion;
-    if (status === 'completed' && run.completedAt === null) run.completedAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    if (status === 'completed' && run.completedAt === null)
+      run.completedAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (output) {
       run.title = String(output.title);
       run.summary = String(output.summary);
@@ -897,14 +1265,31 @@ export class GitHubDouble {
   }
 
   private createCheckRun(repo: DoubleRepository, body: Json): HttpAnswer {
-    if (typeof body.name !== 'string' || body.name === '') return validationFailed([{ resource: 'CheckRun', field: 'name', code: 'missing_field' }]);
-    if (typeof body.head_sha !== 'string' || !/^[0-9a-f]{40}$/.test(body.head_sha)) return validationFailed([{ resource: 'CheckRun', field: 'head_sha', code: 'invalid' }]);
+    if (typeof body.name !== 'string' || body.name === '')
+      return validationFailed([{ resource: 'CheckRun', field: 'name', code: 'missing_field' }]);
+    if (typeof body.head_sha !== 'string' || !/^[0-9a-f]{40}$/.test(body.head_sha))
+      return validationFailed([{ resource: 'CheckRun', field: 'head_sha', code: 'invalid' }]);
     if (![...repo.branches.values()].some((shas) => shas.includes(body.head_sha as string))) {
-      return new HttpAnswer(422, { message: 'No commit found for SHA: ' + body.head_sha, documentation_url: `${DOCS}/checks/runs#create-a-check-run`, status: '422' });
+      return new HttpAnswer(422, {
+        message: 'No commit found for SHA: ' + body.head_sha,
+        documentation_url: `${DOCS}/checks/runs#create-a-check-run`,
+        status: '422',
+      });
     }
     const run: DoubleCheckRun = {
-      repo: this.key(repo), id: this.nextCheckRunId++, name: body.name, headSha: body.head_sha, status: 'queued', conclusion: null, title: null,
-      summary: null, text: null, detailsUrl: null, externalId: null, startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), completedAt: null,
+      repo: this.key(repo),
+      id: this.nextCheckRunId++,
+      name: body.name,
+      headSha: body.head_sha,
+      status: 'queued',
+      conclusion: null,
+      title: null,
+      summary: null,
+      text: null,
+      detailsUrl: null,
+      externalId: null,
+      startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      completedAt: null,
     };
     const refused = this.applyCheckRun(run, body);
     if (refused) return refused;
@@ -937,24 +1322,49 @@ export class GitHubDouble {
     }
     if (base) list = list.filter((p) => p.base === base);
     list = [...list].sort((a, b) => b.number - a.number).slice(0, perPage);
-    return new HttpAnswer(200, list.map((p) => this.pullBody(repo, p, 'simple')));
+    return new HttpAnswer(
+      200,
+      list.map((p) => this.pullBody(repo, p, 'simple')),
+    );
   }
 
   private createPull(repo: DoubleRepository, body: Json): HttpAnswer {
     const { title, head, base } = body;
-    if (typeof head !== 'string' || typeof base !== 'string') return validationFailed([{ resource: 'PullRequest', field: typeof head !== 'string' ? 'head' : 'base', code: 'missing_field' }]);
+    if (typeof head !== 'string' || typeof base !== 'string')
+      return validationFailed([
+        { resource: 'PullRequest', field: typeof head !== 'string' ? 'head' : 'base', code: 'missing_field' },
+      ]);
     const headRef = head.includes(':') ? head.slice(head.indexOf(':') + 1) : head;
-    if (!repo.branches.has(base)) return validationFailed([{ resource: 'PullRequest', field: 'base', code: 'invalid' }]);
-    if (!repo.branches.has(headRef)) return validationFailed([{ resource: 'PullRequest', field: 'head', code: 'invalid' }]);
-    if (this.pulls.some((p) => p.repo === this.key(repo) && p.state === 'open' && p.head === headRef && p.base === base)) {
-      return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner}:${headRef}.` }]);
+    if (!repo.branches.has(base))
+      return validationFailed([{ resource: 'PullRequest', field: 'base', code: 'invalid' }]);
+    if (!repo.branches.has(headRef))
+      return validationFailed([{ resource: 'PullRequest', field: 'head', code: 'invalid' }]);
+    if (
+      this.pulls.some((p) => p.repo === this.key(repo) && p.state === 'open' && p.head === headRef && p.base === base)
+    ) {
+      return validationFailed([
+        {
+          resource: 'PullRequest',
+          code: 'custom',
+          message: `A pull request already exists for ${repo.owner}:${headRef}.`,
+        },
+      ]);
     }
     const inBase = new Set(repo.branches.get(base));
     if (!(repo.branches.get(headRef) ?? []).some((s) => !inBase.has(s))) {
-      return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${headRef}` }]);
+      return validationFailed([
+        { resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${headRef}` },
+      ]);
     }
-    if (typeof title !== 'string' || title === '') return validationFailed([{ resource: 'PullRequest', field: 'title', code: 'missing_field' }]);
-    const pull = this.newPull(repo, { head: headRef, base, title, body: typeof body.body === 'string' ? body.body : null, user: `${this.slug}[bot]` });
+    if (typeof title !== 'string' || title === '')
+      return validationFailed([{ resource: 'PullRequest', field: 'title', code: 'missing_field' }]);
+    const pull = this.newPull(repo, {
+      head: headRef,
+      base,
+      title,
+      body: typeof body.body === 'string' ? body.body : null,
+      user: `${this.slug}[bot]`,
+    });
     return new HttpAnswer(201, this.pullBody(repo, pull, 'pull-request'));
   }
 }

@@ -37,6 +37,10 @@ export async function startGatewayWithGitHub(env: Record<string, string> = {}): 
  * factory must have it before it connects a repository of that installation. Idempotent.
  */
 export async function bindInstallation(gw: TestGateway, appId: string, installationId: number): Promise<void> {
-  const r = await gw.call('POST', `/v1/admin/apps/${appId}/installations`, { token: gw.adminToken, body: { installationId } });
-  if (r.status !== 201 && r.status !== 200) throw new Error(`bind installation ${installationId}: ${r.status} ${r.text}`);
+  const r = await gw.call('POST', `/v1/admin/apps/${appId}/installations`, {
+    token: gw.adminToken,
+    body: { installationId },
+  });
+  if (r.status !== 201 && r.status !== 200)
+    throw new Error(`bind installation ${installationId}: ${r.status} ${r.text}`);
 }

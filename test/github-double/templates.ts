@@ -10,7 +10,11 @@ const require = createRequire(import.meta.url);
 
 export interface OpenApiDocument {
   paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
-  components: { examples: Record<string, { value: unknown }>; schemas: Record<string, unknown>; responses: Record<string, unknown> };
+  components: {
+    examples: Record<string, { value: unknown }>;
+    schemas: Record<string, unknown>;
+    responses: Record<string, unknown>;
+  };
 }
 
 let cached: OpenApiDocument | null = null;
@@ -48,7 +52,11 @@ export function retarget<T>(value: T, owner: string, repo: string, apiBase: stri
 export function recorded<T = Json>(scenario: string, method: string, status: number): T {
   const dir = path.dirname(require.resolve('@octokit/fixtures/package.json'));
   const file = path.join(dir, 'scenarios', 'api.github.com', scenario, 'normalized-fixture.json');
-  const fixtures = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{ method: string; status: number; response: unknown }>;
+  const fixtures = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{
+    method: string;
+    status: number;
+    response: unknown;
+  }>;
   const found = fixtures.filter((f) => f.method === method && f.status === status).at(-1);
   if (!found) throw new Error(`no recorded ${method} ${status} in ${scenario}`);
   return structuredClone(found.response) as T;

@@ -8,10 +8,23 @@
 //                = 30 + 6000 + 9375 + 9000 + 4500 = 28905 µ$
 // A whole session of the three: 25530 + 34530 + 28905 = 88965 µ$. Priced all at the five-minute rate, as
 // before the change: 3 × 25530 = 76590 µ$.
-export const TTL_COSTS_MICROS = { fiveMinute: 25_530, oneHour: 34_530, mixed: 28_905, session: 88_965, sessionBefore: 76_590 };
+export const TTL_COSTS_MICROS = {
+  fiveMinute: 25_530,
+  oneHour: 34_530,
+  mixed: 28_905,
+  session: 88_965,
+  sessionBefore: 76_590,
+};
 
 export function ttlTranscript(sessionId: string): string {
-  const base = { sessionId, version: '2.1.170', cwd: '/home/dev/app', gitBranch: 'main', isSidechain: false, userType: 'external' };
+  const base = {
+    sessionId,
+    version: '2.1.170',
+    cwd: '/home/dev/app',
+    gitBranch: 'main',
+    isSidechain: false,
+    userType: 'external',
+  };
   const assistant = (n: number, ts: string, fiveMinute: number, oneHour: number) => ({
     ...base,
     type: 'assistant',
@@ -32,7 +45,13 @@ export function ttlTranscript(sessionId: string): string {
     },
   });
   return [
-    { ...base, type: 'user', uuid: 'u1', timestamp: '2026-07-01T10:00:00.000Z', message: { role: 'user', content: 'price my cache writes' } },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u1',
+      timestamp: '2026-07-01T10:00:00.000Z',
+      message: { role: 'user', content: 'price my cache writes' },
+    },
     assistant(1, '2026-07-01T10:00:05.000Z', 4000, 0),
     assistant(2, '2026-07-01T10:00:10.000Z', 0, 4000),
     assistant(3, '2026-07-01T10:00:15.000Z', 2500, 1500),

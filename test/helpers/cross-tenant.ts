@@ -12,10 +12,18 @@ export interface Sibling {
 let siblings = 0;
 
 export async function siblingFactory(gw: TestGateway, t: Tenant): Promise<Sibling> {
-  const created = await gw.call('POST', '/v1/apps', { token: t.loginToken, appId: t.appId, body: { name: `sibling-${++siblings}` } });
+  const created = await gw.call('POST', '/v1/apps', {
+    token: t.loginToken,
+    appId: t.appId,
+    body: { name: `sibling-${++siblings}` },
+  });
   if (created.status !== 201) throw new Error(`create sibling factory: ${created.status} ${created.text}`);
   const appId = created.body.data.id as string;
-  const key = await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId, body: { name: 'full', preset: 'full-access' } });
+  const key = await gw.call('POST', '/v1/api-keys', {
+    token: t.loginToken,
+    appId,
+    body: { name: 'full', preset: 'full-access' },
+  });
   if (key.status !== 201) throw new Error(`sibling key: ${key.status} ${key.text}`);
   return { appId, factoryKey: key.body.data.plaintext_key as string, loginToken: t.loginToken };
 }

@@ -2,7 +2,14 @@
 // `b`, each its own org with one factory. Kept apart from gateway.ts, which bench/ scripts import outside
 // vitest, because this registers vitest hooks.
 import { afterAll, beforeAll } from 'vitest';
-import { createTenant, startGateway, type StartOptions, type Tenant, type TenantOptions, type TestGateway } from './gateway.js';
+import {
+  createTenant,
+  startGateway,
+  type StartOptions,
+  type Tenant,
+  type TenantOptions,
+  type TestGateway,
+} from './gateway.js';
 
 export interface GatewayAndTenants {
   gw: TestGateway;
@@ -22,7 +29,10 @@ export interface GatewayAndTenantsOptions {
  * they exist, so a file keeps its own names for them: `withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s))`.
  * A beforeAll the file registers after this call runs after it, with the gateway and tenants in place.
  */
-export function withGatewayAndTenants(use: (handles: GatewayAndTenants) => void, opts: GatewayAndTenantsOptions = {}): void {
+export function withGatewayAndTenants(
+  use: (handles: GatewayAndTenants) => void,
+  opts: GatewayAndTenantsOptions = {},
+): void {
   let gw: TestGateway | undefined;
   beforeAll(async () => {
     gw = await startGateway(opts.gateway);

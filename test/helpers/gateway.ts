@@ -118,7 +118,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
   let app: App;
   try {
     app = await buildApp({
-      config, clock,
+      config,
+      clock,
       ...(opts.extraAreas ? { extraAreas: opts.extraAreas } : {}),
       ...(opts.logStream ? { logger: { level: 'info', stream: opts.logStream } } : {}),
       instrument: (built: App) => {
@@ -158,7 +159,12 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
   };
 
   return {
-    app, clock, config, boot, adminToken, call,
+    app,
+    clock,
+    config,
+    boot,
+    adminToken,
+    call,
     close: async () => {
       await app.close().catch(() => undefined);
       if (ownsStore) {
@@ -214,25 +220,70 @@ export async function createTenant(gw: TestGateway, opts: TenantOptions = {}): P
     if (r.status >= 300) throw new Error(`${what}: ${r.status} ${r.text}`);
     return r.body.data;
   };
-  const org = ok(await gw.call('POST', '/v1/admin/orgs', { ...admin, body: { name: orgName, plan: opts.plan ?? 'enterprise' } }), 'create org');
-  const user = ok(await gw.call('POST', '/v1/admin/users', { ...admin, body: { email: `owner-${suffix}@example.com`, name: `Owner ${suffix}` } }), 'create user');
-  ok(await gw.call('POST', `/v1/admin/orgs/${orgName}/members`, { ...admin, body: { userId: user.id, role: 'owner' } }), 'add member');
-  const app = ok(await gw.call('POST', `/v1/admin/orgs/${orgName}/apps`, { ...admin, body: { name: 'main' } }), 'create app');
+  const org = ok(
+    await gw.call('POST', '/v1/admin/orgs', { ...admin, body: { name: orgName, plan: opts.plan ?? 'enterprise' } }),
+    'create org',
+  );
+  const user = ok(
+    await gw.call('POST', '/v1/admin/users', {
+      ...admin,
+      body: { email: `owner-${suffix}@example.com`, name: `Owner ${suffix}` },
+    }),
+    'create user',
+  );
+  ok(
+    await gw.call('POST', `/v1/admin/orgs/${orgName}/members`, { ...admin, body: { userId: user.id, role: 'owner' } }),
+    'add member',
+  );
+  const app = ok(
+    await gw.call('POST', `/v1/admin/orgs/${orgName}/apps`, { ...admin, body: { name: 'main' } }),
+    'create app',
+  );
   const login = ok(await gw.call('POST', `/v1/admin/users/${user.id}/login-tokens`, admin), 'login token');
-  const key = ok(await gw.call('POST', '/v1/api-keys', { token: login.token, appId: app.id, body: { name: 'full', preset: 'full-access' } }), 'factory key');
+  const key = ok(
+    await gw.call('POST', '/v1/api-keys', {
+      token: login.token,
+      appId: app.id,
+      body: { name: 'full', preset: 'full-access' },
+    }),
+    'factory key',
+  );
   const mk = ok(
-    await gw.call('POST', `/v1/admin/orgs/${orgName}/management-keys`, { ...admin, body: { name: 'mgmt', createdBy: user.id, permissions: ['members.read', 'members.write', 'audit.read'] } }),
+    await gw.call('POST', `/v1/admin/orgs/${orgName}/management-keys`, {
+      ...admin,
+      body: { name: 'mgmt', createdBy: user.id, permissions: ['members.read', 'members.write', 'audit.read'] },
+    }),
     'management key',
   );
-  return { orgName, orgId: org.id, appId: app.id, ownerId: user.id, loginToken: login.token, factoryKey: key.plaintext_key, managementKey: mk.key };
+  return {
+    orgName,
+    orgId: org.id,
+    appId: app.id,
+    ownerId: user.id,
+    loginToken: login.token,
+    factoryKey: key.plaintext_key,
+    managementKey: mk.key,
+  };
 }
 
 /** A user with `role` in the tenant's org, and a login token for them. */
-export async function addMember(gw: TestGateway, tenant: Tenant, role: 'owner' | 'admin' | 'write' | 'read'): Promise<{ userId: string; loginToken: string }> {
+export async function addMember(
+  gw: TestGateway,
+  tenant: Tenant,
+  role: 'owner' | 'admin' | 'write' | 'read',
+): Promise<{ userId: string; loginToken: string }> {
   const admin = { token: gw.adminToken };
   const suffix = crypto.randomBytes(4).toString('hex');
-  const user = (await gw.call('POST', '/v1/admin/users', { ...admin, body: { email: `${role}-${suffix}@example.com`, name: `${role} ${suffix}` } })).body.data;
-  const added = await gw.call('POST', `/v1/admin/orgs/${tenant.orgName}/members`, { ...admin, body: { userId: user.id, role } });
+  const user = (
+    await gw.call('POST', '/v1/admin/users', {
+      ...admin,
+      body: { email: `${role}-${suffix}@example.com`, name: `${role} ${suffix}` },
+    })
+  ).body.data;
+  const added = await gw.call('POST', `/v1/admin/orgs/${tenant.orgName}/members`, {
+    ...admin,
+    body: { userId: user.id, role },
+  });
   if (added.status !== 201) throw new Error(`add member: ${added.status} ${added.text}`);
   const login = (await gw.call('POST', `/v1/admin/users/${user.id}/login-tokens`, admin)).body.data;
   return { userId: user.id, loginToken: login.token };

@@ -86,10 +86,20 @@ class DriftChecker {
     const documented = responses[String(status)] ?? responses[`${String(status)[0]}XX`];
     if (!documented) return `status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`;
     const content = documented.content;
-    if (!content) return body.length === 0 ? null : `status ${status} is documented without a body, but a body of ${body.length} bytes was sent`;
+    if (!content)
+      return body.length === 0
+        ? null
+        : `status ${status} is documented without a body, but a body of ${body.length} bytes was sent`;
     const media = contentType.split(';')[0]!.trim().toLowerCase();
-    const key = content[media] ? media : content[`${media.split('/')[0]}/*`] ? `${media.split('/')[0]}/*` : content['*/*'] ? '*/*' : null;
-    if (key === null) return `content type "${contentType || '(none)'}" is not documented for ${status} (documented: ${Object.keys(content).join(', ')})`;
+    const key = content[media]
+      ? media
+      : content[`${media.split('/')[0]}/*`]
+        ? `${media.split('/')[0]}/*`
+        : content['*/*']
+          ? '*/*'
+          : null;
+    if (key === null)
+      return `content type "${contentType || '(none)'}" is not documented for ${status} (documented: ${Object.keys(content).join(', ')})`;
 
     const cacheKey = `${method} ${template} ${status} ${key}`;
     let validate = this.bodyChecks.get(cacheKey);
@@ -107,7 +117,12 @@ class DriftChecker {
       return `the ${media} body is not JSON`;
     }
     if (validate(value)) return null;
-    const errors = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    const errors = (validate.errors ?? [])
+      .slice(0, 3)
+      .map(
+        (e) =>
+          `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+      );
     return `the body does not match the documented schema: ${errors.join('; ')}`;
   }
 
@@ -129,11 +144,13 @@ type HeaderArgs = [unknown?, unknown?, unknown?];
 /** The content type in writeHead's headers argument (an object or a flat [name, value, ...] list). */
 function contentTypeIn(headers: unknown): string | undefined {
   if (Array.isArray(headers)) {
-    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === 'content-type') return String(headers[i + 1]);
+    for (let i = 0; i + 1 < headers.length; i += 2)
+      if (String(headers[i]).toLowerCase() === 'content-type') return String(headers[i + 1]);
     return undefined;
   }
   if (headers && typeof headers === 'object') {
-    for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === 'content-type' && value !== undefined) return String(value);
+    for (const [name, value] of Object.entries(headers))
+      if (name.toLowerCase() === 'content-type' && value !== undefined) return String(value);
   }
   return undefined;
 }
@@ -147,7 +164,8 @@ function captureAnswer(res: ServerResponse, done: (status: number, contentType: 
   let depth = 0;
   const keep = (chunk: unknown, encoding: unknown): void => {
     if (depth > 0) return;
-    if (typeof chunk === 'string') chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
+    if (typeof chunk === 'string')
+      chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
     else if (chunk instanceof Uint8Array) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   };
   const writeHead = res.writeHead;
@@ -190,14 +208,24 @@ export function installDriftCheck(app: App): void {
   app.addHook('onRequest', (req, reply, next) => {
     const route = req.routeOptions.url;
     // HEAD mirrors GET without a body, OPTIONS answers preflights; neither is an operation of the document.
-    if (route !== undefined && req.method !== 'HEAD' && req.method !== 'OPTIONS' && checker.documents(req.method, route)) {
+    if (
+      route !== undefined &&
+      req.method !== 'HEAD' &&
+      req.method !== 'OPTIONS' &&
+      checker.documents(req.method, route)
+    ) {
       captureAnswer(reply.raw, (status, contentType, body) => {
         if (status < 200 || status >= 400) return;
         try {
           const problem = checker.check(req.method, route, status, contentType, body);
-          if (problem) violations.push(`${req.method} ${templateOf(route)} answered ${status} (${contentType || 'no content type'}): ${problem}\n  body: ${excerpt(body)}`);
+          if (problem)
+            violations.push(
+              `${req.method} ${templateOf(route)} answered ${status} (${contentType || 'no content type'}): ${problem}\n  body: ${excerpt(body)}`,
+            );
         } catch (err) {
-          violations.push(`${req.method} ${templateOf(route)} answered ${status}: the drift check failed: ${(err as Error).message}`);
+          violations.push(
+            `${req.method} ${templateOf(route)} answered ${status}: the drift check failed: ${(err as Error).message}`,
+          );
         }
       });
     }

@@ -22,11 +22,19 @@ export interface PlanStep {
  */
 export async function planOf(gw: TestGateway, query: CompiledQuery): Promise<PlanStep[]> {
   if (usingPostgres) {
-    const res = await gw.app.attest.db.executeQuery<{ 'QUERY PLAN': unknown }>({ ...query, sql: `explain (format json) ${query.sql}` });
+    const res = await gw.app.attest.db.executeQuery<{ 'QUERY PLAN': unknown }>({
+      ...query,
+      sql: `explain (format json) ${query.sql}`,
+    });
     const steps: PlanStep[] = [];
     const walk = (node: Record<string, unknown>) => {
-      const parts = [node['Node Type'], node['Index Name'], node['Index Cond']].filter((p): p is string => typeof p === 'string');
-      steps.push({ relation: typeof node['Relation Name'] === 'string' ? node['Relation Name'] : null, text: parts.join(' ') });
+      const parts = [node['Node Type'], node['Index Name'], node['Index Cond']].filter(
+        (p): p is string => typeof p === 'string',
+      );
+      steps.push({
+        relation: typeof node['Relation Name'] === 'string' ? node['Relation Name'] : null,
+        text: parts.join(' '),
+      });
       for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
     };
     walk((res.rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);

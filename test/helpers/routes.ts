@@ -23,18 +23,21 @@ function recorder(area: Area, into: RecordedRoute[]): App {
     get: (_t, prop) => (prop === 'then' ? undefined : prop === Symbol.toPrimitive ? () => 0 : inert),
     apply: () => inert,
   });
-  const app = new Proxy({}, {
-    get: (_t, prop) => {
-      if (typeof prop === 'string' && (METHODS as readonly string[]).includes(prop)) {
-        return (url: string, opts?: { config?: FastifyContextConfig }) => {
-          // Complete once the area's defaults are applied (the guard plugin refuses a route otherwise).
-          const guard = effectiveRouteConfig(area.defaults, opts?.config).guard as RouteGuard | undefined;
-          into.push({ area: area.name, method: prop.toUpperCase(), url: `${area.prefix ?? ''}${url}`, guard });
-        };
-      }
-      return inert;
+  const app = new Proxy(
+    {},
+    {
+      get: (_t, prop) => {
+        if (typeof prop === 'string' && (METHODS as readonly string[]).includes(prop)) {
+          return (url: string, opts?: { config?: FastifyContextConfig }) => {
+            // Complete once the area's defaults are applied (the guard plugin refuses a route otherwise).
+            const guard = effectiveRouteConfig(area.defaults, opts?.config).guard as RouteGuard | undefined;
+            into.push({ area: area.name, method: prop.toUpperCase(), url: `${area.prefix ?? ''}${url}`, guard });
+          };
+        }
+        return inert;
+      },
     },
-  });
+  );
   return app as App;
 }
 

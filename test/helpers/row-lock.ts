@@ -12,7 +12,10 @@ export interface RowHold {
   release(): Promise<void>;
 }
 
-export async function holdRows(gw: TestGateway, statements: (schema: string) => [string, unknown[]][]): Promise<RowHold | null> {
+export async function holdRows(
+  gw: TestGateway,
+  statements: (schema: string) => [string, unknown[]][],
+): Promise<RowHold | null> {
   const schema = gw.config.databaseSchema;
   if (!gw.config.databaseUrl || !schema) return null;
   const client = new pg.Client({ connectionString: gw.config.databaseUrl });
@@ -23,7 +26,9 @@ export async function holdRows(gw: TestGateway, statements: (schema: string) => 
     async waiters(n, table) {
       for (let i = 0; i < 200; i++) {
         const waiting = await client.query(
-          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query like $1`, [`%${table}%`]);
+          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query like $1`,
+          [`%${table}%`],
+        );
         if (waiting.rows[0].n >= n) return;
         await new Promise((r) => setTimeout(r, 10));
       }

@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 export function testTempDir(prefix: string): string {
-  const parent = process.env.ATTEST_TEST_TMP && fs.existsSync(process.env.ATTEST_TEST_TMP) ? process.env.ATTEST_TEST_TMP : os.tmpdir();
+  const parent =
+    process.env.ATTEST_TEST_TMP && fs.existsSync(process.env.ATTEST_TEST_TMP)
+      ? process.env.ATTEST_TEST_TMP
+      : os.tmpdir();
   return fs.mkdtempSync(path.join(parent, prefix));
 }

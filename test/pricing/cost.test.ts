@@ -14,8 +14,20 @@ const TS = '2026-07-01T14:03:19.000Z';
 describe('the prices this test assumes', () => {
   it('are the ones the package ships', () => {
     const price = (model: string) => calcPrice({ input_tokens: 1, output_tokens: 1 }, model)!.model_price;
-    expect(price('claude-sonnet-4-6')).toMatchObject({ input_mtok: 3, cache_write_mtok: 3.75, cache_write_1h_mtok: 6, cache_read_mtok: 0.3, output_mtok: 15 });
-    expect(price('claude-opus-4-8')).toMatchObject({ input_mtok: 5, cache_write_mtok: 6.25, cache_write_1h_mtok: 10, cache_read_mtok: 0.5, output_mtok: 25 });
+    expect(price('claude-sonnet-4-6')).toMatchObject({
+      input_mtok: 3,
+      cache_write_mtok: 3.75,
+      cache_write_1h_mtok: 6,
+      cache_read_mtok: 0.3,
+      output_mtok: 15,
+    });
+    expect(price('claude-opus-4-8')).toMatchObject({
+      input_mtok: 5,
+      cache_write_mtok: 6.25,
+      cache_write_1h_mtok: 10,
+      cache_read_mtok: 0.5,
+      output_mtok: 25,
+    });
     expect(price('gpt-5-codex')).toMatchObject({ input_mtok: 1.25, cache_read_mtok: 0.125, output_mtok: 10 });
   });
 });
@@ -25,42 +37,88 @@ describe('priceSession', () => {
     // 9 × 3 + 18230 × 0.3 + 2048 × 3.75 + 412 × 15 = 27 + 5469 + 7680 + 6180 = 19356 µ$
     const cost = priceSession([
       { role: 'user' },
-      { role: 'assistant', model: 'claude-sonnet-4-6', ts: TS, usage: { in: 9, out: 412, cacheRead: 18230, cacheCreate: 2048 }, costUsd: 0.5 },
+      {
+        role: 'assistant',
+        model: 'claude-sonnet-4-6',
+        ts: TS,
+        usage: { in: 9, out: 412, cacheRead: 18230, cacheCreate: 2048 },
+        costUsd: 0.5,
+      },
     ]);
     expect(cost.costMicros).toBe(19356);
     expect(cost.costNanos).toBe(19_356_000);
     expect(cost.status).toBe('complete');
     expect(cost.unpricedModels).toEqual([]);
     expect(cost.tokens).toEqual({ input: 9, output: 412, cacheRead: 18230, cacheWrite: 2048, cacheWrite1h: 0 });
-    expect(cost.byModel).toEqual([{ model: 'claude-sonnet-4-6', tokens: cost.tokens, turns: 1, costNanos: 19_356_000, unpricedTurns: 0 }]);
+    expect(cost.byModel).toEqual([
+      { model: 'claude-sonnet-4-6', tokens: cost.tokens, turns: 1, costNanos: 19_356_000, unpricedTurns: 0 },
+    ]);
   });
 
   it('prices the canonical full.json turn (claude-opus-4-8) from tokens, not from the client figure', () => {
     // 9 × 5 + 18230 × 0.5 + 2048 × 6.25 + 412 × 25 = 45 + 9115 + 12800 + 10300 = 32260 µ$ (client said 0.0389)
-    const cost = priceSession([{ role: 'assistant', model: 'claude-opus-4-8', ts: TS, usage: { in: 9, out: 412, cacheRead: 18230, cacheCreate: 2048 }, costUsd: 0.0389 }]);
+    const cost = priceSession([
+      {
+        role: 'assistant',
+        model: 'claude-opus-4-8',
+        ts: TS,
+        usage: { in: 9, out: 412, cacheRead: 18230, cacheCreate: 2048 },
+        costUsd: 0.0389,
+      },
+    ]);
     expect(cost.costMicros).toBe(32260);
   });
 
   it('prices an OpenAI/Codex turn whose cached tokens are a subset of input', () => {
     // 10000 input of which 8000 cached: 2000 × 1.25 + 8000 × 0.125 + 500 × 10 = 2500 + 1000 + 5000 = 8500 µ$
-    const cost = priceSession([{ role: 'assistant', model: 'gpt-5-codex', ts: TS, usage: { in: 10000, out: 500, cacheRead: 8000, cacheCreate: 0 } }]);
+    const cost = priceSession([
+      {
+        role: 'assistant',
+        model: 'gpt-5-codex',
+        ts: TS,
+        usage: { in: 10000, out: 500, cacheRead: 8000, cacheCreate: 0 },
+      },
+    ]);
     expect(cost.costMicros).toBe(8500);
     expect(cost.tokens).toEqual({ input: 2000, output: 500, cacheRead: 8000, cacheWrite: 0, cacheWrite1h: 0 });
     expect(cost.status).toBe('complete');
   });
 
   it('treats cache reads larger than input as reported beside it, whatever the vendor', () => {
-    expect(tokensByKind('gpt-5', { in: 100, out: 0, cacheRead: 900, cacheCreate: 0 })).toEqual({ input: 100, output: 0, cacheRead: 900, cacheWrite: 0, cacheWrite1h: 0 });
+    expect(tokensByKind('gpt-5', { in: 100, out: 0, cacheRead: 900, cacheCreate: 0 })).toEqual({
+      input: 100,
+      output: 0,
+      cacheRead: 900,
+      cacheWrite: 0,
+      cacheWrite1h: 0,
+    });
   });
 
   it('leaves an unknown model unpriced, and keeps a client cost only there', () => {
-    const unknown = priceSession([{ role: 'assistant', model: 'claude-fable-7', ts: TS, usage: { in: 100, out: 100, cacheRead: 0, cacheCreate: 0 } }]);
+    const unknown = priceSession([
+      {
+        role: 'assistant',
+        model: 'claude-fable-7',
+        ts: TS,
+        usage: { in: 100, out: 100, cacheRead: 0, cacheCreate: 0 },
+      },
+    ]);
     expect(unknown.status).toBe('unpriced');
     expect(unknown.unpricedModels).toEqual(['claude-fable-7']);
     expect(unknown.costMicros).toBe(0);
-    expect(priceTurnNanos('claude-fable-7', { input: 100, output: 100, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 })).toBeNull();
+    expect(
+      priceTurnNanos('claude-fable-7', { input: 100, output: 100, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 }),
+    ).toBeNull();
 
-    const clientPriced = priceSession([{ role: 'assistant', model: 'claude-fable-7', ts: TS, usage: { in: 100, out: 100, cacheRead: 0, cacheCreate: 0 }, costUsd: 0.0123 }]);
+    const clientPriced = priceSession([
+      {
+        role: 'assistant',
+        model: 'claude-fable-7',
+        ts: TS,
+        usage: { in: 100, out: 100, cacheRead: 0, cacheCreate: 0 },
+        costUsd: 0.0123,
+      },
+    ]);
     expect(clientPriced.costMicros).toBe(12300);
     expect(clientPriced.status).toBe('complete');
     expect(clientPriced.unpricedModels).toEqual([]);
@@ -70,10 +128,30 @@ describe('priceSession', () => {
     // sonnet: 1000 × 3 + 200 × 15 = 6000 µ$; opus: 10 × 5 + 5000 × 0.5 + 100 × 25 = 50 + 2500 + 2500 = 5050 µ$
     const cost = priceSession([
       { role: 'user' },
-      { role: 'assistant', model: 'claude-sonnet-4-6', ts: TS, usage: { in: 1000, out: 200, cacheRead: 0, cacheCreate: 0 } },
-      { role: 'assistant', model: 'mystery-model-9', ts: TS, usage: { in: 1000, out: 200, cacheRead: 0, cacheCreate: 0 } },
-      { role: 'assistant', model: 'claude-opus-4-8', ts: TS, usage: { in: 10, out: 100, cacheRead: 5000, cacheCreate: 0 } },
-      { role: 'assistant', model: 'claude-sonnet-4-6', ts: TS, usage: { in: 1000, out: 200, cacheRead: 0, cacheCreate: 0 } },
+      {
+        role: 'assistant',
+        model: 'claude-sonnet-4-6',
+        ts: TS,
+        usage: { in: 1000, out: 200, cacheRead: 0, cacheCreate: 0 },
+      },
+      {
+        role: 'assistant',
+        model: 'mystery-model-9',
+        ts: TS,
+        usage: { in: 1000, out: 200, cacheRead: 0, cacheCreate: 0 },
+      },
+      {
+        role: 'assistant',
+        model: 'claude-opus-4-8',
+        ts: TS,
+        usage: { in: 10, out: 100, cacheRead: 5000, cacheCreate: 0 },
+      },
+      {
+        role: 'assistant',
+        model: 'claude-sonnet-4-6',
+        ts: TS,
+        usage: { in: 1000, out: 200, cacheRead: 0, cacheCreate: 0 },
+      },
     ]);
     expect(cost.costMicros).toBe(6000 * 2 + 5050);
     expect(cost.status).toBe('partial');
@@ -87,15 +165,27 @@ describe('priceSession', () => {
 
   it('sums in integers: a thousand sub-micro-dollar turns add up exactly', () => {
     // one output token of gpt-5 = 10 µ$; one cached input token = 0.125 µ$ = 125 n$: 1000 turns × 125 n$ = 125 µ$
-    const turns = Array.from({ length: 1000 }, () => ({ role: 'assistant', model: 'gpt-5', ts: TS, usage: { in: 1, out: 0, cacheRead: 1, cacheCreate: 0 } }));
+    const turns = Array.from({ length: 1000 }, () => ({
+      role: 'assistant',
+      model: 'gpt-5',
+      ts: TS,
+      usage: { in: 1, out: 0, cacheRead: 1, cacheCreate: 0 },
+    }));
     expect(priceSession(turns).costMicros).toBe(125);
   });
 
   it('prices a session without turns from its totals when it names one model', () => {
-    const cost = priceSession([], { models: ['claude-sonnet-4-6'], startedAt: TS, totals: { inputTokens: 9, outputTokens: 412, cacheReadTokens: 18230, cacheCreationTokens: 2048 } });
+    const cost = priceSession([], {
+      models: ['claude-sonnet-4-6'],
+      startedAt: TS,
+      totals: { inputTokens: 9, outputTokens: 412, cacheReadTokens: 18230, cacheCreationTokens: 2048 },
+    });
     expect(cost.costMicros).toBe(19356);
     expect(cost.status).toBe('complete');
-    const empty = priceSession([], { models: [], totals: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 } });
+    const empty = priceSession([], {
+      models: [],
+      totals: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
+    });
     expect(empty).toMatchObject({ costMicros: 0, status: 'complete', unpricedModels: [] });
   });
 });
@@ -103,8 +193,16 @@ describe('priceSession', () => {
 describe('cache writes by TTL (usage.cacheCreate1h)', () => {
   // claude-sonnet-4-6: input 3, five-minute write 3.75 (1.25 × 3), one-hour write 6 (2 × 3), read 0.3, output 15.
   const turn = (cacheCreate: number, cacheCreate1h?: number) => ({
-    role: 'assistant', model: 'claude-sonnet-4-6', ts: TS,
-    usage: { in: 10, out: 200, cacheRead: 30_000, cacheCreate, ...(cacheCreate1h !== undefined ? { cacheCreate1h } : {}) },
+    role: 'assistant',
+    model: 'claude-sonnet-4-6',
+    ts: TS,
+    usage: {
+      in: 10,
+      out: 200,
+      cacheRead: 30_000,
+      cacheCreate,
+      ...(cacheCreate1h !== undefined ? { cacheCreate1h } : {}),
+    },
   });
   // The part every turn below shares: 10 × 3 + 30000 × 0.3 + 200 × 15 = 30 + 9000 + 3000 = 12030 µ$.
   const base = 12_030;
@@ -128,14 +226,23 @@ describe('cache writes by TTL (usage.cacheCreate1h)', () => {
   });
 
   it('agrees with calcPrice given the same split', () => {
-    const t = tokensByKind('claude-opus-4-8', { in: 7, out: 900, cacheRead: 120_000, cacheCreate: 9000, cacheCreate1h: 5000 });
+    const t = tokensByKind('claude-opus-4-8', {
+      in: 7,
+      out: 900,
+      cacheRead: 120_000,
+      cacheCreate: 9000,
+      cacheCreate1h: 5000,
+    });
     // 7 × 5 + 120000 × 0.5 + 4000 × 6.25 + 5000 × 10 + 900 × 25 = 35 + 60000 + 25000 + 50000 + 22500 = 157535 µ$
     expect(priceTurnNanos('claude-opus-4-8', t, new Date(TS))).toBe(157_535_000);
     expect(priceTurnNanosExact('claude-opus-4-8', t, new Date(TS))).toBe(157_535_000);
   });
 
   it('clamps a one-hour part larger than the write to the write', () => {
-    expect(tokensByKind('claude-sonnet-4-6', { in: 0, out: 0, cacheRead: 0, cacheCreate: 100, cacheCreate1h: 500 }).cacheWrite1h).toBe(100);
+    expect(
+      tokensByKind('claude-sonnet-4-6', { in: 0, out: 0, cacheRead: 0, cacheCreate: 100, cacheCreate1h: 500 })
+        .cacheWrite1h,
+    ).toBe(100);
   });
 });
 
@@ -146,14 +253,30 @@ describe('priceTurnNanos', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % max;
     };
-    const models = ['claude-sonnet-4-6', 'claude-opus-4-8', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-5-20250929', 'gpt-5', 'gpt-4o', 'o3'];
+    const models = [
+      'claude-sonnet-4-6',
+      'claude-opus-4-8',
+      'claude-haiku-4-5-20251001',
+      'claude-sonnet-4-5-20250929',
+      'gpt-5',
+      'gpt-4o',
+      'o3',
+    ];
     for (const model of models) {
       for (let i = 0; i < 40; i += 1) {
         const cacheWrite = model.startsWith('claude') ? rnd(50_000) : 0;
         // Half the turns write part of their cache with the one-hour TTL.
-        const tokens = { input: rnd(300_000), output: rnd(20_000), cacheRead: rnd(400_000), cacheWrite, cacheWrite1h: i % 2 ? rnd(cacheWrite + 1) : 0 };
+        const tokens = {
+          input: rnd(300_000),
+          output: rnd(20_000),
+          cacheRead: rnd(400_000),
+          cacheWrite,
+          cacheWrite1h: i % 2 ? rnd(cacheWrite + 1) : 0,
+        };
         for (const at of [TS, '2026-01-15T08:00:00.000Z']) {
-          expect(priceTurnNanos(model, tokens, new Date(at)), `${model} ${at} ${JSON.stringify(tokens)}`).toBe(priceTurnNanosExact(model, tokens, new Date(at)));
+          expect(priceTurnNanos(model, tokens, new Date(at)), `${model} ${at} ${JSON.stringify(tokens)}`).toBe(
+            priceTurnNanosExact(model, tokens, new Date(at)),
+          );
         }
       }
     }
@@ -170,7 +293,12 @@ describe('prices by date', () => {
   });
 
   it('prices each turn of a session at its own date and model, going back and forth between them', () => {
-    const turn = (model: string, ts: string, usage: { in: number; out: number }) => ({ role: 'assistant', model, ts, usage: { ...usage, cacheRead: 0, cacheCreate: 0 } });
+    const turn = (model: string, ts: string, usage: { in: number; out: number }) => ({
+      role: 'assistant',
+      model,
+      ts,
+      usage: { ...usage, cacheRead: 0, cacheCreate: 0 },
+    });
     const sonnet = { in: 250_000, out: 1000 };
     const cost = priceSession([
       turn('claude-sonnet-4-6', '2026-02-01T09:00:00.000Z', sonnet), // 1522500 µ$ (above)
@@ -180,6 +308,9 @@ describe('prices by date', () => {
     ]);
     expect(cost.status).toBe('complete');
     expect(cost.costMicros).toBe(1_522_500 + 7_500 + 765_000 + 1_522_500);
-    expect(cost.byModel.map((m) => [m.model, m.costNanos / 1000])).toEqual([['claude-opus-4-8', 7_500], ['claude-sonnet-4-6', 1_522_500 + 765_000 + 1_522_500]]);
+    expect(cost.byModel.map((m) => [m.model, m.costNanos / 1000])).toEqual([
+      ['claude-opus-4-8', 7_500],
+      ['claude-sonnet-4-6', 1_522_500 + 765_000 + 1_522_500],
+    ]);
   });
 });

@@ -32,16 +32,34 @@ interface RawUsage {
 function reference(text: string): { micros: number; unknownModels: Set<string> } {
   const messages = new Map<string, { model: string; v: number[] }>();
   text.split('\n').forEach((line, i) => {
-    let o: { type?: string; uuid?: string; isApiErrorMessage?: boolean; message?: { id?: string; model?: string; usage?: RawUsage } };
+    let o: {
+      type?: string;
+      uuid?: string;
+      isApiErrorMessage?: boolean;
+      message?: { id?: string; model?: string; usage?: RawUsage };
+    };
     try {
       o = JSON.parse(line) as typeof o;
     } catch {
       return;
     }
-    if (o.type !== 'assistant' || o.isApiErrorMessage || !o.message?.usage || !o.message.model || o.message.model.startsWith('<')) return;
+    if (
+      o.type !== 'assistant' ||
+      o.isApiErrorMessage ||
+      !o.message?.usage ||
+      !o.message.model ||
+      o.message.model.startsWith('<')
+    )
+      return;
     const u = o.message.usage;
     const oneHour = u.cache_creation?.ephemeral_1h_input_tokens ?? 0;
-    const v = [u.input_tokens ?? 0, u.output_tokens ?? 0, u.cache_read_input_tokens ?? 0, u.cache_creation_input_tokens ?? 0, oneHour];
+    const v = [
+      u.input_tokens ?? 0,
+      u.output_tokens ?? 0,
+      u.cache_read_input_tokens ?? 0,
+      u.cache_creation_input_tokens ?? 0,
+      oneHour,
+    ];
     const key = o.message.id ?? `line-${o.uuid ?? i}`;
     const prev = messages.get(key);
     messages.set(key, { model: o.message.model, v: prev ? prev.v.map((p, k) => Math.max(p, v[k]!)) : v });
@@ -80,14 +98,21 @@ describe('cost of the 30 raw fixture transcripts', () => {
       const before = priceSession(withoutTtlSplit(doc.turns));
       const ref = reference(text);
       expect(after.unpricedModels, name).toEqual([...ref.unknownModels].sort());
-      rows.push({ name, before: before.costNanos / 1000, after: after.costNanos / 1000, ref: ref.micros, unpriced: after.unpricedModels.join(',') });
+      rows.push({
+        name,
+        before: before.costNanos / 1000,
+        after: after.costNanos / 1000,
+        ref: ref.micros,
+        unpriced: after.unpricedModels.join(','),
+      });
     }
     const total = (k: 'before' | 'after' | 'ref') => rows.reduce((n, r) => n + r[k], 0);
     const pct = (x: number, ref: number) => (ref === 0 ? 0 : ((x - ref) / ref) * 100);
     const table = [
       'file                          before $     after $  reference $  before Δ%  after Δ%',
-      ...rows.map((r) =>
-        `${r.name.padEnd(28)} ${(r.before / 1e6).toFixed(4).padStart(9)} ${(r.after / 1e6).toFixed(4).padStart(11)} ${(r.ref / 1e6).toFixed(4).padStart(12)} ${pct(r.before, r.ref).toFixed(2).padStart(9)} ${pct(r.after, r.ref).toFixed(3).padStart(9)}${r.unpriced ? `  (unpriced: ${r.unpriced})` : ''}`,
+      ...rows.map(
+        (r) =>
+          `${r.name.padEnd(28)} ${(r.before / 1e6).toFixed(4).padStart(9)} ${(r.after / 1e6).toFixed(4).padStart(11)} ${(r.ref / 1e6).toFixed(4).padStart(12)} ${pct(r.before, r.ref).toFixed(2).padStart(9)} ${pct(r.after, r.ref).toFixed(3).padStart(9)}${r.unpriced ? `  (unpriced: ${r.unpriced})` : ''}`,
       ),
       `${'TOTAL'.padEnd(28)} ${(total('before') / 1e6).toFixed(4).padStart(9)} ${(total('after') / 1e6).toFixed(4).padStart(11)} ${(total('ref') / 1e6).toFixed(4).padStart(12)} ${pct(total('before'), total('ref')).toFixed(2).padStart(9)} ${pct(total('after'), total('ref')).toFixed(3).padStart(9)}`,
     ];

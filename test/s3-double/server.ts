@@ -45,7 +45,10 @@ const XML_ERRORS = {
   NoSuchBucket: [404, 'The specified bucket does not exist'],
   AccessDenied: [403, 'Access Denied'],
   InvalidAccessKeyId: [403, 'The AWS Access Key Id you provided does not exist in our records.'],
-  SignatureDoesNotMatch: [403, 'The request signature we calculated does not match the signature you provided. Check your key and signing method.'],
+  SignatureDoesNotMatch: [
+    403,
+    'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+  ],
   XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],
   AuthorizationHeaderMalformed: [400, 'The authorization header is malformed.'],
   InternalError: [500, 'We encountered an internal error. Please try again.'],
@@ -57,7 +60,10 @@ const XML_ERRORS = {
 type ErrorCode = keyof typeof XML_ERRORS;
 
 class S3Error extends Error {
-  constructor(readonly code: ErrorCode, readonly resource: string) {
+  constructor(
+    readonly code: ErrorCode,
+    readonly resource: string,
+  ) {
     super(XML_ERRORS[code][1]);
   }
 }
@@ -72,7 +78,9 @@ function rfc3986(value: string): string {
 
 function canonicalQuery(query: string): string {
   if (!query) return '';
-  return query.split('&').filter(Boolean)
+  return query
+    .split('&')
+    .filter(Boolean)
     .map((pair) => {
       const eq = pair.indexOf('=');
       const name = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
@@ -84,37 +92,64 @@ function canonicalQuery(query: string): string {
     .join('&');
 }
 
-const AUTH = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/;
+const AUTH =
+  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/;
 
 /** Checks the SigV4 Authorization header and the payload hash; throws the S3 error S3 would answer. */
-function verifySignature(req: http.IncomingMessage, rawPath: string, rawQuery: string, body: Buffer, opts: Required<S3DoubleOptions>, resource: string): void {
+function verifySignature(
+  req: http.IncomingMessage,
+  rawPath: string,
+  rawQuery: string,
+  body: Buffer,
+  opts: Required<S3DoubleOptions>,
+  resource: string,
+): void {
   const authorization = req.headers.authorization;
   if (!authorization) throw new S3Error('AccessDenied', resource);
   const match = AUTH.exec(authorization);
   if (!match) throw new S3Error('AuthorizationHeaderMalformed', resource);
-  const [, accessKeyId, date, region, signedHeaderList, signature] = match as unknown as [string, string, string, string, string, string];
+  const [, accessKeyId, date, region, signedHeaderList, signature] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   if (accessKeyId !== opts.accessKeyId) throw new S3Error('InvalidAccessKeyId', resource);
   if (region !== opts.region) throw new S3Error('AuthorizationHeaderMalformed', resource);
 
   const amzDate = req.headers['x-amz-date'];
   const payloadHash = req.headers['x-amz-content-sha256'];
-  if (typeof amzDate !== 'string' || !amzDate.startsWith(date) || typeof payloadHash !== 'string') throw new S3Error('AccessDenied', resource);
-  if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256Hex(body)) throw new S3Error('XAmzContentSHA256Mismatch', resource);
+  if (typeof amzDate !== 'string' || !amzDate.startsWith(date) || typeof payloadHash !== 'string')
+    throw new S3Error('AccessDenied', resource);
+  if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256Hex(body))
+    throw new S3Error('XAmzContentSHA256Mismatch', resource);
 
   const signedHeaders = signedHeaderList.split(';');
   if (!signedHeaders.includes('host')) throw new S3Error('AccessDenied', resource);
-  const canonicalHeaders = signedHeaders.map((name) => {
-    const value = req.headers[name];
-    const text = Array.isArray(value) ? value.join(',') : (value ?? '');
-    return `${name}:${text.trim().replace(/\s+/g, ' ')}\n`;
-  }).join('');
+  const canonicalHeaders = signedHeaders
+    .map((name) => {
+      const value = req.headers[name];
+      const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+      return `${name}:${text.trim().replace(/\s+/g, ' ')}\n`;
+    })
+    .join('');
   // S3 signs the path exactly as sent (no second URI-encoding, no normalisation).
-  const canonicalRequest = [req.method, rawPath, canonicalQuery(rawQuery), canonicalHeaders, signedHeaderList, payloadHash].join('\n');
+  const canonicalRequest = [
+    req.method,
+    rawPath,
+    canonicalQuery(rawQuery),
+    canonicalHeaders,
+    signedHeaderList,
+    payloadHash,
+  ].join('\n');
   const scope = `${date}/${region}/s3/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
   const signingKey = hmac(hmac(hmac(hmac(`AWS4${opts.secretAccessKey}`, date), region), 's3'), 'aws4_request');
   const expected = hmac(signingKey, stringToSign).toString('hex');
-  if (!crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(signature))) throw new S3Error('SignatureDoesNotMatch', resource);
+  if (!crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(signature)))
+    throw new S3Error('SignatureDoesNotMatch', resource);
 }
 
 function xmlEscape(text: string): string {
@@ -200,7 +235,12 @@ export async function startS3Double(options: S3DoubleOptions): Promise<S3Double>
           res.end();
           return;
         }
-        const extra = err.code === 'NoSuchKey' ? `<Key>${xmlEscape(key)}</Key>` : err.code === 'NoSuchBucket' ? `<BucketName>${xmlEscape(bucket)}</BucketName>` : '';
+        const extra =
+          err.code === 'NoSuchKey'
+            ? `<Key>${xmlEscape(key)}</Key>`
+            : err.code === 'NoSuchBucket'
+              ? `<BucketName>${xmlEscape(bucket)}</BucketName>`
+              : '';
         const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${err.code}</Code><Message>${xmlEscape(message)}</Message>${extra}<Resource>${xmlEscape(err.resource)}</Resource><RequestId>${requestId}</RequestId></Error>`;
         res.writeHead(status, { 'Content-Type': 'application/xml', 'Content-Length': String(Buffer.byteLength(xml)) });
         res.end(xml);
@@ -219,11 +259,12 @@ export async function startS3Double(options: S3DoubleOptions): Promise<S3Double>
       faults.left = times;
     },
     /** Stops answering; closing twice is harmless (a test may stop the double before afterAll). */
-    close: () => new Promise<void>((resolve, reject) => {
-      if (!server.listening) return resolve();
-      server.close((err) => (err ? reject(err) : resolve()));
-      // The SDK keeps connections alive; drop them so the port really stops answering.
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        if (!server.listening) return resolve();
+        server.close((err) => (err ? reject(err) : resolve()));
+        // The SDK keeps connections alive; drop them so the port really stops answering.
+        server.closeAllConnections();
+      }),
   };
 }

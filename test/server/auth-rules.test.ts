@@ -21,7 +21,9 @@ describe('authentication rules (spec part 5)', () => {
       expect401(await gw.call('GET', '/v1/api-keys', { appId: a.appId }));
     });
     it('a non-Bearer scheme → 401', async () => {
-      expect401(await gw.call('GET', '/v1/api-keys', { appId: a.appId, headers: { authorization: `Basic ${a.factoryKey}` } }));
+      expect401(
+        await gw.call('GET', '/v1/api-keys', { appId: a.appId, headers: { authorization: `Basic ${a.factoryKey}` } }),
+      );
     });
     it('a checksum mismatch → 401', async () => {
       const bad = a.factoryKey.slice(0, -1) + (a.factoryKey.endsWith('A') ? 'B' : 'A');
@@ -67,7 +69,9 @@ describe('authentication rules (spec part 5)', () => {
     expect(other.status).toBe(403);
     expect(other.body.error.code).toBe('forbidden');
     // The same holds for a factory key.
-    expect((await gw.call('GET', `/v1/probe/apps/${b.appId}`, { token: a.factoryKey, appId: a.appId })).status).toBe(403);
+    expect((await gw.call('GET', `/v1/probe/apps/${b.appId}`, { token: a.factoryKey, appId: a.appId })).status).toBe(
+      403,
+    );
     // A login token naming a factory of an org its owner is not in: 401.
     expect401(await gw.call('GET', '/v1/api-keys', { token: a.loginToken, appId: b.appId }));
   });
@@ -84,14 +88,23 @@ describe('authentication rules (spec part 5)', () => {
 
   it('rule 6: a header naming a factory the key does not belong to answers 401', async () => {
     expect401(await gw.call('GET', '/v1/api-keys', { token: a.factoryKey, appId: b.appId }));
-    expect401(await gw.call('GET', '/v1/api-keys', { token: a.factoryKey, appId: '00000000-0000-4000-8000-000000000000' }));
+    expect401(
+      await gw.call('GET', '/v1/api-keys', { token: a.factoryKey, appId: '00000000-0000-4000-8000-000000000000' }),
+    );
   });
 
   it('rule 7: a deleted key is refused at once on the node that deleted it', async () => {
-    const created = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: 'short-lived', preset: 'read-only' } });
+    const created = await gw.call('POST', '/v1/api-keys', {
+      token: a.loginToken,
+      appId: a.appId,
+      body: { name: 'short-lived', preset: 'read-only' },
+    });
     const key = created.body.data.plaintext_key as string;
     expect((await gw.call('GET', '/v1/api-keys', { token: key, appId: a.appId })).status).toBe(200);
-    const del = await gw.call('DELETE', `/v1/api-keys/${created.body.data.id}`, { token: a.loginToken, appId: a.appId });
+    const del = await gw.call('DELETE', `/v1/api-keys/${created.body.data.id}`, {
+      token: a.loginToken,
+      appId: a.appId,
+    });
     expect(del.status).toBe(204);
     expect401(await gw.call('GET', '/v1/api-keys', { token: key, appId: a.appId }));
   });
@@ -99,7 +112,11 @@ describe('authentication rules (spec part 5)', () => {
   it('rule 7: another replica refuses a deleted key within 5 seconds', async () => {
     const replica = await startGateway({ replicaOf: gw });
     try {
-      const created = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: 'replicated', preset: 'read-only' } });
+      const created = await gw.call('POST', '/v1/api-keys', {
+        token: a.loginToken,
+        appId: a.appId,
+        body: { name: 'replicated', preset: 'read-only' },
+      });
       const key = created.body.data.plaintext_key as string;
       expect((await replica.call('GET', '/v1/api-keys', { token: key, appId: a.appId })).status).toBe(200); // now cached on the replica
       await gw.call('DELETE', `/v1/api-keys/${created.body.data.id}`, { token: a.loginToken, appId: a.appId });
@@ -112,11 +129,17 @@ describe('authentication rules (spec part 5)', () => {
 
   it('rule 8: a key whose creator has left the organization answers 403 creator_not_member', async () => {
     const member = await addMember(gw, a, 'admin');
-    const created = await gw.call('POST', '/v1/api-keys', { token: member.loginToken, appId: a.appId, body: { name: 'leaver-key', preset: 'read-only' } });
+    const created = await gw.call('POST', '/v1/api-keys', {
+      token: member.loginToken,
+      appId: a.appId,
+      body: { name: 'leaver-key', preset: 'read-only' },
+    });
     expect(created.status).toBe(201);
     const key = created.body.data.plaintext_key as string;
     expect((await gw.call('GET', '/v1/api-keys', { token: key, appId: a.appId })).status).toBe(200);
-    const removed = await gw.call('DELETE', `/v1/admin/orgs/${a.orgName}/members/${member.userId}`, { token: gw.adminToken });
+    const removed = await gw.call('DELETE', `/v1/admin/orgs/${a.orgName}/members/${member.userId}`, {
+      token: gw.adminToken,
+    });
     expect(removed.status).toBe(204);
     const after = await gw.call('GET', '/v1/api-keys', { token: key, appId: a.appId });
     expect(after.status).toBe(403);
@@ -127,7 +150,10 @@ describe('authentication rules (spec part 5)', () => {
 
   it('rule 8: a management key whose creator has left answers 403 creator_not_member', async () => {
     const member = await addMember(gw, a, 'admin');
-    const mk = await gw.call('POST', `/v1/admin/orgs/${a.orgName}/management-keys`, { token: gw.adminToken, body: { name: 'mk-leaver', createdBy: member.userId, permissions: ['members.read'] } });
+    const mk = await gw.call('POST', `/v1/admin/orgs/${a.orgName}/management-keys`, {
+      token: gw.adminToken,
+      body: { name: 'mk-leaver', createdBy: member.userId, permissions: ['members.read'] },
+    });
     expect(mk.status).toBe(201);
     expect((await gw.call('GET', `/v1/orgs/${a.orgName}/probe`, { token: mk.body.data.key })).status).toBe(200);
     await gw.call('DELETE', `/v1/admin/orgs/${a.orgName}/members/${member.userId}`, { token: gw.adminToken });
@@ -143,8 +169,16 @@ describe('authentication rules (spec part 5)', () => {
   });
 
   it('rule 10: a credential without the permission answers 403 with required_permission', async () => {
-    const ro = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: 'ro', preset: 'read-only' } });
-    const r = await gw.call('POST', '/v1/api-keys', { token: ro.body.data.plaintext_key, appId: a.appId, body: { name: 'escalate' } });
+    const ro = await gw.call('POST', '/v1/api-keys', {
+      token: a.loginToken,
+      appId: a.appId,
+      body: { name: 'ro', preset: 'read-only' },
+    });
+    const r = await gw.call('POST', '/v1/api-keys', {
+      token: ro.body.data.plaintext_key,
+      appId: a.appId,
+      body: { name: 'escalate' },
+    });
     expect(r.status).toBe(403);
     expect(r.body.error).toMatchObject({ code: 'forbidden', required_permission: 'api_keys.write' });
     // A read member's login token lacks api_keys.read.
@@ -156,7 +190,11 @@ describe('authentication rules (spec part 5)', () => {
 
   it('an expired key is refused with the same 401', async () => {
     const expiresAt = new Date(gw.clock.now() + 60_000).toISOString();
-    const created = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: 'expiring', preset: 'read-only', expiresAt } });
+    const created = await gw.call('POST', '/v1/api-keys', {
+      token: a.loginToken,
+      appId: a.appId,
+      body: { name: 'expiring', preset: 'read-only', expiresAt },
+    });
     expect(created.status).toBe(201);
     const key = created.body.data.plaintext_key as string;
     expect((await gw.call('GET', '/v1/api-keys', { token: key, appId: a.appId })).status).toBe(200);
@@ -167,7 +205,15 @@ describe('authentication rules (spec part 5)', () => {
   it('an admin token works only on /v1/admin/*; other kinds get 401 there', async () => {
     expect401(await gw.call('GET', '/v1/api-keys', { token: gw.adminToken, appId: a.appId }));
     expect401(await gw.call('POST', '/v1/admin/orgs', { token: a.loginToken, body: { name: 'nope', plan: 'free' } }));
-    expect401(await gw.call('POST', '/v1/admin/orgs', { token: a.factoryKey, appId: a.appId, body: { name: 'nope', plan: 'free' } }));
-    expect401(await gw.call('POST', '/v1/admin/orgs', { token: a.managementKey, body: { name: 'nope', plan: 'free' } }));
+    expect401(
+      await gw.call('POST', '/v1/admin/orgs', {
+        token: a.factoryKey,
+        appId: a.appId,
+        body: { name: 'nope', plan: 'free' },
+      }),
+    );
+    expect401(
+      await gw.call('POST', '/v1/admin/orgs', { token: a.managementKey, body: { name: 'nope', plan: 'free' } }),
+    );
   });
 });

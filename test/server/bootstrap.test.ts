@@ -19,17 +19,28 @@ describe('bootstrap', () => {
       expect(saved.adminToken).toBe(boot.adminToken);
       expect(saved.factory.id).toBe(boot.appId);
       // The login token is the owner's: it can mint keys in the default factory.
-      const key = await gw.call('POST', '/v1/api-keys', { token: boot.loginToken, appId: boot.appId, body: { name: 'first', preset: 'full-access' } });
+      const key = await gw.call('POST', '/v1/api-keys', {
+        token: boot.loginToken,
+        appId: boot.appId,
+        body: { name: 'first', preset: 'full-access' },
+      });
       expect(key.status).toBe(201);
       // The admin token works on the operator routes; the default org is enterprise.
-      const org = await gw.call('PATCH', '/v1/admin/orgs/default', { token: boot.adminToken, body: { plan: 'enterprise' } });
+      const org = await gw.call('PATCH', '/v1/admin/orgs/default', {
+        token: boot.adminToken,
+        body: { plan: 'enterprise' },
+      });
       expect(org.status).toBe(200);
       expect(org.body.data.plan).toBe('enterprise');
       // Nothing of the plaintexts is stored.
       const rows = await gw.app.attest.db.selectFrom('credentials').select(['digest', 'prefix']).execute();
       for (const row of rows) {
         expect(row.digest).not.toBe(boot.adminToken);
-        expect(boot.adminToken!.startsWith(row.prefix) || boot.loginToken!.startsWith(row.prefix) || row.prefix.startsWith('sk_outerlayer_')).toBe(true);
+        expect(
+          boot.adminToken!.startsWith(row.prefix) ||
+            boot.loginToken!.startsWith(row.prefix) ||
+            row.prefix.startsWith('sk_outerlayer_'),
+        ).toBe(true);
       }
 
       // A second boot on the same store creates nothing and prints no credentials.

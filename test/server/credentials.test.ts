@@ -1,6 +1,12 @@
 // Credential plaintexts: format, checksum, digest (API.md §2).
 import { describe, expect, it } from 'vitest';
-import { CREDENTIAL_PREFIXES, digestOf, digestsEqual, mintPlaintext, parsePlaintext } from '../../src/server/credentials.js';
+import {
+  CREDENTIAL_PREFIXES,
+  digestOf,
+  digestsEqual,
+  mintPlaintext,
+  parsePlaintext,
+} from '../../src/server/credentials.js';
 import type { CredentialKind } from '../../src/db/schema.js';
 
 const KINDS = Object.keys(CREDENTIAL_PREFIXES) as CredentialKind[];
@@ -16,7 +22,15 @@ describe('credential plaintexts', () => {
   });
 
   it('uses the published prefixes', () => {
-    expect(CREDENTIAL_PREFIXES).toEqual({ factory_key: 'sk_outerlayer_', login_token: 'olu_', management_key: 'olk_', item_key: 'oli_', admin_token: 'ola_', oauth_token: 'olo_', dashboard_session: 'ols_' });
+    expect(CREDENTIAL_PREFIXES).toEqual({
+      factory_key: 'sk_outerlayer_',
+      login_token: 'olu_',
+      management_key: 'olk_',
+      item_key: 'oli_',
+      admin_token: 'ola_',
+      oauth_token: 'olo_',
+      dashboard_session: 'ols_',
+    });
   });
 
   it('refuses a plaintext with one character changed, truncated, extended or of an unknown prefix', () => {

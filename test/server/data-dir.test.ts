@@ -24,13 +24,25 @@ describe('data dir modes', () => {
     try {
       const boot = gw.boot;
       // A blob: an artifact upload stores its bytes under blobs/<aa>/<sha256>.
-      const key = await gw.call('POST', '/v1/api-keys', { token: boot.loginToken, appId: boot.appId, body: { name: 'k', preset: 'full-access' } });
+      const key = await gw.call('POST', '/v1/api-keys', {
+        token: boot.loginToken,
+        appId: boot.appId,
+        body: { name: 'k', preset: 'full-access' },
+      });
       const up = await gw.call('POST', '/v1/artifacts', {
-        token: key.body.data.plaintext_key, appId: boot.appId,
+        token: key.body.data.plaintext_key,
+        appId: boot.appId,
         body: {
           schemaVersion: 1,
           artifact: {
-            clientArtifactId: 'a1', filename: 'a.txt', mediaType: 'text/plain', bytes: 5, caption: 'c', emittedAt: '2026-11-01T11:00:00Z', repository: 'acme/shop', prNumber: 1,
+            clientArtifactId: 'a1',
+            filename: 'a.txt',
+            mediaType: 'text/plain',
+            bytes: 5,
+            caption: 'c',
+            emittedAt: '2026-11-01T11:00:00Z',
+            repository: 'acme/shop',
+            prNumber: 1,
             // sha256("hello")
             sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
           },
@@ -40,7 +52,11 @@ describe('data dir modes', () => {
       expect(up.status, up.text).toBeLessThan(300);
 
       expect(mode(dataDir)).toBe(0o700);
-      const files = ['pepper', 'bootstrap.json', ...(usingPostgres ? [] : ['attest.db', 'attest.db-wal', 'attest.db-shm'])];
+      const files = [
+        'pepper',
+        'bootstrap.json',
+        ...(usingPostgres ? [] : ['attest.db', 'attest.db-wal', 'attest.db-shm']),
+      ];
       for (const f of files) expect([f, mode(path.join(dataDir, f))]).toEqual([f, 0o600]);
       const blobs = path.join(dataDir, 'blobs');
       expect(mode(blobs)).toBe(0o700);
@@ -53,7 +69,7 @@ describe('data dir modes', () => {
     }
   });
 
-  it('a test gateway keeps its data dir under the run\'s temp parent and removes it on close', async () => {
+  it("a test gateway keeps its data dir under the run's temp parent and removes it on close", async () => {
     const parent = process.env.ATTEST_TEST_TMP;
     expect(parent, 'vitest globalSetup sets ATTEST_TEST_TMP').toBeTruthy();
     const gw = await startGateway();

@@ -11,7 +11,9 @@ describe('errors', () => {
     gw = await startGateway({ extraAreas: [probeArea] });
     t = await createTenant(gw);
   });
-  afterAll(async () => { await gw?.close(); });
+  afterAll(async () => {
+    await gw?.close();
+  });
 
   it('every code in the closed list is lower_snake_case with a status and a description', () => {
     for (const [code, def] of Object.entries(ERROR_CODES)) {
@@ -42,7 +44,12 @@ describe('errors', () => {
   });
 
   it('JSON bodies are not coerced: a boolean or a number is not a string, a string is not a number', async () => {
-    for (const body of [{ name: false, count: 1 }, { name: 7, count: 1 }, { name: 'a', count: '3' }, { name: null, count: 1 }]) {
+    for (const body of [
+      { name: false, count: 1 },
+      { name: 7, count: 1 },
+      { name: 'a', count: '3' },
+      { name: null, count: 1 },
+    ]) {
       const r = await gw.call('POST', '/v1/probe/echo', { body });
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.code).toBe('invalid_request_body');
@@ -76,7 +83,10 @@ describe('errors', () => {
   });
 
   it('invalid_json for a body that is not JSON, and for an empty JSON body', async () => {
-    const r = await gw.call('POST', '/v1/probe/echo', { raw: '{"name": "a",', headers: { 'content-type': 'application/json' } });
+    const r = await gw.call('POST', '/v1/probe/echo', {
+      raw: '{"name": "a",',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_json');
     const empty = await gw.call('POST', '/v1/probe/echo', { raw: '', headers: { 'content-type': 'application/json' } });
@@ -85,7 +95,10 @@ describe('errors', () => {
   });
 
   it('unsupported_media_type for a body that is not JSON by its content type', async () => {
-    const r = await gw.call('POST', '/v1/probe/echo', { raw: 'name=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const r = await gw.call('POST', '/v1/probe/echo', {
+      raw: 'name=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(r.status).toBe(415);
     expect(r.body.error.code).toBe('unsupported_media_type');
   });

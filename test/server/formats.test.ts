@@ -10,8 +10,14 @@ import { withGatewayAndTenants } from '../helpers/gateway-fixture.js';
 import { canonical } from '../areas/sessions/fixtures.js';
 
 type Check = (s: string) => boolean;
-const plugin = (addFormatsModule as unknown as { default: { get(name: string, mode?: 'full' | 'fast'): { validate: Check } } }).default;
-const reference = { date: plugin.get('date').validate, time: plugin.get('time').validate, 'date-time': plugin.get('date-time').validate };
+const plugin = (
+  addFormatsModule as unknown as { default: { get(name: string, mode?: 'full' | 'fast'): { validate: Check } } }
+).default;
+const reference = {
+  date: plugin.get('date').validate,
+  time: plugin.get('time').validate,
+  'date-time': plugin.get('date-time').validate,
+};
 const ours = { date: isDate, time: isTime, 'date-time': isDateTime };
 
 // [value, accepted?] — the answer reasoned by hand, not read off either implementation.
@@ -70,10 +76,22 @@ const DATE_TIMES: [string, boolean][] = [
   ['', false],
 ];
 const DATES: [string, boolean][] = [
-  ['2024-02-29', true], ['2026-12-31', true], ['2023-02-29', false], ['2026-1-01', false], ['2026-01-01Z', false], ['2026-01-32', false], ['2026-01-01 ', false],
+  ['2024-02-29', true],
+  ['2026-12-31', true],
+  ['2023-02-29', false],
+  ['2026-1-01', false],
+  ['2026-01-01Z', false],
+  ['2026-01-32', false],
+  ['2026-01-01 ', false],
 ];
 const TIMES: [string, boolean][] = [
-  ['23:59:60Z', true], ['12:00:00+01', true], ['12:00:00.1z', true], ['12:00:00', false], ['12:00Z', false], ['12:00:00.Z', false], ['24:00:00Z', false],
+  ['23:59:60Z', true],
+  ['12:00:00+01', true],
+  ['12:00:00.1z', true],
+  ['12:00:00', false],
+  ['12:00Z', false],
+  ['12:00:00.Z', false],
+  ['24:00:00Z', false],
 ];
 
 /** A deterministic pseudo-random source. */
@@ -97,7 +115,12 @@ function mutations(seeds: string[], count: number): string[] {
       const at = Math.floor(r() * (s.length + 1));
       const c = alphabet[Math.floor(r() * alphabet.length)]!;
       const op = r();
-      s = op < 0.5 ? s.slice(0, at) + c + s.slice(at + 1) : op < 0.8 ? s.slice(0, at) + c + s.slice(at) : s.slice(0, at) + s.slice(at + 1);
+      s =
+        op < 0.5
+          ? s.slice(0, at) + c + s.slice(at + 1)
+          : op < 0.8
+            ? s.slice(0, at) + c + s.slice(at)
+            : s.slice(0, at) + s.slice(at + 1);
     }
     out.push(s);
   }
@@ -115,7 +138,10 @@ describe('date formats (src/server/formats.ts)', () => {
     });
 
     it(`${name}: the same answer as ajv-formats on 20,000 mutated strings`, () => {
-      const strings = mutations(cases.filter(([, ok]) => ok).map(([v]) => v), 20_000);
+      const strings = mutations(
+        cases.filter(([, ok]) => ok).map(([v]) => v),
+        20_000,
+      );
       const differ = strings.filter((s) => ours[name](s) !== reference[name](s));
       expect(differ).toEqual([]);
       // The mutations reach both answers, so the comparison means something.
@@ -136,9 +162,15 @@ describe('POST /v1/agents/sync checks timestamps with these formats', () => {
     const base = canonical('minimal');
     const bad = { ...base, id: 'no-seconds', startedAt: '2026-07-01T10:00Z' };
     const good = { ...base, id: 'offset', startedAt: '2026-07-01T10:00:00.123+02:00' };
-    const r = await gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions: [bad, good] } });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: t.factoryKey,
+      appId: t.appId,
+      body: { schemaVersion: 1, sessions: [bad, good] },
+    });
     expect(r.status, r.text.slice(0, 300)).toBe(200);
-    expect(r.body.data.rejected).toEqual([{ index: 0, id: 'no-seconds', reason: 'startedAt must match format "date-time"' }]);
+    expect(r.body.data.rejected).toEqual([
+      { index: 0, id: 'no-seconds', reason: 'startedAt must match format "date-time"' },
+    ]);
     expect(r.body.data.accepted).toEqual(['offset']);
   });
 });

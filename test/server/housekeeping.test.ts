@@ -21,7 +21,11 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
     return new URL(r.body.data.url as string).pathname;
   };
   const reasonOf = async (path: string) => (await gw.call('GET', path)).headers.location;
-  const stored = async () => Number((await sql<{ n: number | string }>`select count(*) as n from dashboard_links`.execute(gw.app.attest.db)).rows[0]!.n);
+  const stored = async () =>
+    Number(
+      (await sql<{ n: number | string }>`select count(*) as n from dashboard_links`.execute(gw.app.attest.db)).rows[0]!
+        .n,
+    );
 
   it('keeps used and expired links 7 days past their expiry, then deletes them; live links are never touched', async () => {
     const used = await makeLink();
@@ -31,19 +35,34 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
 
     // A day later both have expired: refused, with the reason, and kept.
     gw.clock.advance(DAY);
-    expect(await gw.app.attest.housekeeping.run()).toEqual({ signInLinks: 0, dashboardSessions: 0, oauthCodes: 0, installStates: 0 });
+    expect(await gw.app.attest.housekeeping.run()).toEqual({
+      signInLinks: 0,
+      dashboardSessions: 0,
+      oauthCodes: 0,
+      installStates: 0,
+    });
     expect(await reasonOf(used)).toBe('/sign-in?reason=used');
     expect(await reasonOf(unused)).toBe('/sign-in?reason=expired');
 
     // Seven days after their 10 minutes they are deleted; a link made now stays and still signs in.
     gw.clock.advance(6 * DAY + 10 * 60_000 + 1);
     const live = await makeLink();
-    expect(await gw.app.attest.housekeeping.run()).toEqual({ signInLinks: 2, dashboardSessions: 0, oauthCodes: 0, installStates: 0 });
+    expect(await gw.app.attest.housekeeping.run()).toEqual({
+      signInLinks: 2,
+      dashboardSessions: 0,
+      oauthCodes: 0,
+      installStates: 0,
+    });
     expect(await stored()).toBe(1);
     expect(await reasonOf(used)).toBe('/sign-in?reason=invalid');
     expect(await reasonOf(unused)).toBe('/sign-in?reason=invalid');
     expect(await reasonOf(live)).toBe('/');
-    expect(await gw.app.attest.housekeeping.run()).toEqual({ signInLinks: 0, dashboardSessions: 0, oauthCodes: 0, installStates: 0 });
+    expect(await gw.app.attest.housekeeping.run()).toEqual({
+      signInLinks: 0,
+      dashboardSessions: 0,
+      oauthCodes: 0,
+      installStates: 0,
+    });
   });
 
   it('runs concurrently without deleting twice', async () => {
@@ -55,16 +74,30 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
   });
 
   it('deletes dashboard sessions a week after they ended (signed out, idle or past their 7 days); their cookies get the same 401 throughout', async () => {
-    const sessions = async () => Number((await sql<{ n: number | string }>`select count(*) as n from credentials where kind = 'dashboard_session'`.execute(gw.app.attest.db)).rows[0]!.n);
+    const sessions = async () =>
+      Number(
+        (
+          await sql<{
+            n: number | string;
+          }>`select count(*) as n from credentials where kind = 'dashboard_session'`.execute(gw.app.attest.db)
+        ).rows[0]!.n,
+      );
     await gw.app.attest.housekeeping.run(); // the sessions of the tests above, long ended
     expect(await sessions()).toBe(0);
     const cookieOf = async () => {
       const r = await gw.call('GET', await makeLink());
       return /^attest_session=([^;]*)/.exec(String(r.headers['set-cookie']))![1]!;
     };
-    const me = (cookie: string) => gw.call('GET', '/v1/dashboard/session', { headers: { cookie: `attest_session=${cookie}` } });
+    const me = (cookie: string) =>
+      gw.call('GET', '/v1/dashboard/session', { headers: { cookie: `attest_session=${cookie}` } });
     const signedOut = await cookieOf();
-    expect((await gw.call('DELETE', '/v1/dashboard/session', { headers: { cookie: `attest_session=${signedOut}`, 'x-attest-dashboard': '1' } })).status).toBe(204);
+    expect(
+      (
+        await gw.call('DELETE', '/v1/dashboard/session', {
+          headers: { cookie: `attest_session=${signedOut}`, 'x-attest-dashboard': '1' },
+        })
+      ).status,
+    ).toBe(204);
     const idle = await cookieOf();
     expect((await me(idle)).status).toBe(200);
     expect((await me(signedOut)).status).toBe(401);

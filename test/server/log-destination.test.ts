@@ -47,7 +47,7 @@ describe('BatchedLogDestination', () => {
     dest.close();
   });
 
-  it('the writer\'s own flushSync, which pino\'s exit hook calls, writes the held lines first', () => {
+  it("the writer's own flushSync, which pino's exit hook calls, writes the held lines first", () => {
     const { file, out, dest } = toFile();
     dest.write('{"held":true}\n');
     out.flushSync();
@@ -63,7 +63,11 @@ describe('BatchedLogDestination', () => {
       log.info({ probe: 'before-crash' }, 'held line');
       setTimeout(() => { throw new Error('crash on purpose'); }, 20);
     `;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('crash on purpose');
     expect(run.stdout).toBe('{"level":30,"probe":"before-crash","msg":"held line"}\n');

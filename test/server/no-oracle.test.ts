@@ -22,8 +22,14 @@ function visible(r: CallResult): { status: number; body: string; headers: Record
 function expectOneAnswer(answers: Record<string, CallResult>): void {
   const [firstName, first] = Object.entries(answers)[0]!;
   expect(first.status, firstName).toBe(401);
-  expect(first.body).toEqual({ error: { code: 'unauthorized', message: 'The credential is unknown, expired or revoked, or does not belong to the factory the request names.' } });
-  for (const [name, r] of Object.entries(answers)) expect(visible(r), `${name} vs ${firstName}`).toEqual(visible(first));
+  expect(first.body).toEqual({
+    error: {
+      code: 'unauthorized',
+      message: 'The credential is unknown, expired or revoked, or does not belong to the factory the request names.',
+    },
+  });
+  for (const [name, r] of Object.entries(answers))
+    expect(visible(r), `${name} vs ${firstName}`).toEqual(visible(first));
 }
 
 describe('one 401 for unknown, revoked, expired and wrong-factory credentials (no oracle)', () => {
@@ -39,12 +45,22 @@ describe('one 401 for unknown, revoked, expired and wrong-factory credentials (n
   }
 
   it('API keys: unknown, revoked, expired and another factory named in the header', async () => {
-    const revoked = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: 'to-revoke', preset: 'read-only' } });
-    expect((await gw.call('DELETE', `/v1/api-keys/${revoked.body.data.id}`, { token: a.loginToken, appId: a.appId })).status).toBe(204);
-    const expiring = await gw.call('POST', '/v1/api-keys', {
-      token: a.loginToken, appId: a.appId, body: { name: 'to-expire', preset: 'read-only', expiresAt: new Date(gw.clock.now() + 60_000).toISOString() },
+    const revoked = await gw.call('POST', '/v1/api-keys', {
+      token: a.loginToken,
+      appId: a.appId,
+      body: { name: 'to-revoke', preset: 'read-only' },
     });
-    expect((await gw.call('GET', '/v1/api-keys', { token: expiring.body.data.plaintext_key, appId: a.appId })).status).toBe(200);
+    expect(
+      (await gw.call('DELETE', `/v1/api-keys/${revoked.body.data.id}`, { token: a.loginToken, appId: a.appId })).status,
+    ).toBe(204);
+    const expiring = await gw.call('POST', '/v1/api-keys', {
+      token: a.loginToken,
+      appId: a.appId,
+      body: { name: 'to-expire', preset: 'read-only', expiresAt: new Date(gw.clock.now() + 60_000).toISOString() },
+    });
+    expect(
+      (await gw.call('GET', '/v1/api-keys', { token: expiring.body.data.plaintext_key, appId: a.appId })).status,
+    ).toBe(200);
     gw.clock.advance(61_000);
     // The live key works on its own factory: what makes the last answer a refusal is only the header.
     expect((await gw.call('GET', '/v1/api-keys', { token: a.factoryKey, appId: a.appId })).status).toBe(200);
@@ -53,10 +69,19 @@ describe('one 401 for unknown, revoked, expired and wrong-factory credentials (n
       revoked: await gw.call('GET', '/v1/api-keys', { token: revoked.body.data.plaintext_key, appId: a.appId }),
       expired: await gw.call('GET', '/v1/api-keys', { token: expiring.body.data.plaintext_key, appId: a.appId }),
       otherFactory: await gw.call('GET', '/v1/api-keys', { token: a.factoryKey, appId: b.appId }),
-      noSuchFactory: await gw.call('GET', '/v1/api-keys', { token: a.factoryKey, appId: '0f0f0f0f-0000-4000-8000-000000000001' }),
+      noSuchFactory: await gw.call('GET', '/v1/api-keys', {
+        token: a.factoryKey,
+        appId: '0f0f0f0f-0000-4000-8000-000000000001',
+      }),
     });
     // The same on the MCP endpoint, where the 401 also carries WWW-Authenticate (the same for all).
-    const mcp = (token: string, appId: string) => gw.call('POST', '/v1/mcp', { token, appId, headers: { accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+    const mcp = (token: string, appId: string) =>
+      gw.call('POST', '/v1/mcp', {
+        token,
+        appId,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      });
     const answers = {
       unknown: await mcp(mintPlaintext('factory_key'), a.appId),
       revoked: await mcp(revoked.body.data.plaintext_key, a.appId),
@@ -64,10 +89,12 @@ describe('one 401 for unknown, revoked, expired and wrong-factory credentials (n
       otherFactory: await mcp(a.factoryKey, b.appId),
     };
     expectOneAnswer(answers);
-    expect(answers.otherFactory.headers['www-authenticate']).toBe('Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/mcp", error="invalid_token"');
+    expect(answers.otherFactory.headers['www-authenticate']).toBe(
+      'Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/mcp", error="invalid_token"',
+    );
   });
 
-  it('login tokens: unknown, revoked, expired, another org\'s factory and a factory that does not exist', async () => {
+  it("login tokens: unknown, revoked, expired, another org's factory and a factory that does not exist", async () => {
     const admin = { token: gw.adminToken };
     const revoked = (await gw.call('POST', `/v1/admin/users/${a.ownerId}/login-tokens`, admin)).body.data;
     expect((await gw.call('DELETE', `/v1/admin/login-tokens/${revoked.id}`, admin)).status).toBe(204);
@@ -79,18 +106,30 @@ describe('one 401 for unknown, revoked, expired and wrong-factory credentials (n
       revoked: await gw.call('GET', '/v1/work-items', { token: revoked.token, appId: a.appId }),
       expired: await gw.call('GET', '/v1/work-items', { token: expiring.plaintext, appId: a.appId }),
       otherFactory: await gw.call('GET', '/v1/work-items', { token: a.loginToken, appId: b.appId }),
-      noSuchFactory: await gw.call('GET', '/v1/work-items', { token: a.loginToken, appId: '0f0f0f0f-0000-4000-8000-000000000002' }),
+      noSuchFactory: await gw.call('GET', '/v1/work-items', {
+        token: a.loginToken,
+        appId: '0f0f0f0f-0000-4000-8000-000000000002',
+      }),
     });
   });
 
   it('item keys: unknown, revoked (claim released), expired and another factory named in the header', async () => {
-    const put = (token: string, appId: string | undefined, item: string) => gw.call('PUT', `/v1/work-items/${item}/claims/current`, { token, ...(appId ? { appId } : {}) });
+    const put = (token: string, appId: string | undefined, item: string) =>
+      gw.call('PUT', `/v1/work-items/${item}/claims/current`, { token, ...(appId ? { appId } : {}) });
     const item = await newItem(gw, a);
     const released = (await claim(gw, a, item.id)).body.data;
-    expect((await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: released.itemKey, appId: a.appId })).status).toBe(204);
+    expect(
+      (await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: released.itemKey, appId: a.appId }))
+        .status,
+    ).toBe(204);
     const live = (await claim(gw, a, item.id)).body.data;
     expect((await put(live.itemKey, a.appId, item.id)).status).toBe(200);
-    const expiring = await mint('item_key', { orgId: a.orgId, appId: a.appId, workItemId: item.id, expiresAt: gw.clock.now() + 1000 });
+    const expiring = await mint('item_key', {
+      orgId: a.orgId,
+      appId: a.appId,
+      workItemId: item.id,
+      expiresAt: gw.clock.now() + 1000,
+    });
     gw.clock.advance(1000);
     expectOneAnswer({
       unknown: await put(mintPlaintext('item_key'), a.appId, item.id),
@@ -105,7 +144,11 @@ describe('one 401 for unknown, revoked, expired and wrong-factory credentials (n
     const gateway = gw.app.attest;
     expect(await revokeCredential(gateway.db, revoked.id, 'management_key', gw.clock.now())).toBe(true);
     gateway.auth.invalidate();
-    const expiring = await mint('management_key', { orgId: a.orgId, createdBy: a.ownerId, expiresAt: gw.clock.now() + 1000 });
+    const expiring = await mint('management_key', {
+      orgId: a.orgId,
+      createdBy: a.ownerId,
+      expiresAt: gw.clock.now() + 1000,
+    });
     gw.clock.advance(1000);
     expect((await gw.call('GET', `/v1/orgs/${a.orgName}/members`, { token: a.managementKey })).status).toBe(200);
     expectOneAnswer({
@@ -115,12 +158,22 @@ describe('one 401 for unknown, revoked, expired and wrong-factory credentials (n
     });
   });
 
-  it('OAuth access tokens: unknown, expired, and a live token for another factory\'s MCP resource', async () => {
+  it("OAuth access tokens: unknown, expired, and a live token for another factory's MCP resource", async () => {
     const resource = (appId: string) => `http://attest.test/v1/apps/${appId}/mcp`;
     const live = await mint('oauth_token', { userId: a.ownerId, appId: a.appId, audience: resource(a.appId) });
-    const expiring = await mint('oauth_token', { userId: a.ownerId, appId: a.appId, audience: resource(a.appId), expiresAt: gw.clock.now() + 1000 });
+    const expiring = await mint('oauth_token', {
+      userId: a.ownerId,
+      appId: a.appId,
+      audience: resource(a.appId),
+      expiresAt: gw.clock.now() + 1000,
+    });
     gw.clock.advance(1000);
-    const mcp = (token: string, appId: string) => gw.call('POST', `/v1/apps/${appId}/mcp`, { token, headers: { accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+    const mcp = (token: string, appId: string) =>
+      gw.call('POST', `/v1/apps/${appId}/mcp`, {
+        token,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      });
     expect((await mcp(live.plaintext, a.appId)).status).toBe(200);
     // Another factory's user would not be let in either; b's resource is what a's token is aimed at.
     expectOneAnswer({

@@ -13,19 +13,33 @@ const Count = Data(Type.Object({ n: Type.Integer({ minimum: 0 }), at: Type.Strin
 const liars: Area = {
   name: 'drift-probe',
   routes: (app) => {
-    app.get('/v1/drift/honest/:id', { config: PUBLIC, schema: { params: Type.Object({ id: Type.String() }), response: { 200: Count } } },
-      async () => ({ data: { n: 1, at: '2026-11-01T12:00:00.000Z' } }));
+    app.get(
+      '/v1/drift/honest/:id',
+      { config: PUBLIC, schema: { params: Type.Object({ id: Type.String() }), response: { 200: Count } } },
+      async () => ({ data: { n: 1, at: '2026-11-01T12:00:00.000Z' } }),
+    );
     // Strings are sent as they are (no serializer), so the body can contradict the schema.
-    app.get('/v1/drift/wrong-body', { config: PUBLIC, schema: { response: { 200: Count } } },
-      async (_req, reply) => reply.type('application/json').send('{"data":{"n":-1,"at":"yesterday"}}' as never));
-    app.get('/v1/drift/not-json', { config: PUBLIC, schema: { response: { 200: Count } } },
-      async (_req, reply) => reply.type('application/json').send('{"data":' as never));
-    app.get('/v1/drift/wrong-status', { config: PUBLIC, schema: { response: { 200: Count } } },
-      async (_req, reply) => reply.status(201 as 200).send({ data: { n: 1, at: '2026-11-01T12:00:00.000Z' } }));
-    app.get('/v1/drift/wrong-type', { config: PUBLIC, schema: { response: { 200: Count } } },
-      async (_req, reply) => reply.type('text/plain').send('1' as never));
-    app.post('/v1/drift/body-without-doc', { config: PUBLIC, schema: { response: { 202: NoBody('Accepted') } } },
-      async (_req, reply) => reply.status(202).type('application/json').send('{"ok":true}' as never));
+    app.get('/v1/drift/wrong-body', { config: PUBLIC, schema: { response: { 200: Count } } }, async (_req, reply) =>
+      reply.type('application/json').send('{"data":{"n":-1,"at":"yesterday"}}' as never),
+    );
+    app.get('/v1/drift/not-json', { config: PUBLIC, schema: { response: { 200: Count } } }, async (_req, reply) =>
+      reply.type('application/json').send('{"data":' as never),
+    );
+    app.get('/v1/drift/wrong-status', { config: PUBLIC, schema: { response: { 200: Count } } }, async (_req, reply) =>
+      reply.status(201 as 200).send({ data: { n: 1, at: '2026-11-01T12:00:00.000Z' } }),
+    );
+    app.get('/v1/drift/wrong-type', { config: PUBLIC, schema: { response: { 200: Count } } }, async (_req, reply) =>
+      reply.type('text/plain').send('1' as never),
+    );
+    app.post(
+      '/v1/drift/body-without-doc',
+      { config: PUBLIC, schema: { response: { 202: NoBody('Accepted') } } },
+      async (_req, reply) =>
+        reply
+          .status(202)
+          .type('application/json')
+          .send('{"ok":true}' as never),
+    );
     app.get('/v1/drift/no-success-doc', { config: PUBLIC }, async () => ({ data: { n: 1 } }));
     // Past Fastify's reply, as the OAuth endpoints answer: the raw response is checked too.
     app.get('/v1/drift/hijacked', { config: PUBLIC, schema: { response: { 200: Count } } }, async (_req, reply) => {
@@ -33,8 +47,11 @@ const liars: Area = {
       reply.raw.writeHead(200, { 'content-type': 'application/json' });
       reply.raw.end(JSON.stringify({ data: { n: 'one', at: '2026-11-01T12:00:00.000Z' } }));
     });
-    app.get('/v1/drift/bytes', { config: PUBLIC, schema: { response: { 200: Bytes(['*/*'], 'Stored bytes') } } },
-      async (_req, reply) => reply.type('application/json').send(Buffer.from('[1,2]')));
+    app.get(
+      '/v1/drift/bytes',
+      { config: PUBLIC, schema: { response: { 200: Bytes(['*/*'], 'Stored bytes') } } },
+      async (_req, reply) => reply.type('application/json').send(Buffer.from('[1,2]')),
+    );
     app.get('/v1/drift/hidden', { config: PUBLIC, schema: { hide: true } }, async () => 'anything');
   },
 };
@@ -80,13 +97,21 @@ describe('the OpenAPI drift check', () => {
   });
 
   it('catches an undocumented status, and an operation that documents no success at all', async () => {
-    expect(await violationsOf('GET', '/v1/drift/wrong-status', 201)).toEqual([expect.stringContaining('status 201 is not documented (documented: 200, 4XX, 5XX)')]);
-    expect(await violationsOf('GET', '/v1/drift/no-success-doc', 200)).toEqual([expect.stringContaining('status 200 is not documented (documented: 4XX, 5XX)')]);
+    expect(await violationsOf('GET', '/v1/drift/wrong-status', 201)).toEqual([
+      expect.stringContaining('status 201 is not documented (documented: 200, 4XX, 5XX)'),
+    ]);
+    expect(await violationsOf('GET', '/v1/drift/no-success-doc', 200)).toEqual([
+      expect.stringContaining('status 200 is not documented (documented: 4XX, 5XX)'),
+    ]);
   });
 
   it('catches an undocumented content type, and a body where the document says none', async () => {
-    expect(await violationsOf('GET', '/v1/drift/wrong-type', 200)).toEqual([expect.stringContaining('content type "text/plain" is not documented for 200 (documented: application/json)')]);
-    expect(await violationsOf('POST', '/v1/drift/body-without-doc', 202)).toEqual([expect.stringContaining('documented without a body, but a body of 11 bytes was sent')]);
+    expect(await violationsOf('GET', '/v1/drift/wrong-type', 200)).toEqual([
+      expect.stringContaining('content type "text/plain" is not documented for 200 (documented: application/json)'),
+    ]);
+    expect(await violationsOf('POST', '/v1/drift/body-without-doc', 202)).toEqual([
+      expect.stringContaining('documented without a body, but a body of 11 bytes was sent'),
+    ]);
   });
 
   it('checks answers written past Fastify (a hijacked reply)', async () => {

@@ -14,7 +14,10 @@ afterAll(async () => {
   await gw.close();
 });
 
-interface ResponseDoc { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> }
+interface ResponseDoc {
+  content?: Record<string, { schema?: unknown }>;
+  headers?: Record<string, unknown>;
+}
 type Operations = Record<string, Record<string, { responses: Record<string, ResponseDoc> }>>;
 
 /** Statuses that carry no body by definition (RFC 9110), or by this API's choice for 202. */
@@ -38,11 +41,13 @@ describe('OpenAPI document', () => {
           if (BODILESS(Number(status))) {
             if (content) problems.push(`${where} ${status}: a body on a status that has none`);
           } else if (REDIRECT(Number(status))) {
-            if (!op.responses[status]!.headers?.Location) problems.push(`${where} ${status}: a redirect without Location`);
+            if (!op.responses[status]!.headers?.Location)
+              problems.push(`${where} ${status}: a redirect without Location`);
           } else if (!content || Object.keys(content).length === 0) {
             problems.push(`${where} ${status}: no body documented`);
           } else {
-            for (const [type, media] of Object.entries(content)) if (!media.schema) problems.push(`${where} ${status} ${type}: no schema`);
+            for (const [type, media] of Object.entries(content))
+              if (!media.schema) problems.push(`${where} ${status} ${type}: no schema`);
           }
         }
       }
@@ -64,7 +69,8 @@ describe('OpenAPI document', () => {
     const link = paths['/auth/link/{token}']!.get!.responses;
     expect(Object.keys(link).filter((s) => /^\d\d\d$/.test(s))).toEqual(['303']);
     expect(Object.keys(link['303']!.headers ?? {})).toEqual(['Location']);
-    for (const method of ['get', 'post']) expect(Object.keys(paths['/oauth/authorize']![method]!.responses['200']!.content ?? {})).toEqual(['text/html']);
+    for (const method of ['get', 'post'])
+      expect(Object.keys(paths['/oauth/authorize']![method]!.responses['200']!.content ?? {})).toEqual(['text/html']);
     expect(Object.keys(paths['/oauth/consent']!.post!.responses['302']!.headers ?? {})).toEqual(['Location']);
     expect(Object.keys(paths['/oauth/token']!.post!.responses['200']!.content ?? {})).toEqual(['application/json']);
     expect(Object.keys(paths['/oauth/register']!.post!.responses)).toContain('201');
@@ -81,9 +87,13 @@ describe('OpenAPI document', () => {
   it('limit and offset are optional wherever they appear', async () => {
     const doc = (await gw.call('GET', '/v1/openapi.json')).body;
     const required: string[] = [];
-    for (const [p, ops] of Object.entries<Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>>(doc.paths)) {
+    for (const [p, ops] of Object.entries<
+      Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>
+    >(doc.paths)) {
       for (const [m, op] of Object.entries(ops)) {
-        for (const prm of op.parameters ?? []) if (prm.in === 'query' && (prm.name === 'limit' || prm.name === 'offset') && prm.required) required.push(`${m} ${p} ${prm.name}`);
+        for (const prm of op.parameters ?? [])
+          if (prm.in === 'query' && (prm.name === 'limit' || prm.name === 'offset') && prm.required)
+            required.push(`${m} ${p} ${prm.name}`);
       }
     }
     expect(required).toEqual([]);
@@ -91,24 +101,45 @@ describe('OpenAPI document', () => {
 
   it('DELETE routes document their 204; DELETE /v1/api-keys/{id} answers it with no body', async () => {
     const doc = (await gw.call('GET', '/v1/openapi.json')).body;
-    for (const path of ['/v1/api-keys/{id}', '/v1/apps/{appId}', '/v1/work-items/{id}/claims/current', '/v1/repositories/{owner}/{repo}', '/v1/orgs/{orgName}/members/{userId}', '/v1/admin/login-tokens/{tokenId}', '/v1/admin/orgs/{orgName}/members/{userId}', '/v1/dashboard/session']) {
+    for (const path of [
+      '/v1/api-keys/{id}',
+      '/v1/apps/{appId}',
+      '/v1/work-items/{id}/claims/current',
+      '/v1/repositories/{owner}/{repo}',
+      '/v1/orgs/{orgName}/members/{userId}',
+      '/v1/admin/login-tokens/{tokenId}',
+      '/v1/admin/orgs/{orgName}/members/{userId}',
+      '/v1/dashboard/session',
+    ]) {
       expect(Object.keys(doc.paths[path].delete.responses), path).toContain('204');
     }
-    const key = await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: 'gone', preset: 'read-only' } });
+    const key = await gw.call('POST', '/v1/api-keys', {
+      token: t.loginToken,
+      appId: t.appId,
+      body: { name: 'gone', preset: 'read-only' },
+    });
     const del = await gw.call('DELETE', `/v1/api-keys/${key.body.data.id}`, { token: t.loginToken, appId: t.appId });
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
   });
   it("errors are documented as they are sent: RFC 6749's shape on the OAuth endpoints, the envelope elsewhere", async () => {
     const doc = (await gw.call('GET', '/v1/openapi.json')).body;
-    const oauth = ['get /oauth/authorize', 'post /oauth/authorize', 'post /oauth/token', 'post /oauth/register', 'post /oauth/revoke'];
+    const oauth = [
+      'get /oauth/authorize',
+      'post /oauth/authorize',
+      'post /oauth/token',
+      'post /oauth/register',
+      'post /oauth/revoke',
+    ];
     const refs = new Map<string, string>();
     type Res = { content?: Record<string, { schema?: { $ref?: string } }> };
     const ref = (r: Res | undefined) => r?.content?.['application/json']?.schema?.$ref;
     for (const [p, ops] of Object.entries<Record<string, { responses: Record<string, Res> }>>(doc.paths)) {
-      for (const [m, op] of Object.entries(ops)) refs.set(`${m} ${p}`, `${ref(op.responses['4XX'])} ${ref(op.responses['5XX'])}`);
+      for (const [m, op] of Object.entries(ops))
+        refs.set(`${m} ${p}`, `${ref(op.responses['4XX'])} ${ref(op.responses['5XX'])}`);
     }
-    for (const op of oauth) expect(refs.get(op), op).toBe('#/components/schemas/OAuthError #/components/schemas/OAuthError');
+    for (const op of oauth)
+      expect(refs.get(op), op).toBe('#/components/schemas/OAuthError #/components/schemas/OAuthError');
     const others = [...refs].filter(([op]) => !oauth.includes(op));
     expect(others.length).toBeGreaterThan(80);
     expect(others.filter(([, r]) => r !== '#/components/schemas/Error #/components/schemas/Error')).toEqual([]);

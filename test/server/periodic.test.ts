@@ -10,11 +10,16 @@ describe('PeriodicTask', () => {
   it('concurrent runs share one; a run after it is a new one', async () => {
     let calls = 0;
     let release!: () => void;
-    const task = new PeriodicTask(async () => {
-      calls += 1;
-      await new Promise<void>((resolve) => { release = resolve; });
-      return calls;
-    }, () => undefined);
+    const task = new PeriodicTask(
+      async () => {
+        calls += 1;
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return calls;
+      },
+      () => undefined,
+    );
     const first = task.run();
     const second = task.run();
     release();
@@ -30,16 +35,19 @@ describe('PeriodicTask', () => {
     let inProgress = 0;
     let overlapped = false;
     let finished = 0;
-    const task = new PeriodicTask(async () => {
-      calls += 1;
-      inProgress += 1;
-      if (inProgress > 1) overlapped = true;
-      await tick(5);
-      inProgress -= 1;
-      finished += 1;
-      if (calls === 1) throw new Error('first run fails');
-      return calls;
-    }, (err) => errors.push(err));
+    const task = new PeriodicTask(
+      async () => {
+        calls += 1;
+        inProgress += 1;
+        if (inProgress > 1) overlapped = true;
+        await tick(5);
+        inProgress -= 1;
+        finished += 1;
+        if (calls === 1) throw new Error('first run fails');
+        return calls;
+      },
+      (err) => errors.push(err),
+    );
     task.start(10, 1);
     await expect.poll(() => calls, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
     expect(errors).toHaveLength(1);
@@ -59,7 +67,12 @@ describe('PeriodicTask', () => {
 
   it('an interval of 0 never runs', async () => {
     let calls = 0;
-    const task = new PeriodicTask(async () => { calls += 1; }, () => undefined);
+    const task = new PeriodicTask(
+      async () => {
+        calls += 1;
+      },
+      () => undefined,
+    );
     task.start(0);
     await tick(30);
     expect(calls).toBe(0);

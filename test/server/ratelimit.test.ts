@@ -13,8 +13,12 @@ async function burst(gw: TestGateway, t: Tenant, url: string, n: number) {
 
 describe('rate limits', () => {
   let gw: TestGateway;
-  beforeAll(async () => { gw = await startGateway({ extraAreas: [probeArea] }); });
-  afterAll(async () => { await gw?.close(); });
+  beforeAll(async () => {
+    gw = await startGateway({ extraAreas: [probeArea] });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
 
   it('free plan: session-detail allows 30 a minute, then 429 rate_limited with all four headers', async () => {
     const t = await createTenant(gw, { plan: 'free' });
@@ -106,7 +110,10 @@ describe.runIf(usingRedis)('rate limits in Redis from the first request', () => 
     const gw = await startGateway({ extraAreas: [probeArea], env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
     try {
       const health = await gw.call('GET', '/v1/health/ingestion');
-      expect(health.body.data.checks.find((c: { name: string }) => c.name === 'rate_limits')).toMatchObject({ kind: 'redis', status: 'ok' });
+      expect(health.body.data.checks.find((c: { name: string }) => c.name === 'rate_limits')).toMatchObject({
+        kind: 'redis',
+        status: 'ok',
+      });
       expect(health.body.data.status).toBe('ok');
       const t = await createTenant(gw, { plan: 'free' });
       const [first] = await burst(gw, t, '/v1/probe/detail', 1);

@@ -15,8 +15,10 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD';
 const OTHER_UUID = '00000000-0000-4000-8000-00000000abcd';
 
 const routes = allRoutes();
-const guarded = routes.filter((r): r is RecordedRoute & { guard: RouteGuard & { credentials: readonly CredentialKind[] } } =>
-  r.guard !== undefined && r.guard.credentials !== 'public');
+const guarded = routes.filter(
+  (r): r is RecordedRoute & { guard: RouteGuard & { credentials: readonly CredentialKind[] } } =>
+    r.guard !== undefined && r.guard.credentials !== 'public',
+);
 
 /** The route's URL with its path parameters filled in for tenant `t` (ids that exist nowhere elsewhere). */
 function urlFor(route: RecordedRoute, t: Tenant, overrides: Record<string, string> = {}): string {

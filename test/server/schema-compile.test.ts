@@ -21,7 +21,9 @@ function responseSchemas(route: RouteOptions): ResponseSchema[] {
   const out: ResponseSchema[] = [];
   for (const [httpStatus, entry] of Object.entries(response)) {
     const content = (entry as { content?: Record<string, { schema: unknown }> }).content;
-    if (content) for (const [contentType, media] of Object.entries(content)) out.push({ httpStatus, contentType, schema: media.schema });
+    if (content)
+      for (const [contentType, media] of Object.entries(content))
+        out.push({ httpStatus, contentType, schema: media.schema });
     else out.push({ httpStatus, schema: entry });
   }
   return out;
@@ -39,7 +41,13 @@ function compileAll(route: RouteOptions): void {
     if (schema !== undefined) validators.compile(schema, part);
   }
   for (const { httpStatus, contentType, schema } of responseSchemas(route)) {
-    serializers({ method: String(methods[0]), url: route.url, httpStatus, schema, ...(contentType ? { contentType } : {}) } as Parameters<typeof serializers>[0]);
+    serializers({
+      method: String(methods[0]),
+      url: route.url,
+      httpStatus,
+      schema,
+      ...(contentType ? { contentType } : {}),
+    } as Parameters<typeof serializers>[0]);
   }
 }
 
@@ -73,7 +81,11 @@ describe('every route schema compiles', () => {
 
   it('reports a schema either compiler refuses', () => {
     const broken = { type: 'object', properties: { a: { $ref: '#/definitions/missing' } } };
-    expect(() => compileAll({ method: 'POST', url: '/probe', schema: { body: broken }, handler: () => undefined })).toThrow();
-    expect(() => compileAll({ method: 'GET', url: '/probe', schema: { response: { 200: broken } }, handler: () => undefined })).toThrow();
+    expect(() =>
+      compileAll({ method: 'POST', url: '/probe', schema: { body: broken }, handler: () => undefined }),
+    ).toThrow();
+    expect(() =>
+      compileAll({ method: 'GET', url: '/probe', schema: { response: { 200: broken } }, handler: () => undefined }),
+    ).toThrow();
   });
 });

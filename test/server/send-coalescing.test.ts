@@ -67,7 +67,8 @@ describe('held responses over real connections', () => {
   it('three requests pipelined in one write answer in order, each with its own id, status and body', async () => {
     const request = (path: string, id: string, auth: boolean) =>
       `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ${id}\r\n` +
-      (auth ? `Authorization: Bearer ${t.factoryKey}\r\nX-Outerlayer-App-Id: ${t.appId}\r\n` : '') + '\r\n';
+      (auth ? `Authorization: Bearer ${t.factoryKey}\r\nX-Outerlayer-App-Id: ${t.appId}\r\n` : '') +
+      '\r\n';
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(port, '127.0.0.1');
       let text = '';
@@ -80,7 +81,11 @@ describe('held responses over real connections', () => {
         }
       });
       socket.on('error', reject);
-      socket.write(request('/health', 'pipe-a', false) + request('/v1/api-keys', 'pipe-b', true) + request('/v1/api-keys', 'pipe-c', false));
+      socket.write(
+        request('/health', 'pipe-a', false) +
+          request('/v1/api-keys', 'pipe-b', true) +
+          request('/v1/api-keys', 'pipe-c', false),
+      );
     });
     const responses = raw.split(/(?=HTTP\/1\.1 )/);
     expect(responses).toHaveLength(3);
@@ -98,7 +103,10 @@ describe('held responses over real connections', () => {
       Array.from({ length: 60 }, async (_, i) => {
         const authed = i % 2 === 0;
         const res = await fetch(`${base}/v1/api-keys`, {
-          headers: { 'x-request-id': `many-${i}`, ...(authed ? { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId } : {}) },
+          headers: {
+            'x-request-id': `many-${i}`,
+            ...(authed ? { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId } : {}),
+          },
         });
         const body = (await res.json()) as { data?: { key_prefix: string }[]; error?: { code: string } };
         return { i, authed, status: res.status, id: res.headers.get('x-request-id'), body };
@@ -108,7 +116,11 @@ describe('held responses over real connections', () => {
       expect(r.id).toBe(`many-${r.i}`);
       if (r.authed) {
         expect(r.status).toBe(200);
-        expect(r.body.data?.some((k) => k.key_prefix.length > 'sk_outerlayer_'.length && t.factoryKey.startsWith(k.key_prefix))).toBe(true);
+        expect(
+          r.body.data?.some(
+            (k) => k.key_prefix.length > 'sk_outerlayer_'.length && t.factoryKey.startsWith(k.key_prefix),
+          ),
+        ).toBe(true);
       } else {
         expect(r.status).toBe(401);
         expect(r.body.error?.code).toBe('unauthorized');

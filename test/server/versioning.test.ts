@@ -6,17 +6,25 @@ describe('runner versions', () => {
   let gw: TestGateway;
   let t: Tenant;
   beforeAll(async () => {
-    gw = await startGateway({ env: { ATTEST_MIN_RUNNER_VERSION: '1.4.0', ATTEST_RUNNER_UPGRADE_DOCS: 'https://docs.example/upgrade' } });
+    gw = await startGateway({
+      env: { ATTEST_MIN_RUNNER_VERSION: '1.4.0', ATTEST_RUNNER_UPGRADE_DOCS: 'https://docs.example/upgrade' },
+    });
     t = await createTenant(gw);
   });
-  afterAll(async () => { await gw?.close(); });
+  afterAll(async () => {
+    await gw?.close();
+  });
 
   const headers = (v: string) => ({ 'x-outerlayer-runner-version': v });
 
   it('a runner below the minimum gets 426 runner_upgrade_required with minimum and docs', async () => {
     const r = await gw.call('GET', '/v1/api-keys', { token: t.factoryKey, appId: t.appId, headers: headers('1.3.9') });
     expect(r.status).toBe(426);
-    expect(r.body.error).toMatchObject({ code: 'runner_upgrade_required', minimum: '1.4.0', docs: 'https://docs.example/upgrade' });
+    expect(r.body.error).toMatchObject({
+      code: 'runner_upgrade_required',
+      minimum: '1.4.0',
+      docs: 'https://docs.example/upgrade',
+    });
   });
 
   it('the upgrade answer comes before authentication', async () => {
@@ -46,7 +54,11 @@ describe('runner versions', () => {
     const open = await startGateway();
     try {
       const t2 = await createTenant(open);
-      const r = await open.call('GET', '/v1/api-keys', { token: t2.factoryKey, appId: t2.appId, headers: headers('0.0.1') });
+      const r = await open.call('GET', '/v1/api-keys', {
+        token: t2.factoryKey,
+        appId: t2.appId,
+        headers: headers('0.0.1'),
+      });
       expect(r.status).toBe(200);
     } finally {
       await open.close();

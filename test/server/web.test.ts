@@ -7,7 +7,8 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
-const INDEX = '<!doctype html><html><head><script type="module" src="/assets/app-3f9a1c.js"></script></head><body><div id="root"></div></body></html>\n';
+const INDEX =
+  '<!doctype html><html><head><script type="module" src="/assets/app-3f9a1c.js"></script></head><body><div id="root"></div></body></html>\n';
 const JS = `console.log(${JSON.stringify('attest dashboard '.repeat(40))});\n`;
 const BR = zlib.brotliCompressSync(Buffer.from(JS));
 const GZ = zlib.gzipSync(Buffer.from(JS));
@@ -65,7 +66,13 @@ describe('with a dashboard build', () => {
   });
 
   it('answers index.html (no-cache) for / and every dashboard page, including /artifacts/{id}', async () => {
-    for (const url of ['/', '/sign-in?reason=used', '/f/1b7e/sessions?repo=acme%2Fapi', '/artifacts/9d1c1f6e-8f0e-4c36-9a59-3f4f1d7c2b10', '/o/default']) {
+    for (const url of [
+      '/',
+      '/sign-in?reason=used',
+      '/f/1b7e/sessions?repo=acme%2Fapi',
+      '/artifacts/9d1c1f6e-8f0e-4c36-9a59-3f4f1d7c2b10',
+      '/o/default',
+    ]) {
       const r = await get(url, { 'accept-encoding': 'identity' });
       expect(r.statusCode, url).toBe(200);
       expect(r.body).toBe(INDEX);
@@ -75,7 +82,16 @@ describe('with a dashboard build', () => {
   });
 
   it('API paths keep the JSON envelope 404 (never index.html)', async () => {
-    for (const url of ['/v1/nope', '/v1', '/oauth/nope', '/.well-known/nope', '/health/nope', '/auth/nope', '/mcp', '/mcp/x']) {
+    for (const url of [
+      '/v1/nope',
+      '/v1',
+      '/oauth/nope',
+      '/.well-known/nope',
+      '/health/nope',
+      '/auth/nope',
+      '/mcp',
+      '/mcp/x',
+    ]) {
       const r = await get(url);
       expect(r.statusCode, url).toBe(404);
       expect(r.json().error.code).toBe('route_not_found');
@@ -128,7 +144,9 @@ describe('without a dashboard build', () => {
   beforeAll(async () => {
     gw = await startGateway({ env: { ATTEST_WEB_DIR: path.join(os.tmpdir(), 'attest-no-web-here') } });
   });
-  afterAll(async () => { await gw?.close(); });
+  afterAll(async () => {
+    await gw?.close();
+  });
 
   it('starts (API only) and / says how to build the dashboard', async () => {
     const r = await gw.app.inject({ method: 'GET', url: '/' });

@@ -5,7 +5,13 @@ import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyTier, parseClaudeCodeTranscript, parseCodexRollout } from '../../src/capture/index.js';
 import { captureSession, withVerificationFacts } from '../../src/capture/facts.js';
-import { evaluate, factsOfDocument, parsePolicy, type SessionVerification, type VerdictInput } from '../../src/verify/index.js';
+import {
+  evaluate,
+  factsOfDocument,
+  parsePolicy,
+  type SessionVerification,
+  type VerdictInput,
+} from '../../src/verify/index.js';
 import { readCases, transcriptPath, type CaseSpec, type SessionSpec } from '../fixtures/verification/render.js';
 
 const cases = readCases();
@@ -35,7 +41,12 @@ function labelled(v: SessionVerification) {
 function input(c: CaseSpec, verifications: (SessionVerification | null)[]): VerdictInput {
   const pr = (c.pr ?? {}) as Partial<VerdictInput>;
   return {
-    sessions: c.sessions.map((s, i) => ({ traceId: `t-${s.id}`, sessionId: s.id, startedAt: s.startedAt, verification: verifications[i]! })),
+    sessions: c.sessions.map((s, i) => ({
+      traceId: `t-${s.id}`,
+      sessionId: s.id,
+      startedAt: s.startedAt,
+      verification: verifications[i]!,
+    })),
     waiting: pr.waiting ?? false,
     commits: pr.commits === undefined ? null : pr.commits,
     changedFiles: pr.changedFiles ?? null,
@@ -72,7 +83,8 @@ describe('the verdict evaluation set', () => {
         }
         expect(got).not.toBeNull();
         const seen = labelled(got!);
-        for (const key of ['runs', 'edits', 'commits', 'bypasses'] as const) if (want[key]) expect(seen[key], `${id} ${key}`).toEqual(want[key]);
+        for (const key of ['runs', 'edits', 'commits', 'bypasses'] as const)
+          if (want[key]) expect(seen[key], `${id} ${key}`).toEqual(want[key]);
       }
       const atFull = evaluate(input(c, full));
       const atRedacted = evaluate(input(c, redacted));
@@ -87,14 +99,21 @@ describe('the verdict evaluation set', () => {
       if (c.expect.blocked !== undefined) expect(atFull.blocked).toBe(c.expect.blocked);
       // The default tier gives the same verdict and rows; only a sentence naming a command may differ.
       expect(atRedacted.verdict).toBe(atFull.verdict);
-      expect(atRedacted.rows.map((r) => [r.validator, r.status, r.level, r.refs])).toEqual(atFull.rows.map((r) => [r.validator, r.status, r.level, r.refs]));
+      expect(atRedacted.rows.map((r) => [r.validator, r.status, r.level, r.refs])).toEqual(
+        atFull.rows.map((r) => [r.validator, r.status, r.level, r.refs]),
+      );
       // Deterministic: the same input, the same evaluation.
       expect(JSON.stringify(evaluate(input(c, full)))).toBe(JSON.stringify(atFull));
     });
   }
 
   afterAll(() => {
-    const lines = [...accuracy].sort(([a], [b]) => a.localeCompare(b)).map(([v, [right, total]]) => `  ${v.padEnd(28)} ${String(right).padStart(3)}/${String(total).padEnd(3)} ${((100 * right) / total).toFixed(0)}%`);
+    const lines = [...accuracy]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(
+        ([v, [right, total]]) =>
+          `  ${v.padEnd(28)} ${String(right).padStart(3)}/${String(total).padEnd(3)} ${((100 * right) / total).toFixed(0)}%`,
+      );
     console.log(`Verdict accuracy per validator over ${cases.length} cases:\n${lines.join('\n')}`);
   });
 });

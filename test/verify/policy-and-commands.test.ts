@@ -7,8 +7,14 @@ import { parsePolicy } from '../../src/verify/index.js';
 describe('parsePolicy', () => {
   it('reads levels and custom validators; defaults fill the rest', () => {
     const p = parsePolicy([
-      { path: '.attest/policy.yaml', text: 'validators:\n  hooks-kept: block\n  red-then-green: off\n  custom:e2e: info\n' },
-      { path: '.attest/validators/e2e.yaml', text: "description: UI changes ran the e2e suite\nwhen:\n  paths: ['web/**']\nrequire:\n  ran: [npm run test:e2e]\n" },
+      {
+        path: '.attest/policy.yaml',
+        text: 'validators:\n  hooks-kept: block\n  red-then-green: off\n  custom:e2e: info\n',
+      },
+      {
+        path: '.attest/validators/e2e.yaml',
+        text: "description: UI changes ran the e2e suite\nwhen:\n  paths: ['web/**']\nrequire:\n  ran: [npm run test:e2e]\n",
+      },
     ]);
     expect(p.errors).toEqual([]);
     expect(p.levels['hooks-kept']).toBe('block');
@@ -16,7 +22,16 @@ describe('parsePolicy', () => {
     expect(p.levels['tests-after-last-edit']).toBe('warn');
     expect(p.levels['custom:e2e']).toBe('info');
     expect(p.custom).toEqual([
-      { name: 'e2e', file: '.attest/validators/e2e.yaml', level: 'warn', description: 'UI changes ran the e2e suite', paths: ['web/**'], ran: ['npm run test:e2e'], emitted: [], artifact: [] },
+      {
+        name: 'e2e',
+        file: '.attest/validators/e2e.yaml',
+        level: 'warn',
+        description: 'UI changes ran the e2e suite',
+        paths: ['web/**'],
+        ran: ['npm run test:e2e'],
+        emitted: [],
+        artifact: [],
+      },
     ]);
   });
 
@@ -80,7 +95,7 @@ describe('readCommand', () => {
     ['gh pr create --fill', [['gh-pr-create', 'pr_create', 'full', '']]],
     [['bash', '-lc', 'npm test'], [['npm-script', 'test', 'full', '']]],
     ['git commit -m "why we never use --no-verify"', [['git-commit', 'commit', 'full', '']]],
-    ["git commit -m \"$(cat <<'EOF'\nnever pass --no-verify\nEOF\n)\"", [['git-commit', 'commit', 'full', '']]],
+    ['git commit -m "$(cat <<\'EOF\'\nnever pass --no-verify\nEOF\n)"', [['git-commit', 'commit', 'full', '']]],
     ['echo "npm test && git push --no-verify"', []],
     ['git commit --amend --no-edit -n', [['git-commit', 'commit', 'full', '-n']]],
     ['git -c core.hooksPath=/dev/null commit -m x', [['git-commit', 'commit', 'full', 'core.hooksPath']]],

@@ -21,38 +21,90 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
   const day = started.toISOString().slice(0, 10);
   const later = new Date(started.getTime() + 3_600_000).toISOString();
   const ids = { full: crypto.randomUUID(), redacted: crypto.randomUUID() };
-  const call = (name: string, status: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ name, status, isEdit: name === 'Edit', input, ...extra });
+  const call = (name: string, status: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    name,
+    status,
+    isEdit: name === 'Edit',
+    input,
+    ...extra,
+  });
 
   beforeAll(async () => {
     gw = await startWebGateway();
     t = await createTenant(gw);
     const base = {
-      schemaVersion: 1, agent: { type: 'claude-code' }, models: ['claude-sonnet-4-5'], events: [], warnings: [],
+      schemaVersion: 1,
+      agent: { type: 'claude-code' },
+      models: ['claude-sonnet-4-5'],
+      events: [],
+      warnings: [],
       totals: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
     };
-    const assistant = (index: number, calls: unknown[]) => ({ index, role: 'assistant', ts: at(index), text: `step ${index}`, toolCalls: calls });
+    const assistant = (index: number, calls: unknown[]) => ({
+      index,
+      role: 'assistant',
+      ts: at(index),
+      text: `step ${index}`,
+      toolCalls: calls,
+    });
     const full = {
-      ...base, id: ids.full, captureTier: 'full', startedAt: at(0), env: { gitRepo: 'github.com/acme/api', gitBranch: 'fix/login' },
+      ...base,
+      id: ids.full,
+      captureTier: 'full',
+      startedAt: at(0),
+      env: { gitRepo: 'github.com/acme/api', gitBranch: 'fix/login' },
       outcome: { prNumber: 12, prUrl: 'https://github.com/acme/api/pull/12' },
       turns: [
-        { index: 0, role: 'user', source: 'human', ts: at(0), text: 'Fix the flaky login test\nand run the whole suite after', toolCalls: [] },
-        assistant(1, [call('Bash', 'ok', { command: 'npm test -- --run login\necho done', description: 'run the login tests' })]),
-        assistant(2, [call('Edit', 'ok', { file_path: 'src/login.ts', old_string: 'a', new_string: 'b' }, { file: 'src/login.ts' })]),
-        assistant(3, [call('WebFetch', 'error', { url: 'https://example.com/docs/login', prompt: 'read' }, { errorSignature: 'HTTP 404' })]),
+        {
+          index: 0,
+          role: 'user',
+          source: 'human',
+          ts: at(0),
+          text: 'Fix the flaky login test\nand run the whole suite after',
+          toolCalls: [],
+        },
+        assistant(1, [
+          call('Bash', 'ok', { command: 'npm test -- --run login\necho done', description: 'run the login tests' }),
+        ]),
+        assistant(2, [
+          call('Edit', 'ok', { file_path: 'src/login.ts', old_string: 'a', new_string: 'b' }, { file: 'src/login.ts' }),
+        ]),
+        assistant(3, [
+          call(
+            'WebFetch',
+            'error',
+            { url: 'https://example.com/docs/login', prompt: 'read' },
+            { errorSignature: 'HTTP 404' },
+          ),
+        ]),
         assistant(4, [call('Grep', 'ok', { pattern: 'TODO', path: 'src' })]),
         assistant(5, [call('Bash', 'error', { command: 'npm run build' }, { errorSignature: 'exit code 2' })]),
         assistant(6, []),
       ],
     };
     const redacted = {
-      ...base, id: ids.redacted, captureTier: 'redacted', startedAt: later, env: { gitRepo: 'github.com/acme/api', gitBranch: 'fix/parser' },
+      ...base,
+      id: ids.redacted,
+      captureTier: 'redacted',
+      startedAt: later,
+      env: { gitRepo: 'github.com/acme/api', gitBranch: 'fix/parser' },
       turns: [
         { index: 0, role: 'user', source: 'human', ts: later, text: null, toolCalls: [] },
-        { index: 1, role: 'assistant', ts: later, text: null, toolCalls: [{ name: 'Read', status: 'ok', isEdit: false, file: 'docs/guide.md' }] },
+        {
+          index: 1,
+          role: 'assistant',
+          ts: later,
+          text: null,
+          toolCalls: [{ name: 'Read', status: 'ok', isEdit: false, file: 'docs/guide.md' }],
+        },
         { index: 2, role: 'assistant', ts: later, text: null, toolCalls: [] },
       ],
     };
-    const r = await gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions: [full, redacted] } });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: t.factoryKey,
+      appId: t.appId,
+      body: { schemaVersion: 1, sessions: [full, redacted] },
+    });
     if (r.status !== 200 || r.body.data.accepted.length !== 2) throw new Error(`seed: ${r.status} ${r.text}`);
     browser = await launchBrowser();
     page = await signIn(await newContext(browser, gw), gw, t.loginToken);
@@ -95,7 +147,9 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
 
     await page.goto(`${gw.base}/f/${t.appId}/prs/acme/api/12`);
     await page.getByTestId('pr-title').waitFor();
-    expect(await page.locator('main table a[href*="/sessions/"]').allInnerTexts()).toEqual(['Fix the flaky login test']);
+    expect(await page.locator('main table a[href*="/sessions/"]').allInnerTexts()).toEqual([
+      'Fix the flaky login test',
+    ]);
   });
 
   it('tool calls read one line each, failed ones marked; failed-only and the next/previous error keys', async () => {
@@ -105,9 +159,15 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
     const tools = page.getByTestId('transcript').locator('.tool');
     await tools.first().waitFor();
     // What a reader scans: status, tool, and its command, file, URL or pattern on one line.
-    expect(await tools.evaluateAll((els) => els.map((e) => [
-      e.querySelector('.status')?.textContent, e.getAttribute('data-tool'), e.querySelector('[data-testid="tool-summary"]')?.textContent,
-    ]))).toEqual([
+    expect(
+      await tools.evaluateAll((els) =>
+        els.map((e) => [
+          e.querySelector('.status')?.textContent,
+          e.getAttribute('data-tool'),
+          e.querySelector('[data-testid="tool-summary"]')?.textContent,
+        ]),
+      ),
+    ).toEqual([
       ['ok', 'Bash', 'npm test -- --run login …'],
       ['ok', 'Edit', 'src/login.ts'],
       ['failed', 'WebFetch', 'https://example.com/docs/login'],
@@ -118,7 +178,9 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
 
     await page.keyboard.press('n');
     expect(await page.getByTestId('error-position').innerText()).toBe('Error 1 of 2');
-    expect(await page.locator('[data-current-error] .tool.error').innerText()).toContain('https://example.com/docs/login');
+    expect(await page.locator('[data-current-error] .tool.error').innerText()).toContain(
+      'https://example.com/docs/login',
+    );
     await page.keyboard.press('n');
     expect(await page.getByTestId('error-position').innerText()).toBe('Error 2 of 2');
     expect(await page.locator('[data-current-error] .tool.error').innerText()).toContain('npm run build');
@@ -126,9 +188,9 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
     expect(await page.getByTestId('error-position').innerText()).toBe('Error 1 of 2');
 
     await page.getByLabel('Failed calls only').check();
-    expect(await tools.evaluateAll((els) => els.map((e) => e.querySelector('[data-testid="tool-summary"]')?.textContent))).toEqual([
-      'https://example.com/docs/login', 'npm run build',
-    ]);
+    expect(
+      await tools.evaluateAll((els) => els.map((e) => e.querySelector('[data-testid="tool-summary"]')?.textContent)),
+    ).toEqual(['https://example.com/docs/login', 'npm run build']);
     expect(await page.getByTestId('error-position').innerText()).toContain('showing 2 of 7 turns');
     await page.keyboard.press('p');
     expect(await page.getByTestId('error-position').innerText()).toContain('Error 2 of 2');
@@ -137,15 +199,26 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
     await page.goto(`${gw.base}/f/${t.appId}/sessions?repoScope=all`);
     await page.locator('table a', { hasText: 'claude-code on fix/parser' }).click();
     await page.getByTestId('transcript').locator('.tool').first().waitFor();
-    expect(await page.getByTestId('transcript').locator('[data-testid="tool-summary"]').allInnerTexts()).toEqual(['docs/guide.md']);
+    expect(await page.getByTestId('transcript').locator('[data-testid="tool-summary"]').allInnerTexts()).toEqual([
+      'docs/guide.md',
+    ]);
   });
 
   it('the PR list and page say that state comes from the GitHub App, and link to the settings page that installs it', async () => {
     await page.goto(`${gw.base}/f/${t.appId}/prs`);
     const notice = page.getByTestId('github-app-notice');
     await notice.waitFor();
-    expect(await notice.innerText()).toContain('come from the GitHub App, and this gateway has no GitHub App configured');
-    expect(await page.getByTestId('prs-table').getByRole('row', { name: /acme\/api#12/ }).locator('.chip').first().innerText()).toBe('unknown');
+    expect(await notice.innerText()).toContain(
+      'come from the GitHub App, and this gateway has no GitHub App configured',
+    );
+    expect(
+      await page
+        .getByTestId('prs-table')
+        .getByRole('row', { name: /acme\/api#12/ })
+        .locator('.chip')
+        .first()
+        .innerText(),
+    ).toBe('unknown');
 
     await page.goto(`${gw.base}/f/${t.appId}/prs/acme/api/12`);
     await page.getByTestId('github-app-notice').waitFor();

@@ -22,8 +22,11 @@ export function describeInBrowser(name: string, fn: () => void): void {
     describe(name, fn);
     return;
   }
-  if (process.env.ATTEST_REQUIRE_BROWSER) throw new Error(`No Chromium at ${CHROMIUM}: the browser tests are required here (ATTEST_REQUIRE_BROWSER)`);
-  console.log(`web tests skipped (${name}): no Chromium at ${CHROMIUM}; install it with \`apt-get install chromium\` or set ATTEST_CHROMIUM`);
+  if (process.env.ATTEST_REQUIRE_BROWSER)
+    throw new Error(`No Chromium at ${CHROMIUM}: the browser tests are required here (ATTEST_REQUIRE_BROWSER)`);
+  console.log(
+    `web tests skipped (${name}): no Chromium at ${CHROMIUM}; install it with \`apt-get install chromium\` or set ATTEST_CHROMIUM`,
+  );
   describe.skip(name, fn);
 }
 
@@ -42,7 +45,10 @@ function newest(dir: string): number {
 function webIsFresh(): boolean {
   const index = path.join(ROOT, 'dist', 'web', 'index.html');
   // The dashboard bundles the shared API client (src/client) too.
-  return fs.existsSync(index) && fs.statSync(index).mtimeMs >= Math.max(newest(path.join(ROOT, 'web')), newest(path.join(ROOT, 'src', 'client')));
+  return (
+    fs.existsSync(index) &&
+    fs.statSync(index).mtimeMs >= Math.max(newest(path.join(ROOT, 'web')), newest(path.join(ROOT, 'src', 'client')))
+  );
 }
 
 /**
@@ -61,13 +67,16 @@ export async function ensureWebBuilt(): Promise<void> {
       // Someone else builds; a lock older than 5 minutes is a crashed build.
       try {
         if (Date.now() - fs.statSync(lock).mtimeMs > 300_000) fs.rmSync(lock, { recursive: true, force: true });
-      } catch { /* gone already */ }
+      } catch {
+        /* gone already */
+      }
       await new Promise((r) => setTimeout(r, 500));
       if (webIsFresh()) return;
     }
   }
   try {
-    if (!webIsFresh()) execFileSync('npm', ['run', '--silent', 'build:web'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (!webIsFresh())
+      execFileSync('npm', ['run', '--silent', 'build:web'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
   }
@@ -83,7 +92,11 @@ export interface WebGateway extends TestGateway {
 /** A real gateway on a free port, its clock at the real now (cookies and links expire by it). */
 export async function startWebGateway(opts: StartOptions = {}): Promise<WebGateway> {
   await ensureWebBuilt();
-  const gw = await startGateway({ clock: new ManualClock(Date.now()), ...opts, env: { ATTEST_AUTH_CACHE_MS: '0', ...opts.env } });
+  const gw = await startGateway({
+    clock: new ManualClock(Date.now()),
+    ...opts,
+    env: { ATTEST_AUTH_CACHE_MS: '0', ...opts.env },
+  });
   await gw.app.listen({ port: 0, host: '127.0.0.1' });
   const address = gw.app.server.address();
   if (!address || typeof address === 'string') throw new Error('gateway did not listen on a port');
@@ -95,12 +108,25 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM,
     // A fresh profile per launch (playwright makes a temp user-data dir); no background traffic: this
     // machine's network is closed and Chromium would keep trying.
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
 }
 
 export async function newContext(browser: Browser, gw: WebGateway): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ baseURL: gw.base, viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
+  const ctx = await browser.newContext({
+    baseURL: gw.base,
+    viewport: { width: 1280, height: 860 },
+    colorScheme: 'light',
+  });
   ctx.setDefaultTimeout(15_000);
   return ctx;
 }
@@ -121,7 +147,11 @@ export async function signIn(ctx: BrowserContext, gw: WebGateway, loginToken: st
 }
 
 /** Signs the user of `loginToken` in on `ctx` and waits for the factory's home page; the page's script errors are logged. */
-export async function openFactoryHome(ctx: BrowserContext, gw: WebGateway, who: { loginToken: string; appId: string }): Promise<Page> {
+export async function openFactoryHome(
+  ctx: BrowserContext,
+  gw: WebGateway,
+  who: { loginToken: string; appId: string },
+): Promise<Page> {
   const page = await signIn(ctx, gw, who.loginToken);
   page.on('pageerror', (e) => console.log('page error:', e.message));
   await page.waitForURL(`**/f/${who.appId}`);

@@ -5,7 +5,15 @@
 import { beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Tenant } from '../helpers/gateway.js';
-import { describeInBrowser, newContext, openFactoryHome, screenshot, signIn, withDashboardAndTenants, type WebGateway } from './helpers.js';
+import {
+  describeInBrowser,
+  newContext,
+  openFactoryHome,
+  screenshot,
+  signIn,
+  withDashboardAndTenants,
+  type WebGateway,
+} from './helpers.js';
 
 const SEC = 1000;
 const MIN = 60 * SEC;
@@ -21,7 +29,11 @@ describeInBrowser('dashboard: hosts', () => {
 
   const beat = async (t: Tenant, at: number, body: Record<string, unknown>) => {
     gw.clock.set(at);
-    const r = await gw.call('POST', '/v1/hosts/heartbeat', { token: t.factoryKey, appId: t.appId, body: { runnerVersion: '1.4.0', ...body } });
+    const r = await gw.call('POST', '/v1/hosts/heartbeat', {
+      token: t.factoryKey,
+      appId: t.appId,
+      body: { runnerVersion: '1.4.0', ...body },
+    });
     if (r.status !== 200) throw new Error(`heartbeat: ${r.status} ${r.text}`);
   };
 
@@ -32,14 +44,20 @@ describeInBrowser('dashboard: hosts', () => {
     // ago (stale: older than 90 s), delta 2 h ago (offline: older than 10 min).
     await beat(a, t0 - 2 * 60 * MIN, { hostId: 'h-delta', name: 'delta', capacity: 2, activeJobs: 0 });
     await beat(a, t0 - 5 * MIN, { hostId: 'h-charlie', name: 'charlie', capacity: 4, activeJobs: 1 });
-    await beat(a, t0 - 42 * SEC, { hostId: 'h-alpha', name: 'alpha', capacity: 4, activeJobs: 1, labels: ['linux', 'gpu'] });
+    await beat(a, t0 - 42 * SEC, {
+      hostId: 'h-alpha',
+      name: 'alpha',
+      capacity: 4,
+      activeJobs: 1,
+      labels: ['linux', 'gpu'],
+    });
     await beat(a, t0 - 10 * SEC, { hostId: 'h-bravo', name: 'bravo', capacity: 2, activeJobs: 2 });
     gw.clock.set(t0);
     ctx = await newContext(browser, gw);
     page = await openFactoryHome(ctx, gw, a);
   }, 240_000);
 
-  const until = <T,>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 20_000 });
+  const until = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 20_000 });
   const row = (hostId: string) => page.locator(`tr[data-host="${hostId}"]`);
   const cell = (hostId: string, testId: string) => row(hostId).getByTestId(testId).innerText();
 
@@ -47,7 +65,12 @@ describeInBrowser('dashboard: hosts', () => {
     await page.clock.setFixedTime(t0);
     await page.getByRole('link', { name: 'Hosts', exact: true }).click();
     await page.waitForURL(`**/f/${a.appId}/hosts`);
-    await until(() => page.getByTestId('hosts-table').locator('tbody tr td:first-child b').allInnerTexts()).toEqual(['alpha', 'bravo', 'charlie', 'delta']);
+    await until(() => page.getByTestId('hosts-table').locator('tbody tr td:first-child b').allInnerTexts()).toEqual([
+      'alpha',
+      'bravo',
+      'charlie',
+      'delta',
+    ]);
     expect(await page.getByTestId('hosts-total').innerText()).toBe('4');
     const expected: Array<[string, string, string, string, string]> = [
       ['h-alpha', 'online', '1', '4', '42 s ago'],
@@ -56,8 +79,15 @@ describeInBrowser('dashboard: hosts', () => {
       ['h-delta', 'offline', '0', '2', '2 h ago'],
     ];
     for (const [id, status, active, capacity, age] of expected) {
-      expect([await cell(id, 'host-status'), await cell(id, 'host-active'), await cell(id, 'host-capacity'), await cell(id, 'host-heartbeat')], id)
-        .toEqual([status, active, capacity, age]);
+      expect(
+        [
+          await cell(id, 'host-status'),
+          await cell(id, 'host-active'),
+          await cell(id, 'host-capacity'),
+          await cell(id, 'host-heartbeat'),
+        ],
+        id,
+      ).toEqual([status, active, capacity, age]);
     }
     expect(await row('h-alpha').innerText()).toContain('linux');
     expect(await row('h-alpha').innerText()).toContain('1.4.0');
@@ -76,7 +106,9 @@ describeInBrowser('dashboard: hosts', () => {
     // charlie (stale) heartbeats at t0 + 20 s with 3 of 4 slots busy: online again, heard 0 s ago.
     await beat(a, t0 + 20 * SEC, { hostId: 'h-charlie', name: 'charlie', capacity: 4, activeJobs: 3 });
     const navigations: string[] = [];
-    page.on('framenavigated', (f) => { if (f === page.mainFrame()) navigations.push(f.url()); });
+    page.on('framenavigated', (f) => {
+      if (f === page.mainFrame()) navigations.push(f.url());
+    });
     await until(() => cell('h-charlie', 'host-status')).toBe('online');
     expect(await cell('h-charlie', 'host-active')).toBe('3');
     expect(await cell('h-charlie', 'host-heartbeat')).toBe('0 s ago');
@@ -90,7 +122,7 @@ describeInBrowser('dashboard: hosts', () => {
     gw.clock.set(t0);
   });
 
-  it("another factory's hosts page is empty and says how hosts get there; A's hosts URL is \"Not found\" for B", async () => {
+  it('another factory\'s hosts page is empty and says how hosts get there; A\'s hosts URL is "Not found" for B', async () => {
     const bctx = await newContext(browser, gw);
     const bpage = await signIn(bctx, gw, b.loginToken);
     await bpage.waitForURL(`**/f/${b.appId}`);

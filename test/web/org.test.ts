@@ -9,10 +9,25 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page, Request } from 'playwright-core';
 import { ManualClock } from '../../src/server/clock.js';
 import { createTenant, type Tenant } from '../helpers/gateway.js';
-import { SCREENSHOTS, describeInBrowser, launchBrowser, newContext, openFactoryHome, screenshot, signIn, startWebGateway, type WebGateway } from './helpers.js';
+import {
+  SCREENSHOTS,
+  describeInBrowser,
+  launchBrowser,
+  newContext,
+  openFactoryHome,
+  screenshot,
+  signIn,
+  startWebGateway,
+  type WebGateway,
+} from './helpers.js';
 
 type RoleName = 'owner' | 'admin' | 'write' | 'read';
-interface Person { userId: string; email: string; name: string; loginToken: string }
+interface Person {
+  userId: string;
+  email: string;
+  name: string;
+  loginToken: string;
+}
 
 describeInBrowser('dashboard: organization page', () => {
   // Whole seconds, so the times the test filters by are the times the rows carry.
@@ -48,7 +63,7 @@ describeInBrowser('dashboard: organization page', () => {
     const r = await gw.call('GET', `/v1/orgs/${org}/members`, { token: mgmt });
     return Object.fromEntries((r.body.data as { email: string; role: string }[]).map((m) => [m.email, m.role]));
   };
-  const until = <T,>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 10_000 });
+  const until = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 10_000 });
   const memberRow = (p: Person) => page.locator(`[data-testid="member-row"][data-email="${p.email}"]`);
   const auditActions = () => page.getByTestId('audit-row').getByTestId('audit-action').allInnerTexts();
   const auditTargets = () => page.getByTestId('audit-row').getByTestId('audit-target').allInnerTexts();
@@ -60,13 +75,24 @@ describeInBrowser('dashboard: organization page', () => {
     await adminCall('POST', '/v1/admin/orgs', { name: org, plan: 'enterprise' });
     owner = await person('olive', 'Olive Owner', 'owner');
     appId = (await adminCall('POST', `/v1/admin/orgs/${org}/apps`, { name: 'main' })).id;
-    mgmt = (await adminCall('POST', `/v1/admin/orgs/${org}/management-keys`, { name: 'mgmt', createdBy: owner.userId, permissions: ['members.read', 'members.write', 'audit.read'] })).key;
-    clock.set(T0 + 1000); admin = await person('adam', 'Adam Admin', 'admin');
-    clock.set(T0 + 2000); writer = await person('wanda', 'Wanda Writer', 'write');
-    clock.set(T0 + 3000); reader = await person('rita', 'Rita Reader', 'read');
-    clock.set(T0 + 4000); leaver = await person('leo', 'Leo Leaver', 'write');
+    mgmt = (
+      await adminCall('POST', `/v1/admin/orgs/${org}/management-keys`, {
+        name: 'mgmt',
+        createdBy: owner.userId,
+        permissions: ['members.read', 'members.write', 'audit.read'],
+      })
+    ).key;
+    clock.set(T0 + 1000);
+    admin = await person('adam', 'Adam Admin', 'admin');
+    clock.set(T0 + 2000);
+    writer = await person('wanda', 'Wanda Writer', 'write');
+    clock.set(T0 + 3000);
+    reader = await person('rita', 'Rita Reader', 'read');
+    clock.set(T0 + 4000);
+    leaver = await person('leo', 'Leo Leaver', 'write');
     other = await createTenant(gw);
-    otherOwnerEmail = (await gw.call('GET', `/v1/orgs/${other.orgName}/members`, { token: other.managementKey })).body.data[0].email;
+    otherOwnerEmail = (await gw.call('GET', `/v1/orgs/${other.orgName}/members`, { token: other.managementKey })).body
+      .data[0].email;
     free = await createTenant(gw, { plan: 'free' });
     clock.set(T0 + 5000);
     browser = await launchBrowser();
@@ -90,11 +116,18 @@ describeInBrowser('dashboard: organization page', () => {
     const seen: [string, string, string][] = [];
     for (let i = 0; i < 5; i++) {
       const cells = rows.nth(i).locator('td');
-      seen.push([await cells.nth(0).innerText(), await cells.nth(1).innerText(), await rows.nth(i).locator('select').inputValue()]);
+      seen.push([
+        await cells.nth(0).innerText(),
+        await cells.nth(1).innerText(),
+        await rows.nth(i).locator('select').inputValue(),
+      ]);
     }
     expect(seen).toEqual([
-      ['Olive Owner (you)', owner.email, 'owner'], ['Adam Admin', admin.email, 'admin'], ['Wanda Writer', writer.email, 'write'],
-      ['Rita Reader', reader.email, 'read'], ['Leo Leaver', leaver.email, 'write'],
+      ['Olive Owner (you)', owner.email, 'owner'],
+      ['Adam Admin', admin.email, 'admin'],
+      ['Wanda Writer', writer.email, 'write'],
+      ['Rita Reader', reader.email, 'read'],
+      ['Leo Leaver', leaver.email, 'write'],
     ]);
     expect(await page.getByTestId('members-read-only').count()).toBe(0);
     await until(() => page.getByTestId('chain-status').innerText()).toBe('Chain verified: 8 entries, intact');
@@ -116,7 +149,9 @@ describeInBrowser('dashboard: organization page', () => {
 
   it('cancelling the confirmation changes nothing: no request, the select goes back, the API still says write', async () => {
     const writes: Request[] = [];
-    const watch = (r: Request) => { if (r.method() !== 'GET' && r.url().includes('/members/')) writes.push(r); };
+    const watch = (r: Request) => {
+      if (r.method() !== 'GET' && r.url().includes('/members/')) writes.push(r);
+    };
     page.on('request', watch);
     await memberRow(writer).locator('select').selectOption('admin');
     await memberRow(writer).getByRole('button', { name: 'Save' }).click();
@@ -178,13 +213,22 @@ describeInBrowser('dashboard: organization page', () => {
     await page.getByTestId('audit-table').waitFor();
     expect(await page.getByTestId('audit-total').innerText()).toBe('10 entries');
     expect(await auditActions()).toEqual([
-      'member.removed', 'member.role_changed', 'member.added', 'member.added', 'member.added', 'member.added',
-      'management_key.created', 'app.created', 'member.added', 'org.created',
+      'member.removed',
+      'member.role_changed',
+      'member.added',
+      'member.added',
+      'member.added',
+      'member.added',
+      'management_key.created',
+      'app.created',
+      'member.added',
+      'org.created',
     ]);
     expect(await page.getByTestId('chain-status').innerText()).toBe('Chain verified: 10 entries, intact');
     const filters = page.getByTestId('audit-filters');
     const apply = async (values: Partial<Record<'actionType' | 'targetType' | 'startDate' | 'endDate', string>>) => {
-      for (const name of ['actionType', 'targetType', 'startDate', 'endDate'] as const) await filters.locator(`input[name="${name}"]`).fill(values[name] ?? '');
+      for (const name of ['actionType', 'targetType', 'startDate', 'endDate'] as const)
+        await filters.locator(`input[name="${name}"]`).fill(values[name] ?? '');
       await filters.getByRole('button', { name: 'Apply' }).click();
     };
 
@@ -198,7 +242,15 @@ describeInBrowser('dashboard: organization page', () => {
     expect(await auditTargets()).toEqual(['main']);
 
     await apply({ targetType: 'member' });
-    await until(auditActions).toEqual(['member.removed', 'member.role_changed', 'member.added', 'member.added', 'member.added', 'member.added', 'member.added']);
+    await until(auditActions).toEqual([
+      'member.removed',
+      'member.role_changed',
+      'member.added',
+      'member.added',
+      'member.added',
+      'member.added',
+      'member.added',
+    ]);
 
     // A window around the role change only (inclusive bounds, to the millisecond).
     await apply({ startDate: at(10 * MIN - 1000), endDate: at(10 * MIN) });
@@ -249,8 +301,17 @@ describeInBrowser('dashboard: organization page', () => {
 
   it('a broken chain shows where it breaks; repaired, it verifies again', async () => {
     const db = gw.app.attest.db;
-    const row = await db.selectFrom('audit_log').select(['id', 'seq', 'target_identifier']).where('org_id', '=', (await gw.call('GET', `/v1/orgs/${org}`, { token: mgmt })).body.data.id).where('seq', '=', 6).executeTakeFirstOrThrow();
-    await db.updateTable('audit_log').set({ target_identifier: 'someone-else@example.com' }).where('id', '=', row.id).execute();
+    const row = await db
+      .selectFrom('audit_log')
+      .select(['id', 'seq', 'target_identifier'])
+      .where('org_id', '=', (await gw.call('GET', `/v1/orgs/${org}`, { token: mgmt })).body.data.id)
+      .where('seq', '=', 6)
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('audit_log')
+      .set({ target_identifier: 'someone-else@example.com' })
+      .where('id', '=', row.id)
+      .execute();
     try {
       await page.goto(`/o/${org}`);
       const status = page.getByTestId('chain-status');
@@ -259,7 +320,11 @@ describeInBrowser('dashboard: organization page', () => {
       expect(await status.innerText()).toContain('5 entries before it verified');
       await page.getByTestId('audit').scrollIntoViewIfNeeded();
     } finally {
-      await db.updateTable('audit_log').set({ target_identifier: row.target_identifier }).where('id', '=', row.id).execute();
+      await db
+        .updateTable('audit_log')
+        .set({ target_identifier: row.target_identifier })
+        .where('id', '=', row.id)
+        .execute();
     }
     await page.reload();
     await until(() => page.getByTestId('chain-status').innerText()).toBe('Chain verified: 10 entries, intact');
@@ -279,25 +344,54 @@ describeInBrowser('dashboard: organization page', () => {
     await p.getByTestId('members-table').waitFor();
     expect(await p.getByTestId('org-role').innerText()).toBe('write');
     expect(await p.getByTestId('org-plan').innerText()).toBe('enterprise');
-    expect(await p.getByTestId('members-read-only').innerText()).toBe('You need owner or admin to change roles or remove members.');
+    expect(await p.getByTestId('members-read-only').innerText()).toBe(
+      'You need owner or admin to change roles or remove members.',
+    );
     expect(await p.getByTestId('member-role').allInnerTexts()).toEqual(['owner', 'admin', 'write', 'write']);
     expect(await p.getByTestId('audit-forbidden').innerText()).toBe('You need owner or admin to read the audit log.');
     expect(await p.locator('main select, main button').count()).toBe(0);
     expect(await p.getByTestId('audit-table').count()).toBe(0);
     // Forced from the page: the cookie and the dashboard header, exactly what the app would send.
-    const forced = await p.evaluate(async ({ orgName, ownerId }) => {
-      const headers = { 'X-Attest-Dashboard': '1', 'content-type': 'application/json' };
-      const patch = await fetch(`/v1/orgs/${orgName}/members/${ownerId}`, { method: 'PATCH', headers, body: JSON.stringify({ role: 'read' }), credentials: 'same-origin' });
-      const del = await fetch(`/v1/orgs/${orgName}/members/${ownerId}`, { method: 'DELETE', headers: { 'X-Attest-Dashboard': '1' }, credentials: 'same-origin' });
-      const audit = await fetch(`/v1/orgs/${orgName}/audit-log`, { headers: { 'X-Attest-Dashboard': '1' }, credentials: 'same-origin' });
-      return [[patch.status, (await patch.json()).error.code], [del.status, (await del.json()).error.code], [audit.status, (await audit.json()).error.code]];
-    }, { orgName: org, ownerId: owner.userId });
-    expect(forced).toEqual([[403, 'forbidden'], [403, 'forbidden'], [403, 'forbidden']]);
+    const forced = await p.evaluate(
+      async ({ orgName, ownerId }) => {
+        const headers = { 'X-Attest-Dashboard': '1', 'content-type': 'application/json' };
+        const patch = await fetch(`/v1/orgs/${orgName}/members/${ownerId}`, {
+          method: 'PATCH',
+          headers,
+          body: JSON.stringify({ role: 'read' }),
+          credentials: 'same-origin',
+        });
+        const del = await fetch(`/v1/orgs/${orgName}/members/${ownerId}`, {
+          method: 'DELETE',
+          headers: { 'X-Attest-Dashboard': '1' },
+          credentials: 'same-origin',
+        });
+        const audit = await fetch(`/v1/orgs/${orgName}/audit-log`, {
+          headers: { 'X-Attest-Dashboard': '1' },
+          credentials: 'same-origin',
+        });
+        return [
+          [patch.status, (await patch.json()).error.code],
+          [del.status, (await del.json()).error.code],
+          [audit.status, (await audit.json()).error.code],
+        ];
+      },
+      { orgName: org, ownerId: owner.userId },
+    );
+    expect(forced).toEqual([
+      [403, 'forbidden'],
+      [403, 'forbidden'],
+      [403, 'forbidden'],
+    ]);
     expect((await apiRoles())[owner.email]).toBe('owner');
     await ctx.close();
     // Each refusal is in the owner's audit log, with the member who tried.
     await page.goto(`/o/${org}?actionType=permission.denied`);
-    await until(auditTargets).toEqual(['GET /v1/orgs/:orgName/audit-log', 'DELETE /v1/orgs/:orgName/members/:userId', 'PATCH /v1/orgs/:orgName/members/:userId']);
+    await until(auditTargets).toEqual([
+      'GET /v1/orgs/:orgName/audit-log',
+      'DELETE /v1/orgs/:orgName/members/:userId',
+      'PATCH /v1/orgs/:orgName/members/:userId',
+    ]);
     expect(await page.getByTestId('audit-row').first().locator('td').nth(2).innerText()).toContain(writer.email);
   });
 
@@ -323,7 +417,9 @@ describeInBrowser('dashboard: organization page', () => {
     expect(await p.getByTestId('org-plan').innerText()).toBe('free');
     const notice = p.getByTestId('audit-error');
     await notice.waitFor();
-    expect(await notice.innerText()).toContain('The audit log needs the enterprise plan; this organization is on free.');
+    expect(await notice.innerText()).toContain(
+      'The audit log needs the enterprise plan; this organization is on free.',
+    );
     expect(await p.getByTestId('audit-filters').count()).toBe(0);
     await ctx.close();
   });
@@ -338,7 +434,9 @@ describeInBrowser('dashboard: organization page', () => {
     await email.fill(`nobody@${org}.example.com`);
     await form.getByRole('button', { name: 'Add' }).click();
     await addError.waitFor();
-    expect(await addError.innerText()).toBe(`No user with email "nobody@${org}.example.com"; the operator creates users (POST /v1/admin/users).`);
+    expect(await addError.innerText()).toBe(
+      `No user with email "nobody@${org}.example.com"; the operator creates users (POST /v1/admin/users).`,
+    );
     await email.fill(admin.email);
     await form.getByRole('button', { name: 'Add' }).click();
     await until(() => addError.innerText()).toBe(`${admin.email} is already a member of ${org}.`);

@@ -5,9 +5,22 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTenant, type Tenant } from '../helpers/gateway.js';
 import { ingest, sessionDoc } from '../areas/metrics/sessions.js';
-import { describeInBrowser, launchBrowser, newContext, screenshot, signIn, startWebGateway, type WebGateway } from './helpers.js';
+import {
+  describeInBrowser,
+  launchBrowser,
+  newContext,
+  screenshot,
+  signIn,
+  startWebGateway,
+  type WebGateway,
+} from './helpers.js';
 
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const usd = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+});
 const turn = { model: 'claude-sonnet-4-5', in: 1000, out: 500 };
 
 describeInBrowser('dashboard: overview and exports', () => {
@@ -20,19 +33,34 @@ describeInBrowser('dashboard: overview and exports', () => {
   const as = () => ({ token: t.factoryKey, appId: t.appId });
   /** What the test seeded in the last 7 days and the 7 before (the prior window). */
   const current = [
-    { hoursAgo: 2, turns: 1, branch: 'main' }, { hoursAgo: 30, turns: 2, branch: 'main' }, { hoursAgo: 50, turns: 3, branch: 'feat/x' },
-    { hoursAgo: 80, turns: 4, branch: 'feat/x' }, { hoursAgo: 120, turns: 5, branch: 'fix/y' },
+    { hoursAgo: 2, turns: 1, branch: 'main' },
+    { hoursAgo: 30, turns: 2, branch: 'main' },
+    { hoursAgo: 50, turns: 3, branch: 'feat/x' },
+    { hoursAgo: 80, turns: 4, branch: 'feat/x' },
+    { hoursAgo: 120, turns: 5, branch: 'fix/y' },
   ];
-  const prior = [{ hoursAgo: 24 * 9, turns: 1, branch: 'main' }, { hoursAgo: 24 * 10, turns: 1, branch: 'main' }];
+  const prior = [
+    { hoursAgo: 24 * 9, turns: 1, branch: 'main' },
+    { hoursAgo: 24 * 10, turns: 1, branch: 'main' },
+  ];
 
   beforeAll(async () => {
     gw = await startWebGateway();
     base = gw.base;
     t = await createTenant(gw);
-    await ingest(gw, as(), [...current, ...prior].map((s, i) => sessionDoc({
-      startedAt: new Date(now - s.hoursAgo * 3_600_000).toISOString(), repo: 'acme/api', branch: s.branch, title: i === 0 ? 'has, comma' : `s${i}`,
-      turns: Array.from({ length: s.turns }, () => turn),
-    })));
+    await ingest(
+      gw,
+      as(),
+      [...current, ...prior].map((s, i) =>
+        sessionDoc({
+          startedAt: new Date(now - s.hoursAgo * 3_600_000).toISOString(),
+          repo: 'acme/api',
+          branch: s.branch,
+          title: i === 0 ? 'has, comma' : `s${i}`,
+          turns: Array.from({ length: s.turns }, () => turn),
+        }),
+      ),
+    );
     browser = await launchBrowser();
     page = await signIn(await newContext(browser, gw), gw, t.loginToken);
   }, 180_000);
@@ -44,7 +72,8 @@ describeInBrowser('dashboard: overview and exports', () => {
   it('the factory home shows the tiles with their change against the prior window, computed from the seeded data', async () => {
     // The list's costs of the seeded sessions: each is `turns` assistant turns of the same price.
     const list = await gw.call('GET', '/v1/sessions?repoScope=all&limit=100', as());
-    const sessions: { costUsd: number; turnCount: number; userTurnCount: number; startedAt: string }[] = list.body.data.sessions;
+    const sessions: { costUsd: number; turnCount: number; userTurnCount: number; startedAt: string }[] =
+      list.body.data.sessions;
     expect(sessions).toHaveLength(7);
     const unit = sessions.find((s) => s.turnCount - s.userTurnCount === 1)!.costUsd;
     const cost = (xs: { turns: number }[]) => xs.reduce((n, s) => n + s.turns * unit, 0);
@@ -53,7 +82,9 @@ describeInBrowser('dashboard: overview and exports', () => {
     await page.getByTestId('tiles').waitFor();
     expect(await page.getByTestId('tile-sessions-value').textContent()).toBe(String(current.length));
     expect(await page.getByTestId('tile-totalCostUsd-value').textContent()).toBe(usd.format(cost(current)));
-    expect(await page.getByTestId('tile-turns-value').textContent()).toBe(String(current.reduce((n, s) => n + s.turns + 1, 0)));
+    expect(await page.getByTestId('tile-turns-value').textContent()).toBe(
+      String(current.reduce((n, s) => n + s.turns + 1, 0)),
+    );
     // No PR merged: cost per merged PR has no value, every cent is unshipped.
     expect(await page.getByTestId('tile-costPerMergedPrUsd-value').textContent()).toBe('—');
     expect(await page.getByTestId('tile-unshippedCostUsd-value').textContent()).toBe(usd.format(cost(current)));
@@ -81,7 +112,9 @@ describeInBrowser('dashboard: overview and exports', () => {
     await page.getByRole('button', { name: 'Last 30 days' }).click();
     await page.waitForURL(/days=30/);
     // The 30-day window holds all 7 sessions (the old table stays until the new answer is in).
-    await expect.poll(() => page.getByTestId('compare-sessions').locator('td').nth(2).textContent(), { timeout: 15_000 }).toBe('7');
+    await expect
+      .poll(() => page.getByTestId('compare-sessions').locator('td').nth(2).textContent(), { timeout: 15_000 })
+      .toBe('7');
   });
 
   it("a custom window the API refuses shows the API's message next to the field, and the page stays", async () => {
@@ -94,7 +127,9 @@ describeInBrowser('dashboard: overview and exports', () => {
     const error = page.getByTestId('window-error-from');
     await error.waitFor();
     // The gateway's words (400 invalid_date_range, detail on `from`), not the page's own.
-    expect(await error.textContent()).toBe('must not be after to: from (2026-11-20T00:00:00.000Z) is after to (2026-11-11T00:00:00.000Z).');
+    expect(await error.textContent()).toBe(
+      'must not be after to: from (2026-11-20T00:00:00.000Z) is after to (2026-11-11T00:00:00.000Z).',
+    );
     expect(page.url()).toMatch(/days=7/);
     expect(await page.getByTestId('tiles').isVisible()).toBe(true);
     // A window it accepts moves the page and clears the message.
@@ -107,7 +142,10 @@ describeInBrowser('dashboard: overview and exports', () => {
   it('the sessions export downloads the rows the list shows for the same filters', async () => {
     await page.goto(`${base}/f/${t.appId}/sessions?repo=acme/api&branch=main`);
     await page.getByTestId('sessions-export').waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('sessions-export').getByRole('button', { name: 'CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('sessions-export').getByRole('button', { name: 'CSV' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('sessions.csv');
     const text = fs.readFileSync((await download.path())!, 'utf8');
     const listed = await gw.call('GET', '/v1/sessions?repo=acme/api&branch=main&limit=100', as());
@@ -117,7 +155,10 @@ describeInBrowser('dashboard: overview and exports', () => {
     expect(lines[0]!.startsWith('traceId,')).toBe(true);
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(ids);
     expect(text).toContain('"has, comma"');
-    const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('sessions-export').getByRole('button', { name: 'JSON' }).click()]);
+    const [json] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('sessions-export').getByRole('button', { name: 'JSON' }).click(),
+    ]);
     const rows = JSON.parse(fs.readFileSync((await json.path())!, 'utf8')) as { traceId: string }[];
     expect(rows.map((r) => r.traceId)).toEqual(ids);
   });

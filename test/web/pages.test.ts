@@ -6,7 +6,15 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, ConsoleMessage, Page, Request, Response } from 'playwright-core';
 import { createTenant, type Tenant } from '../helpers/gateway.js';
 import { siblingFactory } from '../helpers/cross-tenant.js';
-import { describeInBrowser, launchBrowser, newContext, openFactoryHome, screenshot, startWebGateway, type WebGateway } from './helpers.js';
+import {
+  describeInBrowser,
+  launchBrowser,
+  newContext,
+  openFactoryHome,
+  screenshot,
+  startWebGateway,
+  type WebGateway,
+} from './helpers.js';
 import { LOG_TEXT, PR, RAW_TITLE, seedFactory, type Seeded } from './seed.js';
 import { canonical } from '../areas/sessions/fixtures.js';
 import { ingest, sessionDoc } from '../areas/metrics/sessions.js';
@@ -35,8 +43,14 @@ describeInBrowser('dashboard pages', () => {
     await gw?.close();
   });
 
-  const until = <T,>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 10_000 });
-  const usd = (n: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 }).format(n);
+  const until = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 10_000 });
+  const usd = (n: number) =>
+    new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency: 'USD',
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 4,
+    }).format(n);
   const rowTitles = () => page.getByTestId('sessions-table').locator('tbody tr td:first-child a').allInnerTexts();
 
   it('sessions: the dominant repository, the hidden ones offered, and costs as the API states them', async () => {
@@ -50,7 +64,9 @@ describeInBrowser('dashboard pages', () => {
     await page.waitForURL(/repoScope=all/);
     await until(() => page.getByTestId('sessions-total').innerText()).toBe('3');
     expect(await page.getByTestId('hidden-sessions').count()).toBe(0);
-    expect(await rowTitles()).toEqual(expect.arrayContaining([RAW_TITLE, 'Fix rate limiter window boundary', 'Long refactor with 1200 turns']));
+    expect(await rowTitles()).toEqual(
+      expect.arrayContaining([RAW_TITLE, 'Fix rate limiter window boundary', 'Long refactor with 1200 turns']),
+    );
 
     const api = (await gw.call('GET', '/v1/sessions?repoScope=all', { token: t.loginToken, appId: t.appId })).body.data;
     const fix = api.sessions.find((s: { title: string }) => s.title === 'Fix rate limiter window boundary');
@@ -82,12 +98,16 @@ describeInBrowser('dashboard pages', () => {
     await until(() => page.getByTestId('sessions-total').innerText()).toBe('2');
     expect(page.url()).toBe(url);
     expect(await page.locator('select[name=repo]').inputValue()).toBe('acme/acme-api');
-    expect(await rowTitles()).toEqual(expect.arrayContaining(['Fix rate limiter window boundary', 'Long refactor with 1200 turns']));
+    expect(await rowTitles()).toEqual(
+      expect.arrayContaining(['Fix rate limiter window boundary', 'Long refactor with 1200 turns']),
+    );
     // A controlled checkbox: it flips once the URL (the state) has changed. Back undoes it.
     await page.goto(`/f/${t.appId}/sessions?repoScope=all`);
     await until(() => page.getByTestId('sessions-total').innerText()).toBe('3');
     await page.locator('input[name=includeSubagents]').click();
-    await page.waitForURL((u) => u.searchParams.get('includeSubagents') === '1' && u.searchParams.get('repoScope') === 'all');
+    await page.waitForURL(
+      (u) => u.searchParams.get('includeSubagents') === '1' && u.searchParams.get('repoScope') === 'all',
+    );
     await until(() => page.getByTestId('sessions-total').innerText()).toBe('4');
     expect(await page.getByTestId('sessions-table').locator('.chip', { hasText: 'subagent' }).count()).toBe(1);
     await page.goBack();
@@ -103,12 +123,18 @@ describeInBrowser('dashboard pages', () => {
     expect(await facts.locator('[data-fact="Branch"] dd').innerText()).toBe('fix/rate-limit-window');
     expect(await facts.locator('[data-fact="Models"] dd').innerText()).toBe('claude-opus-4-8');
     // Token totals of the fixture: 9 input, 412 output, 18,230 cache read, 2,048 cache write.
-    expect(await page.getByTestId('tokens-total').locator('td').allInnerTexts()).toEqual(expect.arrayContaining(['9', '412', '18,230', '2,048']));
+    expect(await page.getByTestId('tokens-total').locator('td').allInnerTexts()).toEqual(
+      expect.arrayContaining(['9', '412', '18,230', '2,048']),
+    );
     const transcript = page.getByTestId('transcript');
-    await until(() => transcript.innerText()).toContain('The rate limiter resets at the wrong boundary — fix it and add a test.');
+    await until(() => transcript.innerText()).toContain(
+      'The rate limiter resets at the wrong boundary — fix it and add a test.',
+    );
     expect(await transcript.innerText()).toContain('Found it — the window floor used the request timestamp.');
     expect(await transcript.locator('.tool.error .status').first().innerText()).toBe('failed');
-    expect(await transcript.locator('.tool.error').first().innerText()).toContain('String to replace not found in file');
+    expect(await transcript.locator('.tool.error').first().innerText()).toContain(
+      'String to replace not found in file',
+    );
     // Its subagent links back to it.
     const subLink = page.getByTestId('session-links').locator('li a');
     expect(await subLink.count()).toBe(1);
@@ -142,7 +168,9 @@ describeInBrowser('dashboard pages', () => {
     await until(() => transcript.innerText()).toContain('turn number 0 of the long session');
     expect(await page.getByRole('tab', { name: /Transcript/ }).innerText()).toContain('1,200 turns');
     expect(await transcript.locator('article.turn').count()).toBeLessThan(60);
-    await transcript.evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    await transcript.evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
     await until(() => transcript.innerText()).toContain('turn number 1199 of the long session');
     expect(await transcript.locator('article.turn').count()).toBeLessThan(60);
   });
@@ -151,7 +179,8 @@ describeInBrowser('dashboard pages', () => {
     await page.goto(`/f/${t.appId}/prs`);
     const row = page.getByTestId('prs-table').getByRole('row', { name: /acme\/acme-api#481/ });
     await until(() => row.count()).toBe(1);
-    const api = (await gw.call('GET', `/v1/prs/${PR.repository}/${PR.number}`, { token: t.loginToken, appId: t.appId })).body.data;
+    const api = (await gw.call('GET', `/v1/prs/${PR.repository}/${PR.number}`, { token: t.loginToken, appId: t.appId }))
+      .body.data;
     expect(api.sessions).toBe(1);
     // The Sessions column (after the pull request, verdict, state, merged, reverted and CI columns).
     expect(await row.locator('td').nth(6).innerText()).toBe('1');
@@ -166,9 +195,15 @@ describeInBrowser('dashboard pages', () => {
     await until(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(320);
 
     const video = page.locator(`[data-artifact="${seeded.artifacts.video}"] video`);
-    await video.evaluate((v: HTMLVideoElement) => { v.muted = true; return v.play(); });
+    await video.evaluate((v: HTMLVideoElement) => {
+      v.muted = true;
+      return v.play();
+    });
     await until(() => video.evaluate((v: HTMLVideoElement) => v.currentTime)).toBeGreaterThan(0.2);
-    await video.evaluate((v: HTMLVideoElement) => { v.pause(); v.currentTime = 1; });
+    await video.evaluate((v: HTMLVideoElement) => {
+      v.pause();
+      v.currentTime = 1;
+    });
     await until(() => video.evaluate((v: HTMLVideoElement) => !v.seeking && v.currentTime)).toBeGreaterThanOrEqual(0.9);
 
     const frame = page.locator(`[data-artifact="${seeded.artifacts.report}"] iframe`);
@@ -182,13 +217,21 @@ describeInBrowser('dashboard pages', () => {
     expect(await page.getByRole('link', { name: /^Download / }).count()).toBe(4);
 
     const checks = page.getByTestId('pr-results');
-    expect(await checks.getByRole('row', { name: /unit-tests/ }).innerText()).toMatch(/unit-tests\s+pass\s+run[\s\S]*fail/);
-    expect(await checks.getByRole('link', { name: 'run' }).first().getAttribute('href')).toMatch(/^https:\/\/ci\.example\.com\/runs\/10[23]$/);
+    expect(await checks.getByRole('row', { name: /unit-tests/ }).innerText()).toMatch(
+      /unit-tests\s+pass\s+run[\s\S]*fail/,
+    );
+    expect(await checks.getByRole('link', { name: 'run' }).first().getAttribute('href')).toMatch(
+      /^https:\/\/ci\.example\.com\/runs\/10[23]$/,
+    );
 
     const item = page.getByTestId('work-item');
     await until(() => item.innerText()).toContain('Rate limiter resets at the right boundary');
-    expect(await page.getByTestId('criteria').getByRole('row', { name: /AC-1/ }).innerText()).toContain('Requests at the window edge land in the new window');
-    expect(await page.getByTestId('criteria').getByRole('row', { name: /AC-2/ }).innerText()).toContain('CI log of the regression test');
+    expect(await page.getByTestId('criteria').getByRole('row', { name: /AC-1/ }).innerText()).toContain(
+      'Requests at the window edge land in the new window',
+    );
+    expect(await page.getByTestId('criteria').getByRole('row', { name: /AC-2/ }).innerText()).toContain(
+      'CI log of the regression test',
+    );
     expect(await page.getByTestId('criteria').getByRole('row', { name: /AC-3/ }).innerText()).toContain('no artifact');
     expect(await page.getByTestId('findings').innerText()).toContain('Window floor is computed twice');
     expect(await page.getByTestId('findings').innerText()).toContain('src/rate-limit.ts:42');
@@ -196,7 +239,9 @@ describeInBrowser('dashboard pages', () => {
   });
 
   it('artifact page: the artifact at the url the API returns, with caption, kind, criterion, PR and session', async () => {
-    const api = (await gw.call('GET', `/v1/artifacts/${seeded.artifacts.image}`, { token: t.loginToken, appId: t.appId })).body.data;
+    const api = (
+      await gw.call('GET', `/v1/artifacts/${seeded.artifacts.image}`, { token: t.loginToken, appId: t.appId })
+    ).body.data;
     // The user has a second factory: the page finds the artifact's factory with one request, not one per
     // factory (which left a 404 per other factory in the browser's console).
     await siblingFactory(gw, t);
@@ -206,14 +251,19 @@ describeInBrowser('dashboard pages', () => {
       const p = new URL(r.url()).pathname;
       if (/^\/v1\/(me\/)?artifacts\/[^/]+$/.test(p)) lookups.push(`${r.method()} ${p}`);
     };
-    const onResponse = (r: Response) => void (r.status() >= 400 && failures.push(`${r.status()} ${new URL(r.url()).pathname}`));
+    const onResponse = (r: Response) =>
+      void (r.status() >= 400 && failures.push(`${r.status()} ${new URL(r.url()).pathname}`));
     const onConsole = (m: ConsoleMessage) => void (m.type() === 'error' && failures.push(m.text()));
     page.on('request', onRequest);
     page.on('response', onResponse);
     page.on('console', onConsole);
     await page.goto(new URL(api.url).pathname);
-    await until(() => page.getByTestId('artifact-caption').innerText()).toBe('Requests at the window edge land in the new window');
-    await until(() => page.locator('.artifact img').evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(320);
+    await until(() => page.getByTestId('artifact-caption').innerText()).toBe(
+      'Requests at the window edge land in the new window',
+    );
+    await until(() =>
+      page.locator('.artifact img').evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth),
+    ).toBe(320);
     page.off('request', onRequest);
     page.off('response', onResponse);
     page.off('console', onConsole);
@@ -229,13 +279,17 @@ describeInBrowser('dashboard pages', () => {
     await screenshot(page, 'artifact');
     // The session and the work item are links to their pages (the session by the id its agent wrote).
     const facts = page.locator('dl.facts');
-    expect(await facts.getByRole('link', { name: full.id }).getAttribute('href')).toBe(`/f/${t.appId}/sessions/${full.id}`);
+    expect(await facts.getByRole('link', { name: full.id }).getAttribute('href')).toBe(
+      `/f/${t.appId}/sessions/${full.id}`,
+    );
     await facts.getByRole('link', { name: full.id }).click();
     await until(() => page.getByTestId('session-title').innerText()).toBe('Fix rate limiter window boundary');
     await page.goBack();
     await facts.getByRole('link', { name: seeded.workItemId }).click();
     await page.waitForURL(`**/f/${t.appId}/work/${seeded.workItemId}`);
-    await until(() => page.getByTestId('work-item-title').innerText()).toBe('#1 Rate limiter resets at the right boundary');
+    await until(() => page.getByTestId('work-item-title').innerText()).toBe(
+      '#1 Rate limiter resets at the right boundary',
+    );
     await page.goBack();
     await page.getByRole('link', { name: 'acme/acme-api#481' }).click();
     await page.waitForURL('**/prs/acme/acme-api/481');
@@ -245,8 +299,22 @@ describeInBrowser('dashboard pages', () => {
     const auth = { token: t.factoryKey, appId: t.appId };
     const prUrl = 'https://github.com/acme/tools/pull/9';
     await ingest(gw, auth, [
-      sessionDoc({ startedAt: '2026-10-01T09:00:00Z', repo: 'acme/tools', branch: 'a', prNumber: 9, prUrl, turns: [{ model: 'claude-sonnet-4-5', in: 1000, out: 500, cacheRead: 0 }] }),
-      sessionDoc({ startedAt: '2026-10-01T10:00:00Z', repo: 'acme/tools', branch: 'b', prNumber: 9, prUrl, turns: [{ model: 'mystery-model-9', in: 1000, out: 500, cacheRead: 0 }] }),
+      sessionDoc({
+        startedAt: '2026-10-01T09:00:00Z',
+        repo: 'acme/tools',
+        branch: 'a',
+        prNumber: 9,
+        prUrl,
+        turns: [{ model: 'claude-sonnet-4-5', in: 1000, out: 500, cacheRead: 0 }],
+      }),
+      sessionDoc({
+        startedAt: '2026-10-01T10:00:00Z',
+        repo: 'acme/tools',
+        branch: 'b',
+        prNumber: 9,
+        prUrl,
+        turns: [{ model: 'mystery-model-9', in: 1000, out: 500, cacheRead: 0 }],
+      }),
     ]);
     const api = (await gw.call('GET', '/v1/prs/acme/tools/9', { token: t.loginToken, appId: t.appId })).body.data;
     expect(api.costStatus).toBe('partial');
@@ -258,26 +326,48 @@ describeInBrowser('dashboard pages', () => {
     expect(await row.locator('[data-cost-status]').innerText()).toBe(`${usd(api.costUsd)} partial`);
     expect(await row.locator('[data-cost-status]').getAttribute('title')).toBe('No price for: mystery-model-9');
     // The seeded PR's sessions are all priced: no mark.
-    expect(await page.getByTestId('prs-table').getByRole('row', { name: /acme\/acme-api#481/ }).locator('[data-cost-status]').getAttribute('data-cost-status')).toBe('complete');
+    expect(
+      await page
+        .getByTestId('prs-table')
+        .getByRole('row', { name: /acme\/acme-api#481/ })
+        .locator('[data-cost-status]')
+        .getAttribute('data-cost-status'),
+    ).toBe('complete');
 
     await row.getByRole('link', { name: 'acme/tools#9' }).click();
     await page.waitForURL('**/prs/acme/tools/9');
     await until(() => page.getByTestId('pr-cost').innerText()).toBe(`${usd(api.costUsd)} partial`);
     const sessionCosts = page.getByTestId('pr-sessions').locator('tbody [data-cost-status]');
-    expect(await sessionCosts.evaluateAll((els) => els.map((e) => [e.getAttribute('data-cost-status'), (e as HTMLElement).innerText]))).toEqual([
-      ['complete', usd(api.sessionList[0].costUsd)], ['unpriced', 'unpriced'],
+    expect(
+      await sessionCosts.evaluateAll((els) =>
+        els.map((e) => [e.getAttribute('data-cost-status'), (e as HTMLElement).innerText]),
+      ),
+    ).toEqual([
+      ['complete', usd(api.sessionList[0].costUsd)],
+      ['unpriced', 'unpriced'],
     ]);
 
     // A PR whose every session is unpriced reads "unpriced", never $0.00, on the list and on its page.
     const unpricedUrl = 'https://github.com/acme/tools/pull/10';
     await ingest(gw, auth, [
-      sessionDoc({ startedAt: '2026-10-02T09:00:00Z', repo: 'acme/tools', branch: 'c', prNumber: 10, prUrl: unpricedUrl, turns: [{ model: 'mystery-model-10', in: 1000, out: 500, cacheRead: 0 }] }),
+      sessionDoc({
+        startedAt: '2026-10-02T09:00:00Z',
+        repo: 'acme/tools',
+        branch: 'c',
+        prNumber: 10,
+        prUrl: unpricedUrl,
+        turns: [{ model: 'mystery-model-10', in: 1000, out: 500, cacheRead: 0 }],
+      }),
     ]);
-    expect((await gw.call('GET', '/v1/prs/acme/tools/10', { token: t.loginToken, appId: t.appId })).body.data).toMatchObject({ costStatus: 'unpriced', costUsd: 0 });
+    expect(
+      (await gw.call('GET', '/v1/prs/acme/tools/10', { token: t.loginToken, appId: t.appId })).body.data,
+    ).toMatchObject({ costStatus: 'unpriced', costUsd: 0 });
     await page.goto(`/f/${t.appId}/prs`);
     const unpricedRow = page.getByTestId('prs-table').getByRole('row', { name: /acme\/tools#10/ });
     await until(() => unpricedRow.locator('[data-cost-status]').innerText()).toBe('unpriced');
-    expect(await unpricedRow.locator('[data-cost-status]').getAttribute('title')).toBe('No price for: mystery-model-10');
+    expect(await unpricedRow.locator('[data-cost-status]').getAttribute('title')).toBe(
+      'No price for: mystery-model-10',
+    );
     await unpricedRow.getByRole('link', { name: 'acme/tools#10' }).click();
     await page.waitForURL('**/prs/acme/tools/10');
     await until(() => page.getByTestId('pr-cost').innerText()).toBe('unpriced');

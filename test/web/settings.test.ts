@@ -10,7 +10,17 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addMember, createTenant, type Tenant } from '../helpers/gateway.js';
 import { generateAppKeys, GitHubDouble, type DoubleInstallation } from '../github-double/server.js';
 import { bindInstallation } from '../github-double/setup.js';
-import { describeInBrowser, launchBrowser, newContext, openFactoryHome, screenshot, SCREENSHOTS, signIn, startWebGateway, type WebGateway } from './helpers.js';
+import {
+  describeInBrowser,
+  launchBrowser,
+  newContext,
+  openFactoryHome,
+  screenshot,
+  SCREENSHOTS,
+  signIn,
+  startWebGateway,
+  type WebGateway,
+} from './helpers.js';
 
 describeInBrowser('dashboard: factory settings', () => {
   let github: GitHubDouble;
@@ -27,7 +37,13 @@ describeInBrowser('dashboard: factory settings', () => {
     const keys = generateAppKeys();
     github = new GitHubDouble(keys.publicKey);
     const url = await github.start();
-    gw = await startWebGateway({ env: { GITHUB_API_URL: url, GITHUB_APP_ID: String(github.appId), GITHUB_APP_PRIVATE_KEY: keys.privateKeyPem.replace(/\n/g, '\\n') } });
+    gw = await startWebGateway({
+      env: {
+        GITHUB_API_URL: url,
+        GITHUB_APP_ID: String(github.appId),
+        GITHUB_APP_PRIVATE_KEY: keys.privateKeyPem.replace(/\n/g, '\\n'),
+      },
+    });
     t = await createTenant(gw);
     other = await createTenant(gw);
 
@@ -36,21 +52,49 @@ describeInBrowser('dashboard: factory settings', () => {
     github.addRepository('acme/api', { installation: acme });
     github.repo('acme/api').rules.set('main', ['deletion', 'pull_request']);
     // The App asks for pull request write; this installation has not accepted it yet.
-    const lagging: DoubleInstallation = github.addInstallation('lag', { contents: 'read', metadata: 'read', pull_requests: 'read' });
+    const lagging: DoubleInstallation = github.addInstallation('lag', {
+      contents: 'read',
+      metadata: 'read',
+      pull_requests: 'read',
+    });
     github.addRepository('lag/app', { installation: lagging, defaultBranch: 'trunk' });
     const dropping = github.addInstallation('drop');
     github.addRepository('drop/gone', { installation: dropping });
-    for (const [repository, installationId] of [['acme/api', acme.id], ['lag/app', lagging.id], ['drop/gone', dropping.id]] as const) {
+    for (const [repository, installationId] of [
+      ['acme/api', acme.id],
+      ['lag/app', lagging.id],
+      ['drop/gone', dropping.id],
+    ] as const) {
       await bindInstallation(gw, t.appId, installationId);
-      const r = await gw.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository, installationId } });
+      const r = await gw.call('POST', '/v1/repositories', {
+        token: t.factoryKey,
+        appId: t.appId,
+        body: { repository, installationId },
+      });
       if (r.status !== 201) throw new Error(`connect ${repository}: ${r.status} ${r.text}`);
     }
     // Then the installation drops one: the connection stays, builds can do nothing there.
     dropping.repositories.delete('drop/gone');
 
     // The other org's factory: a display name and a key this page must never show to t's owner.
-    expect((await gw.call('PATCH', `/v1/apps/${other.appId}`, { token: other.loginToken, appId: other.appId, body: { display_name: OTHER_DISPLAY } })).status).toBe(200);
-    expect((await gw.call('POST', '/v1/api-keys', { token: other.loginToken, appId: other.appId, body: { name: OTHER_KEY, preset: 'ingest' } })).status).toBe(201);
+    expect(
+      (
+        await gw.call('PATCH', `/v1/apps/${other.appId}`, {
+          token: other.loginToken,
+          appId: other.appId,
+          body: { display_name: OTHER_DISPLAY },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await gw.call('POST', '/v1/api-keys', {
+          token: other.loginToken,
+          appId: other.appId,
+          body: { name: OTHER_KEY, preset: 'ingest' },
+        })
+      ).status,
+    ).toBe(201);
 
     browser = await launchBrowser();
     ctx = await newContext(browser, gw);
@@ -68,8 +112,15 @@ describeInBrowser('dashboard: factory settings', () => {
     await p.getByRole('heading', { name: 'Settings' }).waitFor();
   };
   /** A bearer request from outside the browser, as a client holding the key would make it. */
-  const withKey = (key: string) => fetch(`${gw.base}/v1/apps/${t.appId}`, { headers: { authorization: `Bearer ${key}`, 'x-outerlayer-app-id': t.appId } });
-  const keyRow = (name: string) => page.getByTestId('api-keys-table').getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) });
+  const withKey = (key: string) =>
+    fetch(`${gw.base}/v1/apps/${t.appId}`, {
+      headers: { authorization: `Bearer ${key}`, 'x-outerlayer-app-id': t.appId },
+    });
+  const keyRow = (name: string) =>
+    page
+      .getByTestId('api-keys-table')
+      .getByRole('row')
+      .filter({ has: page.getByRole('cell', { name, exact: true }) });
 
   it('the nav links to the settings page, which shows the caller role', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
@@ -94,7 +145,9 @@ describeInBrowser('dashboard: factory settings', () => {
     // The list has the new key by name and prefix, without the plaintext.
     const row = keyRow('ci-reader');
     await row.waitFor();
-    const listed = (await gw.call('GET', '/v1/api-keys', { token: t.loginToken, appId: t.appId })).body.data.find((k: { name: string }) => k.name === 'ci-reader');
+    const listed = (await gw.call('GET', '/v1/api-keys', { token: t.loginToken, appId: t.appId })).body.data.find(
+      (k: { name: string }) => k.name === 'ci-reader',
+    );
     expect(plaintext.startsWith(listed.key_prefix)).toBe(true);
     expect(await row.innerText()).toContain(`${listed.key_prefix}…`);
     expect(await page.getByTestId('api-keys-table').innerHTML()).not.toContain(plaintext);
@@ -105,8 +158,19 @@ describeInBrowser('dashboard: factory settings', () => {
     await row.getByText(/permissions$/).click();
     const chips = await row.locator('.chip').allInnerTexts();
     expect([...chips].sort()).toEqual([
-      'api_keys.read', 'apps.read', 'artifacts.read', 'context.read', 'findings.read', 'hosts.read', 'members.read', 'metrics.read',
-      'prs.read', 'repositories.read', 'results.read', 'sessions.read', 'work.read',
+      'api_keys.read',
+      'apps.read',
+      'artifacts.read',
+      'context.read',
+      'findings.read',
+      'hosts.read',
+      'members.read',
+      'metrics.read',
+      'prs.read',
+      'repositories.read',
+      'results.read',
+      'sessions.read',
+      'work.read',
     ]);
 
     await box.getByRole('button', { name: 'Copy' }).click();
@@ -135,7 +199,9 @@ describeInBrowser('dashboard: factory settings', () => {
     await form.getByRole('button', { name: 'Create key' }).click();
     const plaintext = await page.getByTestId('new-key-plaintext').innerText();
     expect((await withKey(plaintext)).status).toBe(200);
-    const listed = (await gw.call('GET', '/v1/api-keys', { token: t.loginToken, appId: t.appId })).body.data.find((k: { name: string }) => k.name === 'to-revoke');
+    const listed = (await gw.call('GET', '/v1/api-keys', { token: t.loginToken, appId: t.appId })).body.data.find(
+      (k: { name: string }) => k.name === 'to-revoke',
+    );
     expect(listed.permissions).toEqual(['apps.read']);
 
     const dialog = page.getByRole('dialog', { name: 'Revoke the key “to-revoke”?' });
@@ -146,14 +212,22 @@ describeInBrowser('dashboard: factory settings', () => {
     await dialog.waitFor({ state: 'hidden' });
     expect(await keyRow('to-revoke').count()).toBe(1);
     expect((await withKey(plaintext)).status).toBe(200);
-    expect((await gw.call('GET', '/v1/api-keys', { token: t.loginToken, appId: t.appId })).body.data.map((k: { name: string }) => k.name)).toContain('to-revoke');
+    expect(
+      (await gw.call('GET', '/v1/api-keys', { token: t.loginToken, appId: t.appId })).body.data.map(
+        (k: { name: string }) => k.name,
+      ),
+    ).toContain('to-revoke');
 
     await keyRow('to-revoke').getByRole('button', { name: 'Revoke' }).click();
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await keyRow('to-revoke').waitFor({ state: 'detached' });
     expect((await withKey(plaintext)).status).toBe(401);
-    expect((await gw.call('GET', '/v1/api-keys', { token: t.loginToken, appId: t.appId })).body.data.map((k: { name: string }) => k.name)).not.toContain('to-revoke');
+    expect(
+      (await gw.call('GET', '/v1/api-keys', { token: t.loginToken, appId: t.appId })).body.data.map(
+        (k: { name: string }) => k.name,
+      ),
+    ).not.toContain('to-revoke');
     // The other keys are untouched.
     expect(await keyRow('full').count()).toBe(1);
   });
@@ -177,7 +251,9 @@ describeInBrowser('dashboard: factory settings', () => {
     await form.getByLabel('Name').fill('no-permissions');
     await form.getByLabel('Choose permissions').check();
     await form.getByRole('button', { name: 'Create key' }).click();
-    await expect.poll(() => page.getByTestId('error-key-permissions').innerText()).toBe('Must NOT have fewer than 1 items');
+    await expect
+      .poll(() => page.getByTestId('error-key-permissions').innerText())
+      .toBe('Must NOT have fewer than 1 items');
     expect(await page.getByTestId('error-key-name').count()).toBe(0);
 
     // The factory form: a pinned version that is not a semantic version (path "runner_updates.version").
@@ -185,7 +261,9 @@ describeInBrowser('dashboard: factory settings', () => {
     await factory.getByLabel('Pin a version').check();
     await factory.getByLabel('Pinned version').fill('latest');
     await factory.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => page.getByTestId('error-factory-runner_updates.version').innerText()).toBe('Must be a semantic version such as 1.4.2');
+    await expect
+      .poll(() => page.getByTestId('error-factory-runner_updates.version').innerText())
+      .toBe('Must be a semantic version such as 1.4.2');
     // A name that is not a slug (path "name"): the schema refuses it before the version is looked at, so
     // the name has the one error now.
     await factory.getByLabel('Name', { exact: true }).fill('Not A Slug');
@@ -210,9 +288,24 @@ describeInBrowser('dashboard: factory settings', () => {
     });
     // Seeded above: acme/api has a pull_request rule on main; lag/app's installation has pull requests read
     // only while the App asks for write; drop/gone was dropped by its installation.
-    expect(await state('acme/api')).toEqual({ prWrite: 'granted', comment: 'granted', requiresPr: 'yes', branch: 'main' });
-    expect(await state('lag/app')).toEqual({ prWrite: 'pending', comment: 'pending', requiresPr: 'no', branch: 'trunk' });
-    expect(await state('drop/gone')).toEqual({ prWrite: 'missing', comment: 'missing', requiresPr: 'no', branch: 'main' });
+    expect(await state('acme/api')).toEqual({
+      prWrite: 'granted',
+      comment: 'granted',
+      requiresPr: 'yes',
+      branch: 'main',
+    });
+    expect(await state('lag/app')).toEqual({
+      prWrite: 'pending',
+      comment: 'pending',
+      requiresPr: 'no',
+      branch: 'trunk',
+    });
+    expect(await state('drop/gone')).toEqual({
+      prWrite: 'missing',
+      comment: 'missing',
+      requiresPr: 'no',
+      branch: 'main',
+    });
     expect(await table.locator('tbody tr').count()).toBe(3);
     // The whole page: the factory form, the keys and the repositories below them.
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
@@ -223,10 +316,16 @@ describeInBrowser('dashboard: factory settings', () => {
     await settings();
     const table = page.getByTestId('installations-table');
     await table.waitFor();
-    const bound = (await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data as { installationId: number; account: string }[];
+    const bound = (await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body
+      .data as { installationId: number; account: string }[];
     expect(bound.map((b) => b.account).sort()).toEqual(['acme', 'drop', 'lag']);
-    const row = (account: string) => table.locator(`tr[data-installation="${bound.find((b) => b.account === account)!.installationId}"]`);
-    expect((await row('acme').locator('td').allInnerTexts()).slice(0, 3)).toEqual([String(bound.find((b) => b.account === 'acme')!.installationId), 'acme', 'the operator']);
+    const row = (account: string) =>
+      table.locator(`tr[data-installation="${bound.find((b) => b.account === account)!.installationId}"]`);
+    expect((await row('acme').locator('td').allInnerTexts()).slice(0, 3)).toEqual([
+      String(bound.find((b) => b.account === 'acme')!.installationId),
+      'acme',
+      'the operator',
+    ]);
     expect(await table.locator('tbody tr').count()).toBe(3);
 
     const lag = bound.find((b) => b.account === 'lag')!;
@@ -237,12 +336,18 @@ describeInBrowser('dashboard: factory settings', () => {
     await dialog.getByTestId('unbind-affected').filter({ hasText: 'lag/app' }).waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    expect((await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data.map((b: { installationId: number }) => b.installationId)).toContain(lag.installationId);
+    expect(
+      (await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data.map(
+        (b: { installationId: number }) => b.installationId,
+      ),
+    ).toContain(lag.installationId);
 
     await row('lag').getByRole('button', { name: 'Unbind' }).click();
     await dialog.getByRole('button', { name: 'Unbind installation' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    expect(await page.getByTestId('unbound-notice').innerText()).toBe(`Installation ${lag.installationId} (lag) is no longer bound to this factory. Disconnected: lag/app.`);
+    expect(await page.getByTestId('unbound-notice').innerText()).toBe(
+      `Installation ${lag.installationId} (lag) is no longer bound to this factory. Disconnected: lag/app.`,
+    );
     await row('lag').waitFor({ state: 'detached' });
     expect(await table.locator('tbody tr').count()).toBe(2);
     // The repositories table above follows: lag/app is gone, the other two stay.
@@ -250,8 +355,16 @@ describeInBrowser('dashboard: factory settings', () => {
     await repos.locator('tr[data-repository="lag/app"]').waitFor({ state: 'detached' });
     expect(await repos.locator('tbody tr').count()).toBe(2);
     // And the API agrees: no binding, no connection, and connecting again needs a binding.
-    expect((await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data.map((b: { installationId: number }) => b.installationId)).not.toContain(lag.installationId);
-    const again = await gw.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository: 'lag/app', installationId: lag.installationId } });
+    expect(
+      (await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data.map(
+        (b: { installationId: number }) => b.installationId,
+      ),
+    ).not.toContain(lag.installationId);
+    const again = await gw.call('POST', '/v1/repositories', {
+      token: t.factoryKey,
+      appId: t.appId,
+      body: { repository: 'lag/app', installationId: lag.installationId },
+    });
     expect(again.status).toBe(422);
     expect(again.body.error.code).toBe('installation_not_bound');
   });
@@ -259,7 +372,9 @@ describeInBrowser('dashboard: factory settings', () => {
   it("'Install the App on GitHub' opens the App's install page with this factory's link; GitHub's return binds it and comes back here", async () => {
     await settings();
     // GitHub's web pages are not part of the double: answer the navigation and read where it went.
-    await page.route(`${github.webUrl}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>GitHub</title>' }));
+    await page.route(`${github.webUrl}/**`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<title>GitHub</title>' }),
+    );
     await page.getByRole('button', { name: 'Install the App on GitHub…' }).click();
     await page.waitForURL(`${github.webUrl}/**`);
     const url = new URL(page.url());
@@ -270,13 +385,23 @@ describeInBrowser('dashboard: factory settings', () => {
     // person to this page, which says so.
     const fresh = github.addInstallation('fresh');
     github.addRepository('fresh/app', { installation: fresh });
-    await page.goto(`/v1/github/setup?${new URLSearchParams({ installation_id: String(fresh.id), state, setup_action: 'install' })}`);
+    await page.goto(
+      `/v1/github/setup?${new URLSearchParams({ installation_id: String(fresh.id), state, setup_action: 'install' })}`,
+    );
     await page.waitForURL(`**/f/${t.appId}/settings?installed=${fresh.id}`);
-    expect(await page.getByTestId('installed-notice').innerText()).toBe(`Installation ${fresh.id} (fresh) is bound to this factory. Connect its repositories with POST /v1/repositories (docs/github-app.md §3).`);
+    expect(await page.getByTestId('installed-notice').innerText()).toBe(
+      `Installation ${fresh.id} (fresh) is bound to this factory. Connect its repositories with POST /v1/repositories (docs/github-app.md §3).`,
+    );
     const freshRow = page.getByTestId('installations-table').locator(`tr[data-installation="${fresh.id}"]`);
-    expect((await freshRow.locator('td').allInnerTexts()).slice(0, 3)).toEqual([String(fresh.id), 'fresh', 'install link']);
+    expect((await freshRow.locator('td').allInnerTexts()).slice(0, 3)).toEqual([
+      String(fresh.id),
+      'fresh',
+      'install link',
+    ]);
     const bound = (await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data;
-    expect(bound).toContainEqual(expect.objectContaining({ installationId: fresh.id, account: 'fresh', boundVia: 'install_link' }));
+    expect(bound).toContainEqual(
+      expect.objectContaining({ installationId: fresh.id, account: 'fresh', boundVia: 'install_link' }),
+    );
     // The same page with an installation that is not bound here says nothing of it.
     await page.goto(`/f/${t.appId}/settings?installed=999999`);
     await page.getByTestId('installations-table').waitFor();
@@ -284,20 +409,29 @@ describeInBrowser('dashboard: factory settings', () => {
   });
 
   it('a repository of a bound installation is connected here (errors under their fields), and disconnected behind a confirmation', async () => {
-    const acme = (await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })).body.data.find((i: { account: string }) => i.account === 'acme');
+    const acme = (
+      await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })
+    ).body.data.find((i: { account: string }) => i.account === 'acme');
     github.addRepository('acme/web', { installation: github.installations.get(acme.installationId)! });
-    const connected = async () => (await gw.call('GET', '/v1/repositories', { token: t.loginToken, appId: t.appId })).body.data.map((r: { repository: string }) => r.repository);
+    const connected = async () =>
+      (await gw.call('GET', '/v1/repositories', { token: t.loginToken, appId: t.appId })).body.data.map(
+        (r: { repository: string }) => r.repository,
+      );
     await settings();
     const form = page.getByTestId('connect-form');
     await form.waitFor();
     await form.getByLabel('Installation').selectOption(String(acme.installationId));
     // Not a repository name: said in words under Repository, and nothing is sent.
     const posts: string[] = [];
-    page.on('request', (r) => { if (r.method() === 'POST' && r.url().endsWith('/v1/repositories')) posts.push(r.url()); });
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/v1/repositories')) posts.push(r.url());
+    });
     await form.getByLabel('Repository').fill('not a repository');
     await form.getByRole('button', { name: 'Connect' }).click();
     await page.getByTestId('error-connect-repository').waitFor();
-    expect(await page.getByTestId('error-connect-repository').innerText()).toBe('Write it as owner/repo, as GitHub spells it: letters, digits, -, _ and . only.');
+    expect(await page.getByTestId('error-connect-repository').innerText()).toBe(
+      'Write it as owner/repo, as GitHub spells it: letters, digits, -, _ and . only.',
+    );
     expect(posts).toEqual([]);
     // A repository the installation does not hold: GitHub's answer, under Repository.
     await form.getByLabel('Repository').fill('acme/missing');
@@ -336,17 +470,29 @@ describeInBrowser('dashboard: factory settings', () => {
     await factory.getByRole('button', { name: 'Save' }).click();
     await page.getByTestId('factory-saved').waitFor();
     const app = (await gw.call('GET', `/v1/apps/${t.appId}`, { token: t.loginToken, appId: t.appId })).body.data;
-    expect(app).toMatchObject({ name: 'main', display_name: 'Main factory (renamed)', runner_updates: { mode: 'pin', version: '1.4.2' } });
+    expect(app).toMatchObject({
+      name: 'main',
+      display_name: 'Main factory (renamed)',
+      runner_updates: { mode: 'pin', version: '1.4.2' },
+    });
     // The shell's factory label follows, and a reload shows the saved values.
     await expect.poll(() => page.getByTestId('factory-name').innerText()).toBe(`${t.orgName} / Main factory (renamed)`);
     await page.reload();
-    expect(await page.getByTestId('factory-form').getByLabel('Display name').inputValue()).toBe('Main factory (renamed)');
+    expect(await page.getByTestId('factory-form').getByLabel('Display name').inputValue()).toBe(
+      'Main factory (renamed)',
+    );
     expect(await page.getByTestId('factory-form').getByLabel('Pinned version').inputValue()).toBe('1.4.2');
     // Back to follow: the API answers the gateway's own recommendation.
-    await page.getByTestId('factory-form').getByLabel(/^Follow the gateway/).check();
+    await page
+      .getByTestId('factory-form')
+      .getByLabel(/^Follow the gateway/)
+      .check();
     await page.getByTestId('factory-form').getByRole('button', { name: 'Save' }).click();
     await page.getByTestId('factory-saved').waitFor();
-    expect((await gw.call('GET', `/v1/apps/${t.appId}`, { token: t.loginToken, appId: t.appId })).body.data.runner_updates.mode).toBe('follow');
+    expect(
+      (await gw.call('GET', `/v1/apps/${t.appId}`, { token: t.loginToken, appId: t.appId })).body.data.runner_updates
+        .mode,
+    ).toBe('follow');
   });
 
   it('a read member sees everything read-only, and a forced request from the page is refused with 403', async () => {
@@ -372,11 +518,24 @@ describeInBrowser('dashboard: factory settings', () => {
       // Forced: the same requests the hidden controls would send, with the cookie and the dashboard header.
       const forced = await p.evaluate(async (appId) => {
         const headers = { 'X-Attest-Dashboard': '1', 'X-Outerlayer-App-Id': appId, 'content-type': 'application/json' };
-        const create = await fetch('/v1/api-keys', { method: 'POST', headers, body: JSON.stringify({ name: 'forced', preset: 'read-only' }) });
-        const patch = await fetch(`/v1/apps/${appId}`, { method: 'PATCH', headers, body: JSON.stringify({ display_name: 'forced' }) });
+        const create = await fetch('/v1/api-keys', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'forced', preset: 'read-only' }),
+        });
+        const patch = await fetch(`/v1/apps/${appId}`, {
+          method: 'PATCH',
+          headers,
+          body: JSON.stringify({ display_name: 'forced' }),
+        });
         const list = await fetch('/v1/api-keys', { headers });
-        const installations = await (await fetch('/v1/github/installations', { headers })).json() as { data: { installationId: number }[] };
-        const unbind = await fetch(`/v1/github/installations/${installations.data[0]!.installationId}`, { method: 'DELETE', headers });
+        const installations = (await (await fetch('/v1/github/installations', { headers })).json()) as {
+          data: { installationId: number }[];
+        };
+        const unbind = await fetch(`/v1/github/installations/${installations.data[0]!.installationId}`, {
+          method: 'DELETE',
+          headers,
+        });
         const disconnect = await fetch('/v1/repositories/acme/api', { method: 'DELETE', headers });
         return {
           disconnect: { status: disconnect.status, body: await disconnect.json() },
@@ -388,7 +547,10 @@ describeInBrowser('dashboard: factory settings', () => {
       }, t.appId);
       expect(await p.getByTestId('connect-form').count()).toBe(0);
       expect(forced.disconnect.status).toBe(403);
-      expect(forced.disconnect.body.error).toMatchObject({ code: 'forbidden', required_permission: 'repositories.write' });
+      expect(forced.disconnect.body.error).toMatchObject({
+        code: 'forbidden',
+        required_permission: 'repositories.write',
+      });
       expect(forced.unbind.status).toBe(403);
       expect(forced.unbind.body.error).toMatchObject({ code: 'forbidden', required_permission: 'repositories.write' });
       expect(forced.create.status).toBe(403);
@@ -397,9 +559,13 @@ describeInBrowser('dashboard: factory settings', () => {
       expect(forced.patch.body.error).toMatchObject({ code: 'forbidden', required_permission: 'apps.write' });
       expect(forced.list.status).toBe(403);
       expect(forced.list.body.error).toMatchObject({ code: 'forbidden', required_permission: 'api_keys.read' });
-      const keys = (await gw.call('GET', '/v1/api-keys', { token: t.loginToken, appId: t.appId })).body.data.map((k: { name: string }) => k.name);
+      const keys = (await gw.call('GET', '/v1/api-keys', { token: t.loginToken, appId: t.appId })).body.data.map(
+        (k: { name: string }) => k.name,
+      );
       expect(keys).not.toContain('forced');
-      expect((await gw.call('GET', `/v1/apps/${t.appId}`, { token: t.loginToken, appId: t.appId })).body.data.display_name).toBe(app.display_name);
+      expect(
+        (await gw.call('GET', `/v1/apps/${t.appId}`, { token: t.loginToken, appId: t.appId })).body.data.display_name,
+      ).toBe(app.display_name);
     } finally {
       await readerCtx.close();
     }
@@ -418,7 +584,11 @@ describeInBrowser('dashboard: factory settings', () => {
       expect(await p.getByTestId('factory-form').getByRole('button', { name: 'Save' }).count()).toBe(1);
       const forced = await p.evaluate(async (appId) => {
         const headers = { 'X-Attest-Dashboard': '1', 'X-Outerlayer-App-Id': appId, 'content-type': 'application/json' };
-        const r = await fetch('/v1/api-keys', { method: 'POST', headers, body: JSON.stringify({ name: 'forced-by-writer', preset: 'ingest' }) });
+        const r = await fetch('/v1/api-keys', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'forced-by-writer', preset: 'ingest' }),
+        });
         return { status: r.status, body: await r.json() };
       }, t.appId);
       expect(forced.status).toBe(403);
@@ -430,7 +600,9 @@ describeInBrowser('dashboard: factory settings', () => {
 
   it("another factory's settings URL shows Not found and nothing of that factory", async () => {
     const seen: string[] = [];
-    page.on('response', (r) => { if (r.url().includes('/v1/')) seen.push(r.url()); });
+    page.on('response', (r) => {
+      if (r.url().includes('/v1/')) seen.push(r.url());
+    });
     await page.goto(`/f/${other.appId}/settings`);
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
     const html = await page.content();
@@ -439,7 +611,11 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(html).not.toContain(other.orgName);
     expect(await page.getByRole('link', { name: 'Settings' }).count()).toBe(0);
     // The page did not even ask for the other factory's data.
-    expect(seen.filter((u) => ['/v1/apps/', '/v1/api-keys', '/v1/repositories', '/v1/github/', '/v1/orgs/'].some((p) => u.includes(p)))).toEqual([]);
+    expect(
+      seen.filter((u) =>
+        ['/v1/apps/', '/v1/api-keys', '/v1/repositories', '/v1/github/', '/v1/orgs/'].some((p) => u.includes(p)),
+      ),
+    ).toEqual([]);
   });
 
   it('a factory with no connected repository and no key says so, and its first key can be made there', async () => {
@@ -448,22 +624,34 @@ describeInBrowser('dashboard: factory settings', () => {
     try {
       const u = await createTenant(bare);
       // Revoke the one key createTenant minted, through the API.
-      const keys = (await bare.call('GET', '/v1/api-keys', { token: u.loginToken, appId: u.appId })).body.data as { id: string }[];
+      const keys = (await bare.call('GET', '/v1/api-keys', { token: u.loginToken, appId: u.appId })).body.data as {
+        id: string;
+      }[];
       expect(keys).toHaveLength(1);
-      expect((await bare.call('DELETE', `/v1/api-keys/${keys[0]!.id}`, { token: u.loginToken, appId: u.appId })).status).toBe(204);
+      expect(
+        (await bare.call('DELETE', `/v1/api-keys/${keys[0]!.id}`, { token: u.loginToken, appId: u.appId })).status,
+      ).toBe(204);
       const p = await signIn(bareCtx, bare, u.loginToken);
       await p.waitForURL(`**/f/${u.appId}`);
       await p.goto(`/f/${u.appId}/settings`);
       // No repository connected: the API answers [] without asking GitHub (this gateway has no App at all).
-      expect(await p.getByTestId('repositories-empty').innerText()).toContain('No repository is connected to this factory.');
+      expect(await p.getByTestId('repositories-empty').innerText()).toContain(
+        'No repository is connected to this factory.',
+      );
       expect(await p.getByTestId('api-keys-empty').innerText()).toBe('No live API key in this factory.');
       // No installation bound: no connect form, a pointer to the installations section, which says so.
-      expect(await p.getByTestId('connect-needs-installation').innerText()).toContain('first bind the App installation');
+      expect(await p.getByTestId('connect-needs-installation').innerText()).toContain(
+        'first bind the App installation',
+      );
       expect(await p.getByTestId('connect-form').count()).toBe(0);
-      expect(await p.getByTestId('installations-empty').innerText()).toContain('No App installation is bound to this factory');
+      expect(await p.getByTestId('installations-empty').innerText()).toContain(
+        'No App installation is bound to this factory',
+      );
       // This gateway has no GitHub App: asking for an install link says why, on the page.
       await p.getByRole('button', { name: 'Install the App on GitHub…' }).click();
-      expect(await p.getByTestId('install-link-error').innerText()).toContain('The gateway cannot reach GitHub as its App');
+      expect(await p.getByTestId('install-link-error').innerText()).toContain(
+        'The gateway cannot reach GitHub as its App',
+      );
       // Creating the first key still works from here.
       await p.getByTestId('create-key-form').getByLabel('Name').fill('first');
       await p.getByTestId('create-key-form').getByRole('button', { name: 'Create key' }).click();

@@ -4,7 +4,15 @@
 import { beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { Tenant } from '../helpers/gateway.js';
-import { describeInBrowser, newContext, screenshot, signIn, signInLink, withDashboardAndTenants, type WebGateway } from './helpers.js';
+import {
+  describeInBrowser,
+  newContext,
+  screenshot,
+  signIn,
+  signInLink,
+  withDashboardAndTenants,
+  type WebGateway,
+} from './helpers.js';
 import { canonical } from '../areas/sessions/fixtures.js';
 
 describeInBrowser('dashboard sign-in', () => {
@@ -17,14 +25,32 @@ describeInBrowser('dashboard sign-in', () => {
   withDashboardAndTenants((s) => ({ gw, browser, a, b } = s));
   beforeAll(async () => {
     const full = canonical('full');
-    const r = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, body: { schemaVersion: 1, sessions: [full] } });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: a.factoryKey,
+      appId: a.appId,
+      body: { schemaVersion: 1, sessions: [full] },
+    });
     expect(r.status).toBe(200);
     const bytes = Buffer.from('b-only log line\n');
-    const art = await gw.call('POST', '/v1/artifacts', { token: b.factoryKey, appId: b.appId, body: { schemaVersion: 1, artifact: {
-      clientArtifactId: 'b-log', filename: 'b.log', mediaType: 'text/plain', bytes: bytes.length,
-      sha256: (await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'), caption: 'factory B secret log',
-      emittedAt: '2026-07-01T00:00:00.000Z', repository: 'bee/hive', prNumber: 3,
-    }, blob: { data: bytes.toString('base64') } } });
+    const art = await gw.call('POST', '/v1/artifacts', {
+      token: b.factoryKey,
+      appId: b.appId,
+      body: {
+        schemaVersion: 1,
+        artifact: {
+          clientArtifactId: 'b-log',
+          filename: 'b.log',
+          mediaType: 'text/plain',
+          bytes: bytes.length,
+          sha256: (await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'),
+          caption: 'factory B secret log',
+          emittedAt: '2026-07-01T00:00:00.000Z',
+          repository: 'bee/hive',
+          prNumber: 3,
+        },
+        blob: { data: bytes.toString('base64') },
+      },
+    });
     expect(art.status, art.text).toBe(201);
     bArtifact = art.body.data.id;
   });
@@ -91,7 +117,9 @@ describeInBrowser('dashboard sign-in', () => {
     await page.waitForURL('**/sign-in?reason=signed-out');
     await page.goto(`/f/${a.appId}/sessions`);
     await page.waitForURL('**/sign-in**');
-    const status = await page.evaluate(async () => (await fetch('/v1/dashboard/session', { headers: { 'X-Attest-Dashboard': '1' } })).status);
+    const status = await page.evaluate(
+      async () => (await fetch('/v1/dashboard/session', { headers: { 'X-Attest-Dashboard': '1' } })).status,
+    );
     expect(status).toBe(401);
     await ctx.close();
   });
@@ -115,7 +143,11 @@ describeInBrowser('dashboard sign-in', () => {
     const page = await signIn(ctx, gw, a.loginToken);
     await page.waitForURL(`**/f/${a.appId}`);
     const refused = await page.evaluate(async (appId) => {
-      const r = await fetch('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json', 'X-Outerlayer-App-Id': appId }, body: JSON.stringify({ name: 'csrf', preset: 'full-access' }) });
+      const r = await fetch('/v1/api-keys', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-Outerlayer-App-Id': appId },
+        body: JSON.stringify({ name: 'csrf', preset: 'full-access' }),
+      });
       return { status: r.status, body: await r.json() };
     }, a.appId);
     expect(refused.status).toBe(403);
@@ -124,7 +156,9 @@ describeInBrowser('dashboard sign-in', () => {
     const evil = await ctx.newPage();
     const port = new URL(gw.base).port;
     await evil.goto(`http://localhost:${port}/sign-in`);
-    await evil.setContent(`<form method="POST" action="${gw.base}/v1/api-keys" enctype="text/plain"><input name='{"name":"evil","preset":"full-access","a":"' value='"}'></form>`);
+    await evil.setContent(
+      `<form method="POST" action="${gw.base}/v1/api-keys" enctype="text/plain"><input name='{"name":"evil","preset":"full-access","a":"' value='"}'></form>`,
+    );
     await Promise.all([evil.waitForLoadState(), evil.evaluate(() => document.forms[0]!.submit())]);
     const after = (await gw.call('GET', '/v1/api-keys', { token: a.loginToken, appId: a.appId })).body.data.length;
     expect(after).toBe(before);

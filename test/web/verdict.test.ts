@@ -9,7 +9,14 @@ import { beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { Tenant } from '../helpers/gateway.js';
 import { canonical, variant, type Doc } from '../areas/sessions/fixtures.js';
-import { describeInBrowser, newContext, openFactoryHome, screenshot, withDashboardAndTenants, type WebGateway } from './helpers.js';
+import {
+  describeInBrowser,
+  newContext,
+  openFactoryHome,
+  screenshot,
+  withDashboardAndTenants,
+  type WebGateway,
+} from './helpers.js';
 import { bigSession, ok } from './seed.js';
 
 const REPO = 'acme/api';
@@ -33,37 +40,93 @@ function prSession(id: string, title: string, pr: number, steps: Step[], tier: '
     d.endedAt = new Date(start + (steps.length + 1) * 60_000).toISOString();
     d.totals.wallClockMs = (steps.length + 1) * 60_000;
     d.turns = [
-      { index: 0, role: 'user', source: 'human', text: tier === 'full' ? `Work on #${pr}` : undefined, ts: d.startedAt, toolCalls: [] },
+      {
+        index: 0,
+        role: 'user',
+        source: 'human',
+        text: tier === 'full' ? `Work on #${pr}` : undefined,
+        ts: d.startedAt,
+        toolCalls: [],
+      },
       ...steps.map((step, i) => {
         const ts = new Date(start + (i + 1) * 60_000).toISOString();
-        const call = 'bash' in step
-          ? { name: 'Bash', isEdit: false, status: step.ok ? 'ok' : 'error', startTs: ts, durationMs: 1000, ...(tier === 'full' ? { input: { command: step.bash }, output: step.output } : {}) }
-          : { name: 'Edit', isEdit: true, status: 'ok', startTs: ts, durationMs: 200, ...(tier === 'full' ? { file: step.edit, input: { file_path: step.edit, old_string: 'a', new_string: 'b' } } : {}) };
-        return { index: i + 1, role: 'assistant', model: 'claude-opus-4-8', ts, usage: { in: 10, out: 20, cacheRead: 0, cacheCreate: 0 }, toolCalls: [call], ...(tier === 'full' ? { text: `step ${i + 1}` } : {}) };
+        const call =
+          'bash' in step
+            ? {
+                name: 'Bash',
+                isEdit: false,
+                status: step.ok ? 'ok' : 'error',
+                startTs: ts,
+                durationMs: 1000,
+                ...(tier === 'full' ? { input: { command: step.bash }, output: step.output } : {}),
+              }
+            : {
+                name: 'Edit',
+                isEdit: true,
+                status: 'ok',
+                startTs: ts,
+                durationMs: 200,
+                ...(tier === 'full'
+                  ? { file: step.edit, input: { file_path: step.edit, old_string: 'a', new_string: 'b' } }
+                  : {}),
+              };
+        return {
+          index: i + 1,
+          role: 'assistant',
+          model: 'claude-opus-4-8',
+          ts,
+          usage: { in: 10, out: 20, cacheRead: 0, cacheCreate: 0 },
+          toolCalls: [call],
+          ...(tier === 'full' ? { text: `step ${i + 1}` } : {}),
+        };
       }),
     ];
   });
 }
 
-const RED = { bash: 'npx vitest run', ok: false, output: ' FAIL  test/login.test.ts > redirects after sign-in\n Test Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)' };
+const RED = {
+  bash: 'npx vitest run',
+  ok: false,
+  output:
+    ' FAIL  test/login.test.ts > redirects after sign-in\n Test Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)',
+};
 const GREEN = { bash: 'npx vitest run', ok: true, output: ' Test Files  1 passed (1)\n      Tests  5 passed (5)' };
 
 // #11: red, fix, green, commit: every row that counts passes (clean).
 const FIXED = prSession('11111111-1111-4111-8111-111111111111', 'Fix the login redirect', 11, [
-  RED, { edit: 'src/login.ts' }, GREEN, { bash: 'git commit -am "Fix the login redirect"', ok: true, output: '[pr-11 1a2b3c4] Fix the login redirect\n 1 file changed, 2 insertions(+)' },
+  RED,
+  { edit: 'src/login.ts' },
+  GREEN,
+  {
+    bash: 'git commit -am "Fix the login redirect"',
+    ok: true,
+    output: '[pr-11 1a2b3c4] Fix the login redirect\n 1 file changed, 2 insertions(+)',
+  },
 ]);
 // #12: the commit skipped the hooks (unverifiable).
 const BYPASS = prSession('12121212-1212-4121-8121-121212121212', 'Commit without the hooks', 12, [
-  { edit: 'src/limits.ts' }, GREEN, { bash: 'git commit --no-verify -am "wip"', ok: true, output: '[pr-12 5d6e7f8] wip\n 1 file changed' },
+  { edit: 'src/limits.ts' },
+  GREEN,
+  { bash: 'git commit --no-verify -am "wip"', ok: true, output: '[pr-12 5d6e7f8] wip\n 1 file changed' },
 ]);
 // #13: the last edit came after the last test run (review: one flagged row).
 const UNTESTED = prSession('13131313-1313-4131-8131-131313131313', 'Change after the tests', 13, [
-  GREEN, { edit: 'src/cache.ts' },
+  GREEN,
+  { edit: 'src/cache.ts' },
 ]);
 // A metrics-tier session: counts only, nothing to verify.
-const METRICS = prSession('15151515-1515-4151-8151-151515151515', 'Counted only', 15, [GREEN, { edit: 'src/x.ts' }], 'metrics');
+const METRICS = prSession(
+  '15151515-1515-4151-8151-151515151515',
+  'Counted only',
+  15,
+  [GREEN, { edit: 'src/x.ts' }],
+  'metrics',
+);
 // Another factory's session on the same repository and PR number as #13.
-const OTHER = prSession('99999999-9999-4999-8999-999999999999', 'Another factory\'s session', 13, [{ edit: 'src/other.ts' }, GREEN]);
+const OTHER = prSession('99999999-9999-4999-8999-999999999999', "Another factory's session", 13, [
+  { edit: 'src/other.ts' },
+  GREEN,
+]);
 
 /** Whether the element's top edge lies inside both the window and the scrolling box that holds it. */
 async function inView(el: Locator, box: Locator): Promise<boolean> {
@@ -82,23 +145,51 @@ describeInBrowser('dashboard: the verdict', () => {
   let b: Tenant;
   const traces = new Map<string, string>();
 
-  const until = <T,>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000 });
+  const until = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000 });
 
   withDashboardAndTenants((s) => ({ gw, browser, a, b } = s));
   beforeAll(async () => {
     const as = { token: a.factoryKey, appId: a.appId };
     const big = bigSession(1200);
-    const synced = await ok(gw.call('POST', '/v1/agents/sync', { ...as, body: { schemaVersion: 1, sessions: [big, FIXED, BYPASS, UNTESTED, METRICS] } }), 'sync');
+    const synced = await ok(
+      gw.call('POST', '/v1/agents/sync', {
+        ...as,
+        body: { schemaVersion: 1, sessions: [big, FIXED, BYPASS, UNTESTED, METRICS] },
+      }),
+      'sync',
+    );
     expect(synced.rejected).toEqual([]);
-    const listed = await ok(gw.call('GET', '/v1/sessions?repoScope=all&limit=100', { token: a.loginToken, appId: a.appId }), 'list');
-    for (const s of listed.sessions as Array<{ sessionId: string; traceId: string }>) traces.set(s.sessionId, s.traceId);
+    const listed = await ok(
+      gw.call('GET', '/v1/sessions?repoScope=all&limit=100', { token: a.loginToken, appId: a.appId }),
+      'list',
+    );
+    for (const s of listed.sessions as Array<{ sessionId: string; traceId: string }>)
+      traces.set(s.sessionId, s.traceId);
     // #14 has a CI result and no session: a human pull request, verdict "none".
-    await ok(gw.call('POST', '/v1/emitted-results', { ...as, body: { schemaVersion: 1, emit: {
-      clientEmitId: crypto.randomUUID(), name: 'unit-tests', result: 'pass', link: 'https://ci.example.com/runs/14',
-      emittedAt: '2026-07-03T11:00:00.000Z', repository: REPO, prNumber: 14, headSha: 'e4e4e4e4e4e4e4e4e4e4',
-    } } }), 'emit');
+    await ok(
+      gw.call('POST', '/v1/emitted-results', {
+        ...as,
+        body: {
+          schemaVersion: 1,
+          emit: {
+            clientEmitId: crypto.randomUUID(),
+            name: 'unit-tests',
+            result: 'pass',
+            link: 'https://ci.example.com/runs/14',
+            emittedAt: '2026-07-03T11:00:00.000Z',
+            repository: REPO,
+            prNumber: 14,
+            headSha: 'e4e4e4e4e4e4e4e4e4e4',
+          },
+        },
+      }),
+      'emit',
+    );
     const bs = { token: b.factoryKey, appId: b.appId };
-    expect((await ok(gw.call('POST', '/v1/agents/sync', { ...bs, body: { schemaVersion: 1, sessions: [OTHER] } }), 'sync b')).rejected).toEqual([]);
+    expect(
+      (await ok(gw.call('POST', '/v1/agents/sync', { ...bs, body: { schemaVersion: 1, sessions: [OTHER] } }), 'sync b'))
+        .rejected,
+    ).toEqual([]);
     ctx = await newContext(browser, gw);
     page = await openFactoryHome(ctx, gw, a);
   }, 240_000);
@@ -119,7 +210,9 @@ describeInBrowser('dashboard: the verdict', () => {
     await screenshot(page, 'session-turn-marked');
 
     // Another hash on the same page moves the mark.
-    await page.evaluate(() => { window.location.hash = '#turn-17'; });
+    await page.evaluate(() => {
+      window.location.hash = '#turn-17';
+    });
     const other = transcript.locator('article.turn[data-turn="17"]');
     await until(() => other.getAttribute('class')).toContain('marked');
     await until(() => inView(other, transcript)).toBe(true);
@@ -164,15 +257,23 @@ describeInBrowser('dashboard: the verdict', () => {
   it('PR page: the verdict panel, each row with its turns; a turn link opens the transcript at that turn', async () => {
     const api = await apiOf(a, `/v1/prs/${REPO}/13/verdict`);
     expect(api.verdict).toBe('review');
-    const flaggedRow = (api.rows as Array<{ validator: string; status: string; sentence: string; refs: Array<{ traceId: string; turnIndex: number }> }>)
-      .find((r) => r.validator === 'tests-after-last-edit')!;
+    const flaggedRow = (
+      api.rows as Array<{
+        validator: string;
+        status: string;
+        sentence: string;
+        refs: Array<{ traceId: string; turnIndex: number }>;
+      }>
+    ).find((r) => r.validator === 'tests-after-last-edit')!;
     expect(flaggedRow.status).toBe('flag');
     await page.goto(`/f/${a.appId}/prs/acme/api/13`);
     const panel = page.getByTestId('verdict');
     await until(() => panel.locator('h2 [data-verdict]').innerText()).toBe('review · 1 flagged');
     expect(await page.getByTestId('verdict-summary').innerText()).toBe("1 row needs a person's look.");
     const tr = page.getByTestId('verdict-rows').locator('tr[data-validator="tests-after-last-edit"]');
-    expect(await tr.locator('td').allInnerTexts()).toEqual(expect.arrayContaining(['tests-after-last-edit', 'flag', flaggedRow.sentence]));
+    expect(await tr.locator('td').allInnerTexts()).toEqual(
+      expect.arrayContaining(['tests-after-last-edit', 'flag', flaggedRow.sentence]),
+    );
     // Its proof: the edit at turn 2 of "Change after the tests", linked to that turn.
     const trace = traces.get(UNTESTED.id)!;
     const links = tr.locator('td:last-child a');
@@ -195,11 +296,14 @@ describeInBrowser('dashboard: the verdict', () => {
     await until(() => panel.locator('h2 [data-verdict]').getAttribute('data-verdict')).toBe('unverifiable');
     const hooks = page.getByTestId('verdict-rows').locator('tr[data-validator="hooks-kept"]');
     expect(await hooks.locator('td').nth(1).innerText()).toBe('fail');
-    expect(await hooks.locator('td:last-child a').evaluateAll((els) => els.map((e) => e.getAttribute('href'))))
-      .toContain(`/f/${a.appId}/sessions/${traces.get(BYPASS.id)}#turn-3`);
+    expect(
+      await hooks.locator('td:last-child a').evaluateAll((els) => els.map((e) => e.getAttribute('href'))),
+    ).toContain(`/f/${a.appId}/sessions/${traces.get(BYPASS.id)}#turn-3`);
     // #14: nothing to judge.
     await page.goto(`/f/${a.appId}/prs/acme/api/14`);
-    await until(() => page.getByTestId('verdict-summary').innerText()).toBe('No agent session is linked to this pull request: nothing to judge.');
+    await until(() => page.getByTestId('verdict-summary').innerText()).toBe(
+      'No agent session is linked to this pull request: nothing to judge.',
+    );
     expect(await page.getByTestId('verdict-rows').count()).toBe(0);
   });
 
@@ -209,23 +313,39 @@ describeInBrowser('dashboard: the verdict', () => {
     await page.getByRole('tab', { name: 'Verification' }).click();
     await page.waitForURL((u) => u.searchParams.get('view') === 'verification');
     // By hand: npx vitest run (fail, turn 1), the edit (turn 2), npx vitest run (pass, turn 3), git commit (turn 4).
-    await until(() => page.getByTestId('verification-summary').innerText())
-      .toBe('3 commands (2 passed, 1 failed), 1 edit (0 to test files), 1 commit, 0 hook bypasses.');
+    await until(() => page.getByTestId('verification-summary').innerText()).toBe(
+      '3 commands (2 passed, 1 failed), 1 edit (0 to test files), 1 commit, 0 hook bypasses.',
+    );
     const runs = page.getByTestId('verification-runs').locator('tbody tr');
     expect(await runs.nth(0).locator('td').allInnerTexts()).toEqual(['#1', 'test', 'fail', 'full', 'npx vitest run']);
     expect(await runs.nth(1).locator('td').allInnerTexts()).toEqual(['#3', 'test', 'pass', 'full', 'npx vitest run']);
-    expect(await runs.nth(2).locator('td').allInnerTexts()).toEqual(['#4', 'commit', 'pass', expect.any(String), 'git commit -am "Fix the login redirect"']);
-    expect(await page.getByTestId('verification-edits').locator('tbody tr td').allInnerTexts()).toEqual(['#2', 'src/login.ts', 'no']);
+    expect(await runs.nth(2).locator('td').allInnerTexts()).toEqual([
+      '#4',
+      'commit',
+      'pass',
+      expect.any(String),
+      'git commit -am "Fix the login redirect"',
+    ]);
+    expect(await page.getByTestId('verification-edits').locator('tbody tr td').allInnerTexts()).toEqual([
+      '#2',
+      'src/login.ts',
+      'no',
+    ]);
     expect(await page.getByTestId('verification-commits').innerText()).toContain('1a2b3c4');
     await screenshot(page, 'session-verification');
     // A turn link leaves the tab for the transcript at that turn.
     await runs.nth(0).getByRole('link', { name: '#1' }).click();
     await page.waitForURL((u) => !u.searchParams.has('view') && u.hash === '#turn-1');
-    await until(() => page.getByTestId('transcript').locator('article.turn.marked').getAttribute('data-turn')).toBe('1');
+    await until(() => page.getByTestId('transcript').locator('article.turn.marked').getAttribute('data-turn')).toBe(
+      '1',
+    );
 
     // The bypass of #12's session.
     await page.goto(`/f/${a.appId}/sessions/${traces.get(BYPASS.id)}?view=verification`);
-    await until(() => page.getByTestId('verification-bypasses').locator('tbody tr td').allInnerTexts()).toEqual(['#3', '--no-verify']);
+    await until(() => page.getByTestId('verification-bypasses').locator('tbody tr td').allInnerTexts()).toEqual([
+      '#3',
+      '--no-verify',
+    ]);
 
     // A metrics-tier session has none, and the page says why.
     await page.goto(`/f/${a.appId}/sessions/${traces.get(METRICS.id)}?view=verification`);
@@ -246,7 +366,9 @@ describeInBrowser('dashboard: the verdict', () => {
     await screenshot(page, 'overview-verdicts');
     // A window before any of them: nothing, said so.
     await page.goto(`/f/${a.appId}/?from=2026-06-01&to=2026-06-30`);
-    await until(() => page.getByTestId('verdict-outcomes-empty').innerText()).toBe('No pull request was opened in this window.');
+    await until(() => page.getByTestId('verdict-outcomes-empty').innerText()).toBe(
+      'No pull request was opened in this window.',
+    );
   });
 
   it("another factory's member sees its own verdicts only, and none of this factory's sessions", async () => {
@@ -262,8 +384,12 @@ describeInBrowser('dashboard: the verdict', () => {
       await until(() => p.locator('main').innerText()).toContain('Not found');
       // Its overview counts its own PR only (clean: an edit, then the tests passed).
       await p.goto(`/f/${b.appId}/?from=2026-07-01&to=2026-07-31`);
-      await until(() => p.getByTestId('verdict-outcomes').locator('tr[data-verdict-row="clean"] td').nth(1).innerText()).toBe('1');
-      expect(await p.getByTestId('verdict-outcomes').locator('tr[data-verdict-row="review"] td').nth(1).innerText()).toBe('0');
+      await until(() =>
+        p.getByTestId('verdict-outcomes').locator('tr[data-verdict-row="clean"] td').nth(1).innerText(),
+      ).toBe('1');
+      expect(
+        await p.getByTestId('verdict-outcomes').locator('tr[data-verdict-row="review"] td').nth(1).innerText(),
+      ).toBe('0');
       for (const id of [bigSession(1).id, UNTESTED.id]) {
         await p.goto(`/f/${b.appId}/sessions/${traces.get(id)}#turn-2`);
         await until(() => p.locator('main').innerText()).toContain('Not found');

@@ -7,7 +7,15 @@ import crypto from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Tenant } from '../helpers/gateway.js';
-import { describeInBrowser, newContext, openFactoryHome, screenshot, signIn, withDashboardAndTenants, type WebGateway } from './helpers.js';
+import {
+  describeInBrowser,
+  newContext,
+  openFactoryHome,
+  screenshot,
+  signIn,
+  withDashboardAndTenants,
+  type WebGateway,
+} from './helpers.js';
 import { ok, png } from './seed.js';
 
 const MIN = 60_000;
@@ -25,13 +33,21 @@ describeInBrowser('dashboard: work board and work item page', () => {
   let proofArtifact: string;
   let prArtifact: string;
 
-  const until = <T,>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000 });
+  const until = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000 });
 
   withDashboardAndTenants((s) => ({ gw, browser, a, b } = s));
   beforeAll(async () => {
     const as = { token: a.factoryKey, appId: a.appId };
     const item = async (key: string, title: string, fields: Record<string, unknown>) => {
-      ids[key] = (await ok(gw.call('POST', '/v1/work-items', { ...as, body: { tracker: 'github', trackerKey: `acme/api#${key}`, title, repository: 'acme/api', ...fields } }), title)).id;
+      ids[key] = (
+        await ok(
+          gw.call('POST', '/v1/work-items', {
+            ...as,
+            body: { tracker: 'github', trackerKey: `acme/api#${key}`, title, repository: 'acme/api', ...fields },
+          }),
+          title,
+        )
+      ).id;
     };
     await item('docs', 'Write the rate-limit docs', { stage: 'backlog' });
     await item('auth', 'Wait for the auth service', { stage: 'ready', blockClass: 'dependency' });
@@ -44,27 +60,65 @@ describeInBrowser('dashboard: work board and work item page', () => {
     // The limiter item's claim history: runner-1 (released), runner-2 (its lease ran out), then the live claim.
     t0 = gw.clock.now();
     gw.clock.set(t0 - 120 * MIN);
-    await ok(gw.call('POST', `/v1/work-items/${ids.limiter}/claims`, { ...as, body: { source: 'runner-1', branch: 'attest/limiter-1', ttlSeconds: 600 } }), 'claim 1');
+    await ok(
+      gw.call('POST', `/v1/work-items/${ids.limiter}/claims`, {
+        ...as,
+        body: { source: 'runner-1', branch: 'attest/limiter-1', ttlSeconds: 600 },
+      }),
+      'claim 1',
+    );
     gw.clock.set(t0 - 115 * MIN);
     expect((await gw.call('DELETE', `/v1/work-items/${ids.limiter}/claims/current`, as)).status).toBe(204);
     gw.clock.set(t0 - 60 * MIN);
-    await ok(gw.call('POST', `/v1/work-items/${ids.limiter}/claims`, { ...as, body: { source: 'runner-2', branch: 'attest/limiter-2', ttlSeconds: 60 } }), 'claim 2');
+    await ok(
+      gw.call('POST', `/v1/work-items/${ids.limiter}/claims`, {
+        ...as,
+        body: { source: 'runner-2', branch: 'attest/limiter-2', ttlSeconds: 60 },
+      }),
+      'claim 2',
+    );
     gw.clock.set(t0);
     // Live claims: the limiter for an hour (ends t0 + 60 min), the login redirect for 30 min (ends t0 + 30 min).
-    await ok(gw.call('POST', `/v1/work-items/${ids.limiter}/claims`, { ...as, body: { source: 'reviewer-bot', branch: 'attest/limiter', ttlSeconds: 3600 } }), 'claim 3');
-    await ok(gw.call('POST', `/v1/work-items/${ids.login}/claims`, { ...as, body: { source: 'runner-7', branch: 'attest/login-redirect', ttlSeconds: 1800 } }), 'claim login');
+    await ok(
+      gw.call('POST', `/v1/work-items/${ids.limiter}/claims`, {
+        ...as,
+        body: { source: 'reviewer-bot', branch: 'attest/limiter', ttlSeconds: 3600 },
+      }),
+      'claim 3',
+    );
+    await ok(
+      gw.call('POST', `/v1/work-items/${ids.login}/claims`, {
+        ...as,
+        body: { source: 'runner-7', branch: 'attest/login-redirect', ttlSeconds: 1800 },
+      }),
+      'claim login',
+    );
 
     // Criteria, findings of every severity, a declared pull request and two artifacts: one anchored to the item
     // proving AC-1, one anchored only to the declared pull request (the item's artifacts include it).
-    await ok(gw.call('PUT', `/v1/work-items/${ids.limiter}/criteria`, { ...as, body: { criteria: [
-      { id: 'AC-1', text: 'A request at the window edge counts in the new window', proof: 'screenshot' },
-      { id: 'AC-2', text: 'The limits page documents the window', proof: null },
-    ] } }), 'criteria');
+    await ok(
+      gw.call('PUT', `/v1/work-items/${ids.limiter}/criteria`, {
+        ...as,
+        body: {
+          criteria: [
+            { id: 'AC-1', text: 'A request at the window edge counts in the new window', proof: 'screenshot' },
+            { id: 'AC-2', text: 'The limits page documents the window', proof: null },
+          ],
+        },
+      }),
+      'criteria',
+    );
     // One a second, so "oldest first" within a severity is the order they were recorded in.
     let recorded = 0;
     const finding = (severity: string, title: string, extra: Record<string, unknown> = {}) => {
       gw.clock.set(t0 + ++recorded * 1000);
-      return ok(gw.call('POST', `/v1/work-items/${ids.limiter}/findings`, { ...as, body: { source: 'reviewer-bot', about: 'change', severity, title, ...extra } }), title);
+      return ok(
+        gw.call('POST', `/v1/work-items/${ids.limiter}/findings`, {
+          ...as,
+          body: { source: 'reviewer-bot', about: 'change', severity, title, ...extra },
+        }),
+        title,
+      );
     };
     await finding('low', 'Variable name is vague');
     await finding('critical', 'Limiter never resets on restart', { path: 'src/limiter.ts', line: 88 });
@@ -73,16 +127,48 @@ describeInBrowser('dashboard: work board and work item page', () => {
     await finding('medium', 'Missing test for the edge');
     await finding('high', 'Race between two replicas');
     gw.clock.set(t0);
-    await ok(gw.call('POST', `/v1/work-items/${ids.limiter}/pull-requests`, { ...as, body: { repository: 'acme/api', number: 12 } }), 'declare PR');
+    await ok(
+      gw.call('POST', `/v1/work-items/${ids.limiter}/pull-requests`, {
+        ...as,
+        body: { repository: 'acme/api', number: 12 },
+      }),
+      'declare PR',
+    );
     const upload = async (fields: Record<string, unknown>) => {
       const bytes = png(64, 40);
-      return (await ok(gw.call('POST', '/v1/artifacts', { ...as, body: { schemaVersion: 1, artifact: {
-        clientArtifactId: crypto.randomUUID(), bytes: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
-        mediaType: 'image/png', emittedAt: new Date(t0).toISOString(), ...fields,
-      }, blob: { data: bytes.toString('base64') } } }), 'artifact')).id as string;
+      return (
+        await ok(
+          gw.call('POST', '/v1/artifacts', {
+            ...as,
+            body: {
+              schemaVersion: 1,
+              artifact: {
+                clientArtifactId: crypto.randomUUID(),
+                bytes: bytes.length,
+                sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
+                mediaType: 'image/png',
+                emittedAt: new Date(t0).toISOString(),
+                ...fields,
+              },
+              blob: { data: bytes.toString('base64') },
+            },
+          }),
+          'artifact',
+        )
+      ).id as string;
     };
-    proofArtifact = await upload({ filename: 'edge.png', caption: 'Limiter at the window edge', workItemId: ids.limiter, criterionId: 'AC-1' });
-    prArtifact = await upload({ filename: 'pr.png', caption: 'Screenshot on the pull request', repository: 'acme/api', prNumber: 12 });
+    proofArtifact = await upload({
+      filename: 'edge.png',
+      caption: 'Limiter at the window edge',
+      workItemId: ids.limiter,
+      criterionId: 'AC-1',
+    });
+    prArtifact = await upload({
+      filename: 'pr.png',
+      caption: 'Screenshot on the pull request',
+      repository: 'acme/api',
+      prNumber: 12,
+    });
 
     ctx = await newContext(browser, gw);
     page = await openFactoryHome(ctx, gw, a);
@@ -105,7 +191,9 @@ describeInBrowser('dashboard: work board and work item page', () => {
     expect(await page.getByTestId('work-total').innerText()).toBe('5');
 
     const login = card('Fix the login redirect');
-    expect(await login.getByTestId('work-card-claim').innerText()).toBe('runner-7 · attest/login-redirect · 12 min left');
+    expect(await login.getByTestId('work-card-claim').innerText()).toBe(
+      'runner-7 · attest/login-redirect · 12 min left',
+    );
     expect(await login.getByTestId('startable').innerText()).toBe('not startable');
     expect(await card('Review the limiter window').getByTestId('lease-left').innerText()).toBe('42 min left');
     const docs = card('Write the rate-limit docs');
@@ -158,34 +246,55 @@ describeInBrowser('dashboard: work board and work item page', () => {
     expect(await facts.locator('[data-fact="Stage"] dd').innerText()).toBe('In review');
     expect(await facts.locator('[data-fact="Section"] dd').innerText()).toBe('api');
     expect(await facts.locator('[data-fact="Tracker"] dd').innerText()).toBe('github acme/api#limiter');
-    expect(await page.getByTestId('work-item-claim').innerText()).toMatch(/Claimed by reviewer-bot for branch attest\/limiter since .*: 42 min left/);
+    expect(await page.getByTestId('work-item-claim').innerText()).toMatch(
+      /Claimed by reviewer-bot for branch attest\/limiter since .*: 42 min left/,
+    );
 
     const criteria = page.getByTestId('work-item-criteria');
     const ac1 = criteria.locator('tr[data-criterion="AC-1"]');
     await until(() => ac1.innerText()).toContain('Limiter at the window edge');
-    expect(await ac1.getByRole('link', { name: 'Limiter at the window edge' }).getAttribute('href')).toBe(`/artifacts/${proofArtifact}`);
+    expect(await ac1.getByRole('link', { name: 'Limiter at the window edge' }).getAttribute('href')).toBe(
+      `/artifacts/${proofArtifact}`,
+    );
     expect(await criteria.locator('tr[data-criterion="AC-2"]').innerText()).toContain('no artifact');
 
     // Most severe first; the two highs in the order they were recorded.
     const findings = page.getByTestId('work-item-findings');
-    await until(() => findings.locator('[data-severity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-severity')))).toEqual(['critical', 'high', 'medium', 'low', 'info']);
+    await until(() =>
+      findings.locator('[data-severity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-severity'))),
+    ).toEqual(['critical', 'high', 'medium', 'low', 'info']);
     await until(() => findings.locator('h2').innerText()).toBe('Findings 6');
-    expect(await findings.locator('[data-severity="high"] tbody tr td:first-child').allInnerTexts()).toEqual(['Window floor is computed twice', 'Race between two replicas']);
+    expect(await findings.locator('[data-severity="high"] tbody tr td:first-child').allInnerTexts()).toEqual([
+      'Window floor is computed twice',
+      'Race between two replicas',
+    ]);
     expect(await findings.locator('[data-severity="critical"] tbody tr').innerText()).toContain('src/limiter.ts:88');
 
     const prs = page.getByTestId('work-item-prs');
-    expect(await prs.getByRole('link', { name: 'acme/api#12' }).getAttribute('href')).toBe(`/f/${a.appId}/prs/acme/api/12`);
-    expect(await prs.getByRole('link', { name: 'github.com/acme/api/pull/12' }).getAttribute('href')).toBe('https://github.com/acme/api/pull/12');
+    expect(await prs.getByRole('link', { name: 'acme/api#12' }).getAttribute('href')).toBe(
+      `/f/${a.appId}/prs/acme/api/12`,
+    );
+    expect(await prs.getByRole('link', { name: 'github.com/acme/api/pull/12' }).getAttribute('href')).toBe(
+      'https://github.com/acme/api/pull/12',
+    );
 
     const artifacts = page.getByTestId('work-item-artifacts');
     await until(() => artifacts.locator('h2').innerText()).toBe('Artifacts 2');
-    expect(await artifacts.locator(`tr[data-artifact="${prArtifact}"]`).innerText()).toMatch(/Screenshot on the pull request\s+screenshot\s+—\s+acme\/api#12/);
+    expect(await artifacts.locator(`tr[data-artifact="${prArtifact}"]`).innerText()).toMatch(
+      /Screenshot on the pull request\s+screenshot\s+—\s+acme\/api#12/,
+    );
     expect(await artifacts.locator(`tr[data-artifact="${proofArtifact}"] td`).nth(2).innerText()).toBe('AC-1');
 
     // Claim history, newest first: the live claim, runner-2's lease that ran out, runner-1's released one.
     const history = page.getByTestId('work-item-claims');
     await until(() => history.locator('h2').innerText()).toBe('Claim history 3');
-    const rows = await history.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).slice(1, 4).map((td) => td.textContent)));
+    const rows = await history.locator('tbody tr').evaluateAll((trs) =>
+      trs.map((tr) =>
+        Array.from(tr.querySelectorAll('td'))
+          .slice(1, 4)
+          .map((td) => td.textContent),
+      ),
+    );
     expect(rows).toEqual([
       ['reviewer-bot', 'attest/limiter', 'live'],
       ['runner-2', 'attest/limiter-2', 'expired'],
@@ -206,12 +315,16 @@ describeInBrowser('dashboard: work board and work item page', () => {
     await until(() => page.getByTestId('work-item-title').innerText()).toBe('#4 Review the limiter window');
     await page.goto(`/f/${a.appId}/work/${ids.old}`);
     await until(() => page.getByTestId('work-item-title').innerText()).toBe('#6 An abandoned idea');
-    expect(await page.getByTestId('work-item-facts').locator('[data-fact="Stage"] dd').innerText()).toContain('withdrawn');
+    expect(await page.getByTestId('work-item-facts').locator('[data-fact="Stage"] dd').innerText()).toContain(
+      'withdrawn',
+    );
     await until(() => page.getByTestId('work-item-claims').innerText()).toContain('This item was never claimed.');
-    await until(() => page.getByTestId('work-item-findings').innerText()).toContain('No findings were recorded on this item.');
+    await until(() => page.getByTestId('work-item-findings').innerText()).toContain(
+      'No findings were recorded on this item.',
+    );
   });
 
-  it("an unknown item, and another factory's item, are \"Not found\"; another factory's board shows none of these items", async () => {
+  it('an unknown item, and another factory\'s item, are "Not found"; another factory\'s board shows none of these items', async () => {
     await page.goto(`/f/${a.appId}/work/00000000-0000-4000-8000-000000000000`);
     await until(() => page.getByRole('heading', { name: 'Not found' }).count()).toBe(1);
 

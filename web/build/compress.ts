@@ -20,7 +20,8 @@ export function initialJsGzipBytes(outDir: string): { files: string[]; bytes: nu
   const html = fs.readFileSync(path.join(outDir, 'index.html'), 'utf8');
   const files = initialScripts(html);
   let bytes = 0;
-  for (const f of files) bytes += zlib.gzipSync(fs.readFileSync(path.join(outDir, f.replace(/^\//, ''))), { level: 9 }).length;
+  for (const f of files)
+    bytes += zlib.gzipSync(fs.readFileSync(path.join(outDir, f.replace(/^\//, ''))), { level: 9 }).length;
   return { files, bytes };
 }
 
@@ -35,21 +36,29 @@ export function precompress(): Plugin {
     closeBundle() {
       const assets = path.join(outDir, 'assets');
       if (!fs.existsSync(assets)) return;
-      let raw = 0, br = 0, gz = 0;
+      let raw = 0,
+        br = 0,
+        gz = 0;
       for (const name of fs.readdirSync(assets)) {
         if (!COMPRESSIBLE.test(name)) continue;
         const file = path.join(assets, name);
         const data = fs.readFileSync(file);
-        const b = zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length } });
+        const b = zlib.brotliCompressSync(data, {
+          params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+        });
         const g = zlib.gzipSync(data, { level: 9 });
         fs.writeFileSync(`${file}.br`, b);
         fs.writeFileSync(`${file}.gz`, g);
-        raw += data.length; br += b.length; gz += g.length;
+        raw += data.length;
+        br += b.length;
+        gz += g.length;
       }
       const initial = initialJsGzipBytes(outDir);
       const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
       console.log(`web: assets ${kb(raw)} raw, ${kb(gz)} gzip, ${kb(br)} brotli (pre-compressed .gz and .br written)`);
-      console.log(`web: initial JS ${kb(initial.bytes)} gzipped (${initial.files.length} file${initial.files.length === 1 ? '' : 's'}; budget ${kb(INITIAL_JS_BUDGET)})${initial.bytes > INITIAL_JS_BUDGET ? ' OVER BUDGET' : ''}`);
+      console.log(
+        `web: initial JS ${kb(initial.bytes)} gzipped (${initial.files.length} file${initial.files.length === 1 ? '' : 's'}; budget ${kb(INITIAL_JS_BUDGET)})${initial.bytes > INITIAL_JS_BUDGET ? ' OVER BUDGET' : ''}`,
+      );
     },
   };
 }

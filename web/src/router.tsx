@@ -28,7 +28,17 @@ export const routeTree = rootRoute.addChildren([
     factoriesRoute,
     artifactRoute,
     orgRoute,
-    factoryRoute.addChildren([overviewRoute, sessionsRoute, sessionRoute, prsRoute, prRoute, workRoute, workItemRoute, hostsRoute, settingsRoute]),
+    factoryRoute.addChildren([
+      overviewRoute,
+      sessionsRoute,
+      sessionRoute,
+      prsRoute,
+      prRoute,
+      workRoute,
+      workItemRoute,
+      hostsRoute,
+      settingsRoute,
+    ]),
   ]),
 ]);
 

@@ -9,7 +9,12 @@ import * as apps from '../apps/service.js';
 import { recordAudit } from '../../server/audit.js';
 
 function actor(ctx: RequestContext): orgs.Actor {
-  return { db: ctx.db, clock: ctx.clock, principal: ctx.principal, invalidateAuth: () => ctx.gateway.auth.invalidate() };
+  return {
+    db: ctx.db,
+    clock: ctx.clock,
+    principal: ctx.principal,
+    invalidateAuth: () => ctx.gateway.auth.invalidate(),
+  };
 }
 
 export function createOrg(ctx: RequestContext, name: string, plan: orgs.PlanName) {
@@ -37,36 +42,69 @@ export async function removeMember(ctx: RequestContext, orgName: string, userId:
 
 export async function mintLoginToken(ctx: RequestContext, userId: string) {
   const user = await orgs.requireUser(ctx.db, userId);
-  const minted = await mintCredential(ctx.db, ctx.gateway.pepper, ctx.clock.now(), { kind: 'login_token', name: `login ${user.email}`, userId: user.id });
+  const minted = await mintCredential(ctx.db, ctx.gateway.pepper, ctx.clock.now(), {
+    kind: 'login_token',
+    name: `login ${user.email}`,
+    userId: user.id,
+  });
   return { token: minted.plaintext, id: minted.id, userId: user.id };
 }
 
 export async function revokeLoginToken(ctx: RequestContext, tokenId: string): Promise<void> {
-  if (!(await revokeCredential(ctx.db, tokenId, 'login_token', ctx.clock.now()))) throw apiError('login_token_not_found', 'No live login token with this id.');
+  if (!(await revokeCredential(ctx.db, tokenId, 'login_token', ctx.clock.now())))
+    throw apiError('login_token_not_found', 'No live login token with this id.');
   ctx.gateway.auth.invalidate();
 }
 
-export async function mintManagementKey(ctx: RequestContext, orgName: string, name: string, createdBy: string, permissions: readonly string[]) {
+export async function mintManagementKey(
+  ctx: RequestContext,
+  orgName: string,
+  name: string,
+  createdBy: string,
+  permissions: readonly string[],
+) {
   const org = await orgs.requireOrg(ctx.db, orgName);
   const membership = await orgs.membershipOf(ctx.db, org.id, createdBy);
-  if (!membership || !isRole(membership.role)) throw apiError('member_not_found', 'createdBy must be a member of the organization.');
+  if (!membership || !isRole(membership.role))
+    throw apiError('member_not_found', 'createdBy must be a member of the organization.');
   const unknown = permissions.filter((p) => !isPermission(p));
   if (unknown.length) throw apiError('invalid_permissions', `Unknown permissions: ${unknown.join(', ')}.`, { unknown });
   const granted = new Set<Permission>(ROLE_PERMISSIONS[membership.role]);
   const beyond = (permissions as Permission[]).filter((p) => !granted.has(p));
   if (beyond.length) {
-    throw apiError('forbidden', `The creator's role (${membership.role}) lacks ${beyond.join(', ')}.`, { required_permission: beyond[0] });
+    throw apiError('forbidden', `The creator's role (${membership.role}) lacks ${beyond.join(', ')}.`, {
+      required_permission: beyond[0],
+    });
   }
   const now = ctx.clock.now();
   const minted = await mintCredential(ctx.db, ctx.gateway.pepper, now, {
-    kind: 'management_key', name, orgId: org.id, createdBy, permissions: permissions as Permission[],
+    kind: 'management_key',
+    name,
+    orgId: org.id,
+    createdBy,
+    permissions: permissions as Permission[],
   });
   await orgsAudit(ctx, org.id, minted.id, name);
-  return { key: minted.plaintext, id: minted.id, name, permissions: [...permissions], key_prefix: minted.prefix, created_at: new Date(now).toISOString(), created_by: createdBy };
+  return {
+    key: minted.plaintext,
+    id: minted.id,
+    name,
+    permissions: [...permissions],
+    key_prefix: minted.prefix,
+    created_at: new Date(now).toISOString(),
+    created_by: createdBy,
+  };
 }
 
 async function orgsAudit(ctx: RequestContext, orgId: string, keyId: string, name: string): Promise<void> {
-  await recordAudit(ctx.db, ctx.clock, { orgId, actionType: 'management_key.created', actor: ctx.principal, targetType: 'management_key', targetId: keyId, targetIdentifier: name });
+  await recordAudit(ctx.db, ctx.clock, {
+    orgId,
+    actionType: 'management_key.created',
+    actor: ctx.principal,
+    targetType: 'management_key',
+    targetId: keyId,
+    targetIdentifier: name,
+  });
 }
 
 export async function createApp(ctx: RequestContext, orgName: string, name: string, displayName?: string) {

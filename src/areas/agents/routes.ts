@@ -10,10 +10,14 @@ import { getBlob, sync, SYNC_LIMITS, syncWriter, type SyncBody } from './service
 const BLOB_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
 
 const SyncResult = Type.Object({
-  accepted: Type.Array(Type.String(), { description: 'ids of the sessions stored (or already stored: a re-send is idempotent)' }),
+  accepted: Type.Array(Type.String(), {
+    description: 'ids of the sessions stored (or already stored: a re-send is idempotent)',
+  }),
   rejected: Type.Array(Type.Object({ index: Type.Integer(), id: Nullable(Type.String()), reason: Type.String() })),
   blobsStored: Type.Integer({ description: 'distinct blobs of this request now held by the factory' }),
-  rejectedBlobs: Type.Array(Type.Object({ index: Type.Integer(), sha256: Nullable(Type.String()), reason: Type.String() })),
+  rejectedBlobs: Type.Array(
+    Type.Object({ index: Type.Integer(), sha256: Nullable(Type.String()), reason: Type.String() }),
+  ),
   tenantTier: Type.String({ description: "the org's plan: free, paid or enterprise" }),
 });
 
@@ -22,62 +26,81 @@ const writers = new WeakMap<object, DurableWriter>();
 const leave = async (req: object) => writers.get(req)?.leave();
 
 export const agentsRoutes: AreaRoutes = (app) => {
-  app.post('/agents/sync', {
-    bodyLimit: SYNC_LIMITS.bodyBytes,
-    // Taken when the request starts: what it does before it commits (receive and parse its body, checks,
-    // summaries, compression) is what a commit about to start waits for, within a bound (db/group-commit.ts).
-    onRequest: async (req) => {
-      writers.set(req, syncWriter(factoryContext(req.ctx)));
-    },
-    onResponse: leave,
-    onRequestAbort: leave,
-    config: { guard: { permission: 'sessions.write' } },
-    schema: {
-      summary: 'Ingest agent sessions (AgentSession v1) and their images',
-      tags: ['agents'],
-      description:
-        'Each session is validated on its own against AgentSession v1: a bad one is listed in `rejected` (index, id, reason) and the rest are stored. ' +
-        'Idempotent: a session sent again, or in `chunk` parts, is stored and counted once; a longer version replaces a shorter one. ' +
-        'Blobs `{ sha256, mediaType, bytes, data (base64) }` are re-hashed; a mismatch is listed in `rejectedBlobs`. ' +
-        'A blob over 2 MiB is listed in `rejectedBlobs` (reason `blob_too_large: ...`) and the sessions are stored without it. ' +
-        'A 2xx means everything accepted is durable. Limits: 50 sessions, 64 blobs, 8 MiB a request (413 payload_too_large with limit).',
-      body: Type.Object({
-        schemaVersion: Type.Literal(1),
-        sessions: Type.Array(Type.Unknown(), { minItems: 1 }),
-        blobs: Type.Optional(Type.Array(Type.Unknown())),
-      }),
-      response: { 200: Data(SyncResult) },
-    },
-  }, async (req) => ({ data: await sync(factoryContext(req.ctx), req.body as SyncBody, writers.get(req)) }));
-
-  app.get('/agents/blob/:sha256', {
-    config: { guard: { permission: 'sessions.read' } },
-    schema: {
-      summary: 'Read a session image by its sha256',
-      tags: ['agents'],
-      description: 'The bytes with their media type. Content-addressed, so the answer never changes: cached as immutable.',
-      params: Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
-      response: {
-        200: Bytes(['*/*'], 'The bytes, with the media type they were synced with. Every answer carries `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy; HTML, SVG and other XML or script types are sent as attachments.', {
-          ETag: { type: 'string', description: 'The quoted sha256; send it back in `If-None-Match`.' },
-          'Content-Security-Policy': { type: 'string', description: 'A sandboxing policy: no script, no subresources but images.' },
-          'Content-Disposition': { type: 'string', description: '`attachment` for active media types (HTML, SVG, XML, script); absent otherwise.' },
+  app.post(
+    '/agents/sync',
+    {
+      bodyLimit: SYNC_LIMITS.bodyBytes,
+      // Taken when the request starts: what it does before it commits (receive and parse its body, checks,
+      // summaries, compression) is what a commit about to start waits for, within a bound (db/group-commit.ts).
+      onRequest: async (req) => {
+        writers.set(req, syncWriter(factoryContext(req.ctx)));
+      },
+      onResponse: leave,
+      onRequestAbort: leave,
+      config: { guard: { permission: 'sessions.write' } },
+      schema: {
+        summary: 'Ingest agent sessions (AgentSession v1) and their images',
+        tags: ['agents'],
+        description:
+          'Each session is validated on its own against AgentSession v1: a bad one is listed in `rejected` (index, id, reason) and the rest are stored. ' +
+          'Idempotent: a session sent again, or in `chunk` parts, is stored and counted once; a longer version replaces a shorter one. ' +
+          'Blobs `{ sha256, mediaType, bytes, data (base64) }` are re-hashed; a mismatch is listed in `rejectedBlobs`. ' +
+          'A blob over 2 MiB is listed in `rejectedBlobs` (reason `blob_too_large: ...`) and the sessions are stored without it. ' +
+          'A 2xx means everything accepted is durable. Limits: 50 sessions, 64 blobs, 8 MiB a request (413 payload_too_large with limit).',
+        body: Type.Object({
+          schemaVersion: Type.Literal(1),
+          sessions: Type.Array(Type.Unknown(), { minItems: 1 }),
+          blobs: Type.Optional(Type.Array(Type.Unknown())),
         }),
-        304: NoBody('Not Modified: `If-None-Match` named this blob.'),
+        response: { 200: Data(SyncResult) },
       },
     },
-  }, async (req, reply) => {
-    const blob = await getBlob(factoryContext(req.ctx), req.params.sha256);
-    const etag = `"${req.params.sha256}"`;
-    reply.header('Cache-Control', 'private, max-age=31536000, immutable');
-    reply.header('ETag', etag);
-    reply.header('X-Content-Type-Options', 'nosniff');
-    // A client may sync any media type, HTML and SVG included: the same rules as artifact content, so no blob
-    // can run script in the gateway's origin (an opaque sandboxed origin if rendered, a download if active).
-    reply.header('Content-Security-Policy', BLOB_CSP);
-    reply.header('Cross-Origin-Resource-Policy', 'same-origin');
-    if (isActiveContent(blob.mediaType)) reply.header('Content-Disposition', 'attachment');
-    if (req.headers['if-none-match'] === etag) return reply.status(304).send();
-    return reply.type(blob.mediaType).send(blob.bytes);
-  });
+    async (req) => ({ data: await sync(factoryContext(req.ctx), req.body as SyncBody, writers.get(req)) }),
+  );
+
+  app.get(
+    '/agents/blob/:sha256',
+    {
+      config: { guard: { permission: 'sessions.read' } },
+      schema: {
+        summary: 'Read a session image by its sha256',
+        tags: ['agents'],
+        description:
+          'The bytes with their media type. Content-addressed, so the answer never changes: cached as immutable.',
+        params: Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
+        response: {
+          200: Bytes(
+            ['*/*'],
+            'The bytes, with the media type they were synced with. Every answer carries `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy; HTML, SVG and other XML or script types are sent as attachments.',
+            {
+              ETag: { type: 'string', description: 'The quoted sha256; send it back in `If-None-Match`.' },
+              'Content-Security-Policy': {
+                type: 'string',
+                description: 'A sandboxing policy: no script, no subresources but images.',
+              },
+              'Content-Disposition': {
+                type: 'string',
+                description: '`attachment` for active media types (HTML, SVG, XML, script); absent otherwise.',
+              },
+            },
+          ),
+          304: NoBody('Not Modified: `If-None-Match` named this blob.'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const blob = await getBlob(factoryContext(req.ctx), req.params.sha256);
+      const etag = `"${req.params.sha256}"`;
+      reply.header('Cache-Control', 'private, max-age=31536000, immutable');
+      reply.header('ETag', etag);
+      reply.header('X-Content-Type-Options', 'nosniff');
+      // A client may sync any media type, HTML and SVG included: the same rules as artifact content, so no blob
+      // can run script in the gateway's origin (an opaque sandboxed origin if rendered, a download if active).
+      reply.header('Content-Security-Policy', BLOB_CSP);
+      reply.header('Cross-Origin-Resource-Policy', 'same-origin');
+      if (isActiveContent(blob.mediaType)) reply.header('Content-Disposition', 'attachment');
+      if (req.headers['if-none-match'] === etag) return reply.status(304).send();
+      return reply.type(blob.mediaType).send(blob.bytes);
+    },
+  );
 };

@@ -48,23 +48,31 @@ function oversized(base64Chars: number): string {
   return `blob_too_large: about ${Math.floor((base64Chars * 3) / 4)} bytes is more than a blob may be (limit ${SYNC_LIMITS.blobBytes} bytes); the sessions were stored without it`;
 }
 
-function checkBlob(value: unknown): { ok: true; blob: CheckedBlob } | { ok: false; sha256: string | null; reason: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, sha256: null, reason: 'blob must be an object { sha256, mediaType, bytes, data }' };
+function checkBlob(
+  value: unknown,
+): { ok: true; blob: CheckedBlob } | { ok: false; sha256: string | null; reason: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, sha256: null, reason: 'blob must be an object { sha256, mediaType, bytes, data }' };
   const b = value as Record<string, unknown>;
   const sha = typeof b.sha256 === 'string' ? b.sha256 : null;
-  if (sha === null || !SHA256.test(sha)) return { ok: false, sha256: sha, reason: 'sha256 must be 64 lowercase hex digits' };
-  if (typeof b.mediaType !== 'string' || !/^[\w.+-]+\/[\w.+-]+$/.test(b.mediaType)) return { ok: false, sha256: sha, reason: 'mediaType must be a media type such as image/png' };
+  if (sha === null || !SHA256.test(sha))
+    return { ok: false, sha256: sha, reason: 'sha256 must be 64 lowercase hex digits' };
+  if (typeof b.mediaType !== 'string' || !/^[\w.+-]+\/[\w.+-]+$/.test(b.mediaType))
+    return { ok: false, sha256: sha, reason: 'mediaType must be a media type such as image/png' };
   if (typeof b.data !== 'string') return { ok: false, sha256: sha, reason: 'data must be base64' };
   // An oversized blob is refused alone, not the whole request: a client that cannot split a one-session batch
   // (the OuterLayer CLI caps a blob at 4,000,000 base64 characters) would otherwise never get past it.
   // Checked before decoding so it costs nothing (base64 carries 3 bytes in 4 characters).
-  if (Math.floor((b.data.length * 3) / 4) - 2 > SYNC_LIMITS.blobBytes) return { ok: false, sha256: sha, reason: oversized(b.data.length) };
+  if (Math.floor((b.data.length * 3) / 4) - 2 > SYNC_LIMITS.blobBytes)
+    return { ok: false, sha256: sha, reason: oversized(b.data.length) };
   if (!BASE64.test(b.data)) return { ok: false, sha256: sha, reason: 'data is not valid base64' };
   const bytes = Buffer.from(b.data, 'base64');
   if (bytes.length > SYNC_LIMITS.blobBytes) return { ok: false, sha256: sha, reason: oversized(b.data.length) };
-  if (b.bytes !== undefined && b.bytes !== bytes.length) return { ok: false, sha256: sha, reason: `bytes says ${String(b.bytes)} but data decodes to ${bytes.length}` };
+  if (b.bytes !== undefined && b.bytes !== bytes.length)
+    return { ok: false, sha256: sha, reason: `bytes says ${String(b.bytes)} but data decodes to ${bytes.length}` };
   const actual = crypto.createHash('sha256').update(bytes).digest('hex');
-  if (actual !== sha) return { ok: false, sha256: sha, reason: `sha256 does not match the data (the data hashes to ${actual})` };
+  if (actual !== sha)
+    return { ok: false, sha256: sha, reason: `sha256 does not match the data (the data hashes to ${actual})` };
   return { ok: true, blob: { sha256: sha, mediaType: b.mediaType, bytes } };
 }
 
@@ -76,10 +84,16 @@ export function syncWriter(ctx: FactoryContext): DurableWriter {
   return durableWriter(ctx.db, ctx.gateway.dialect);
 }
 
-export async function sync(ctx: FactoryContext, body: SyncBody, writer: DurableWriter = syncWriter(ctx)): Promise<SyncResult> {
-  if (body.sessions.length > SYNC_LIMITS.sessions) throw tooLarge(`${body.sessions.length} sessions is more than one sync takes`, SYNC_LIMITS.sessions, 'sessions');
+export async function sync(
+  ctx: FactoryContext,
+  body: SyncBody,
+  writer: DurableWriter = syncWriter(ctx),
+): Promise<SyncResult> {
+  if (body.sessions.length > SYNC_LIMITS.sessions)
+    throw tooLarge(`${body.sessions.length} sessions is more than one sync takes`, SYNC_LIMITS.sessions, 'sessions');
   const rawBlobs = body.blobs ?? [];
-  if (rawBlobs.length > SYNC_LIMITS.blobs) throw tooLarge(`${rawBlobs.length} blobs is more than one sync takes`, SYNC_LIMITS.blobs, 'blobs');
+  if (rawBlobs.length > SYNC_LIMITS.blobs)
+    throw tooLarge(`${rawBlobs.length} blobs is more than one sync takes`, SYNC_LIMITS.blobs, 'blobs');
 
   const blobs: CheckedBlob[] = [];
   const rejectedBlobs: SyncResult['rejectedBlobs'] = [];
@@ -97,7 +111,10 @@ export async function sync(ctx: FactoryContext, body: SyncBody, writer: DurableW
       if (checked.ok) {
         accepted.push(checked.session);
       } else {
-        const id = typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
+        const id =
+          typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
+            ? (value as { id: string }).id
+            : null;
         rejected.push({ index, id, reason: checked.reason });
       }
     });
@@ -110,7 +127,16 @@ export async function sync(ctx: FactoryContext, body: SyncBody, writer: DurableW
     const prepared = prepareSessions(accepted);
     // Concurrent syncs share one commit on SQLite; each is answered after it, so a 2xx is still durable.
     await writer.commit(async (trx) => {
-      await store.recordBlobs(trx, blobs.map((b) => ({ app_id: ctx.appId, sha256: b.sha256, media_type: b.mediaType, bytes: b.bytes.length, created_at: now })));
+      await store.recordBlobs(
+        trx,
+        blobs.map((b) => ({
+          app_id: ctx.appId,
+          sha256: b.sha256,
+          media_type: b.mediaType,
+          bytes: b.bytes.length,
+          created_at: now,
+        })),
+      );
       await storeSessions(ctx, trx, accepted, actor, prepared);
     });
   } finally {
@@ -118,8 +144,19 @@ export async function sync(ctx: FactoryContext, body: SyncBody, writer: DurableW
   }
 
   // The living comment of every pull request these sessions link to (named, or worked on its branch).
-  const prJobs = accepted.length > 0 && ((await prCommentModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on' || (await prCheckModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on');
-  if (prJobs) await schedulePrComments(ctx, ctx.appId, await pullRequestsOfSessions(ctx, accepted.map((s) => s.id)));
+  const prJobs =
+    accepted.length > 0 &&
+    ((await prCommentModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on' ||
+      (await prCheckModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on');
+  if (prJobs)
+    await schedulePrComments(
+      ctx,
+      ctx.appId,
+      await pullRequestsOfSessions(
+        ctx,
+        accepted.map((s) => s.id),
+      ),
+    );
 
   return {
     accepted: accepted.map((s) => s.id),

@@ -18,9 +18,18 @@ declare module '../../db/schema.js' {
 
 export async function recordBlobs(db: Db, rows: AgentBlobsTable[]): Promise<void> {
   if (!rows.length) return;
-  await db.insertInto('agent_blobs').values(rows).onConflict((oc) => oc.columns(['app_id', 'sha256']).doNothing()).execute();
+  await db
+    .insertInto('agent_blobs')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['app_id', 'sha256']).doNothing())
+    .execute();
 }
 
 export async function findBlob(db: Db, appId: string, sha256: string): Promise<AgentBlobsTable | undefined> {
-  return db.selectFrom('agent_blobs').selectAll().where('app_id', '=', appId).where('sha256', '=', sha256).executeTakeFirst();
+  return db
+    .selectFrom('agent_blobs')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirst();
 }

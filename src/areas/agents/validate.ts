@@ -13,10 +13,17 @@ import { addFormats, withNumberBounds } from '../../server/validation.js';
  * itself stays verbatim.
  */
 const INT32_FIELDS: readonly string[][] = [
-  ['chunk', 'of'], ['chunk', 'part'],
-  ['outcome', 'prNumber'], ['outcome', 'prs', '[]', 'prNumber'],
-  ['turns', '[]', 'index'], ['events', '[]', 'seq'], ['events', '[]', 'turnIndex'],
-  ['turns', '[]', 'usage', 'in'], ['turns', '[]', 'usage', 'out'], ['turns', '[]', 'usage', 'cacheRead'], ['turns', '[]', 'usage', 'cacheCreate'],
+  ['chunk', 'of'],
+  ['chunk', 'part'],
+  ['outcome', 'prNumber'],
+  ['outcome', 'prs', '[]', 'prNumber'],
+  ['turns', '[]', 'index'],
+  ['events', '[]', 'seq'],
+  ['events', '[]', 'turnIndex'],
+  ['turns', '[]', 'usage', 'in'],
+  ['turns', '[]', 'usage', 'out'],
+  ['turns', '[]', 'usage', 'cacheRead'],
+  ['turns', '[]', 'usage', 'cacheCreate'],
 ];
 
 /**
@@ -47,7 +54,8 @@ type Node = Record<string, unknown>;
 
 function schemaNode(schema: Node, path: readonly string[]): Node {
   let node: Node | undefined = schema;
-  for (const key of path) node = (key === '[]' ? node?.items : (node?.properties as Node | undefined)?.[key]) as Node | undefined;
+  for (const key of path)
+    node = (key === '[]' ? node?.items : (node?.properties as Node | undefined)?.[key]) as Node | undefined;
   if (!node) throw new Error(`AgentSession schema has no ${path.join('.')}`);
   return node;
 }
@@ -67,8 +75,10 @@ const validator = ajv.compile(narrowed(AGENT_SESSION_V1_SCHEMA as unknown as Nod
 
 function describe(error: ErrorObject): string {
   const where = error.instancePath ? error.instancePath.replace(/^\//, '').replace(/\//g, '.') : '(session)';
-  if (error.keyword === 'required') return `${where === '(session)' ? '' : `${where}.`}${String(error.params.missingProperty)} is required`;
-  if (error.keyword === 'additionalProperties') return `${where}.${String(error.params.additionalProperty)} is not a known field`;
+  if (error.keyword === 'required')
+    return `${where === '(session)' ? '' : `${where}.`}${String(error.params.missingProperty)} is required`;
+  if (error.keyword === 'additionalProperties')
+    return `${where}.${String(error.params.additionalProperty)} is not a known field`;
   return `${where} ${error.message ?? 'is invalid'}`;
 }
 
@@ -85,16 +95,20 @@ function checkAdditions(session: AgentSessionV1): string | null {
     if (event.type !== 'pr_linked') continue;
     const { prUrl, prNumber } = (event.data ?? {}) as { prUrl?: unknown; prNumber?: unknown };
     // Counted in code points, as the schema's maxLength is.
-    if (typeof prUrl === 'string' && prUrl.length > EVENT_PR_URL_MAX && [...prUrl].length > EVENT_PR_URL_MAX) return `events.${i}.data.prUrl must NOT have more than ${EVENT_PR_URL_MAX} characters`;
+    if (typeof prUrl === 'string' && prUrl.length > EVENT_PR_URL_MAX && [...prUrl].length > EVENT_PR_URL_MAX)
+      return `events.${i}.data.prUrl must NOT have more than ${EVENT_PR_URL_MAX} characters`;
     // The PR it names is kept as an integer column, as the outcome's prNumber is (INT32_FIELDS).
-    if (typeof prNumber === 'number' && Number.isInteger(prNumber) && prNumber > INT32_MAX) return `events.${i}.data.prNumber must be <= ${INT32_MAX}`;
+    if (typeof prNumber === 'number' && Number.isInteger(prNumber) && prNumber > INT32_MAX)
+      return `events.${i}.data.prNumber must be <= ${INT32_MAX}`;
   }
   for (const [i, turn] of session.turns.entries()) {
     const usage = turn.usage;
     if (!usage || !('cacheCreate1h' in usage)) continue;
     const h = usage.cacheCreate1h;
-    if (typeof h !== 'number' || !Number.isSafeInteger(h) || h < 0) return `turns.${i}.usage.cacheCreate1h must be a non-negative integer`;
-    if (h > usage.cacheCreate) return `turns.${i}.usage.cacheCreate1h must not exceed cacheCreate (${usage.cacheCreate})`;
+    if (typeof h !== 'number' || !Number.isSafeInteger(h) || h < 0)
+      return `turns.${i}.usage.cacheCreate1h must be a non-negative integer`;
+    if (h > usage.cacheCreate)
+      return `turns.${i}.usage.cacheCreate1h must not exceed cacheCreate (${usage.cacheCreate})`;
   }
   return null;
 }

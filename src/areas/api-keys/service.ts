@@ -41,39 +41,73 @@ function toWire(row: KeyRow): ApiKey {
 
 export async function listKeys(ctx: FactoryContext, page: { limit?: number; offset?: number } = {}): Promise<ApiKey[]> {
   const now = ctx.clock.now();
-  const live = (await store.listLiveKeys(ctx.db, ctx.appId)).filter((k) => k.expires_at === null || k.expires_at > now).map(toWire);
+  const live = (await store.listLiveKeys(ctx.db, ctx.appId))
+    .filter((k) => k.expires_at === null || k.expires_at > now)
+    .map(toWire);
   const offset = page.offset ?? 0;
   return live.slice(offset, page.limit === undefined ? undefined : offset + page.limit);
 }
 
 export async function createKey(ctx: FactoryContext, input: CreateKeyInput): Promise<CreatedApiKey> {
-  if (input.preset && input.permissions) throw apiError('invalid_request_body', 'Send either preset or permissions, not both.', { details: [{ path: 'preset', message: 'conflicts with permissions' }] });
+  if (input.preset && input.permissions)
+    throw apiError('invalid_request_body', 'Send either preset or permissions, not both.', {
+      details: [{ path: 'preset', message: 'conflicts with permissions' }],
+    });
   const creatorPermissions = [...ctx.principal.permissions];
-  const permissions = input.permissions ? [...new Set(input.permissions)] : presetPermissions(input.preset ?? 'read-only', creatorPermissions);
+  const permissions = input.permissions
+    ? [...new Set(input.permissions)]
+    : presetPermissions(input.preset ?? 'read-only', creatorPermissions);
   const beyond = permissions.filter((p) => !ctx.principal.permissions.has(p));
   if (beyond.length) {
-    throw apiError('forbidden', `A key cannot be granted permissions its creator lacks: ${beyond.join(', ')}.`, { required_permission: beyond[0] });
+    throw apiError('forbidden', `A key cannot be granted permissions its creator lacks: ${beyond.join(', ')}.`, {
+      required_permission: beyond[0],
+    });
   }
   const now = ctx.clock.now();
   let expiresAt: number | null = null;
   if (input.expiresAt !== undefined) {
     expiresAt = Date.parse(input.expiresAt);
     if (!Number.isFinite(expiresAt) || expiresAt <= now) {
-      throw apiError('invalid_request_body', 'expiresAt must be a date-time in the future.', { details: [{ path: 'expiresAt', message: 'must be in the future' }] });
+      throw apiError('invalid_request_body', 'expiresAt must be a date-time in the future.', {
+        details: [{ path: 'expiresAt', message: 'must be in the future' }],
+      });
     }
   }
   const createdBy = ctx.principal.userId;
   try {
     const minted = await mintCredential(ctx.db, ctx.gateway.pepper, now, {
-      kind: 'factory_key', name: input.name, orgId: ctx.orgId, appId: ctx.appId, createdBy, permissions, expiresAt,
+      kind: 'factory_key',
+      name: input.name,
+      orgId: ctx.orgId,
+      appId: ctx.appId,
+      createdBy,
+      permissions,
+      expiresAt,
     });
-    await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'api_key.created', actor: ctx.principal, targetType: 'api_key', targetId: minted.id, targetIdentifier: input.name, details: { permissions } });
+    await recordAudit(ctx.db, ctx.clock, {
+      orgId: ctx.orgId,
+      actionType: 'api_key.created',
+      actor: ctx.principal,
+      targetType: 'api_key',
+      targetId: minted.id,
+      targetIdentifier: input.name,
+      details: { permissions },
+    });
     return {
-      ...toWire({ id: minted.id, name: input.name, permissions: JSON.stringify(permissions), prefix: minted.prefix, created_at: now, created_by: createdBy, expires_at: expiresAt }),
+      ...toWire({
+        id: minted.id,
+        name: input.name,
+        permissions: JSON.stringify(permissions),
+        prefix: minted.prefix,
+        created_at: now,
+        created_by: createdBy,
+        expires_at: expiresAt,
+      }),
       plaintext_key: minted.plaintext,
     };
   } catch (err) {
-    if (isUniqueViolation(err)) throw apiError('duplicate_api_key_name', `An API key named "${input.name}" already exists in this factory.`);
+    if (isUniqueViolation(err))
+      throw apiError('duplicate_api_key_name', `An API key named "${input.name}" already exists in this factory.`);
     throw err;
   }
 }
@@ -86,5 +120,12 @@ export async function revokeKey(ctx: FactoryContext, id: string): Promise<void> 
   const revoked = await store.revokeKey(ctx.db, ctx.appId, id, ctx.clock.now());
   if (Number(revoked.numUpdatedRows) === 0) throw apiError('api_key_not_found', 'No such API key in this factory.');
   ctx.gateway.auth.invalidate();
-  await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'api_key.revoked', actor: ctx.principal, targetType: 'api_key', targetId: id, targetIdentifier: key.name });
+  await recordAudit(ctx.db, ctx.clock, {
+    orgId: ctx.orgId,
+    actionType: 'api_key.revoked',
+    actor: ctx.principal,
+    targetType: 'api_key',
+    targetId: id,
+    targetIdentifier: key.name,
+  });
 }

@@ -11,67 +11,110 @@ const DisplayName = Type.String({ minLength: 1, maxLength: 200 });
 const AppParams = Type.Object({ appId: Uuid });
 
 export const appsRoutes: AreaRoutes = (app) => {
-  app.get('/apps', {
-    config: { guard: { permission: 'apps.read' } },
-    schema: {
-      summary: 'List the factories the caller may see', tags: ['apps'],
-      description: "A login token sees every live factory of the org of the factory its header names; a factory key sees only its own factory. `name` keeps only the factory of that exact name; `limit`/`offset` page the list (ordered as before).",
-      querystring: Type.Object({
-        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact factory name.' })),
-        limit: Type.Optional(Limit(500)),
-        offset: Type.Optional(Offset()),
-      }, { additionalProperties: false }),
-      response: { 200: Data(Type.Array(Ref(App))) },
+  app.get(
+    '/apps',
+    {
+      config: { guard: { permission: 'apps.read' } },
+      schema: {
+        summary: 'List the factories the caller may see',
+        tags: ['apps'],
+        description:
+          'A login token sees every live factory of the org of the factory its header names; a factory key sees only its own factory. `name` keeps only the factory of that exact name; `limit`/`offset` page the list (ordered as before).',
+        querystring: Type.Object(
+          {
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact factory name.' })),
+            limit: Type.Optional(Limit(500)),
+            offset: Type.Optional(Offset()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Data(Type.Array(Ref(App))) },
+      },
     },
-  }, async (req) => ({ data: await listApps(factoryContext(req.ctx), req.query) }));
+    async (req) => ({ data: await listApps(factoryContext(req.ctx), req.query) }),
+  );
 
-  app.post('/apps', {
-    config: { guard: { permission: 'apps.write' } },
-    schema: {
-      summary: "Create a factory in the caller's organization", tags: ['apps'],
-      description: 'Names are slugs, unique per organization case-insensitively (stored lower case); 409 duplicate_app_name otherwise.',
-      body: Type.Object({ name: Slug, display_name: Type.Optional(DisplayName) }, { additionalProperties: false }),
-      response: { 201: Data(Ref(App)) },
+  app.post(
+    '/apps',
+    {
+      config: { guard: { permission: 'apps.write' } },
+      schema: {
+        summary: "Create a factory in the caller's organization",
+        tags: ['apps'],
+        description:
+          'Names are slugs, unique per organization case-insensitively (stored lower case); 409 duplicate_app_name otherwise.',
+        body: Type.Object({ name: Slug, display_name: Type.Optional(DisplayName) }, { additionalProperties: false }),
+        response: { 201: Data(Ref(App)) },
+      },
     },
-  }, async (req, reply) => {
-    const created = await createAppInOrg(factoryContext(req.ctx), { name: req.body.name, ...(req.body.display_name ? { displayName: req.body.display_name } : {}) });
-    return reply.status(201).send({ data: created });
-  });
-
-  app.get('/apps/:appId', {
-    config: { guard: { permission: 'apps.read', appParam: 'appId' } },
-    schema: { summary: 'Read one factory', tags: ['apps'], params: AppParams, response: { 200: Data(Ref(App)) } },
-  }, async (req) => ({ data: await getApp(factoryContext(req.ctx), req.params.appId) }));
-
-  app.patch('/apps/:appId', {
-    config: { guard: { permission: 'apps.write', appParam: 'appId' } },
-    schema: {
-      summary: 'Rename a factory, change how its runners update, or turn the living PR comment on or off', tags: ['apps'],
-      description: '`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version). `pr_comment` off (default) or on: the evidence comment the GitHub App keeps on each pull request. `pr_check` off (default) or on: the `Attest evidence` check run on each pull request\'s head commit.',
-      params: AppParams,
-      body: Type.Object({
-        name: Type.Optional(Slug),
-        display_name: Type.Optional(DisplayName),
-        runner_updates: Type.Optional(Type.Object({
-          mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
-          version: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
-        }, { additionalProperties: false })),
-        pr_comment: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
-        pr_check: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
-      }, { additionalProperties: false, minProperties: 1 }),
-      response: { 200: Data(Ref(App)) },
+    async (req, reply) => {
+      const created = await createAppInOrg(factoryContext(req.ctx), {
+        name: req.body.name,
+        ...(req.body.display_name ? { displayName: req.body.display_name } : {}),
+      });
+      return reply.status(201).send({ data: created });
     },
-  }, async (req) => ({ data: await updateApp(factoryContext(req.ctx), req.params.appId, req.body) }));
+  );
 
-  app.delete('/apps/:appId', {
-    config: { guard: { permission: 'apps.write', appParam: 'appId' } },
-    schema: { response: { 204: NoContent },
-      summary: 'Delete (tombstone) a factory and revoke its keys', tags: ['apps'],
-      description: 'The factory disappears from every read, its name becomes free, and every key bound to it is revoked at once.',
-      params: AppParams,
+  app.get(
+    '/apps/:appId',
+    {
+      config: { guard: { permission: 'apps.read', appParam: 'appId' } },
+      schema: { summary: 'Read one factory', tags: ['apps'], params: AppParams, response: { 200: Data(Ref(App)) } },
     },
-  }, async (req, reply) => {
-    await deleteApp(factoryContext(req.ctx), req.params.appId);
-    return reply.status(204).send(null);
-  });
+    async (req) => ({ data: await getApp(factoryContext(req.ctx), req.params.appId) }),
+  );
+
+  app.patch(
+    '/apps/:appId',
+    {
+      config: { guard: { permission: 'apps.write', appParam: 'appId' } },
+      schema: {
+        summary: 'Rename a factory, change how its runners update, or turn the living PR comment on or off',
+        tags: ['apps'],
+        description:
+          "`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version). `pr_comment` off (default) or on: the evidence comment the GitHub App keeps on each pull request. `pr_check` off (default) or on: the `Attest evidence` check run on each pull request's head commit.",
+        params: AppParams,
+        body: Type.Object(
+          {
+            name: Type.Optional(Slug),
+            display_name: Type.Optional(DisplayName),
+            runner_updates: Type.Optional(
+              Type.Object(
+                {
+                  mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
+                  version: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+            pr_comment: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
+            pr_check: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
+          },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: Data(Ref(App)) },
+      },
+    },
+    async (req) => ({ data: await updateApp(factoryContext(req.ctx), req.params.appId, req.body) }),
+  );
+
+  app.delete(
+    '/apps/:appId',
+    {
+      config: { guard: { permission: 'apps.write', appParam: 'appId' } },
+      schema: {
+        response: { 204: NoContent },
+        summary: 'Delete (tombstone) a factory and revoke its keys',
+        tags: ['apps'],
+        description:
+          'The factory disappears from every read, its name becomes free, and every key bound to it is revoked at once.',
+        params: AppParams,
+      },
+    },
+    async (req, reply) => {
+      await deleteApp(factoryContext(req.ctx), req.params.appId);
+      return reply.status(204).send(null);
+    },
+  );
 };

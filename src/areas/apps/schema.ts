@@ -6,7 +6,8 @@ import { PrCommentProblem } from '../pr-comments/schema.js';
 export const RunnerUpdatesMode = Type.Union([Type.Literal('follow'), Type.Literal('pin')]);
 export type RunnerUpdatesMode = Static<typeof RunnerUpdatesMode>;
 export const PrCommentMode = Type.Union([Type.Literal('off'), Type.Literal('on')], {
-  description: 'on: the GitHub App keeps exactly one comment with the evidence on each pull request of a connected repository (docs/github-app.md). Default off.',
+  description:
+    'on: the GitHub App keeps exactly one comment with the evidence on each pull request of a connected repository (docs/github-app.md). Default off.',
 });
 export type PrCommentMode = Static<typeof PrCommentMode>;
 
@@ -22,19 +23,36 @@ export const App = Type.Object(
     updated_by: Type.String(),
     runner_updates: Type.Object({
       mode: RunnerUpdatesMode,
-      version: Type.String({ description: 'pin: the pinned version; follow: the version this gateway recommends (its own release)' }),
+      version: Type.String({
+        description: 'pin: the pinned version; follow: the version this gateway recommends (its own release)',
+      }),
     }),
     pr_comment: PrCommentMode,
-    pr_comment_problem: Nullable(Type.Object(PrCommentProblem.properties, {
-      description: 'The latest pull request whose comment could not be posted, until a later run posts it; null when none.',
-    })),
+    pr_comment_problem: Nullable(
+      Type.Object(PrCommentProblem.properties, {
+        description:
+          'The latest pull request whose comment could not be posted, until a later run posts it; null when none.',
+      }),
+    ),
     pr_check: Type.Union([Type.Literal('off'), Type.Literal('on')], {
-      description: 'on: the GitHub App keeps a check run named `Attest evidence` on the head commit of each pull request of a connected repository (success when clean, neutral for review, failure when a block-level row fails; docs/github-app.md). Default off.',
+      description:
+        'on: the GitHub App keeps a check run named `Attest evidence` on the head commit of each pull request of a connected repository (success when clean, neutral for review, failure when a block-level row fails; docs/github-app.md). Default off.',
     }),
-    pr_check_problem: Nullable(Type.Object({
-      ...PrCommentProblem.properties,
-      code: Type.String({ description: 'missing_permission (checks write), repository_not_connected, repository_not_in_installation, repository_tokens_unavailable, github_unavailable (gave up after retries), ...' }),
-    }, { description: 'The latest pull request whose check run could not be written, until a later run writes it; null when none.' })),
+    pr_check_problem: Nullable(
+      Type.Object(
+        {
+          ...PrCommentProblem.properties,
+          code: Type.String({
+            description:
+              'missing_permission (checks write), repository_not_connected, repository_not_in_installation, repository_tokens_unavailable, github_unavailable (gave up after retries), ...',
+          }),
+        },
+        {
+          description:
+            'The latest pull request whose check run could not be written, until a later run writes it; null when none.',
+        },
+      ),
+    ),
   },
   { $id: 'App' },
 );

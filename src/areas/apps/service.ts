@@ -21,7 +21,11 @@ import { VERSION } from '../../version.js';
  */
 export const RECOMMENDED_RUNNER_VERSION: string = VERSION;
 
-export function appToWire(row: store.AppRow, problem: PrCommentProblem | null = null, checkProblem: PrCommentProblem | null = null): App {
+export function appToWire(
+  row: store.AppRow,
+  problem: PrCommentProblem | null = null,
+  checkProblem: PrCommentProblem | null = null,
+): App {
   return {
     id: row.id,
     tenant_id: row.org_id,
@@ -48,20 +52,45 @@ export interface CreateAppInput {
   displayName?: string;
 }
 
-export async function createApp(db: Db, clock: Clock, principal: Principal | null, orgId: string, input: CreateAppInput): Promise<App> {
+export async function createApp(
+  db: Db,
+  clock: Clock,
+  principal: Principal | null,
+  orgId: string,
+  input: CreateAppInput,
+): Promise<App> {
   const now = clock.now();
   const by = changedBy(principal);
   const row: store.AppRow = {
-    id: crypto.randomUUID(), org_id: orgId, name: input.name.toLowerCase(), display_name: input.displayName ?? input.name,
-    runner_updates_mode: 'follow', runner_updates_version: null, pr_comment: 'off', pr_check: 'off', created_at: now, created_by: by, updated_at: now, updated_by: by, deleted_at: null,
+    id: crypto.randomUUID(),
+    org_id: orgId,
+    name: input.name.toLowerCase(),
+    display_name: input.displayName ?? input.name,
+    runner_updates_mode: 'follow',
+    runner_updates_version: null,
+    pr_comment: 'off',
+    pr_check: 'off',
+    created_at: now,
+    created_by: by,
+    updated_at: now,
+    updated_by: by,
+    deleted_at: null,
   };
   try {
     await store.insertApp(db, row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw apiError('duplicate_app_name', `A factory named "${input.name}" already exists in this organization.`);
+    if (isUniqueViolation(err))
+      throw apiError('duplicate_app_name', `A factory named "${input.name}" already exists in this organization.`);
     throw err;
   }
-  await recordAudit(db, clock, { orgId, actionType: 'app.created', actor: principal, targetType: 'app', targetId: row.id, targetIdentifier: row.name });
+  await recordAudit(db, clock, {
+    orgId,
+    actionType: 'app.created',
+    actor: principal,
+    targetType: 'app',
+    targetId: row.id,
+    targetIdentifier: row.name,
+  });
   return appToWire(row);
 }
 
@@ -88,9 +117,10 @@ export interface ListAppsQuery {
 }
 
 export async function listApps(ctx: FactoryContext, q: ListAppsQuery = {}): Promise<App[]> {
-  let rows = ctx.principal.kind !== 'login_token' && ctx.principal.kind !== 'dashboard_session'
-    ? [await store.findLiveApp(ctx.db, ctx.orgId, ctx.appId)].filter((r): r is store.AppRow => r !== undefined)
-    : await store.listLiveApps(ctx.db, ctx.orgId);
+  let rows =
+    ctx.principal.kind !== 'login_token' && ctx.principal.kind !== 'dashboard_session'
+      ? [await store.findLiveApp(ctx.db, ctx.orgId, ctx.appId)].filter((r): r is store.AppRow => r !== undefined)
+      : await store.listLiveApps(ctx.db, ctx.orgId);
   // An org holds few factories: filtered and paged after the one scoped read.
   if (q.name !== undefined) rows = rows.filter((r) => r.name === q.name);
   const offset = q.offset ?? 0;
@@ -101,7 +131,10 @@ export async function listApps(ctx: FactoryContext, q: ListAppsQuery = {}): Prom
 }
 
 async function wireWithProblem(ctx: FactoryContext, row: store.AppRow): Promise<App> {
-  const [problems, checkProblems] = await Promise.all([latestProblems(ctx.db, [row.id]), latestCheckProblems(ctx.db, [row.id])]);
+  const [problems, checkProblems] = await Promise.all([
+    latestProblems(ctx.db, [row.id]),
+    latestCheckProblems(ctx.db, [row.id]),
+  ]);
   return appToWire(row, problems.get(row.id) ?? null, checkProblems.get(row.id) ?? null);
 }
 
@@ -143,7 +176,10 @@ function invalidBody(path: string, message: string) {
 }
 
 /** `pin` needs a semantic version; `follow` tracks the gateway's recommendation and takes none. */
-function runnerUpdatesColumns(input: RunnerUpdatesInput): { runner_updates_mode: string; runner_updates_version: string | null } {
+function runnerUpdatesColumns(input: RunnerUpdatesInput): {
+  runner_updates_mode: string;
+  runner_updates_version: string | null;
+} {
   const version = input.version ?? null;
   if (input.mode === 'follow') {
     if (version !== null) throw invalidBody('runner_updates.version', 'must be left out when mode is follow');
@@ -167,15 +203,34 @@ export async function updateApp(ctx: FactoryContext, appId: string, input: Updat
   try {
     await store.updateApp(ctx.db, ctx.orgId, before.id, patch);
   } catch (err) {
-    if (isUniqueViolation(err)) throw apiError('duplicate_app_name', `A factory named "${patch.name ?? ''}" already exists in this organization.`);
+    if (isUniqueViolation(err))
+      throw apiError(
+        'duplicate_app_name',
+        `A factory named "${patch.name ?? ''}" already exists in this organization.`,
+      );
     throw err;
   }
   const after: store.AppRow = { ...before, ...patch };
   const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const field of ['name', 'display_name', 'runner_updates_mode', 'runner_updates_version', 'pr_comment', 'pr_check'] as const) {
+  for (const field of [
+    'name',
+    'display_name',
+    'runner_updates_mode',
+    'runner_updates_version',
+    'pr_comment',
+    'pr_check',
+  ] as const) {
     if (before[field] !== after[field]) changes[field] = { from: before[field], to: after[field] };
   }
-  await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'app.updated', actor: ctx.principal, targetType: 'app', targetId: before.id, targetIdentifier: after.name, details: { changes } });
+  await recordAudit(ctx.db, ctx.clock, {
+    orgId: ctx.orgId,
+    actionType: 'app.updated',
+    actor: ctx.principal,
+    targetType: 'app',
+    targetId: before.id,
+    targetIdentifier: after.name,
+    details: { changes },
+  });
   return wireWithProblem(ctx, after);
 }
 
@@ -190,7 +245,12 @@ export async function deleteApp(ctx: FactoryContext, appId: string): Promise<voi
   const revoked = await store.revokeAppCredentials(ctx.db, app.id, now);
   ctx.gateway.auth.invalidate();
   await recordAudit(ctx.db, ctx.clock, {
-    orgId: ctx.orgId, actionType: 'app.deleted', actor: ctx.principal, targetType: 'app', targetId: app.id, targetIdentifier: app.name,
+    orgId: ctx.orgId,
+    actionType: 'app.deleted',
+    actor: ctx.principal,
+    targetType: 'app',
+    targetId: app.id,
+    targetIdentifier: app.name,
     details: { revoked_credentials: Number(revoked.numUpdatedRows) },
   });
 }
@@ -198,6 +258,10 @@ export async function deleteApp(ctx: FactoryContext, appId: string): Promise<voi
 /** Every live factory a user can use, across the orgs they belong to, with the org and their role there. */
 export async function factoriesOfUser(db: Db, userId: string): Promise<MyFactory[]> {
   return (await store.listFactoriesOfUser(db, userId)).map((r) => ({
-    id: r.id, name: r.name, display_name: r.display_name, org: { id: r.org_id, name: r.org_name }, role: r.role,
+    id: r.id,
+    name: r.name,
+    display_name: r.display_name,
+    org: { id: r.org_id, name: r.org_name },
+    role: r.role,
   }));
 }

@@ -9,21 +9,49 @@ export function insertApp(db: Db, row: AppRow) {
 }
 
 export function findLiveApp(db: Db, orgId: string, appId: string) {
-  return db.selectFrom('apps').selectAll().where('org_id', '=', orgId).where('id', '=', appId).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('apps')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('id', '=', appId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export function findLiveAppByName(db: Db, orgId: string, name: string) {
-  return db.selectFrom('apps').selectAll().where('org_id', '=', orgId).where('name', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('apps')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('name', '=', name)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export function listLiveApps(db: Db, orgId: string) {
-  return db.selectFrom('apps').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null).orderBy('name').orderBy('id').execute();
+  return db
+    .selectFrom('apps')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('deleted_at', 'is', null)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
 }
 
-export type AppPatch = Partial<Pick<AppRow, 'name' | 'display_name' | 'runner_updates_mode' | 'runner_updates_version' | 'pr_comment' | 'pr_check'>> & Pick<AppRow, 'updated_at' | 'updated_by'>;
+export type AppPatch = Partial<
+  Pick<AppRow, 'name' | 'display_name' | 'runner_updates_mode' | 'runner_updates_version' | 'pr_comment' | 'pr_check'>
+> &
+  Pick<AppRow, 'updated_at' | 'updated_by'>;
 
 export function updateApp(db: Db, orgId: string, appId: string, patch: AppPatch) {
-  return db.updateTable('apps').set(patch).where('org_id', '=', orgId).where('id', '=', appId).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .updateTable('apps')
+    .set(patch)
+    .where('org_id', '=', orgId)
+    .where('id', '=', appId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export function tombstoneApp(db: Db, orgId: string, appId: string, now: number, by: string) {
@@ -38,7 +66,12 @@ export function tombstoneApp(db: Db, orgId: string, appId: string, now: number, 
 
 /** Revoke every live credential bound to the factory (factory keys and item keys). */
 export function revokeAppCredentials(db: Db, appId: string, now: number) {
-  return db.updateTable('credentials').set({ revoked_at: now }).where('app_id', '=', appId).where('revoked_at', 'is', null).executeTakeFirst();
+  return db
+    .updateTable('credentials')
+    .set({ revoked_at: now })
+    .where('app_id', '=', appId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /** Every live factory of every org the user belongs to, with the org and the user's role there. */
@@ -47,7 +80,14 @@ export function listFactoriesOfUser(db: Db, userId: string) {
     .selectFrom('memberships')
     .innerJoin('orgs', 'orgs.id', 'memberships.org_id')
     .innerJoin('apps', 'apps.org_id', 'memberships.org_id')
-    .select(['apps.id as id', 'apps.name as name', 'apps.display_name as display_name', 'orgs.id as org_id', 'orgs.name as org_name', 'memberships.role as role'])
+    .select([
+      'apps.id as id',
+      'apps.name as name',
+      'apps.display_name as display_name',
+      'orgs.id as org_id',
+      'orgs.name as org_name',
+      'memberships.role as role',
+    ])
     .where('memberships.user_id', '=', userId)
     .where('apps.deleted_at', 'is', null)
     .orderBy('orgs.name')

@@ -50,9 +50,13 @@ const OWNER_REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 export function repositoryOfGitRepo(gitRepo: string, field: string): string {
   const repo = normalizeRepo(gitRepo);
   if (!OWNER_REPO.test(repo)) {
-    throw apiError('invalid_request_body', `Invalid body: ${field} must name a GitHub repository (github.com/owner/repo or owner/repo) to anchor a pull request`, {
-      details: [{ path: field, message: 'must name a GitHub repository' }],
-    });
+    throw apiError(
+      'invalid_request_body',
+      `Invalid body: ${field} must name a GitHub repository (github.com/owner/repo or owner/repo) to anchor a pull request`,
+      {
+        details: [{ path: field, message: 'must name a GitHub repository' }],
+      },
+    );
   }
   return repo;
 }
@@ -134,7 +138,13 @@ export function toWire(ctx: Pick<RequestContext, 'config'>, row: store.ArtifactR
     repository: row.repository,
     workItemId: row.work_item_id,
     supersedes: row.supersedes,
-    session: row.session_id === null ? null : { sessionId: row.session_id, turnIndex: row.session_turn_index === null ? null : Number(row.session_turn_index) },
+    session:
+      row.session_id === null
+        ? null
+        : {
+            sessionId: row.session_id,
+            turnIndex: row.session_turn_index === null ? null : Number(row.session_turn_index),
+          },
     ci: row.ci === null || row.ci === undefined ? null : Number(row.ci) === 1,
     gitRepo: row.git_repo ?? null,
     gitBranch: row.git_branch ?? null,
@@ -162,12 +172,16 @@ function bodyError(path: string, message: string) {
 /** Decodes and checks the blob against the declared sha256 and byte length. */
 function verifiedBytes(input: ArtifactInput, data: string): Buffer {
   if (input.bytes > ARTIFACT_BLOB_LIMIT) {
-    throw apiError('payload_too_large', `An artifact blob is at most ${ARTIFACT_BLOB_LIMIT} bytes.`, { limit: ARTIFACT_BLOB_LIMIT });
+    throw apiError('payload_too_large', `An artifact blob is at most ${ARTIFACT_BLOB_LIMIT} bytes.`, {
+      limit: ARTIFACT_BLOB_LIMIT,
+    });
   }
   if (!isBase64(data)) throw bodyError('blob.data', 'must be standard base64 (RFC 4648 §4, padded)');
   const bytes = Buffer.from(data, 'base64');
   if (bytes.length > ARTIFACT_BLOB_LIMIT) {
-    throw apiError('payload_too_large', `An artifact blob is at most ${ARTIFACT_BLOB_LIMIT} bytes.`, { limit: ARTIFACT_BLOB_LIMIT });
+    throw apiError('payload_too_large', `An artifact blob is at most ${ARTIFACT_BLOB_LIMIT} bytes.`, {
+      limit: ARTIFACT_BLOB_LIMIT,
+    });
   }
   const digest = crypto.createHash('sha256').update(bytes).digest('hex');
   if (bytes.length !== input.bytes || digest !== input.sha256.toLowerCase()) {
@@ -188,13 +202,22 @@ export interface CreateResult {
 /** Same clientArtifactId: the same bytes are a retry; other bytes are a conflict. */
 function assertSameContent(row: store.ArtifactRow, sha256: string): void {
   if (row.sha256 !== sha256) {
-    throw apiError('artifact_content_conflict', `clientArtifactId "${row.client_artifact_id}" was already used for other bytes.`, {
-      artifactId: row.id,
-    });
+    throw apiError(
+      'artifact_content_conflict',
+      `clientArtifactId "${row.client_artifact_id}" was already used for other bytes.`,
+      {
+        artifactId: row.id,
+      },
+    );
   }
 }
 
-export async function createArtifact(ctx: FactoryContext, sent: ArtifactInput, blobData: string, resolveWorkItem?: WorkItemResolver): Promise<CreateResult> {
+export async function createArtifact(
+  ctx: FactoryContext,
+  sent: ArtifactInput,
+  blobData: string,
+  resolveWorkItem?: WorkItemResolver,
+): Promise<CreateResult> {
   // `gitRepo` stands in for a missing `repository` of a pull-request anchor (`prNumber` with `gitRepo`).
   const input: ArtifactInput =
     sent.repository === undefined && sent.prNumber !== undefined && sent.gitRepo !== undefined
@@ -203,10 +226,16 @@ export async function createArtifact(ctx: FactoryContext, sent: ArtifactInput, b
   const hasPr = input.repository !== undefined || input.prNumber !== undefined;
   if (hasPr && (input.repository === undefined || input.prNumber === undefined)) {
     const missing = input.repository === undefined ? 'artifact.repository' : 'artifact.prNumber';
-    throw bodyError(missing, 'is required when the artifact is anchored to a pull request (repository and prNumber go together)');
+    throw bodyError(
+      missing,
+      'is required when the artifact is anchored to a pull request (repository and prNumber go together)',
+    );
   }
   if (!hasPr && input.workItemId === undefined && input.session === undefined) {
-    throw apiError('nothing_to_attach', 'An artifact needs a pull request (repository + prNumber), a workItemId or a session to attach to.');
+    throw apiError(
+      'nothing_to_attach',
+      'An artifact needs a pull request (repository + prNumber), a workItemId or a session to attach to.',
+    );
   }
   const emittedAt = Date.parse(input.emittedAt);
   if (!Number.isFinite(emittedAt)) throw bodyError('artifact.emittedAt', 'must be a date-time');
@@ -221,7 +250,12 @@ export async function createArtifact(ctx: FactoryContext, sent: ArtifactInput, b
     return { artifact: toWire(ctx, existing), created: false };
   }
 
-  const workItemId = input.workItemId === undefined ? null : resolveWorkItem ? (await resolveWorkItem(ctx, input.workItemId)).id : input.workItemId;
+  const workItemId =
+    input.workItemId === undefined
+      ? null
+      : resolveWorkItem
+        ? (await resolveWorkItem(ctx, input.workItemId)).id
+        : input.workItemId;
 
   // Bytes first: the row that points at them is only written once they are durable.
   await ctx.gateway.blobs.put(sha256, bytes);
@@ -262,7 +296,8 @@ export async function createArtifact(ctx: FactoryContext, sent: ArtifactInput, b
     return { artifact: toWire(ctx, winner), created: false };
   }
   // The living PR comment of the pull request it is anchored to, or of those declared onto its work item.
-  const prs: PrRef[] = row.repository !== null && row.pr_number !== null ? [{ repository: row.repository, number: row.pr_number }] : [];
+  const prs: PrRef[] =
+    row.repository !== null && row.pr_number !== null ? [{ repository: row.repository, number: row.pr_number }] : [];
   if (row.work_item_id !== null) prs.push(...(await listLinkedPullRequests(ctx, row.work_item_id)));
   await schedulePrComments(ctx, ctx.appId, prs);
   return { artifact: toWire(ctx, row), created: true };
@@ -298,7 +333,10 @@ export async function getArtifact(ctx: FactoryContext, id: string): Promise<Arti
  * read artifacts): the dashboard's artifact page opens the `url` an artifact carries, which names no factory.
  * Another org's artifact is not found, exactly like one that does not exist.
  */
-export async function findArtifactOfUser(ctx: RequestContext, id: string): Promise<{ appId: string; artifact: Artifact }> {
+export async function findArtifactOfUser(
+  ctx: RequestContext,
+  id: string,
+): Promise<{ appId: string; artifact: Artifact }> {
   const kind = ctx.principal?.kind;
   const userId = kind === 'login_token' || kind === 'dashboard_session' ? (ctx.principal?.userId ?? null) : null;
   if (!userId) throw apiError('internal_error', 'route is missing its login-token guard');
@@ -339,7 +377,11 @@ export function liveArtifacts(rows: readonly store.ArtifactRow[]): store.Artifac
 }
 
 /** The live artifacts anchored to one pull request, oldest first. */
-export async function listPullRequestArtifacts(ctx: FactoryContext, repository: string, prNumber: number): Promise<Artifact[]> {
+export async function listPullRequestArtifacts(
+  ctx: FactoryContext,
+  repository: string,
+  prNumber: number,
+): Promise<Artifact[]> {
   const rows = await store.listForPullRequest(ctx.db, ctx.appId, repository, prNumber);
   return liveArtifacts(rows).map((row) => toWire(ctx, row));
 }

@@ -52,7 +52,13 @@ export async function insertArtifact(db: Db, row: Insertable<ArtifactsTable>): P
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('artifact_blobs')
-      .values({ app_id: row.app_id, sha256: row.sha256, org_id: row.org_id, bytes: row.bytes, created_at: row.created_at })
+      .values({
+        app_id: row.app_id,
+        sha256: row.sha256,
+        org_id: row.org_id,
+        bytes: row.bytes,
+        created_at: row.created_at,
+      })
       .onConflict((oc) => oc.columns(['app_id', 'sha256']).doNothing())
       .execute();
     await trx.insertInto('artifacts').values(row).execute();
@@ -60,7 +66,12 @@ export async function insertArtifact(db: Db, row: Insertable<ArtifactsTable>): P
 }
 
 export function findByClientId(db: Db, appId: string, clientArtifactId: string) {
-  return db.selectFrom('artifacts').selectAll().where('app_id', '=', appId).where('client_artifact_id', '=', clientArtifactId).executeTakeFirst();
+  return db
+    .selectFrom('artifacts')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('client_artifact_id', '=', clientArtifactId)
+    .executeTakeFirst();
 }
 
 export function findById(db: Db, appId: string, id: string) {
@@ -73,7 +84,12 @@ export function findByIdInFactories(db: Db, appIds: readonly string[], id: strin
 }
 
 export async function factoryOwnsBlob(db: Db, appId: string, sha256: string): Promise<boolean> {
-  const row = await db.selectFrom('artifact_blobs').select('sha256').where('app_id', '=', appId).where('sha256', '=', sha256).executeTakeFirst();
+  const row = await db
+    .selectFrom('artifact_blobs')
+    .select('sha256')
+    .where('app_id', '=', appId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -88,7 +104,8 @@ const pullRequestArtifacts = preparedQuery(3, (db: Db, appId: string, repository
     .where('pr_number', '=', prNumber)
     .orderBy('emitted_at')
     .orderBy('created_at')
-    .orderBy('id'));
+    .orderBy('id'),
+);
 
 export function listForPullRequest(db: Db, appId: string, repository: string, prNumber: number) {
   return pullRequestArtifacts(db, appId, repository, prNumber);
@@ -128,9 +145,18 @@ export function workItemArtifactsQuery(db: Db, appId: string, anchors: ItemAncho
     .selectAll()
     .where('app_id', '=', appId)
     .where('work_item_id', '=', anchors.workItemId)
-    .union(db.selectFrom('artifacts').selectAll().where('app_id', '=', appId).where('session_id', 'in', linkedSessions));
+    .union(
+      db.selectFrom('artifacts').selectAll().where('app_id', '=', appId).where('session_id', 'in', linkedSessions),
+    );
   for (const pr of anchors.pullRequests) {
-    query = query.union(db.selectFrom('artifacts').selectAll().where('app_id', '=', appId).where('repository', '=', pr.repository).where('pr_number', '=', pr.number));
+    query = query.union(
+      db
+        .selectFrom('artifacts')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('repository', '=', pr.repository)
+        .where('pr_number', '=', pr.number),
+    );
   }
   return query.orderBy('emitted_at').orderBy('created_at').orderBy('id');
 }

@@ -17,5 +17,8 @@ export async function resolveWorkItemForArtifact(ctx: FactoryContext, idOrNumber
 export async function listWorkItemArtifacts(ctx: FactoryContext, idOrNumber: string): Promise<ItemArtifacts> {
   const item = await getWorkItem(ctx, idOrNumber);
   const pullRequests = await listLinkedPullRequests(ctx, item.id);
-  return listItemArtifacts(ctx, { workItemId: item.id, pullRequests: pullRequests.map((pr) => ({ repository: pr.repository, number: pr.number })) });
+  return listItemArtifacts(ctx, {
+    workItemId: item.id,
+    pullRequests: pullRequests.map((pr) => ({ repository: pr.repository, number: pr.number })),
+  });
 }

@@ -5,7 +5,13 @@ import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import type { ContextChange, ContextCommit, ContextCommitSummary, ContextSource, ContextSyncResult as SyncResult } from './schema.js';
+import type {
+  ContextChange,
+  ContextCommit,
+  ContextCommitSummary,
+  ContextSource,
+  ContextSyncResult as SyncResult,
+} from './schema.js';
 import * as store from './store.js';
 
 export type ContextVerification = 'verified' | 'unverified' | 'absent';
@@ -27,7 +33,8 @@ function bodyError(path: string, message: string) {
 
 /** A tree path: relative, '/'-separated, no empty, '.' or '..' segments (it names a file in the repository). */
 export function isSafePath(path: string): boolean {
-  if (path.length === 0 || path.length > 1024 || path.startsWith('/') || path.includes('\\') || path.includes('\0')) return false;
+  if (path.length === 0 || path.length > 1024 || path.startsWith('/') || path.includes('\\') || path.includes('\0'))
+    return false;
   return path.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 }
 
@@ -52,13 +59,16 @@ function decodeFiles(files: SyncInput['files']): DecodedFile[] {
   if (files.length > MAX_CONTEXT_FILES) throw bodyError('files', `must hold at most ${MAX_CONTEXT_FILES} files`);
   const seen = new Set<string>();
   return files.map((f, i) => {
-    if (!isSafePath(f.path)) throw bodyError(`files.${i}.path`, 'must be a relative path without empty, "." or ".." segments');
-    if (Buffer.byteLength(f.path, 'utf8') > MAX_CONTEXT_PATH_BYTES) throw bodyError(`files.${i}.path`, `must be at most ${MAX_CONTEXT_PATH_BYTES} bytes of UTF-8`);
+    if (!isSafePath(f.path))
+      throw bodyError(`files.${i}.path`, 'must be a relative path without empty, "." or ".." segments');
+    if (Buffer.byteLength(f.path, 'utf8') > MAX_CONTEXT_PATH_BYTES)
+      throw bodyError(`files.${i}.path`, `must be at most ${MAX_CONTEXT_PATH_BYTES} bytes of UTF-8`);
     if (seen.has(f.path)) throw bodyError(`files.${i}.path`, 'is listed twice');
     seen.add(f.path);
     if (!BASE64.test(f.content)) throw bodyError(`files.${i}.content`, 'must be base64');
     const bytes = Buffer.from(f.content, 'base64');
-    if (bytes.length > MAX_CONTEXT_FILE_BYTES) throw bodyError(`files.${i}.content`, `must decode to at most ${MAX_CONTEXT_FILE_BYTES} bytes`);
+    if (bytes.length > MAX_CONTEXT_FILE_BYTES)
+      throw bodyError(`files.${i}.content`, `must decode to at most ${MAX_CONTEXT_FILE_BYTES} bytes`);
     return { path: f.path, bytes, sha256: sha256(bytes) };
   });
 }
@@ -68,7 +78,10 @@ function treeDigest(files: readonly { path: string; sha256: string }[]): string 
   return sha256(sorted.map((f) => `${f.path}\0${f.sha256}\n`).join(''));
 }
 
-function diff(previous: readonly store.FileRow[], current: readonly DecodedFile[]): Omit<store.ContextChangesTable, 'commit_id' | 'app_id'>[] {
+function diff(
+  previous: readonly store.FileRow[],
+  current: readonly DecodedFile[],
+): Omit<store.ContextChangesTable, 'commit_id' | 'app_id'>[] {
   const before = new Map(previous.map((f) => [f.path, f.sha256]));
   const out: Omit<store.ContextChangesTable, 'commit_id' | 'app_id'>[] = [];
   for (const f of current) {
@@ -92,7 +105,12 @@ function commitSummary(row: store.CommitRow): ContextCommitSummary {
   };
 }
 
-function syncResult(row: store.CommitRow, created: boolean, newBlobs: number, changes: { change: string }[]): SyncResult {
+function syncResult(
+  row: store.CommitRow,
+  created: boolean,
+  newBlobs: number,
+  changes: { change: string }[],
+): SyncResult {
   const count = (kind: string) => changes.filter((c) => c.change === kind).length;
   return {
     ...commitSummary(row),
@@ -151,7 +169,13 @@ export async function syncContext(ctx: FactoryContext, input: SyncInput): Promis
     try {
       await store.insertCommit(ctx.db, {
         commit,
-        files: files.map((f) => ({ commit_id: id, app_id: ctx.appId, path: f.path, sha256: f.sha256, bytes: f.bytes.length })),
+        files: files.map((f) => ({
+          commit_id: id,
+          app_id: ctx.appId,
+          path: f.path,
+          sha256: f.sha256,
+          bytes: f.bytes.length,
+        })),
         changes: changes.map((c) => ({ ...c, commit_id: id, app_id: ctx.appId })),
       });
       return syncResult(commit, true, newBlobs, changes);
@@ -170,12 +194,19 @@ export interface ChangesQuery {
   branch?: string;
 }
 
-export async function listChanges(ctx: FactoryContext, query: ChangesQuery): Promise<{ data: ContextCommit[]; total: number }> {
+export async function listChanges(
+  ctx: FactoryContext,
+  query: ChangesQuery,
+): Promise<{ data: ContextCommit[]; total: number }> {
   const [total, commits] = await Promise.all([
     store.countCommits(ctx.db, ctx.appId, query.branch),
     store.pageOfCommits(ctx.db, ctx.appId, query.branch, query.limit, query.offset),
   ]);
-  const changes = await store.changesOf(ctx.db, ctx.appId, commits.map((c) => c.id));
+  const changes = await store.changesOf(
+    ctx.db,
+    ctx.appId,
+    commits.map((c) => c.id),
+  );
   const byCommit = new Map<string, ContextChange[]>();
   for (const c of changes) {
     const list = byCommit.get(c.commit_id) ?? [];
@@ -188,15 +219,37 @@ export async function listChanges(ctx: FactoryContext, query: ChangesQuery): Pro
   };
 }
 
-export async function readSource(ctx: FactoryContext, commitSha: string | undefined, path: string | undefined): Promise<ContextSource> {
-  const commit = commitSha === undefined ? await store.latestCommit(ctx.db, ctx.appId) : await store.findCommit(ctx.db, ctx.appId, commitSha.toLowerCase());
+export async function readSource(
+  ctx: FactoryContext,
+  commitSha: string | undefined,
+  path: string | undefined,
+): Promise<ContextSource> {
+  const commit =
+    commitSha === undefined
+      ? await store.latestCommit(ctx.db, ctx.appId)
+      : await store.findCommit(ctx.db, ctx.appId, commitSha.toLowerCase());
   if (!commit) {
-    throw apiError('context_not_found', commitSha === undefined ? 'No context commit has been synced to this factory.' : `Commit ${commitSha} has not been synced to this factory.`);
+    throw apiError(
+      'context_not_found',
+      commitSha === undefined
+        ? 'No context commit has been synced to this factory.'
+        : `Commit ${commitSha} has not been synced to this factory.`,
+    );
   }
-  const head = { commitSha: commit.commit_sha, branch: commit.branch, syncedAt: new Date(commit.synced_at).toISOString() };
+  const head = {
+    commitSha: commit.commit_sha,
+    branch: commit.branch,
+    syncedAt: new Date(commit.synced_at).toISOString(),
+  };
   const wanted = path?.replace(/\/+$/, '');
   if (wanted === undefined || wanted === '') {
-    return { ...head, path: null, kind: 'tree', files: await store.filesOf(ctx.db, ctx.appId, commit.id), content: null };
+    return {
+      ...head,
+      path: null,
+      kind: 'tree',
+      files: await store.filesOf(ctx.db, ctx.appId, commit.id),
+      content: null,
+    };
   }
   const file = await store.fileAt(ctx.db, ctx.appId, commit.id, wanted);
   if (file) {
@@ -207,7 +260,8 @@ export async function readSource(ctx: FactoryContext, commitSha: string | undefi
   // A directory: the files under it.
   const prefix = `${wanted}/`;
   const under = (await store.filesOf(ctx.db, ctx.appId, commit.id)).filter((f) => f.path.startsWith(prefix));
-  if (under.length === 0) throw apiError('context_not_found', `No file or directory ${wanted} at commit ${commit.commit_sha}.`);
+  if (under.length === 0)
+    throw apiError('context_not_found', `No file or directory ${wanted} at commit ${commit.commit_sha}.`);
   return { ...head, path: wanted, kind: 'tree', files: under, content: null };
 }
 
@@ -221,7 +275,10 @@ export async function contextVerification(ctx: FactoryContext, commitSha: string
 }
 
 /** The same for many commits in one query (a session list page): commit sha → verification. */
-export async function contextVerifications(ctx: FactoryContext, commitShas: readonly (string | null)[]): Promise<Map<string | null, ContextVerification>> {
+export async function contextVerifications(
+  ctx: FactoryContext,
+  commitShas: readonly (string | null)[],
+): Promise<Map<string | null, ContextVerification>> {
   const shas = [...new Set(commitShas.filter((s): s is string => Boolean(s)).map((s) => s.toLowerCase()))];
   const synced = await store.syncedShas(ctx.db, ctx.appId, shas);
   const out = new Map<string | null, ContextVerification>();

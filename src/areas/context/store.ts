@@ -48,21 +48,43 @@ export type FileRow = Pick<ContextFilesTable, 'path' | 'sha256' | 'bytes'>;
 export type ChangeRow = Pick<ContextChangesTable, 'commit_id' | 'path' | 'change' | 'sha256' | 'previous_sha256'>;
 
 export function findCommit(db: Db, appId: string, commitSha: string): Promise<CommitRow | undefined> {
-  return db.selectFrom('context_commits').selectAll().where('app_id', '=', appId).where('commit_sha', '=', commitSha).executeTakeFirst();
+  return db
+    .selectFrom('context_commits')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('commit_sha', '=', commitSha)
+    .executeTakeFirst();
 }
 
 export function latestCommit(db: Db, appId: string): Promise<CommitRow | undefined> {
-  return db.selectFrom('context_commits').selectAll().where('app_id', '=', appId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('context_commits')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 export async function syncedShas(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
   if (shas.length === 0) return new Set();
-  const rows = await db.selectFrom('context_commits').select('commit_sha').where('app_id', '=', appId).where('commit_sha', 'in', [...shas]).execute();
+  const rows = await db
+    .selectFrom('context_commits')
+    .select('commit_sha')
+    .where('app_id', '=', appId)
+    .where('commit_sha', 'in', [...shas])
+    .execute();
   return new Set(rows.map((r) => r.commit_sha));
 }
 
 export function filesOf(db: Db, appId: string, commitId: string): Promise<FileRow[]> {
-  return db.selectFrom('context_files').select(['path', 'sha256', 'bytes']).where('app_id', '=', appId).where('commit_id', '=', commitId).orderBy('path').execute();
+  return db
+    .selectFrom('context_files')
+    .select(['path', 'sha256', 'bytes'])
+    .where('app_id', '=', appId)
+    .where('commit_id', '=', commitId)
+    .orderBy('path')
+    .execute();
 }
 
 export function fileAt(db: Db, appId: string, commitId: string, path: string): Promise<FileRow | undefined> {
@@ -87,10 +109,16 @@ export async function insertCommit(db: Db, input: NewCommit): Promise<void> {
     await trx.insertInto('context_commits').values(input.commit).execute();
     // Chunks keep each statement under the bound-parameter limits of both drivers.
     for (let i = 0; i < input.files.length; i += 500) {
-      await trx.insertInto('context_files').values(input.files.slice(i, i + 500)).execute();
+      await trx
+        .insertInto('context_files')
+        .values(input.files.slice(i, i + 500))
+        .execute();
     }
     for (let i = 0; i < input.changes.length; i += 500) {
-      await trx.insertInto('context_changes').values(input.changes.slice(i, i + 500)).execute();
+      await trx
+        .insertInto('context_changes')
+        .values(input.changes.slice(i, i + 500))
+        .execute();
     }
   });
 }
@@ -100,14 +128,23 @@ export async function countCommits(db: Db, appId: string, branch: string | undef
   return Number(row?.n ?? 0);
 }
 
-export function pageOfCommits(db: Db, appId: string, branch: string | undefined, limit: number, offset: number): Promise<CommitRow[]> {
+export function pageOfCommits(
+  db: Db,
+  appId: string,
+  branch: string | undefined,
+  limit: number,
+  offset: number,
+): Promise<CommitRow[]> {
   return pageOfCommitsQuery(db, appId, branch, limit, offset).execute();
 }
 
 // The history's statements, exported so a test can ask the store for their plans: by (app_id, seq), or with a
 // branch by (app_id, branch, seq) (migration 0025).
 export function countCommitsQuery(db: Db, appId: string, branch: string | undefined) {
-  let q = db.selectFrom('context_commits').select((eb) => eb.fn.countAll<number>().as('n')).where('app_id', '=', appId);
+  let q = db
+    .selectFrom('context_commits')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('app_id', '=', appId);
   if (branch !== undefined) q = q.where('branch', '=', branch);
   return q;
 }

@@ -36,7 +36,11 @@ export async function getCriteria(ctx: FactoryContext, idOrNumber: string): Prom
 
 /** The criteria of an item named by its uuid, for other areas (e.g. evidence bound to a criterion). */
 export async function listCriteriaOf(ctx: FactoryContext, workItemId: string): Promise<Criterion[]> {
-  return (await store.listCriteria(ctx.db, ctx.appId, workItemId)).map((r) => ({ id: r.criterion_id, text: r.text, proof: r.proof }));
+  return (await store.listCriteria(ctx.db, ctx.appId, workItemId)).map((r) => ({
+    id: r.criterion_id,
+    text: r.text,
+    proof: r.proof,
+  }));
 }
 
 export async function replaceCriteria(
@@ -45,12 +49,16 @@ export async function replaceCriteria(
   criteria: { id: string; text: string; proof?: string | null }[],
 ): Promise<CriteriaList> {
   if (criteria.length > MAX_CRITERIA) {
-    throw apiError('invalid_request_body', `At most ${MAX_CRITERIA} criteria.`, { details: [{ path: 'criteria', message: `must have at most ${MAX_CRITERIA} items` }] });
+    throw apiError('invalid_request_body', `At most ${MAX_CRITERIA} criteria.`, {
+      details: [{ path: 'criteria', message: `must have at most ${MAX_CRITERIA} items` }],
+    });
   }
   const seen = new Set<string>();
   for (const [i, c] of criteria.entries()) {
     if (seen.has(c.id)) {
-      throw apiError('duplicate_criterion_id', `Criterion id "${c.id}" appears more than once.`, { details: [{ path: `criteria.${i}.id`, message: 'duplicates an earlier id' }] });
+      throw apiError('duplicate_criterion_id', `Criterion id "${c.id}" appears more than once.`, {
+        details: [{ path: `criteria.${i}.id`, message: 'duplicates an earlier id' }],
+      });
     }
     seen.add(c.id);
   }
@@ -58,7 +66,13 @@ export async function replaceCriteria(
   if (item.withdrawn) throw apiError('work_item_withdrawn', 'The work item is withdrawn; its criteria cannot change.');
   const now = ctx.clock.now();
   const rows: store.CriterionRow[] = criteria.map((c, position) => ({
-    app_id: ctx.appId, work_item_id: item.id, position, criterion_id: c.id, text: c.text, proof: c.proof ?? null, updated_at: now,
+    app_id: ctx.appId,
+    work_item_id: item.id,
+    position,
+    criterion_id: c.id,
+    text: c.text,
+    proof: c.proof ?? null,
+    updated_at: now,
   }));
   await store.replaceCriteria(ctx.db, ctx.gateway.dialect, ctx.appId, item.id, rows);
   await schedulePrComments(ctx, ctx.appId, await listLinkedPullRequests(ctx, item.id));

@@ -36,7 +36,13 @@ export function listCriteria(db: Db, appId: string, workItemId: string): Promise
  * old rows and both insert, the second failing on criteria_pk; a transaction-scoped advisory lock on the item
  * makes the second wait for the first, and the last writer wins. SQLite runs one write transaction at a time.
  */
-export async function replaceCriteria(db: Db, dialect: Dialect, appId: string, workItemId: string, rows: CriterionRow[]): Promise<void> {
+export async function replaceCriteria(
+  db: Db,
+  dialect: Dialect,
+  appId: string,
+  workItemId: string,
+  rows: CriterionRow[],
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await lockForTransaction(trx, dialect, `criteria:${appId}:${workItemId}`);
     await trx.deleteFrom('criteria').where('app_id', '=', appId).where('work_item_id', '=', workItemId).execute();

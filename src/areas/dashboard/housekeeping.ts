@@ -14,5 +14,9 @@ export const DASHBOARD_SESSION_KEPT_MS = 7 * 86_400_000;
 export const dashboardSweeps: Sweeps = {
   signInLinks: (gateway, now) => store.deleteLinksExpiredBefore(gateway.db, now - SIGN_IN_LINK_KEPT_MS),
   dashboardSessions: (gateway, now) =>
-    store.deleteSessionsEndedBefore(gateway.db, now - DASHBOARD_SESSION_KEPT_MS, gateway.config.dashboardIdleHours * 3_600_000),
+    store.deleteSessionsEndedBefore(
+      gateway.db,
+      now - DASHBOARD_SESSION_KEPT_MS,
+      gateway.config.dashboardIdleHours * 3_600_000,
+    ),
 };

@@ -23,9 +23,23 @@ export interface NewSession extends DashboardSession {
 }
 
 /** A single-use sign-in link for `userId`, acting as login token `loginTokenId`, valid 10 minutes. */
-export async function mintSignInLink(db: Db, pepper: string, now: number, publicUrl: string, userId: string, loginTokenId: string): Promise<SignInLink> {
+export async function mintSignInLink(
+  db: Db,
+  pepper: string,
+  now: number,
+  publicUrl: string,
+  userId: string,
+  loginTokenId: string,
+): Promise<SignInLink> {
   const token = crypto.randomBytes(32).toString('base64url');
-  await store.insertLink(db, { digest: digestOf(token, pepper), user_id: userId, login_token_id: loginTokenId, expires_at: now + LINK_TTL_MS, used_at: null, created_at: now });
+  await store.insertLink(db, {
+    digest: digestOf(token, pepper),
+    user_id: userId,
+    login_token_id: loginTokenId,
+    expires_at: now + LINK_TTL_MS,
+    used_at: null,
+    created_at: now,
+  });
   return { url: `${publicUrl}/auth/link/${token}`, expiresAt: new Date(now + LINK_TTL_MS).toISOString() };
 }
 
@@ -45,7 +59,11 @@ async function startSession(ctx: RequestContext, userId: string, loginTokenId: s
   const now = ctx.clock.now();
   const absoluteMs = ctx.config.dashboardMaxDays * 86_400_000;
   const minted = await mintCredential(ctx.db, ctx.gateway.pepper, now, {
-    kind: 'dashboard_session', name: 'dashboard', userId, parentId: loginTokenId, expiresAt: now + absoluteMs,
+    kind: 'dashboard_session',
+    name: 'dashboard',
+    userId,
+    parentId: loginTokenId,
+    expiresAt: now + absoluteMs,
   });
   // Resolve it as the guard will: a session whose login token is gone or whose user is in no org never starts.
   let principal: Principal;
@@ -83,14 +101,18 @@ export async function openLink(ctx: RequestContext, token: string): Promise<Link
   return session ? { ok: true, session } : { ok: false, reason: 'invalid' };
 }
 
-const ONLY_LOGIN_TOKENS = 'Only a CLI login token (olu_…) signs in to the dashboard; API keys, item keys, management keys and admin tokens never do. Run `attest dashboard` for a sign-in link.';
+const ONLY_LOGIN_TOKENS =
+  'Only a CLI login token (olu_…) signs in to the dashboard; API keys, item keys, management keys and admin tokens never do. Run `attest dashboard` for a sign-in link.';
 
 /** Sign-in with a pasted login token. */
 export async function signIn(ctx: RequestContext, loginToken: string): Promise<NewSession> {
   const token = loginToken.trim();
   const kind = parsePlaintext(token);
   if (kind !== 'login_token') {
-    throw apiError('unauthorized', kind === null ? `That is not a valid login token. ${ONLY_LOGIN_TOKENS}` : ONLY_LOGIN_TOKENS);
+    throw apiError(
+      'unauthorized',
+      kind === null ? `That is not a valid login token. ${ONLY_LOGIN_TOKENS}` : ONLY_LOGIN_TOKENS,
+    );
   }
   const principal = await ctx.gateway.auth.resolve(token, null);
   if (!principal.userId) throw credentialRefused();
@@ -101,7 +123,8 @@ export async function signIn(ctx: RequestContext, loginToken: string): Promise<N
 
 export async function currentSession(ctx: RequestContext): Promise<DashboardSession> {
   const p = ctx.principal;
-  if (p?.kind !== 'dashboard_session' || !p.userId) throw apiError('internal_error', 'route is missing its session guard');
+  if (p?.kind !== 'dashboard_session' || !p.userId)
+    throw apiError('internal_error', 'route is missing its session guard');
   const user = await store.findUser(ctx.db, p.userId);
   if (!user) throw credentialRefused();
   return { user, expiresAt: new Date(p.expiresAt ?? ctx.clock.now()).toISOString() };

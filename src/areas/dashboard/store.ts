@@ -47,11 +47,13 @@ export async function deleteSessionsEndedBefore(db: Db, before: number, idleMs: 
   const res = await db
     .deleteFrom('credentials')
     .where('kind', '=', kindLiteral('dashboard_session'))
-    .where((eb) => eb.or([
-      eb('revoked_at', '<', before),
-      eb('expires_at', '<', before),
-      eb(eb.fn.coalesce('last_used_at', 'created_at'), '<', before - idleMs),
-    ]))
+    .where((eb) =>
+      eb.or([
+        eb('revoked_at', '<', before),
+        eb('expires_at', '<', before),
+        eb(eb.fn.coalesce('last_used_at', 'created_at'), '<', before - idleMs),
+      ]),
+    )
     .executeTakeFirst();
   return Number(res.numDeletedRows);
 }

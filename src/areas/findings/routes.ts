@@ -5,35 +5,57 @@ import { Data, Limit, Offset, Ref } from '../../server/schemas.js';
 import { Finding, FindingInput } from './schema.js';
 import { listFindings, recordFinding } from './service.js';
 
-const ItemParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'The work item uuid or its number in the factory.' }) });
+const ItemParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'The work item uuid or its number in the factory.' }),
+});
 
 export const findingsRoutes: AreaRoutes = (app) => {
-  app.post('/work-items/:id/findings', {
-    config: { guard: { permission: 'findings.write' } },
-    schema: {
-      summary: 'Record a finding on a work item', tags: ['findings'],
-      description: 'What an agent found wrong about a change under review (`about: change`) or about a rule it ran on (`about: rule`, which needs `rule`). `line` needs `path`. A withdrawn item answers 409 work_item_withdrawn.',
-      params: ItemParams,
-      body: FindingInput,
-      response: { 201: Data(Ref(Finding)) },
+  app.post(
+    '/work-items/:id/findings',
+    {
+      config: { guard: { permission: 'findings.write' } },
+      schema: {
+        summary: 'Record a finding on a work item',
+        tags: ['findings'],
+        description:
+          'What an agent found wrong about a change under review (`about: change`) or about a rule it ran on (`about: rule`, which needs `rule`). `line` needs `path`. A withdrawn item answers 409 work_item_withdrawn.',
+        params: ItemParams,
+        body: FindingInput,
+        response: { 201: Data(Ref(Finding)) },
+      },
     },
-  }, async (req, reply) => reply.status(201).send({ data: await recordFinding(factoryContext(req.ctx), req.params.id, req.body) }));
+    async (req, reply) =>
+      reply.status(201).send({ data: await recordFinding(factoryContext(req.ctx), req.params.id, req.body) }),
+  );
 
-  app.get('/work-items/:id/findings', {
-    config: { guard: { permission: 'findings.read' } },
-    schema: {
-      summary: "List a work item's findings, oldest first", tags: ['findings'],
-      params: ItemParams,
-      querystring: Type.Object({
-        limit: Type.Optional(Limit(100, undefined, { description: 'default 50' })),
-        offset: Type.Optional(Offset({ description: 'default 0' })),
-      }, { additionalProperties: false }),
-      response: { 200: Type.Object({ data: Type.Array(Ref(Finding)), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }) }) },
+  app.get(
+    '/work-items/:id/findings',
+    {
+      config: { guard: { permission: 'findings.read' } },
+      schema: {
+        summary: "List a work item's findings, oldest first",
+        tags: ['findings'],
+        params: ItemParams,
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Limit(100, undefined, { description: 'default 50' })),
+            offset: Type.Optional(Offset({ description: 'default 0' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            data: Type.Array(Ref(Finding)),
+            pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+          }),
+        },
+      },
     },
-  }, async (req) => {
-    const limit = req.query.limit ?? 50;
-    const offset = req.query.offset ?? 0;
-    const page = await listFindings(factoryContext(req.ctx), req.params.id, { limit, offset });
-    return { data: page.findings, pagination: { total: page.total, limit, offset } };
-  });
+    async (req) => {
+      const limit = req.query.limit ?? 50;
+      const offset = req.query.offset ?? 0;
+      const page = await listFindings(factoryContext(req.ctx), req.params.id, { limit, offset });
+      return { data: page.findings, pagination: { total: page.total, limit, offset } };
+    },
+  );
 };

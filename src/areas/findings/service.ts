@@ -27,10 +27,14 @@ function toWire(r: store.FindingRow): Finding {
 
 export async function recordFinding(ctx: FactoryContext, idOrNumber: string, input: FindingInput): Promise<Finding> {
   if (input.about === 'rule' && input.rule === undefined) {
-    throw apiError('invalid_request_body', 'A finding about a rule names the rule.', { details: [{ path: 'rule', message: 'is required when about is "rule"' }] });
+    throw apiError('invalid_request_body', 'A finding about a rule names the rule.', {
+      details: [{ path: 'rule', message: 'is required when about is "rule"' }],
+    });
   }
   if (input.line !== undefined && input.path === undefined) {
-    throw apiError('invalid_request_body', 'A line needs the path it is in.', { details: [{ path: 'path', message: 'is required when line is given' }] });
+    throw apiError('invalid_request_body', 'A line needs the path it is in.', {
+      details: [{ path: 'path', message: 'is required when line is given' }],
+    });
   }
   const item = await getWorkItem(ctx, idOrNumber);
   if (item.withdrawn) throw apiError('work_item_withdrawn', 'The work item is withdrawn; findings cannot be added.');
@@ -52,7 +56,11 @@ export async function recordFinding(ctx: FactoryContext, idOrNumber: string, inp
   };
   await store.insertFinding(ctx.db, row);
   const linked = await listLinkedPullRequests(ctx, item.id);
-  await schedulePrComments(ctx, ctx.appId, linked.filter((pr) => row.pr_number === null || pr.number === row.pr_number));
+  await schedulePrComments(
+    ctx,
+    ctx.appId,
+    linked.filter((pr) => row.pr_number === null || pr.number === row.pr_number),
+  );
   return toWire(row);
 }
 

@@ -30,7 +30,13 @@ export async function insertFinding(db: Db, row: FindingRow): Promise<void> {
   await db.insertInto('findings').values(row).execute();
 }
 
-export function listFindings(db: Db, appId: string, workItemId: string, limit: number, offset: number): Promise<FindingRow[]> {
+export function listFindings(
+  db: Db,
+  appId: string,
+  workItemId: string,
+  limit: number,
+  offset: number,
+): Promise<FindingRow[]> {
   return db
     .selectFrom('findings')
     .selectAll()

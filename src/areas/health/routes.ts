@@ -9,43 +9,66 @@ const Check = Type.Object({
   name: Type.Union([Type.Literal('database'), Type.Literal('rate_limits'), Type.Literal('blobs')]),
   kind: Type.String({ description: 'What backs the dependency: sqlite | postgres, memory | redis, fs | s3.' }),
   status: Type.Union([Type.Literal('ok'), Type.Literal('down')]),
-  critical: Type.Boolean({ description: 'When a critical dependency is down the route answers 503 store_unavailable.' }),
+  critical: Type.Boolean({
+    description: 'When a critical dependency is down the route answers 503 store_unavailable.',
+  }),
   latencyMs: Type.Number({ minimum: 0 }),
   message: Type.Optional(Type.String()),
 });
 
-const Report = Data(Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], { description: 'degraded: a non-critical dependency is down.' }),
-  checks: Type.Array(Check),
-}));
+const Report = Data(
+  Type.Object({
+    status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
+      description: 'degraded: a non-critical dependency is down.',
+    }),
+    checks: Type.Array(Check),
+  }),
+);
 
 export const healthRoutes: AreaRoutes = (app) => {
-  app.get('/health', {
-    schema: {
-      summary: 'Liveness', tags: ['health'],
-      response: { 200: Type.Object({ data: Type.Object({ status: Type.Literal('ok'), uptimeMs: Type.Integer() }) }) },
+  app.get(
+    '/health',
+    {
+      schema: {
+        summary: 'Liveness',
+        tags: ['health'],
+        response: { 200: Type.Object({ data: Type.Object({ status: Type.Literal('ok'), uptimeMs: Type.Integer() }) }) },
+      },
     },
-  }, async (req) => ({ data: { status: 'ok' as const, uptimeMs: req.ctx.clock.now() - req.ctx.gateway.startedAt } }));
+    async (req) => ({ data: { status: 'ok' as const, uptimeMs: req.ctx.clock.now() - req.ctx.gateway.startedAt } }),
+  );
 
-  app.get('/v1/health/ingestion', {
-    schema: {
-      summary: 'Can the gateway take ingest (database, rate-limit store, blob store)', tags: ['health'],
-      description: 'The database is critical (503 `store_unavailable` with `checks` and `Retry-After` when it is down); a down rate-limit store (limits fail open) or blob store makes the status `degraded`.',
-      response: { 200: Report },
+  app.get(
+    '/v1/health/ingestion',
+    {
+      schema: {
+        summary: 'Can the gateway take ingest (database, rate-limit store, blob store)',
+        tags: ['health'],
+        description:
+          'The database is critical (503 `store_unavailable` with `checks` and `Retry-After` when it is down); a down rate-limit store (limits fail open) or blob store makes the status `degraded`.',
+        response: { 200: Report },
+      },
     },
-  }, async (req, reply) => {
-    reply.header('Cache-Control', 'no-store');
-    return { data: await ingestionHealth(req.ctx.gateway) };
-  });
+    async (req, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      return { data: await ingestionHealth(req.ctx.gateway) };
+    },
+  );
 
-  app.get('/v1/health/files', {
-    schema: {
-      summary: 'Can the gateway store and serve files (blob store write-read round trip)', tags: ['health'],
-      description: 'The blob store is critical: 503 `store_unavailable` with `checks` and `Retry-After` when it is down.',
-      response: { 200: Report },
+  app.get(
+    '/v1/health/files',
+    {
+      schema: {
+        summary: 'Can the gateway store and serve files (blob store write-read round trip)',
+        tags: ['health'],
+        description:
+          'The blob store is critical: 503 `store_unavailable` with `checks` and `Retry-After` when it is down.',
+        response: { 200: Report },
+      },
     },
-  }, async (req, reply) => {
-    reply.header('Cache-Control', 'no-store');
-    return { data: await filesHealth(req.ctx.gateway) };
-  });
+    async (req, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      return { data: await filesHealth(req.ctx.gateway) };
+    },
+  );
 };

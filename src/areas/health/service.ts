@@ -46,7 +46,12 @@ function reason(err: unknown): string {
 }
 
 /** Runs `probe`; it resolves false (or throws) when the dependency is unusable. */
-async function timed(name: CheckName, kind: string, critical: boolean, probe: () => Promise<boolean>): Promise<DependencyCheck> {
+async function timed(
+  name: CheckName,
+  kind: string,
+  critical: boolean,
+  probe: () => Promise<boolean>,
+): Promise<DependencyCheck> {
   const started = performance.now();
   let status: DependencyCheck['status'] = 'ok';
   let message: string | undefined;
@@ -100,7 +105,11 @@ function report(checks: DependencyCheck[], what: string): HealthReport {
 
 /** Can the gateway take session ingest? The database is critical; rate limits and blobs degrade it. */
 export async function ingestionHealth(gateway: Gateway): Promise<HealthReport> {
-  const checks = await Promise.all([checkDatabase(gateway, true), checkRateLimits(gateway), checkBlobs(gateway, false)]);
+  const checks = await Promise.all([
+    checkDatabase(gateway, true),
+    checkRateLimits(gateway),
+    checkBlobs(gateway, false),
+  ]);
   return report(checks, 'Ingestion');
 }
 

@@ -7,29 +7,44 @@ import { Host } from './schema.js';
 import { heartbeat, listHosts } from './service.js';
 
 export const hostsRoutes: AreaRoutes = (app) => {
-  app.post('/hosts/heartbeat', {
-    config: { guard: { permission: 'hosts.write' } },
-    schema: {
-      summary: "A runner host's heartbeat", tags: ['hosts'],
-      description: 'Creates the host on its first heartbeat and refreshes it on every later one (keyed by hostId within the factory).',
-      body: Type.Object({
-        hostId: Type.String({ minLength: 1, maxLength: 200 }),
-        name: Type.String({ minLength: 1, maxLength: 200 }),
-        runnerVersion: Type.String({ minLength: 1, maxLength: 64 }),
-        capacity: Int32({ maximum: 10000 }),
-        activeJobs: Int32({ maximum: 10000 }),
-        labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
-      }, { additionalProperties: false }),
-      response: { 200: Data(Ref(Host)) },
+  app.post(
+    '/hosts/heartbeat',
+    {
+      config: { guard: { permission: 'hosts.write' } },
+      schema: {
+        summary: "A runner host's heartbeat",
+        tags: ['hosts'],
+        description:
+          'Creates the host on its first heartbeat and refreshes it on every later one (keyed by hostId within the factory).',
+        body: Type.Object(
+          {
+            hostId: Type.String({ minLength: 1, maxLength: 200 }),
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            runnerVersion: Type.String({ minLength: 1, maxLength: 64 }),
+            capacity: Int32({ maximum: 10000 }),
+            activeJobs: Int32({ maximum: 10000 }),
+            labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Data(Ref(Host)) },
+      },
     },
-  }, async (req) => ({ data: await heartbeat(factoryContext(req.ctx), req.body) }));
+    async (req) => ({ data: await heartbeat(factoryContext(req.ctx), req.body) }),
+  );
 
-  app.get('/hosts', {
-    config: { guard: { permission: 'hosts.read' } },
-    schema: {
-      summary: "The factory's runner hosts with their derived status", tags: ['hosts'],
-      description: 'status: online (last heartbeat ≤ 90 s ago, activeJobs below capacity), busy (≤ 90 s, at capacity), stale (≤ 10 min), offline (older). Computed at read time.',
-      response: { 200: Data(Type.Array(Ref(Host))) },
+  app.get(
+    '/hosts',
+    {
+      config: { guard: { permission: 'hosts.read' } },
+      schema: {
+        summary: "The factory's runner hosts with their derived status",
+        tags: ['hosts'],
+        description:
+          'status: online (last heartbeat ≤ 90 s ago, activeJobs below capacity), busy (≤ 90 s, at capacity), stale (≤ 10 min), offline (older). Computed at read time.',
+        response: { 200: Data(Type.Array(Ref(Host))) },
+      },
     },
-  }, async (req) => ({ data: await listHosts(factoryContext(req.ctx)) }));
+    async (req) => ({ data: await listHosts(factoryContext(req.ctx)) }),
+  );
 };

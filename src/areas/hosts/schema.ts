@@ -2,7 +2,12 @@
 import { Type, type Static } from 'typebox';
 import { DateTime } from '../../server/schemas.js';
 
-export const HostStatus = Type.Union([Type.Literal('online'), Type.Literal('busy'), Type.Literal('stale'), Type.Literal('offline')]);
+export const HostStatus = Type.Union([
+  Type.Literal('online'),
+  Type.Literal('busy'),
+  Type.Literal('stale'),
+  Type.Literal('offline'),
+]);
 export type HostStatus = Static<typeof HostStatus>;
 
 export const Host = Type.Object(

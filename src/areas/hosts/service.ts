@@ -17,7 +17,10 @@ export interface HeartbeatInput {
 }
 
 /** online: heard from within 90 s and below capacity; busy: within 90 s at capacity; stale: within 10 min; offline: older. */
-export function statusOf(host: Pick<store.HostRow, 'last_heartbeat_at' | 'capacity' | 'active_jobs'>, now: number): HostStatus {
+export function statusOf(
+  host: Pick<store.HostRow, 'last_heartbeat_at' | 'capacity' | 'active_jobs'>,
+  now: number,
+): HostStatus {
   const age = now - Number(host.last_heartbeat_at);
   if (age > STALE_MS) return 'offline';
   if (age > ONLINE_MS) return 'stale';

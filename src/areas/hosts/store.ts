@@ -43,11 +43,18 @@ export async function upsertHost(db: Db, row: HostRow): Promise<void> {
 }
 
 export function findHost(db: Db, appId: string, hostId: string): Promise<HostRow | undefined> {
-  return db.selectFrom('hosts').selectAll().where('app_id', '=', appId).where('host_id', '=', hostId).executeTakeFirst();
+  return db
+    .selectFrom('hosts')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('host_id', '=', hostId)
+    .executeTakeFirst();
 }
 
 // Compiled once (db/prepared.ts): GET /v1/hosts runs it on every call.
-const factoryHosts = preparedQuery(1, (db: Db, appId: string) => db.selectFrom('hosts').selectAll().where('app_id', '=', appId).orderBy('name').orderBy('host_id'));
+const factoryHosts = preparedQuery(1, (db: Db, appId: string) =>
+  db.selectFrom('hosts').selectAll().where('app_id', '=', appId).orderBy('name').orderBy('host_id'),
+);
 
 export function listHosts(db: Db, appId: string): Promise<HostRow[]> {
   return factoryHosts(db, appId);

@@ -21,7 +21,13 @@ const JsonRpcResponse = Type.Union([
   Type.Object({
     jsonrpc: Type.Literal('2.0'),
     id: Type.Union([Type.String(), Type.Number()]),
-    result: Type.Object({}, { additionalProperties: true, description: 'What the method answers (MCP: InitializeResult, ListToolsResult, CallToolResult, ...).' }),
+    result: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: 'What the method answers (MCP: InitializeResult, ListToolsResult, CallToolResult, ...).',
+      },
+    ),
   }),
   Type.Object({
     jsonrpc: Type.Literal('2.0'),
@@ -71,12 +77,22 @@ export const mcpRoutes: AreaRoutes = (app) => {
     if (!principal?.orgId) throw apiError('internal_error', 'route is missing its factory guard');
     // Calls that read no data count against mcp-protocol; a tools/call counts in its REST twin's bucket.
     for (let i = protocolCallCount(req.body); i > 0; i--) {
-      const decision = await req.ctx.gateway.rateLimits.consume('mcp-protocol', principal.orgId, principal.plan ?? 'free');
+      const decision = await req.ctx.gateway.rateLimits.consume(
+        'mcp-protocol',
+        principal.orgId,
+        principal.plan ?? 'free',
+      );
       setRateHeaders(reply, decision.limit, decision.remaining, decision.resetAt);
       if (!decision.allowed) {
-        throw new ApiError(429, 'rate_limited', `Rate limit of ${decision.limit} requests a minute reached for this organization.`, {}, {
-          'Retry-After': String(decision.retryAfterSeconds),
-        });
+        throw new ApiError(
+          429,
+          'rate_limited',
+          `Rate limit of ${decision.limit} requests a minute reached for this organization.`,
+          {},
+          {
+            'Retry-After': String(decision.retryAfterSeconds),
+          },
+        );
       }
     }
 
@@ -90,7 +106,12 @@ export const mcpRoutes: AreaRoutes = (app) => {
   };
 
   const notAllowed = async (req: FastifyRequest): Promise<never> => {
-    throw apiError('method_not_allowed', `${req.method} is not allowed here: this MCP server is stateless and answers POST only.`, {}, { Allow: 'POST' });
+    throw apiError(
+      'method_not_allowed',
+      `${req.method} is not allowed here: this MCP server is stateless and answers POST only.`,
+      {},
+      { Allow: 'POST' },
+    );
   };
   const Body = Type.Unknown({ description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' });
   const response = {
@@ -102,21 +123,50 @@ export const mcpRoutes: AreaRoutes = (app) => {
     202: NoBody('Accepted: the body held only notifications or responses, which get no answer.'),
   };
 
-  app.post(MCP_PATH, {
-    config: { guard: { credentials: ['factory_key', 'login_token', 'oauth_token'], factory: 'header-optional-for-key', dashboardSession: false } },
-    schema: {
-      summary: 'MCP endpoint (Streamable HTTP, stateless)', tags: ['mcp'], body: Body, response,
-      description: 'A factory key may leave out X-Outerlayer-App-Id. Tools mirror REST reads with their permissions and rate limits; initialize, ping, tools/list and resources/* count against the mcp-protocol bucket.',
+  app.post(
+    MCP_PATH,
+    {
+      config: {
+        guard: {
+          credentials: ['factory_key', 'login_token', 'oauth_token'],
+          factory: 'header-optional-for-key',
+          dashboardSession: false,
+        },
+      },
+      schema: {
+        summary: 'MCP endpoint (Streamable HTTP, stateless)',
+        tags: ['mcp'],
+        body: Body,
+        response,
+        description:
+          'A factory key may leave out X-Outerlayer-App-Id. Tools mirror REST reads with their permissions and rate limits; initialize, ping, tools/list and resources/* count against the mcp-protocol bucket.',
+      },
     },
-  }, handle);
-  app.post(APP_MCP_PATH, {
-    config: { guard: { credentials: ['login_token', 'oauth_token'], factory: 'path', appParam: 'appId', dashboardSession: false } },
-    schema: {
-      summary: "A factory's MCP endpoint (Streamable HTTP, stateless)", tags: ['mcp'], body: Body, response,
-      description: 'The factory comes from the path. Accepts a login token or an OAuth access token issued for this URL, never an API key.',
-      params: Type.Object({ appId: Uuid }),
+    handle,
+  );
+  app.post(
+    APP_MCP_PATH,
+    {
+      config: {
+        guard: {
+          credentials: ['login_token', 'oauth_token'],
+          factory: 'path',
+          appParam: 'appId',
+          dashboardSession: false,
+        },
+      },
+      schema: {
+        summary: "A factory's MCP endpoint (Streamable HTTP, stateless)",
+        tags: ['mcp'],
+        body: Body,
+        response,
+        description:
+          'The factory comes from the path. Accepts a login token or an OAuth access token issued for this URL, never an API key.',
+        params: Type.Object({ appId: Uuid }),
+      },
     },
-  }, handle);
+    handle,
+  );
   for (const path of [MCP_PATH, APP_MCP_PATH]) {
     app.get(path, { config: { guard: { credentials: 'public' } }, schema: { hide: true } }, notAllowed);
     app.delete(path, { config: { guard: { credentials: 'public' } }, schema: { hide: true } }, notAllowed);

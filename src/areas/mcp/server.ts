@@ -4,7 +4,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
-  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../../server/context.js';
@@ -19,16 +24,22 @@ function toolResult(status: number, text: string): CallToolResult {
   } catch {
     body = undefined;
   }
-  const structured = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  const structured =
+    body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   if (status >= 200 && status < 300) {
     return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
   }
   const error = (structured?.error ?? {}) as { code?: string; message?: string; required_permission?: string };
   const code = error.code ?? `http_${status}`;
-  const summary = status === 403 && error.required_permission
-    ? `forbidden: this credential lacks the permission ${error.required_permission}. ${error.message ?? ''}`.trim()
-    : `${code}: ${error.message ?? `the REST route answered ${status}`}`;
-  return { isError: true, content: [{ type: 'text', text: summary }], ...(structured ? { structuredContent: structured } : {}) };
+  const summary =
+    status === 403 && error.required_permission
+      ? `forbidden: this credential lacks the permission ${error.required_permission}. ${error.message ?? ''}`.trim()
+      : `${code}: ${error.message ?? `the REST route answered ${status}`}`;
+  return {
+    isError: true,
+    content: [{ type: 'text', text: summary }],
+    ...(structured ? { structuredContent: structured } : {}),
+  };
 }
 
 /** One MCP server for one request: its tools call the REST twins with this request's credential. */
@@ -59,31 +70,53 @@ function buildServer(app: App, req: FastifyRequest, tools: readonly Tool[]): Ser
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: [{ uri: GUIDE_URI, name: 'tool-guide', title: 'Guide to the Attest tools', mimeType: 'text/markdown', description: 'Which tool answers what, and how results and refusals look.' }],
+    resources: [
+      {
+        uri: GUIDE_URI,
+        name: 'tool-guide',
+        title: 'Guide to the Attest tools',
+        mimeType: 'text/markdown',
+        description: 'Which tool answers what, and how results and refusals look.',
+      },
+    ],
   }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    if (request.params.uri !== GUIDE_URI) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+    if (request.params.uri !== GUIDE_URI)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
     return { contents: [{ uri: GUIDE_URI, mimeType: 'text/markdown', text: toolGuide(tools) }] };
   });
   return server;
 }
 
 /** Answers one MCP POST: a fresh server and transport for this request, the answer sent through Fastify. */
-export async function answerMcp(app: App, req: FastifyRequest, reply: FastifyReply, tools: readonly Tool[]): Promise<FastifyReply> {
+export async function answerMcp(
+  app: App,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  tools: readonly Tool[],
+): Promise<FastifyReply> {
   // The web-standard transport with JSON responses: the whole answer is one Response, sent through
   // Fastify like any reply (hooks, request id), with no Node ↔ web stream bridge in between.
   const server = buildServer(app, req, tools);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   try {
     await server.connect(transport);
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
-    const answer = await transport.handleRequest(new Request(`${req.ctx.config.publicUrl}${req.url}`, { method: 'POST', headers }), { parsedBody: req.body });
+    const answer = await transport.handleRequest(
+      new Request(`${req.ctx.config.publicUrl}${req.url}`, { method: 'POST', headers }),
+      { parsedBody: req.body },
+    );
     reply.code(answer.status);
-    answer.headers.forEach((value, name) => { reply.header(name, value); });
+    answer.headers.forEach((value, name) => {
+      reply.header(name, value);
+    });
     const text = await answer.text();
     return reply.send(text === '' ? undefined : text);
   } finally {

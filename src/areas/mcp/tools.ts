@@ -13,21 +13,81 @@ export interface ToolSpec {
 
 /** Every tool the gateway can offer; a tool is registered only when its REST twin is served. */
 export const TOOL_SPECS: readonly ToolSpec[] = [
-  { name: 'list_sessions', path: '/v1/sessions', description: 'List agent sessions of the factory (filters, sorting, paging as GET /v1/sessions).' },
-  { name: 'get_session', path: '/v1/sessions/{traceId}', description: 'One session with its turns, events and per-model usage, cache writes by TTL (GET /v1/sessions/{traceId}).' },
-  { name: 'get_model_costs', path: '/v1/metrics/models', description: 'Per-model token spend and cost in a window, cache writes by TTL (five-minute and one-hour) (GET /v1/metrics/models).' },
-  { name: 'get_fleet_overview', path: '/v1/metrics/overview', description: 'Fleet tiles of a window beside the window before it (GET /v1/metrics/overview).' },
-  { name: 'compare_windows', path: '/v1/metrics/compare', description: 'The tiles of two windows side by side with deltas (GET /v1/metrics/compare).' },
-  { name: 'get_breakdown', path: '/v1/metrics/breakdown', description: 'Sessions, cost and tool behaviour grouped by one dimension (GET /v1/metrics/breakdown).' },
+  {
+    name: 'list_sessions',
+    path: '/v1/sessions',
+    description: 'List agent sessions of the factory (filters, sorting, paging as GET /v1/sessions).',
+  },
+  {
+    name: 'get_session',
+    path: '/v1/sessions/{traceId}',
+    description:
+      'One session with its turns, events and per-model usage, cache writes by TTL (GET /v1/sessions/{traceId}).',
+  },
+  {
+    name: 'get_model_costs',
+    path: '/v1/metrics/models',
+    description:
+      'Per-model token spend and cost in a window, cache writes by TTL (five-minute and one-hour) (GET /v1/metrics/models).',
+  },
+  {
+    name: 'get_fleet_overview',
+    path: '/v1/metrics/overview',
+    description: 'Fleet tiles of a window beside the window before it (GET /v1/metrics/overview).',
+  },
+  {
+    name: 'compare_windows',
+    path: '/v1/metrics/compare',
+    description: 'The tiles of two windows side by side with deltas (GET /v1/metrics/compare).',
+  },
+  {
+    name: 'get_breakdown',
+    path: '/v1/metrics/breakdown',
+    description: 'Sessions, cost and tool behaviour grouped by one dimension (GET /v1/metrics/breakdown).',
+  },
   { name: 'get_trends', path: '/v1/metrics/trends', description: 'Daily points of a window (GET /v1/metrics/trends).' },
-  { name: 'get_pr_outcomes', path: '/v1/prs/outcomes', description: 'Pull-request outcomes attributed to agent sessions (GET /v1/prs/outcomes).' },
-  { name: 'get_pr', path: '/v1/prs/{owner}/{repo}/{number}', description: 'One pull request with its state, checks and sessions (GET /v1/prs/{owner}/{repo}/{number}).' },
-  { name: 'get_pr_verdict', path: '/v1/prs/{owner}/{repo}/{number}/verdict', description: 'The verdict of a pull request (clean, review, unverifiable, waiting, none) with its rows and the turns that prove them (GET /v1/prs/{owner}/{repo}/{number}/verdict).' },
-  { name: 'list_context_changes', path: '/v1/context/changes', description: 'History of the synced context tree (GET /v1/context/changes).' },
-  { name: 'get_context_source', path: '/v1/context/source', description: 'A context file at a synced commit (GET /v1/context/source).' },
-  { name: 'list_work_items', path: '/v1/work-items', description: 'Work items of the factory: the live ones, or with `withdrawn: true` the withdrawn ones instead (GET /v1/work-items).' },
-  { name: 'list_work_item_artifacts', path: '/v1/work-items/{id}/artifacts', description: 'Evidence artifacts of one work item (GET /v1/work-items/{id}/artifacts).' },
-  { name: 'list_emitted_results', path: '/v1/emitted-results', description: 'Results emitted by runs and CI (GET /v1/emitted-results).' },
+  {
+    name: 'get_pr_outcomes',
+    path: '/v1/prs/outcomes',
+    description: 'Pull-request outcomes attributed to agent sessions (GET /v1/prs/outcomes).',
+  },
+  {
+    name: 'get_pr',
+    path: '/v1/prs/{owner}/{repo}/{number}',
+    description: 'One pull request with its state, checks and sessions (GET /v1/prs/{owner}/{repo}/{number}).',
+  },
+  {
+    name: 'get_pr_verdict',
+    path: '/v1/prs/{owner}/{repo}/{number}/verdict',
+    description:
+      'The verdict of a pull request (clean, review, unverifiable, waiting, none) with its rows and the turns that prove them (GET /v1/prs/{owner}/{repo}/{number}/verdict).',
+  },
+  {
+    name: 'list_context_changes',
+    path: '/v1/context/changes',
+    description: 'History of the synced context tree (GET /v1/context/changes).',
+  },
+  {
+    name: 'get_context_source',
+    path: '/v1/context/source',
+    description: 'A context file at a synced commit (GET /v1/context/source).',
+  },
+  {
+    name: 'list_work_items',
+    path: '/v1/work-items',
+    description:
+      'Work items of the factory: the live ones, or with `withdrawn: true` the withdrawn ones instead (GET /v1/work-items).',
+  },
+  {
+    name: 'list_work_item_artifacts',
+    path: '/v1/work-items/{id}/artifacts',
+    description: 'Evidence artifacts of one work item (GET /v1/work-items/{id}/artifacts).',
+  },
+  {
+    name: 'list_emitted_results',
+    path: '/v1/emitted-results',
+    description: 'Results emitted by runs and CI (GET /v1/emitted-results).',
+  },
   { name: 'list_hosts', path: '/v1/hosts', description: 'Runner hosts and their status (GET /v1/hosts).' },
 ];
 
@@ -80,8 +140,11 @@ function stringConstants(schema: Record<string, unknown>): string[] | null {
  *  what a model sends for a yes/no argument; restUrlOf writes it as `true`/`false`, which the route accepts. */
 function toolParameterSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const values = stringConstants(schema);
-  const isFlag = values !== null && values.includes('true') && values.includes('false')
-    && values.every((value) => FLAG_SPELLINGS.has(value));
+  const isFlag =
+    values !== null &&
+    values.includes('true') &&
+    values.includes('false') &&
+    values.every((value) => FLAG_SPELLINGS.has(value));
   return isFlag ? { type: 'boolean' } : schema;
 }
 
@@ -99,7 +162,10 @@ export function buildTools(app: App): Tool[] {
       if (p.in !== 'query' && p.in !== 'path') continue;
       // `appId` in a query names a cookie read's factory (src/server/query-rule.ts); an MCP call has its own.
       if (p.in === 'query' && p.name === 'appId') continue;
-      properties[p.name] = { ...toolParameterSchema(p.schema ?? {}), ...(p.description ? { description: p.description } : {}) };
+      properties[p.name] = {
+        ...toolParameterSchema(p.schema ?? {}),
+        ...(p.description ? { description: p.description } : {}),
+      };
       if (p.in === 'path') pathParams.push(p.name);
       // A parameter with a default is optional to the caller even when the schema lists it as required.
       if (p.in === 'path' || (p.required && p.schema?.default === undefined)) required.push(p.name);
@@ -109,7 +175,12 @@ export function buildTools(app: App): Tool[] {
       spec,
       pathParams,
       permission,
-      inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
+      inputSchema: {
+        type: 'object',
+        properties,
+        ...(required.length ? { required } : {}),
+        additionalProperties: false,
+      },
     });
   }
   return tools;
@@ -131,7 +202,8 @@ export function restUrlOf(tool: Tool, args: Record<string, unknown>): string {
       path = path.replace(`{${name}}`, encodeURIComponent(wellFormed(String(value))));
       continue;
     }
-    for (const v of Array.isArray(value) ? value : [value]) query.append(name, typeof v === 'object' ? JSON.stringify(v) : String(v));
+    for (const v of Array.isArray(value) ? value : [value])
+      query.append(name, typeof v === 'object' ? JSON.stringify(v) : String(v));
   }
   // A path parameter left out stays as an empty segment, so the REST route answers its own 400/404.
   path = path.replace(/\{[^}]+\}/g, '');

@@ -13,7 +13,10 @@ export interface SessionExtent {
 }
 
 export async function sessionExtent(db: Db, scope: Scope): Promise<SessionExtent> {
-  let counted = db.selectFrom('session_repos').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('sessions'), eb.lit(0)).as('n')).where('app_id', '=', scope.appId);
+  let counted = db
+    .selectFrom('session_repos')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('sessions'), eb.lit(0)).as('n'))
+    .where('app_id', '=', scope.appId);
   let ends = db
     .selectFrom('sessions')
     .select((eb) => [eb.fn.min<number>('started_at').as('first'), eb.fn.max<number>('started_at').as('last')])
@@ -25,6 +28,11 @@ export async function sessionExtent(db: Db, scope: Scope): Promise<SessionExtent
   }
   const [count, range] = await Promise.all([counted.executeTakeFirst(), ends.executeTakeFirst()]);
   const sessions = Number(count?.n ?? 0);
-  const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
-  return { sessions, firstStartedAt: sessions > 0 ? iso(range?.first) : null, lastStartedAt: sessions > 0 ? iso(range?.last) : null };
+  const iso = (ms: number | null | undefined) =>
+    ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
+  return {
+    sessions,
+    firstStartedAt: sessions > 0 ? iso(range?.first) : null,
+    lastStartedAt: sessions > 0 ? iso(range?.last) : null,
+  };
 }

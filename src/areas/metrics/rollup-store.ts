@@ -73,14 +73,21 @@ export function refreshState(db: Db, appId: string): Promise<MetricsRefreshTable
 }
 
 /** Sessions updated at or after `since`: how many, and the latest updated_at (an index range). */
-export async function changedSince(db: Db, appId: string, since: number): Promise<{ count: number; latest: number | null }> {
+export async function changedSince(
+  db: Db,
+  appId: string,
+  since: number,
+): Promise<{ count: number; latest: number | null }> {
   const row = await db
     .selectFrom('sessions')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('updated_at').as('latest')])
     .where('app_id', '=', appId)
     .where('updated_at', '>=', since)
     .executeTakeFirst();
-  return { count: Number(row?.n ?? 0), latest: row?.latest === null || row?.latest === undefined ? null : Number(row.latest) };
+  return {
+    count: Number(row?.n ?? 0),
+    latest: row?.latest === null || row?.latest === undefined ? null : Number(row.latest),
+  };
 }
 
 export async function daysChangedSince(db: Db, appId: string, since: number): Promise<number[]> {
@@ -120,7 +127,12 @@ export async function recomputeDays(db: Db, dialect: Dialect, appId: string, day
     await db.transaction().execute(async (trx) => {
       await lockForTransaction(trx, dialect, `metrics:${appId}`);
       for (const table of ['metrics_days', 'metrics_day_actors', 'metrics_day_models'] as const) {
-        await trx.deleteFrom(table).where('app_id', '=', appId).where('day', '>=', r.first).where('day', '<', r.end).execute();
+        await trx
+          .deleteFrom(table)
+          .where('app_id', '=', appId)
+          .where('day', '>=', r.first)
+          .where('day', '<', r.end)
+          .execute();
       }
       await sql`
         insert into metrics_days (app_id, day, repo, sessions, subagent_sessions, cost_micros, turns, tool_calls, tool_errors, rejected, clean, hands_on)
@@ -157,18 +169,42 @@ export async function saveRefreshState(db: Db, state: MetricsRefreshTable): Prom
   await db
     .insertInto('metrics_refresh')
     .values(state)
-    .onConflict((oc) => oc.column('app_id').doUpdateSet({ watermark: state.watermark, ties: state.ties, rechecked_at: state.rechecked_at }))
+    .onConflict((oc) =>
+      oc
+        .column('app_id')
+        .doUpdateSet({ watermark: state.watermark, ties: state.ties, rechecked_at: state.rechecked_at }),
+    )
     .execute();
 }
 
 /** The tile counters of whole days, summed (distinct actors excepted: see actors()). */
-export async function dayTiles(db: Db, scope: Scope, ranges: readonly DayRange[]): Promise<Omit<Tiles, 'activeActors'>[]> {
+export async function dayTiles(
+  db: Db,
+  scope: Scope,
+  ranges: readonly DayRange[],
+): Promise<Omit<Tiles, 'activeActors'>[]> {
   if (ranges.length === 0) return [];
-  const cols = ['sessions', 'subagent_sessions', 'cost_micros', 'turns', 'tool_calls', 'tool_errors', 'rejected', 'clean', 'hands_on'] as const;
+  const cols = [
+    'sessions',
+    'subagent_sessions',
+    'cost_micros',
+    'turns',
+    'tool_calls',
+    'tool_errors',
+    'rejected',
+    'clean',
+    'hands_on',
+  ] as const;
   const inRange = (r: DayRange) => sql`(day >= ${r.first} and day < ${r.end})`;
   let q = db
     .selectFrom('metrics_days')
-    .select(ranges.flatMap((r, i) => cols.map((c) => sql<number>`coalesce(sum(case when ${inRange(r)} then ${sql.ref(c)} else 0 end), 0)`.as(`r${i}_${c}`))))
+    .select(
+      ranges.flatMap((r, i) =>
+        cols.map((c) =>
+          sql<number>`coalesce(sum(case when ${inRange(r)} then ${sql.ref(c)} else 0 end), 0)`.as(`r${i}_${c}`),
+        ),
+      ),
+    )
     .where('app_id', '=', scope.appId)
     .where(sql<boolean>`(${sql.join(ranges.map(inRange), sql` or `)})`);
   if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
@@ -177,13 +213,22 @@ export async function dayTiles(db: Db, scope: Scope, ranges: readonly DayRange[]
 }
 
 /** Distinct actors of top-level sessions: whole days from the rollup, partial edges from the sessions. */
-export async function actors(db: Db, scope: Scope, days: DayRange | null, edges: readonly { from: number; to: number }[]): Promise<number> {
+export async function actors(
+  db: Db,
+  scope: Scope,
+  days: DayRange | null,
+  edges: readonly { from: number; to: number }[],
+): Promise<number> {
   const parts = [];
   if (days) {
-    parts.push(sql`select actor_id from metrics_day_actors where app_id = ${scope.appId} and day >= ${days.first} and day < ${days.end}${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`);
+    parts.push(
+      sql`select actor_id from metrics_day_actors where app_id = ${scope.appId} and day >= ${days.first} and day < ${days.end}${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`,
+    );
   }
   for (const e of edges) {
-    parts.push(sql`select actor_id from sessions where app_id = ${scope.appId} and started_at >= ${e.from} and started_at < ${e.to} and is_subagent = 0${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`);
+    parts.push(
+      sql`select actor_id from sessions where app_id = ${scope.appId} and started_at >= ${e.from} and started_at < ${e.to} and is_subagent = 0${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`,
+    );
   }
   if (parts.length === 0) return 0;
   if (parts.length === 1 && days) {
@@ -197,7 +242,9 @@ export async function actors(db: Db, scope: Scope, days: DayRange | null, edges:
     if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
     return Number((await q.executeTakeFirst())?.n ?? 0);
   }
-  const result = await sql<{ n: number }>`select count(distinct actor_id) as n from (${sql.join(parts, sql` union all `)}) as a`.execute(db);
+  const result = await sql<{
+    n: number;
+  }>`select count(distinct actor_id) as n from (${sql.join(parts, sql` union all `)}) as a`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }
 

@@ -19,14 +19,21 @@ export async function refresh(db: Db, dialect: Dialect, appId: string, now: numb
   const recheck = !state || now - state.rechecked_at >= RECHECK_MS;
   const watermark = state?.watermark ?? EVERYTHING;
   const changed = await rs.changedSince(db, appId, watermark);
-  const nothingNew = state !== undefined && (changed.latest === null || (changed.latest === state.watermark && changed.count === state.ties));
+  const nothingNew =
+    state !== undefined &&
+    (changed.latest === null || (changed.latest === state.watermark && changed.count === state.ties));
   if (nothingNew && !recheck) return;
   const since = state ? (recheck ? state.watermark - LAG_MS : state.watermark) : EVERYTHING;
   const days = await rs.daysChangedSince(db, appId, since);
   if (days.length) await rs.recomputeDays(db, dialect, appId, days);
   const latest = Math.max(watermark, changed.latest ?? watermark, 0);
   const ties = (await rs.changedSince(db, appId, latest)).count;
-  await rs.saveRefreshState(db, { app_id: appId, watermark: latest, ties, rechecked_at: recheck ? now : state!.rechecked_at });
+  await rs.saveRefreshState(db, {
+    app_id: appId,
+    watermark: latest,
+    ties,
+    rechecked_at: recheck ? now : state!.rechecked_at,
+  });
 }
 
 interface Split {
@@ -46,7 +53,16 @@ export function split(w: raw.Window): Split {
 }
 
 const ZERO: raw.Tiles = {
-  sessions: 0, subagentSessions: 0, costMicros: 0, toolCalls: 0, toolErrors: 0, rejectedToolCalls: 0, cleanSessions: 0, handsOnSessions: 0, activeActors: 0, turns: 0,
+  sessions: 0,
+  subagentSessions: 0,
+  costMicros: 0,
+  toolCalls: 0,
+  toolErrors: 0,
+  rejectedToolCalls: 0,
+  cleanSessions: 0,
+  handsOnSessions: 0,
+  activeActors: 0,
+  turns: 0,
 };
 
 function add(a: raw.Tiles, b: Omit<raw.Tiles, 'activeActors'>): raw.Tiles {
@@ -70,15 +86,25 @@ export async function windowTiles(db: Db, scope: raw.Scope, windows: readonly ra
   const withDays = splits.flatMap((s, i) => (s.days ? [{ i, days: s.days }] : []));
   const allEdges = splits.flatMap((s, i) => s.edges.map((e) => ({ i, e })));
   const [dayTiles, edgeTiles, actorCounts] = await Promise.all([
-    rs.dayTiles(db, scope, withDays.map((d) => d.days)),
+    rs.dayTiles(
+      db,
+      scope,
+      withDays.map((d) => d.days),
+    ),
     // One statement per edge: a single started_at range is an index range; OR-ed ranges would scan.
     Promise.all(allEdges.map(async (x) => (await raw.tiles(db, scope, [x.e]))[0]!)),
     Promise.all(splits.map((s) => rs.actors(db, scope, s.days, s.edges))),
   ]);
   const out = windows.map((): raw.Tiles => ({ ...ZERO }));
-  withDays.forEach((d, k) => { out[d.i] = add(out[d.i]!, dayTiles[k]!); });
-  allEdges.forEach((x, k) => { out[x.i] = add(out[x.i]!, edgeTiles[k]!); });
-  actorCounts.forEach((n, i) => { out[i]!.activeActors = n; });
+  withDays.forEach((d, k) => {
+    out[d.i] = add(out[d.i]!, dayTiles[k]!);
+  });
+  allEdges.forEach((x, k) => {
+    out[x.i] = add(out[x.i]!, edgeTiles[k]!);
+  });
+  actorCounts.forEach((n, i) => {
+    out[i]!.activeActors = n;
+  });
   return out;
 }
 
@@ -107,7 +133,9 @@ export async function windowModels(db: Db, scope: raw.Scope, w: raw.Window): Pro
     acc.cacheWrite1hTokens += m.cacheWrite1hTokens;
     acc.costMicros += m.costMicros;
   }
-  return [...byModel.values()].sort((a, b) => b.costMicros - a.costMicros || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+  return [...byModel.values()].sort(
+    (a, b) => b.costMicros - a.costMicros || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0),
+  );
 }
 
 /** Daily rows of a window (rollups must be refreshed first). */

@@ -12,7 +12,10 @@ const Instant = Type.String({
   maxLength: 40,
   description: 'YYYY-MM-DD (a date-only `to` includes that whole UTC day) or an ISO date-time with Z or an offset.',
 });
-const Repo = Type.String({ maxLength: 500, description: 'owner/repo; empty for sessions without a repository; absent for all repositories.' });
+const Repo = Type.String({
+  maxLength: 500,
+  description: 'owner/repo; empty for sessions without a repository; absent for all repositories.',
+});
 const WindowQuery = { from: Type.Optional(Instant), to: Type.Optional(Instant), repo: Type.Optional(Repo) };
 
 const TileFields = {
@@ -27,8 +30,16 @@ const TileFields = {
   toolDenialRate: Rate,
   activeActors: Type.Integer(),
   mergedPrs: Type.Integer({ description: 'PRs merged in the window that have at least one linked top-level session.' }),
-  costPerMergedPrUsd: Nullable(Type.Number({ description: 'Cost of the distinct top-level sessions linked to the PRs merged in the window ÷ mergedPrs; null when no such PR merged.' })),
-  unshippedCostUsd: Type.Number({ description: 'Cost of the top-level sessions started in the window that link to no merged PR (by name or by branch).' }),
+  costPerMergedPrUsd: Nullable(
+    Type.Number({
+      description:
+        'Cost of the distinct top-level sessions linked to the PRs merged in the window ÷ mergedPrs; null when no such PR merged.',
+    }),
+  ),
+  unshippedCostUsd: Type.Number({
+    description:
+      'Cost of the top-level sessions started in the window that link to no merged PR (by name or by branch).',
+  }),
 };
 const Tiles = Type.Object({ ...TileFields, totalCostMicros: Type.Integer(), modelMix: Type.Array(Ref(ModelShare)) });
 
@@ -42,11 +53,17 @@ const OverviewTiles = Type.Object({
 });
 
 // Additive (issue 45): the factory's sessions whatever the window, so an empty window can say where they are.
-const AllTime = Type.Object({
-  sessions: Type.Integer({ description: 'Top-level sessions of the scope (repo when given), every start time.' }),
-  firstStartedAt: Nullable(DateTime),
-  lastStartedAt: Nullable(DateTime),
-}, { description: 'The sessions of the scope whatever the window: how many, the first and the last start (null when none).' });
+const AllTime = Type.Object(
+  {
+    sessions: Type.Integer({ description: 'Top-level sessions of the scope (repo when given), every start time.' }),
+    firstStartedAt: Nullable(DateTime),
+    lastStartedAt: Nullable(DateTime),
+  },
+  {
+    description:
+      'The sessions of the scope whatever the window: how many, the first and the last start (null when none).',
+  },
+);
 
 const Delta = Type.Object({ absolute: Nullable(Type.Number()), relative: Nullable(Type.Number()) });
 
@@ -79,72 +96,161 @@ const TrendPoint = Type.Object({
   activeActors: Type.Integer(),
 });
 
-const optional = <T extends Record<string, unknown>>(q: T) => Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+const optional = <T extends Record<string, unknown>>(q: T) =>
+  Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
 
 export const metricsRoutes: AreaRoutes = (app) => {
-  app.get('/metrics/models', {
-    schema: {
-      summary: 'Per-model token spend in a window', tags: ['metrics'],
-      description: 'Sessions, assistant turns, input/output/cache-read/cache-write tokens and cost per model, costliest first. Default window: the last 30 days. Subagent transcripts count (their tokens were spent).',
-      querystring: Type.Object(WindowQuery, { additionalProperties: false }),
-      response: { 200: Data(Type.Object({ window: Ref(MetricsWindow), models: Type.Array(Ref(Model)), totals: Type.Object({ ...Model.properties, model: Type.Optional(Type.String()), sessions: Type.Optional(Type.Integer()) }) })) },
-    },
-  }, async (req) => ({ data: await modelSpend(factoryContext(req.ctx), optional(req.query)) }));
-
-  app.get('/metrics/overview', {
-    schema: {
-      summary: 'Fleet tiles of a window beside the window of equal length before it', tags: ['metrics'],
-      description: 'Each tile is { current, prior }. Session counts and rates are over top-level sessions; cost includes subagent transcripts. Rates are null when their denominator is 0.',
-      querystring: Type.Object(WindowQuery, { additionalProperties: false }),
-      response: { 200: Data(Type.Object({ window: Ref(MetricsWindow), priorWindow: Ref(MetricsWindow), tiles: OverviewTiles, allTime: AllTime })) },
-    },
-  }, async (req) => ({ data: await overview(factoryContext(req.ctx), optional(req.query)) }));
-
-  app.get('/metrics/compare', {
-    schema: {
-      summary: 'The tiles of two arbitrary windows side by side, with deltas (b − a)', tags: ['metrics'],
-      querystring: Type.Object({
-        aFrom: Type.Optional(Instant), aTo: Type.Optional(Instant), bFrom: Type.Optional(Instant), bTo: Type.Optional(Instant), repo: Type.Optional(Repo),
-      }, { additionalProperties: false }),
-      response: {
-        200: Data(Type.Object({
-          a: Type.Object({ window: Ref(MetricsWindow), tiles: Tiles }),
-          b: Type.Object({ window: Ref(MetricsWindow), tiles: Tiles }),
-          deltas: Type.Object(Object.fromEntries(Object.keys(TileFields).map((k) => [k, Delta]))),
-        })),
+  app.get(
+    '/metrics/models',
+    {
+      schema: {
+        summary: 'Per-model token spend in a window',
+        tags: ['metrics'],
+        description:
+          'Sessions, assistant turns, input/output/cache-read/cache-write tokens and cost per model, costliest first. Default window: the last 30 days. Subagent transcripts count (their tokens were spent).',
+        querystring: Type.Object(WindowQuery, { additionalProperties: false }),
+        response: {
+          200: Data(
+            Type.Object({
+              window: Ref(MetricsWindow),
+              models: Type.Array(Ref(Model)),
+              totals: Type.Object({
+                ...Model.properties,
+                model: Type.Optional(Type.String()),
+                sessions: Type.Optional(Type.Integer()),
+              }),
+            }),
+          ),
+        },
       },
     },
-  }, async (req) => ({ data: await compare(factoryContext(req.ctx), optional(req.query)) }));
+    async (req) => ({ data: await modelSpend(factoryContext(req.ctx), optional(req.query)) }),
+  );
 
-  app.get('/metrics/breakdown', {
-    schema: {
-      summary: 'Sessions, cost and tool behaviour grouped by one dimension', tags: ['metrics'],
-      description: '`by`: branch, agent_type, worker_kind, model, tool, repo or origin. Costliest groups first (tool: most calls first); `groups` is the number of groups before `limit`.',
-      querystring: Type.Object({
-        ...WindowQuery,
-        by: Type.Optional(Type.Union(DIMENSIONS.map((d) => Type.Literal(d)))),
-        dimension: Type.Optional(Type.Union(DIMENSIONS.map((d) => Type.Literal(d)), { description: 'An alias of `by` (OuterLayer clients send it); give one of the two, or both equal.' })),
-        limit: Type.Optional(Limit(100, 25)),
-      }, { additionalProperties: false }),
-      response: { 200: Data(Type.Object({ window: Ref(MetricsWindow), by: Type.String(), groups: Type.Integer(), rows: Type.Array(BreakdownRow) })) },
+  app.get(
+    '/metrics/overview',
+    {
+      schema: {
+        summary: 'Fleet tiles of a window beside the window of equal length before it',
+        tags: ['metrics'],
+        description:
+          'Each tile is { current, prior }. Session counts and rates are over top-level sessions; cost includes subagent transcripts. Rates are null when their denominator is 0.',
+        querystring: Type.Object(WindowQuery, { additionalProperties: false }),
+        response: {
+          200: Data(
+            Type.Object({
+              window: Ref(MetricsWindow),
+              priorWindow: Ref(MetricsWindow),
+              tiles: OverviewTiles,
+              allTime: AllTime,
+            }),
+          ),
+        },
+      },
     },
-  }, async (req) => {
-    const { dimension, by, ...rest } = req.query;
-    if (by !== undefined && dimension !== undefined && by !== dimension) {
-      throw apiError('invalid_query_params', 'Invalid querystring: dimension is an alias of by; they differ', { details: [{ path: 'dimension', message: 'must equal by' }] });
-    }
-    const chosen = by ?? dimension;
-    if (chosen === undefined) {
-      throw apiError('invalid_query_params', "Invalid querystring: must have required property 'by' (or its alias dimension)", { details: [{ path: 'by', message: 'is required' }] });
-    }
-    return { data: await breakdown(factoryContext(req.ctx), { ...optional({ ...rest, by: chosen }), limit: rest.limit ?? 25 }) };
-  });
+    async (req) => ({ data: await overview(factoryContext(req.ctx), optional(req.query)) }),
+  );
 
-  app.get('/metrics/trends', {
-    schema: {
-      summary: 'Daily (UTC) points of a window, at most 366 days', tags: ['metrics'],
-      querystring: Type.Object(WindowQuery, { additionalProperties: false }),
-      response: { 200: Data(Type.Object({ window: Ref(MetricsWindow), points: Type.Array(TrendPoint) })) },
+  app.get(
+    '/metrics/compare',
+    {
+      schema: {
+        summary: 'The tiles of two arbitrary windows side by side, with deltas (b − a)',
+        tags: ['metrics'],
+        querystring: Type.Object(
+          {
+            aFrom: Type.Optional(Instant),
+            aTo: Type.Optional(Instant),
+            bFrom: Type.Optional(Instant),
+            bTo: Type.Optional(Instant),
+            repo: Type.Optional(Repo),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Data(
+            Type.Object({
+              a: Type.Object({ window: Ref(MetricsWindow), tiles: Tiles }),
+              b: Type.Object({ window: Ref(MetricsWindow), tiles: Tiles }),
+              deltas: Type.Object(Object.fromEntries(Object.keys(TileFields).map((k) => [k, Delta]))),
+            }),
+          ),
+        },
+      },
     },
-  }, async (req) => ({ data: await trends(factoryContext(req.ctx), optional(req.query)) }));
+    async (req) => ({ data: await compare(factoryContext(req.ctx), optional(req.query)) }),
+  );
+
+  app.get(
+    '/metrics/breakdown',
+    {
+      schema: {
+        summary: 'Sessions, cost and tool behaviour grouped by one dimension',
+        tags: ['metrics'],
+        description:
+          '`by`: branch, agent_type, worker_kind, model, tool, repo or origin. Costliest groups first (tool: most calls first); `groups` is the number of groups before `limit`.',
+        querystring: Type.Object(
+          {
+            ...WindowQuery,
+            by: Type.Optional(Type.Union(DIMENSIONS.map((d) => Type.Literal(d)))),
+            dimension: Type.Optional(
+              Type.Union(
+                DIMENSIONS.map((d) => Type.Literal(d)),
+                { description: 'An alias of `by` (OuterLayer clients send it); give one of the two, or both equal.' },
+              ),
+            ),
+            limit: Type.Optional(Limit(100, 25)),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Data(
+            Type.Object({
+              window: Ref(MetricsWindow),
+              by: Type.String(),
+              groups: Type.Integer(),
+              rows: Type.Array(BreakdownRow),
+            }),
+          ),
+        },
+      },
+    },
+    async (req) => {
+      const { dimension, by, ...rest } = req.query;
+      if (by !== undefined && dimension !== undefined && by !== dimension) {
+        throw apiError('invalid_query_params', 'Invalid querystring: dimension is an alias of by; they differ', {
+          details: [{ path: 'dimension', message: 'must equal by' }],
+        });
+      }
+      const chosen = by ?? dimension;
+      if (chosen === undefined) {
+        throw apiError(
+          'invalid_query_params',
+          "Invalid querystring: must have required property 'by' (or its alias dimension)",
+          { details: [{ path: 'by', message: 'is required' }] },
+        );
+      }
+      return {
+        data: await breakdown(factoryContext(req.ctx), {
+          ...optional({ ...rest, by: chosen }),
+          limit: rest.limit ?? 25,
+        }),
+      };
+    },
+  );
+
+  app.get(
+    '/metrics/trends',
+    {
+      schema: {
+        summary: 'Daily (UTC) points of a window, at most 366 days',
+        tags: ['metrics'],
+        querystring: Type.Object(WindowQuery, { additionalProperties: false }),
+        response: { 200: Data(Type.Object({ window: Ref(MetricsWindow), points: Type.Array(TrendPoint) })) },
+      },
+    },
+    async (req) => ({ data: await trends(factoryContext(req.ctx), optional(req.query)) }),
+  );
 };

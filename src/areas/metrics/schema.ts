@@ -19,7 +19,9 @@ export const Model = Type.Object(
     cacheReadTokens: Type.Integer(),
     cacheWriteTokens: Type.Integer({ description: 'every cache write, whatever its TTL' }),
     cacheWrite5mTokens: Type.Integer({ description: 'cache writes with the five-minute TTL' }),
-    cacheWrite1hTokens: Type.Integer({ description: 'cache writes with the one-hour TTL (priced at the one-hour rate)' }),
+    cacheWrite1hTokens: Type.Integer({
+      description: 'cache writes with the one-hour TTL (priced at the one-hour rate)',
+    }),
     costUsd: Type.Number(),
     costMicros: Type.Integer(),
   },

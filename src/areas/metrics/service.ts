@@ -22,13 +22,17 @@ function parseInstant(name: string, value: string, endOfDay: boolean): number {
   const ms = Date.parse(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
   // Date.parse rolls 2026-02-30 over to March; a date that does not round-trip is not a date.
   if (!Number.isFinite(ms) || (DATE_ONLY.test(value) && new Date(ms).toISOString().slice(0, 10) !== value)) {
-    throw apiError('invalid_query_params', `${name} is not a date or date-time.`, { details: [{ path: name, message: 'must be a date (YYYY-MM-DD) or an ISO date-time' }] });
+    throw apiError('invalid_query_params', `${name} is not a date or date-time.`, {
+      details: [{ path: name, message: 'must be a date (YYYY-MM-DD) or an ISO date-time' }],
+    });
   }
   const instant = DATE_ONLY.test(value) && endOfDay ? ms + DAY_MS : ms;
   // Answers echo the window as date-times with four-digit years: 9999-12-31 as a `to` date would end at
   // +010000-01-01, 0000-01-01 would start the default window in year -1 (docs/security.md).
   if (!instantInRange(instant)) {
-    throw apiError('invalid_query_params', `${name} is out of range: it ${INSTANT_RANGE_MESSAGE}.`, { details: [{ path: name, message: INSTANT_RANGE_MESSAGE }] });
+    throw apiError('invalid_query_params', `${name} is out of range: it ${INSTANT_RANGE_MESSAGE}.`, {
+      details: [{ path: name, message: INSTANT_RANGE_MESSAGE }],
+    });
   }
   return instant;
 }
@@ -38,13 +42,22 @@ function parseInstant(name: string, value: string, endOfDay: boolean): number {
  * the current UTC day and `from` 30 days earlier (the last 30 calendar days, today included: whole days,
  * which the daily rollups answer alone). from after to → 400 invalid_date_range.
  */
-export function windowOf(now: number, from: string | undefined, to: string | undefined, names: [string, string] = ['from', 'to']): store.Window {
+export function windowOf(
+  now: number,
+  from: string | undefined,
+  to: string | undefined,
+  names: [string, string] = ['from', 'to'],
+): store.Window {
   const end = to === undefined ? (Math.floor(now / DAY_MS) + 1) * DAY_MS : parseInstant(names[1], to, true);
   const start = from === undefined ? end - DEFAULT_WINDOW_DAYS * DAY_MS : parseInstant(names[0], from, false);
   if (start > end) {
-    throw apiError('invalid_date_range', `${names[0]} (${new Date(start).toISOString()}) is after ${names[1]} (${new Date(end).toISOString()}).`, {
-      details: [{ path: names[0], message: `must not be after ${names[1]}` }],
-    });
+    throw apiError(
+      'invalid_date_range',
+      `${names[0]} (${new Date(start).toISOString()}) is after ${names[1]} (${new Date(end).toISOString()}).`,
+      {
+        details: [{ path: names[0], message: `must not be after ${names[1]}` }],
+      },
+    );
   }
   return { from: start, to: end };
 }
@@ -85,7 +98,17 @@ export async function modelSpend(ctx: FactoryContext, q: ModelsQuery) {
       cacheWrite1hTokens: t.cacheWrite1hTokens + m.cacheWrite1hTokens,
       costMicros: t.costMicros + m.costMicros,
     }),
-    { turns: 0, unpricedTurns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, costMicros: 0 },
+    {
+      turns: 0,
+      unpricedTurns: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      costMicros: 0,
+    },
   );
   return { window: windowWire(w), models: rows.map(modelWire), totals: { ...totals, costUsd: usd(totals.costMicros) } };
 }
@@ -118,7 +141,14 @@ export interface TileValues {
 function modelMix(rows: readonly store.ModelRow[]): ModelShare[] {
   const cost = rows.reduce((n, m) => n + m.costMicros, 0);
   const turns = rows.reduce((n, m) => n + m.turns, 0);
-  return rows.map((m) => ({ model: m.model, sessions: m.sessions, turns: m.turns, costUsd: usd(m.costMicros), costShare: ratio(m.costMicros, cost), turnShare: ratio(m.turns, turns) }));
+  return rows.map((m) => ({
+    model: m.model,
+    sessions: m.sessions,
+    turns: m.turns,
+    costUsd: usd(m.costMicros),
+    costShare: ratio(m.costMicros, cost),
+    turnShare: ratio(m.turns, turns),
+  }));
 }
 
 function tileValues(t: store.Tiles, models: readonly store.ModelRow[], spend: PrSpend): TileValues {
@@ -141,7 +171,11 @@ function tileValues(t: store.Tiles, models: readonly store.ModelRow[], spend: Pr
   };
 }
 
-async function tilesOf(ctx: FactoryContext, scope: store.Scope, windows: readonly store.Window[]): Promise<TileValues[]> {
+async function tilesOf(
+  ctx: FactoryContext,
+  scope: store.Scope,
+  windows: readonly store.Window[],
+): Promise<TileValues[]> {
   await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const [tiles, spend, ...models] = await Promise.all([
     rollup.windowTiles(ctx.db, scope, windows),
@@ -151,7 +185,21 @@ async function tilesOf(ctx: FactoryContext, scope: store.Scope, windows: readonl
   return windows.map((_, i) => tileValues(tiles[i]!, models[i]!, spend[i]!));
 }
 
-const NUMERIC_TILES = ['sessions', 'subagentSessions', 'totalCostUsd', 'turns', 'toolCalls', 'toolErrorRate', 'cleanSessionRate', 'handsOnRate', 'toolDenialRate', 'activeActors', 'mergedPrs', 'costPerMergedPrUsd', 'unshippedCostUsd'] as const;
+const NUMERIC_TILES = [
+  'sessions',
+  'subagentSessions',
+  'totalCostUsd',
+  'turns',
+  'toolCalls',
+  'toolErrorRate',
+  'cleanSessionRate',
+  'handsOnRate',
+  'toolDenialRate',
+  'activeActors',
+  'mergedPrs',
+  'costPerMergedPrUsd',
+  'unshippedCostUsd',
+] as const;
 type NumericTile = (typeof NUMERIC_TILES)[number];
 
 export async function overview(ctx: FactoryContext, q: ModelsQuery) {
@@ -160,8 +208,13 @@ export async function overview(ctx: FactoryContext, q: ModelsQuery) {
   // a start in a negative year is no date-time the answer can carry).
   const prior = { from: Math.max(EARLIEST_INSTANT_MS, current.from - (current.to - current.from)), to: current.from };
   const scope = scopeOf(ctx, q.repo);
-  const [[now, before], allTime] = await Promise.all([tilesOf(ctx, scope, [current, prior]), sessionExtent(ctx.db, scope)]);
-  const tiles = {} as Record<NumericTile, { current: number | null; prior: number | null }> & { modelMix: { current: ModelShare[]; prior: ModelShare[] } };
+  const [[now, before], allTime] = await Promise.all([
+    tilesOf(ctx, scope, [current, prior]),
+    sessionExtent(ctx.db, scope),
+  ]);
+  const tiles = {} as Record<NumericTile, { current: number | null; prior: number | null }> & {
+    modelMix: { current: ModelShare[]; prior: ModelShare[] };
+  };
   for (const k of NUMERIC_TILES) tiles[k] = { current: now![k], prior: before![k] };
   tiles.modelMix = { current: now!.modelMix, prior: before!.modelMix };
   return { window: windowWire(current), priorWindow: windowWire(prior), tiles, allTime };
@@ -184,7 +237,10 @@ export async function compare(ctx: FactoryContext, q: CompareQuery) {
   for (const k of NUMERIC_TILES) {
     const x = ta![k];
     const y = tb![k];
-    deltas[k] = x === null || y === null ? { absolute: null, relative: null } : { absolute: y - x, relative: x !== 0 ? (y - x) / Math.abs(x) : null };
+    deltas[k] =
+      x === null || y === null
+        ? { absolute: null, relative: null }
+        : { absolute: y - x, relative: x !== 0 ? (y - x) / Math.abs(x) : null };
   }
   return { a: { window: windowWire(a), tiles: ta! }, b: { window: windowWire(b), tiles: tb! }, deltas };
 }
@@ -202,9 +258,11 @@ export async function breakdown(ctx: FactoryContext, q: BreakdownQuery) {
   const scope = scopeOf(ctx, q.repo);
   await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const result =
-    q.by === 'model' ? store.modelBreakdown(await rollup.windowModels(ctx.db, scope, w), q.limit)
-    : q.by === 'tool' ? await tools.breakdownByTool(ctx.db, scope, w, q.limit)
-    : await store.breakdownBySession(ctx.db, scope, w, q.by, q.limit);
+    q.by === 'model'
+      ? store.modelBreakdown(await rollup.windowModels(ctx.db, scope, w), q.limit)
+      : q.by === 'tool'
+        ? await tools.breakdownByTool(ctx.db, scope, w, q.limit)
+        : await store.breakdownBySession(ctx.db, scope, w, q.by, q.limit);
   const totalCost = (await rollup.windowTiles(ctx.db, scope, [w]))[0]!.costMicros;
   return {
     window: windowWire(w),
@@ -232,7 +290,9 @@ export async function trends(ctx: FactoryContext, q: ModelsQuery) {
   const firstDay = Math.floor(w.from / DAY_MS);
   const lastDay = Math.ceil(w.to / DAY_MS) - 1;
   if (lastDay - firstDay + 1 > MAX_TREND_DAYS) {
-    throw apiError('invalid_query_params', `A trend covers at most ${MAX_TREND_DAYS} days.`, { details: [{ path: 'from', message: `must be within ${MAX_TREND_DAYS} days of to` }] });
+    throw apiError('invalid_query_params', `A trend covers at most ${MAX_TREND_DAYS} days.`, {
+      details: [{ path: 'from', message: `must be within ${MAX_TREND_DAYS} days of to` }],
+    });
   }
   await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const rows = new Map((await rollup.windowDays(ctx.db, scopeOf(ctx, q.repo), w)).map((r) => [r.day, r]));
@@ -278,7 +338,9 @@ type ToolTurns = readonly { toolCalls?: readonly { name: string; status: string 
  * has a new id and none, so the ingest passes only the replaced ones and skips a delete per sync.
  */
 export async function recordToolUsage(
-  db: Db, appId: string, sessions: readonly { session: ToolUsageSession; turns: ToolTurns }[],
+  db: Db,
+  appId: string,
+  sessions: readonly { session: ToolUsageSession; turns: ToolTurns }[],
   replaced: readonly string[] = sessions.map(({ session }) => session.id),
 ): Promise<void> {
   const rows = sessions.flatMap(({ session, turns }) => {

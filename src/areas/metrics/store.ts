@@ -25,7 +25,10 @@ function inWindow(col: string, w: Window) {
 }
 
 function anyWindow(col: string, windows: readonly Window[]): Expression<SqlBool> {
-  return sql<SqlBool>`(${sql.join(windows.map((w) => inWindow(col, w)), sql` or `)})`;
+  return sql<SqlBool>`(${sql.join(
+    windows.map((w) => inWindow(col, w)),
+    sql` or `,
+  )})`;
 }
 
 /** Sum of `value` over the rows of window w (0 when none): one column of a conditional aggregate. */
@@ -65,9 +68,15 @@ export async function tiles(db: Db, scope: Scope, windows: readonly Window[]): P
     sumIn(w, clean).as(`w${i}_clean`),
     sumIn(w, handsOn).as(`w${i}_hands_on`),
     sumIn(w, topOf(sql`turn_count`)).as(`w${i}_turns`),
-    sql<number>`count(distinct case when is_subagent = 0 and ${inWindow('started_at', w)} then actor_id end)`.as(`w${i}_actors`),
+    sql<number>`count(distinct case when is_subagent = 0 and ${inWindow('started_at', w)} then actor_id end)`.as(
+      `w${i}_actors`,
+    ),
   ]);
-  let q = db.selectFrom('sessions').select(columns).where('app_id', '=', scope.appId).where(anyWindow('started_at', windows));
+  let q = db
+    .selectFrom('sessions')
+    .select(columns)
+    .where('app_id', '=', scope.appId)
+    .where(anyWindow('started_at', windows));
   if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
   const row = ((await q.executeTakeFirst()) ?? {}) as Record<string, unknown>;
   return windows.map((_, i) => ({ ...tilesOf(row, `w${i}_`), activeActors: Number(row[`w${i}_actors`] ?? 0) }));
@@ -187,9 +196,19 @@ export interface BreakdownRow {
 }
 
 /** Top-level sessions of the window grouped by one of their columns, costliest first. */
-export async function breakdownBySession(db: Db, scope: Scope, w: Window, dimension: SessionDimension, limit: number): Promise<{ rows: BreakdownRow[]; groups: number }> {
+export async function breakdownBySession(
+  db: Db,
+  scope: Scope,
+  w: Window,
+  dimension: SessionDimension,
+  limit: number,
+): Promise<{ rows: BreakdownRow[]; groups: number }> {
   const base = (eb: SessionsEb) => {
-    const parts: Expression<SqlBool>[] = [eb('app_id', '=', scope.appId), eb('is_subagent', '=', 0), inWindow('started_at', w)];
+    const parts: Expression<SqlBool>[] = [
+      eb('app_id', '=', scope.appId),
+      eb('is_subagent', '=', 0),
+      inWindow('started_at', w),
+    ];
     if (scope.repo !== undefined) parts.push(eb('repo', '=', scope.repo));
     return eb.and(parts);
   };
@@ -217,7 +236,11 @@ export async function breakdownBySession(db: Db, scope: Scope, w: Window, dimens
     db
       .selectFrom('sessions')
       // count(distinct) skips null; a null group (e.g. no worker kind) is a group of its own.
-      .select(sql<number>`count(distinct ${sql.ref(dimension)}) + max(case when ${sql.ref(dimension)} is null then 1 else 0 end)`.as('groups'))
+      .select(
+        sql<number>`count(distinct ${sql.ref(dimension)}) + max(case when ${sql.ref(dimension)} is null then 1 else 0 end)`.as(
+          'groups',
+        ),
+      )
       .where(base)
       .executeTakeFirst(),
   ]);
@@ -283,7 +306,9 @@ export async function days(db: Db, scope: Scope, w: Window): Promise<DayRow[]> {
       sql<number>`sum(case when is_subagent = 0 then tool_call_count else 0 end)`.as('tool_calls'),
       sql<number>`sum(case when is_subagent = 0 then tool_error_count else 0 end)`.as('tool_errors'),
       sql<number>`sum(case when is_subagent = 0 then rejected_tool_call_count else 0 end)`.as('rejected'),
-      sql<number>`sum(case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0 and rejected_tool_call_count = 0 then 1 else 0 end)`.as('clean'),
+      sql<number>`sum(case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0 and rejected_tool_call_count = 0 then 1 else 0 end)`.as(
+        'clean',
+      ),
       sql<number>`sum(case when is_subagent = 0 and steering_count > 0 then 1 else 0 end)`.as('hands_on'),
       sql<number>`count(distinct case when is_subagent = 0 then actor_id end)`.as('actors'),
     ])

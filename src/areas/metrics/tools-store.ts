@@ -26,7 +26,12 @@ declare module '../../db/schema.js' {
 }
 
 /** Replace the tool counters of these sessions with `rows`: one delete and batched inserts, whatever the count. */
-export async function replaceToolUsage(db: Db, appId: string, sessionIds: readonly string[], rows: SessionToolUsageTable[]): Promise<void> {
+export async function replaceToolUsage(
+  db: Db,
+  appId: string,
+  sessionIds: readonly string[],
+  rows: SessionToolUsageTable[],
+): Promise<void> {
   if (sessionIds.length > 0) await db.executeQuery(deleteToolUsageQuery(db, appId, sessionIds));
   for (let i = 0; i < rows.length; i += 200) await insertRows(db, 'session_tool_usage', rows.slice(i, i + 200));
 }
@@ -42,12 +47,23 @@ export async function replaceToolUsage(db: Db, appId: string, sessionIds: readon
  * while the table had no fresh statistics.
  */
 export function deleteToolUsageQuery(db: Db, appId: string, sessionIds: readonly string[]): CompiledQuery {
-  if (isPostgres(db)) return CompiledQuery.raw(deleteRowsOfSessionsText('session_tool_usage', 'session_id', 'session'), [appId, [...sessionIds]]);
-  return sql`delete from session_tool_usage where session_id in (${sql.join([...sessionIds])}) and +app_id = ${appId}`.compile(db);
+  if (isPostgres(db))
+    return CompiledQuery.raw(deleteRowsOfSessionsText('session_tool_usage', 'session_id', 'session'), [
+      appId,
+      [...sessionIds],
+    ]);
+  return sql`delete from session_tool_usage where session_id in (${sql.join([...sessionIds])}) and +app_id = ${appId}`.compile(
+    db,
+  );
 }
 
 /** Top-level sessions' tool calls of the window per tool, most used first. */
-export async function breakdownByTool(db: Db, scope: Scope, w: Window, limit: number): Promise<{ rows: BreakdownRow[]; groups: number }> {
+export async function breakdownByTool(
+  db: Db,
+  scope: Scope,
+  w: Window,
+  limit: number,
+): Promise<{ rows: BreakdownRow[]; groups: number }> {
   let q = db
     .selectFrom('session_tool_usage')
     .where('app_id', '=', scope.appId)

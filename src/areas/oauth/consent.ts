@@ -59,7 +59,12 @@ export interface FactoryChoice {
  * `choices`: the factories of the user whose login token was entered (second step when the resource names
  * no factory); `loginToken` is then kept in the form so the user does not type it twice.
  */
-export function renderConsentPage(request: ConsentRequest, signed: string, error: string | null, step?: { choices: FactoryChoice[]; loginToken: string }): string {
+export function renderConsentPage(
+  request: ConsentRequest,
+  signed: string,
+  error: string | null,
+  step?: { choices: FactoryChoice[]; loginToken: string },
+): string {
   let redirectHost: string;
   try {
     redirectHost = new URL(request.redirectUri).host || request.redirectUri;

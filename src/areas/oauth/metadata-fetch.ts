@@ -87,7 +87,10 @@ function hexPairToV4(tail: string): string | null {
 
 /** Why a document was not fetched: `sentence` is for the OAuth client, `detail` for the gateway's log only. */
 export class MetadataFetchRefused extends Error {
-  constructor(readonly sentence: string, readonly detail: string) {
+  constructor(
+    readonly sentence: string,
+    readonly detail: string,
+  ) {
     super(sentence);
   }
 }
@@ -119,13 +122,23 @@ async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
 const NOT_PUBLIC_SENTENCE = (url: URL) =>
   `The client ID metadata document at ${url.origin} was not fetched: its host does not resolve to a public address, and the gateway fetches metadata documents only from public https addresses.`;
 
-function checkedAddresses(url: URL, port: number, addresses: ResolvedAddress[], opts: MetadataFetchOptions): ResolvedAddress[] {
-  if (addresses.length === 0) throw new MetadataFetchRefused(NOT_PUBLIC_SENTENCE(url), `${url.hostname} resolved to no address`);
+function checkedAddresses(
+  url: URL,
+  port: number,
+  addresses: ResolvedAddress[],
+  opts: MetadataFetchOptions,
+): ResolvedAddress[] {
+  if (addresses.length === 0)
+    throw new MetadataFetchRefused(NOT_PUBLIC_SENTENCE(url), `${url.hostname} resolved to no address`);
   if (opts.allowPrivate) return addresses;
   // Every address must be public, not just the first: the socket may try the others (happy eyeballs), and a
   // DNS answer mixing a public and a private address is exactly what a rebinding attack sends.
   const bad = addresses.find((a) => !isPublicAddress(a.address) && !opts.treatAsPublic?.(a.address, port));
-  if (bad) throw new MetadataFetchRefused(NOT_PUBLIC_SENTENCE(url), `${url.hostname} resolved to ${bad.address}, which is not public`);
+  if (bad)
+    throw new MetadataFetchRefused(
+      NOT_PUBLIC_SENTENCE(url),
+      `${url.hostname} resolved to ${bad.address}, which is not public`,
+    );
   return addresses;
 }
 
@@ -135,7 +148,12 @@ function schemeAllowed(url: URL, opts: MetadataFetchOptions): boolean {
 }
 
 /** One GET, no redirect following: the status, the Location header and the body (within maxBytes). */
-function getOnce(url: URL, opts: MetadataFetchOptions, signal: AbortSignal, maxBytes: number): Promise<{ status: number; location: string | null; body: Buffer }> {
+function getOnce(
+  url: URL,
+  opts: MetadataFetchOptions,
+  signal: AbortSignal,
+  maxBytes: number,
+): Promise<{ status: number; location: string | null; body: Buffer }> {
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const resolve = opts.resolve ?? systemResolve;
@@ -150,21 +168,35 @@ function getOnce(url: URL, opts: MetadataFetchOptions, signal: AbortSignal, maxB
           (callback as (err: Error) => void)(err as Error);
           return;
         }
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? addresses.filter((a) => a.family === options.family)
+            : addresses;
         if (options.all) (callback as (err: null, addresses: dns.LookupAddress[]) => void)(null, wanted);
         else callback(null, wanted[0]?.address ?? '', wanted[0]?.family ?? 4);
       },
-      () => (callback as (err: Error) => void)(new MetadataFetchRefused(NOT_PUBLIC_SENTENCE(url), `${host} did not resolve`)),
+      () =>
+        (callback as (err: Error) => void)(
+          new MetadataFetchRefused(NOT_PUBLIC_SENTENCE(url), `${host} did not resolve`),
+        ),
     );
   };
   // A literal IP address never goes through `lookup`: check it here.
-  if (net.isIP(hostname)) checkedAddresses(url, port, [{ address: hostname, family: net.isIP(hostname) === 6 ? 6 : 4 }], opts);
+  if (net.isIP(hostname))
+    checkedAddresses(url, port, [{ address: hostname, family: net.isIP(hostname) === 6 ? 6 : 4 }], opts);
 
   return new Promise((resolvePromise, reject) => {
     const requestOptions: https.RequestOptions = {
-      protocol: url.protocol, hostname, port, path: `${url.pathname}${url.search}`, method: 'GET',
+      protocol: url.protocol,
+      hostname,
+      port,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
       headers: { accept: 'application/json', 'user-agent': 'attest-gateway (client ID metadata document)' },
-      lookup, signal, agent: false, ...(opts.ca ? { ca: opts.ca } : {}),
+      lookup,
+      signal,
+      agent: false,
+      ...(opts.ca ? { ca: opts.ca } : {}),
     };
     const req = (url.protocol === 'https:' ? https : http).request(requestOptions, (res) => {
       const status = res.statusCode ?? 0;
@@ -209,7 +241,10 @@ function getOnce(url: URL, opts: MetadataFetchOptions, signal: AbortSignal, maxB
 }
 
 function tooLarge(url: URL, maxBytes: number, detail: string): MetadataFetchRefused {
-  return new MetadataFetchRefused(`The client ID metadata document at ${url.href} is larger than ${maxBytes / 1024} KiB, the most the gateway reads.`, detail);
+  return new MetadataFetchRefused(
+    `The client ID metadata document at ${url.href} is larger than ${maxBytes / 1024} KiB, the most the gateway reads.`,
+    detail,
+  );
 }
 
 /**
@@ -238,25 +273,40 @@ export async function fetchMetadataDocument(clientId: string, opts: MetadataFetc
     } catch (err) {
       if (err instanceof MetadataFetchRefused) throw err;
       if (signal.aborted) {
-        throw new MetadataFetchRefused(`The client ID metadata document at ${clientId} did not arrive within ${timeoutMs / 1000} s.`, 'deadline passed');
+        throw new MetadataFetchRefused(
+          `The client ID metadata document at ${clientId} did not arrive within ${timeoutMs / 1000} s.`,
+          'deadline passed',
+        );
       }
       const cause = err as { cause?: unknown };
       if (cause.cause instanceof MetadataFetchRefused) throw cause.cause;
-      throw new MetadataFetchRefused(`The client ID metadata document at ${clientId} could not be fetched.`, String((err as Error).message ?? err));
+      throw new MetadataFetchRefused(
+        `The client ID metadata document at ${clientId} could not be fetched.`,
+        String((err as Error).message ?? err),
+      );
     }
     if ([301, 302, 303, 307, 308].includes(answer.status) && answer.location) {
       if (hop >= maxRedirects) {
-        throw new MetadataFetchRefused(`The client ID metadata document at ${clientId} redirects more than ${maxRedirects} times.`, 'too many redirects');
+        throw new MetadataFetchRefused(
+          `The client ID metadata document at ${clientId} redirects more than ${maxRedirects} times.`,
+          'too many redirects',
+        );
       }
       try {
         url = new URL(answer.location, url);
       } catch {
-        throw new MetadataFetchRefused(`The client ID metadata document at ${clientId} redirects to a URL that is not valid.`, `Location ${answer.location.slice(0, 200)}`);
+        throw new MetadataFetchRefused(
+          `The client ID metadata document at ${clientId} redirects to a URL that is not valid.`,
+          `Location ${answer.location.slice(0, 200)}`,
+        );
       }
       continue;
     }
     if (answer.status < 200 || answer.status >= 300) {
-      throw new MetadataFetchRefused(`The client ID metadata document at ${clientId} answered HTTP ${answer.status}.`, `status ${answer.status}`);
+      throw new MetadataFetchRefused(
+        `The client ID metadata document at ${clientId} answered HTTP ${answer.status}.`,
+        `status ${answer.status}`,
+      );
     }
     return answer.body.toString('utf8');
   }

@@ -11,10 +11,18 @@ import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprot
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
-  InvalidClientError, InvalidClientMetadataError, InvalidGrantError, InvalidScopeError, InvalidTargetError, InvalidTokenError,
+  InvalidClientError,
+  InvalidClientMetadataError,
+  InvalidGrantError,
+  InvalidScopeError,
+  InvalidTargetError,
+  InvalidTokenError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import {
-  OAuthClientMetadataSchema, type OAuthClientInformationFull, type OAuthTokenRevocationRequest, type OAuthTokens,
+  OAuthClientMetadataSchema,
+  type OAuthClientInformationFull,
+  type OAuthTokenRevocationRequest,
+  type OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Gateway } from '../../server/context.js';
 import { digestOf } from '../../server/credentials.js';
@@ -73,18 +81,29 @@ function redirectUriAllowed(uri: string): boolean {
 class ClientsStore implements OAuthRegisteredClientsStore {
   private readonly documents = new Map<string, { at: number; client: OAuthClientInformationFull }>();
 
-  constructor(private readonly gateway: Gateway, private readonly log: FastifyBaseLogger, private readonly fetchOptions: MetadataFetchOptions) {}
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly log: FastifyBaseLogger,
+    private readonly fetchOptions: MetadataFetchOptions,
+  ) {}
 
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
     if (isMetadataDocumentUrl(clientId)) return this.fetchDocument(clientId);
     const row = await store.findClient(this.gateway.db, clientId);
-    return row ? ({ ...(JSON.parse(row.metadata) as object), client_id: row.client_id } as OAuthClientInformationFull) : undefined;
+    return row
+      ? ({ ...(JSON.parse(row.metadata) as object), client_id: row.client_id } as OAuthClientInformationFull)
+      : undefined;
   }
 
-  async registerClient(info: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>): Promise<OAuthClientInformationFull> {
+  async registerClient(
+    info: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>,
+  ): Promise<OAuthClientInformationFull> {
     const full = info as OAuthClientInformationFull;
     for (const uri of full.redirect_uris) {
-      if (!redirectUriAllowed(uri)) throw new InvalidClientMetadataError(`redirect_uri ${uri} must be https, http on a loopback host, or a private-use scheme`);
+      if (!redirectUriAllowed(uri))
+        throw new InvalidClientMetadataError(
+          `redirect_uri ${uri} must be https, http on a loopback host, or a private-use scheme`,
+        );
     }
     // Every client is public: PKCE protects the code, and no client secret has to be stored in plaintext.
     const { client_secret: _secret, client_secret_expires_at: _expiry, ...rest } = full;
@@ -95,7 +114,11 @@ class ClientsStore implements OAuthRegisteredClientsStore {
       token_endpoint_auth_method: 'none',
     };
     const { client_id: _id, ...metadata } = client;
-    await store.insertClient(this.gateway.db, { client_id: client.client_id, metadata: JSON.stringify(metadata), created_at: this.gateway.clock.now() });
+    await store.insertClient(this.gateway.db, {
+      client_id: client.client_id,
+      metadata: JSON.stringify(metadata),
+      created_at: this.gateway.clock.now(),
+    });
     return client;
   }
 
@@ -112,7 +135,10 @@ class ClientsStore implements OAuthRegisteredClientsStore {
     try {
       text = await fetchMetadataDocument(url, this.fetchOptions);
     } catch (err) {
-      const refused = err instanceof MetadataFetchRefused ? err : new MetadataFetchRefused(`The client ID metadata document at ${url} could not be fetched.`, String(err));
+      const refused =
+        err instanceof MetadataFetchRefused
+          ? err
+          : new MetadataFetchRefused(`The client ID metadata document at ${url} could not be fetched.`, String(err));
       this.log.info({ clientId: url.slice(0, 300), reason: refused.detail }, 'client ID metadata document refused');
       throw new InvalidClientError(refused.sentence);
     }
@@ -123,10 +149,14 @@ class ClientsStore implements OAuthRegisteredClientsStore {
       throw new InvalidClientError(`The client ID metadata document at ${url} is not JSON.`);
     }
     const parsed = OAuthClientMetadataSchema.safeParse(doc);
-    if (!parsed.success) throw new InvalidClientError(`The client ID metadata document at ${url} is not valid client metadata.`);
-    if ((doc as { client_id?: unknown }).client_id !== url) throw new InvalidClientError(`The client ID metadata document at ${url} must name its own URL as client_id.`);
+    if (!parsed.success)
+      throw new InvalidClientError(`The client ID metadata document at ${url} is not valid client metadata.`);
+    if ((doc as { client_id?: unknown }).client_id !== url)
+      throw new InvalidClientError(`The client ID metadata document at ${url} must name its own URL as client_id.`);
     if (!parsed.data.redirect_uris.every(redirectUriAllowed)) {
-      throw new InvalidClientError(`The client ID metadata document at ${url} names a redirect URI that is not https, http on a loopback host, or a private-use scheme.`);
+      throw new InvalidClientError(
+        `The client ID metadata document at ${url} names a redirect URI that is not https, http on a loopback host, or a private-use scheme.`,
+      );
     }
     const client: OAuthClientInformationFull = { ...parsed.data, client_id: url, token_endpoint_auth_method: 'none' };
     if (this.documents.size > 1000) this.documents.clear();
@@ -138,7 +168,10 @@ class ClientsStore implements OAuthRegisteredClientsStore {
 export class GatewayOAuthProvider implements OAuthServerProvider {
   readonly clientsStore: ClientsStore;
 
-  constructor(private readonly gateway: Gateway, log: FastifyBaseLogger) {
+  constructor(
+    private readonly gateway: Gateway,
+    log: FastifyBaseLogger,
+  ) {
     this.clientsStore = new ClientsStore(gateway, log, { allowPrivate: gateway.config.oauthAllowPrivateMetadata });
   }
 
@@ -151,7 +184,10 @@ export class GatewayOAuthProvider implements OAuthServerProvider {
     let resource: { resource: string; appId: string | null } | null = null;
     if (params.resource) {
       resource = parseResource(this.gateway, params.resource.href);
-      if (!resource) throw new InvalidTargetError(`resource must be this gateway's MCP endpoint (${this.gateway.config.publicUrl}/v1/mcp or /v1/apps/{appId}/mcp)`);
+      if (!resource)
+        throw new InvalidTargetError(
+          `resource must be this gateway's MCP endpoint (${this.gateway.config.publicUrl}/v1/mcp or /v1/apps/{appId}/mcp)`,
+        );
     }
     const requested = (params.scopes ?? []).filter((s) => s !== '');
     const unknown = requested.filter((s) => !OAUTH_SCOPES.includes(s));
@@ -169,7 +205,10 @@ export class GatewayOAuthProvider implements OAuthServerProvider {
     };
     res.status(200).setHeader('Content-Type', 'text/html; charset=utf-8');
     res.setHeader('X-Frame-Options', 'DENY');
-    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    );
     res.end(renderConsentPage(request, signConsentRequest(this.gateway, request), null));
   }
 
@@ -214,7 +253,13 @@ export class GatewayOAuthProvider implements OAuthServerProvider {
     return row.code_challenge;
   }
 
-  async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
+  async exchangeAuthorizationCode(
+    client: OAuthClientInformationFull,
+    code: string,
+    _verifier?: string,
+    redirectUri?: string,
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     const { row, grant } = await this.liveCode(client, code);
     const now = this.gateway.clock.now();
     if (!(await store.useCode(this.gateway.db, row.digest, now))) {
@@ -224,12 +269,19 @@ export class GatewayOAuthProvider implements OAuthServerProvider {
     }
     if (row.expires_at <= now) throw new InvalidGrantError('Authorization code expired');
     if (grant.revoked_at !== null) throw new InvalidGrantError('Authorization was revoked');
-    if (redirectUri !== undefined && redirectUri !== row.redirect_uri) throw new InvalidGrantError('redirect_uri does not match the authorization request');
-    if (resource && parseResource(this.gateway, resource.href)?.resource !== grant.resource) throw new InvalidTargetError('resource does not match the authorization');
+    if (redirectUri !== undefined && redirectUri !== row.redirect_uri)
+      throw new InvalidGrantError('redirect_uri does not match the authorization request');
+    if (resource && parseResource(this.gateway, resource.href)?.resource !== grant.resource)
+      throw new InvalidTargetError('resource does not match the authorization');
     return this.issueTokens(grant, JSON.parse(grant.scopes) as string[]);
   }
 
-  async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[], resource?: URL): Promise<OAuthTokens> {
+  async exchangeRefreshToken(
+    client: OAuthClientInformationFull,
+    refreshToken: string,
+    scopes?: string[],
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     const row = await store.findRefreshToken(this.gateway.db, this.digest(refreshToken));
     if (!row) throw new InvalidGrantError('Invalid refresh token');
     const grant = await store.findGrant(this.gateway.db, row.grant_id);
@@ -242,9 +294,11 @@ export class GatewayOAuthProvider implements OAuthServerProvider {
       throw new InvalidGrantError('Refresh token already used; the authorization is revoked');
     }
     if (row.expires_at <= now) throw new InvalidGrantError('Refresh token expired');
-    if (resource && parseResource(this.gateway, resource.href)?.resource !== grant.resource) throw new InvalidTargetError('resource does not match the authorization');
+    if (resource && parseResource(this.gateway, resource.href)?.resource !== grant.resource)
+      throw new InvalidTargetError('resource does not match the authorization');
     const granted = JSON.parse(grant.scopes) as string[];
-    if (scopes?.some((s) => !granted.includes(s))) throw new InvalidScopeError('A refresh cannot widen the granted scopes');
+    if (scopes?.some((s) => !granted.includes(s)))
+      throw new InvalidScopeError('A refresh cannot widen the granted scopes');
     return this.issueTokens(grant, scopes?.length ? scopes : granted);
   }
 
@@ -264,7 +318,11 @@ export class GatewayOAuthProvider implements OAuthServerProvider {
     await store.linkAccessToken(this.gateway.db, access.id, grant.id);
     const refresh = REFRESH_PREFIX + crypto.randomBytes(32).toString('base64url');
     await store.insertRefreshToken(this.gateway.db, {
-      digest: this.digest(refresh), grant_id: grant.id, expires_at: now + REFRESH_TOKEN_TTL_MS, used_at: null, created_at: now,
+      digest: this.digest(refresh),
+      grant_id: grant.id,
+      expires_at: now + REFRESH_TOKEN_TTL_MS,
+      used_at: null,
+      created_at: now,
     });
     // A replay seen by a concurrent request may have revoked the grant while these were minted; the
     // revocation covers only tokens linked before it, so look again now that these are linked.
@@ -285,7 +343,8 @@ export class GatewayOAuthProvider implements OAuthServerProvider {
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const row = await store.findAccessToken(this.gateway.db, this.digest(token));
     const now = this.gateway.clock.now();
-    if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) throw new InvalidTokenError('Invalid access token');
+    if (!row || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now))
+      throw new InvalidTokenError('Invalid access token');
     const grant = await store.findGrant(this.gateway.db, row.grantId);
     if (!grant) throw new InvalidTokenError('Invalid access token');
     return {

@@ -8,53 +8,84 @@ import { Uuid } from '../../server/schemas.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from './service.js';
 import { registerAuthorizationServer } from './server-routes.js';
 
-const Metadata = Type.Object({
-  resource: Type.String({ description: 'The protected resource URL this document describes.' }),
-  authorization_servers: Type.Array(Type.String()),
-  bearer_methods_supported: Type.Array(Type.String()),
-  scopes_supported: Type.Array(Type.String()),
-  resource_name: Type.String(),
-  resource_documentation: Type.String(),
-}, { description: 'RFC 9728 OAuth 2.0 Protected Resource Metadata (bare JSON, not in `data`).' });
+const Metadata = Type.Object(
+  {
+    resource: Type.String({ description: 'The protected resource URL this document describes.' }),
+    authorization_servers: Type.Array(Type.String()),
+    bearer_methods_supported: Type.Array(Type.String()),
+    scopes_supported: Type.Array(Type.String()),
+    resource_name: Type.String(),
+    resource_documentation: Type.String(),
+  },
+  { description: 'RFC 9728 OAuth 2.0 Protected Resource Metadata (bare JSON, not in `data`).' },
+);
 
 const BASE = '/.well-known/oauth-protected-resource';
 const CACHE = 'public, max-age=3600';
 
 export const oauthRoutes: AreaRoutes = (app) => {
-  app.get(BASE, {
-    schema: { summary: 'Protected resource metadata of the gateway (RFC 9728)', tags: ['oauth'], response: { 200: Metadata } },
-  }, async (req, reply) => {
-    reply.header('Cache-Control', CACHE);
-    return protectedResourceMetadata(req.ctx.config, '');
-  });
-
-  app.get(`${BASE}/v1/mcp`, {
-    schema: { summary: 'Protected resource metadata of /v1/mcp (RFC 9728)', tags: ['oauth'], response: { 200: Metadata } },
-  }, async (req, reply) => {
-    reply.header('Cache-Control', CACHE);
-    return protectedResourceMetadata(req.ctx.config, '/v1/mcp');
-  });
-
-  app.get(`${BASE}/v1/apps/:appId/mcp`, {
-    schema: {
-      summary: "Protected resource metadata of a factory's /v1/apps/{appId}/mcp (RFC 9728)", tags: ['oauth'],
-      params: Type.Object({ appId: Uuid }),
-      response: { 200: Metadata },
+  app.get(
+    BASE,
+    {
+      schema: {
+        summary: 'Protected resource metadata of the gateway (RFC 9728)',
+        tags: ['oauth'],
+        response: { 200: Metadata },
+      },
     },
-  }, async (req, reply) => {
-    reply.header('Cache-Control', CACHE);
-    return protectedResourceMetadata(req.ctx.config, `/v1/apps/${req.params.appId.toLowerCase()}/mcp`);
-  });
-
-  app.get('/.well-known/oauth-authorization-server', {
-    schema: {
-      summary: 'Authorization server metadata (RFC 8414)', tags: ['oauth'],
-      response: { 200: Type.Object({}, { additionalProperties: true, description: 'RFC 8414 metadata (bare JSON).' }) },
+    async (req, reply) => {
+      reply.header('Cache-Control', CACHE);
+      return protectedResourceMetadata(req.ctx.config, '');
     },
-  }, async (req, reply) => {
-    reply.header('Cache-Control', CACHE);
-    return authorizationServerMetadata(req.ctx.config);
-  });
+  );
+
+  app.get(
+    `${BASE}/v1/mcp`,
+    {
+      schema: {
+        summary: 'Protected resource metadata of /v1/mcp (RFC 9728)',
+        tags: ['oauth'],
+        response: { 200: Metadata },
+      },
+    },
+    async (req, reply) => {
+      reply.header('Cache-Control', CACHE);
+      return protectedResourceMetadata(req.ctx.config, '/v1/mcp');
+    },
+  );
+
+  app.get(
+    `${BASE}/v1/apps/:appId/mcp`,
+    {
+      schema: {
+        summary: "Protected resource metadata of a factory's /v1/apps/{appId}/mcp (RFC 9728)",
+        tags: ['oauth'],
+        params: Type.Object({ appId: Uuid }),
+        response: { 200: Metadata },
+      },
+    },
+    async (req, reply) => {
+      reply.header('Cache-Control', CACHE);
+      return protectedResourceMetadata(req.ctx.config, `/v1/apps/${req.params.appId.toLowerCase()}/mcp`);
+    },
+  );
+
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    {
+      schema: {
+        summary: 'Authorization server metadata (RFC 8414)',
+        tags: ['oauth'],
+        response: {
+          200: Type.Object({}, { additionalProperties: true, description: 'RFC 8414 metadata (bare JSON).' }),
+        },
+      },
+    },
+    async (req, reply) => {
+      reply.header('Cache-Control', CACHE);
+      return authorizationServerMetadata(req.ctx.config);
+    },
+  );
 
   registerAuthorizationServer(app);
 };

@@ -83,7 +83,12 @@ export function findCode(db: Db, digest: string): Promise<OAuthCodesTable | unde
 
 /** Marks a code used; false when it already was (the caller treats that as a replay). */
 export async function useCode(db: Db, digest: string, now: number): Promise<boolean> {
-  const res = await db.updateTable('oauth_codes').set({ used_at: now }).where('digest', '=', digest).where('used_at', 'is', null).executeTakeFirst();
+  const res = await db
+    .updateTable('oauth_codes')
+    .set({ used_at: now })
+    .where('digest', '=', digest)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
 
@@ -103,7 +108,12 @@ export function findRefreshToken(db: Db, digest: string): Promise<OAuthRefreshTo
 
 /** Marks a refresh token used (rotation); false when it already was (a replay). */
 export async function useRefreshToken(db: Db, digest: string, now: number): Promise<boolean> {
-  const res = await db.updateTable('oauth_refresh_tokens').set({ used_at: now }).where('digest', '=', digest).where('used_at', 'is', null).executeTakeFirst();
+  const res = await db
+    .updateTable('oauth_refresh_tokens')
+    .set({ used_at: now })
+    .where('digest', '=', digest)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
 
@@ -116,22 +126,44 @@ export function findAccessToken(db: Db, digest: string) {
   return db
     .selectFrom('credentials')
     .innerJoin('oauth_access_tokens', 'oauth_access_tokens.credential_id', 'credentials.id')
-    .select(['credentials.id as id', 'credentials.expires_at as expiresAt', 'credentials.revoked_at as revokedAt', 'credentials.audience as audience',
-      'credentials.permissions as permissions', 'oauth_access_tokens.grant_id as grantId'])
+    .select([
+      'credentials.id as id',
+      'credentials.expires_at as expiresAt',
+      'credentials.revoked_at as revokedAt',
+      'credentials.audience as audience',
+      'credentials.permissions as permissions',
+      'oauth_access_tokens.grant_id as grantId',
+    ])
     .where('credentials.digest', '=', digest)
     .where('credentials.kind', '=', kindLiteral('oauth_token'))
     .executeTakeFirst();
 }
 
 export function revokeAccessToken(db: Db, credentialId: string, now: number): Promise<unknown> {
-  return db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', credentialId).where('kind', '=', kindLiteral('oauth_token')).where('revoked_at', 'is', null).execute();
+  return db
+    .updateTable('credentials')
+    .set({ revoked_at: now })
+    .where('id', '=', credentialId)
+    .where('kind', '=', kindLiteral('oauth_token'))
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** Revokes a grant and everything issued under it: its access tokens stop and its refresh tokens are spent. */
 export async function revokeGrant(db: Db, grantId: string, now: number): Promise<void> {
   await db.transaction().execute(async (tx) => {
-    await tx.updateTable('oauth_grants').set({ revoked_at: now }).where('id', '=', grantId).where('revoked_at', 'is', null).execute();
-    await tx.updateTable('oauth_refresh_tokens').set({ used_at: now }).where('grant_id', '=', grantId).where('used_at', 'is', null).execute();
+    await tx
+      .updateTable('oauth_grants')
+      .set({ revoked_at: now })
+      .where('id', '=', grantId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await tx
+      .updateTable('oauth_refresh_tokens')
+      .set({ used_at: now })
+      .where('grant_id', '=', grantId)
+      .where('used_at', 'is', null)
+      .execute();
     await tx
       .updateTable('credentials')
       .set({ revoked_at: now })

@@ -13,95 +13,166 @@ const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 const OrgParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }) });
 const MemberParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }), userId: Uuid });
 const RoleEntry = Type.Object({ name: Type.String(), permissions: Type.Array(Type.String()) });
-const AuditDate = Type.String({ pattern: orgs.AUDIT_DATE_PATTERN, description: 'YYYY-MM-DD, optionally THH:MM:SS with optional .f–.fff and optional Z; read as UTC. A bare endDate covers its whole day.' });
+const AuditDate = Type.String({
+  pattern: orgs.AUDIT_DATE_PATTERN,
+  description:
+    'YYYY-MM-DD, optionally THH:MM:SS with optional .f–.fff and optional Z; read as UTC. A bare endDate covers its whole day.',
+});
 
 export const orgsRoutes: AreaRoutes = (app) => {
-  app.get('/orgs/:orgName', {
-    config: { guard: { permission: 'members.read' } },
-    schema: {
-      summary: 'The organization: its plan, and the caller\'s role and permissions in it', tags: ['orgs'],
-      description: 'For the dashboard\'s organization page: the plan, and what the caller may do (controls for anything else are not shown; the routes still refuse).',
-      params: OrgParams,
-      response: { 200: Data(Ref(OrgSelf)) },
-    },
-  }, async (req) => ({ data: await orgs.describeOrg(orgContext(req.ctx)) }));
-
-  app.get('/orgs/:orgName/members', {
-    config: { guard: { permission: 'members.read' } },
-    schema: { summary: "List the organization's members", tags: ['orgs'], params: OrgParams, response: { 200: Data(Type.Array(Ref(Member))) } },
-  }, async (req) => ({ data: await orgs.listMembers(orgContext(req.ctx)) }));
-
-  app.post('/orgs/:orgName/members', {
-    config: { guard: { permission: 'members.write' } },
-    schema: {
-      summary: 'Add an existing user to the organization by email', tags: ['orgs'],
-      description: 'The user must already exist (the operator creates users); an unknown email answers 404 user_not_found.',
-      params: OrgParams,
-      body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: Role }, { additionalProperties: false }),
-      response: { 201: Data(Ref(Member)) },
-    },
-  }, async (req, reply) => reply.status(201).send({ data: await orgs.addMemberByEmail(orgContext(req.ctx), req.body.email, req.body.role) }));
-
-  app.patch('/orgs/:orgName/members/:userId', {
-    config: { guard: { permission: 'members.write' } },
-    schema: {
-      summary: "Change a member's role", tags: ['orgs'], params: MemberParams,
-      body: Type.Object({ role: Role }, { additionalProperties: false }),
-      response: { 200: Data(Ref(Member)) },
-    },
-  }, async (req) => ({ data: await orgs.changeMemberRole(orgContext(req.ctx), req.params.userId, req.body.role) }));
-
-  app.delete('/orgs/:orgName/members/:userId', {
-    config: { guard: { permission: 'members.write' } },
-    schema: { response: { 204: NoContent },
-      summary: 'Remove a member', tags: ['orgs'], params: MemberParams,
-      description: "The member's login tokens stop reaching the org's factories, and keys they created answer 403 creator_not_member.",
-    },
-  }, async (req, reply) => {
-    await orgs.removeMemberFromOrg(orgContext(req.ctx), req.params.userId);
-    return reply.status(204).send(null);
-  });
-
-  app.get('/orgs/:orgName/roles', {
-    config: { guard: { permission: 'members.read' } },
-    schema: { summary: 'List the roles and the permissions each grants', tags: ['orgs'], params: OrgParams, response: { 200: Data(Type.Array(RoleEntry)) } },
-  }, async (req) => {
-    orgContext(req.ctx);
-    return { data: orgs.listRoles() };
-  });
-
-  app.get('/orgs/:orgName/audit-log', {
-    config: { guard: { permission: 'audit.read' } },
-    schema: {
-      summary: "The organization's audit trail, newest first", tags: ['orgs'],
-      description: 'Needs the enterprise plan (402 entitlement_required otherwise).',
-      params: OrgParams,
-      querystring: Type.Object({
-        page: Type.Optional(Page()),
-        pageSize: Type.Optional(Limit(100, 25)),
-        actionType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        targetType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        startDate: Type.Optional(AuditDate),
-        endDate: Type.Optional(AuditDate),
-      }, { additionalProperties: false }),
-      response: {
-        200: Type.Object({
-          data: Type.Array(Ref(AuditEntry)),
-          pagination: Type.Object({ page: Type.Integer(), pageSize: Type.Integer(), total: Type.Integer(), totalPages: Type.Integer() }),
-        }),
+  app.get(
+    '/orgs/:orgName',
+    {
+      config: { guard: { permission: 'members.read' } },
+      schema: {
+        summary: "The organization: its plan, and the caller's role and permissions in it",
+        tags: ['orgs'],
+        description:
+          "For the dashboard's organization page: the plan, and what the caller may do (controls for anything else are not shown; the routes still refuse).",
+        params: OrgParams,
+        response: { 200: Data(Ref(OrgSelf)) },
       },
     },
-  }, async (req) => orgs.listAuditLog(orgContext(req.ctx), req.query));
+    async (req) => ({ data: await orgs.describeOrg(orgContext(req.ctx)) }),
+  );
 
-  app.get('/orgs/:orgName/audit-log/verify', {
-    config: { guard: { permission: 'audit.read' } },
-    schema: {
-      summary: "Check the organization's audit hash chain", tags: ['orgs'],
-      description: 'Walks the chain oldest first; firstBadRow is the first row whose seq, prev_hash or row_hash does not hold.',
-      params: OrgParams,
-      response: {
-        200: Data(Ref(AuditVerify)),
+  app.get(
+    '/orgs/:orgName/members',
+    {
+      config: { guard: { permission: 'members.read' } },
+      schema: {
+        summary: "List the organization's members",
+        tags: ['orgs'],
+        params: OrgParams,
+        response: { 200: Data(Type.Array(Ref(Member))) },
       },
     },
-  }, async (req) => ({ data: await orgs.verifyAuditLog(orgContext(req.ctx)) }));
+    async (req) => ({ data: await orgs.listMembers(orgContext(req.ctx)) }),
+  );
+
+  app.post(
+    '/orgs/:orgName/members',
+    {
+      config: { guard: { permission: 'members.write' } },
+      schema: {
+        summary: 'Add an existing user to the organization by email',
+        tags: ['orgs'],
+        description:
+          'The user must already exist (the operator creates users); an unknown email answers 404 user_not_found.',
+        params: OrgParams,
+        body: Type.Object(
+          { email: Type.String({ format: 'email', maxLength: 320 }), role: Role },
+          { additionalProperties: false },
+        ),
+        response: { 201: Data(Ref(Member)) },
+      },
+    },
+    async (req, reply) =>
+      reply.status(201).send({ data: await orgs.addMemberByEmail(orgContext(req.ctx), req.body.email, req.body.role) }),
+  );
+
+  app.patch(
+    '/orgs/:orgName/members/:userId',
+    {
+      config: { guard: { permission: 'members.write' } },
+      schema: {
+        summary: "Change a member's role",
+        tags: ['orgs'],
+        params: MemberParams,
+        body: Type.Object({ role: Role }, { additionalProperties: false }),
+        response: { 200: Data(Ref(Member)) },
+      },
+    },
+    async (req) => ({ data: await orgs.changeMemberRole(orgContext(req.ctx), req.params.userId, req.body.role) }),
+  );
+
+  app.delete(
+    '/orgs/:orgName/members/:userId',
+    {
+      config: { guard: { permission: 'members.write' } },
+      schema: {
+        response: { 204: NoContent },
+        summary: 'Remove a member',
+        tags: ['orgs'],
+        params: MemberParams,
+        description:
+          "The member's login tokens stop reaching the org's factories, and keys they created answer 403 creator_not_member.",
+      },
+    },
+    async (req, reply) => {
+      await orgs.removeMemberFromOrg(orgContext(req.ctx), req.params.userId);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/orgs/:orgName/roles',
+    {
+      config: { guard: { permission: 'members.read' } },
+      schema: {
+        summary: 'List the roles and the permissions each grants',
+        tags: ['orgs'],
+        params: OrgParams,
+        response: { 200: Data(Type.Array(RoleEntry)) },
+      },
+    },
+    async (req) => {
+      orgContext(req.ctx);
+      return { data: orgs.listRoles() };
+    },
+  );
+
+  app.get(
+    '/orgs/:orgName/audit-log',
+    {
+      config: { guard: { permission: 'audit.read' } },
+      schema: {
+        summary: "The organization's audit trail, newest first",
+        tags: ['orgs'],
+        description: 'Needs the enterprise plan (402 entitlement_required otherwise).',
+        params: OrgParams,
+        querystring: Type.Object(
+          {
+            page: Type.Optional(Page()),
+            pageSize: Type.Optional(Limit(100, 25)),
+            actionType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            targetType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            startDate: Type.Optional(AuditDate),
+            endDate: Type.Optional(AuditDate),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            data: Type.Array(Ref(AuditEntry)),
+            pagination: Type.Object({
+              page: Type.Integer(),
+              pageSize: Type.Integer(),
+              total: Type.Integer(),
+              totalPages: Type.Integer(),
+            }),
+          }),
+        },
+      },
+    },
+    async (req) => orgs.listAuditLog(orgContext(req.ctx), req.query),
+  );
+
+  app.get(
+    '/orgs/:orgName/audit-log/verify',
+    {
+      config: { guard: { permission: 'audit.read' } },
+      schema: {
+        summary: "Check the organization's audit hash chain",
+        tags: ['orgs'],
+        description:
+          'Walks the chain oldest first; firstBadRow is the first row whose seq, prev_hash or row_hash does not hold.',
+        params: OrgParams,
+        response: {
+          200: Data(Ref(AuditVerify)),
+        },
+      },
+    },
+    async (req) => ({ data: await orgs.verifyAuditLog(orgContext(req.ctx)) }),
+  );
 };

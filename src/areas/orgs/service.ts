@@ -26,7 +26,13 @@ export interface Actor {
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
 export function orgToWire(row: store.OrgRow): Org {
-  return { id: row.id, name: row.name, plan: row.plan, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
 }
 
 export function userToWire(row: store.UserRow): User {
@@ -45,10 +51,19 @@ export async function createOrg(actor: Actor, name: string, plan: PlanName): Pro
   try {
     await store.insertOrg(actor.db, row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw apiError('duplicate_org_name', `An organization named "${row.name}" already exists.`);
+    if (isUniqueViolation(err))
+      throw apiError('duplicate_org_name', `An organization named "${row.name}" already exists.`);
     throw err;
   }
-  await recordAudit(actor.db, actor.clock, { orgId: row.id, actionType: 'org.created', actor: actor.principal, targetType: 'org', targetId: row.id, targetIdentifier: row.name, details: { plan } });
+  await recordAudit(actor.db, actor.clock, {
+    orgId: row.id,
+    actionType: 'org.created',
+    actor: actor.principal,
+    targetType: 'org',
+    targetId: row.id,
+    targetIdentifier: row.name,
+    details: { plan },
+  });
   return orgToWire(row);
 }
 
@@ -56,7 +71,15 @@ export async function changePlan(actor: Actor, orgName: string, plan: PlanName):
   const org = await requireOrg(actor.db, orgName);
   const now = actor.clock.now();
   await store.updateOrgPlan(actor.db, org.id, plan, now);
-  await recordAudit(actor.db, actor.clock, { orgId: org.id, actionType: 'org.plan_changed', actor: actor.principal, targetType: 'org', targetId: org.id, targetIdentifier: org.name, details: { from: org.plan, to: plan } });
+  await recordAudit(actor.db, actor.clock, {
+    orgId: org.id,
+    actionType: 'org.plan_changed',
+    actor: actor.principal,
+    targetType: 'org',
+    targetId: org.id,
+    targetIdentifier: org.name,
+    details: { from: org.plan, to: plan },
+  });
   actor.invalidateAuth?.();
   return orgToWire({ ...org, plan, updated_at: now });
 }
@@ -66,7 +89,8 @@ export async function createUser(actor: Actor, email: string, name: string): Pro
   try {
     await store.insertUser(actor.db, row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw apiError('duplicate_user_email', `A user with email "${row.email}" already exists.`);
+    if (isUniqueViolation(err))
+      throw apiError('duplicate_user_email', `A user with email "${row.email}" already exists.`);
     throw err;
   }
   return userToWire(row);
@@ -90,7 +114,15 @@ export async function addMember(actor: Actor, org: store.OrgRow, user: store.Use
     if (isUniqueViolation(err)) throw apiError('already_member', `${user.email} is already a member of ${org.name}.`);
     throw err;
   }
-  await recordAudit(actor.db, actor.clock, { orgId: org.id, actionType: 'member.added', actor: actor.principal, targetType: 'member', targetId: user.id, targetIdentifier: user.email, details: { role } });
+  await recordAudit(actor.db, actor.clock, {
+    orgId: org.id,
+    actionType: 'member.added',
+    actor: actor.principal,
+    targetType: 'member',
+    targetId: user.id,
+    targetIdentifier: user.email,
+    details: { role },
+  });
   actor.invalidateAuth?.();
   return { userId: user.id, email: user.email, name: user.name, role, joined_at: iso(now) };
 }
@@ -124,7 +156,15 @@ export async function removeMember(actor: Actor, org: store.OrgRow, userId: stri
   // Their login tokens no longer reach this org's factories, and keys they minted answer 403.
   actor.invalidateAuth?.();
   const user = await store.findUserById(actor.db, userId);
-  await recordAudit(actor.db, actor.clock, { orgId: org.id, actionType: 'member.removed', actor: actor.principal, targetType: 'member', targetId: userId, targetIdentifier: user?.email ?? userId, details: { role: membership.role } });
+  await recordAudit(actor.db, actor.clock, {
+    orgId: org.id,
+    actionType: 'member.removed',
+    actor: actor.principal,
+    targetType: 'member',
+    targetId: userId,
+    targetIdentifier: user?.email ?? userId,
+    details: { role: membership.role },
+  });
 }
 
 export async function membershipOf(db: Db, orgId: string, userId: string) {
@@ -134,7 +174,12 @@ export async function membershipOf(db: Db, orgId: string, userId: string) {
 // ---- Org management through a management key (routes under /v1/orgs/{orgName}/...) ----
 
 export function actorOf(ctx: OrgContext): Actor {
-  return { db: ctx.db, clock: ctx.clock, principal: ctx.principal, invalidateAuth: () => ctx.gateway.auth.invalidate() };
+  return {
+    db: ctx.db,
+    clock: ctx.clock,
+    principal: ctx.principal,
+    invalidateAuth: () => ctx.gateway.auth.invalidate(),
+  };
 }
 
 async function requireOrgById(db: Db, orgId: string): Promise<store.OrgRow> {
@@ -144,7 +189,13 @@ async function requireOrgById(db: Db, orgId: string): Promise<store.OrgRow> {
 }
 
 export async function listMembers(ctx: OrgContext): Promise<Member[]> {
-  return (await store.listMembers(ctx.db, ctx.orgId)).map((m) => ({ userId: m.user_id, email: m.email, name: m.name, role: m.role, joined_at: iso(m.created_at) }));
+  return (await store.listMembers(ctx.db, ctx.orgId)).map((m) => ({
+    userId: m.user_id,
+    email: m.email,
+    name: m.name,
+    role: m.role,
+    joined_at: iso(m.created_at),
+  }));
 }
 
 /**
@@ -154,7 +205,11 @@ export async function listMembers(ctx: OrgContext): Promise<Member[]> {
 export async function addMemberByEmail(ctx: OrgContext, email: string, role: Role): Promise<Member> {
   const org = await requireOrgById(ctx.db, ctx.orgId);
   const user = await store.findUserByEmail(ctx.db, email);
-  if (!user) throw apiError('user_not_found', `No user with email "${email.toLowerCase()}"; the operator creates users (POST /v1/admin/users).`);
+  if (!user)
+    throw apiError(
+      'user_not_found',
+      `No user with email "${email.toLowerCase()}"; the operator creates users (POST /v1/admin/users).`,
+    );
   return addMember(actorOf(ctx), org, user, role);
 }
 
@@ -172,7 +227,15 @@ export async function changeMemberRole(ctx: OrgContext, userId: string, role: Ro
   if (membership.role !== role && user) {
     // Login tokens act with the member's current role; cached principals carry the old one.
     ctx.gateway.auth.invalidate();
-    await recordAudit(ctx.db, ctx.clock, { orgId: ctx.orgId, actionType: 'member.role_changed', actor: ctx.principal, targetType: 'member', targetId: userId, targetIdentifier: user.email, details: { from: membership.role, to: role } });
+    await recordAudit(ctx.db, ctx.clock, {
+      orgId: ctx.orgId,
+      actionType: 'member.role_changed',
+      actor: ctx.principal,
+      targetType: 'member',
+      targetId: userId,
+      targetIdentifier: user.email,
+      details: { from: membership.role, to: role },
+    });
   }
   return { userId, email: user?.email ?? '', name: user?.name ?? '', role, joined_at: iso(membership.created_at) };
 }
@@ -194,9 +257,15 @@ async function requireAuditEntitlement(ctx: OrgContext): Promise<void> {
   // Read the plan from the store, not the cached principal: a plan change applies to the next request.
   const org = await requireOrgById(ctx.db, ctx.orgId);
   if (org.plan !== AUDIT_LOG_PLAN) {
-    throw apiError('entitlement_required', `The audit log needs the ${AUDIT_LOG_PLAN} plan; this organization is on ${org.plan}.`, {
-      entitlement: 'audit_log', current: org.plan, limit: AUDIT_LOG_PLAN,
-    });
+    throw apiError(
+      'entitlement_required',
+      `The audit log needs the ${AUDIT_LOG_PLAN} plan; this organization is on ${org.plan}.`,
+      {
+        entitlement: 'audit_log',
+        current: org.plan,
+        limit: AUDIT_LOG_PLAN,
+      },
+    );
   }
 }
 
@@ -212,9 +281,15 @@ export function parseAuditDate(value: string, param: string, bound: 'start' | 'e
   const dateOnly = value.length === 10;
   const ms = Date.parse(dateOnly ? `${value}T00:00:00.000Z` : value.endsWith('Z') ? value : `${value}Z`);
   const sameDay = Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === value.slice(0, 10);
-  if (!sameDay) throw apiError('invalid_query_params', `${param} is not a real date.`, { details: [{ path: param, message: 'is not a real date' }] });
+  if (!sameDay)
+    throw apiError('invalid_query_params', `${param} is not a real date.`, {
+      details: [{ path: param, message: 'is not a real date' }],
+    });
   const instant = dateOnly && bound === 'end' ? ms + DAY_MS - 1 : ms;
-  if (!instantInRange(instant)) throw apiError('invalid_query_params', `${param} is out of range.`, { details: [{ path: param, message: INSTANT_RANGE_MESSAGE }] });
+  if (!instantInRange(instant))
+    throw apiError('invalid_query_params', `${param} is out of range.`, {
+      details: [{ path: param, message: INSTANT_RANGE_MESSAGE }],
+    });
   return instant;
 }
 
@@ -250,9 +325,18 @@ export async function listAuditLog(ctx: OrgContext, query: AuditLogQuery) {
   // A page past the end is empty; not asking the store keeps absurd offsets away from bigint limits.
   const rows = offset < total ? await store.listAudit(ctx.db, ctx.orgId, filter, pageSize, offset) : [];
   const data: AuditEntry[] = rows.map((r) => ({
-    id: r.id, action_type: r.action_type, actor_id: r.actor_id, actor_type: r.actor_type, actor_name: r.actor_name,
-    actor_email: r.actor_email, actor_label: r.actor_label, target_id: r.target_id, target_type: r.target_type,
-    target_identifier: r.target_identifier, details_preview: detailsPreview(r.details), created_at: iso(Number(r.created_at)),
+    id: r.id,
+    action_type: r.action_type,
+    actor_id: r.actor_id,
+    actor_type: r.actor_type,
+    actor_name: r.actor_name,
+    actor_email: r.actor_email,
+    actor_label: r.actor_label,
+    target_id: r.target_id,
+    target_type: r.target_type,
+    target_identifier: r.target_identifier,
+    details_preview: detailsPreview(r.details),
+    created_at: iso(Number(r.created_at)),
   }));
   return { data, pagination: { page, pageSize, total, totalPages: Math.ceil(total / pageSize) } };
 }
@@ -292,4 +376,3 @@ export async function describeOrg(ctx: OrgContext): Promise<OrgSelf> {
   if (!row) throw apiError('org_not_found', 'No such organization.');
   return { ...orgToWire(row), role: ctx.principal.role, permissions: [...ctx.principal.permissions].sort() };
 }
-

@@ -18,7 +18,10 @@ export function findOrgById(db: Db, id: string) {
 }
 
 export function countOrgs(db: Db) {
-  return db.selectFrom('orgs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('orgs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
 }
 
 export function updateOrgPlan(db: Db, id: string, plan: string, now: number) {
@@ -42,7 +45,12 @@ export function insertMembership(db: Db, row: MembershipsTable) {
 }
 
 export function findMembership(db: Db, orgId: string, userId: string) {
-  return db.selectFrom('memberships').selectAll().where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
+  return db
+    .selectFrom('memberships')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }
 
 export function deleteMembership(db: Db, orgId: string, userId: string) {
@@ -62,7 +70,13 @@ export function listMembers(db: Db, orgId: string) {
   return db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['users.id as user_id', 'users.email as email', 'users.name as name', 'memberships.role as role', 'memberships.created_at as created_at'])
+    .select([
+      'users.id as user_id',
+      'users.email as email',
+      'users.name as name',
+      'memberships.role as role',
+      'memberships.created_at as created_at',
+    ])
     .where('memberships.org_id', '=', orgId)
     .orderBy('memberships.created_at')
     .orderBy('users.email')
@@ -70,7 +84,12 @@ export function listMembers(db: Db, orgId: string) {
 }
 
 export function updateMembershipRole(db: Db, orgId: string, userId: string, role: string) {
-  return db.updateTable('memberships').set({ role }).where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
+  return db
+    .updateTable('memberships')
+    .set({ role })
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }
 
 export interface AuditFilter {
@@ -91,7 +110,9 @@ function auditQuery(db: Db, orgId: string, filter: AuditFilter) {
 }
 
 export function countAudit(db: Db, orgId: string, filter: AuditFilter) {
-  return auditQuery(db, orgId, filter).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  return auditQuery(db, orgId, filter)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
 }
 
 /** Newest first: seq is the order rows were chained in, so it breaks created_at ties (and survives clock steps). */
@@ -101,7 +122,14 @@ export function listAudit(db: Db, orgId: string, filter: AuditFilter, limit: num
 
 /** One batch of the chain, oldest first, after `afterSeq`. */
 export function auditChainBatch(db: Db, orgId: string, afterSeq: number, limit: number) {
-  return db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+  return db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
 }
 
 /**
@@ -109,5 +137,9 @@ export function auditChainBatch(db: Db, orgId: string, afterSeq: number, limit: 
  * database write lock on SQLite), so membership changes of one org run one at a time.
  */
 export function lockOrg(db: Db, orgId: string) {
-  return db.updateTable('orgs').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', orgId).execute();
+  return db
+    .updateTable('orgs')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', orgId)
+    .execute();
 }

@@ -4,7 +4,10 @@ import { DateTime } from '../../server/schemas.js';
 
 /** The latest pull request whose comment could not be posted. */
 export const PrCommentProblem = Type.Object({
-  code: Type.String({ description: 'missing_permission, repository_not_connected, repository_not_in_installation, pull_request_not_found, repository_tokens_unavailable, github_unavailable (gave up after retries), ...' }),
+  code: Type.String({
+    description:
+      'missing_permission, repository_not_connected, repository_not_in_installation, pull_request_not_found, repository_tokens_unavailable, github_unavailable (gave up after retries), ...',
+  }),
   message: Type.String(),
   repository: Type.String(),
   number: Type.Integer(),

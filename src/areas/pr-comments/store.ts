@@ -57,7 +57,15 @@ export interface Debounce {
  * row is inserted from the factory's row, or bumped). A burst of triggers moves one due time; a trigger
  * during a run bumps `requested`, which makes the run's end schedule another.
  */
-export async function requestRun(db: Db, id: string, appId: string, repository: string, number: number, now: number, d: Debounce): Promise<boolean> {
+export async function requestRun(
+  db: Db,
+  id: string,
+  appId: string,
+  repository: string,
+  number: number,
+  now: number,
+  d: Debounce,
+): Promise<boolean> {
   const due = now + d.quietMs;
   const since = sql<number>`coalesce(pr_comment_jobs.pending_since, excluded.pending_since)`;
   const result = await sql`
@@ -98,7 +106,12 @@ export async function claim(db: Db, id: string, owner: string, now: number, leas
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return null;
-  const row = await db.selectFrom('pr_comment_jobs').selectAll().where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst();
+  const row = await db
+    .selectFrom('pr_comment_jobs')
+    .selectAll()
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
   return row ?? null;
 }
 
@@ -137,7 +150,9 @@ export async function finish(db: Db, id: string, owner: string, o: Outcome): Pro
       lease_until: null,
       due_at: sql<number | null>`case when ${more} then due_at else cast(${o.refreshAt} as bigint) end`,
       pending_since: sql<number | null>`case when ${more} then pending_since else null end`,
-      ...(o.comment ? { comment_id: o.comment.id, comment_url: o.comment.url, body_sha256: o.comment.sha256, posted_at: o.now } : {}),
+      ...(o.comment
+        ? { comment_id: o.comment.id, comment_url: o.comment.url, body_sha256: o.comment.sha256, posted_at: o.now }
+        : {}),
       last_error_code: o.error?.code ?? null,
       last_error_message: o.error?.message ?? null,
       last_error_at: o.error ? o.now : null,
@@ -149,7 +164,14 @@ export async function finish(db: Db, id: string, owner: string, o: Outcome): Pro
 }
 
 /** The run failed in a way worth retrying: try again at `retryAt` (the due time stays). */
-export async function retryLater(db: Db, id: string, owner: string, now: number, retryAt: number, error: { code: string; message: string }): Promise<void> {
+export async function retryLater(
+  db: Db,
+  id: string,
+  owner: string,
+  now: number,
+  retryAt: number,
+  error: { code: string; message: string },
+): Promise<void> {
   await db
     .updateTable('pr_comment_jobs')
     .set((eb) => ({
@@ -169,11 +191,22 @@ export async function retryLater(db: Db, id: string, owner: string, now: number,
 
 /** Forget the comment id (it was deleted on GitHub); the next run looks for the comment again. */
 export async function forgetComment(db: Db, id: string): Promise<void> {
-  await db.updateTable('pr_comment_jobs').set({ comment_id: null, comment_url: null, body_sha256: null }).where('id', '=', id).execute();
+  await db
+    .updateTable('pr_comment_jobs')
+    .set({ comment_id: null, comment_url: null, body_sha256: null })
+    .where('id', '=', id)
+    .execute();
 }
 
 export function listJobs(db: Db, appId: string, limit: number): Promise<JobRow[]> {
-  return db.selectFrom('pr_comment_jobs').selectAll().where('app_id', '=', appId).orderBy('updated_at', 'desc').orderBy('id').limit(limit).execute();
+  return db
+    .selectFrom('pr_comment_jobs')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .orderBy('updated_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }
 
 /** The latest recorded problem of each factory among `appIds` (for the factory settings read). */

@@ -20,7 +20,19 @@ export interface SessionLinkRow {
   unpriced_models: string;
 }
 
-const SESSION_LINK_COLUMNS = ['id', 'session_id', 'repo', 'branch', 'pr_refs', 'title', 'agent_type', 'started_at', 'cost_micros', 'cost_status', 'unpriced_models'] as const;
+const SESSION_LINK_COLUMNS = [
+  'id',
+  'session_id',
+  'repo',
+  'branch',
+  'pr_refs',
+  'title',
+  'agent_type',
+  'started_at',
+  'cost_micros',
+  'cost_status',
+  'unpriced_models',
+] as const;
 
 /** Top-level sessions that name a pull request themselves (outcome or pr_linked events). */
 export function sessionsNamingPrs(db: Db, appId: string): Promise<SessionLinkRow[]> {
@@ -42,15 +54,33 @@ export interface BranchLinkRow extends SessionLinkRow {
  * Top-level sessions on a pull request's head branch in the same repository, started before the PR was
  * closed (a branch name reused later does not pull new sessions into an old PR).
  */
-export function sessionsOnPrBranches(db: Db, appId: string, only?: { repository: string; number: number }): Promise<BranchLinkRow[]> {
+export function sessionsOnPrBranches(
+  db: Db,
+  appId: string,
+  only?: { repository: string; number: number },
+): Promise<BranchLinkRow[]> {
   let q = db
     .selectFrom('pull_requests as p')
     .innerJoin('sessions as s', (join) =>
-      join.onRef('s.app_id', '=', 'p.app_id').onRef('s.repo', '=', 'p.repository').onRef('s.branch', '=', 'p.head_branch'),
+      join
+        .onRef('s.app_id', '=', 'p.app_id')
+        .onRef('s.repo', '=', 'p.repository')
+        .onRef('s.branch', '=', 'p.head_branch'),
     )
     .select([
-      's.id', 's.session_id', 's.repo', 's.branch', 's.pr_refs', 's.title', 's.agent_type', 's.started_at', 's.cost_micros', 's.cost_status', 's.unpriced_models',
-      'p.repository as pr_repository', 'p.number as pr_number',
+      's.id',
+      's.session_id',
+      's.repo',
+      's.branch',
+      's.pr_refs',
+      's.title',
+      's.agent_type',
+      's.started_at',
+      's.cost_micros',
+      's.cost_status',
+      's.unpriced_models',
+      'p.repository as pr_repository',
+      'p.number as pr_number',
     ])
     .where('p.app_id', '=', appId)
     .where('s.is_subagent', '=', 0)
@@ -71,12 +101,21 @@ export function sessionsBySessionIds(db: Db, appId: string, sessionIds: readonly
  */
 export function sessionsBySessionIdsQuery(db: Db, appId: string, sessionIds: readonly string[]) {
   if (isPostgres(db)) {
-    return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS).where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]);
+    return db
+      .selectFrom('sessions')
+      .select(SESSION_LINK_COLUMNS)
+      .where('app_id', '=', appId)
+      .where('session_id', 'in', [...sessionIds]);
   }
   const one = (sessionId: string) => {
     const [lo, hi] = sessionKeyRange(sessionId);
-    return db.selectFrom('sessions').select(SESSION_LINK_COLUMNS)
-      .where('app_id', '=', appId).where('session_key', '>=', lo).where('session_key', '<', hi).where('session_id', '=', sessionId);
+    return db
+      .selectFrom('sessions')
+      .select(SESSION_LINK_COLUMNS)
+      .where('app_id', '=', appId)
+      .where('session_key', '>=', lo)
+      .where('session_key', '<', hi)
+      .where('session_id', '=', sessionId);
   };
   const [first, ...rest] = [...new Set(sessionIds)];
   let query = one(first ?? '');
@@ -84,7 +123,12 @@ export function sessionsBySessionIdsQuery(db: Db, appId: string, sessionIds: rea
   return query;
 }
 
-export function pullRequestsByKeys(db: Db, appId: string, repositories: readonly string[], numbers: readonly number[]): Promise<PullRequestRow[]> {
+export function pullRequestsByKeys(
+  db: Db,
+  appId: string,
+  repositories: readonly string[],
+  numbers: readonly number[],
+): Promise<PullRequestRow[]> {
   if (repositories.length === 0 || numbers.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('pull_requests')
@@ -95,7 +139,12 @@ export function pullRequestsByKeys(db: Db, appId: string, repositories: readonly
     .execute();
 }
 
-export function pullRequestsOnBranches(db: Db, appId: string, repositories: readonly string[], branches: readonly string[]): Promise<PullRequestRow[]> {
+export function pullRequestsOnBranches(
+  db: Db,
+  appId: string,
+  repositories: readonly string[],
+  branches: readonly string[],
+): Promise<PullRequestRow[]> {
   const nonEmpty = [...new Set(branches.filter((b) => b !== ''))];
   if (repositories.length === 0 || nonEmpty.length === 0) return Promise.resolve([]);
   return db
@@ -121,19 +170,44 @@ export interface LinkedSessionRow extends SessionLinkRow {
  * it closed), oldest first, after the keyset cursor: the PR export pages through them with it.
  */
 export async function linkedSessionsAfter(
-  db: Db, appId: string, key: { repository: string; number: number }, pr: { head_branch: string; closed_at: number | null } | null,
-  after: { startedAt: number; id: string } | null, limit: number,
+  db: Db,
+  appId: string,
+  key: { repository: string; number: number },
+  pr: { head_branch: string; closed_at: number | null } | null,
+  after: { startedAt: number; id: string } | null,
+  limit: number,
 ): Promise<LinkedSessionRow[]> {
   const named = sql<number>`case when exists (select 1 from session_pr_refs r where r.app_id = ${appId} and r.session_id = s.id and r.repository = ${key.repository} and r.number = ${key.number}) then 1 else 0 end`;
-  const branch = pr && pr.head_branch !== ''
-    ? sql<number>`case when s.repo = ${key.repository} and s.branch = ${pr.head_branch}${pr.closed_at === null ? sql`` : sql` and s.started_at <= ${pr.closed_at}`} then 1 else 0 end`
-    : sql<number>`0`;
+  const branch =
+    pr && pr.head_branch !== ''
+      ? sql<number>`case when s.repo = ${key.repository} and s.branch = ${pr.head_branch}${pr.closed_at === null ? sql`` : sql` and s.started_at <= ${pr.closed_at}`} then 1 else 0 end`
+      : sql<number>`0`;
   let q = db
     .selectFrom('sessions as s')
-    .select(['s.id', 's.session_id', 's.repo', 's.branch', 's.pr_refs', 's.title', 's.agent_type', 's.started_at', 's.cost_micros', 's.cost_status', 's.unpriced_models', named.as('by_name'), branch.as('by_branch')])
+    .select([
+      's.id',
+      's.session_id',
+      's.repo',
+      's.branch',
+      's.pr_refs',
+      's.title',
+      's.agent_type',
+      's.started_at',
+      's.cost_micros',
+      's.cost_status',
+      's.unpriced_models',
+      named.as('by_name'),
+      branch.as('by_branch'),
+    ])
     .where('s.app_id', '=', appId)
     .where('s.is_subagent', '=', 0)
     .where(sql<boolean>`(${named} = 1 or ${branch} = 1)`);
-  if (after) q = q.where((eb) => eb.or([eb('s.started_at', '>', after.startedAt), eb.and([eb('s.started_at', '=', after.startedAt), eb('s.id', '>', after.id)])]));
+  if (after)
+    q = q.where((eb) =>
+      eb.or([
+        eb('s.started_at', '>', after.startedAt),
+        eb.and([eb('s.started_at', '=', after.startedAt), eb('s.id', '>', after.id)]),
+      ]),
+    );
   return q.orderBy('s.started_at').orderBy('s.id').limit(limit).execute();
 }

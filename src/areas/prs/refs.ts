@@ -28,7 +28,8 @@ export function namedPrs(row: { repo: string; pr_refs: string }): (PrKey & { url
     const m = url ? PR_URL.exec(url) : null;
     const repository = m ? normalizeRepository(`${m[1]}/${m[2]}`) : row.repo;
     if (!repository) continue;
-    if (!out.some((o) => o.repository === repository && o.number === prNumber)) out.push({ repository, number: prNumber, url });
+    if (!out.some((o) => o.repository === repository && o.number === prNumber))
+      out.push({ repository, number: prNumber, url });
   }
   return out;
 }

@@ -33,28 +33,36 @@ export interface ReportResult {
 
 const ms = (iso: string) => Date.parse(iso);
 
-export async function reportPullRequests(ctx: FactoryContext, reports: readonly ReportedPullRequest[]): Promise<ReportResult> {
+export async function reportPullRequests(
+  ctx: FactoryContext,
+  reports: readonly ReportedPullRequest[],
+): Promise<ReportResult> {
   const result: ReportResult = { stored: 0, ignored: 0 };
   for (const r of reports) {
     const merged = r.state === 'merged';
-    const outcome = await applyPullRequest(ctx, { orgId: ctx.orgId, appId: ctx.appId }, {
-      repository: r.repository,
-      number: r.number,
-      url: r.url,
-      title: r.title,
-      // The CLI sends no body: a revert is then recognised by GitHub's title `Revert "<title>"` alone.
-      body: null,
-      author: r.author,
-      headBranch: r.branch,
-      headSha: r.headSha,
-      baseBranch: r.baseBranch,
-      open: r.state === 'open',
-      merged,
-      createdAt: ms(r.openedAt),
-      closedAt: r.closedAt === null ? (merged && r.mergedAt !== null ? ms(r.mergedAt) : null) : ms(r.closedAt),
-      mergedAt: r.mergedAt === null ? null : ms(r.mergedAt),
-      updatedAt: ms(r.updatedAt),
-    }, 'cli');
+    const outcome = await applyPullRequest(
+      ctx,
+      { orgId: ctx.orgId, appId: ctx.appId },
+      {
+        repository: r.repository,
+        number: r.number,
+        url: r.url,
+        title: r.title,
+        // The CLI sends no body: a revert is then recognised by GitHub's title `Revert "<title>"` alone.
+        body: null,
+        author: r.author,
+        headBranch: r.branch,
+        headSha: r.headSha,
+        baseBranch: r.baseBranch,
+        open: r.state === 'open',
+        merged,
+        createdAt: ms(r.openedAt),
+        closedAt: r.closedAt === null ? (merged && r.mergedAt !== null ? ms(r.mergedAt) : null) : ms(r.closedAt),
+        mergedAt: r.mergedAt === null ? null : ms(r.mergedAt),
+        updatedAt: ms(r.updatedAt),
+      },
+      'cli',
+    );
     if (outcome === 'stale') result.ignored += 1;
     else result.stored += 1;
   }

@@ -9,21 +9,29 @@ import { githubAppStatus, reportPullRequests } from './reported.js';
 import { outcomesWithVerdicts, parseVerdictFilter, pullRequestWithVerdict } from '../verdict/outcomes.js';
 import { exportPullRequest, type PrEvidenceExport } from './service.js';
 
-const ReportedPullRequest = Type.Object({
-  repository: Type.String({ minLength: 3, maxLength: 201, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$', description: 'owner/repo on GitHub' }),
-  number: PrNumber(),
-  url: Type.String({ maxLength: 2000, pattern: '^https?://' }),
-  title: Type.String({ maxLength: 1024 }),
-  state: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged')]),
-  author: Nullable(Type.String({ maxLength: 256 })),
-  branch: Type.String({ maxLength: 1024 }),
-  baseBranch: Type.String({ maxLength: 1024 }),
-  headSha: Type.String({ pattern: '^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$' }),
-  openedAt: DateTimeQuery(),
-  updatedAt: DateTimeQuery(),
-  closedAt: Nullable(DateTimeQuery()),
-  mergedAt: Nullable(DateTimeQuery()),
-}, { additionalProperties: false });
+const ReportedPullRequest = Type.Object(
+  {
+    repository: Type.String({
+      minLength: 3,
+      maxLength: 201,
+      pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$',
+      description: 'owner/repo on GitHub',
+    }),
+    number: PrNumber(),
+    url: Type.String({ maxLength: 2000, pattern: '^https?://' }),
+    title: Type.String({ maxLength: 1024 }),
+    state: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged')]),
+    author: Nullable(Type.String({ maxLength: 256 })),
+    branch: Type.String({ maxLength: 1024 }),
+    baseBranch: Type.String({ maxLength: 1024 }),
+    headSha: Type.String({ pattern: '^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$' }),
+    openedAt: DateTimeQuery(),
+    updatedAt: DateTimeQuery(),
+    closedAt: Nullable(DateTimeQuery()),
+    mergedAt: Nullable(DateTimeQuery()),
+  },
+  { additionalProperties: false },
+);
 
 const PrParams = Type.Object({
   owner: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
@@ -32,84 +40,139 @@ const PrParams = Type.Object({
 });
 
 export const prsRoutes: AreaRoutes = (app) => {
-  app.get('/prs/outcomes', {
-    config: { guard: { permission: 'prs.read' }, rateLimit: 'observability-read' },
-    schema: {
-      summary: 'Pull requests with attributed sessions: state, revert, CI and cost', tags: ['prs'],
-      description: 'A session is attributed to a PR it names (outcome prNumber/prUrl/prs, pr_linked events) or whose head branch it worked on in the same repository. Most recent session first.',
-      querystring: Type.Object({
-        limit: Type.Optional(Limit(100, 25)),
-        offset: Type.Optional(Offset({ default: 0 })),
-        repo: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-        state: Type.Optional(PrState),
-        verdict: Type.Optional(Type.String({ maxLength: 100, description: 'Comma-separated verdicts to keep: clean, review, unverifiable, waiting, none.' })),
-      }, { additionalProperties: false }),
-      response: {
-        200: Type.Object({ data: Type.Array(Ref(PullRequestOutcome)), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), githubApp: GithubAppStatus }),
+  app.get(
+    '/prs/outcomes',
+    {
+      config: { guard: { permission: 'prs.read' }, rateLimit: 'observability-read' },
+      schema: {
+        summary: 'Pull requests with attributed sessions: state, revert, CI and cost',
+        tags: ['prs'],
+        description:
+          'A session is attributed to a PR it names (outcome prNumber/prUrl/prs, pr_linked events) or whose head branch it worked on in the same repository. Most recent session first.',
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Limit(100, 25)),
+            offset: Type.Optional(Offset({ default: 0 })),
+            repo: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+            state: Type.Optional(PrState),
+            verdict: Type.Optional(
+              Type.String({
+                maxLength: 100,
+                description: 'Comma-separated verdicts to keep: clean, review, unverifiable, waiting, none.',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            data: Type.Array(Ref(PullRequestOutcome)),
+            pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+            githubApp: GithubAppStatus,
+          }),
+        },
       },
     },
-  }, async (req) => {
-    const { repo, state } = req.query;
-    // Optional with defaults (the validator fills them in); the fallbacks only satisfy the types.
-    const limit = req.query.limit ?? 25;
-    const offset = req.query.offset ?? 0;
-    const ctx = factoryContext(req.ctx);
-    const verdict = parseVerdictFilter(req.query.verdict);
-    const [page, githubApp] = await Promise.all([
-      outcomesWithVerdicts(ctx, {
-        limit, offset, ...(repo !== undefined ? { repo } : {}), ...(state !== undefined ? { state } : {}), ...(verdict ? { verdict } : {}),
-      }),
-      githubAppStatus(ctx),
-    ]);
-    return { data: page.data, pagination: { total: page.total, limit, offset }, githubApp };
-  });
-
-  app.post('/prs/reported', {
-    config: { guard: { permission: 'sessions.write' } },
-    schema: {
-      summary: 'Pull-request state read by the CLI (gh pr view), for a gateway that hears no GitHub App', tags: ['prs'],
-      description:
-        'Stores each PR\'s state, merge time, head SHA and title as reported by the CLI (`stateSource: "cli"`). A report never replaces what the GitHub App\'s webhook stored ' +
-        'for the same PR, nor a newer report (by `updatedAt`); a webhook always replaces a report. `stored`: reports written; `ignored`: reports left aside for those reasons.',
-      body: Type.Object({ pullRequests: Type.Array(ReportedPullRequest, { minItems: 1, maxItems: 100 }) }, { additionalProperties: false }),
-      response: { 200: Data(Type.Object({ stored: Type.Integer(), ignored: Type.Integer() })) },
+    async (req) => {
+      const { repo, state } = req.query;
+      // Optional with defaults (the validator fills them in); the fallbacks only satisfy the types.
+      const limit = req.query.limit ?? 25;
+      const offset = req.query.offset ?? 0;
+      const ctx = factoryContext(req.ctx);
+      const verdict = parseVerdictFilter(req.query.verdict);
+      const [page, githubApp] = await Promise.all([
+        outcomesWithVerdicts(ctx, {
+          limit,
+          offset,
+          ...(repo !== undefined ? { repo } : {}),
+          ...(state !== undefined ? { state } : {}),
+          ...(verdict ? { verdict } : {}),
+        }),
+        githubAppStatus(ctx),
+      ]);
+      return { data: page.data, pagination: { total: page.total, limit, offset }, githubApp };
     },
-  }, async (req) => ({ data: await reportPullRequests(factoryContext(req.ctx), req.body.pullRequests) }));
+  );
 
-  app.get('/prs/:owner/:repo/:number', {
-    config: { guard: { permission: 'prs.read' } },
-    schema: {
-      summary: 'One pull request: state, sessions, per-PR cost, artifacts and results', tags: ['prs'],
-      params: PrParams,
-      response: { 200: Data(Ref(PullRequestDetail)) },
+  app.post(
+    '/prs/reported',
+    {
+      config: { guard: { permission: 'sessions.write' } },
+      schema: {
+        summary: 'Pull-request state read by the CLI (gh pr view), for a gateway that hears no GitHub App',
+        tags: ['prs'],
+        description:
+          'Stores each PR\'s state, merge time, head SHA and title as reported by the CLI (`stateSource: "cli"`). A report never replaces what the GitHub App\'s webhook stored ' +
+          'for the same PR, nor a newer report (by `updatedAt`); a webhook always replaces a report. `stored`: reports written; `ignored`: reports left aside for those reasons.',
+        body: Type.Object(
+          { pullRequests: Type.Array(ReportedPullRequest, { minItems: 1, maxItems: 100 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Data(Type.Object({ stored: Type.Integer(), ignored: Type.Integer() })) },
+      },
     },
-  }, async (req) => {
-    const ctx = factoryContext(req.ctx);
-    const [pr, githubApp] = await Promise.all([pullRequestWithVerdict(ctx, req.params.owner, req.params.repo, req.params.number), githubAppStatus(ctx)]);
-    return { data: { ...pr, githubApp } };
-  });
+    async (req) => ({ data: await reportPullRequests(factoryContext(req.ctx), req.body.pullRequests) }),
+  );
 
-  app.get('/prs/:owner/:repo/:number/export', {
-    config: { guard: { permission: 'prs.read' }, rateLimit: 'observability-read' },
-    schema: {
-      summary: "Download a pull request's evidence (CSV or JSON), streamed", tags: ['prs'],
-      description:
-        'The evidence of GET /v1/prs/{owner}/{repo}/{number}: its linked sessions (oldest first, read page by page), artifacts and emitted results. ' +
-        '`format=csv` (default): one line per item, `kind` session | artifact | result (a session\'s `status` is its costStatus), the PR in the file name; text a spreadsheet would run as a formula ' +
-        'starts with an apostrophe. `format=json`: `{ pullRequest, sessions, artifacts, results }` with the objects of the PR route. 404 pull_request_not_found as that route.',
-      params: PrParams,
-      querystring: Type.Object({ format: Type.Optional(FORMAT_QUERY) }, { additionalProperties: false }),
-      response: { 200: exportResponse('{ pullRequest, sessions: [...], artifacts: [...], results: [...] }') },
+  app.get(
+    '/prs/:owner/:repo/:number',
+    {
+      config: { guard: { permission: 'prs.read' } },
+      schema: {
+        summary: 'One pull request: state, sessions, per-PR cost, artifacts and results',
+        tags: ['prs'],
+        params: PrParams,
+        response: { 200: Data(Ref(PullRequestDetail)) },
+      },
     },
-  }, async (req, reply) => {
-    const format = req.query.format ?? 'csv';
-    const ev = await exportPullRequest(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number);
-    const name = `${ev.pullRequest.repository.replace(/[^A-Za-z0-9_.-]+/g, '-')}-${ev.pullRequest.number}-evidence`;
-    return sendDownload(reply, format, name, format === 'csv' ? evidenceCsv(ev) : evidenceJson(ev));
-  });
+    async (req) => {
+      const ctx = factoryContext(req.ctx);
+      const [pr, githubApp] = await Promise.all([
+        pullRequestWithVerdict(ctx, req.params.owner, req.params.repo, req.params.number),
+        githubAppStatus(ctx),
+      ]);
+      return { data: { ...pr, githubApp } };
+    },
+  );
+
+  app.get(
+    '/prs/:owner/:repo/:number/export',
+    {
+      config: { guard: { permission: 'prs.read' }, rateLimit: 'observability-read' },
+      schema: {
+        summary: "Download a pull request's evidence (CSV or JSON), streamed",
+        tags: ['prs'],
+        description:
+          'The evidence of GET /v1/prs/{owner}/{repo}/{number}: its linked sessions (oldest first, read page by page), artifacts and emitted results. ' +
+          "`format=csv` (default): one line per item, `kind` session | artifact | result (a session's `status` is its costStatus), the PR in the file name; text a spreadsheet would run as a formula " +
+          'starts with an apostrophe. `format=json`: `{ pullRequest, sessions, artifacts, results }` with the objects of the PR route. 404 pull_request_not_found as that route.',
+        params: PrParams,
+        querystring: Type.Object({ format: Type.Optional(FORMAT_QUERY) }, { additionalProperties: false }),
+        response: { 200: exportResponse('{ pullRequest, sessions: [...], artifacts: [...], results: [...] }') },
+      },
+    },
+    async (req, reply) => {
+      const format = req.query.format ?? 'csv';
+      const ev = await exportPullRequest(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number);
+      const name = `${ev.pullRequest.repository.replace(/[^A-Za-z0-9_.-]+/g, '-')}-${ev.pullRequest.number}-evidence`;
+      return sendDownload(reply, format, name, format === 'csv' ? evidenceCsv(ev) : evidenceJson(ev));
+    },
+  );
 };
 
-const EVIDENCE_COLUMNS = ['kind', 'id', 'at', 'name', 'status', 'costUsd', 'linkedBy', 'agentType', 'sessionId', 'url', 'detail'] as const;
+const EVIDENCE_COLUMNS = [
+  'kind',
+  'id',
+  'at',
+  'name',
+  'status',
+  'costUsd',
+  'linkedBy',
+  'agentType',
+  'sessionId',
+  'url',
+  'detail',
+] as const;
 type EvidenceLine = Partial<Record<(typeof EVIDENCE_COLUMNS)[number], CsvValue>>;
 
 async function* evidenceCsv(ev: PrEvidenceExport): AsyncGenerator<string> {
@@ -118,15 +181,40 @@ async function* evidenceCsv(ev: PrEvidenceExport): AsyncGenerator<string> {
   for await (const s of ev.sessions) {
     // A session's status is its cost status; the detail names the models it had no price for.
     yield line({
-      kind: 'session', id: s.traceId, at: s.startedAt, name: s.title, status: s.costStatus, costUsd: s.costUsd, linkedBy: s.linkedBy.join(' '), agentType: s.agentType, sessionId: s.sessionId,
+      kind: 'session',
+      id: s.traceId,
+      at: s.startedAt,
+      name: s.title,
+      status: s.costStatus,
+      costUsd: s.costUsd,
+      linkedBy: s.linkedBy.join(' '),
+      agentType: s.agentType,
+      sessionId: s.sessionId,
       detail: s.unpricedModels.length ? `no price: ${s.unpricedModels.join(' ')}` : undefined,
     });
   }
   for (const a of ev.artifacts) {
-    yield line({ kind: 'artifact', id: a.id, at: a.createdAt, name: a.caption || a.filename, status: a.kind, sessionId: a.session?.sessionId, url: a.url, detail: `${a.mediaType} ${a.bytes} bytes sha256:${a.sha256}${a.criterionId ? ` criterion:${a.criterionId}` : ''}` });
+    yield line({
+      kind: 'artifact',
+      id: a.id,
+      at: a.createdAt,
+      name: a.caption || a.filename,
+      status: a.kind,
+      sessionId: a.session?.sessionId,
+      url: a.url,
+      detail: `${a.mediaType} ${a.bytes} bytes sha256:${a.sha256}${a.criterionId ? ` criterion:${a.criterionId}` : ''}`,
+    });
   }
   for (const r of ev.results) {
-    yield line({ kind: 'result', id: r.id, at: r.emittedAt, name: r.name, status: r.result, url: r.link, detail: r.headSha });
+    yield line({
+      kind: 'result',
+      id: r.id,
+      at: r.emittedAt,
+      name: r.name,
+      status: r.result,
+      url: r.link,
+      detail: r.headSha,
+    });
   }
 }
 

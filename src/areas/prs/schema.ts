@@ -5,78 +5,122 @@ import { Verdict } from '../../verify/index.js';
 
 const CostStatus = Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]);
 
-export const PrState = Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged'), Type.Literal('unknown')]);
+export const PrState = Type.Union([
+  Type.Literal('open'),
+  Type.Literal('closed'),
+  Type.Literal('merged'),
+  Type.Literal('unknown'),
+]);
 export type PrState = Static<typeof PrState>;
 
-export const PullRequestOutcome = Type.Object({
-  repository: Type.String(),
-  number: Type.Integer(),
-  url: Type.String(),
-  title: Nullable(Type.String()),
-  branch: Nullable(Type.String()),
-  state: PrState,
-  merged: Nullable(Type.Boolean()),
-  reverted: Nullable(Type.Boolean()),
-  ciGreen: Nullable(Type.Boolean()),
-  sessions: Type.Integer(),
-  costUsd: Type.Number(),
-  costMicros: Type.Integer(),
-  // Additive: whether the sum is whole (every session priced), as a session's costStatus says of its own.
-  costStatus: CostStatus,
-  unpricedModels: Type.Array(Type.String()),
-  firstSessionAt: Nullable(DateTime),
-  lastSessionAt: Nullable(DateTime),
-  openedAt: Nullable(DateTime),
-  mergedAt: Nullable(DateTime),
-  // Additive (issue 45): who reported state, merge, revert and CI; null while nobody has.
-  stateSource: Nullable(Type.Union([Type.Literal('github_app'), Type.Literal('cli')], {
-    description: 'github_app: the GitHub App\'s webhooks; cli: `gh pr view` at `attest sync`, kept until a webhook speaks for the PR.',
-  })),
-  // The verdict (API.md §11): GET /v1/prs/{owner}/{repo}/{number}/verdict has its rows.
-  verdict: Verdict,
-  flagged: Type.Integer({ minimum: 0 }),
-}, { $id: 'PullRequestOutcome' });
+export const PullRequestOutcome = Type.Object(
+  {
+    repository: Type.String(),
+    number: Type.Integer(),
+    url: Type.String(),
+    title: Nullable(Type.String()),
+    branch: Nullable(Type.String()),
+    state: PrState,
+    merged: Nullable(Type.Boolean()),
+    reverted: Nullable(Type.Boolean()),
+    ciGreen: Nullable(Type.Boolean()),
+    sessions: Type.Integer(),
+    costUsd: Type.Number(),
+    costMicros: Type.Integer(),
+    // Additive: whether the sum is whole (every session priced), as a session's costStatus says of its own.
+    costStatus: CostStatus,
+    unpricedModels: Type.Array(Type.String()),
+    firstSessionAt: Nullable(DateTime),
+    lastSessionAt: Nullable(DateTime),
+    openedAt: Nullable(DateTime),
+    mergedAt: Nullable(DateTime),
+    // Additive (issue 45): who reported state, merge, revert and CI; null while nobody has.
+    stateSource: Nullable(
+      Type.Union([Type.Literal('github_app'), Type.Literal('cli')], {
+        description:
+          "github_app: the GitHub App's webhooks; cli: `gh pr view` at `attest sync`, kept until a webhook speaks for the PR.",
+      }),
+    ),
+    // The verdict (API.md §11): GET /v1/prs/{owner}/{repo}/{number}/verdict has its rows.
+    verdict: Verdict,
+    flagged: Type.Integer({ minimum: 0 }),
+  },
+  { $id: 'PullRequestOutcome' },
+);
 export type PullRequestOutcome = Static<typeof PullRequestOutcome>;
 
-export const GithubAppStatus = Type.Union([Type.Literal('connected'), Type.Literal('not_bound'), Type.Literal('not_configured')], {
-  description: 'Whether PR state can come from the GitHub App: connected (configured and bound to this factory), not_bound (configured, no installation bound here), not_configured (no App on this gateway).',
-});
+export const GithubAppStatus = Type.Union(
+  [Type.Literal('connected'), Type.Literal('not_bound'), Type.Literal('not_configured')],
+  {
+    description:
+      'Whether PR state can come from the GitHub App: connected (configured and bound to this factory), not_bound (configured, no installation bound here), not_configured (no App on this gateway).',
+  },
+);
 export type GithubAppStatus = Static<typeof GithubAppStatus>;
 
-export const PullRequestSession = Type.Object({
-  traceId: Type.String(),
-  sessionId: Type.String(),
-  title: Nullable(Type.String()),
-  agentType: Type.String(),
-  startedAt: DateTime,
-  costUsd: Type.Number(),
-  costStatus: CostStatus,
-  unpricedModels: Type.Array(Type.String()),
-  linkedBy: Type.Array(Type.Union([Type.Literal('session'), Type.Literal('branch')])),
-}, { $id: 'PullRequestSession' });
+export const PullRequestSession = Type.Object(
+  {
+    traceId: Type.String(),
+    sessionId: Type.String(),
+    title: Nullable(Type.String()),
+    agentType: Type.String(),
+    startedAt: DateTime,
+    costUsd: Type.Number(),
+    costStatus: CostStatus,
+    unpricedModels: Type.Array(Type.String()),
+    linkedBy: Type.Array(Type.Union([Type.Literal('session'), Type.Literal('branch')])),
+  },
+  { $id: 'PullRequestSession' },
+);
 export type PullRequestSession = Static<typeof PullRequestSession>;
 
-export const PullRequestDetail = Type.Object({
-  ...PullRequestOutcome.properties,
-  githubApp: GithubAppStatus,
-  baseBranch: Nullable(Type.String()),
-  headSha: Nullable(Type.String()),
-  author: Nullable(Type.String()),
-  revertedBy: Nullable(Type.Integer()),
-  ci: Type.Union([Type.Literal('green'), Type.Literal('red'), Type.Literal('pending'), Type.Literal('unknown')]),
-  closedAt: Nullable(DateTime),
-  sessionList: Type.Array(Ref(PullRequestSession)),
-  artifacts: Type.Array(Type.Object({
-    id: Type.String(), kind: Type.String(), caption: Type.String(), filename: Type.String(), criterionId: Nullable(Type.String()),
-    emittedAt: Type.String(), url: Type.String(),
-    // Additive: what the dashboard's PR page needs to show each artifact inline and name its work item.
-    mediaType: Type.String(), bytes: Type.Integer(), workItemId: Nullable(Type.String()), contentUrl: Type.String(),
-    session: Nullable(Type.Object({ sessionId: Type.String(), turnIndex: Nullable(Type.Integer()) })),
-  })),
-  results: Type.Array(Type.Object({
-    name: Type.String(), result: Type.String(), link: Type.String(), headSha: Nullable(Type.String()), emittedAt: Type.String(),
-    // Additive: the earlier results of the same check, newest first (as GET /v1/emitted-results).
-    history: Type.Array(Type.Object({ result: Type.String(), link: Type.String(), headSha: Nullable(Type.String()), emittedAt: Type.String() })),
-  })),
-}, { $id: 'PullRequestDetail' });
+export const PullRequestDetail = Type.Object(
+  {
+    ...PullRequestOutcome.properties,
+    githubApp: GithubAppStatus,
+    baseBranch: Nullable(Type.String()),
+    headSha: Nullable(Type.String()),
+    author: Nullable(Type.String()),
+    revertedBy: Nullable(Type.Integer()),
+    ci: Type.Union([Type.Literal('green'), Type.Literal('red'), Type.Literal('pending'), Type.Literal('unknown')]),
+    closedAt: Nullable(DateTime),
+    sessionList: Type.Array(Ref(PullRequestSession)),
+    artifacts: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        kind: Type.String(),
+        caption: Type.String(),
+        filename: Type.String(),
+        criterionId: Nullable(Type.String()),
+        emittedAt: Type.String(),
+        url: Type.String(),
+        // Additive: what the dashboard's PR page needs to show each artifact inline and name its work item.
+        mediaType: Type.String(),
+        bytes: Type.Integer(),
+        workItemId: Nullable(Type.String()),
+        contentUrl: Type.String(),
+        session: Nullable(Type.Object({ sessionId: Type.String(), turnIndex: Nullable(Type.Integer()) })),
+      }),
+    ),
+    results: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        result: Type.String(),
+        link: Type.String(),
+        headSha: Nullable(Type.String()),
+        emittedAt: Type.String(),
+        // Additive: the earlier results of the same check, newest first (as GET /v1/emitted-results).
+        history: Type.Array(
+          Type.Object({
+            result: Type.String(),
+            link: Type.String(),
+            headSha: Nullable(Type.String()),
+            emittedAt: Type.String(),
+          }),
+        ),
+      }),
+    ),
+  },
+  { $id: 'PullRequestDetail' },
+);
 export type PullRequestDetail = Static<typeof PullRequestDetail>;

@@ -25,7 +25,9 @@ const keyOf = (k: PrKey) => `${k.repository}#${k.number}`;
 export { namedPrs };
 
 function defaultUrl(k: PrKey): string {
-  return /^[^/]+\/[^/]+$/.test(k.repository) ? `https://github.com/${k.repository}/pull/${k.number}` : `https://${k.repository}/pull/${k.number}`;
+  return /^[^/]+\/[^/]+$/.test(k.repository)
+    ? `https://github.com/${k.repository}/pull/${k.number}`
+    : `https://${k.repository}/pull/${k.number}`;
 }
 
 /**
@@ -37,10 +39,21 @@ export async function pullRequestsOfSessions(ctx: FactoryContext, sessionIds: re
   // 200 at a time: on SQLite the statement is a union of one select an id, and SQLite takes at most 500.
   for (let i = 0; i < sessionIds.length; i += 200) {
     const rows = await store.sessionsBySessionIds(ctx.db, ctx.appId, [...new Set(sessionIds.slice(i, i + 200))]);
-    for (const row of rows) for (const k of namedPrs(row)) out.set(keyOf(k), { repository: k.repository, number: k.number });
+    for (const row of rows)
+      for (const k of namedPrs(row)) out.set(keyOf(k), { repository: k.repository, number: k.number });
     const repos = [...new Set(rows.map((r) => r.repo).filter(Boolean))];
-    for (const pr of await store.pullRequestsOnBranches(ctx.db, ctx.appId, repos, rows.map((r) => r.branch))) {
-      const onIt = rows.some((r) => r.repo === pr.repository && r.branch === pr.head_branch && (pr.closed_at === null || Number(r.started_at) <= Number(pr.closed_at)));
+    for (const pr of await store.pullRequestsOnBranches(
+      ctx.db,
+      ctx.appId,
+      repos,
+      rows.map((r) => r.branch),
+    )) {
+      const onIt = rows.some(
+        (r) =>
+          r.repo === pr.repository &&
+          r.branch === pr.head_branch &&
+          (pr.closed_at === null || Number(r.started_at) <= Number(pr.closed_at)),
+      );
       if (onIt) out.set(keyOf(pr), { repository: pr.repository, number: Number(pr.number) });
     }
   }
@@ -81,8 +94,16 @@ export function outcomeOf(key: PrKey, url: string | null, state: DescribedPullRe
     prNumber: key.number,
     prUrl,
     ciGreen: CI_SCORES[state.ci],
-    merged: state.merged ? { label: 'merged', score: 1 } : state.state === 'open' ? { label: 'open', score: 0.5 } : { label: 'closed', score: 0 },
-    reverted: !state.merged ? { label: 'unknown', score: 0.5 } : state.reverted ? { label: 'reverted', score: 0 } : { label: 'kept', score: 1 },
+    merged: state.merged
+      ? { label: 'merged', score: 1 }
+      : state.state === 'open'
+        ? { label: 'open', score: 0.5 }
+        : { label: 'closed', score: 0 },
+    reverted: !state.merged
+      ? { label: 'unknown', score: 0.5 }
+      : state.reverted
+        ? { label: 'reverted', score: 0 }
+        : { label: 'kept', score: 1 },
   };
 }
 
@@ -94,15 +115,28 @@ export type PrOutcomeSession = Pick<store.SessionLinkRow, 'id' | 'repo' | 'branc
  * session row id (traceId) → the outcomes of every PR the session links to, ordered by PR number ([] for
  * none). The rows are not read a second time: 0.3-0.5 ms of every list request at 100k sessions.
  */
-export async function prOutcomesForRows(ctx: FactoryContext, sessions: readonly PrOutcomeSession[]): Promise<Map<string, PrOutcome[]>> {
+export async function prOutcomesForRows(
+  ctx: FactoryContext,
+  sessions: readonly PrOutcomeSession[],
+): Promise<Map<string, PrOutcome[]>> {
   const out = new Map<string, PrOutcome[]>(sessions.map((r) => [r.id, []]));
   const rows = [...new Map(sessions.map((r) => [r.id, r])).values()];
   if (rows.length === 0) return out;
   const named = new Map(rows.map((r) => [r.id, namedPrs(r)]));
   const repos = [...new Set(rows.map((r) => r.repo).filter(Boolean))];
   const [byNumber, byBranch] = await Promise.all([
-    store.pullRequestsByKeys(ctx.db, ctx.appId, [...new Set([...named.values()].flat().map((k) => k.repository))], [...new Set([...named.values()].flat().map((k) => k.number))]),
-    store.pullRequestsOnBranches(ctx.db, ctx.appId, repos, rows.map((r) => r.branch)),
+    store.pullRequestsByKeys(
+      ctx.db,
+      ctx.appId,
+      [...new Set([...named.values()].flat().map((k) => k.repository))],
+      [...new Set([...named.values()].flat().map((k) => k.number))],
+    ),
+    store.pullRequestsOnBranches(
+      ctx.db,
+      ctx.appId,
+      repos,
+      rows.map((r) => r.branch),
+    ),
   ]);
   const prRows = new Map([...byNumber, ...byBranch].map((p) => [`${p.repository}#${p.number}`, p]));
   const states = await describePullRequests(ctx, ctx.appId, [...prRows.values()]);
@@ -115,7 +149,10 @@ export async function prOutcomesForRows(ctx: FactoryContext, sessions: readonly 
       const k = { repository: pr.repository, number: pr.number };
       if (!links.has(keyOf(k))) links.set(keyOf(k), outcomeOf(k, pr.url, states.get(keyOf(k))));
     }
-    out.set(row.id, [...links.values()].sort((a, b) => a.prNumber - b.prNumber));
+    out.set(
+      row.id,
+      [...links.values()].sort((a, b) => a.prNumber - b.prNumber),
+    );
   }
   return out;
 }
@@ -128,7 +165,10 @@ interface Attributed {
   sessions: Map<string, { row: store.SessionLinkRow; via: Set<LinkSource> }>;
 }
 
-function attribute(named: readonly store.SessionLinkRow[], onBranch: readonly store.BranchLinkRow[]): Map<string, Attributed> {
+function attribute(
+  named: readonly store.SessionLinkRow[],
+  onBranch: readonly store.BranchLinkRow[],
+): Map<string, Attributed> {
   const prs = new Map<string, Attributed>();
   const add = (key: PrKey, url: string | null, row: store.SessionLinkRow, via: LinkSource) => {
     const k = keyOf(key);
@@ -142,8 +182,10 @@ function attribute(named: readonly store.SessionLinkRow[], onBranch: readonly st
     s.via.add(via);
     pr.sessions.set(row.id, s);
   };
-  for (const row of named) for (const k of namedPrs(row)) add({ repository: k.repository, number: k.number }, k.url, row, 'session');
-  for (const row of onBranch) add({ repository: row.pr_repository, number: Number(row.pr_number) }, null, row, 'branch');
+  for (const row of named)
+    for (const k of namedPrs(row)) add({ repository: k.repository, number: k.number }, k.url, row, 'session');
+  for (const row of onBranch)
+    add({ repository: row.pr_repository, number: Number(row.pr_number) }, null, row, 'branch');
   return prs;
 }
 
@@ -206,19 +248,38 @@ export interface OutcomesQuery {
 }
 
 /** PRs with at least one attributed session, most recent session first. */
-export async function listOutcomes(ctx: FactoryContext, query: OutcomesQuery): Promise<{ data: PrOutcomeWire[]; total: number }> {
+export async function listOutcomes(
+  ctx: FactoryContext,
+  query: OutcomesQuery,
+): Promise<{ data: PrOutcomeWire[]; total: number }> {
   const [named, onBranch, prRows] = await Promise.all([
     store.sessionsNamingPrs(ctx.db, ctx.appId),
     store.sessionsOnPrBranches(ctx.db, ctx.appId),
     store.allPullRequests(ctx.db, ctx.appId),
   ]);
   const attributed = attribute(named, onBranch);
-  const states = await describePullRequests(ctx, ctx.appId, prRows.filter((p) => attributed.has(`${p.repository}#${p.number}`)));
+  const states = await describePullRequests(
+    ctx,
+    ctx.appId,
+    prRows.filter((p) => attributed.has(`${p.repository}#${p.number}`)),
+  );
   const repo = query.repo === undefined ? undefined : normalizeRepository(query.repo);
   const all = [...attributed.values()]
     .map((a) => toOutcome(a, states.get(keyOf(a.key))))
-    .filter((o) => (repo === undefined || o.repository === repo) && (query.state === undefined || o.state === query.state))
-    .sort((a, b) => (a.lastSessionAt === b.lastSessionAt ? (a.repository === b.repository ? b.number - a.number : a.repository < b.repository ? -1 : 1) : (a.lastSessionAt ?? '') < (b.lastSessionAt ?? '') ? 1 : -1));
+    .filter(
+      (o) => (repo === undefined || o.repository === repo) && (query.state === undefined || o.state === query.state),
+    )
+    .sort((a, b) =>
+      a.lastSessionAt === b.lastSessionAt
+        ? a.repository === b.repository
+          ? b.number - a.number
+          : a.repository < b.repository
+            ? -1
+            : 1
+        : (a.lastSessionAt ?? '') < (b.lastSessionAt ?? '')
+          ? 1
+          : -1,
+    );
   return { total: all.length, data: all.slice(query.offset, query.offset + query.limit) };
 }
 
@@ -253,7 +314,12 @@ export type PullRequestRead = Omit<PullRequestDetail, 'artifacts' | 'results' | 
 /** The name the verdict area reads one PR by. */
 export type PrDetailWire = PullRequestRead;
 
-export async function getPullRequest(ctx: FactoryContext, owner: string, repo: string, number: number): Promise<PullRequestRead> {
+export async function getPullRequest(
+  ctx: FactoryContext,
+  owner: string,
+  repo: string,
+  number: number,
+): Promise<PullRequestRead> {
   const repository = normalizeRepository(`${owner}/${repo}`);
   const key = { repository, number };
   const [named, onBranch, row] = await Promise.all([
@@ -301,7 +367,11 @@ export type { PrSpend } from './spend-store.js';
  * The PR spend of each window (the metrics area calls this): PRs merged in the window that have linked
  * sessions, the cost of those sessions, and the cost of the window's sessions linked to no merged PR.
  */
-export async function prSpendOfWindows(ctx: FactoryContext, scope: { repo?: string }, windows: readonly { from: number; to: number }[]): Promise<spend.PrSpend[]> {
+export async function prSpendOfWindows(
+  ctx: FactoryContext,
+  scope: { repo?: string },
+  windows: readonly { from: number; to: number }[],
+): Promise<spend.PrSpend[]> {
   const s: spend.SpendScope = scope.repo === undefined ? { appId: ctx.appId } : { appId: ctx.appId, repo: scope.repo };
   // Computed on every read, never kept: a memo of it could answer stale on another replica (or within its
   // lifetime on this one), and no cache of tenant data may do that.
@@ -314,9 +384,14 @@ export async function prSpendOfWindows(ctx: FactoryContext, scope: { repo?: stri
  * that may have rows already (all by default; the ingest passes only those it did not insert just now).
  */
 export async function recordSessionPrRefs(
-  db: Db, appId: string, sessions: readonly { id: string; repo: string; pr_refs: string }[], replaced: readonly string[] = sessions.map((s) => s.id),
+  db: Db,
+  appId: string,
+  sessions: readonly { id: string; repo: string; pr_refs: string }[],
+  replaced: readonly string[] = sessions.map((s) => s.id),
 ): Promise<void> {
-  const rows = sessions.flatMap((s) => namedPrs(s).map((k) => ({ app_id: appId, session_id: s.id, repository: k.repository, number: k.number })));
+  const rows = sessions.flatMap((s) =>
+    namedPrs(s).map((k) => ({ app_id: appId, session_id: s.id, repository: k.repository, number: k.number })),
+  );
   await spend.replaceSessionPrRefs(db, appId, replaced, rows);
 }
 
@@ -356,11 +431,18 @@ export const PR_EXPORT_BATCH = 500;
  * A PR's evidence for download: its state, its linked sessions (streamed by keyset pages), its artifacts and
  * emitted results. 404 pull_request_not_found as GET /v1/prs/{owner}/{repo}/{number}, decided before any byte.
  */
-export async function exportPullRequest(ctx: FactoryContext, owner: string, repo: string, number: number): Promise<PrEvidenceExport> {
+export async function exportPullRequest(
+  ctx: FactoryContext,
+  owner: string,
+  repo: string,
+  number: number,
+): Promise<PrEvidenceExport> {
   const repository = normalizeRepository(`${owner}/${repo}`);
   const key = { repository, number };
   const row = await prStore.findPullRequest(ctx.db, ctx.appId, repository, number);
-  const linkPr = row ? { head_branch: row.head_branch, closed_at: row.closed_at === null ? null : Number(row.closed_at) } : null;
+  const linkPr = row
+    ? { head_branch: row.head_branch, closed_at: row.closed_at === null ? null : Number(row.closed_at) }
+    : null;
   const spellings = [...new Set([`${owner}/${repo}`, repository])];
   const [firstPage, artifactLists, resultLists] = await Promise.all([
     store.linkedSessionsAfter(ctx.db, ctx.appId, key, linkPr, null, PR_EXPORT_BATCH),
@@ -368,19 +450,34 @@ export async function exportPullRequest(ctx: FactoryContext, owner: string, repo
     Promise.all(spellings.map((r) => listChecks(ctx, r, number))),
   ]);
   // Known from its sessions, its webhook state, or its evidence alone, as GET /v1/prs/{owner}/{repo}/{number}.
-  if (!row && firstPage.length === 0 && artifactLists.every((l) => l.length === 0) && resultLists.every((l) => l.length === 0)) {
+  if (
+    !row &&
+    firstPage.length === 0 &&
+    artifactLists.every((l) => l.length === 0) &&
+    resultLists.every((l) => l.length === 0)
+  ) {
     throw apiError('pull_request_not_found', `No pull request ${repository}#${number} is known to this factory.`);
   }
   const state = row ? (await describePullRequests(ctx, ctx.appId, [row])).get(keyOf(key)) : undefined;
   const wire = (s: store.LinkedSessionRow) =>
-    prSessionWire(s, [...(Number(s.by_branch) ? ['branch' as const] : []), ...(Number(s.by_name) ? ['session' as const] : [])]);
+    prSessionWire(s, [
+      ...(Number(s.by_branch) ? ['branch' as const] : []),
+      ...(Number(s.by_name) ? ['session' as const] : []),
+    ]);
   const sessions = (async function* pages() {
     let page = firstPage;
     for (;;) {
       for (const s of page) yield wire(s);
       if (page.length < PR_EXPORT_BATCH) return;
       const last = page[page.length - 1]!;
-      page = await store.linkedSessionsAfter(ctx.db, ctx.appId, key, linkPr, { startedAt: Number(last.started_at), id: last.id }, PR_EXPORT_BATCH);
+      page = await store.linkedSessionsAfter(
+        ctx.db,
+        ctx.appId,
+        key,
+        linkPr,
+        { startedAt: Number(last.started_at), id: last.id },
+        PR_EXPORT_BATCH,
+      );
     }
   })();
   return {

@@ -22,9 +22,16 @@ declare module '../../db/schema.js' {
 }
 
 /** Replace the named PRs of these sessions (inside the ingest's transaction). */
-export async function replaceSessionPrRefs(db: Db, appId: string, sessionIds: readonly string[], rows: readonly SessionPrRefsTable[]): Promise<void> {
-  for (let i = 0; i < sessionIds.length; i += 500) await db.executeQuery(deleteSessionPrRefsQuery(db, appId, sessionIds.slice(i, i + 500)));
-  for (let i = 0; i < rows.length; i += 500) await insertRows(db, 'session_pr_refs', rows.slice(i, i + 500), 'on conflict do nothing');
+export async function replaceSessionPrRefs(
+  db: Db,
+  appId: string,
+  sessionIds: readonly string[],
+  rows: readonly SessionPrRefsTable[],
+): Promise<void> {
+  for (let i = 0; i < sessionIds.length; i += 500)
+    await db.executeQuery(deleteSessionPrRefsQuery(db, appId, sessionIds.slice(i, i + 500)));
+  for (let i = 0; i < rows.length; i += 500)
+    await insertRows(db, 'session_pr_refs', rows.slice(i, i + 500), 'on conflict do nothing');
 }
 
 /**
@@ -34,8 +41,16 @@ export async function replaceSessionPrRefs(db: Db, appId: string, sessionIds: re
  * (app_id, repository, number, session_id) while the table had no fresh statistics.
  */
 export function deleteSessionPrRefsQuery(db: Db, appId: string, sessionIds: readonly string[]): CompiledQuery {
-  if (isPostgres(db)) return CompiledQuery.raw(deleteRowsOfSessionsText('session_pr_refs', 'session_id', 'app-then-session'), [appId, [...sessionIds]]);
-  return db.deleteFrom('session_pr_refs').where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).compile();
+  if (isPostgres(db))
+    return CompiledQuery.raw(deleteRowsOfSessionsText('session_pr_refs', 'session_id', 'app-then-session'), [
+      appId,
+      [...sessionIds],
+    ]);
+  return db
+    .deleteFrom('session_pr_refs')
+    .where('app_id', '=', appId)
+    .where('session_id', 'in', [...sessionIds])
+    .compile();
 }
 
 export interface SpendScope {
@@ -80,7 +95,9 @@ export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promis
     )
     select
       (select count(*) from (select distinct repository, number from links) x) as prs,
-      (select coalesce(sum(s.cost_micros), 0) from sessions s where s.app_id = ${app} and s.id in (select sid from links)) as cost`.execute(db);
+      (select coalesce(sum(s.cost_micros), 0) from sessions s where s.app_id = ${app} and s.id in (select sid from links)) as cost`.execute(
+    db,
+  );
   // Unshipped: the window's top-level cost, minus the cost of its sessions linked to any merged PR (by name,
   // or on its head branch before it closed). The same set as "no such link exists", found from the merged
   // PRs through their indexes rather than by two probes for every session of the window.

@@ -71,7 +71,10 @@ export function revertTargets(repository: string, title: string, body: string | 
 }
 
 export async function applyPullRequest(
-  ctx: RequestContext, factory: FactoryRef, fact: PullRequestFact, source: store.PullRequestStateSource = 'app',
+  ctx: RequestContext,
+  factory: FactoryRef,
+  fact: PullRequestFact,
+  source: store.PullRequestStateSource = 'app',
 ): Promise<'inserted' | 'updated' | 'stale'> {
   const repository = normalizeRepository(fact.repository);
   const now = ctx.clock.now();
@@ -166,9 +169,17 @@ export interface DescribedPullRequest {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The stored PRs with their derived revert and CI state. */
-export async function describePullRequests(ctx: RequestContext, appId: string, rows: readonly store.PullRequestRow[]): Promise<Map<string, DescribedPullRequest>> {
+export async function describePullRequests(
+  ctx: RequestContext,
+  appId: string,
+  rows: readonly store.PullRequestRow[],
+): Promise<Map<string, DescribedPullRequest>> {
   const [summaries, reverts] = await Promise.all([
-    store.checkSummaries(ctx.db, appId, rows.map((r) => ({ repository: r.repository, head_sha: r.head_sha }))),
+    store.checkSummaries(
+      ctx.db,
+      appId,
+      rows.map((r) => ({ repository: r.repository, head_sha: r.head_sha })),
+    ),
     store.revertedBy(ctx.db, appId, rows),
   ]);
   const out = new Map<string, DescribedPullRequest>();
@@ -199,7 +210,12 @@ export async function describePullRequests(ctx: RequestContext, appId: string, r
   return out;
 }
 
-export async function pullRequestState(ctx: RequestContext, appId: string, repository: string, number: number): Promise<DescribedPullRequest | null> {
+export async function pullRequestState(
+  ctx: RequestContext,
+  appId: string,
+  repository: string,
+  number: number,
+): Promise<DescribedPullRequest | null> {
   const row = await store.findPullRequest(ctx.db, appId, normalizeRepository(repository), number);
   if (!row) return null;
   return (await describePullRequests(ctx, appId, [row])).get(`${row.repository}#${row.number}`) ?? null;

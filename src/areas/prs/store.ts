@@ -65,7 +65,12 @@ declare module '../../db/schema.js' {
 
 export type PullRequestRow = PullRequestsTable;
 
-export function findPullRequest(db: Db, appId: string, repository: string, number: number): Promise<PullRequestRow | undefined> {
+export function findPullRequest(
+  db: Db,
+  appId: string,
+  repository: string,
+  number: number,
+): Promise<PullRequestRow | undefined> {
   return db
     .selectFrom('pull_requests')
     .selectAll()
@@ -84,7 +89,11 @@ export function findPullRequest(db: Db, appId: string, repository: string, numbe
 export async function upsertPullRequest(db: Db, row: PullRequestsTable): Promise<'inserted' | 'updated' | 'stale'> {
   const existing = await findPullRequest(db, row.app_id, row.repository, row.number);
   if (!existing) {
-    const inserted = await db.insertInto('pull_requests').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+    const inserted = await db
+      .insertInto('pull_requests')
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return 'inserted';
   }
   const { id: _id, org_id: _org, app_id: _app, repository: _repo, number: _n, ...changes } = row;
@@ -94,17 +103,31 @@ export async function upsertPullRequest(db: Db, row: PullRequestsTable): Promise
     .where('app_id', '=', row.app_id)
     .where('repository', '=', row.repository)
     .where('number', '=', row.number);
-  update = row.state_source === 'app'
-    ? update.where((eb) => eb.or([eb('source_updated_at', '<=', row.source_updated_at), eb('state_source', '=', 'cli')]))
-    : update.where('source_updated_at', '<=', row.source_updated_at).where('state_source', '=', 'cli');
+  update =
+    row.state_source === 'app'
+      ? update.where((eb) =>
+          eb.or([eb('source_updated_at', '<=', row.source_updated_at), eb('state_source', '=', 'cli')]),
+        )
+      : update.where('source_updated_at', '<=', row.source_updated_at).where('state_source', '=', 'cli');
   const updated = await update.executeTakeFirst();
   return Number(updated.numUpdatedRows) > 0 ? 'updated' : 'stale';
 }
 
 /** Replace what one merged PR says it reverts. */
-export async function replaceRevertRefs(db: Db, appId: string, repository: string, revertingNumber: number, refs: PrRevertRefsTable[]): Promise<void> {
+export async function replaceRevertRefs(
+  db: Db,
+  appId: string,
+  repository: string,
+  revertingNumber: number,
+  refs: PrRevertRefsTable[],
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('pr_revert_refs').where('app_id', '=', appId).where('repository', '=', repository).where('reverting_number', '=', revertingNumber).execute();
+    await trx
+      .deleteFrom('pr_revert_refs')
+      .where('app_id', '=', appId)
+      .where('repository', '=', repository)
+      .where('reverting_number', '=', revertingNumber)
+      .execute();
     if (refs.length) await trx.insertInto('pr_revert_refs').values(refs).execute();
   });
 }
@@ -137,7 +160,11 @@ export interface CheckSummary {
 const FAILED_CONCLUSIONS = ['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure'];
 
 /** Per (repository, head sha, kind): how many checks, how many completed, how many failed. */
-export async function checkSummaries(db: Db, appId: string, heads: readonly { repository: string; head_sha: string }[]): Promise<CheckSummary[]> {
+export async function checkSummaries(
+  db: Db,
+  appId: string,
+  heads: readonly { repository: string; head_sha: string }[],
+): Promise<CheckSummary[]> {
   if (heads.length === 0) return [];
   const shas = [...new Set(heads.map((h) => h.head_sha))];
   const rows = await db
@@ -148,7 +175,9 @@ export async function checkSummaries(db: Db, appId: string, heads: readonly { re
       sql<string>`case when check_id like 'run:%' then 'run' else 'suite' end`.as('kind'),
       (eb) => eb.fn.countAll<number>().as('total'),
       sql<number>`sum(case when status = 'completed' then 1 else 0 end)`.as('completed'),
-      sql<number>`sum(case when status = 'completed' and conclusion in (${sql.join(FAILED_CONCLUSIONS)}) then 1 else 0 end)`.as('failed'),
+      sql<number>`sum(case when status = 'completed' and conclusion in (${sql.join(FAILED_CONCLUSIONS)}) then 1 else 0 end)`.as(
+        'failed',
+      ),
     ])
     .where('app_id', '=', appId)
     .where('head_sha', 'in', shas)
@@ -169,7 +198,12 @@ export async function revertedBy(db: Db, appId: string, prs: readonly PullReques
   const merged = prs.filter((p) => p.merged === 1);
   if (merged.length === 0) return new Map();
   const repos = [...new Set(merged.map((p) => p.repository))];
-  const refs = await db.selectFrom('pr_revert_refs').selectAll().where('app_id', '=', appId).where('repository', 'in', repos).execute();
+  const refs = await db
+    .selectFrom('pr_revert_refs')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('repository', 'in', repos)
+    .execute();
   const out = new Map<string, number>();
   for (const pr of merged) {
     const ref = refs.find(

@@ -67,7 +67,14 @@ function verifyState(ctx: RequestContext, state: string): StatePayload | null {
   if (expected.length !== actual.length || !crypto.timingSafeEqual(expected, actual)) return null;
   try {
     const p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Partial<StatePayload>;
-    if (p.v !== 1 || typeof p.n !== 'string' || typeof p.a !== 'string' || typeof p.u !== 'string' || typeof p.e !== 'number') return null;
+    if (
+      p.v !== 1 ||
+      typeof p.n !== 'string' ||
+      typeof p.a !== 'string' ||
+      typeof p.u !== 'string' ||
+      typeof p.e !== 'number'
+    )
+      return null;
     return p as StatePayload;
   } catch {
     return null;
@@ -75,7 +82,12 @@ function verifyState(ctx: RequestContext, state: string): StatePayload | null {
 }
 
 function bindingOf(row: store.BindingRow): InstallationBinding {
-  return { installationId: Number(row.installation_id), account: row.account, boundVia: row.bound_via, boundAt: new Date(Number(row.created_at)).toISOString() };
+  return {
+    installationId: Number(row.installation_id),
+    account: row.account,
+    boundVia: row.bound_via,
+    boundAt: new Date(Number(row.created_at)).toISOString(),
+  };
 }
 
 /** The App's install URL with a fresh state for this factory and its calling user. */
@@ -84,8 +96,17 @@ export async function issueInstallLink(ctx: FactoryContext): Promise<InstallLink
   if (!userId) throw apiError('internal_error', 'route is missing its user guard');
   const page = await githubApp(ctx.gateway).appPage();
   const expiresAt = ctx.clock.now() + INSTALL_STATE_TTL_MS;
-  const state = signState(ctx, { v: 1, n: crypto.randomBytes(16).toString('base64url'), a: ctx.appId, u: userId, e: expiresAt });
-  return { url: `${page}/installations/new?state=${encodeURIComponent(state)}`, expiresAt: new Date(expiresAt).toISOString() };
+  const state = signState(ctx, {
+    v: 1,
+    n: crypto.randomBytes(16).toString('base64url'),
+    a: ctx.appId,
+    u: userId,
+    e: expiresAt,
+  });
+  return {
+    url: `${page}/installations/new?state=${encodeURIComponent(state)}`,
+    expiresAt: new Date(expiresAt).toISOString(),
+  };
 }
 
 export async function listBindings(ctx: FactoryContext): Promise<InstallationBinding[]> {
@@ -100,22 +121,42 @@ export async function isBound(ctx: FactoryContext, installationId: number): Prom
 /** GitHub's answer for the installation; 404 installation_not_found when it does not exist. */
 async function existingInstallation(ctx: RequestContext, installationId: number): Promise<{ account: string | null }> {
   const found = await githubApp(ctx.gateway).installationAccount(installationId);
-  if (!found) throw apiError('installation_not_found', `GitHub does not know installation ${installationId} of this App.`, { installationId });
+  if (!found)
+    throw apiError('installation_not_found', `GitHub does not know installation ${installationId} of this App.`, {
+      installationId,
+    });
   return found;
 }
 
 async function bind(
   ctx: RequestContext,
-  input: { appId: string; orgId: string; installationId: number; via: 'install_link' | 'admin'; by: string | null; actor: Principal; found: { account: string | null } },
+  input: {
+    appId: string;
+    orgId: string;
+    installationId: number;
+    via: 'install_link' | 'admin';
+    by: string | null;
+    actor: Principal;
+    found: { account: string | null };
+  },
 ): Promise<{ binding: InstallationBinding; created: boolean }> {
   const { found } = input;
   const created = await store.insertBinding(ctx.db, {
-    app_id: input.appId, installation_id: input.installationId, org_id: input.orgId, account: found.account,
-    bound_via: input.via, bound_by: input.by, created_at: ctx.clock.now(),
+    app_id: input.appId,
+    installation_id: input.installationId,
+    org_id: input.orgId,
+    account: found.account,
+    bound_via: input.via,
+    bound_by: input.by,
+    created_at: ctx.clock.now(),
   });
   if (created) {
     await recordAudit(ctx.db, ctx.clock, {
-      orgId: input.orgId, actionType: 'installation.bound', actor: input.actor, targetType: 'app', targetId: input.appId,
+      orgId: input.orgId,
+      actionType: 'installation.bound',
+      actor: input.actor,
+      targetType: 'app',
+      targetId: input.appId,
       targetIdentifier: `installation ${input.installationId}${found.account ? ` (${found.account})` : ''}`,
       details: { installationId: input.installationId, account: found.account, via: input.via },
     });
@@ -132,39 +173,85 @@ async function bind(
  * invalid_install_state), GitHub knows the installation (404 installation_not_found). The state is spent
  * only once every check has passed, so a GitHub outage (503) does not burn it.
  */
-export async function completeInstall(ctx: RequestContext, installationId: number, state: string): Promise<{ appId: string; binding: InstallationBinding; created: boolean }> {
+export async function completeInstall(
+  ctx: RequestContext,
+  installationId: number,
+  state: string,
+): Promise<{ appId: string; binding: InstallationBinding; created: boolean }> {
   const payload = verifyState(ctx, state);
-  if (!payload) throw apiError('invalid_install_state', 'The install link state was not issued by this gateway or was altered. Ask for a new install link.');
+  if (!payload)
+    throw apiError(
+      'invalid_install_state',
+      'The install link state was not issued by this gateway or was altered. Ask for a new install link.',
+    );
   const now = ctx.clock.now();
-  if (payload.e <= now) throw apiError('install_state_expired', 'The install link has expired. Ask for a new install link and install again.');
+  if (payload.e <= now)
+    throw apiError(
+      'install_state_expired',
+      'The install link has expired. Ask for a new install link and install again.',
+    );
   const digest = digestOf(state, ctx.gateway.pepper);
-  const spent = () => apiError('install_state_used', 'This install link was already used; each works once. Ask for a new install link.');
+  const spent = () =>
+    apiError('install_state_used', 'This install link was already used; each works once. Ask for a new install link.');
   if (await store.isStateUsed(ctx.db, digest)) throw spent();
 
   // The user the link was issued to must still be allowed to connect repositories in that factory.
   const app = await authStore.findLiveApp(ctx.db, payload.a);
   const member = app ? await authStore.findMembership(ctx.db, app.orgId, payload.u) : undefined;
   if (!app || !member || !isRole(member.role) || !ROLE_PERMISSIONS[member.role].includes('repositories.write')) {
-    throw apiError('invalid_install_state', 'The user this install link was issued to can no longer connect repositories in its factory.');
+    throw apiError(
+      'invalid_install_state',
+      'The user this install link was issued to can no longer connect repositories in its factory.',
+    );
   }
   const found = await existingInstallation(ctx, installationId);
-  if (!(await store.spendState(ctx.db, { digest, app_id: payload.a, expires_at: payload.e, used_at: now }))) throw spent();
+  if (!(await store.spendState(ctx.db, { digest, app_id: payload.a, expires_at: payload.e, used_at: now })))
+    throw spent();
 
   const actor: Principal = {
-    kind: 'login_token', credentialId: `install-link:${payload.n}`, userId: payload.u, orgId: app.orgId, orgName: app.orgName, plan: null,
-    appId: app.appId, workItemId: null, role: member.role, permissions: new Set(), label: 'install link',
+    kind: 'login_token',
+    credentialId: `install-link:${payload.n}`,
+    userId: payload.u,
+    orgId: app.orgId,
+    orgName: app.orgName,
+    plan: null,
+    appId: app.appId,
+    workItemId: null,
+    role: member.role,
+    permissions: new Set(),
+    label: 'install link',
   };
-  const result = await bind(ctx, { appId: app.appId, orgId: app.orgId, installationId, via: 'install_link', by: payload.u, actor, found });
+  const result = await bind(ctx, {
+    appId: app.appId,
+    orgId: app.orgId,
+    installationId,
+    via: 'install_link',
+    by: payload.u,
+    actor,
+    found,
+  });
   return { appId: app.appId, ...result };
 }
 
 /** The operator binds an installation to a factory (admin token). */
-export async function adminBind(ctx: RequestContext, appId: string, installationId: number): Promise<{ binding: InstallationBinding; created: boolean }> {
+export async function adminBind(
+  ctx: RequestContext,
+  appId: string,
+  installationId: number,
+): Promise<{ binding: InstallationBinding; created: boolean }> {
   const app = await authStore.findLiveApp(ctx.db, appId);
   if (!app) throw apiError('app_not_found', `No factory ${appId}.`);
   if (!ctx.principal) throw apiError('internal_error', 'route is missing its admin guard');
   const found = await existingInstallation(ctx, installationId);
-  return bind(ctx, { appId: app.appId, orgId: app.orgId, installationId, via: 'admin', by: null, actor: ctx.principal, found });
+  return bind(ctx, {
+    appId: app.appId,
+    orgId: app.orgId,
+    installationId,
+    via: 'admin',
+    by: null,
+    actor: ctx.principal,
+    found,
+  });
 }
 
 export interface Unbound {
@@ -174,20 +261,37 @@ export interface Unbound {
   disconnectedRepositories: string[];
 }
 
-async function unbind(ctx: RequestContext, app: { appId: string; orgId: string }, installationId: number, actor: Principal | null): Promise<Unbound> {
+async function unbind(
+  ctx: RequestContext,
+  app: { appId: string; orgId: string },
+  installationId: number,
+  actor: Principal | null,
+): Promise<Unbound> {
   const removed = await store.deleteBinding(ctx.db, app.appId, installationId);
-  if (!removed) throw apiError('installation_binding_not_found', `Installation ${installationId} is not bound to this factory.`, { installationId });
+  if (!removed)
+    throw apiError('installation_binding_not_found', `Installation ${installationId} is not bound to this factory.`, {
+      installationId,
+    });
   const { binding, repositories } = removed;
   const disconnectedRepositories = repositories.map((r) => r.full_name);
   await recordAudit(ctx.db, ctx.clock, {
-    orgId: app.orgId, actionType: 'installation.unbound', actor, targetType: 'app', targetId: app.appId,
+    orgId: app.orgId,
+    actionType: 'installation.unbound',
+    actor,
+    targetType: 'app',
+    targetId: app.appId,
     targetIdentifier: `installation ${installationId}${binding.account ? ` (${binding.account})` : ''}`,
     details: { installationId, account: binding.account, disconnectedRepositories },
   });
   for (const r of repositories) {
     await recordAudit(ctx.db, ctx.clock, {
-      orgId: app.orgId, actionType: 'repository.disconnected', actor, targetType: 'repository', targetId: r.full_name,
-      targetIdentifier: r.full_name, details: { installationId, with: 'installation.unbound' },
+      orgId: app.orgId,
+      actionType: 'repository.disconnected',
+      actor,
+      targetType: 'repository',
+      targetId: r.full_name,
+      targetIdentifier: r.full_name,
+      details: { installationId, with: 'installation.unbound' },
     });
   }
   return { installationId, account: binding.account, disconnectedRepositories };

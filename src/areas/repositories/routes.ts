@@ -9,7 +9,11 @@ import { completeInstall, issueInstallLink, listBindings, unbindFromFactory } fr
 /** GitHub's owner and repository name rules (owner ≤ 39, name ≤ 100, letters, digits, - _ .). */
 const OWNER = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})';
 const NAME = '[A-Za-z0-9_.-]{1,100}';
-export const RepositoryName = Type.String({ pattern: `^${OWNER}/${NAME}$`, maxLength: 140, description: '`owner/repo`' });
+export const RepositoryName = Type.String({
+  pattern: `^${OWNER}/${NAME}$`,
+  maxLength: 140,
+  description: '`owner/repo`',
+});
 
 const Entry = Type.Object({
   repository: Type.String({ description: '`owner/repo` as GitHub spells it' }),
@@ -17,25 +21,35 @@ const Entry = Type.Object({
   installationId: Type.Integer(),
   defaultBranch: Type.String(),
   pullRequestWrite: Type.Union([Type.Literal('granted'), Type.Literal('pending'), Type.Literal('missing')], {
-    description: 'granted: the installation lets the App open pull requests; pending: the App asks for pull request write but the installation has not accepted it; missing: the App does not ask for it, or the installation no longer includes the repository',
+    description:
+      'granted: the installation lets the App open pull requests; pending: the App asks for pull request write but the installation has not accepted it; missing: the App does not ask for it, or the installation no longer includes the repository',
   }),
   commentWrite: Type.Union([Type.Literal('granted'), Type.Literal('pending'), Type.Literal('missing')], {
-    description: 'Whether the App may keep the PR comment (pr_comment) on pull requests here: granted when the installation has pull requests write or issues write; pending when the App asks for one but the installation has not accepted it; missing otherwise',
+    description:
+      'Whether the App may keep the PR comment (pr_comment) on pull requests here: granted when the installation has pull requests write or issues write; pending when the App asks for one but the installation has not accepted it; missing otherwise',
   }),
-  defaultBranchRequiresPullRequest: Type.Boolean({ description: 'a pull_request branch rule or classic protection with required reviews applies to the default branch' }),
+  defaultBranchRequiresPullRequest: Type.Boolean({
+    description: 'a pull_request branch rule or classic protection with required reviews applies to the default branch',
+  }),
 });
 
 export const Binding = Type.Object({
   installationId: Type.Integer({ description: 'the GitHub App installation id' }),
-  account: Nullable(Type.String({ description: "the installation's account login, as GitHub named it when it was bound" })),
-  boundVia: Type.Union([Type.Literal('install_link'), Type.Literal('admin')], { description: "install_link: through this factory's install link; admin: by the operator" }),
+  account: Nullable(
+    Type.String({ description: "the installation's account login, as GitHub named it when it was bound" }),
+  ),
+  boundVia: Type.Union([Type.Literal('install_link'), Type.Literal('admin')], {
+    description: "install_link: through this factory's install link; admin: by the operator",
+  }),
   boundAt: DateTime,
 });
 
 export const Unbound = Type.Object({
   installationId: Type.Integer(),
   account: Nullable(Type.String({ description: "the installation's account login, as it was bound" })),
-  disconnectedRepositories: Type.Array(Type.String({ description: '`owner/repo`' }), { description: "the factory's repositories connected through the installation, disconnected with it" }),
+  disconnectedRepositories: Type.Array(Type.String({ description: '`owner/repo`' }), {
+    description: "the factory's repositories connected through the installation, disconnected with it",
+  }),
 });
 
 /** A browser navigating (an Accept naming text/html, not application/json), not an API client (any type, or JSON). */
@@ -44,99 +58,176 @@ export function wantsPage(accept: string | undefined): boolean {
 }
 
 export const repositoriesRoutes: AreaRoutes = (app) => {
-  app.get('/repositories', {
-    config: { guard: { permission: 'repositories.read' } },
-    schema: {
-      summary: "List the factory's connected repositories with what the App installation lets builds do", tags: ['repositories'],
-      description: 'Read live from GitHub. 503 repository_tokens_unavailable without a GitHub App; 503 github_unavailable (Retry-After) when GitHub is failing or rate limiting.',
-      response: { 200: Data(Type.Array(Entry)) },
-    },
-  }, async (req) => ({ data: await listRepositories(factoryContext(req.ctx)) }));
-
-  app.post('/repositories', {
-    config: { guard: { permission: 'repositories.write' } },
-    schema: {
-      summary: 'Connect a repository of a GitHub App installation', tags: ['repositories'],
-      description: '201 when connected, 200 when it was already connected (the installation is updated). 422 installation_not_bound when the installation is not bound to this factory (install link or operator, see docs/github-app.md); 422 repository_not_in_installation when the installation does not list the repository or does not exist.',
-      body: Type.Object({
-        repository: RepositoryName,
-        installationId: Int53({ minimum: 1 }),
-      }, { additionalProperties: false }),
-      response: { 200: Data(Entry), 201: Data(Entry) },
-    },
-  }, async (req, reply) => {
-    const { entry, created } = await connectRepository(factoryContext(req.ctx), req.body);
-    return reply.status(created ? 201 : 200).send({ data: entry });
-  });
-
-  app.post('/github/install-links', {
-    // A person installs the App on GitHub, so only a person's credential asks for the link.
-    config: { guard: { credentials: ['login_token'], permission: 'repositories.write' } },
-    schema: {
-      summary: "The GitHub App's install URL with a state bound to this factory and user", tags: ['repositories'],
-      description: 'Open `url` in a browser and install (or reconfigure) the App; GitHub sends the browser back to the App\'s setup URL, `GET /v1/github/setup`, which binds the installation to this factory. The state is signed, single use and expires at `expiresAt` (30 minutes). Login tokens and dashboard sessions only (an API key gets 401: a person installs the App). 503 repository_tokens_unavailable without a GitHub App.',
-      response: { 201: Data(Type.Object({ url: Type.String({ description: '`<App page>/installations/new?state=...`' }), expiresAt: DateTime })) },
-    },
-  }, async (req, reply) => reply.status(201).send({ data: await issueInstallLink(factoryContext(req.ctx)) }));
-
-  app.get('/github/installations', {
-    config: { guard: { permission: 'repositories.read' } },
-    schema: {
-      summary: 'The App installations bound to this factory (the ones it may connect repositories from)', tags: ['repositories'],
-      response: { 200: Data(Type.Array(Binding)) },
-    },
-  }, async (req) => ({ data: await listBindings(factoryContext(req.ctx)) }));
-
-  app.delete('/github/installations/:installationId', {
-    config: { guard: { permission: 'repositories.write' } },
-    schema: {
-      summary: 'Unbind an App installation from this factory, disconnecting the repositories connected through it', tags: ['repositories'],
-      description: '200 with the repositories disconnected along with it (each is also a `repository.disconnected` in the audit log, beside `installation.unbound`). The installation stays installed on GitHub: uninstall it there to revoke the App everywhere. 404 installation_binding_not_found when this factory has no binding of it. Needs no GitHub call.',
-      params: Type.Object({ installationId: Int53({ minimum: 1 }) }),
-      response: { 200: Data(Unbound) },
-    },
-  }, async (req) => ({ data: await unbindFromFactory(factoryContext(req.ctx), req.params.installationId) }));
-
-  app.get('/github/setup', {
-    // GitHub redirects the browser here; the signed state, not a credential, says which factory and user.
-    config: { guard: { credentials: 'public' } },
-    schema: {
-      summary: "The GitHub App's setup URL: binds the installation to the factory the install link was issued for", tags: ['repositories'],
-      description: 'Set it as the App\'s **Setup URL** (with "Redirect on update" on). 200 when bound (or already bound); a browser (an `Accept` naming `text/html` and not `application/json`, as GitHub\'s redirect sends) gets 303 to the factory\'s settings page, `/f/{appId}/settings?installed={installationId}`, instead. 400 invalid_install_state (not signed by this gateway, altered, or its user can no longer connect repositories there); 410 install_state_expired; 409 install_state_used (each link works once); 404 installation_not_found (GitHub does not know the installation); 400 invalid_query_params when installation_id is missing (GitHub sends none while an organization owner has yet to approve the install: open a new link once approved).',
-      querystring: Type.Object({
-        installation_id: Type.Optional(Int53({ minimum: 1 })),
-        state: Type.String({ minLength: 1, maxLength: 1000 }),
-        setup_action: Type.Optional(Type.String({ maxLength: 20, description: 'install, update or request (sent by GitHub; not used)' })),
-        code: Type.Optional(Type.String({ maxLength: 100, description: 'sent by GitHub when the App asks for user authorization during install; not used' })),
-      }),
-      response: {
-        200: Data(Type.Object({ appId: Uuid, installation: Binding, created: Type.Boolean({ description: 'false when the factory already had this installation' }) })),
-        303: Redirect('Bound; a browser is sent to the dashboard.', '`/f/{appId}/settings?installed={installationId}`'),
+  app.get(
+    '/repositories',
+    {
+      config: { guard: { permission: 'repositories.read' } },
+      schema: {
+        summary: "List the factory's connected repositories with what the App installation lets builds do",
+        tags: ['repositories'],
+        description:
+          'Read live from GitHub. 503 repository_tokens_unavailable without a GitHub App; 503 github_unavailable (Retry-After) when GitHub is failing or rate limiting.',
+        response: { 200: Data(Type.Array(Entry)) },
       },
     },
-  }, async (req, reply) => {
-    const { installation_id: installationId, state } = req.query;
-    if (installationId === undefined) {
-      throw apiError('invalid_query_params', 'installation_id is missing: GitHub sends none while an organization owner has yet to approve the installation. Once it is approved, open a new install link.', {
-        details: [{ path: 'installation_id', message: 'is required' }],
-      });
-    }
-    const { appId, binding, created } = await completeInstall(req.ctx, installationId, state);
-    // GitHub sends the person's browser here: show them the factory's settings with the installation bound,
-    // not a JSON body. A refusal stays the error envelope, whose message says what to do.
-    if (wantsPage(req.headers.accept)) return reply.header('Cache-Control', 'no-store').redirect(`/f/${appId}/settings?installed=${binding.installationId}`, 303);
-    return { data: { appId, installation: binding, created } };
-  });
+    async (req) => ({ data: await listRepositories(factoryContext(req.ctx)) }),
+  );
 
-  app.delete('/repositories/:owner/:repo', {
-    config: { guard: { permission: 'repositories.write' } },
-    schema: { response: { 204: NoContent },
-      summary: 'Disconnect a repository', tags: ['repositories'],
-      description: '204; 404 repository_not_found when it is not connected. Needs no GitHub call.',
-      params: Type.Object({ owner: Type.String({ pattern: `^${OWNER}$` }), repo: Type.String({ pattern: `^${NAME}$` }) }),
+  app.post(
+    '/repositories',
+    {
+      config: { guard: { permission: 'repositories.write' } },
+      schema: {
+        summary: 'Connect a repository of a GitHub App installation',
+        tags: ['repositories'],
+        description:
+          '201 when connected, 200 when it was already connected (the installation is updated). 422 installation_not_bound when the installation is not bound to this factory (install link or operator, see docs/github-app.md); 422 repository_not_in_installation when the installation does not list the repository or does not exist.',
+        body: Type.Object(
+          {
+            repository: RepositoryName,
+            installationId: Int53({ minimum: 1 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Data(Entry), 201: Data(Entry) },
+      },
     },
-  }, async (req, reply) => {
-    await disconnectRepository(factoryContext(req.ctx), `${req.params.owner}/${req.params.repo}`);
-    return reply.status(204).send(null);
-  });
+    async (req, reply) => {
+      const { entry, created } = await connectRepository(factoryContext(req.ctx), req.body);
+      return reply.status(created ? 201 : 200).send({ data: entry });
+    },
+  );
+
+  app.post(
+    '/github/install-links',
+    {
+      // A person installs the App on GitHub, so only a person's credential asks for the link.
+      config: { guard: { credentials: ['login_token'], permission: 'repositories.write' } },
+      schema: {
+        summary: "The GitHub App's install URL with a state bound to this factory and user",
+        tags: ['repositories'],
+        description:
+          "Open `url` in a browser and install (or reconfigure) the App; GitHub sends the browser back to the App's setup URL, `GET /v1/github/setup`, which binds the installation to this factory. The state is signed, single use and expires at `expiresAt` (30 minutes). Login tokens and dashboard sessions only (an API key gets 401: a person installs the App). 503 repository_tokens_unavailable without a GitHub App.",
+        response: {
+          201: Data(
+            Type.Object({
+              url: Type.String({ description: '`<App page>/installations/new?state=...`' }),
+              expiresAt: DateTime,
+            }),
+          ),
+        },
+      },
+    },
+    async (req, reply) => reply.status(201).send({ data: await issueInstallLink(factoryContext(req.ctx)) }),
+  );
+
+  app.get(
+    '/github/installations',
+    {
+      config: { guard: { permission: 'repositories.read' } },
+      schema: {
+        summary: 'The App installations bound to this factory (the ones it may connect repositories from)',
+        tags: ['repositories'],
+        response: { 200: Data(Type.Array(Binding)) },
+      },
+    },
+    async (req) => ({ data: await listBindings(factoryContext(req.ctx)) }),
+  );
+
+  app.delete(
+    '/github/installations/:installationId',
+    {
+      config: { guard: { permission: 'repositories.write' } },
+      schema: {
+        summary: 'Unbind an App installation from this factory, disconnecting the repositories connected through it',
+        tags: ['repositories'],
+        description:
+          '200 with the repositories disconnected along with it (each is also a `repository.disconnected` in the audit log, beside `installation.unbound`). The installation stays installed on GitHub: uninstall it there to revoke the App everywhere. 404 installation_binding_not_found when this factory has no binding of it. Needs no GitHub call.',
+        params: Type.Object({ installationId: Int53({ minimum: 1 }) }),
+        response: { 200: Data(Unbound) },
+      },
+    },
+    async (req) => ({ data: await unbindFromFactory(factoryContext(req.ctx), req.params.installationId) }),
+  );
+
+  app.get(
+    '/github/setup',
+    {
+      // GitHub redirects the browser here; the signed state, not a credential, says which factory and user.
+      config: { guard: { credentials: 'public' } },
+      schema: {
+        summary: "The GitHub App's setup URL: binds the installation to the factory the install link was issued for",
+        tags: ['repositories'],
+        description:
+          "Set it as the App's **Setup URL** (with \"Redirect on update\" on). 200 when bound (or already bound); a browser (an `Accept` naming `text/html` and not `application/json`, as GitHub's redirect sends) gets 303 to the factory's settings page, `/f/{appId}/settings?installed={installationId}`, instead. 400 invalid_install_state (not signed by this gateway, altered, or its user can no longer connect repositories there); 410 install_state_expired; 409 install_state_used (each link works once); 404 installation_not_found (GitHub does not know the installation); 400 invalid_query_params when installation_id is missing (GitHub sends none while an organization owner has yet to approve the install: open a new link once approved).",
+        querystring: Type.Object({
+          installation_id: Type.Optional(Int53({ minimum: 1 })),
+          state: Type.String({ minLength: 1, maxLength: 1000 }),
+          setup_action: Type.Optional(
+            Type.String({ maxLength: 20, description: 'install, update or request (sent by GitHub; not used)' }),
+          ),
+          code: Type.Optional(
+            Type.String({
+              maxLength: 100,
+              description: 'sent by GitHub when the App asks for user authorization during install; not used',
+            }),
+          ),
+        }),
+        response: {
+          200: Data(
+            Type.Object({
+              appId: Uuid,
+              installation: Binding,
+              created: Type.Boolean({ description: 'false when the factory already had this installation' }),
+            }),
+          ),
+          303: Redirect(
+            'Bound; a browser is sent to the dashboard.',
+            '`/f/{appId}/settings?installed={installationId}`',
+          ),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { installation_id: installationId, state } = req.query;
+      if (installationId === undefined) {
+        throw apiError(
+          'invalid_query_params',
+          'installation_id is missing: GitHub sends none while an organization owner has yet to approve the installation. Once it is approved, open a new install link.',
+          {
+            details: [{ path: 'installation_id', message: 'is required' }],
+          },
+        );
+      }
+      const { appId, binding, created } = await completeInstall(req.ctx, installationId, state);
+      // GitHub sends the person's browser here: show them the factory's settings with the installation bound,
+      // not a JSON body. A refusal stays the error envelope, whose message says what to do.
+      if (wantsPage(req.headers.accept))
+        return reply
+          .header('Cache-Control', 'no-store')
+          .redirect(`/f/${appId}/settings?installed=${binding.installationId}`, 303);
+      return { data: { appId, installation: binding, created } };
+    },
+  );
+
+  app.delete(
+    '/repositories/:owner/:repo',
+    {
+      config: { guard: { permission: 'repositories.write' } },
+      schema: {
+        response: { 204: NoContent },
+        summary: 'Disconnect a repository',
+        tags: ['repositories'],
+        description: '204; 404 repository_not_found when it is not connected. Needs no GitHub call.',
+        params: Type.Object({
+          owner: Type.String({ pattern: `^${OWNER}$` }),
+          repo: Type.String({ pattern: `^${NAME}$` }),
+        }),
+      },
+    },
+    async (req, reply) => {
+      await disconnectRepository(factoryContext(req.ctx), `${req.params.owner}/${req.params.repo}`);
+      return reply.status(204).send(null);
+    },
+  );
 };

@@ -5,7 +5,13 @@
 import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
 import {
-  commentWriteOf, githubApp, pullRequestWriteOf, type GitHubApp, type InstallationClient, type PullRequestWrite, type RepositoryInfo,
+  commentWriteOf,
+  githubApp,
+  pullRequestWriteOf,
+  type GitHubApp,
+  type InstallationClient,
+  type PullRequestWrite,
+  type RepositoryInfo,
 } from '../../codehost/github.js';
 import type { FactoryContext, RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
@@ -36,11 +42,21 @@ export interface ConnectedRepository {
 
 function connectedOf(row: store.RepositoryRow): ConnectedRepository {
   const [owner, name] = row.full_name.split('/') as [string, string];
-  return { id: row.id, repository: row.full_name, owner, name, installationId: Number(row.installation_id), defaultBranch: row.default_branch };
+  return {
+    id: row.id,
+    repository: row.full_name,
+    owner,
+    name,
+    installationId: Number(row.installation_id),
+    defaultBranch: row.default_branch,
+  };
 }
 
 /** The factory's connection of `owner/repo` (any case), or null. */
-export async function findConnectedRepository(ctx: FactoryContext, fullName: string): Promise<ConnectedRepository | null> {
+export async function findConnectedRepository(
+  ctx: FactoryContext,
+  fullName: string,
+): Promise<ConnectedRepository | null> {
   const row = await store.findRepository(ctx.db, ctx.appId, fullName);
   return row ? connectedOf(row) : null;
 }
@@ -49,7 +65,11 @@ export async function findConnectedRepository(ctx: FactoryContext, fullName: str
  * Every factory that connected `owner/repo` through `installationId` (any installation when null), for
  * code-host events that name a repository rather than a factory (webhooks). No GitHub call.
  */
-export function factoriesConnectedTo(ctx: RequestContext, fullName: string, installationId: number | null): Promise<Array<{ orgId: string; appId: string }>> {
+export function factoriesConnectedTo(
+  ctx: RequestContext,
+  fullName: string,
+  installationId: number | null,
+): Promise<Array<{ orgId: string; appId: string }>> {
   return store.factoriesConnectedTo(ctx.db, fullName, installationId);
 }
 
@@ -70,12 +90,24 @@ async function viewOf(github: GitHubApp, installationId: number): Promise<Instal
 }
 
 /** The live entry of one connection. */
-async function entryOf(row: store.RepositoryRow, view: InstallationView | null, requested: () => Promise<Record<string, string>>): Promise<RepositoryEntry> {
+async function entryOf(
+  row: store.RepositoryRow,
+  view: InstallationView | null,
+  requested: () => Promise<Record<string, string>>,
+): Promise<RepositoryEntry> {
   const base = connectedOf(row);
   const seen = view?.repositories.get(store.nameKey(base.repository));
   if (!view || !seen) {
     // The installation is gone or no longer lists the repository: builds can do nothing there.
-    return { repository: base.repository, connected: true, installationId: base.installationId, defaultBranch: base.defaultBranch, pullRequestWrite: 'missing', commentWrite: 'missing', defaultBranchRequiresPullRequest: false };
+    return {
+      repository: base.repository,
+      connected: true,
+      installationId: base.installationId,
+      defaultBranch: base.defaultBranch,
+      pullRequestWrite: 'missing',
+      commentWrite: 'missing',
+      defaultBranchRequiresPullRequest: false,
+    };
   }
   const [owner, name] = seen.fullName.split('/') as [string, string];
   return {
@@ -109,7 +141,8 @@ export async function listRepositories(ctx: FactoryContext): Promise<RepositoryE
   const views = memo((id: number) => viewOf(github, id));
   const entries: RepositoryEntry[] = [];
   // One repository at a time: a factory has few, and GitHub's secondary limits punish bursts.
-  for (const row of rows) entries.push(await entryOf(row, await views(Number(row.installation_id)), () => requested(null)));
+  for (const row of rows)
+    entries.push(await entryOf(row, await views(Number(row.installation_id)), () => requested(null)));
   return entries;
 }
 
@@ -122,19 +155,32 @@ export interface ConnectInput {
  * Connects a repository the installation lists (422 repository_not_in_installation otherwise, also when
  * the installation does not exist). Connecting again updates the installation; `created` says which.
  */
-export async function connectRepository(ctx: FactoryContext, input: ConnectInput): Promise<{ entry: RepositoryEntry; created: boolean }> {
+export async function connectRepository(
+  ctx: FactoryContext,
+  input: ConnectInput,
+): Promise<{ entry: RepositoryEntry; created: boolean }> {
   const github = githubApp(ctx.gateway);
   // Knowing an installation id and a repository name proves nothing: the installation must have been bound
   // to this factory through its own install link or by the operator (installations.ts). Checked before
   // any GitHub call (after the App's configuration, so a gateway without one still answers 503), so an unbound installation costs nothing and learns nothing about the installation.
-  const notBound = () => apiError('installation_not_bound', `The App installation ${input.installationId} is not bound to this factory. Install the App through this factory's install link (POST /v1/github/install-links), or ask the operator to bind it.`, {
-    installationId: input.installationId,
-  });
+  const notBound = () =>
+    apiError(
+      'installation_not_bound',
+      `The App installation ${input.installationId} is not bound to this factory. Install the App through this factory's install link (POST /v1/github/install-links), or ask the operator to bind it.`,
+      {
+        installationId: input.installationId,
+      },
+    );
   if (!(await isBound(ctx, input.installationId))) throw notBound();
   const notListed = () =>
-    apiError('repository_not_in_installation', `The App installation ${input.installationId} does not include ${input.repository}.`, {
-      repository: input.repository, installationId: input.installationId,
-    });
+    apiError(
+      'repository_not_in_installation',
+      `The App installation ${input.installationId} does not include ${input.repository}.`,
+      {
+        repository: input.repository,
+        installationId: input.installationId,
+      },
+    );
   const view = await viewOf(github, input.installationId);
   const found = view?.repositories.get(store.nameKey(input.repository));
   if (!view || !found) throw notListed();
@@ -144,14 +190,26 @@ export async function connectRepository(ctx: FactoryContext, input: ConnectInput
   let created = false;
   if (existing) {
     await store.updateConnection(ctx.db, ctx.appId, existing.id, {
-      full_name: found.fullName, github_id: found.id, installation_id: input.installationId, default_branch: found.defaultBranch, updated_at: now,
+      full_name: found.fullName,
+      github_id: found.id,
+      installation_id: input.installationId,
+      default_branch: found.defaultBranch,
+      updated_at: now,
     });
   } else {
     try {
       await store.insertRepository(ctx.db, {
-        id: crypto.randomUUID(), org_id: ctx.orgId, app_id: ctx.appId, full_name: found.fullName, full_name_key: store.nameKey(found.fullName),
-        github_id: found.id, installation_id: input.installationId, default_branch: found.defaultBranch, connected_by: ctx.principal.userId,
-        created_at: now, updated_at: now,
+        id: crypto.randomUUID(),
+        org_id: ctx.orgId,
+        app_id: ctx.appId,
+        full_name: found.fullName,
+        full_name_key: store.nameKey(found.fullName),
+        github_id: found.id,
+        installation_id: input.installationId,
+        default_branch: found.defaultBranch,
+        connected_by: ctx.principal.userId,
+        created_at: now,
+        updated_at: now,
       });
       created = true;
     } catch (err) {
@@ -168,8 +226,13 @@ export async function connectRepository(ctx: FactoryContext, input: ConnectInput
   }
   if (created) {
     await recordAudit(ctx.db, ctx.clock, {
-      orgId: ctx.orgId, actionType: 'repository.connected', actor: ctx.principal, targetType: 'repository', targetId: found.fullName,
-      targetIdentifier: found.fullName, details: { installationId: input.installationId },
+      orgId: ctx.orgId,
+      actionType: 'repository.connected',
+      actor: ctx.principal,
+      targetType: 'repository',
+      targetId: found.fullName,
+      targetIdentifier: found.fullName,
+      details: { installationId: input.installationId },
     });
   }
   const row = await store.findRepository(ctx.db, ctx.appId, found.fullName);
@@ -184,7 +247,12 @@ export async function disconnectRepository(ctx: FactoryContext, fullName: string
     throw apiError('repository_not_found', `${fullName} is not connected to this factory.`);
   }
   await recordAudit(ctx.db, ctx.clock, {
-    orgId: ctx.orgId, actionType: 'repository.disconnected', actor: ctx.principal, targetType: 'repository', targetId: row.full_name,
-    targetIdentifier: row.full_name, details: { installationId: Number(row.installation_id) },
+    orgId: ctx.orgId,
+    actionType: 'repository.disconnected',
+    actor: ctx.principal,
+    targetType: 'repository',
+    targetId: row.full_name,
+    targetIdentifier: row.full_name,
+    details: { installationId: Number(row.installation_id) },
   });
 }

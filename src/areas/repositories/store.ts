@@ -33,7 +33,12 @@ export function listRepositories(db: Db, appId: string): Promise<RepositoryRow[]
 }
 
 export function findRepository(db: Db, appId: string, fullName: string): Promise<RepositoryRow | undefined> {
-  return db.selectFrom('repositories').selectAll().where('app_id', '=', appId).where('full_name_key', '=', nameKey(fullName)).executeTakeFirst();
+  return db
+    .selectFrom('repositories')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('full_name_key', '=', nameKey(fullName))
+    .executeTakeFirst();
 }
 
 export async function insertRepository(db: Db, row: RepositoryRow): Promise<void> {
@@ -41,13 +46,20 @@ export async function insertRepository(db: Db, row: RepositoryRow): Promise<void
 }
 
 export async function updateConnection(
-  db: Db, appId: string, id: string, change: Pick<RepositoryRow, 'full_name' | 'github_id' | 'installation_id' | 'default_branch' | 'updated_at'>,
+  db: Db,
+  appId: string,
+  id: string,
+  change: Pick<RepositoryRow, 'full_name' | 'github_id' | 'installation_id' | 'default_branch' | 'updated_at'>,
 ): Promise<void> {
   await db.updateTable('repositories').set(change).where('app_id', '=', appId).where('id', '=', id).execute();
 }
 
 export async function deleteRepository(db: Db, appId: string, fullName: string): Promise<boolean> {
-  const result = await db.deleteFrom('repositories').where('app_id', '=', appId).where('full_name_key', '=', nameKey(fullName)).executeTakeFirst();
+  const result = await db
+    .deleteFrom('repositories')
+    .where('app_id', '=', appId)
+    .where('full_name_key', '=', nameKey(fullName))
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
@@ -55,7 +67,11 @@ export async function deleteRepository(db: Db, appId: string, fullName: string):
  * Every live factory that connected `owner/repo` (through `installationId` when given). The one read
  * across factories: a webhook delivery names a repository, not a factory.
  */
-export function factoriesConnectedTo(db: Db, fullName: string, installationId: number | null): Promise<Array<{ orgId: string; appId: string }>> {
+export function factoriesConnectedTo(
+  db: Db,
+  fullName: string,
+  installationId: number | null,
+): Promise<Array<{ orgId: string; appId: string }>> {
   let q = db
     .selectFrom('repositories')
     .innerJoin('apps', 'apps.id', 'repositories.app_id')
@@ -93,7 +109,12 @@ declare module '../../db/schema.js' {
 export type BindingRow = InstallationBindingsTable;
 
 export function findBinding(db: Db, appId: string, installationId: number): Promise<BindingRow | undefined> {
-  return db.selectFrom('installation_bindings').selectAll().where('app_id', '=', appId).where('installation_id', '=', installationId).executeTakeFirst();
+  return db
+    .selectFrom('installation_bindings')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('installation_id', '=', installationId)
+    .executeTakeFirst();
 }
 
 /**
@@ -102,13 +123,22 @@ export function findBinding(db: Db, appId: string, installationId: number): Prom
  * connection was written; SQLite has one writer, so an unbind there is wholly before or after).
  */
 export async function bindingHeld(db: Db, appId: string, installationId: number): Promise<boolean> {
-  let q = db.selectFrom('installation_bindings').select('installation_id').where('app_id', '=', appId).where('installation_id', '=', installationId);
+  let q = db
+    .selectFrom('installation_bindings')
+    .select('installation_id')
+    .where('app_id', '=', appId)
+    .where('installation_id', '=', installationId);
   if (isPostgres(db)) q = q.forShare();
   return (await q.executeTakeFirst()) !== undefined;
 }
 
 export function listBindings(db: Db, appId: string): Promise<BindingRow[]> {
-  return db.selectFrom('installation_bindings').selectAll().where('app_id', '=', appId).orderBy('installation_id').execute();
+  return db
+    .selectFrom('installation_bindings')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .orderBy('installation_id')
+    .execute();
 }
 
 /**
@@ -117,14 +147,34 @@ export function listBindings(db: Db, appId: string): Promise<BindingRow[]> {
  * checked it before and writes its connection meanwhile reads it again after (bindingHeld) and undoes its
  * connection. The binding as it was and the repositories disconnected, or undefined when the factory had none.
  */
-export async function deleteBinding(db: Db, appId: string, installationId: number): Promise<{ binding: BindingRow; repositories: RepositoryRow[] } | undefined> {
+export async function deleteBinding(
+  db: Db,
+  appId: string,
+  installationId: number,
+): Promise<{ binding: BindingRow; repositories: RepositoryRow[] } | undefined> {
   return db.transaction().execute(async (trx) => {
     // The row the delete itself returns: of two unbinds at once, only the one that removed it goes on (the
     // other answers 404), not both with the same repositories.
-    const binding = await trx.deleteFrom('installation_bindings').where('app_id', '=', appId).where('installation_id', '=', installationId).returningAll().executeTakeFirst();
+    const binding = await trx
+      .deleteFrom('installation_bindings')
+      .where('app_id', '=', appId)
+      .where('installation_id', '=', installationId)
+      .returningAll()
+      .executeTakeFirst();
     if (!binding) return undefined;
-    const repositories = await trx.selectFrom('repositories').selectAll().where('app_id', '=', appId).where('installation_id', '=', installationId).orderBy('full_name_key').execute();
-    if (repositories.length > 0) await trx.deleteFrom('repositories').where('app_id', '=', appId).where('installation_id', '=', installationId).execute();
+    const repositories = await trx
+      .selectFrom('repositories')
+      .selectAll()
+      .where('app_id', '=', appId)
+      .where('installation_id', '=', installationId)
+      .orderBy('full_name_key')
+      .execute();
+    if (repositories.length > 0)
+      await trx
+        .deleteFrom('repositories')
+        .where('app_id', '=', appId)
+        .where('installation_id', '=', installationId)
+        .execute();
     return { binding, repositories };
   });
 }
@@ -141,7 +191,10 @@ export async function insertBinding(db: Db, row: BindingRow): Promise<boolean> {
 }
 
 export async function isStateUsed(db: Db, digest: string): Promise<boolean> {
-  return (await db.selectFrom('install_states_used').select('digest').where('digest', '=', digest).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('install_states_used').select('digest').where('digest', '=', digest).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /** Deletes the spent install states whose state expired before `before` (housekeeping); how many. */

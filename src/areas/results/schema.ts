@@ -6,30 +6,42 @@ import { DateTime, Nullable, PrNumber as PrNumberSchema, Ref, Uuid } from '../..
 export const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
 export const PrNumber = PrNumberSchema();
 export const Result = Type.Union([Type.Literal('pass'), Type.Literal('fail')]);
-const CiFacts = Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form facts about the CI run (provider, workflow, job, attempt...), at most 4096 characters of JSON.' });
-const Ci = Type.Union([CiFacts, Type.Boolean({ description: 'Whether it ran in CI (the OuterLayer CLI sends a boolean).' })]);
+const CiFacts = Type.Record(Type.String(), Type.Unknown(), {
+  description:
+    'Free-form facts about the CI run (provider, workflow, job, attempt...), at most 4096 characters of JSON.',
+});
+const Ci = Type.Union([
+  CiFacts,
+  Type.Boolean({ description: 'Whether it ran in CI (the OuterLayer CLI sends a boolean).' }),
+]);
 
-export const EmittedResult = Type.Object({
-  id: Uuid,
-  clientEmitId: Type.String(),
-  name: Type.String(),
-  result: Result,
-  link: Type.String(),
-  repository: Type.String(),
-  prNumber: Type.Integer(),
-  headSha: Nullable(Type.String()),
-  ci: Nullable(Ci),
-  emittedAt: DateTime,
-  createdAt: DateTime,
-}, { $id: 'EmittedResult' });
+export const EmittedResult = Type.Object(
+  {
+    id: Uuid,
+    clientEmitId: Type.String(),
+    name: Type.String(),
+    result: Result,
+    link: Type.String(),
+    repository: Type.String(),
+    prNumber: Type.Integer(),
+    headSha: Nullable(Type.String()),
+    ci: Nullable(Ci),
+    emittedAt: DateTime,
+    createdAt: DateTime,
+  },
+  { $id: 'EmittedResult' },
+);
 export type EmittedResult = Static<typeof EmittedResult>;
 export type CheckResult = EmittedResult['result'];
 
 /** One check name on a pull request: its latest result, and the earlier ones newest first. */
-export const Check = Type.Object({
-  ...EmittedResult.properties,
-  history: Type.Array(Ref(EmittedResult), { description: 'Earlier results of the same check name, newest first.' }),
-}, { $id: 'Check' });
+export const Check = Type.Object(
+  {
+    ...EmittedResult.properties,
+    history: Type.Array(Ref(EmittedResult), { description: 'Earlier results of the same check name, newest first.' }),
+  },
+  { $id: 'Check' },
+);
 export type Check = Static<typeof Check>;
 
 export const EmitBody = Type.Object(
@@ -44,7 +56,13 @@ export const EmitBody = Type.Object(
         emittedAt: DateTime,
         prNumber: PrNumber,
         repository: Type.Optional(Repository),
-        gitRepo: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'The normalized git remote (github.com/acme/api); stands in for a missing repository.' })),
+        gitRepo: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 500,
+            description: 'The normalized git remote (github.com/acme/api); stands in for a missing repository.',
+          }),
+        ),
         headSha: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{7,64}$' })),
         ci: Type.Optional(Ci),
       },

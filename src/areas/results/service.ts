@@ -55,21 +55,33 @@ function sameEmit(row: store.EmittedResultRow, candidate: store.EmittedResultRow
   );
 }
 
-function retryOf(stored: store.EmittedResultRow, candidate: store.EmittedResultRow): { result: EmittedResult; created: false } {
+function retryOf(
+  stored: store.EmittedResultRow,
+  candidate: store.EmittedResultRow,
+): { result: EmittedResult; created: false } {
   if (!sameEmit(stored, candidate)) {
-    throw apiError('conflict', `clientEmitId "${stored.client_emit_id}" was already used for a different result.`, { resultId: stored.id });
+    throw apiError('conflict', `clientEmitId "${stored.client_emit_id}" was already used for a different result.`, {
+      resultId: stored.id,
+    });
   }
   return { result: toWire(stored), created: false };
 }
 
-export async function emitResult(ctx: FactoryContext, input: EmitInput): Promise<{ result: EmittedResult; created: boolean }> {
-  const repository = input.repository ?? (input.gitRepo !== undefined ? repositoryOfGitRepo(input.gitRepo, 'emit.gitRepo') : undefined);
-  if (repository === undefined) throw bodyError('emit.repository', 'is required (or emit.gitRepo, the normalized git remote)');
-  if (!isHttpLink(input.link)) throw apiError('invalid_link', 'emit.link must be an http or https URL (the run that produced the result).');
+export async function emitResult(
+  ctx: FactoryContext,
+  input: EmitInput,
+): Promise<{ result: EmittedResult; created: boolean }> {
+  const repository =
+    input.repository ?? (input.gitRepo !== undefined ? repositoryOfGitRepo(input.gitRepo, 'emit.gitRepo') : undefined);
+  if (repository === undefined)
+    throw bodyError('emit.repository', 'is required (or emit.gitRepo, the normalized git remote)');
+  if (!isHttpLink(input.link))
+    throw apiError('invalid_link', 'emit.link must be an http or https URL (the run that produced the result).');
   const emittedAt = Date.parse(input.emittedAt);
   if (!Number.isFinite(emittedAt)) throw bodyError('emit.emittedAt', 'must be a date-time');
   const ci = input.ci === undefined ? null : JSON.stringify(input.ci);
-  if (ci !== null && ci.length > CI_JSON_LIMIT) throw bodyError('emit.ci', `must be at most ${CI_JSON_LIMIT} characters of JSON`);
+  if (ci !== null && ci.length > CI_JSON_LIMIT)
+    throw bodyError('emit.ci', `must be at most ${CI_JSON_LIMIT} characters of JSON`);
   const row: store.EmittedResultRow = {
     id: crypto.randomUUID(),
     org_id: ctx.orgId,
@@ -112,5 +124,7 @@ export async function listChecks(ctx: FactoryContext, repository: string, prNumb
     if (check) check.history.push(wire);
     else byName.set(row.name, { ...wire, history: [] });
   }
-  return [...byName.values()].sort((a, b) => (a.emittedAt === b.emittedAt ? a.name.localeCompare(b.name) : a.emittedAt < b.emittedAt ? 1 : -1));
+  return [...byName.values()].sort((a, b) =>
+    a.emittedAt === b.emittedAt ? a.name.localeCompare(b.name) : a.emittedAt < b.emittedAt ? 1 : -1,
+  );
 }

@@ -32,7 +32,12 @@ export async function insertResult(db: Db, row: EmittedResultRow): Promise<void>
 }
 
 export function findByClientId(db: Db, appId: string, clientEmitId: string) {
-  return db.selectFrom('emitted_results').selectAll().where('app_id', '=', appId).where('client_emit_id', '=', clientEmitId).executeTakeFirst();
+  return db
+    .selectFrom('emitted_results')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('client_emit_id', '=', clientEmitId)
+    .executeTakeFirst();
 }
 
 /** Every result emitted for one pull request, newest first (by emittedAt, then arrival, then id). */

@@ -13,7 +13,8 @@ export const SUBAGENTS_LISTED = 200;
 
 /** The full transcript: summary fields, turns with tool calls (images linked to the blob route), events. */
 export async function getSession(ctx: FactoryContext, traceId: string): Promise<SessionDetailWire> {
-  const row = (await store.findById(ctx.db, ctx.appId, traceId)) ?? (await store.findBySessionId(ctx.db, ctx.appId, traceId));
+  const row =
+    (await store.findById(ctx.db, ctx.appId, traceId)) ?? (await store.findBySessionId(ctx.db, ctx.appId, traceId));
   if (!row) throw apiError('session_not_found', 'No such session in this factory.');
   const [docRow, usage, parent, subagents] = await Promise.all([
     store.getDocument(ctx.db, ctx.appId, row.id),

@@ -16,12 +16,26 @@ export interface AgentSessionV1 {
   models: string[];
   turns: TurnV1[];
   events: EventV1[];
-  totals: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number; costUsd?: number | null; wallClockMs?: number; [k: string]: unknown };
+  totals: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheCreationTokens: number;
+    costUsd?: number | null;
+    wallClockMs?: number;
+    [k: string]: unknown;
+  };
   captureTier: 'metrics' | 'redacted' | 'full';
   warnings: { code: string; count: number; detail?: string }[];
   actor?: { id?: string; email?: string; [k: string]: unknown };
   subagent?: { agentId?: string; parentSessionId?: string; [k: string]: unknown };
-  outcome?: { prNumber?: number; prUrl?: string; prs?: { prNumber: number; prUrl?: string; commitShas?: string[] }[]; commitShas?: string[]; [k: string]: unknown };
+  outcome?: {
+    prNumber?: number;
+    prUrl?: string;
+    prs?: { prNumber: number; prUrl?: string; commitShas?: string[] }[];
+    commitShas?: string[];
+    [k: string]: unknown;
+  };
   title?: string;
   vendor?: Record<string, unknown>;
   workerKind?: 'seat' | 'cloud' | 'ci' | 'shared';
@@ -37,7 +51,14 @@ export interface TurnV1 {
   model?: string;
   source?: 'human' | 'peer' | 'notification';
   /** `cacheCreate1h` (API.md §10): the part of `cacheCreate` written with the one-hour TTL. */
-  usage?: { in: number; out: number; cacheRead: number; cacheCreate: number; cacheCreate1h?: number; [k: string]: unknown };
+  usage?: {
+    in: number;
+    out: number;
+    cacheRead: number;
+    cacheCreate: number;
+    cacheCreate1h?: number;
+    [k: string]: unknown;
+  };
   costUsd?: number | null;
   images?: { mediaType: string; sha256: string; bytes?: number }[];
   [k: string]: unknown;
@@ -243,7 +264,11 @@ export interface MergeResult {
  * shorter (a stale retry). A chunk part is merged in: turns by index and events by seq (the newer part wins
  * on the same index), session fields from the newer part, startedAt the earliest and endedAt the latest.
  */
-export function mergeSession(stored: AgentSessionV1 | null, storedParts: number[], incoming: AgentSessionV1): MergeResult {
+export function mergeSession(
+  stored: AgentSessionV1 | null,
+  storedParts: number[],
+  incoming: AgentSessionV1,
+): MergeResult {
   if (!stored) return { doc: incoming, changed: true, chunkParts: incoming.chunk ? [incoming.chunk.part] : [] };
   if (!incoming.chunk) {
     if (compareExtent(incoming, stored) < 0) return { doc: stored, changed: false, chunkParts: storedParts };
@@ -255,7 +280,9 @@ export function mergeSession(stored: AgentSessionV1 | null, storedParts: number[
   const events = new Map<number, EventV1>();
   for (const e of stored.events) events.set(e.seq, e);
   for (const e of incoming.events) events.set(e.seq, e);
-  const started = [stored.startedAt, incoming.startedAt].sort((a, b) => (parseInstant(a) ?? 0) - (parseInstant(b) ?? 0))[0]!;
+  const started = [stored.startedAt, incoming.startedAt].sort(
+    (a, b) => (parseInstant(a) ?? 0) - (parseInstant(b) ?? 0),
+  )[0]!;
   const ends = [stored.endedAt, incoming.endedAt].filter((v): v is string => typeof v === 'string');
   const ended = ends.sort((a, b) => (parseInstant(b) ?? 0) - (parseInstant(a) ?? 0))[0];
   const models = [...new Set([...stored.models, ...incoming.models])];
@@ -319,7 +346,8 @@ export function encodeDocument(doc: AgentSessionV1): EncodedDocument {
 
 export function decodeDocument(encoding: string, body: Uint8Array | ArrayBuffer): AgentSessionV1 {
   // pg gives a Buffer, libsql an ArrayBuffer.
-  const buf = body instanceof ArrayBuffer ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const buf =
+    body instanceof ArrayBuffer ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const raw = encoding === 'br' ? zlib.brotliDecompressSync(buf) : encoding === 'gzip' ? zlib.gunzipSync(buf) : buf;
   return JSON.parse(raw.toString('utf8')) as AgentSessionV1;
 }

@@ -8,7 +8,14 @@ import { requireUser } from '../orgs/service.js';
 import { recordSessionPrRefs } from '../prs/service.js';
 import { recordToolUsage } from '../metrics/service.js';
 import {
-  decodeDocument, encodeDocument, mergeSession, sessionKeyOf, summarize, type AgentSessionV1, type EncodedDocument, type SessionSummary,
+  decodeDocument,
+  encodeDocument,
+  mergeSession,
+  sessionKeyOf,
+  summarize,
+  type AgentSessionV1,
+  type EncodedDocument,
+  type SessionSummary,
 } from './document.js';
 import type { Signal } from './list-store.js';
 import * as store from './store.js';
@@ -35,9 +42,22 @@ export async function actorOfCaller(ctx: FactoryContext): Promise<SessionActor> 
   return { actorId: p.credentialId, actorName: p.label, credentialId: p.credentialId };
 }
 
-export type FacetSource = Pick<store.SessionRow,
-  'is_subagent' | 'repo' | 'actor_id' | 'actor_name' | 'agent_type' | 'branch' | 'models' | 'worker_kind' | 'origin' |
-  'steering_count' | 'rejected_tool_call_count' | 'tool_error_count' | 'api_error_count'>;
+export type FacetSource = Pick<
+  store.SessionRow,
+  | 'is_subagent'
+  | 'repo'
+  | 'actor_id'
+  | 'actor_name'
+  | 'agent_type'
+  | 'branch'
+  | 'models'
+  | 'worker_kind'
+  | 'origin'
+  | 'steering_count'
+  | 'rejected_tool_call_count'
+  | 'tool_error_count'
+  | 'api_error_count'
+>;
 
 /** The counters one top-level session adds to (subagent sessions count in none). */
 export function facetContributions(row: FacetSource): store.FacetDelta[] {
@@ -57,7 +77,9 @@ export function facetContributions(row: FacetSource): store.FacetDelta[] {
 }
 
 /** The list's `signal` filter values a session matches (the same rules as the SQL filter in list-store.ts). */
-export function signalsOf(row: Pick<store.SessionRow, 'steering_count' | 'rejected_tool_call_count' | 'tool_error_count' | 'api_error_count'>): Signal[] {
+export function signalsOf(
+  row: Pick<store.SessionRow, 'steering_count' | 'rejected_tool_call_count' | 'tool_error_count' | 'api_error_count'>,
+): Signal[] {
   const out: Signal[] = [];
   if (row.steering_count > 0) out.push('hands-on');
   if (row.rejected_tool_call_count > 0) out.push('denied');
@@ -79,7 +101,14 @@ function facetDeltas(before: store.FacetDelta[], after: store.FacetDelta[]): sto
   return [...byKey.values()].filter((d) => d.delta !== 0);
 }
 
-function rowOf(ctx: FactoryContext, id: string, s: SessionSummary, actor: SessionActor, now: number, createdAt: number): store.SessionRow {
+function rowOf(
+  ctx: FactoryContext,
+  id: string,
+  s: SessionSummary,
+  actor: SessionActor,
+  now: number,
+  createdAt: number,
+): store.SessionRow {
   return {
     id,
     org_id: ctx.orgId,
@@ -191,7 +220,11 @@ export function prepareSessions(docs: readonly AgentSessionV1[]): PreparedSessio
  * whole batch costs a handful of statements (one per table), not a handful per session.
  */
 export async function storeSessions(
-  ctx: FactoryContext, db: Db, docs: readonly AgentSessionV1[], actor: SessionActor, prepared: PreparedSessions = new Map(),
+  ctx: FactoryContext,
+  db: Db,
+  docs: readonly AgentSessionV1[],
+  actor: SessionActor,
+  prepared: PreparedSessions = new Map(),
 ): Promise<void> {
   if (!docs.length) return;
   const now = ctx.clock.now();
@@ -199,7 +232,11 @@ export async function storeSessions(
   const pending = new Map<string, Pending>();
   const load = async (keys: string[]) => {
     const rows = await store.findByKeys(db, ctx.appId, keys);
-    const stored = await store.getDocuments(db, ctx.appId, rows.map((r) => r.id));
+    const stored = await store.getDocuments(
+      db,
+      ctx.appId,
+      rows.map((r) => r.id),
+    );
     const docById = new Map(stored.map((d) => [d.session_id, d]));
     for (const row of rows) {
       const d = docById.get(row.id);
@@ -220,11 +257,14 @@ export async function storeSessions(
     const current = pending.get(key);
     const merged = mergeSession(current?.doc ?? null, current?.parts ?? [], incoming);
     if (!current) pending.set(key, { key, before: null, doc: merged.doc, parts: merged.chunkParts, changed: true });
-    else if (merged.changed) Object.assign(current, { doc: merged.doc, parts: merged.chunkParts, changed: true, summary: undefined });
+    else if (merged.changed)
+      Object.assign(current, { doc: merged.doc, parts: merged.chunkParts, changed: true, summary: undefined });
   };
   for (const incoming of docs) fold(incoming);
 
-  let changed = [...pending.values()].filter((p): p is Pending & { doc: AgentSessionV1 } => p.changed && p.doc !== null);
+  let changed = [...pending.values()].filter(
+    (p): p is Pending & { doc: AgentSessionV1 } => p.changed && p.doc !== null,
+  );
   const fresh = changed.filter((p) => !p.before);
   if (fresh.length) {
     // Sorted by key, so concurrent syncs of the same sessions wait on each other instead of deadlocking.
@@ -243,7 +283,15 @@ export async function storeSessions(
       for (const incoming of docs) if (raced.some((p) => p.key === sessionKeyOf(incoming))) fold(incoming);
     }
     changed = [...pending.values()].filter((p): p is Pending & { doc: AgentSessionV1 } => p.changed && p.doc !== null);
-    await writeAll(ctx, db, changed, rows.filter((r) => inserted.has(r.session_key)), actor, now, prepared);
+    await writeAll(
+      ctx,
+      db,
+      changed,
+      rows.filter((r) => inserted.has(r.session_key)),
+      actor,
+      now,
+      prepared,
+    );
     return;
   }
   await writeAll(ctx, db, changed, [], actor, now, prepared);
@@ -252,16 +300,31 @@ export async function storeSessions(
 type Folded = Pending & { doc: AgentSessionV1 };
 
 function summaryOf(p: Folded, prepared: PreparedSessions): SessionSummary {
-  p.summary ??= { ...(prepared.get(p.doc)?.summary ?? summarize(p.doc)), chunkParts: p.parts, chunkOf: p.doc.chunk?.of ?? null };
+  p.summary ??= {
+    ...(prepared.get(p.doc)?.summary ?? summarize(p.doc)),
+    chunkParts: p.parts,
+    chunkOf: p.doc.chunk?.of ?? null,
+  };
   return p.summary;
 }
 
 /** Update the replaced rows, then usage, documents and counters of every changed session in one go each. */
 async function writeAll(
-  ctx: FactoryContext, db: Db, changed: Folded[], insertedRows: store.SessionRow[], actor: SessionActor, now: number, prepared: PreparedSessions,
+  ctx: FactoryContext,
+  db: Db,
+  changed: Folded[],
+  insertedRows: store.SessionRow[],
+  actor: SessionActor,
+  now: number,
+  prepared: PreparedSessions,
 ): Promise<void> {
   const insertedByKey = new Map(insertedRows.map((r) => [r.session_key, r]));
-  const written: { before: store.SessionRow | null; row: store.SessionRow; summary: SessionSummary; doc: AgentSessionV1 }[] = [];
+  const written: {
+    before: store.SessionRow | null;
+    row: store.SessionRow;
+    summary: SessionSummary;
+    doc: AgentSessionV1;
+  }[] = [];
   const updates: Parameters<typeof store.updateSessions>[2] = [];
   for (const p of changed) {
     const summary = summaryOf(p, prepared);
@@ -271,7 +334,11 @@ async function writeAll(
       continue;
     }
     if (!p.before) continue; // lost a race and not reloaded: nothing of ours to write
-    const kept: SessionActor = { actorId: p.before.actor_id, actorName: p.before.actor_name, credentialId: p.before.credential_id };
+    const kept: SessionActor = {
+      actorId: p.before.actor_id,
+      actorName: p.before.actor_name,
+      credentialId: p.before.credential_id,
+    };
     const row = rowOf(ctx, p.before.id, summary, kept, now, p.before.created_at);
     const { id: _id, org_id: _o, app_id: _a, session_key: _k, created_at: _c, ...changes } = row;
     updates.push({ id: p.before.id, ...changes });
@@ -282,21 +349,58 @@ async function writeAll(
 
   // Only a replaced session can have usage, tool or PR rows already: an inserted one has a new id.
   const replaced = written.filter((w) => w.before).map((w) => w.row.id);
-  await store.replaceModelUsage(db, ctx.appId, replaced, written.flatMap((w) => usageRows(w.row, w.summary)));
+  await store.replaceModelUsage(
+    db,
+    ctx.appId,
+    replaced,
+    written.flatMap((w) => usageRows(w.row, w.summary)),
+  );
   // Per-tool counters for the metrics tool breakdown, from the same merged documents.
-  await recordToolUsage(db, ctx.appId, written.map((w) => ({
-    session: { id: w.row.id, orgId: w.row.org_id, appId: w.row.app_id, startedAt: w.row.started_at, repo: w.row.repo, isSubagent: w.row.is_subagent === 1 },
-    turns: w.doc.turns,
-  })), replaced);
+  await recordToolUsage(
+    db,
+    ctx.appId,
+    written.map((w) => ({
+      session: {
+        id: w.row.id,
+        orgId: w.row.org_id,
+        appId: w.row.app_id,
+        startedAt: w.row.started_at,
+        repo: w.row.repo,
+        isSubagent: w.row.is_subagent === 1,
+      },
+      turns: w.doc.turns,
+    })),
+    replaced,
+  );
   // The PRs each session names, as rows, for the metrics' PR spend tiles (joined in SQL).
-  await recordSessionPrRefs(db, ctx.appId, written.map((w) => w.row), replaced);
+  await recordSessionPrRefs(
+    db,
+    ctx.appId,
+    written.map((w) => w.row),
+    replaced,
+  );
   // The verification facts the verdict reads (issue 39).
-  await storeSessionFacts(db, ctx.appId, written.map((w) => ({ id: w.row.id, doc: w.doc })), now, ctx.log);
-  await store.putDocuments(db, written.map((w) => {
-    // A document stored exactly as it came was compressed before the transaction; a merged one is compressed here.
-    const encoded = prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc);
-    return { session_id: w.row.id, app_id: ctx.appId, encoding: encoded.encoding, raw_bytes: encoded.rawBytes, body: encoded.body };
-  }));
+  await storeSessionFacts(
+    db,
+    ctx.appId,
+    written.map((w) => ({ id: w.row.id, doc: w.doc })),
+    now,
+    ctx.log,
+  );
+  await store.putDocuments(
+    db,
+    written.map((w) => {
+      // A document stored exactly as it came was compressed before the transaction; a merged one is compressed here.
+      const encoded = prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc);
+      return {
+        session_id: w.row.id,
+        app_id: ctx.appId,
+        encoding: encoded.encoding,
+        raw_bytes: encoded.rawBytes,
+        body: encoded.body,
+      };
+    }),
+  );
 
   const facetTotals = new Map<string, store.FacetDelta>();
   const repoTotals = new Map<string, store.RepoDelta>();
@@ -321,7 +425,8 @@ async function writeAll(
     addRepo(w.row.repo, w.row.is_subagent ? 0 : 1, w.row.cost_micros);
   }
   // A fixed order keeps concurrent writers from taking counter rows in opposite orders (deadlocks).
-  const byKey = <T>(m: Map<string, T>) => [...m.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
+  const byKey = <T>(m: Map<string, T>) =>
+    [...m.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
   await store.applyFacetDeltas(db, ctx.appId, byKey(facetTotals));
   await store.applyRepoDeltas(db, ctx.appId, byKey(repoTotals));
 }

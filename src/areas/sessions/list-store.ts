@@ -4,7 +4,13 @@ import { CompiledQuery } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
 import type { SessionRow } from './store.js';
 
-export type SortColumn = 'started_at' | 'cost_micros' | 'error_count' | 'turn_count' | 'steering_count' | 'tool_error_rate_ppm';
+export type SortColumn =
+  | 'started_at'
+  | 'cost_micros'
+  | 'error_count'
+  | 'turn_count'
+  | 'steering_count'
+  | 'tool_error_rate_ppm';
 export type Signal = 'hands-on' | 'denied' | 'tool-errors' | 'provider-errors' | 'clean';
 
 export interface ListFilter {
@@ -42,7 +48,10 @@ function escapeLike(s: string): string {
  *   indexes carry the title (migration 0019), so the count of a window reads no table row.
  * Both apply the same LIKE to the same titles: the plan changes the cost, never the rows.
  */
-type TitlePlan = { kind: 'none' } | { kind: 'scan'; pattern: string } | { kind: 'candidates'; pattern: string; phrase: string };
+type TitlePlan =
+  | { kind: 'none' }
+  | { kind: 'scan'; pattern: string }
+  | { kind: 'candidates'; pattern: string; phrase: string };
 
 /** One plan per list request: the page and its count share the estimate (the filter object is the request's). */
 const titlePlans = new WeakMap<ListFilter, Promise<TitlePlan>>();
@@ -103,7 +112,8 @@ function likePattern(st: Statement, pattern: string): string {
 async function walkEstimate(db: Db, appId: string, filter: ListFilter): Promise<number | undefined> {
   if ((filter.from === undefined && filter.to === undefined) || filter.includeSubagents) return filter.scopeRows;
   const st = new Statement('sqlite');
-  const scope = () => `app_id = ${st.bind(appId)}${filter.repo !== null ? ` and repo = ${st.bind(filter.repo)}` : ''} and is_subagent = 0`;
+  const scope = () =>
+    `app_id = ${st.bind(appId)}${filter.repo !== null ? ` and repo = ${st.bind(filter.repo)}` : ''} and is_subagent = 0`;
   const lo = `(select started_at from sessions where ${scope()} order by started_at asc limit 1)`;
   const hi = `(select started_at from sessions where ${scope()} order by started_at desc limit 1)`;
   const row = (await st.run<{ lo: number | null; hi: number | null }>(db, `select ${lo} as lo, ${hi} as hi`))[0];
@@ -127,8 +137,12 @@ async function chooseTitlePlan(db: Db, dialect: Dialect, appId: string, filter: 
   const phrase = `"${needle.replace(/"/g, '""')}"`;
   const cap = candidateCap(await walkEstimate(db, appId, filter));
   const st = new Statement('sqlite');
-  const row = (await st.run<{ n: number }>(db,
-    `select count(*) as n from (select 1 from session_title_fts where session_title_fts match ${st.bind(phrase)} limit ${st.bind(cap)})`))[0];
+  const row = (
+    await st.run<{ n: number }>(
+      db,
+      `select count(*) as n from (select 1 from session_title_fts where session_title_fts match ${st.bind(phrase)} limit ${st.bind(cap)})`,
+    )
+  )[0];
   return Number(row?.n ?? 0) < cap ? { kind: 'candidates', pattern, phrase } : { kind: 'scan', pattern };
 }
 
@@ -162,12 +176,27 @@ function where(st: Statement, appId: string, filter: ListFilter, plan: TitlePlan
     parts.push(`sessions.models like ${likePattern(st, `%${escapeLike(JSON.stringify(filter.model))}%`)} escape '\\'`);
   }
   switch (filter.signal) {
-    case 'hands-on': parts.push('sessions.steering_count > 0'); break;
-    case 'denied': parts.push('sessions.rejected_tool_call_count > 0'); break;
-    case 'tool-errors': parts.push('sessions.tool_error_count > 0'); break;
-    case 'provider-errors': parts.push('sessions.api_error_count > 0'); break;
-    case 'clean': parts.push('sessions.tool_error_count = 0', 'sessions.api_error_count = 0', 'sessions.rejected_tool_call_count = 0'); break;
-    default: break;
+    case 'hands-on':
+      parts.push('sessions.steering_count > 0');
+      break;
+    case 'denied':
+      parts.push('sessions.rejected_tool_call_count > 0');
+      break;
+    case 'tool-errors':
+      parts.push('sessions.tool_error_count > 0');
+      break;
+    case 'provider-errors':
+      parts.push('sessions.api_error_count > 0');
+      break;
+    case 'clean':
+      parts.push(
+        'sessions.tool_error_count = 0',
+        'sessions.api_error_count = 0',
+        'sessions.rejected_tool_call_count = 0',
+      );
+      break;
+    default:
+      break;
   }
   return parts.join(' and ');
 }
@@ -190,11 +219,21 @@ function orderBy(sort: SortColumn, dir: 'asc' | 'desc'): string {
 }
 
 export async function listPage(
-  db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, offset: number,
+  db: Db,
+  dialect: Dialect,
+  appId: string,
+  filter: ListFilter,
+  sort: SortColumn,
+  dir: 'asc' | 'desc',
+  limit: number,
+  offset: number,
 ): Promise<SessionRow[]> {
   const st = new Statement(dialect);
   const from = await matching(db, st, appId, filter);
-  return st.run<SessionRow>(db, `select sessions.* ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)} offset ${st.bind(offset)}`);
+  return st.run<SessionRow>(
+    db,
+    `select sessions.* ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)} offset ${st.bind(offset)}`,
+  );
 }
 
 /**
@@ -204,7 +243,14 @@ export async function listPage(
  * total; at `probe` it is only a lower bound (the page is right either way while offset + limit ≤ probe).
  */
 export async function pageAndMatches(
-  db: Db, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, offset: number, probe: number,
+  db: Db,
+  appId: string,
+  filter: ListFilter,
+  sort: SortColumn,
+  dir: 'asc' | 'desc',
+  limit: number,
+  offset: number,
+  probe: number,
 ): Promise<{ rows: SessionRow[]; matches: number }> {
   const st = new Statement('postgres');
   const from = await matching(db, st, appId, filter);
@@ -233,7 +279,14 @@ export interface ListCursor {
  * so the thousandth page costs what the first does). Exports page through a whole list with it.
  */
 export async function listAfter(
-  db: Db, dialect: Dialect, appId: string, filter: ListFilter, sort: SortColumn, dir: 'asc' | 'desc', limit: number, after: ListCursor | null,
+  db: Db,
+  dialect: Dialect,
+  appId: string,
+  filter: ListFilter,
+  sort: SortColumn,
+  dir: 'asc' | 'desc',
+  limit: number,
+  after: ListCursor | null,
 ): Promise<SessionRow[]> {
   const st = new Statement(dialect);
   let text = `select sessions.* ${await matching(db, st, appId, filter)}`;
@@ -245,9 +298,20 @@ export async function listAfter(
 }
 
 /** How many sessions match, counting at most `cap` (a scan stops there). */
-export async function countMatching(db: Db, dialect: Dialect, appId: string, filter: ListFilter, cap: number): Promise<number> {
+export async function countMatching(
+  db: Db,
+  dialect: Dialect,
+  appId: string,
+  filter: ListFilter,
+  cap: number,
+): Promise<number> {
   const st = new Statement(dialect);
   const from = await matching(db, st, appId, filter);
-  const row = (await st.run<{ n: number | string }>(db, `select count(*) as n from (select 1 as one ${from} limit ${st.bind(cap)}) as m`))[0];
+  const row = (
+    await st.run<{ n: number | string }>(
+      db,
+      `select count(*) as n from (select 1 as one ${from} limit ${st.bind(cap)}) as m`,
+    )
+  )[0];
   return Number(row?.n ?? 0);
 }

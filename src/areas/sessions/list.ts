@@ -3,7 +3,14 @@
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { normalizeRepo } from '../../codehost/repository-name.js';
-import { ORIGINS, type ExportQuery, type ListQuery, type SessionListWire, type SessionWire, type SortKey } from './schema.js';
+import {
+  ORIGINS,
+  type ExportQuery,
+  type ListQuery,
+  type SessionListWire,
+  type SessionWire,
+  type SortKey,
+} from './schema.js';
 import * as listStore from './list-store.js';
 import * as store from './store.js';
 import { actorView, enrich, toWire, type ActorView } from './wire.js';
@@ -43,22 +50,34 @@ interface ListPlan {
 /** Validate a list query (the list's 4xx answers) and turn it into the store's filter and order. */
 async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan> {
   if (query.pr !== undefined) {
-    throw apiError('pr_filter_unsupported', 'The session list cannot filter by pull request; use GET /v1/prs/{owner}/{repo}/{number} for the sessions linked to a pull request.');
+    throw apiError(
+      'pr_filter_unsupported',
+      'The session list cannot filter by pull request; use GET /v1/prs/{owner}/{repo}/{number} for the sessions linked to a pull request.',
+    );
   }
   const actors = actorView(ctx);
   if (query.actor !== undefined && !actors.team) {
     throw apiError('actor_filter_forbidden', 'Filtering by actor needs the sessions.read_team permission.');
   }
-  const origins = query.origin !== undefined ? query.origin.split(',').map((o) => o.trim()).filter(Boolean) : undefined;
+  const origins =
+    query.origin !== undefined
+      ? query.origin
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean)
+      : undefined;
   for (const o of origins ?? []) {
-    if (!(ORIGINS as readonly string[]).includes(o)) throw queryError('origin', `must be a comma list of ${ORIGINS.join(', ')}`);
+    if (!(ORIGINS as readonly string[]).includes(o))
+      throw queryError('origin', `must be a comma list of ${ORIGINS.join(', ')}`);
   }
   const from = query.from !== undefined ? Date.parse(query.from) : undefined;
   const to = query.to !== undefined ? Date.parse(query.to) : undefined;
-  if (from !== undefined && to !== undefined && from > to) throw apiError('invalid_date_range', 'from must not be after to.');
+  if (from !== undefined && to !== undefined && from > to)
+    throw apiError('invalid_date_range', 'from must not be after to.');
   let includeSubagents = false;
   if (query.includeSubagents !== undefined) {
-    if (!['1', '0', 'true', 'false'].includes(query.includeSubagents)) throw queryError('includeSubagents', 'must be 1 or 0');
+    if (!['1', '0', 'true', 'false'].includes(query.includeSubagents))
+      throw queryError('includeSubagents', 'must be 1 or 0');
     includeSubagents = query.includeSubagents === '1' || query.includeSubagents === 'true';
   }
 
@@ -90,7 +109,15 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
     ...(to !== undefined ? { to } : {}),
     ...(query.signal !== undefined ? { signal: query.signal } : {}),
   };
-  return { actors, filter, repoRows, repo, repoSelection, sort: SORT_COLUMNS[query.sort ?? 'startedAt'], dir: query.dir ?? 'desc' };
+  return {
+    actors,
+    filter,
+    repoRows,
+    repo,
+    repoSelection,
+    sort: SORT_COLUMNS[query.sort ?? 'startedAt'],
+    dir: query.dir ?? 'desc',
+  };
 }
 
 export async function listSessions(ctx: FactoryContext, query: ListQuery): Promise<SessionListWire> {
@@ -113,7 +140,12 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   if (filter.signal !== undefined) facetFilters.push(['signal', [filter.signal]]);
   // How big the scope is, for the store's choice of how to read a title search (never for the rows).
   filter.scopeRows = inRepo;
-  const scanned = filter.includeSubagents || filter.q !== undefined || filter.from !== undefined || filter.to !== undefined || facetFilters.length > 1;
+  const scanned =
+    filter.includeSubagents ||
+    filter.q !== undefined ||
+    filter.from !== undefined ||
+    filter.to !== undefined ||
+    facetFilters.length > 1;
 
   const dialect = ctx.gateway.dialect;
   const count = () => listStore.countMatching(ctx.db, dialect, ctx.appId, filter, TOTAL_CAP);
@@ -145,23 +177,31 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
     ]);
     rows = page;
     counted = countedAlongside;
-    if (scanned && !alongside) counted = rows.length < limit && (rows.length > 0 || offset === 0) ? offset + rows.length : await count();
+    if (scanned && !alongside)
+      counted = rows.length < limit && (rows.length > 0 || offset === 0) ? offset + rows.length : await count();
   }
   const facetRows = await facetsRead;
   let total = counted ?? inRepo;
   if (counted === null && facetFilters.length === 1) {
     const [kind, values] = facetFilters[0]!;
-    total = facetRows.filter((f) => f.kind === kind && values.includes(f.value)).reduce((n, f) => n + Number(f.sessions), 0);
+    total = facetRows
+      .filter((f) => f.kind === kind && values.includes(f.value))
+      .reduce((n, f) => n + Number(f.sessions), 0);
   }
 
-  const facetValues = (kind: store.FacetKind) => facetRows.filter((f) => f.kind === kind).map((f) => f.value).sort();
+  const facetValues = (kind: store.FacetKind) =>
+    facetRows
+      .filter((f) => f.kind === kind)
+      .map((f) => f.value)
+      .sort();
   const actorRows = facetRows.filter((f) => f.kind === 'actor');
   const actorNames: Record<string, string> = {};
   for (const a of actorRows) actorNames[actors.id(a.value)] = actors.name(a.value, a.label ?? a.value);
   for (const r of rows) actorNames[actors.id(r.actor_id)] ??= actors.name(r.actor_id, r.actor_name);
   const originCounts = { agent: 0, interactive: 0, worker: 0 };
   for (const f of facetRows) {
-    if (f.kind === 'origin' && (f.value === 'agent' || f.value === 'interactive' || f.value === 'worker')) originCounts[f.value] += Number(f.sessions);
+    if (f.kind === 'origin' && (f.value === 'agent' || f.value === 'interactive' || f.value === 'worker'))
+      originCounts[f.value] += Number(f.sessions);
   }
   const pinned = repo !== null && reposWithSessions.some((r) => r.repo === repo);
   const extra = await enrich(ctx, rows);
@@ -170,7 +210,9 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
     total,
     repo: repo ?? '',
     repoSelection,
-    repositories: reposWithSessions.slice(0, MAX_REPOSITORIES_LISTED).map((r) => ({ repo: r.repo, sessions: Number(r.sessions) })),
+    repositories: reposWithSessions
+      .slice(0, MAX_REPOSITORIES_LISTED)
+      .map((r) => ({ repo: r.repo, sessions: Number(r.sessions) })),
     repositoriesTotal: reposWithSessions.length,
     hiddenRepositories: repo === null ? 0 : reposWithSessions.length - (pinned ? 1 : 0),
     hiddenSessions: repo === null ? 0 : allSessions - inRepo,
@@ -193,12 +235,24 @@ export const EXPORT_BATCH = 500;
  * without its limit/offset: validates first (throwing the list's 4xx answers), then yields the rows page
  * by page (keyset), so a caller can stream them with one page in memory.
  */
-export async function exportSessions(ctx: FactoryContext, query: Omit<ExportQuery, 'format'>): Promise<AsyncIterable<SessionWire>> {
+export async function exportSessions(
+  ctx: FactoryContext,
+  query: Omit<ExportQuery, 'format'>,
+): Promise<AsyncIterable<SessionWire>> {
   const { actors, filter, sort, dir } = await planList(ctx, query);
   return (async function* rows() {
     let after: listStore.ListCursor | null = null;
     for (;;) {
-      const page = await listStore.listAfter(ctx.db, ctx.gateway.dialect, ctx.appId, filter, sort, dir, EXPORT_BATCH, after);
+      const page = await listStore.listAfter(
+        ctx.db,
+        ctx.gateway.dialect,
+        ctx.appId,
+        filter,
+        sort,
+        dir,
+        EXPORT_BATCH,
+        after,
+      );
       if (page.length === 0) return;
       const extra = await enrich(ctx, page);
       for (const row of page) yield toWire(row, actors, extra);

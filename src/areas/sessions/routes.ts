@@ -47,52 +47,76 @@ export const SESSION_CSV_COLUMNS: CsvColumn<SessionWire>[] = [
 ];
 
 export const sessionsRoutes: AreaRoutes = (app) => {
-  app.get('/sessions/export', {
-    config: { guard: { permission: 'sessions.read' }, rateLimit: 'observability-read' },
-    schema: {
-      summary: 'Download the session list (CSV or JSON), streamed',
-      tags: ['sessions'],
-      description:
-        'Every session `GET /v1/sessions` would list for the same query (filters, repository scope, sort, dir; no limit/offset), ' +
-        'with the same permissions, errors and actor pseudonyms. `format=csv` (default; text values a spreadsheet would run as a formula ' +
-        'start with an apostrophe) or `format=json` (an array of the list\'s session objects). Streamed from the store page by page.',
-      querystring: ExportQuery,
-      response: { 200: exportResponse('An array of the session objects of GET /v1/sessions.') },
+  app.get(
+    '/sessions/export',
+    {
+      config: { guard: { permission: 'sessions.read' }, rateLimit: 'observability-read' },
+      schema: {
+        summary: 'Download the session list (CSV or JSON), streamed',
+        tags: ['sessions'],
+        description:
+          'Every session `GET /v1/sessions` would list for the same query (filters, repository scope, sort, dir; no limit/offset), ' +
+          'with the same permissions, errors and actor pseudonyms. `format=csv` (default; text values a spreadsheet would run as a formula ' +
+          "start with an apostrophe) or `format=json` (an array of the list's session objects). Streamed from the store page by page.",
+        querystring: ExportQuery,
+        response: { 200: exportResponse('An array of the session objects of GET /v1/sessions.') },
+      },
     },
-  }, async (req, reply) => {
-    const { format = 'csv', ...query } = req.query;
-    const rows = await exportSessions(factoryContext(req.ctx), query);
-    return sendDownload(reply, format, 'sessions', format === 'csv' ? csvLines(SESSION_CSV_COLUMNS, rows) : jsonArray(rows));
-  });
+    async (req, reply) => {
+      const { format = 'csv', ...query } = req.query;
+      const rows = await exportSessions(factoryContext(req.ctx), query);
+      return sendDownload(
+        reply,
+        format,
+        'sessions',
+        format === 'csv' ? csvLines(SESSION_CSV_COLUMNS, rows) : jsonArray(rows),
+      );
+    },
+  );
 
-  app.get('/sessions', {
-    config: { guard: { permission: 'sessions.read' }, rateLimit: 'observability-read' },
-    schema: {
-      summary: 'List agent sessions',
-      tags: ['sessions'],
-      description:
-        'Scoped to the dominant repo (highest total spend) unless `repo` (empty = sessions with no repository) or `repoScope=all` is given. ' +
-        'Without sessions.read_team actors are pseudonymous (`anon-` + 16 hex, name `anonymous`) and `actor` answers 400 actor_filter_forbidden. ' +
-        '`pr` answers 400 pr_filter_unsupported. Sort: startedAt, cost, errors, turns, steering, toolErrorRate; dir asc|desc; ' +
-        'signal: hands-on, denied, tool-errors, provider-errors, clean; origin: comma list of interactive, agent, worker.',
-      querystring: ListQuery,
-      response: { 200: Data(SessionList) },
+  app.get(
+    '/sessions',
+    {
+      config: { guard: { permission: 'sessions.read' }, rateLimit: 'observability-read' },
+      schema: {
+        summary: 'List agent sessions',
+        tags: ['sessions'],
+        description:
+          'Scoped to the dominant repo (highest total spend) unless `repo` (empty = sessions with no repository) or `repoScope=all` is given. ' +
+          'Without sessions.read_team actors are pseudonymous (`anon-` + 16 hex, name `anonymous`) and `actor` answers 400 actor_filter_forbidden. ' +
+          '`pr` answers 400 pr_filter_unsupported. Sort: startedAt, cost, errors, turns, steering, toolErrorRate; dir asc|desc; ' +
+          'signal: hands-on, denied, tool-errors, provider-errors, clean; origin: comma list of interactive, agent, worker.',
+        querystring: ListQuery,
+        response: { 200: Data(SessionList) },
+      },
     },
-  }, async (req) => ({ data: await listSessions(factoryContext(req.ctx), req.query) }));
+    async (req) => ({ data: await listSessions(factoryContext(req.ctx), req.query) }),
+  );
 
-  app.get('/sessions/:traceId', {
-    config: { guard: { permission: 'sessions.read' }, rateLimit: 'session-detail' },
-    schema: {
-      summary: 'Read one session with its full transcript',
-      tags: ['sessions'],
-      description: 'Session fields, turns with tool calls (images link to GET /v1/agents/blob/{sha256}), events, warnings and per-model usage.',
-      params: Type.Object({ traceId: Type.String({ minLength: 1, maxLength: 200, description: "The trace id, or the session's own sessionId (the id its agent wrote) within the factory." }) }),
-      response: { 200: Data(SessionDetail) },
+  app.get(
+    '/sessions/:traceId',
+    {
+      config: { guard: { permission: 'sessions.read' }, rateLimit: 'session-detail' },
+      schema: {
+        summary: 'Read one session with its full transcript',
+        tags: ['sessions'],
+        description:
+          'Session fields, turns with tool calls (images link to GET /v1/agents/blob/{sha256}), events, warnings and per-model usage.',
+        params: Type.Object({
+          traceId: Type.String({
+            minLength: 1,
+            maxLength: 200,
+            description: "The trace id, or the session's own sessionId (the id its agent wrote) within the factory.",
+          }),
+        }),
+        response: { 200: Data(SessionDetail) },
+      },
     },
-  }, async (req) => {
-    const ctx = factoryContext(req.ctx);
-    const session = await getSession(ctx, req.params.traceId);
-    const verification = await verificationOfSession(ctx, session, () => session);
-    return { data: verification === undefined ? session : { ...session, verification } };
-  });
+    async (req) => {
+      const ctx = factoryContext(req.ctx);
+      const session = await getSession(ctx, req.params.traceId);
+      const verification = await verificationOfSession(ctx, session, () => session);
+      return { data: verification === undefined ? session : { ...session, verification } };
+    },
+  );
 };

@@ -46,7 +46,9 @@ export const Session = Type.Object({
   actorName: Type.String(),
   contextSourceVerification: Type.Union([Type.Literal('verified'), Type.Literal('unverified'), Type.Literal('absent')]),
   origin: Type.Union([Type.Literal('interactive'), Type.Literal('agent'), Type.Literal('worker')]),
-  prOutcomes: Type.Array(Type.Object({ prNumber: Type.Number(), prUrl: Type.String(), ciGreen: Score, merged: Score, reverted: Score })),
+  prOutcomes: Type.Array(
+    Type.Object({ prNumber: Type.Number(), prUrl: Type.String(), ciGreen: Score, merged: Score, reverted: Score }),
+  ),
   // Additive fields beyond the spec's list.
   repo: Type.String(),
   agentVersion: Nullable(Type.String()),
@@ -90,43 +92,61 @@ export const SessionDetail = Type.Object({
   turns: Type.Array(Type.Unknown()),
   events: Type.Array(Type.Unknown()),
   warnings: Type.Array(Type.Unknown()),
-  modelUsage: Type.Array(Type.Object({ model: Type.String(), turns: Type.Integer(), costUsd: Type.Number(), tokens: Tokens })),
-  parentTraceId: Nullable(Type.String({ description: "the parent session's traceId, when this subagent's parent is stored in this factory" })),
-  subagents: Type.Array(Type.Object({
-    traceId: Type.String(), sessionId: Type.String(), subagentId: Nullable(Type.String()), title: Type.String(), agentType: Type.String(),
-    startedAt: DateTime, costUsd: Type.Number(),
-    costStatus: Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]),
-  }), { description: 'this session\'s subagent sessions (up to 200, oldest first)' }),
+  modelUsage: Type.Array(
+    Type.Object({ model: Type.String(), turns: Type.Integer(), costUsd: Type.Number(), tokens: Tokens }),
+  ),
+  parentTraceId: Nullable(
+    Type.String({ description: "the parent session's traceId, when this subagent's parent is stored in this factory" }),
+  ),
+  subagents: Type.Array(
+    Type.Object({
+      traceId: Type.String(),
+      sessionId: Type.String(),
+      subagentId: Nullable(Type.String()),
+      title: Type.String(),
+      agentType: Type.String(),
+      startedAt: DateTime,
+      costUsd: Type.Number(),
+      costStatus: Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]),
+    }),
+    { description: "this session's subagent sessions (up to 200, oldest first)" },
+  ),
   // What the session provably did (API.md §11); absent at the metrics tier; `runs[].command` only at the full tier.
   verification: Type.Optional(SessionVerification),
 });
 
 const Filter = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 
-export const ListQuery = Type.Object({
-  limit: Type.Optional(Limit(100, 25)),
-  offset: Type.Optional(Offset({ default: 0 })),
-  repo: Filter(500),
-  repoScope: Type.Optional(Type.Literal('all')),
-  branch: Filter(500),
-  agentType: Filter(500),
-  model: Filter(500),
-  workerKind: Filter(500),
-  actor: Filter(500),
-  origin: Filter(500),
-  q: Filter(200),
-  from: Type.Optional(DateTimeQuery()),
-  to: Type.Optional(DateTimeQuery()),
-  sort: Type.Optional(Type.Union(SORT_KEYS.map((k) => Type.Literal(k)))),
-  dir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
-  signal: Type.Optional(Type.Union(SIGNALS.map((s) => Type.Literal(s)))),
-  includeSubagents: Type.Optional(Type.String({ maxLength: 5 })),
-  // Declared so that it answers 400 pr_filter_unsupported rather than a generic unknown-parameter error.
-  pr: Type.Optional(Type.String({ maxLength: 200 })),
-}, { additionalProperties: false });
+export const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Limit(100, 25)),
+    offset: Type.Optional(Offset({ default: 0 })),
+    repo: Filter(500),
+    repoScope: Type.Optional(Type.Literal('all')),
+    branch: Filter(500),
+    agentType: Filter(500),
+    model: Filter(500),
+    workerKind: Filter(500),
+    actor: Filter(500),
+    origin: Filter(500),
+    q: Filter(200),
+    from: Type.Optional(DateTimeQuery()),
+    to: Type.Optional(DateTimeQuery()),
+    sort: Type.Optional(Type.Union(SORT_KEYS.map((k) => Type.Literal(k)))),
+    dir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+    signal: Type.Optional(Type.Union(SIGNALS.map((s) => Type.Literal(s)))),
+    includeSubagents: Type.Optional(Type.String({ maxLength: 5 })),
+    // Declared so that it answers 400 pr_filter_unsupported rather than a generic unknown-parameter error.
+    pr: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
 
 const { limit: _limit, offset: _offset, ...exportFilters } = ListQuery.properties;
-export const ExportQuery = Type.Object({ ...exportFilters, format: Type.Optional(FORMAT_QUERY) }, { additionalProperties: false });
+export const ExportQuery = Type.Object(
+  { ...exportFilters, format: Type.Optional(FORMAT_QUERY) },
+  { additionalProperties: false },
+);
 
 /** Tokens by kind; cache writes as a total and by TTL (`cacheWrite5m + cacheWrite1h = cacheWrite`). */
 export type TokensWire = Static<typeof Tokens>;

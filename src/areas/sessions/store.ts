@@ -141,7 +141,13 @@ export async function findByKeys(db: Db, appId: string, sessionKeys: string[]): 
  * Equality on every column of a unique index is at most one row whatever the statistics say.
  */
 export function sessionsByKeysQuery(db: Db, appId: string, sessionKeys: string[]): CompiledQuery<SessionRow> {
-  if (!isPostgres(db)) return db.selectFrom('sessions').selectAll().where('app_id', '=', appId).where('session_key', 'in', sessionKeys).compile();
+  if (!isPostgres(db))
+    return db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('app_id', '=', appId)
+      .where('session_key', 'in', sessionKeys)
+      .compile();
   return CompiledQuery.raw(
     'select s.* from unnest($2::text[]) with ordinality as k(session_key, n) cross join lateral ' +
       '(select * from "sessions" where "app_id" = $1 and "session_key" = k.session_key for update) as s order by k.n',
@@ -153,23 +159,42 @@ export function sessionsByKeysQuery(db: Db, appId: string, sessionKeys: string[]
 export async function insertSessionsIfAbsent(db: Db, rows: SessionRow[]): Promise<Set<string>> {
   const inserted = new Set<string>();
   for (let i = 0; i < rows.length; i += 200) {
-    const res = await insertRows<{ session_key: string }>(db, 'sessions', rows.slice(i, i + 200), 'on conflict ("app_id", "session_key") do nothing returning "session_key"');
+    const res = await insertRows<{ session_key: string }>(
+      db,
+      'sessions',
+      rows.slice(i, i + 200),
+      'on conflict ("app_id", "session_key") do nothing returning "session_key"',
+    );
     for (const r of res) inserted.add(r.session_key);
   }
   return inserted;
 }
 
 /** Updates stored sessions, each to its own summary (one statement on PostgreSQL; db/bulk-insert.ts). */
-export async function updateSessions(db: Db, appId: string, rows: ({ id: string } & Omit<SessionRow, 'id' | 'org_id' | 'app_id' | 'session_key' | 'created_at'>)[]): Promise<void> {
+export async function updateSessions(
+  db: Db,
+  appId: string,
+  rows: ({ id: string } & Omit<SessionRow, 'id' | 'org_id' | 'app_id' | 'session_key' | 'created_at'>)[],
+): Promise<void> {
   await updateRowsById(db, 'sessions', appId, rows);
 }
 
 export async function modelUsageOf(db: Db, appId: string, sessionId: string): Promise<ModelUsageRow[]> {
-  return db.selectFrom('session_model_usage').selectAll().where('app_id', '=', appId).where('session_id', '=', sessionId).execute();
+  return db
+    .selectFrom('session_model_usage')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('session_id', '=', sessionId)
+    .execute();
 }
 
 /** Replace the usage rows of these sessions (those of `replacedSessionIds` are deleted first). */
-export async function replaceModelUsage(db: Db, appId: string, replacedSessionIds: string[], rows: ModelUsageRow[]): Promise<void> {
+export async function replaceModelUsage(
+  db: Db,
+  appId: string,
+  replacedSessionIds: string[],
+  rows: ModelUsageRow[],
+): Promise<void> {
   if (replacedSessionIds.length) await db.executeQuery(deleteModelUsageQuery(db, appId, replacedSessionIds));
   for (let i = 0; i < rows.length; i += 500) await insertRows(db, 'session_model_usage', rows.slice(i, i + 500));
 }
@@ -181,24 +206,50 @@ export async function replaceModelUsage(db: Db, appId: string, replacedSessionId
  * through (app_id, started_at) while the table had no fresh statistics.
  */
 export function deleteModelUsageQuery(db: Db, appId: string, sessionIds: readonly string[]): CompiledQuery {
-  if (isPostgres(db)) return CompiledQuery.raw(deleteRowsOfSessionsText('session_model_usage', 'session_id', 'session'), [appId, [...sessionIds]]);
-  return db.deleteFrom('session_model_usage').where('app_id', '=', appId).where('session_id', 'in', [...sessionIds]).compile();
+  if (isPostgres(db))
+    return CompiledQuery.raw(deleteRowsOfSessionsText('session_model_usage', 'session_id', 'session'), [
+      appId,
+      [...sessionIds],
+    ]);
+  return db
+    .deleteFrom('session_model_usage')
+    .where('app_id', '=', appId)
+    .where('session_id', 'in', [...sessionIds])
+    .compile();
 }
 
 export async function putDocuments(db: Db, rows: SessionDocumentsTable[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 200) {
-    await insertRows(db, 'session_documents', rows.slice(i, i + 200),
-      'on conflict ("session_id") do update set "encoding" = excluded."encoding", "raw_bytes" = excluded."raw_bytes", "body" = excluded."body"');
+    await insertRows(
+      db,
+      'session_documents',
+      rows.slice(i, i + 200),
+      'on conflict ("session_id") do update set "encoding" = excluded."encoding", "raw_bytes" = excluded."raw_bytes", "body" = excluded."body"',
+    );
   }
 }
 
 export async function getDocuments(db: Db, appId: string, sessionIds: string[]): Promise<SessionDocumentsTable[]> {
   if (!sessionIds.length) return [];
-  return db.selectFrom('session_documents').selectAll().where('app_id', '=', appId).where('session_id', 'in', sessionIds).execute();
+  return db
+    .selectFrom('session_documents')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('session_id', 'in', sessionIds)
+    .execute();
 }
 
-export async function getDocument(db: Db, appId: string, sessionId: string): Promise<SessionDocumentsTable | undefined> {
-  return db.selectFrom('session_documents').selectAll().where('app_id', '=', appId).where('session_id', '=', sessionId).executeTakeFirst();
+export async function getDocument(
+  db: Db,
+  appId: string,
+  sessionId: string,
+): Promise<SessionDocumentsTable | undefined> {
+  return db
+    .selectFrom('session_documents')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('session_id', '=', sessionId)
+    .executeTakeFirst();
 }
 
 export interface FacetDelta {
@@ -213,10 +264,15 @@ export interface FacetDelta {
 export async function applyFacetDeltas(db: Db, appId: string, deltas: FacetDelta[]): Promise<void> {
   const moving = deltas.filter((d) => d.delta !== 0);
   for (let i = 0; i < moving.length; i += 300) {
-    await insertRows(db, 'session_facets',
-      moving.slice(i, i + 300).map((d) => ({ app_id: appId, repo: d.repo, kind: d.kind, value: d.value, label: d.label, sessions: d.delta })),
-      'on conflict ("app_id", "repo", "kind", "value") do update set "sessions" = "session_facets"."sessions" + excluded."sessions", '
-        + '"label" = coalesce(excluded."label", "session_facets"."label")');
+    await insertRows(
+      db,
+      'session_facets',
+      moving
+        .slice(i, i + 300)
+        .map((d) => ({ app_id: appId, repo: d.repo, kind: d.kind, value: d.value, label: d.label, sessions: d.delta })),
+      'on conflict ("app_id", "repo", "kind", "value") do update set "sessions" = "session_facets"."sessions" + excluded."sessions", ' +
+        '"label" = coalesce(excluded."label", "session_facets"."label")',
+    );
   }
 }
 
@@ -274,7 +330,11 @@ const facetsOfAllRepos = preparedQuery(1, (db: Db, appId: string) =>
 );
 
 /** Facet values with their session counts, in one repo or (repo null) summed across all of them. */
-export function facets(db: Db, appId: string, repo: string | null): Promise<{ kind: string; value: string; label: string | null; sessions: number }[]> {
+export function facets(
+  db: Db,
+  appId: string,
+  repo: string | null,
+): Promise<{ kind: string; value: string; label: string | null; sessions: number }[]> {
   return repo !== null ? facetsInRepo(db, appId, repo) : facetsOfAllRepos(db, appId);
 }
 
@@ -322,7 +382,12 @@ export function findBySessionIdQuery(db: Db, appId: string, sessionId: string) {
 
 /** The top-level session of this id: the session a subagent's `parentSessionId` names. */
 export function findTopLevelBySessionId(db: Db, appId: string, sessionId: string) {
-  return db.selectFrom('sessions').select(['id', 'title']).where('app_id', '=', appId).where('session_key', '=', sessionKeyOf({ id: sessionId })).executeTakeFirst();
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'title'])
+    .where('app_id', '=', appId)
+    .where('session_key', '=', sessionKeyOf({ id: sessionId }))
+    .executeTakeFirst();
 }
 
 /** The subagent sessions whose parent is `parentSessionId`, oldest first (capped: a page lists, never dumps). */
@@ -342,6 +407,14 @@ export function subagentsOf(db: Db, appId: string, parentSessionId: string, limi
 /** Bulk load of summary rows and their usage rows (benchmarks and imports); counters are the caller's job. */
 export async function insertBulk(db: Db, sessions: SessionRow[], usage: ModelUsageRow[]): Promise<void> {
   // 500 rows × ~50 columns stays under SQLite's bound-parameter limit.
-  for (let i = 0; i < sessions.length; i += 500) await db.insertInto('sessions').values(sessions.slice(i, i + 500)).execute();
-  for (let i = 0; i < usage.length; i += 1000) await db.insertInto('session_model_usage').values(usage.slice(i, i + 1000)).execute();
+  for (let i = 0; i < sessions.length; i += 500)
+    await db
+      .insertInto('sessions')
+      .values(sessions.slice(i, i + 500))
+      .execute();
+  for (let i = 0; i < usage.length; i += 1000)
+    await db
+      .insertInto('session_model_usage')
+      .values(usage.slice(i, i + 1000))
+      .execute();
 }

@@ -65,12 +65,20 @@ function firstLine(text: string): string {
 /** Whitespace runs (tabs, newlines) as one space, control characters dropped, trimmed, at most TITLE_MAX_CHARS. */
 function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return cut(text.replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '').replace(/\s+/g, ' ').trim());
+  return cut(
+    text
+      .replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
 }
 
 /** At most TITLE_MAX_CHARS characters (code points, so an emoji is never split), an ellipsis marking a cut. */
 function cut(text: string): string {
   const chars = [...text];
   if (chars.length <= TITLE_MAX_CHARS) return text;
-  return `${chars.slice(0, TITLE_MAX_CHARS - 1).join('').trimEnd()}…`;
+  return `${chars
+    .slice(0, TITLE_MAX_CHARS - 1)
+    .join('')
+    .trimEnd()}…`;
 }

@@ -10,10 +10,23 @@ import type { Origin } from './document.js';
 import type { SessionWire, TokensWire } from './schema.js';
 import type * as store from './store.js';
 
-export function tokensWire(r: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_write_tokens: number; cache_write_1h_tokens: number }): TokensWire {
+export function tokensWire(r: {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
+}): TokensWire {
   const write = Number(r.cache_write_tokens);
   const oneHour = Number(r.cache_write_1h_tokens ?? 0);
-  return { input: Number(r.input_tokens), output: Number(r.output_tokens), cacheRead: Number(r.cache_read_tokens), cacheWrite: write, cacheWrite5m: write - oneHour, cacheWrite1h: oneHour };
+  return {
+    input: Number(r.input_tokens),
+    output: Number(r.output_tokens),
+    cacheRead: Number(r.cache_read_tokens),
+    cacheWrite: write,
+    cacheWrite5m: write - oneHour,
+    cacheWrite1h: oneHour,
+  };
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -49,7 +62,10 @@ export async function enrich(ctx: FactoryContext, rows: store.SessionRow[]): Pro
   if (!rows.length) return { prOutcomes: new Map(), verification: new Map() };
   const [prOutcomes, verification] = await Promise.all([
     prOutcomesForRows(ctx, rows),
-    contextVerifications(ctx, rows.map((r) => r.commit_sha)),
+    contextVerifications(
+      ctx,
+      rows.map((r) => r.commit_sha),
+    ),
   ]);
   return { prOutcomes, verification };
 }

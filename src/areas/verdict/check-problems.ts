@@ -16,7 +16,10 @@ export async function latestCheckProblems(db: Db, appIds: readonly string[]): Pr
   for (const r of rows) {
     if (out.has(r.app_id) || r.check_error_code === null || r.check_error_at === null) continue;
     out.set(r.app_id, {
-      code: r.check_error_code, message: r.check_error_message ?? '', repository: r.repository, number: Number(r.number),
+      code: r.check_error_code,
+      message: r.check_error_message ?? '',
+      repository: r.repository,
+      number: Number(r.number),
       at: new Date(Number(r.check_error_at)).toISOString(),
     });
   }

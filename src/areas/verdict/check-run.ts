@@ -30,17 +30,32 @@ async function recordCheck(db: Db, jobId: string, set: Partial<JobRow>): Promise
 
 /** Create or update the check run of the PR's head commit; a missing `checks: write` is recorded on the job. */
 export async function syncCheckRun(
-  ctx: FactoryContext, job: JobRow, client: InstallationClient, owner: string, name: string, v: PrVerdict, prPageUrl: string,
+  ctx: FactoryContext,
+  job: JobRow,
+  client: InstallationClient,
+  owner: string,
+  name: string,
+  v: PrVerdict,
+  prPageUrl: string,
 ): Promise<CheckOutcome> {
   const headSha = v.wire.headSha;
   if (headSha === null) return 'no_head';
   let summary = renderVerdict(v.wire, ctx.config.publicUrl, ctx.appId).join('\n');
-  if (summary.length > SUMMARY_LIMIT) summary = `${summary.slice(0, SUMMARY_LIMIT - 80)}\n\n… the rest is on the Attest dashboard.`;
+  if (summary.length > SUMMARY_LIMIT)
+    summary = `${summary.slice(0, SUMMARY_LIMIT - 80)}\n\n… the rest is on the Attest dashboard.`;
   const input: CheckRunInput = {
-    name: CHECK_NAME, headSha, conclusion: conclusionOf(v), title: verdictHeadline(v.wire), summary,
-    detailsUrl: prPageUrl, externalId: `${v.wire.repository}#${v.wire.number}`,
+    name: CHECK_NAME,
+    headSha,
+    conclusion: conclusionOf(v),
+    title: verdictHeadline(v.wire),
+    summary,
+    detailsUrl: prPageUrl,
+    externalId: `${v.wire.repository}#${v.wire.number}`,
   };
-  const sha256 = crypto.createHash('sha256').update(JSON.stringify([input.headSha, input.conclusion, input.title, input.summary, input.detailsUrl])).digest('hex');
+  const sha256 = crypto
+    .createHash('sha256')
+    .update(JSON.stringify([input.headSha, input.conclusion, input.title, input.summary, input.detailsUrl]))
+    .digest('hex');
   const sameHead = job.check_head_sha === headSha && job.check_run_id !== null;
   if (sameHead && job.check_sha256 === sha256) return 'unchanged';
   let written = sameHead ? await updateCheckRun(client, owner, name, Number(job.check_run_id), input) : null;
@@ -55,8 +70,13 @@ export async function syncCheckRun(
     return 'missing_permission';
   }
   await recordCheck(ctx.db, job.id, {
-    check_run_id: written.id, check_head_sha: headSha, check_sha256: sha256, check_url: written.url,
-    check_error_code: null, check_error_message: null, check_error_at: null,
+    check_run_id: written.id,
+    check_head_sha: headSha,
+    check_sha256: sha256,
+    check_url: written.url,
+    check_error_code: null,
+    check_error_message: null,
+    check_error_at: null,
   });
   return 'written';
 }

@@ -40,7 +40,10 @@ async function orNow<T>(ctx: FactoryContext, read: () => Promise<T>, fallback: T
   }
 }
 
-async function clientOf(ctx: FactoryContext, repository: string): Promise<{ client: InstallationClient; owner: string; name: string } | null> {
+async function clientOf(
+  ctx: FactoryContext,
+  repository: string,
+): Promise<{ client: InstallationClient; owner: string; name: string } | null> {
   if (!isGitHubConfigured(ctx.gateway)) return null;
   const repo = await findConnectedRepository(ctx, repository);
   if (!repo) return null;
@@ -49,11 +52,21 @@ async function clientOf(ctx: FactoryContext, repository: string): Promise<{ clie
 }
 
 /** The PR's commits and changed files at this head commit; null for each when GitHub cannot say. */
-export function prInputs(ctx: FactoryContext, repository: string, number: number, headSha: string | null): Promise<PrInputs> {
+export function prInputs(
+  ctx: FactoryContext,
+  repository: string,
+  number: number,
+  headSha: string | null,
+): Promise<PrInputs> {
   return orNow(ctx, () => readPrInputs(ctx, repository, number, headSha), { commits: null, changedFiles: null });
 }
 
-async function readPrInputs(ctx: FactoryContext, repository: string, number: number, headSha: string | null): Promise<PrInputs> {
+async function readPrInputs(
+  ctx: FactoryContext,
+  repository: string,
+  number: number,
+  headSha: string | null,
+): Promise<PrInputs> {
   if (headSha === null) return { commits: null, changedFiles: null };
   const cached = await store.findPrInputs(ctx.db, ctx.appId, repository, number, headSha);
   const parse = (v: string | null) => (v === null ? null : (JSON.parse(v) as string[]));
@@ -64,10 +77,18 @@ async function readPrInputs(ctx: FactoryContext, repository: string, number: num
     pullRequestCommits(gh.client, gh.owner, gh.name, number),
     pullRequestFiles(gh.client, gh.owner, gh.name, number),
   ]);
-  const out: PrInputs = { commits: Array.isArray(commits) ? commits : null, changedFiles: Array.isArray(files) ? files : null };
+  const out: PrInputs = {
+    commits: Array.isArray(commits) ? commits : null,
+    changedFiles: Array.isArray(files) ? files : null,
+  };
   await store.savePrInputs(ctx.db, {
-    app_id: ctx.appId, repository, number, head_sha: headSha,
-    commits: out.commits && JSON.stringify(out.commits), files: out.changedFiles && JSON.stringify(out.changedFiles), fetched_at: ctx.clock.now(),
+    app_id: ctx.appId,
+    repository,
+    number,
+    head_sha: headSha,
+    commits: out.commits && JSON.stringify(out.commits),
+    files: out.changedFiles && JSON.stringify(out.changedFiles),
+    fetched_at: ctx.clock.now(),
   });
   return out;
 }
@@ -75,14 +96,21 @@ async function readPrInputs(ctx: FactoryContext, repository: string, number: num
 /** `.attest/policy.yaml` and `.attest/validators/*.yaml` at the base commit; none (the default policy) without one. */
 export function policyFiles(ctx: FactoryContext, repository: string, baseSha: string | null): Promise<PolicyFiles> {
   // Unread for now: the default policy, saying why (a policy error row), until a later evaluation reads it.
-  const unread: PolicyFiles = { source: 'default', files: [], unreadable: 'GitHub could not be read just now; the default policy applies until it can' };
+  const unread: PolicyFiles = {
+    source: 'default',
+    files: [],
+    unreadable: 'GitHub could not be read just now; the default policy applies until it can',
+  };
   return orNow(ctx, () => readPolicyFiles(ctx, repository, baseSha), unread);
 }
 
 async function readPolicyFiles(ctx: FactoryContext, repository: string, baseSha: string | null): Promise<PolicyFiles> {
   if (baseSha === null) return { source: 'default', files: [] };
   const cached = await store.findPolicy(ctx.db, ctx.appId, repository, baseSha);
-  const sourceOf = (files: PolicyFiles['files']) => (files.length === 0 ? 'default' : `${files.some((f) => f.path === POLICY_FILE) ? POLICY_FILE : VALIDATORS_DIR}@${baseSha}`);
+  const sourceOf = (files: PolicyFiles['files']) =>
+    files.length === 0
+      ? 'default'
+      : `${files.some((f) => f.path === POLICY_FILE) ? POLICY_FILE : VALIDATORS_DIR}@${baseSha}`;
   if (cached) {
     const files = JSON.parse(cached.files) as PolicyFiles['files'];
     return { source: sourceOf(files), files };
@@ -91,15 +119,27 @@ async function readPolicyFiles(ctx: FactoryContext, repository: string, baseSha:
   if (!gh) return { source: 'default', files: [] };
   const files: PolicyFiles['files'] = [];
   const policy = await contentsAt(gh.client, gh.owner, gh.name, POLICY_FILE, baseSha);
-  if (policy !== null && policy !== 'not_accessible' && policy.kind === 'file') files.push({ path: POLICY_FILE, text: policy.text });
-  const dir = policy === 'not_accessible' ? null : await contentsAt(gh.client, gh.owner, gh.name, VALIDATORS_DIR, baseSha);
+  if (policy !== null && policy !== 'not_accessible' && policy.kind === 'file')
+    files.push({ path: POLICY_FILE, text: policy.text });
+  const dir =
+    policy === 'not_accessible' ? null : await contentsAt(gh.client, gh.owner, gh.name, VALIDATORS_DIR, baseSha);
   if (dir && dir !== 'not_accessible' && dir.kind === 'dir') {
-    const yamls = dir.entries.filter((e) => e.type === 'file' && /\.ya?ml$/i.test(e.path)).map((e) => e.path).sort().slice(0, MAX_VALIDATOR_FILES);
+    const yamls = dir.entries
+      .filter((e) => e.type === 'file' && /\.ya?ml$/i.test(e.path))
+      .map((e) => e.path)
+      .sort()
+      .slice(0, MAX_VALIDATOR_FILES);
     for (const path of yamls) {
       const file = await contentsAt(gh.client, gh.owner, gh.name, path, baseSha);
       if (file && file !== 'not_accessible' && file.kind === 'file') files.push({ path, text: file.text });
     }
   }
-  await store.savePolicy(ctx.db, { app_id: ctx.appId, repository, base_sha: baseSha, files: JSON.stringify(files), fetched_at: ctx.clock.now() });
+  await store.savePolicy(ctx.db, {
+    app_id: ctx.appId,
+    repository,
+    base_sha: baseSha,
+    files: JSON.stringify(files),
+    fetched_at: ctx.clock.now(),
+  });
   return { source: sourceOf(files), files };
 }

@@ -9,14 +9,22 @@ import type { AgentSessionV1 } from '../sessions/document.js';
 import * as store from './store.js';
 
 export async function storeSessionFacts(
-  db: Db, appId: string, sessions: ReadonlyArray<{ id: string; doc: AgentSessionV1 }>, now: number,
+  db: Db,
+  appId: string,
+  sessions: ReadonlyArray<{ id: string; doc: AgentSessionV1 }>,
+  now: number,
   log?: { warn(obj: unknown, msg: string): void },
 ): Promise<void> {
   const rows: store.SessionVerificationsTable[] = [];
   for (const { id, doc } of sessions) {
     try {
       const facts = factsOfDocument(doc as unknown as FactsDocument);
-      rows.push({ session_id: id, app_id: appId, verification: facts === null ? null : JSON.stringify(facts), updated_at: now });
+      rows.push({
+        session_id: id,
+        app_id: appId,
+        verification: facts === null ? null : JSON.stringify(facts),
+        updated_at: now,
+      });
     } catch (err) {
       log?.warn({ err, traceId: id }, 'the verification facts of a session could not be read');
     }

@@ -14,7 +14,12 @@ export interface VerdictFields {
   flagged: number;
 }
 
-export async function pullRequestWithVerdict(ctx: FactoryContext, owner: string, repo: string, number: number): Promise<PrDetailWire & VerdictFields> {
+export async function pullRequestWithVerdict(
+  ctx: FactoryContext,
+  owner: string,
+  repo: string,
+  number: number,
+): Promise<PrDetailWire & VerdictFields> {
   const v = await pullRequestVerdict(ctx, owner, repo, number);
   return { ...v.detail, verdict: v.wire.verdict, flagged: v.wire.flagged };
 }
@@ -23,9 +28,14 @@ export async function pullRequestWithVerdict(ctx: FactoryContext, owner: string,
 export function parseVerdictFilter(raw: string | undefined): Set<Verdict> | undefined {
   if (raw === undefined) return undefined;
   const out = new Set<Verdict>();
-  for (const part of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     if (!(VERDICTS as readonly string[]).includes(part)) {
-      throw apiError('invalid_query_params', `verdict must be a comma-separated list of ${VERDICTS.join(', ')}.`, { details: [{ path: 'verdict', message: `unknown verdict "${part}"` }] });
+      throw apiError('invalid_query_params', `verdict must be a comma-separated list of ${VERDICTS.join(', ')}.`, {
+        details: [{ path: 'verdict', message: `unknown verdict "${part}"` }],
+      });
     }
     out.add(part as Verdict);
   }
@@ -33,7 +43,8 @@ export function parseVerdictFilter(raw: string | undefined): Set<Verdict> | unde
 }
 
 export async function outcomesWithVerdicts(
-  ctx: FactoryContext, query: OutcomesQuery & { verdict?: Set<Verdict> },
+  ctx: FactoryContext,
+  query: OutcomesQuery & { verdict?: Set<Verdict> },
 ): Promise<{ data: Array<PrOutcomeWire & VerdictFields>; total: number }> {
   const all = await listOutcomes(ctx, { ...query, limit: Number.MAX_SAFE_INTEGER, offset: 0 });
   const latest = await store.latestEvaluations(ctx.db, ctx.appId);

@@ -20,10 +20,19 @@ export interface VerdictOverviewWire {
   verdicts: VerdictBucketWire[];
 }
 
-export async function verdictOverview(ctx: FactoryContext, q: { from?: string; to?: string; repo?: string }): Promise<VerdictOverviewWire> {
+export async function verdictOverview(
+  ctx: FactoryContext,
+  q: { from?: string; to?: string; repo?: string },
+): Promise<VerdictOverviewWire> {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
-  const all = await outcomesWithVerdicts(ctx, { limit: Number.MAX_SAFE_INTEGER, offset: 0, ...(q.repo !== undefined ? { repo: q.repo } : {}) });
-  const buckets = new Map<Verdict, VerdictBucketWire>(VERDICTS.map((v) => [v, { verdict: v, prs: 0, merged: 0, reverted: 0, ciFailures: 0 }]));
+  const all = await outcomesWithVerdicts(ctx, {
+    limit: Number.MAX_SAFE_INTEGER,
+    offset: 0,
+    ...(q.repo !== undefined ? { repo: q.repo } : {}),
+  });
+  const buckets = new Map<Verdict, VerdictBucketWire>(
+    VERDICTS.map((v) => [v, { verdict: v, prs: 0, merged: 0, reverted: 0, ciFailures: 0 }]),
+  );
   for (const o of all.data) {
     const at = Date.parse(o.openedAt ?? o.firstSessionAt ?? '');
     if (!Number.isFinite(at) || at < w.from || at >= w.to) continue;
@@ -33,5 +42,8 @@ export async function verdictOverview(ctx: FactoryContext, q: { from?: string; t
     if (o.reverted) b.reverted++;
     if (o.ciGreen === false) b.ciFailures++;
   }
-  return { window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() }, verdicts: [...buckets.values()] };
+  return {
+    window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() },
+    verdicts: [...buckets.values()],
+  };
 }

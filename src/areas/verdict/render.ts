@@ -14,15 +14,25 @@ export interface VerdictView {
 /** At most this many turn links per row (the rest are on the dashboard). */
 const MAX_REFS = 5;
 
-const STATUS: Record<VerdictRow['status'], string> = { pass: '✅ pass', flag: '⚠️ flag', fail: '❌ fail', error: '🛑 error' };
+const STATUS: Record<VerdictRow['status'], string> = {
+  pass: '✅ pass',
+  flag: '⚠️ flag',
+  fail: '❌ fail',
+  error: '🛑 error',
+};
 
 export function verdictHeadline(v: Pick<VerdictView, 'verdict' | 'flagged'>): string {
   switch (v.verdict) {
-    case 'clean': return 'Clean: every check that counts passed';
-    case 'review': return `Review: ${v.flagged} ${v.flagged === 1 ? 'row needs' : 'rows need'} a person's look`;
-    case 'unverifiable': return 'Unverifiable: a failing check fired';
-    case 'waiting': return 'Waiting: the linked sessions have not all arrived';
-    case 'none': return 'None: no agent session is linked to this pull request';
+    case 'clean':
+      return 'Clean: every check that counts passed';
+    case 'review':
+      return `Review: ${v.flagged} ${v.flagged === 1 ? 'row needs' : 'rows need'} a person's look`;
+    case 'unverifiable':
+      return 'Unverifiable: a failing check fired';
+    case 'waiting':
+      return 'Waiting: the linked sessions have not all arrived';
+    case 'none':
+      return 'None: no agent session is linked to this pull request';
   }
 }
 
@@ -41,7 +51,9 @@ export function renderVerdict(v: VerdictView, publicUrl: string, appId: string):
         return url ? `[turn ${ref.turnIndex}](${url})` : `turn ${ref.turnIndex}`;
       });
       if (r.refs.length > MAX_REFS) refs.push(`+${r.refs.length - MAX_REFS}`);
-      lines.push(`| ${inline(r.validator, 80)} | ${STATUS[r.status]} | ${r.level} | ${inline(r.sentence, 300)} | ${refs.join(', ') || '–'} |`);
+      lines.push(
+        `| ${inline(r.validator, 80)} | ${STATUS[r.status]} | ${r.level} | ${inline(r.sentence, 300)} | ${refs.join(', ') || '–'} |`,
+      );
     }
   }
   lines.push('', `<sub>Policy: ${inline(v.policy.source, 120)}</sub>`);

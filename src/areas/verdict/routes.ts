@@ -23,54 +23,88 @@ const Instant = Type.String({
 export const VerdictSchema = Type.Object({
   repository: Type.String(),
   number: Type.Integer(),
-  headSha: Nullable(Type.String({ description: 'The head commit the evaluation is of; null before a pull_request webhook told it.' })),
+  headSha: Nullable(
+    Type.String({ description: 'The head commit the evaluation is of; null before a pull_request webhook told it.' }),
+  ),
   verdict: Verdict,
   flagged: Type.Integer({ minimum: 0, description: 'Rows at warn or block level that did not pass.' }),
-  rows: Type.Array(VerdictRow, { description: 'Ordered as shown on the PR; a validator with nothing to say has no row.' }),
+  rows: Type.Array(VerdictRow, {
+    description: 'Ordered as shown on the PR; a validator with nothing to say has no row.',
+  }),
   policy: Type.Object({
-    source: Type.String({ description: '"default", or "<path>@<base sha>" of the policy read at the PR\'s base commit.' }),
+    source: Type.String({
+      description: '"default", or "<path>@<base sha>" of the policy read at the PR\'s base commit.',
+    }),
     errors: Type.Array(Type.Object({ file: Type.String(), message: Type.String() })),
   }),
   evaluatedAt: DateTime,
 });
 
 export const verdictRoutes: AreaRoutes = (app) => {
-  app.get('/v1/prs/:owner/:repo/:number/verdict', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'prs.read' } },
-    schema: {
-      summary: 'The verdict of a pull request: clean, review, unverifiable, waiting or none, with its rows', tags: ['prs'],
-      description:
-        'Evaluated from the linked sessions\' verification facts, CI at the head commit, the work item\'s criteria, findings, the PR\'s commits ' +
-        'and changed files (read through the GitHub App) and the repository\'s `.attest/policy.yaml` and `.attest/validators/*.yaml` at the PR\'s ' +
-        'base commit. Each evaluation that differs from the PR\'s latest is stored; `evaluatedAt` is when this one was first made. ' +
-        '404 pull_request_not_found as GET /v1/prs/{owner}/{repo}/{number}.',
-      params: PrParams,
-      response: { 200: Data(VerdictSchema) },
-    },
-  }, async (req) => ({ data: (await pullRequestVerdict(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number)).wire }));
-
-  app.get('/v1/metrics/verdicts', {
-    config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'metrics.read' }, rateLimit: 'observability-read' },
-    schema: {
-      summary: 'Pull requests by verdict in a window: how many, merged, reverted, CI failures', tags: ['metrics'],
-      description:
-        'The Overview\'s comparison of verdicts: a PR counts in the window its opening falls in (its first linked session when the opening ' +
-        'is unknown), with its latest evaluation\'s verdict. Every verdict is listed, in the order clean, review, unverifiable, waiting, none. ' +
-        'Window as the other metrics routes: [from, to), by default the last 30 UTC days; 400 invalid_date_range when from is after to.',
-      querystring: Type.Object({
-        from: Type.Optional(Instant), to: Type.Optional(Instant),
-        repo: Type.Optional(Type.String({ maxLength: 500, description: 'owner/repo; absent for all repositories.' })),
-      }, { additionalProperties: false }),
-      response: {
-        200: Data(Type.Object({
-          window: Type.Object({ from: DateTime, to: DateTime }),
-          verdicts: Type.Array(Type.Object({
-            verdict: Verdict, prs: Type.Integer({ minimum: 0 }), merged: Type.Integer({ minimum: 0 }), reverted: Type.Integer({ minimum: 0 }),
-            ciFailures: Type.Integer({ minimum: 0, description: 'PRs whose CI failed at their head commit.' }),
-          })),
-        })),
+  app.get(
+    '/v1/prs/:owner/:repo/:number/verdict',
+    {
+      config: { guard: { credentials: ['factory_key', 'login_token'], permission: 'prs.read' } },
+      schema: {
+        summary: 'The verdict of a pull request: clean, review, unverifiable, waiting or none, with its rows',
+        tags: ['prs'],
+        description:
+          "Evaluated from the linked sessions' verification facts, CI at the head commit, the work item's criteria, findings, the PR's commits " +
+          "and changed files (read through the GitHub App) and the repository's `.attest/policy.yaml` and `.attest/validators/*.yaml` at the PR's " +
+          "base commit. Each evaluation that differs from the PR's latest is stored; `evaluatedAt` is when this one was first made. " +
+          '404 pull_request_not_found as GET /v1/prs/{owner}/{repo}/{number}.',
+        params: PrParams,
+        response: { 200: Data(VerdictSchema) },
       },
     },
-  }, async (req) => ({ data: await verdictOverview(factoryContext(req.ctx), req.query) }));
-};
+    async (req) => ({
+      data: (await pullRequestVerdict(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number))
+        .wire,
+    }),
+  );
 
+  app.get(
+    '/v1/metrics/verdicts',
+    {
+      config: {
+        guard: { credentials: ['factory_key', 'login_token'], permission: 'metrics.read' },
+        rateLimit: 'observability-read',
+      },
+      schema: {
+        summary: 'Pull requests by verdict in a window: how many, merged, reverted, CI failures',
+        tags: ['metrics'],
+        description:
+          "The Overview's comparison of verdicts: a PR counts in the window its opening falls in (its first linked session when the opening " +
+          "is unknown), with its latest evaluation's verdict. Every verdict is listed, in the order clean, review, unverifiable, waiting, none. " +
+          'Window as the other metrics routes: [from, to), by default the last 30 UTC days; 400 invalid_date_range when from is after to.',
+        querystring: Type.Object(
+          {
+            from: Type.Optional(Instant),
+            to: Type.Optional(Instant),
+            repo: Type.Optional(
+              Type.String({ maxLength: 500, description: 'owner/repo; absent for all repositories.' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Data(
+            Type.Object({
+              window: Type.Object({ from: DateTime, to: DateTime }),
+              verdicts: Type.Array(
+                Type.Object({
+                  verdict: Verdict,
+                  prs: Type.Integer({ minimum: 0 }),
+                  merged: Type.Integer({ minimum: 0 }),
+                  reverted: Type.Integer({ minimum: 0 }),
+                  ciFailures: Type.Integer({ minimum: 0, description: 'PRs whose CI failed at their head commit.' }),
+                }),
+              ),
+            }),
+          ),
+        },
+      },
+    },
+    async (req) => ({ data: await verdictOverview(factoryContext(req.ctx), req.query) }),
+  );
+};

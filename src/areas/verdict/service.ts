@@ -4,7 +4,14 @@
 // and stores the evaluation when it differs from the PR's latest (so identical evaluations keep one row and
 // one `evaluatedAt`, and the comment rendered from them stays byte-identical).
 import crypto from 'node:crypto';
-import { evaluate, parsePolicy, type SessionVerification, type Verdict, type VerdictInput, type VerdictRow } from '../../verify/index.js';
+import {
+  evaluate,
+  parsePolicy,
+  type SessionVerification,
+  type Verdict,
+  type VerdictInput,
+  type VerdictRow,
+} from '../../verify/index.js';
 import type { FactoryContext } from '../../server/context.js';
 import { listCriteriaOf } from '../criteria/service.js';
 import { listFindings } from '../findings/service.js';
@@ -47,9 +54,17 @@ function ciOf(detail: PrDetailWire): VerdictInput['ci'] {
 }
 
 /** Everything the evaluation reads, from this factory's data and the App's (cached) GitHub reads. */
-async function gather(ctx: FactoryContext, detail: PrDetailWire, baseSha: string | null): Promise<{ input: VerdictInput; source: string }> {
+async function gather(
+  ctx: FactoryContext,
+  detail: PrDetailWire,
+  baseSha: string | null,
+): Promise<{ input: VerdictInput; source: string }> {
   const repository = detail.repository;
-  const facts = await store.factsOfSessions(ctx.db, ctx.appId, detail.sessionList.map((s) => s.traceId));
+  const facts = await store.factsOfSessions(
+    ctx.db,
+    ctx.appId,
+    detail.sessionList.map((s) => s.traceId),
+  );
   const byId = new Map(facts.map((f) => [f.id, f]));
   const now = ctx.clock.now();
   const sessions: VerdictInput['sessions'] = [];
@@ -59,7 +74,9 @@ async function gather(ctx: FactoryContext, detail: PrDetailWire, baseSha: string
     if (!f) continue;
     if (f.ended_at === null && now - f.started_at < WAITING_WINDOW_MS) waiting = true;
     sessions.push({
-      traceId: s.traceId, sessionId: s.sessionId, startedAt: new Date(f.started_at).toISOString(),
+      traceId: s.traceId,
+      sessionId: s.sessionId,
+      startedAt: new Date(f.started_at).toISOString(),
       ...(f.ended_at === null ? {} : { endedAt: new Date(f.ended_at).toISOString() }),
       verification: f.verification === null ? null : (JSON.parse(f.verification) as SessionVerification),
     });
@@ -76,7 +93,11 @@ async function gather(ctx: FactoryContext, detail: PrDetailWire, baseSha: string
       const page = await listFindings(ctx, item.id, { limit: 100, offset });
       for (const f of page.findings) {
         if ((f.prNumber === null || f.prNumber === detail.number) && SEVERITIES.has(f.severity)) {
-          findings.push({ id: f.id, severity: f.severity as VerdictInput['findings'][number]['severity'], title: f.title });
+          findings.push({
+            id: f.id,
+            severity: f.severity as VerdictInput['findings'][number]['severity'],
+            title: f.title,
+          });
         }
       }
       if (offset + 100 >= page.total) break;
@@ -88,9 +109,17 @@ async function gather(ctx: FactoryContext, detail: PrDetailWire, baseSha: string
     store.repositoryHistory(ctx.db, ctx.appId, [...new Set([repository, detail.repository])]),
   ]);
   const input: VerdictInput = {
-    sessions, waiting, commits: github.commits, changedFiles: github.changedFiles, ci: ciOf(detail), criteria, findings,
-    history: { typecheck: history.typecheck || sessions.some((s) => s.verification?.runs.some((r) => r.kind === 'typecheck')),
-      lint: history.lint || sessions.some((s) => s.verification?.runs.some((r) => r.kind === 'lint')) },
+    sessions,
+    waiting,
+    commits: github.commits,
+    changedFiles: github.changedFiles,
+    ci: ciOf(detail),
+    criteria,
+    findings,
+    history: {
+      typecheck: history.typecheck || sessions.some((s) => s.verification?.runs.some((r) => r.kind === 'typecheck')),
+      lint: history.lint || sessions.some((s) => s.verification?.runs.some((r) => r.kind === 'lint')),
+    },
     emitted: [...new Set(detail.results.map((r) => r.name))].sort(),
     artifacts: [...new Set(detail.artifacts.map((a) => a.kind))].sort(),
     policy: parsePolicy(policy.files),
@@ -103,30 +132,61 @@ async function gather(ctx: FactoryContext, detail: PrDetailWire, baseSha: string
  * The verdict of the PR as of now (404 pull_request_not_found as the PR read). Stored when it differs from
  * the PR's latest evaluation; `evaluatedAt` is when this evaluation was first made.
  */
-export async function pullRequestVerdict(ctx: FactoryContext, owner: string, repo: string, number: number): Promise<PrVerdict> {
+export async function pullRequestVerdict(
+  ctx: FactoryContext,
+  owner: string,
+  repo: string,
+  number: number,
+): Promise<PrVerdict> {
   const detail = await getPullRequest(ctx, owner, repo, number);
   const repository = normalizeRepository(`${owner}/${repo}`);
   const baseSha = (await findPullRequest(ctx.db, ctx.appId, repository, number))?.base_sha ?? null;
   const { input, source } = await gather(ctx, detail, baseSha);
   const evaluation = evaluate(input);
   const policy = { source, errors: input.policy.errors };
-  const digest = crypto.createHash('sha256')
-    .update(JSON.stringify([detail.headSha, evaluation.verdict, evaluation.flagged, evaluation.blocked, evaluation.rows, policy]))
+  const digest = crypto
+    .createHash('sha256')
+    .update(
+      JSON.stringify([
+        detail.headSha,
+        evaluation.verdict,
+        evaluation.flagged,
+        evaluation.blocked,
+        evaluation.rows,
+        policy,
+      ]),
+    )
     .digest('hex');
   const latest = await store.latestEvaluation(ctx.db, ctx.appId, repository, number);
   let evaluatedAt = latest?.evaluated_at ?? ctx.clock.now();
   if (!latest || latest.digest !== digest) {
     evaluatedAt = ctx.clock.now();
     await store.insertEvaluation(ctx.db, {
-      id: crypto.randomUUID(), org_id: ctx.orgId, app_id: ctx.appId, repository, number, head_sha: detail.headSha,
-      verdict: evaluation.verdict, flagged: evaluation.flagged, blocked: evaluation.blocked ? 1 : 0,
-      rows: JSON.stringify(evaluation.rows), policy: JSON.stringify(policy), digest, evaluated_at: evaluatedAt,
+      id: crypto.randomUUID(),
+      org_id: ctx.orgId,
+      app_id: ctx.appId,
+      repository,
+      number,
+      head_sha: detail.headSha,
+      verdict: evaluation.verdict,
+      flagged: evaluation.flagged,
+      blocked: evaluation.blocked ? 1 : 0,
+      rows: JSON.stringify(evaluation.rows),
+      policy: JSON.stringify(policy),
+      digest,
+      evaluated_at: evaluatedAt,
     });
   }
   return {
     wire: {
-      repository, number, headSha: detail.headSha, verdict: evaluation.verdict, flagged: evaluation.flagged, rows: evaluation.rows,
-      policy, evaluatedAt: new Date(Number(evaluatedAt)).toISOString(),
+      repository,
+      number,
+      headSha: detail.headSha,
+      verdict: evaluation.verdict,
+      flagged: evaluation.flagged,
+      rows: evaluation.rows,
+      policy,
+      evaluatedAt: new Date(Number(evaluatedAt)).toISOString(),
     },
     blocked: evaluation.blocked,
     detail,

@@ -6,7 +6,8 @@ import type { FactoryContext } from '../../server/context.js';
 import * as store from './store.js';
 
 export async function verificationOfSession(
-  ctx: FactoryContext, session: { traceId: string; captureTier: string },
+  ctx: FactoryContext,
+  session: { traceId: string; captureTier: string },
   document: () => unknown,
 ): Promise<SessionVerification | undefined> {
   if (session.captureTier === 'metrics') return undefined;

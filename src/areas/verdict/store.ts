@@ -60,7 +60,9 @@ export async function upsertVerifications(db: Db, rows: readonly SessionVerifica
     await db
       .insertInto('session_verifications')
       .values(row)
-      .onConflict((oc) => oc.column('session_id').doUpdateSet({ verification: row.verification, updated_at: row.updated_at }))
+      .onConflict((oc) =>
+        oc.column('session_id').doUpdateSet({ verification: row.verification, updated_at: row.updated_at }),
+      )
       .execute();
   }
 }
@@ -81,22 +83,49 @@ export async function factsOfSessions(db: Db, appId: string, traceIds: readonly 
   const rows = await db
     .selectFrom('sessions as s')
     .leftJoin('session_verifications as v', 'v.session_id', 's.id')
-    .select(['s.id', 's.session_id', 's.started_at', 's.ended_at', 's.capture_tier', 'v.verification', 'v.session_id as facts_of'])
+    .select([
+      's.id',
+      's.session_id',
+      's.started_at',
+      's.ended_at',
+      's.capture_tier',
+      'v.verification',
+      'v.session_id as facts_of',
+    ])
     .where('s.app_id', '=', appId)
     .where('s.id', 'in', [...traceIds])
     .execute();
   return rows.map((r) => ({
-    id: r.id, session_id: r.session_id, started_at: Number(r.started_at), ended_at: r.ended_at === null ? null : Number(r.ended_at),
-    capture_tier: r.capture_tier, verification: r.verification ?? null, has_facts: r.facts_of === null ? 0 : 1,
+    id: r.id,
+    session_id: r.session_id,
+    started_at: Number(r.started_at),
+    ended_at: r.ended_at === null ? null : Number(r.ended_at),
+    capture_tier: r.capture_tier,
+    verification: r.verification ?? null,
+    has_facts: r.facts_of === null ? 0 : 1,
   }));
 }
 
 /** The stored facts of one session of the factory; undefined when it has none. */
-export function factsOfSession(db: Db, appId: string, traceId: string): Promise<{ verification: string | null } | undefined> {
-  return db.selectFrom('session_verifications').select('verification').where('app_id', '=', appId).where('session_id', '=', traceId).executeTakeFirst();
+export function factsOfSession(
+  db: Db,
+  appId: string,
+  traceId: string,
+): Promise<{ verification: string | null } | undefined> {
+  return db
+    .selectFrom('session_verifications')
+    .select('verification')
+    .where('app_id', '=', appId)
+    .where('session_id', '=', traceId)
+    .executeTakeFirst();
 }
 
-export function latestEvaluation(db: Db, appId: string, repository: string, number: number): Promise<PrEvaluationsTable | undefined> {
+export function latestEvaluation(
+  db: Db,
+  appId: string,
+  repository: string,
+  number: number,
+): Promise<PrEvaluationsTable | undefined> {
   return db
     .selectFrom('pr_evaluations')
     .selectAll()
@@ -114,7 +143,10 @@ export async function insertEvaluation(db: Db, row: PrEvaluationsTable): Promise
 }
 
 /** The latest evaluation of each of the factory's pull requests (for the PR list and the Overview). */
-export async function latestEvaluations(db: Db, appId: string): Promise<Map<string, Pick<PrEvaluationsTable, 'verdict' | 'flagged'>>> {
+export async function latestEvaluations(
+  db: Db,
+  appId: string,
+): Promise<Map<string, Pick<PrEvaluationsTable, 'verdict' | 'flagged'>>> {
   const rows = await db
     .selectFrom('pr_evaluations')
     .select(['repository', 'number', 'verdict', 'flagged', 'evaluated_at', 'id'])
@@ -123,11 +155,18 @@ export async function latestEvaluations(db: Db, appId: string): Promise<Map<stri
     .orderBy('id')
     .execute();
   const out = new Map<string, Pick<PrEvaluationsTable, 'verdict' | 'flagged'>>();
-  for (const r of rows) out.set(`${r.repository}#${Number(r.number)}`, { verdict: r.verdict, flagged: Number(r.flagged) });
+  for (const r of rows)
+    out.set(`${r.repository}#${Number(r.number)}`, { verdict: r.verdict, flagged: Number(r.flagged) });
   return out;
 }
 
-export function findPrInputs(db: Db, appId: string, repository: string, number: number, headSha: string): Promise<VerdictPrInputsTable | undefined> {
+export function findPrInputs(
+  db: Db,
+  appId: string,
+  repository: string,
+  number: number,
+  headSha: string,
+): Promise<VerdictPrInputsTable | undefined> {
   return db
     .selectFrom('verdict_pr_inputs')
     .selectAll()
@@ -139,10 +178,19 @@ export function findPrInputs(db: Db, appId: string, repository: string, number: 
 }
 
 export async function savePrInputs(db: Db, row: VerdictPrInputsTable): Promise<void> {
-  await db.insertInto('verdict_pr_inputs').values(row).onConflict((oc) => oc.columns(['app_id', 'repository', 'number', 'head_sha']).doNothing()).execute();
+  await db
+    .insertInto('verdict_pr_inputs')
+    .values(row)
+    .onConflict((oc) => oc.columns(['app_id', 'repository', 'number', 'head_sha']).doNothing())
+    .execute();
 }
 
-export function findPolicy(db: Db, appId: string, repository: string, baseSha: string): Promise<VerdictPoliciesTable | undefined> {
+export function findPolicy(
+  db: Db,
+  appId: string,
+  repository: string,
+  baseSha: string,
+): Promise<VerdictPoliciesTable | undefined> {
   return db
     .selectFrom('verdict_policies')
     .selectAll()
@@ -153,11 +201,19 @@ export function findPolicy(db: Db, appId: string, repository: string, baseSha: s
 }
 
 export async function savePolicy(db: Db, row: VerdictPoliciesTable): Promise<void> {
-  await db.insertInto('verdict_policies').values(row).onConflict((oc) => oc.columns(['app_id', 'repository', 'base_sha']).doNothing()).execute();
+  await db
+    .insertInto('verdict_policies')
+    .values(row)
+    .onConflict((oc) => oc.columns(['app_id', 'repository', 'base_sha']).doNothing())
+    .execute();
 }
 
 /** Whether the factory's sessions of this repository ever ran a typecheck / a linter (the facts say so). */
-export async function repositoryHistory(db: Db, appId: string, repos: readonly string[]): Promise<{ typecheck: boolean; lint: boolean }> {
+export async function repositoryHistory(
+  db: Db,
+  appId: string,
+  repos: readonly string[],
+): Promise<{ typecheck: boolean; lint: boolean }> {
   if (repos.length === 0) return { typecheck: false, lint: false };
   const ran = async (kind: string) => {
     const row = await db

@@ -5,6 +5,10 @@ import type { RequestContext } from '../../server/context.js';
 import { factoriesConnectedTo } from '../repositories/service.js';
 import type { FactoryRef } from '../prs/state.js';
 
-export function factoriesForRepository(ctx: RequestContext, fullName: string, installationId: number | null): Promise<FactoryRef[]> {
+export function factoriesForRepository(
+  ctx: RequestContext,
+  fullName: string,
+  installationId: number | null,
+): Promise<FactoryRef[]> {
   return factoriesConnectedTo(ctx, fullName, installationId);
 }

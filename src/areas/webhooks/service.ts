@@ -71,7 +71,8 @@ function pullRequestFact(repository: string, pr: Json): PullRequestFact {
   const head = obj(pr.head);
   const base = obj(pr.base);
   const createdAt = instant(pr.created_at);
-  if (number === null || !head || !base || createdAt === null) throw invalid('pull_request is missing number, head, base or created_at.');
+  if (number === null || !head || !base || createdAt === null)
+    throw invalid('pull_request is missing number, head, base or created_at.');
   const merged = pr.merged === true || instant(pr.merged_at) !== null;
   return {
     repository,
@@ -93,7 +94,10 @@ function pullRequestFact(repository: string, pr: Json): PullRequestFact {
   };
 }
 
-async function applyToFactories(factories: readonly FactoryRef[], apply: (f: FactoryRef) => Promise<unknown>): Promise<void> {
+async function applyToFactories(
+  factories: readonly FactoryRef[],
+  apply: (f: FactoryRef) => Promise<unknown>,
+): Promise<void> {
   for (const f of factories) await apply(f);
 }
 
@@ -106,10 +110,18 @@ export interface Delivery {
 
 export async function handleGithubDelivery(ctx: RequestContext, delivery: Delivery): Promise<WebhookResult> {
   if (!verifySignature(ctx.config.github.webhookSecret, delivery.body, delivery.signature)) {
-    throw apiError('invalid_signature', ctx.config.github.webhookSecret ? 'X-Hub-Signature-256 does not match the payload.' : 'This gateway has no webhook secret configured (GITHUB_WEBHOOK_SECRET).');
+    throw apiError(
+      'invalid_signature',
+      ctx.config.github.webhookSecret
+        ? 'X-Hub-Signature-256 does not match the payload.'
+        : 'This gateway has no webhook secret configured (GITHUB_WEBHOOK_SECRET).',
+    );
   }
   const event = delivery.event ?? '';
-  if (!event) throw apiError('invalid_request_body', 'X-GitHub-Event is required.', { details: [{ path: 'X-GitHub-Event', message: 'is required' }] });
+  if (!event)
+    throw apiError('invalid_request_body', 'X-GitHub-Event is required.', {
+      details: [{ path: 'X-GitHub-Event', message: 'is required' }],
+    });
   const payload = parsePayload(delivery.body, delivery.contentType);
   const action = str(payload.action);
   const repo = obj(payload.repository);
@@ -138,8 +150,19 @@ export async function handleGithubDelivery(ctx: RequestContext, delivery: Delive
   const id = num(check?.id);
   const headSha = str(check?.head_sha);
   if (!check || id === null || !headSha) throw invalid(`${event} event without ${event}.id or head_sha.`);
-  const name = kind === 'suite' ? (str(obj(check.app)?.slug) ?? str(obj(check.app)?.name) ?? 'check suite') : (str(check.name) ?? 'check run');
-  const fact = { repository, kind, id: String(id), headSha, name, status: str(check.status) ?? 'queued', conclusion: str(check.conclusion) } as const;
+  const name =
+    kind === 'suite'
+      ? (str(obj(check.app)?.slug) ?? str(obj(check.app)?.name) ?? 'check suite')
+      : (str(check.name) ?? 'check run');
+  const fact = {
+    repository,
+    kind,
+    id: String(id),
+    headSha,
+    name,
+    status: str(check.status) ?? 'queued',
+    conclusion: str(check.conclusion),
+  } as const;
   await applyToFactories(factories, (f) => applyCheck(ctx, f, fact));
   return result;
 }

@@ -8,31 +8,41 @@ const Result = Type.Object({
   repository: Type.String(),
   number: Type.Integer(),
   url: Type.String(),
-  created: Type.Boolean({ description: 'true when this call opened the pull request, false when it edited the open one' }),
+  created: Type.Boolean({
+    description: 'true when this call opened the pull request, false when it edited the open one',
+  }),
 });
 
 export const workItemPullRequestRoutes: AreaRoutes = (app) => {
-  app.put('/work-items/:workItemId/pull-request', {
-    config: {
-      // Any other credential, even a full-access key, is refused as if it lacked the permission (403).
-      guard: { credentials: ['item_key'], wrongKindStatus: 403, wrongKindPermission: 'item_key' },
+  app.put(
+    '/work-items/:workItemId/pull-request',
+    {
+      config: {
+        // Any other credential, even a full-access key, is refused as if it lacked the permission (403).
+        guard: { credentials: ['item_key'], wrongKindStatus: 403, wrongKindPermission: 'item_key' },
+      },
+      schema: {
+        summary: "Open the work item's pull request, or edit the open one",
+        tags: ['work-items'],
+        description: [
+          "Opens a pull request from the branch of the item's live claim into the repository's default branch as the GitHub App (201, created=true), or edits only the title and body of the pull request already open on that branch, whoever opened it (200, created=false). The pull request is linked to the item. Retried calls never open a second pull request.",
+          "Only the item key a claim returned may call it; another item's key gets 403.",
+          'Errors: 404 work_item_not_found; 409 work_item_withdrawn, claim_has_no_branch, repository_permissions_pending; 410 claim_expired; 422 work_item_has_no_repository, repository_not_connected, repository_not_in_installation, branch_not_pushed, branch_has_no_commits; 503 repository_tokens_unavailable, github_unavailable (Retry-After).',
+        ].join('\n\n'),
+        params: Type.Object({ workItemId: Type.String({ minLength: 1, maxLength: 64 }) }),
+        body: Type.Object(
+          {
+            title: Type.String({ minLength: 1, maxLength: 256 }),
+            body: Type.String({ maxLength: 65536 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Data(Result), 201: Data(Result) },
+      },
     },
-    schema: {
-      summary: "Open the work item's pull request, or edit the open one", tags: ['work-items'],
-      description: [
-        'Opens a pull request from the branch of the item\'s live claim into the repository\'s default branch as the GitHub App (201, created=true), or edits only the title and body of the pull request already open on that branch, whoever opened it (200, created=false). The pull request is linked to the item. Retried calls never open a second pull request.',
-        'Only the item key a claim returned may call it; another item\'s key gets 403.',
-        'Errors: 404 work_item_not_found; 409 work_item_withdrawn, claim_has_no_branch, repository_permissions_pending; 410 claim_expired; 422 work_item_has_no_repository, repository_not_connected, repository_not_in_installation, branch_not_pushed, branch_has_no_commits; 503 repository_tokens_unavailable, github_unavailable (Retry-After).',
-      ].join('\n\n'),
-      params: Type.Object({ workItemId: Type.String({ minLength: 1, maxLength: 64 }) }),
-      body: Type.Object({
-        title: Type.String({ minLength: 1, maxLength: 256 }),
-        body: Type.String({ maxLength: 65536 }),
-      }, { additionalProperties: false }),
-      response: { 200: Data(Result), 201: Data(Result) },
+    async (req, reply) => {
+      const result = await putPullRequest(factoryContext(req.ctx), req.params.workItemId, req.body);
+      return reply.status(result.created ? 201 : 200).send({ data: result });
     },
-  }, async (req, reply) => {
-    const result = await putPullRequest(factoryContext(req.ctx), req.params.workItemId, req.body);
-    return reply.status(result.created ? 201 : 200).send({ data: result });
-  });
+  );
 };

@@ -26,10 +26,16 @@ export interface PullRequestResult {
   created: boolean;
 }
 
-export async function putPullRequest(ctx: FactoryContext, workItemId: string, input: PullRequestInput): Promise<PullRequestResult> {
+export async function putPullRequest(
+  ctx: FactoryContext,
+  workItemId: string,
+  input: PullRequestInput,
+): Promise<PullRequestResult> {
   const item = await getWorkItem(ctx, workItemId);
   if (ctx.principal.kind !== 'item_key' || ctx.principal.workItemId !== item.id) {
-    throw apiError('forbidden', 'Only the item key of this work item may open its pull request.', { required_permission: 'item_key' });
+    throw apiError('forbidden', 'Only the item key of this work item may open its pull request.', {
+      required_permission: 'item_key',
+    });
   }
   if (item.withdrawn) throw apiError('work_item_withdrawn', 'The work item is withdrawn.');
 
@@ -40,7 +46,10 @@ export async function putPullRequest(ctx: FactoryContext, workItemId: string, in
     throw apiError('claim_expired', 'The work item has no live lease for this key; claim it again.');
   }
   if (claim.branch === null) {
-    throw apiError('claim_has_no_branch', 'The lease names no branch (it was recorded before claims named a branch); claim the item again with a branch.');
+    throw apiError(
+      'claim_has_no_branch',
+      'The lease names no branch (it was recorded before claims named a branch); claim the item again with a branch.',
+    );
   }
   const branch = claim.branch;
 
@@ -48,10 +57,17 @@ export async function putPullRequest(ctx: FactoryContext, workItemId: string, in
   // Without an App nothing below can be done (a connection made while one was configured is useless).
   const github = githubApp(ctx.gateway);
   const repo = await findConnectedRepository(ctx, item.repository);
-  if (!repo) throw apiError('repository_not_connected', `The factory has not connected ${item.repository}.`, { repository: item.repository });
+  if (!repo)
+    throw apiError('repository_not_connected', `The factory has not connected ${item.repository}.`, {
+      repository: item.repository,
+    });
 
   const notInInstallation = () =>
-    apiError('repository_not_in_installation', `The App installation ${repo.installationId} does not include ${repo.repository}.`, { repository: repo.repository });
+    apiError(
+      'repository_not_in_installation',
+      `The App installation ${repo.installationId} does not include ${repo.repository}.`,
+      { repository: repo.repository },
+    );
   let client: InstallationClient | null = await github.installation(repo.installationId);
   if (!client) throw notInInstallation();
   const seen = await client.repository(repo.owner, repo.name);
@@ -61,14 +77,20 @@ export async function putPullRequest(ctx: FactoryContext, workItemId: string, in
     client = await github.installation(repo.installationId, true);
     if (!client) throw notInInstallation();
     if (!client.pullRequestWrite) {
-      throw apiError('repository_permissions_pending', `The installation has not accepted the App's pull request write permission on ${repo.repository}.`, { repository: repo.repository });
+      throw apiError(
+        'repository_permissions_pending',
+        `The installation has not accepted the App's pull request write permission on ${repo.repository}.`,
+        { repository: repo.repository },
+      );
     }
   }
   const [owner, name] = seen.fullName.split('/') as [string, string];
   const base = seen.defaultBranch;
 
-  const notPushed = () => apiError('branch_not_pushed', `The branch ${branch} is not on ${seen.fullName}; push it first.`, { branch });
-  const noCommits = () => apiError('branch_has_no_commits', `The branch ${branch} has nothing ${base} lacks.`, { branch, base });
+  const notPushed = () =>
+    apiError('branch_not_pushed', `The branch ${branch} is not on ${seen.fullName}; push it first.`, { branch });
+  const noCommits = () =>
+    apiError('branch_has_no_commits', `The branch ${branch} has nothing ${base} lacks.`, { branch, base });
   if ((await client.branchHead(owner, name, branch)) === null) throw notPushed();
   if ((await client.aheadBy(owner, name, base, branch)) === 0) throw noCommits();
 
@@ -93,7 +115,12 @@ export async function putPullRequest(ctx: FactoryContext, workItemId: string, in
     if (made === 'exists') {
       const winner = await client.openPullRequest(owner, name, branch);
       if (!winner) {
-        throw apiError('github_unavailable', 'GitHub reports an open pull request on the branch that it does not list yet; retry.', {}, { 'Retry-After': '1' });
+        throw apiError(
+          'github_unavailable',
+          'GitHub reports an open pull request on the branch that it does not list yet; retry.',
+          {},
+          { 'Retry-After': '1' },
+        );
       }
       pull = await edit(winner.number);
     } else {
@@ -106,14 +133,34 @@ export async function putPullRequest(ctx: FactoryContext, workItemId: string, in
   await linkPullRequest(ctx, item.id, { repository: result.repository, number: result.number, url: result.url });
   // PR state as GitHub just answered it, so attribution (GET /v1/prs/...) knows the pull request before
   // its webhook arrives; a later webhook with newer facts wins (applyPullRequest keeps the newest).
-  await applyPullRequest(ctx, { orgId: ctx.orgId, appId: ctx.appId }, {
-    repository: result.repository, number: pull.number, url: pull.url, title: pull.title, body: pull.body, author: pull.author,
-    headBranch: pull.headRef, headSha: pull.headSha, baseBranch: pull.baseRef, open: pull.open, merged: pull.merged,
-    createdAt: pull.createdAt, closedAt: pull.closedAt, mergedAt: pull.mergedAt, updatedAt: pull.updatedAt,
-  });
+  await applyPullRequest(
+    ctx,
+    { orgId: ctx.orgId, appId: ctx.appId },
+    {
+      repository: result.repository,
+      number: pull.number,
+      url: pull.url,
+      title: pull.title,
+      body: pull.body,
+      author: pull.author,
+      headBranch: pull.headRef,
+      headSha: pull.headSha,
+      baseBranch: pull.baseRef,
+      open: pull.open,
+      merged: pull.merged,
+      createdAt: pull.createdAt,
+      closedAt: pull.closedAt,
+      mergedAt: pull.mergedAt,
+      updatedAt: pull.updatedAt,
+    },
+  );
   await recordAudit(ctx.db, ctx.clock, {
-    orgId: ctx.orgId, actionType: result.created ? 'work_item.pull_request_opened' : 'work_item.pull_request_edited', actor: ctx.principal,
-    targetType: 'work_item', targetId: item.id, targetIdentifier: `#${item.number}`,
+    orgId: ctx.orgId,
+    actionType: result.created ? 'work_item.pull_request_opened' : 'work_item.pull_request_edited',
+    actor: ctx.principal,
+    targetType: 'work_item',
+    targetId: item.id,
+    targetIdentifier: `#${item.number}`,
     details: { repository: result.repository, number: result.number, branch },
   });
   return result;

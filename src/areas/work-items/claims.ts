@@ -8,8 +8,17 @@ import { mintCredential } from '../../server/auth/mint.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import {
-  audit, CLAIM_DEFAULT_TTL_SECONDS, CLAIM_MAX_TTL_SECONDS, claimRecord, claimToWire, findItemRow, getLiveClaim, iso, isLive,
-  type ClaimRecord, type ClaimWire,
+  audit,
+  CLAIM_DEFAULT_TTL_SECONDS,
+  CLAIM_MAX_TTL_SECONDS,
+  claimRecord,
+  claimToWire,
+  findItemRow,
+  getLiveClaim,
+  iso,
+  isLive,
+  type ClaimRecord,
+  type ClaimWire,
 } from './service.js';
 import * as store from './store.js';
 
@@ -33,11 +42,16 @@ function assertTtl(ctx: FactoryContext, ttl: number): void {
  * item key, all in one transaction. The unique index on open claims decides races: every loser's insert
  * fails and answers 409 work_item_claimed, on one node or many.
  */
-export async function claimWorkItem(ctx: FactoryContext, idOrNumber: string, input: ClaimInput): Promise<{ claim: ClaimRecord; itemKey: string }> {
+export async function claimWorkItem(
+  ctx: FactoryContext,
+  idOrNumber: string,
+  input: ClaimInput,
+): Promise<{ claim: ClaimRecord; itemKey: string }> {
   const ttl = input.ttlSeconds ?? CLAIM_DEFAULT_TTL_SECONDS;
   assertTtl(ctx, ttl);
   const item = await findItemRow(ctx, idOrNumber);
-  if (item.withdrawn_at !== null) throw apiError('work_item_withdrawn', 'The work item is withdrawn; it cannot be claimed.');
+  if (item.withdrawn_at !== null)
+    throw apiError('work_item_withdrawn', 'The work item is withdrawn; it cannot be claimed.');
   const now = ctx.clock.now();
   const claimId = crypto.randomUUID();
   let revoked: string[] = [];
@@ -47,24 +61,53 @@ export async function claimWorkItem(ctx: FactoryContext, idOrNumber: string, inp
       revoked = await store.endExpiredClaim(trx, ctx.appId, item.id, now);
       await store.revokeItemKeys(trx, ctx.appId, revoked, now);
       const key = await mintCredential(trx, ctx.gateway.pepper, now, {
-        kind: 'item_key', name: `claim ${claimId}`, orgId: ctx.orgId, appId: ctx.appId, workItemId: item.id, createdBy: ctx.principal.userId,
+        kind: 'item_key',
+        name: `claim ${claimId}`,
+        orgId: ctx.orgId,
+        appId: ctx.appId,
+        workItemId: item.id,
+        createdBy: ctx.principal.userId,
       });
       await store.insertClaim(trx, {
-        id: claimId, org_id: ctx.orgId, app_id: ctx.appId, work_item_id: item.id, source: input.source, branch: input.branch,
-        ttl_seconds: ttl, claimed_at: now, expires_at: now + ttl * 1000, credential_id: key.id, ended_at: null, end_reason: null,
+        id: claimId,
+        org_id: ctx.orgId,
+        app_id: ctx.appId,
+        work_item_id: item.id,
+        source: input.source,
+        branch: input.branch,
+        ttl_seconds: ttl,
+        claimed_at: now,
+        expires_at: now + ttl * 1000,
+        credential_id: key.id,
+        ended_at: null,
+        end_reason: null,
       });
       return key;
     });
   } catch (err) {
     if (isUniqueViolation(err)) {
       const holder = await getLiveClaim(ctx, item.id);
-      throw apiError('work_item_claimed', 'Another live claim holds this work item.', holder ? { expiresAt: iso(holder.expiresAt) } : {});
+      throw apiError(
+        'work_item_claimed',
+        'Another live claim holds this work item.',
+        holder ? { expiresAt: iso(holder.expiresAt) } : {},
+      );
     }
     throw err;
   }
   if (revoked.length > 0) ctx.gateway.auth.invalidate();
   return {
-    claim: { id: claimId, workItemId: item.id, source: input.source, branch: input.branch, ttlSeconds: ttl, claimedAt: now, expiresAt: now + ttl * 1000, credentialId: minted.id, endedAt: null },
+    claim: {
+      id: claimId,
+      workItemId: item.id,
+      source: input.source,
+      branch: input.branch,
+      ttlSeconds: ttl,
+      claimedAt: now,
+      expiresAt: now + ttl * 1000,
+      credentialId: minted.id,
+      endedAt: null,
+    },
     itemKey: minted.plaintext,
   };
 }
@@ -80,7 +123,8 @@ function assertOwnItem(ctx: FactoryContext, item: store.WorkItemRow): void {
 export async function renewClaim(ctx: FactoryContext, idOrNumber: string): Promise<ClaimRecord> {
   const item = await findItemRow(ctx, idOrNumber);
   assertOwnItem(ctx, item);
-  if (item.withdrawn_at !== null) throw apiError('work_item_withdrawn', 'The work item is withdrawn; its claim cannot be renewed.');
+  if (item.withdrawn_at !== null)
+    throw apiError('work_item_withdrawn', 'The work item is withdrawn; its claim cannot be renewed.');
   const row = await store.findClaimByCredential(ctx.db, ctx.appId, ctx.principal.credentialId);
   const now = ctx.clock.now();
   const expired = () => apiError('claim_expired', 'The claim has expired; claim the item again.');
@@ -104,7 +148,9 @@ export async function releaseClaim(ctx: FactoryContext, idOrNumber: string): Pro
   } else {
     // Item keys carry no permissions, so the route's guard cannot name work.write; other credentials need it.
     if (!ctx.principal.permissions.has('work.write')) {
-      throw apiError('forbidden', 'This credential lacks the permission work.write.', { required_permission: 'work.write' });
+      throw apiError('forbidden', 'This credential lacks the permission work.write.', {
+        required_permission: 'work.write',
+      });
     }
     row = await store.findOpenClaim(ctx.db, ctx.appId, item.id);
   }
@@ -120,7 +166,11 @@ export async function releaseClaim(ctx: FactoryContext, idOrNumber: string): Pro
   ctx.gateway.auth.invalidate();
   // Someone other than the holder taking a lease away is worth a trace; a holder letting go is routine.
   if (ended && ctx.principal.kind !== 'item_key') {
-    await audit(ctx, 'work_item.claim_released', item, { claimId: claim.id, source: claim.source, branch: claim.branch });
+    await audit(ctx, 'work_item.claim_released', item, {
+      claimId: claim.id,
+      source: claim.source,
+      branch: claim.branch,
+    });
   }
 }
 
@@ -139,24 +189,52 @@ export async function recordLegacyClaim(
   const now = ctx.clock.now();
   const expiresAt = input.claimedAt + input.ttlSeconds * 1000;
   let ended: string[] = [];
-  const key = await ctx.db.transaction().execute(async (trx) => {
-    ended = await store.endExpiredClaim(trx, ctx.appId, item.id, now);
-    await store.revokeItemKeys(trx, ctx.appId, ended, now);
-    const minted = await mintCredential(trx, ctx.gateway.pepper, now, {
-      kind: 'item_key', name: `claim ${claimId}`, orgId: ctx.orgId, appId: ctx.appId, workItemId: item.id, createdBy: ctx.principal.userId,
+  const key = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      ended = await store.endExpiredClaim(trx, ctx.appId, item.id, now);
+      await store.revokeItemKeys(trx, ctx.appId, ended, now);
+      const minted = await mintCredential(trx, ctx.gateway.pepper, now, {
+        kind: 'item_key',
+        name: `claim ${claimId}`,
+        orgId: ctx.orgId,
+        appId: ctx.appId,
+        workItemId: item.id,
+        createdBy: ctx.principal.userId,
+      });
+      await store.insertClaim(trx, {
+        id: claimId,
+        org_id: ctx.orgId,
+        app_id: ctx.appId,
+        work_item_id: item.id,
+        source: input.source,
+        branch: null,
+        ttl_seconds: input.ttlSeconds,
+        claimed_at: input.claimedAt,
+        expires_at: expiresAt,
+        credential_id: minted.id,
+        ended_at: null,
+        end_reason: null,
+      });
+      return minted;
+    })
+    .catch((err: unknown) => {
+      if (isUniqueViolation(err)) throw apiError('work_item_claimed', 'Another live claim holds this work item.');
+      throw err;
     });
-    await store.insertClaim(trx, {
-      id: claimId, org_id: ctx.orgId, app_id: ctx.appId, work_item_id: item.id, source: input.source, branch: null,
-      ttl_seconds: input.ttlSeconds, claimed_at: input.claimedAt, expires_at: expiresAt, credential_id: minted.id, ended_at: null, end_reason: null,
-    });
-    return minted;
-  }).catch((err: unknown) => {
-    if (isUniqueViolation(err)) throw apiError('work_item_claimed', 'Another live claim holds this work item.');
-    throw err;
-  });
   if (ended.length > 0) ctx.gateway.auth.invalidate();
   return {
-    claim: { id: claimId, workItemId: item.id, source: input.source, branch: null, ttlSeconds: input.ttlSeconds, claimedAt: input.claimedAt, expiresAt, credentialId: key.id, endedAt: null },
+    claim: {
+      id: claimId,
+      workItemId: item.id,
+      source: input.source,
+      branch: null,
+      ttlSeconds: input.ttlSeconds,
+      claimedAt: input.claimedAt,
+      expiresAt,
+      credentialId: key.id,
+      endedAt: null,
+    },
     itemKey: key.plaintext,
   };
 }

@@ -5,8 +5,20 @@ import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, Uuid, Int53, PrNumber, NoContent, Limit, Offset } from '../../server/schemas.js';
 import { claimWorkItem, listClaimHistory, releaseClaim, renewClaim } from './claims.js';
 import {
-  BLOCK_CLASSES, CLAIM_DEFAULT_TTL_SECONDS, CLAIM_MAX_TTL_SECONDS, STAGES, TRACKERS,
-  claimToWire, declarePullRequest, getWorkItem, listPullRequestsOf, listWorkItems, patchWorkItem, toWire, upsertWorkItem, withdrawWorkItem,
+  BLOCK_CLASSES,
+  CLAIM_DEFAULT_TTL_SECONDS,
+  CLAIM_MAX_TTL_SECONDS,
+  STAGES,
+  TRACKERS,
+  claimToWire,
+  declarePullRequest,
+  getWorkItem,
+  listPullRequestsOf,
+  listWorkItems,
+  patchWorkItem,
+  toWire,
+  upsertWorkItem,
+  withdrawWorkItem,
 } from './service.js';
 
 const Tracker = Type.Union(TRACKERS.map((t) => Type.Literal(t)));
@@ -14,7 +26,8 @@ const Stage = Type.Union(STAGES.map((s) => Type.Literal(s)));
 const BlockClass = Type.Union(BLOCK_CLASSES.map((b) => Type.Literal(b)));
 const REPOSITORY = { minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' };
 const Repository = Type.String(REPOSITORY);
-const StringOrNull = (opts: { minLength?: number; maxLength?: number; pattern?: string } = {}) => Nullable(Type.String(opts));
+const StringOrNull = (opts: { minLength?: number; maxLength?: number; pattern?: string } = {}) =>
+  Nullable(Type.String(opts));
 
 const Section = Type.String({ maxLength: 100 });
 const Title = Type.String({ minLength: 1, maxLength: 500 });
@@ -56,8 +69,15 @@ export const WorkItemSchema = Type.Object({
   createdAt: DateTime,
   updatedAt: DateTime,
 });
-const ItemParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'The work item uuid or its number in the factory.' }) });
-const LinkedPullRequestSchema = Type.Object({ repository: Type.String(), number: Type.Integer(), url: Type.String(), linkedAt: DateTime });
+const ItemParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'The work item uuid or its number in the factory.' }),
+});
+const LinkedPullRequestSchema = Type.Object({
+  repository: Type.String(),
+  number: Type.Integer(),
+  url: Type.String(),
+  linkedAt: DateTime,
+});
 
 const READ = { permission: 'work.read' } as const;
 const WRITE = { permission: 'work.write' } as const;
@@ -65,157 +85,265 @@ const WRITE = { permission: 'work.write' } as const;
 export const workItemsRoutes: AreaRoutes = (app) => {
   const minTtl = app.attest.config.claimMinTtlSeconds;
 
-  app.get('/work-items', {
-    config: { guard: READ },
-    schema: {
-      summary: "List the factory's live (or withdrawn) work items", tags: ['work-items'],
-      description: 'Live (not withdrawn) items by number, up to 100 a page; `withdrawn=true` lists the withdrawn items instead (same entries, same paging). Send `pagination.cursor` back as `cursor` for the next page; a malformed cursor answers 400 invalid_cursor.',
-      querystring: Type.Object({
-        cursor: Type.Optional(Type.String({ maxLength: 400 })),
-        withdrawn: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')], { description: 'true (or 1): the withdrawn items instead of the live ones. Default false.' })),
-      }, { additionalProperties: false }),
-      response: { 200: Type.Object({ data: Type.Array(WorkItemListEntrySchema), pagination: Type.Object({ cursor: Nullable(Type.String()) }) }) },
+  app.get(
+    '/work-items',
+    {
+      config: { guard: READ },
+      schema: {
+        summary: "List the factory's live (or withdrawn) work items",
+        tags: ['work-items'],
+        description:
+          'Live (not withdrawn) items by number, up to 100 a page; `withdrawn=true` lists the withdrawn items instead (same entries, same paging). Send `pagination.cursor` back as `cursor` for the next page; a malformed cursor answers 400 invalid_cursor.',
+        querystring: Type.Object(
+          {
+            cursor: Type.Optional(Type.String({ maxLength: 400 })),
+            withdrawn: Type.Optional(
+              Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')], {
+                description: 'true (or 1): the withdrawn items instead of the live ones. Default false.',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            data: Type.Array(WorkItemListEntrySchema),
+            pagination: Type.Object({ cursor: Nullable(Type.String()) }),
+          }),
+        },
+      },
     },
-  }, async (req) => {
-    const withdrawn = req.query.withdrawn === 'true' || req.query.withdrawn === '1';
-    const page = await listWorkItems(factoryContext(req.ctx), req.query.cursor, withdrawn);
-    return { data: page.items, pagination: { cursor: page.cursor } };
-  });
-
-  app.post('/work-items', {
-    config: { guard: WRITE },
-    schema: {
-      summary: 'Create or update a work item (upsert by tracker + trackerKey)', tags: ['work-items'],
-      description: '201 when the item was created (it gets the next number in the factory), 200 when an item with the same tracker and trackerKey was updated. Fields left out keep their value (on create: stage backlog, section "", blockClass none, specRepository = repository or "", specNumber 0). Re-stating a withdrawn item makes it active again.',
-      body: Type.Object({
-        tracker: Tracker,
-        trackerKey: Type.String({ minLength: 1, maxLength: 200 }),
-        title: Title,
-        specRepository: Type.Optional(Type.String({ maxLength: 200 })),
-        specNumber: Type.Optional(Int53()),
-        stage: Type.Optional(Stage),
-        section: Type.Optional(Section),
-        blockClass: Type.Optional(BlockClass),
-        repository: Type.Optional(StringOrNull(REPOSITORY)),
-      }, { additionalProperties: false }),
-      response: { 200: Data(WorkItemSchema), 201: Data(WorkItemSchema) },
+    async (req) => {
+      const withdrawn = req.query.withdrawn === 'true' || req.query.withdrawn === '1';
+      const page = await listWorkItems(factoryContext(req.ctx), req.query.cursor, withdrawn);
+      return { data: page.items, pagination: { cursor: page.cursor } };
     },
-  }, async (req, reply) => {
-    const { item, created } = await upsertWorkItem(factoryContext(req.ctx), req.body);
-    return reply.status(created ? 201 : 200).send({ data: toWire(item) });
-  });
+  );
 
-  app.get('/work-items/:id', {
-    config: { guard: READ },
-    schema: { summary: 'Read one work item by id or number', tags: ['work-items'], params: ItemParams, response: { 200: Data(WorkItemSchema) } },
-  }, async (req) => ({ data: toWire(await getWorkItem(factoryContext(req.ctx), req.params.id)) }));
-
-  app.patch('/work-items/:id', {
-    config: { guard: WRITE },
-    schema: {
-      summary: 'Change stage, section, blockClass, title or repository', tags: ['work-items'],
-      description: 'A withdrawn item answers 409 work_item_withdrawn. `repository: null` clears it.',
-      params: ItemParams,
-      body: Type.Object({
-        stage: Type.Optional(Stage),
-        section: Type.Optional(Section),
-        blockClass: Type.Optional(BlockClass),
-        title: Type.Optional(Title),
-        repository: Type.Optional(StringOrNull(REPOSITORY)),
-      }, { additionalProperties: false }),
-      response: { 200: Data(WorkItemSchema) },
+  app.post(
+    '/work-items',
+    {
+      config: { guard: WRITE },
+      schema: {
+        summary: 'Create or update a work item (upsert by tracker + trackerKey)',
+        tags: ['work-items'],
+        description:
+          '201 when the item was created (it gets the next number in the factory), 200 when an item with the same tracker and trackerKey was updated. Fields left out keep their value (on create: stage backlog, section "", blockClass none, specRepository = repository or "", specNumber 0). Re-stating a withdrawn item makes it active again.',
+        body: Type.Object(
+          {
+            tracker: Tracker,
+            trackerKey: Type.String({ minLength: 1, maxLength: 200 }),
+            title: Title,
+            specRepository: Type.Optional(Type.String({ maxLength: 200 })),
+            specNumber: Type.Optional(Int53()),
+            stage: Type.Optional(Stage),
+            section: Type.Optional(Section),
+            blockClass: Type.Optional(BlockClass),
+            repository: Type.Optional(StringOrNull(REPOSITORY)),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Data(WorkItemSchema), 201: Data(WorkItemSchema) },
+      },
     },
-  }, async (req) => ({ data: toWire(await patchWorkItem(factoryContext(req.ctx), req.params.id, req.body)) }));
-
-  app.post('/work-items/:id/withdraw', {
-    config: { guard: WRITE },
-    schema: {
-      summary: 'Withdraw a work item', tags: ['work-items'],
-      description: 'Idempotent. A withdrawn item leaves the list, cannot be claimed or changed, and its claim key gets 409 work_item_withdrawn.',
-      params: ItemParams, response: { 200: Data(WorkItemSchema) },
+    async (req, reply) => {
+      const { item, created } = await upsertWorkItem(factoryContext(req.ctx), req.body);
+      return reply.status(created ? 201 : 200).send({ data: toWire(item) });
     },
-  }, async (req) => ({ data: toWire(await withdrawWorkItem(factoryContext(req.ctx), req.params.id)) }));
+  );
 
-  app.post('/work-items/:id/claims', {
-    config: { guard: WRITE },
-    schema: {
-      summary: 'Claim a work item for a branch (returns the item key once)', tags: ['work-items'],
-      description: `Exactly one live claim per item: another live claim answers 409 work_item_claimed. The lease lasts ttlSeconds (${minTtl}–${CLAIM_MAX_TTL_SECONDS}, default ${CLAIM_DEFAULT_TTL_SECONDS}); an expired lease frees the item. \`itemKey\` (oli_) is shown only here; it authenticates only as this item.`,
-      params: ItemParams,
-      body: Type.Object({
-        source: Type.String({ minLength: 1, maxLength: 200 }),
-        branch: Type.String({ minLength: 1, maxLength: 255 }),
-        ttlSeconds: Type.Optional(Type.Integer({ minimum: minTtl, maximum: CLAIM_MAX_TTL_SECONDS })),
-      }, { additionalProperties: false }),
-      response: { 201: Data(Type.Object({ claim: ClaimSchema, itemKey: Type.String() })) },
+  app.get(
+    '/work-items/:id',
+    {
+      config: { guard: READ },
+      schema: {
+        summary: 'Read one work item by id or number',
+        tags: ['work-items'],
+        params: ItemParams,
+        response: { 200: Data(WorkItemSchema) },
+      },
     },
-  }, async (req, reply) => {
-    const { claim, itemKey } = await claimWorkItem(factoryContext(req.ctx), req.params.id, req.body);
-    return reply.status(201).send({ data: { claim: claimToWire(claim), itemKey } });
-  });
+    async (req) => ({ data: toWire(await getWorkItem(factoryContext(req.ctx), req.params.id)) }),
+  );
 
-  app.get('/work-items/:id/claims', {
-    config: { guard: READ },
-    schema: {
-      summary: "The work item's claim history, newest first", tags: ['work-items'],
-      description: 'Every claim the item ever had (withdrawn items too): `state` live, released (let go while its lease ran) or expired (the lease ran out; `endedAt` is set once a later claim or a release ended it). Item keys are never shown. limit 1–100 (default 50), offset.',
-      params: ItemParams,
-      querystring: Type.Object({
-        limit: Type.Optional(Limit(100, undefined, { description: 'default 50' })),
-        offset: Type.Optional(Offset({ description: 'default 0' })),
-      }, { additionalProperties: false }),
-      response: { 200: Type.Object({ data: Type.Array(ClaimHistoryEntrySchema), pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }) }) },
+  app.patch(
+    '/work-items/:id',
+    {
+      config: { guard: WRITE },
+      schema: {
+        summary: 'Change stage, section, blockClass, title or repository',
+        tags: ['work-items'],
+        description: 'A withdrawn item answers 409 work_item_withdrawn. `repository: null` clears it.',
+        params: ItemParams,
+        body: Type.Object(
+          {
+            stage: Type.Optional(Stage),
+            section: Type.Optional(Section),
+            blockClass: Type.Optional(BlockClass),
+            title: Type.Optional(Title),
+            repository: Type.Optional(StringOrNull(REPOSITORY)),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Data(WorkItemSchema) },
+      },
     },
-  }, async (req) => {
-    const limit = req.query.limit ?? 50;
-    const offset = req.query.offset ?? 0;
-    const page = await listClaimHistory(factoryContext(req.ctx), req.params.id, { limit, offset });
-    return { data: page.claims, pagination: { total: page.total, limit, offset } };
-  });
+    async (req) => ({ data: toWire(await patchWorkItem(factoryContext(req.ctx), req.params.id, req.body)) }),
+  );
 
-  app.put('/work-items/:id/claims/current', {
-    config: { guard: { credentials: ['item_key'] } },
-    schema: {
-      summary: "Renew the caller's claim", tags: ['work-items'],
-      description: 'Item key only. Moves expiresAt to now + the claim\'s ttlSeconds. 410 claim_expired once the lease has run out (claim again).',
-      params: ItemParams, response: { 200: Data(Type.Object({ claim: ClaimSchema })) },
+  app.post(
+    '/work-items/:id/withdraw',
+    {
+      config: { guard: WRITE },
+      schema: {
+        summary: 'Withdraw a work item',
+        tags: ['work-items'],
+        description:
+          'Idempotent. A withdrawn item leaves the list, cannot be claimed or changed, and its claim key gets 409 work_item_withdrawn.',
+        params: ItemParams,
+        response: { 200: Data(WorkItemSchema) },
+      },
     },
-  }, async (req) => ({ data: { claim: claimToWire(await renewClaim(factoryContext(req.ctx), req.params.id)) } }));
+    async (req) => ({ data: toWire(await withdrawWorkItem(factoryContext(req.ctx), req.params.id)) }),
+  );
 
-  app.delete('/work-items/:id/claims/current', {
-    config: { guard: { credentials: ['item_key', 'factory_key', 'login_token'] } },
-    schema: { response: { 204: NoContent },
-      summary: 'Release the claim', tags: ['work-items'],
-      description: "The claim's item key releases its own claim; a factory key or login token needs work.write and releases whatever claim is open. The item key is revoked. 204.",
-      params: ItemParams,
+  app.post(
+    '/work-items/:id/claims',
+    {
+      config: { guard: WRITE },
+      schema: {
+        summary: 'Claim a work item for a branch (returns the item key once)',
+        tags: ['work-items'],
+        description: `Exactly one live claim per item: another live claim answers 409 work_item_claimed. The lease lasts ttlSeconds (${minTtl}–${CLAIM_MAX_TTL_SECONDS}, default ${CLAIM_DEFAULT_TTL_SECONDS}); an expired lease frees the item. \`itemKey\` (oli_) is shown only here; it authenticates only as this item.`,
+        params: ItemParams,
+        body: Type.Object(
+          {
+            source: Type.String({ minLength: 1, maxLength: 200 }),
+            branch: Type.String({ minLength: 1, maxLength: 255 }),
+            ttlSeconds: Type.Optional(Type.Integer({ minimum: minTtl, maximum: CLAIM_MAX_TTL_SECONDS })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Data(Type.Object({ claim: ClaimSchema, itemKey: Type.String() })) },
+      },
     },
-  }, async (req, reply) => {
-    await releaseClaim(factoryContext(req.ctx), req.params.id);
-    return reply.status(204).send(null);
-  });
-
-  app.post('/work-items/:id/pull-requests', {
-    config: { guard: WRITE },
-    schema: {
-      summary: 'Declare a pull request onto the work item', tags: ['work-items'],
-      description: 'Idempotent per repository + number. Artifacts anchored to a declared pull request count as evidence of the item. `url` defaults to the github.com pull request page.',
-      params: ItemParams,
-      body: Type.Object({
-        repository: Repository,
-        number: PrNumber(),
-        url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: '^https?://' })),
-      }, { additionalProperties: false }),
-      response: { 201: Data(LinkedPullRequestSchema) },
+    async (req, reply) => {
+      const { claim, itemKey } = await claimWorkItem(factoryContext(req.ctx), req.params.id, req.body);
+      return reply.status(201).send({ data: { claim: claimToWire(claim), itemKey } });
     },
-  }, async (req, reply) => {
-    const pr = await declarePullRequest(factoryContext(req.ctx), req.params.id, req.body);
-    return reply.status(201).send({ data: { ...pr, linkedAt: new Date(pr.linkedAt).toISOString() } });
-  });
+  );
 
-  app.get('/work-items/:id/pull-requests', {
-    config: { guard: READ },
-    schema: { summary: 'Pull requests declared onto the work item', tags: ['work-items'], params: ItemParams, response: { 200: Data(Type.Array(LinkedPullRequestSchema)) } },
-  }, async (req) => ({
-    data: (await listPullRequestsOf(factoryContext(req.ctx), req.params.id)).map((p) => ({ ...p, linkedAt: new Date(p.linkedAt).toISOString() })),
-  }));
+  app.get(
+    '/work-items/:id/claims',
+    {
+      config: { guard: READ },
+      schema: {
+        summary: "The work item's claim history, newest first",
+        tags: ['work-items'],
+        description:
+          'Every claim the item ever had (withdrawn items too): `state` live, released (let go while its lease ran) or expired (the lease ran out; `endedAt` is set once a later claim or a release ended it). Item keys are never shown. limit 1–100 (default 50), offset.',
+        params: ItemParams,
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Limit(100, undefined, { description: 'default 50' })),
+            offset: Type.Optional(Offset({ description: 'default 0' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            data: Type.Array(ClaimHistoryEntrySchema),
+            pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const limit = req.query.limit ?? 50;
+      const offset = req.query.offset ?? 0;
+      const page = await listClaimHistory(factoryContext(req.ctx), req.params.id, { limit, offset });
+      return { data: page.claims, pagination: { total: page.total, limit, offset } };
+    },
+  );
+
+  app.put(
+    '/work-items/:id/claims/current',
+    {
+      config: { guard: { credentials: ['item_key'] } },
+      schema: {
+        summary: "Renew the caller's claim",
+        tags: ['work-items'],
+        description:
+          "Item key only. Moves expiresAt to now + the claim's ttlSeconds. 410 claim_expired once the lease has run out (claim again).",
+        params: ItemParams,
+        response: { 200: Data(Type.Object({ claim: ClaimSchema })) },
+      },
+    },
+    async (req) => ({ data: { claim: claimToWire(await renewClaim(factoryContext(req.ctx), req.params.id)) } }),
+  );
+
+  app.delete(
+    '/work-items/:id/claims/current',
+    {
+      config: { guard: { credentials: ['item_key', 'factory_key', 'login_token'] } },
+      schema: {
+        response: { 204: NoContent },
+        summary: 'Release the claim',
+        tags: ['work-items'],
+        description:
+          "The claim's item key releases its own claim; a factory key or login token needs work.write and releases whatever claim is open. The item key is revoked. 204.",
+        params: ItemParams,
+      },
+    },
+    async (req, reply) => {
+      await releaseClaim(factoryContext(req.ctx), req.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/work-items/:id/pull-requests',
+    {
+      config: { guard: WRITE },
+      schema: {
+        summary: 'Declare a pull request onto the work item',
+        tags: ['work-items'],
+        description:
+          'Idempotent per repository + number. Artifacts anchored to a declared pull request count as evidence of the item. `url` defaults to the github.com pull request page.',
+        params: ItemParams,
+        body: Type.Object(
+          {
+            repository: Repository,
+            number: PrNumber(),
+            url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: '^https?://' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Data(LinkedPullRequestSchema) },
+      },
+    },
+    async (req, reply) => {
+      const pr = await declarePullRequest(factoryContext(req.ctx), req.params.id, req.body);
+      return reply.status(201).send({ data: { ...pr, linkedAt: new Date(pr.linkedAt).toISOString() } });
+    },
+  );
+
+  app.get(
+    '/work-items/:id/pull-requests',
+    {
+      config: { guard: READ },
+      schema: {
+        summary: 'Pull requests declared onto the work item',
+        tags: ['work-items'],
+        params: ItemParams,
+        response: { 200: Data(Type.Array(LinkedPullRequestSchema)) },
+      },
+    },
+    async (req) => ({
+      data: (await listPullRequestsOf(factoryContext(req.ctx), req.params.id)).map((p) => ({
+        ...p,
+        linkedAt: new Date(p.linkedAt).toISOString(),
+      })),
+    }),
+  );
 };

@@ -115,7 +115,12 @@ export function claimToWire(c: ClaimRecord): ClaimWire {
 }
 
 export function isStartable(item: WorkItemRecord): boolean {
-  return !item.withdrawn && (item.stage === 'backlog' || item.stage === 'ready') && item.blockClass === 'none' && item.claim === null;
+  return (
+    !item.withdrawn &&
+    (item.stage === 'backlog' || item.stage === 'ready') &&
+    item.blockClass === 'none' &&
+    item.claim === null
+  );
 }
 
 export function toListEntry(item: WorkItemRecord): WorkItemListEntry {
@@ -233,11 +238,20 @@ export async function getClaimForItemKey(ctx: FactoryContext, credentialId: stri
 }
 
 /** Declare a pull request onto the item (idempotent; a later call updates the url). 404 for another factory's item. */
-export async function linkPullRequest(ctx: FactoryContext, workItemId: string, pr: { repository: string; number: number; url: string }): Promise<void> {
+export async function linkPullRequest(
+  ctx: FactoryContext,
+  workItemId: string,
+  pr: { repository: string; number: number; url: string },
+): Promise<void> {
   const item = await store.findItemById(ctx.db, ctx.appId, workItemId);
   if (!item) throw apiError('work_item_not_found', 'No such work item in this factory.');
   await store.upsertPullRequest(ctx.db, {
-    app_id: ctx.appId, work_item_id: item.id, repository: pr.repository, number: pr.number, url: pr.url, linked_at: ctx.clock.now(),
+    app_id: ctx.appId,
+    work_item_id: item.id,
+    repository: pr.repository,
+    number: pr.number,
+    url: pr.url,
+    linked_at: ctx.clock.now(),
   });
   // The item's criteria and findings now show on the pull request's comment.
   await schedulePrComments(ctx, ctx.appId, [{ repository: pr.repository, number: pr.number }]);
@@ -246,11 +260,20 @@ export async function linkPullRequest(ctx: FactoryContext, workItemId: string, p
 /** Pull requests declared onto the item, oldest link first. */
 export async function listLinkedPullRequests(ctx: FactoryContext, workItemId: string): Promise<LinkedPullRequest[]> {
   const rows = await store.listPullRequests(ctx.db, ctx.appId, workItemId);
-  return rows.map((r) => ({ repository: r.repository, number: Number(r.number), url: r.url, linkedAt: Number(r.linked_at) }));
+  return rows.map((r) => ({
+    repository: r.repository,
+    number: Number(r.number),
+    url: r.url,
+    linkedAt: Number(r.linked_at),
+  }));
 }
 
 /** The items a pull request is declared onto (for evidence that hangs off items: criteria, findings). */
-export async function workItemsOfPullRequest(ctx: FactoryContext, repository: string, number: number): Promise<Array<{ id: string; number: number; title: string }>> {
+export async function workItemsOfPullRequest(
+  ctx: FactoryContext,
+  repository: string,
+  number: number,
+): Promise<Array<{ id: string; number: number; title: string }>> {
   const rows = await store.itemsLinkedToPullRequest(ctx.db, ctx.appId, repository, number);
   return rows.map((r) => ({ id: r.id, number: Number(r.number), title: r.title }));
 }
@@ -275,7 +298,10 @@ const NUMBER_ATTEMPTS = 100;
  * Creates the item, or updates the one with the same tracker + trackerKey (fields left out keep their
  * value). Re-stating a withdrawn item makes it active again: the source says it is live once more.
  */
-export async function upsertWorkItem(ctx: FactoryContext, input: UpsertWorkItemInput): Promise<{ item: WorkItemRecord; created: boolean }> {
+export async function upsertWorkItem(
+  ctx: FactoryContext,
+  input: UpsertWorkItemInput,
+): Promise<{ item: WorkItemRecord; created: boolean }> {
   for (let attempt = 0; attempt < NUMBER_ATTEMPTS; attempt++) {
     const now = ctx.clock.now();
     const existing = await store.findItemByTrackerKey(ctx.db, ctx.appId, input.tracker, input.trackerKey);
@@ -340,7 +366,8 @@ function encodeCursor(afterNumber: number): string {
 }
 
 function decodeCursor(cursor: string): number {
-  const bad = () => apiError('invalid_cursor', 'The cursor is malformed; send pagination.cursor of the previous page unchanged.');
+  const bad = () =>
+    apiError('invalid_cursor', 'The cursor is malformed; send pagination.cursor of the previous page unchanged.');
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw bad();
   let parsed: unknown;
   try {
@@ -349,12 +376,17 @@ function decodeCursor(cursor: string): number {
     throw bad();
   }
   const n = (parsed as { n?: unknown } | null)?.n;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || Object.keys(parsed as object).length !== 1) throw bad();
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || Object.keys(parsed as object).length !== 1)
+    throw bad();
   return n;
 }
 
 /** Live (not withdrawn) items by number, 100 a page; with `withdrawn`, the withdrawn items instead. */
-export async function listWorkItems(ctx: FactoryContext, cursor: string | undefined, withdrawn = false): Promise<ListPage> {
+export async function listWorkItems(
+  ctx: FactoryContext,
+  cursor: string | undefined,
+  withdrawn = false,
+): Promise<ListPage> {
   const after = cursor === undefined ? 0 : decodeCursor(cursor);
   const rows = await store.listLiveItems(ctx.db, ctx.appId, after, WORK_ITEM_PAGE_SIZE + 1, withdrawn);
   const now = ctx.clock.now();
@@ -374,9 +406,17 @@ export interface PatchWorkItemInput {
   repository?: string | null;
 }
 
-export async function patchWorkItem(ctx: FactoryContext, idOrNumber: string, input: PatchWorkItemInput): Promise<WorkItemRecord> {
+export async function patchWorkItem(
+  ctx: FactoryContext,
+  idOrNumber: string,
+  input: PatchWorkItemInput,
+): Promise<WorkItemRecord> {
   const row = await findItemRow(ctx, idOrNumber);
-  if (row.withdrawn_at !== null) throw apiError('work_item_withdrawn', 'The work item is withdrawn; re-state it with POST /v1/work-items to change it.');
+  if (row.withdrawn_at !== null)
+    throw apiError(
+      'work_item_withdrawn',
+      'The work item is withdrawn; re-state it with POST /v1/work-items to change it.',
+    );
   const changes: store.ItemChanges = {};
   if (input.stage !== undefined) changes.stage = input.stage;
   if (input.section !== undefined) changes.section = input.section;
@@ -399,7 +439,12 @@ export async function withdrawWorkItem(ctx: FactoryContext, idOrNumber: string):
   return recordOf(ctx, (await store.findItemById(ctx.db, ctx.appId, row.id)) ?? row);
 }
 
-export async function audit(ctx: FactoryContext, actionType: string, row: store.WorkItemRow, details: Record<string, unknown> = {}): Promise<void> {
+export async function audit(
+  ctx: FactoryContext,
+  actionType: string,
+  row: store.WorkItemRow,
+  details: Record<string, unknown> = {},
+): Promise<void> {
   await recordAudit(ctx.db, ctx.clock, {
     orgId: ctx.orgId,
     actionType,
@@ -422,7 +467,9 @@ export async function declarePullRequest(
   if (item.withdrawn_at !== null) throw apiError('work_item_withdrawn', 'The work item is withdrawn.');
   const url = pr.url ?? `https://github.com/${pr.repository}/pull/${pr.number}`;
   await linkPullRequest(ctx, item.id, { repository: pr.repository, number: pr.number, url });
-  const linked = (await listLinkedPullRequests(ctx, item.id)).find((p) => p.repository === pr.repository && p.number === pr.number);
+  const linked = (await listLinkedPullRequests(ctx, item.id)).find(
+    (p) => p.repository === pr.repository && p.number === pr.number,
+  );
   return linked ?? { repository: pr.repository, number: pr.number, url, linkedAt: ctx.clock.now() };
 }
 

@@ -74,10 +74,20 @@ export function findItemById(db: Db, appId: string, id: string): Promise<WorkIte
 }
 
 export function findItemByNumber(db: Db, appId: string, number: number): Promise<WorkItemRow | undefined> {
-  return db.selectFrom('work_items').selectAll().where('app_id', '=', appId).where('number', '=', number).executeTakeFirst();
+  return db
+    .selectFrom('work_items')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('number', '=', number)
+    .executeTakeFirst();
 }
 
-export function findItemByTrackerKey(db: Db, appId: string, tracker: string, trackerKey: string): Promise<WorkItemRow | undefined> {
+export function findItemByTrackerKey(
+  db: Db,
+  appId: string,
+  tracker: string,
+  trackerKey: string,
+): Promise<WorkItemRow | undefined> {
   return db
     .selectFrom('work_items')
     .selectAll()
@@ -92,7 +102,9 @@ export async function takeNextNumber(db: Db, appId: string): Promise<number> {
   const row = await db
     .insertInto('work_item_counters')
     .values({ app_id: appId, last_number: 1 })
-    .onConflict((oc) => oc.column('app_id').doUpdateSet((eb) => ({ last_number: eb('work_item_counters.last_number', '+', 1) })))
+    .onConflict((oc) =>
+      oc.column('app_id').doUpdateSet((eb) => ({ last_number: eb('work_item_counters.last_number', '+', 1) })),
+    )
     .returning('last_number')
     .executeTakeFirstOrThrow();
   return Number(row.last_number);
@@ -100,7 +112,12 @@ export async function takeNextNumber(db: Db, appId: string): Promise<number> {
 
 /** Moves the counter past `number` when it lags behind (items recorded without it, e.g. imported). */
 export async function bumpCounterTo(db: Db, appId: string, number: number): Promise<void> {
-  await db.updateTable('work_item_counters').set({ last_number: number }).where('app_id', '=', appId).where('last_number', '<', number).execute();
+  await db
+    .updateTable('work_item_counters')
+    .set({ last_number: number })
+    .where('app_id', '=', appId)
+    .where('last_number', '<', number)
+    .execute();
 }
 
 export async function highestNumber(db: Db, appId: string): Promise<number> {
@@ -116,7 +133,12 @@ export async function insertItem(db: Db, row: WorkItemRow): Promise<void> {
   await db.insertInto('work_items').values(row).execute();
 }
 
-export type ItemChanges = Partial<Pick<WorkItemRow, 'title' | 'spec_repository' | 'spec_number' | 'stage' | 'section' | 'block_class' | 'repository' | 'withdrawn_at'>>;
+export type ItemChanges = Partial<
+  Pick<
+    WorkItemRow,
+    'title' | 'spec_repository' | 'spec_number' | 'stage' | 'section' | 'block_class' | 'repository' | 'withdrawn_at'
+  >
+>;
 
 export async function updateItem(db: Db, appId: string, id: string, changes: ItemChanges, now: number): Promise<void> {
   await db
@@ -160,7 +182,13 @@ const liveItemsPage = itemsPage(false);
 const withdrawnItemsPage = itemsPage(true);
 
 /** Live (or, with `withdrawn`, only withdrawn) items of the factory with number > afterNumber, by number, with their open claim. */
-export async function listLiveItems(db: Db, appId: string, afterNumber: number, limit: number, withdrawn = false): Promise<ItemWithOpenClaim[]> {
+export async function listLiveItems(
+  db: Db,
+  appId: string,
+  afterNumber: number,
+  limit: number,
+  withdrawn = false,
+): Promise<ItemWithOpenClaim[]> {
   const items = await (withdrawn ? withdrawnItemsPage : liveItemsPage)(db, appId, afterNumber, limit);
   if (items.length === 0) return [];
   const claims = await db
@@ -168,7 +196,11 @@ export async function listLiveItems(db: Db, appId: string, afterNumber: number, 
     .selectAll()
     .where('app_id', '=', appId)
     .where('ended_at', 'is', null)
-    .where('work_item_id', 'in', items.map((i) => i.id))
+    .where(
+      'work_item_id',
+      'in',
+      items.map((i) => i.id),
+    )
     .execute();
   const byItem = new Map(claims.map((c) => [c.work_item_id, c]));
   return items.map((item) => ({ item, claim: byItem.get(item.id) ?? null }));
@@ -199,7 +231,13 @@ export function findLatestClaim(db: Db, appId: string, workItemId: string): Prom
 }
 
 /** Every claim the item ever had (open and ended), newest first, for its history. */
-export function listClaims(db: Db, appId: string, workItemId: string, limit: number, offset: number): Promise<ClaimRow[]> {
+export function listClaims(
+  db: Db,
+  appId: string,
+  workItemId: string,
+  limit: number,
+  offset: number,
+): Promise<ClaimRow[]> {
   return db
     .selectFrom('claims')
     .selectAll()
@@ -223,7 +261,12 @@ export async function countClaims(db: Db, appId: string, workItemId: string): Pr
 }
 
 export function findClaimByCredential(db: Db, appId: string, credentialId: string): Promise<ClaimRow | undefined> {
-  return db.selectFrom('claims').selectAll().where('app_id', '=', appId).where('credential_id', '=', credentialId).executeTakeFirst();
+  return db
+    .selectFrom('claims')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('credential_id', '=', credentialId)
+    .executeTakeFirst();
 }
 
 /**
@@ -254,7 +297,13 @@ export async function setClaimCredential(db: Db, claimId: string, credentialId: 
 }
 
 /** Pushes the lease of a still-live claim to newExpiresAt; false when the claim ended or expired first. */
-export async function extendClaim(db: Db, appId: string, claimId: string, now: number, newExpiresAt: number): Promise<boolean> {
+export async function extendClaim(
+  db: Db,
+  appId: string,
+  claimId: string,
+  now: number,
+  newExpiresAt: number,
+): Promise<boolean> {
   const res = await db
     .updateTable('claims')
     .set({ expires_at: newExpiresAt })
@@ -316,7 +365,9 @@ export function listPullRequests(db: Db, appId: string, workItemId: string) {
 export function listPullRequestsQuery(db: Db, appId: string, workItemId: string) {
   if (isPostgres(db)) {
     return db
-      .selectFrom((eb) => eb.selectFrom('work_item_pull_requests').selectAll().where('work_item_id', '=', workItemId).offset(0).as('l'))
+      .selectFrom((eb) =>
+        eb.selectFrom('work_item_pull_requests').selectAll().where('work_item_id', '=', workItemId).offset(0).as('l'),
+      )
       .selectAll()
       .where('l.app_id', '=', appId)
       .orderBy('l.linked_at')

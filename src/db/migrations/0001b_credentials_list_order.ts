@@ -5,5 +5,9 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
-  await db.schema.createIndex('credentials_app_kind_created').on('credentials').columns(['app_id', 'kind', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('credentials_app_kind_created')
+    .on('credentials')
+    .columns(['app_id', 'kind', 'created_at', 'id'])
+    .execute();
 }

@@ -59,10 +59,18 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   // One index per sort key inside a repo (the list's default scope) and the two main ones across repos.
   const sortKeys = ['started_at', 'cost_micros', 'error_count', 'turn_count', 'steering_count', 'tool_error_rate_ppm'];
   for (const key of sortKeys) {
-    await db.schema.createIndex(`sessions_repo_${key}`).on('sessions').columns(['app_id', 'repo', 'is_subagent', key, 'id']).execute();
+    await db.schema
+      .createIndex(`sessions_repo_${key}`)
+      .on('sessions')
+      .columns(['app_id', 'repo', 'is_subagent', key, 'id'])
+      .execute();
   }
   for (const key of ['started_at', 'cost_micros']) {
-    await db.schema.createIndex(`sessions_all_${key}`).on('sessions').columns(['app_id', 'is_subagent', key, 'id']).execute();
+    await db.schema
+      .createIndex(`sessions_all_${key}`)
+      .on('sessions')
+      .columns(['app_id', 'is_subagent', key, 'id'])
+      .execute();
   }
   await db.schema.createIndex('sessions_app_parent').on('sessions').columns(['app_id', 'parent_session_id']).execute();
 
@@ -86,8 +94,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('cost_micros', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('session_model_usage_pk', ['session_id', 'model'])
     .execute();
-  await db.schema.createIndex('session_model_usage_app_time').on('session_model_usage').columns(['app_id', 'started_at']).execute();
-  await db.schema.createIndex('session_model_usage_app_model').on('session_model_usage').columns(['app_id', 'model', 'session_id']).execute();
+  await db.schema
+    .createIndex('session_model_usage_app_time')
+    .on('session_model_usage')
+    .columns(['app_id', 'started_at'])
+    .execute();
+  await db.schema
+    .createIndex('session_model_usage_app_model')
+    .on('session_model_usage')
+    .columns(['app_id', 'model', 'session_id'])
+    .execute();
 
   await db.schema
     .createTable('session_documents')

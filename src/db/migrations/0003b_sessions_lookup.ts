@@ -6,5 +6,9 @@ import type { Dialect } from '../connection.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema.createIndex('sessions_app_id_id').on('sessions').columns(['app_id', 'id']).unique().execute();
-  await db.schema.createIndex('session_model_usage_app_session').on('session_model_usage').columns(['app_id', 'session_id']).execute();
+  await db.schema
+    .createIndex('session_model_usage_app_session')
+    .on('session_model_usage')
+    .columns(['app_id', 'session_id'])
+    .execute();
 }

@@ -4,5 +4,9 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
-  await db.schema.createIndex('sessions_repo_branch_started_at').on('sessions').columns(['app_id', 'repo', 'is_subagent', 'branch', 'started_at', 'id']).execute();
+  await db.schema
+    .createIndex('sessions_repo_branch_started_at')
+    .on('sessions')
+    .columns(['app_id', 'repo', 'is_subagent', 'branch', 'started_at', 'id'])
+    .execute();
 }

@@ -26,8 +26,15 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('session_id', 'text', (c) => c.notNull())
     .addColumn('title', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('session_title_search_session').unique().on('session_title_search').columns(['app_id', 'session_id']).execute();
-  await sql`create virtual table session_title_fts using fts5(title, content='session_title_search', content_rowid='seq', tokenize='trigram')`.execute(db);
+  await db.schema
+    .createIndex('session_title_search_session')
+    .unique()
+    .on('session_title_search')
+    .columns(['app_id', 'session_id'])
+    .execute();
+  await sql`create virtual table session_title_fts using fts5(title, content='session_title_search', content_rowid='seq', tokenize='trigram')`.execute(
+    db,
+  );
   // External-content FTS: the index follows its content table (delete needs the old text).
   await sql`create trigger session_title_search_ai after insert on session_title_search begin
     insert into session_title_fts (rowid, title) values (new.seq, new.title);
@@ -61,11 +68,13 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
   const schema = await ensureExtension(db, 'pg_trgm');
   if (!schema) {
     console.warn(
-      'attest migration 0003d: the pg_trgm extension could not be created; GET /v1/sessions?q= keeps scanning titles with LIKE '
-      + '(same results, slower). To index it later: create extension pg_trgm; create index sessions_title_trgm on sessions '
-      + "using gin (lower(coalesce(title, '')) gin_trgm_ops) with (fastupdate = off);",
+      'attest migration 0003d: the pg_trgm extension could not be created; GET /v1/sessions?q= keeps scanning titles with LIKE ' +
+        '(same results, slower). To index it later: create extension pg_trgm; create index sessions_title_trgm on sessions ' +
+        "using gin (lower(coalesce(title, '')) gin_trgm_ops) with (fastupdate = off);",
     );
     return;
   }
-  await sql`create index sessions_title_trgm on sessions using gin (lower(coalesce(title, '')) ${sql.id(schema, 'gin_trgm_ops')})`.execute(db);
+  await sql`create index sessions_title_trgm on sessions using gin (lower(coalesce(title, '')) ${sql.id(schema, 'gin_trgm_ops')})`.execute(
+    db,
+  );
 }

@@ -28,7 +28,11 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     // Idempotency key of ingest: one artifact per clientArtifactId per factory.
     .addUniqueConstraint('artifacts_app_client_id', ['app_id', 'client_artifact_id'])
     .execute();
-  await db.schema.createIndex('artifacts_app_pr').on('artifacts').columns(['app_id', 'repository', 'pr_number']).execute();
+  await db.schema
+    .createIndex('artifacts_app_pr')
+    .on('artifacts')
+    .columns(['app_id', 'repository', 'pr_number'])
+    .execute();
   await db.schema.createIndex('artifacts_app_work_item').on('artifacts').columns(['app_id', 'work_item_id']).execute();
   await db.schema.createIndex('artifacts_app_session').on('artifacts').columns(['app_id', 'session_id']).execute();
 
@@ -61,5 +65,9 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('emitted_results_app_client_id', ['app_id', 'client_emit_id'])
     .execute();
-  await db.schema.createIndex('emitted_results_app_pr').on('emitted_results').columns(['app_id', 'repository', 'pr_number']).execute();
+  await db.schema
+    .createIndex('emitted_results_app_pr')
+    .on('emitted_results')
+    .columns(['app_id', 'repository', 'pr_number'])
+    .execute();
 }

@@ -22,8 +22,18 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('synced_at', 'bigint', (c) => c.notNull())
     .addColumn('synced_by', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('context_commits_app_sha').on('context_commits').columns(['app_id', 'commit_sha']).unique().execute();
-  await db.schema.createIndex('context_commits_app_seq').on('context_commits').columns(['app_id', 'seq']).unique().execute();
+  await db.schema
+    .createIndex('context_commits_app_sha')
+    .on('context_commits')
+    .columns(['app_id', 'commit_sha'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('context_commits_app_seq')
+    .on('context_commits')
+    .columns(['app_id', 'seq'])
+    .unique()
+    .execute();
 
   // The tree at a commit: path → blob sha256. Unchanged files point at the same blob.
   await db.schema
@@ -71,8 +81,17 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('source_updated_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('pull_requests_app_repo_number').on('pull_requests').columns(['app_id', 'repository', 'number']).unique().execute();
-  await db.schema.createIndex('pull_requests_app_repo_head').on('pull_requests').columns(['app_id', 'repository', 'head_branch']).execute();
+  await db.schema
+    .createIndex('pull_requests_app_repo_number')
+    .on('pull_requests')
+    .columns(['app_id', 'repository', 'number'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('pull_requests_app_repo_head')
+    .on('pull_requests')
+    .columns(['app_id', 'repository', 'head_branch'])
+    .execute();
 
   // "PR B reverts PR A" references, recorded when B merges. A is named by number ("Reverts owner/repo#12")
   // or by title (`Revert "<title>"`); read time joins them, so the order webhooks arrive in does not matter.
@@ -86,7 +105,11 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('target_title', 'text')
     .addColumn('merged_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('pr_revert_refs_app_repo').on('pr_revert_refs').columns(['app_id', 'repository']).execute();
+  await db.schema
+    .createIndex('pr_revert_refs_app_repo')
+    .on('pr_revert_refs')
+    .columns(['app_id', 'repository'])
+    .execute();
 
   // Check suites and check runs per head commit; a PR's ciGreen is derived from those of its head sha.
   await db.schema
@@ -101,7 +124,11 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('pr_checks_pk', ['app_id', 'repository', 'check_id'])
     .execute();
-  await db.schema.createIndex('pr_checks_app_repo_sha').on('pr_checks').columns(['app_id', 'repository', 'head_sha']).execute();
+  await db.schema
+    .createIndex('pr_checks_app_repo_sha')
+    .on('pr_checks')
+    .columns(['app_id', 'repository', 'head_sha'])
+    .execute();
 
   // Per-session, per-tool call counters for the metrics' tool breakdown (GROUP BY tool in SQL). The session
   // summary rows keep only totals; these rows are written beside them when a session is ingested.
@@ -119,7 +146,11 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('rejected', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('session_tool_usage_pk', ['session_id', 'tool'])
     .execute();
-  await db.schema.createIndex('session_tool_usage_app_time').on('session_tool_usage').columns(['app_id', 'started_at']).execute();
+  await db.schema
+    .createIndex('session_tool_usage_app_time')
+    .on('session_tool_usage')
+    .columns(['app_id', 'started_at'])
+    .execute();
 
   // Daily rollups of the sessions (per factory, UTC day, repository), refreshed from the summary rows when
   // metrics are read, so a 30-day overview reads ~30 rows per repository instead of every session. Only
@@ -175,6 +206,14 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .execute();
   // On the sessions area's table (read-only here): which sessions changed since a refresh, and the partial
   // days at a window's edges, each an index range.
-  await db.schema.createIndex('metrics_sessions_app_updated').on('sessions').columns(['app_id', 'updated_at']).execute();
-  await db.schema.createIndex('metrics_sessions_app_started').on('sessions').columns(['app_id', 'started_at']).execute();
+  await db.schema
+    .createIndex('metrics_sessions_app_updated')
+    .on('sessions')
+    .columns(['app_id', 'updated_at'])
+    .execute();
+  await db.schema
+    .createIndex('metrics_sessions_app_started')
+    .on('sessions')
+    .columns(['app_id', 'started_at'])
+    .execute();
 }

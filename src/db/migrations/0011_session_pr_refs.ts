@@ -21,10 +21,17 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('number', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('session_pr_refs_pk', ['app_id', 'session_id', 'repository', 'number'])
     .execute();
-  await db.schema.createIndex('session_pr_refs_app_pr').on('session_pr_refs').columns(['app_id', 'repository', 'number', 'session_id']).execute();
+  await db.schema
+    .createIndex('session_pr_refs_app_pr')
+    .on('session_pr_refs')
+    .columns(['app_id', 'repository', 'number', 'session_id'])
+    .execute();
 
   // Backfill: sessions that name a PR, in pages by id (keyset), never all in memory.
-  const anyDb = db as unknown as Kysely<{ sessions: Row; session_pr_refs: { app_id: string; session_id: string; repository: string; number: number } }>;
+  const anyDb = db as unknown as Kysely<{
+    sessions: Row;
+    session_pr_refs: { app_id: string; session_id: string; repository: string; number: number };
+  }>;
   let after = '';
   for (;;) {
     const page = await anyDb
@@ -36,8 +43,15 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
       .limit(1000)
       .execute();
     if (page.length === 0) break;
-    const rows = page.flatMap((s) => namedPrs(s).map((k) => ({ app_id: s.app_id, session_id: s.id, repository: k.repository, number: k.number })));
-    for (let i = 0; i < rows.length; i += 500) await anyDb.insertInto('session_pr_refs').values(rows.slice(i, i + 500)).onConflict((oc) => oc.doNothing()).execute();
+    const rows = page.flatMap((s) =>
+      namedPrs(s).map((k) => ({ app_id: s.app_id, session_id: s.id, repository: k.repository, number: k.number })),
+    );
+    for (let i = 0; i < rows.length; i += 500)
+      await anyDb
+        .insertInto('session_pr_refs')
+        .values(rows.slice(i, i + 500))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
     after = page[page.length - 1]!.id;
   }
 }
@@ -49,7 +63,12 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
 const PR_URL = /^https?:\/\/[^/]+\/([^/\s]+)\/([^/\s]+)\/pulls?\/(\d+)/i;
 
 function normalizeRepository(repository: string): string {
-  return repository.trim().replace(/^https?:\/\/[^/]+\//i, '').replace(/^github\.com\//i, '').replace(/\.git$/i, '').toLowerCase();
+  return repository
+    .trim()
+    .replace(/^https?:\/\/[^/]+\//i, '')
+    .replace(/^github\.com\//i, '')
+    .replace(/\.git$/i, '')
+    .toLowerCase();
 }
 
 /** The PRs a session names itself: the repository from the PR URL when given, else the session's own. */
@@ -69,7 +88,8 @@ function namedPrs(row: { repo: string; pr_refs: string }): { repository: string;
     const m = typeof prUrl === 'string' ? PR_URL.exec(prUrl) : null;
     const repository = m ? normalizeRepository(`${m[1]}/${m[2]}`) : row.repo;
     if (!repository) continue;
-    if (!out.some((o) => o.repository === repository && o.number === prNumber)) out.push({ repository, number: prNumber });
+    if (!out.some((o) => o.repository === repository && o.number === prNumber))
+      out.push({ repository, number: prNumber });
   }
   return out;
 }

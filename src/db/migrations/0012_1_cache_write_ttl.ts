@@ -7,6 +7,9 @@ import type { Dialect } from '../connection.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   for (const table of ['sessions', 'session_model_usage', 'metrics_day_models']) {
-    await db.schema.alterTable(table).addColumn('cache_write_1h_tokens', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable(table)
+      .addColumn('cache_write_1h_tokens', 'bigint', (c) => c.notNull().defaultTo(0))
+      .execute();
   }
 }

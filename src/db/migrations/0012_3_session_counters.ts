@@ -32,7 +32,11 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     if (rows.length === 0) break;
     after = rows[rows.length - 1]!.id;
     const docs = (
-      await sql<{ session_id: string; encoding: string; body: Uint8Array }>`select session_id, encoding, body from session_documents
+      await sql<{
+        session_id: string;
+        encoding: string;
+        body: Uint8Array;
+      }>`select session_id, encoding, body from session_documents
         where session_id in (${sql.join(rows.map((r) => r.id))})`.execute(db)
     ).rows;
     const docById = new Map(docs.map((d) => [d.session_id, d]));
@@ -67,7 +71,8 @@ interface StoredDocument {
 
 function decodeDocument(encoding: string, body: Uint8Array | ArrayBuffer): StoredDocument {
   // pg gives a Buffer, libsql an ArrayBuffer.
-  const buf = body instanceof ArrayBuffer ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const buf =
+    body instanceof ArrayBuffer ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const raw = encoding === 'br' ? zlib.brotliDecompressSync(buf) : encoding === 'gzip' ? zlib.gunzipSync(buf) : buf;
   return JSON.parse(raw.toString('utf8')) as StoredDocument;
 }

@@ -6,7 +6,10 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
-  await db.schema.alterTable('apps').addColumn('pr_comment', 'text', (c) => c.notNull().defaultTo('off')).execute();
+  await db.schema
+    .alterTable('apps')
+    .addColumn('pr_comment', 'text', (c) => c.notNull().defaultTo('off'))
+    .execute();
 
   await db.schema
     .createTable('pr_comment_jobs')

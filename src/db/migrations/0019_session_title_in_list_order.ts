@@ -12,7 +12,15 @@ import type { Dialect } from '../connection.js';
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect !== 'sqlite') return;
   await sql`drop index if exists sessions_repo_started_at`.execute(db);
-  await db.schema.createIndex('sessions_repo_started_at').on('sessions').columns(['app_id', 'repo', 'is_subagent', 'started_at', 'id', 'title']).execute();
+  await db.schema
+    .createIndex('sessions_repo_started_at')
+    .on('sessions')
+    .columns(['app_id', 'repo', 'is_subagent', 'started_at', 'id', 'title'])
+    .execute();
   await sql`drop index if exists sessions_all_started_at`.execute(db);
-  await db.schema.createIndex('sessions_all_started_at').on('sessions').columns(['app_id', 'is_subagent', 'started_at', 'id', 'title']).execute();
+  await db.schema
+    .createIndex('sessions_all_started_at')
+    .on('sessions')
+    .columns(['app_id', 'is_subagent', 'started_at', 'id', 'title'])
+    .execute();
 }

@@ -26,16 +26,18 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (!trgmSchema) return;
   if (!(await ensureExtension(db, 'btree_gin'))) {
     console.warn(
-      'attest migration 0022: the btree_gin extension could not be created; the title search keeps its trigram index '
-      + '(same results, slower within one repository). To index it later: create extension btree_gin; then replace '
-      + "sessions_title_trgm with: create index ... on sessions using gin (app_id, repo, lower(coalesce(title, '')) gin_trgm_ops) "
-      + 'with (fastupdate = off);',
+      'attest migration 0022: the btree_gin extension could not be created; the title search keeps its trigram index ' +
+        '(same results, slower within one repository). To index it later: create extension btree_gin; then replace ' +
+        "sessions_title_trgm with: create index ... on sessions using gin (app_id, repo, lower(coalesce(title, '')) gin_trgm_ops) " +
+        'with (fastupdate = off);',
     );
     return;
   }
   // btree_gin's text operator class is the default one for text under GIN, found whatever the search path.
   await sql`create index sessions_title_trgm_by_scope on sessions
-    using gin (app_id, repo, lower(coalesce(title, '')) ${sql.id(trgmSchema, 'gin_trgm_ops')}) with (fastupdate = off)`.execute(db);
+    using gin (app_id, repo, lower(coalesce(title, '')) ${sql.id(trgmSchema, 'gin_trgm_ops')}) with (fastupdate = off)`.execute(
+    db,
+  );
   await sql`drop index if exists sessions_title_trgm`.execute(db);
   await sql`alter index sessions_title_trgm_by_scope rename to sessions_title_trgm`.execute(db);
 }

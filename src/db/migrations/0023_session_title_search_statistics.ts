@@ -16,8 +16,12 @@ const TITLE_STATISTICS_TARGET = 500;
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return;
   // The title expression is the index's last column: 1 in 0003d's index, 3 in 0022's (app_id, repo, title).
-  const found = await sql<{ columns: number }>`select indnatts as columns from pg_index where indexrelid = to_regclass('sessions_title_trgm')`.execute(db);
+  const found = await sql<{
+    columns: number;
+  }>`select indnatts as columns from pg_index where indexrelid = to_regclass('sessions_title_trgm')`.execute(db);
   const column = found.rows[0]?.columns;
   if (!column) return; // 0003d leaves the index out when pg_trgm could not be created
-  await sql`alter index sessions_title_trgm alter column ${sql.raw(String(Number(column)))} set statistics ${sql.raw(String(TITLE_STATISTICS_TARGET))}`.execute(db);
+  await sql`alter index sessions_title_trgm alter column ${sql.raw(String(Number(column)))} set statistics ${sql.raw(String(TITLE_STATISTICS_TARGET))}`.execute(
+    db,
+  );
 }

@@ -16,5 +16,9 @@ import type { Dialect } from '../connection.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return;
-  await db.schema.createIndex('sessions_app_session_id').on('sessions').columns(['app_id', 'session_id', 'is_subagent']).execute();
+  await db.schema
+    .createIndex('sessions_app_session_id')
+    .on('sessions')
+    .columns(['app_id', 'session_id', 'is_subagent'])
+    .execute();
 }

@@ -5,5 +5,9 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createIndex('context_commits_app_branch_seq').on('context_commits').columns(['app_id', 'branch', 'seq']).execute();
+  await db.schema
+    .createIndex('context_commits_app_branch_seq')
+    .on('context_commits')
+    .columns(['app_id', 'branch', 'seq'])
+    .execute();
 }

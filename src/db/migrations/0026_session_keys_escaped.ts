@@ -7,7 +7,8 @@
 // index is checked row by row): first a key no session has (`\u0001`, the row's traceId), then the escaped one.
 import { sql, type Kysely } from 'kysely';
 
-const part = (column: 'session_id' | 'subagent_id') => sql`replace(replace(${sql.ref(column)}, '%', '%25'), '#', '%23')`;
+const part = (column: 'session_id' | 'subagent_id') =>
+  sql`replace(replace(${sql.ref(column)}, '%', '%25'), '#', '%23')`;
 const escapedKey = sql`case when coalesce(subagent_id, '') <> '' then ${part('session_id')} || '#' || ${part('subagent_id')} else ${part('session_id')} end`;
 const parked = sql`${'\u0001'} || id`;
 

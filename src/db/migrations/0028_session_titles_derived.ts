@@ -18,7 +18,8 @@ interface Doc {
 const TITLE_MAX_CHARS = 80;
 
 function decode(encoding: string, body: Uint8Array | ArrayBuffer): Doc {
-  const buf = body instanceof ArrayBuffer ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const buf =
+    body instanceof ArrayBuffer ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const raw = encoding === 'br' ? zlib.brotliDecompressSync(buf) : encoding === 'gzip' ? zlib.gunzipSync(buf) : buf;
   return JSON.parse(raw.toString('utf8')) as Doc;
 }
@@ -33,11 +34,17 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     if (rows.length === 0) break;
     after = rows[rows.length - 1]!.id;
     const docs = (
-      await sql<{ session_id: string; encoding: string; body: Uint8Array }>`select session_id, encoding, body from session_documents
+      await sql<{
+        session_id: string;
+        encoding: string;
+        body: Uint8Array;
+      }>`select session_id, encoding, body from session_documents
         where session_id in (${sql.join(rows.map((r) => r.id))})`.execute(db)
     ).rows;
     for (const d of docs) {
-      await sql`update sessions set title = ${sessionTitle(decode(d.encoding, d.body))} where id = ${d.session_id}`.execute(db);
+      await sql`update sessions set title = ${sessionTitle(decode(d.encoding, d.body))} where id = ${d.session_id}`.execute(
+        db,
+      );
     }
   }
 }
@@ -52,7 +59,10 @@ interface SecretPattern {
 }
 
 const PATTERNS: SecretPattern[] = [
-  { kind: 'private_key', re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g },
+  {
+    kind: 'private_key',
+    re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+  },
   { kind: 'anthropic_key', re: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
   { kind: 'openai_key', re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
   { kind: 'attest_credential', re: /\b(?:sk_outerlayer_|sk_service_|olu_|olk_|oli_|ola_)[A-Za-z0-9]{20,}/g },
@@ -144,12 +154,20 @@ function firstLine(text: string): string {
 /** Whitespace runs (tabs, newlines) as one space, control characters dropped, trimmed, at most TITLE_MAX_CHARS. */
 function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return cut(text.replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '').replace(/\s+/g, ' ').trim());
+  return cut(
+    text
+      .replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
 }
 
 /** At most TITLE_MAX_CHARS characters (code points, so an emoji is never split), an ellipsis marking a cut. */
 function cut(text: string): string {
   const chars = [...text];
   if (chars.length <= TITLE_MAX_CHARS) return text;
-  return `${chars.slice(0, TITLE_MAX_CHARS - 1).join('').trimEnd()}…`;
+  return `${chars
+    .slice(0, TITLE_MAX_CHARS - 1)
+    .join('')
+    .trimEnd()}…`;
 }

@@ -5,5 +5,8 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
-  await db.schema.alterTable('pull_requests').addColumn('state_source', 'text', (c) => c.notNull().defaultTo('app')).execute();
+  await db.schema
+    .alterTable('pull_requests')
+    .addColumn('state_source', 'text', (c) => c.notNull().defaultTo('app'))
+    .execute();
 }

@@ -8,11 +8,19 @@ import type { Dialect } from '../connection.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema.alterTable('pull_requests').addColumn('base_sha', 'text').execute();
-  await db.schema.alterTable('apps').addColumn('pr_check', 'text', (c) => c.notNull().defaultTo('off')).execute();
+  await db.schema
+    .alterTable('apps')
+    .addColumn('pr_check', 'text', (c) => c.notNull().defaultTo('off'))
+    .execute();
 
   for (const [name, type] of [
-    ['check_run_id', 'bigint'], ['check_head_sha', 'text'], ['check_sha256', 'text'], ['check_url', 'text'],
-    ['check_error_code', 'text'], ['check_error_message', 'text'], ['check_error_at', 'bigint'],
+    ['check_run_id', 'bigint'],
+    ['check_head_sha', 'text'],
+    ['check_sha256', 'text'],
+    ['check_url', 'text'],
+    ['check_error_code', 'text'],
+    ['check_error_message', 'text'],
+    ['check_error_at', 'bigint'],
   ] as const) {
     await db.schema.alterTable('pr_comment_jobs').addColumn(name, type).execute();
   }
@@ -43,7 +51,11 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('digest', 'text', (c) => c.notNull())
     .addColumn('evaluated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('pr_evaluations_pr').on('pr_evaluations').columns(['app_id', 'repository', 'number', 'evaluated_at']).execute();
+  await db.schema
+    .createIndex('pr_evaluations_pr')
+    .on('pr_evaluations')
+    .columns(['app_id', 'repository', 'number', 'evaluated_at'])
+    .execute();
 
   await db.schema
     .createTable('verdict_pr_inputs')

@@ -53,9 +53,12 @@ export interface CommentData {
   /** The verdict the comment opens with (issue 39), and the public URL its turn links start with; absent = none shown. */
   verdict?: { view: VerdictView; publicUrl: string } | null;
   sessions: {
-    count: number; agentTypes: ReadonlyArray<{ agentType: string; count: number }>; costUsd: number;
+    count: number;
+    agentTypes: ReadonlyArray<{ agentType: string; count: number }>;
+    costUsd: number;
     /** Whether the cost is whole (the PR route's costStatus), and the models that had no price. */
-    costStatus: 'complete' | 'partial' | 'unpriced'; unpricedModels: readonly string[];
+    costStatus: 'complete' | 'partial' | 'unpriced';
+    unpricedModels: readonly string[];
   };
   artifacts: readonly CommentArtifact[];
   checks: readonly CommentCheck[];
@@ -78,10 +81,22 @@ function link(text: string, url: string | null): string {
 
 /** Whether the pull request has anything the comment would show. */
 export function hasEvidence(d: CommentData): boolean {
-  return d.sessions.count > 0 || d.artifacts.length > 0 || d.checks.length > 0 || d.criteria.length > 0 || d.findings.length > 0;
+  return (
+    d.sessions.count > 0 ||
+    d.artifacts.length > 0 ||
+    d.checks.length > 0 ||
+    d.criteria.length > 0 ||
+    d.findings.length > 0
+  );
 }
 
-export function verdictOf(d: CommentData): { proven: number; criteria: number; passing: number; checks: number; highOrCritical: number } {
+export function verdictOf(d: CommentData): {
+  proven: number;
+  criteria: number;
+  passing: number;
+  checks: number;
+  highOrCritical: number;
+} {
   return {
     proven: d.criteria.filter((c) => c.provenBy.length > 0).length,
     criteria: d.criteria.length,
@@ -103,9 +118,18 @@ export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): str
   );
   const agents = d.sessions.agentTypes.map((a) => `${inline(a.agentType, 60)} ×${a.count}`).join(', ');
   // A sum with sessions the price list could not price is not the PR's cost: say so, and which models.
-  const noPrice = d.sessions.unpricedModels.length ? `no price for ${d.sessions.unpricedModels.slice(0, 5).map((m) => inline(m, 60)).join(', ')}${d.sessions.unpricedModels.length > 5 ? ', …' : ''}` : 'no price';
-  const cost = d.sessions.costStatus === 'complete' ? usd(d.sessions.costUsd)
-    : d.sessions.costStatus === 'partial' ? `${usd(d.sessions.costUsd)} (partial: ${noPrice})` : `unknown (${noPrice})`;
+  const noPrice = d.sessions.unpricedModels.length
+    ? `no price for ${d.sessions.unpricedModels
+        .slice(0, 5)
+        .map((m) => inline(m, 60))
+        .join(', ')}${d.sessions.unpricedModels.length > 5 ? ', …' : ''}`
+    : 'no price';
+  const cost =
+    d.sessions.costStatus === 'complete'
+      ? usd(d.sessions.costUsd)
+      : d.sessions.costStatus === 'partial'
+        ? `${usd(d.sessions.costUsd)} (partial: ${noPrice})`
+        : `unknown (${noPrice})`;
   head.push(
     `**Sessions:** ${d.sessions.count}${agents ? ` (${agents})` : ''} · total cost ${cost} · ${link('PR page on the Attest dashboard', d.dashboardUrl)}`,
     '',
@@ -116,7 +140,9 @@ export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): str
     body.push(`#### Artifacts (${d.artifacts.length})`, '', '| Kind | Caption | Proves |', '| - | - | - |');
     for (const a of d.artifacts) {
       const caption = inline(a.caption || a.filename, 200);
-      body.push(`| ${link(inline(a.kind, 20), a.pageUrl)} | ${caption} | ${a.criterionId ? inline(a.criterionId, 100) : '–'} |`);
+      body.push(
+        `| ${link(inline(a.kind, 20), a.pageUrl)} | ${caption} | ${a.criterionId ? inline(a.criterionId, 100) : '–'} |`,
+      );
     }
     body.push('');
     const images = d.artifacts.filter((a) => a.imageUrl !== null).slice(0, MAX_IMAGES);
@@ -129,7 +155,8 @@ export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): str
   }
   if (d.checks.length > 0) {
     body.push(`#### Checks (${d.checks.length}, latest first)`, '', '| Check | Result | Run |', '| - | - | - |');
-    for (const c of d.checks) body.push(`| ${inline(c.name, 120)} | ${c.result === 'pass' ? '✅ pass' : '❌ fail'} | ${link('run', c.link)} |`);
+    for (const c of d.checks)
+      body.push(`| ${inline(c.name, 120)} | ${c.result === 'pass' ? '✅ pass' : '❌ fail'} | ${link('run', c.link)} |`);
     body.push('');
   }
   if (d.criteria.length > 0) {
@@ -137,7 +164,9 @@ export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): str
     const byId = new Map(d.artifacts.map((a) => [a.id, a]));
     for (const c of d.criteria) {
       const proofs = c.provenBy.map((id, i) => link(`proof ${i + 1}`, byId.get(id)?.pageUrl ?? null)).join(', ');
-      body.push(`- [${c.provenBy.length > 0 ? 'x' : ' '}] ${inline(c.text, 300)} (item ${c.workItemNumber}, ${inline(c.id, 100)})${proofs ? ` — ${proofs}` : ''}`);
+      body.push(
+        `- [${c.provenBy.length > 0 ? 'x' : ' '}] ${inline(c.text, 300)} (item ${c.workItemNumber}, ${inline(c.id, 100)})${proofs ? ` — ${proofs}` : ''}`,
+      );
     }
     body.push('');
   }

@@ -49,7 +49,10 @@ export interface RunReport {
 type RunResult = 'posted' | 'skipped' | 'retried' | 'failed';
 
 class Problem extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -58,8 +61,14 @@ export class PrCommentWorker {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   private readonly loop: PeriodicTask<RunReport>;
 
-  constructor(private readonly gateway: Gateway, private readonly log: FastifyBaseLogger) {
-    this.loop = new PeriodicTask(() => this.runOnce(), (err) => this.log.error({ err }, 'PR comment worker run failed'));
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.loop = new PeriodicTask(
+      () => this.runOnce(),
+      (err) => this.log.error({ err }, 'PR comment worker run failed'),
+    );
   }
 
   /** Poll every `intervalMs` (the server starts this; tests call runDueJobs themselves). */
@@ -94,12 +103,26 @@ export class PrCommentWorker {
   private contextOf(row: store.JobRow): FactoryContext {
     const g = this.gateway;
     return {
-      gateway: g, db: g.db, clock: g.clock, config: g.config, requestId: `pr-comment-${row.id}`,
+      gateway: g,
+      db: g.db,
+      clock: g.clock,
+      config: g.config,
+      requestId: `pr-comment-${row.id}`,
       log: this.log.child({ job: row.id, appId: row.app_id, repository: row.repository, number: Number(row.number) }),
-      orgId: row.org_id, appId: row.app_id,
+      orgId: row.org_id,
+      appId: row.app_id,
       principal: {
-        kind: 'system', credentialId: 'pr-comment-worker', userId: null, orgId: row.org_id, orgName: null, plan: null, appId: row.app_id,
-        workItemId: null, role: null, permissions: new Set(), label: 'PR comment worker',
+        kind: 'system',
+        credentialId: 'pr-comment-worker',
+        userId: null,
+        orgId: row.org_id,
+        orgName: null,
+        plan: null,
+        appId: row.app_id,
+        workItemId: null,
+        role: null,
+        permissions: new Set(),
+        label: 'PR comment worker',
       },
     };
   }
@@ -107,7 +130,8 @@ export class PrCommentWorker {
   private async run(row: store.JobRow): Promise<RunResult> {
     const ctx = this.contextOf(row);
     const version = Number(row.requested);
-    const done = (o: Omit<store.Outcome, 'version' | 'now'>) => store.finish(ctx.db, row.id, this.owner, { version, now: ctx.clock.now(), ...o });
+    const done = (o: Omit<store.Outcome, 'version' | 'now'>) =>
+      store.finish(ctx.db, row.id, this.owner, { version, now: ctx.clock.now(), ...o });
     try {
       return await this.post(ctx, row, done);
     } catch (err) {
@@ -118,7 +142,8 @@ export class PrCommentWorker {
       }
       const attempts = Number(row.attempts) + 1;
       const code = err instanceof ApiError ? err.code : 'internal_error';
-      const message = err instanceof ApiError ? err.message : 'The PR comment could not be updated; it will be tried again.';
+      const message =
+        err instanceof ApiError ? err.message : 'The PR comment could not be updated; it will be tried again.';
       if (err instanceof ApiError && err.code === 'repository_tokens_unavailable') {
         await done({ refreshAt: null, error: { code, message } });
         return 'failed';
@@ -138,7 +163,11 @@ export class PrCommentWorker {
     }
   }
 
-  private async post(ctx: FactoryContext, row: store.JobRow, done: (o: Omit<store.Outcome, 'version' | 'now'>) => Promise<void>): Promise<RunResult> {
+  private async post(
+    ctx: FactoryContext,
+    row: store.JobRow,
+    done: (o: Omit<store.Outcome, 'version' | 'now'>) => Promise<void>,
+  ): Promise<RunResult> {
     const commentOn = (await prCommentModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on';
     const checkOn = (await prCheckModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on';
     if (!commentOn && !checkOn) {
@@ -147,7 +176,10 @@ export class PrCommentWorker {
     }
     const repo = await findConnectedRepository(ctx, row.repository);
     if (!repo) {
-      throw new Problem('repository_not_connected', `${row.repository} is not connected to this factory (POST /v1/repositories), so the App cannot comment on its pull requests.`);
+      throw new Problem(
+        'repository_not_connected',
+        `${row.repository} is not connected to this factory (POST /v1/repositories), so the App cannot comment on its pull requests.`,
+      );
     }
     const number = Number(row.number);
     const { data, state, exps } = await gather(ctx, repo.owner, repo.name, number);
@@ -161,10 +193,17 @@ export class PrCommentWorker {
     if (verdict) data.verdict = { view: verdict.wire, publicUrl: ctx.config.publicUrl };
     if (checkOn && verdict) {
       if (!isGitHubConfigured(ctx.gateway)) {
-        throw new Problem('repository_tokens_unavailable', 'This gateway has no GitHub App configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY).');
+        throw new Problem(
+          'repository_tokens_unavailable',
+          'This gateway has no GitHub App configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY).',
+        );
       }
       const checks = await githubApp(ctx.gateway).installation(repo.installationId);
-      if (!checks) throw new Problem('repository_not_in_installation', `The App installation ${repo.installationId} no longer exists.`);
+      if (!checks)
+        throw new Problem(
+          'repository_not_in_installation',
+          `The App installation ${repo.installationId} no longer exists.`,
+        );
       const outcome = await syncCheckRun(ctx, row, checks, repo.owner, repo.name, verdict, data.dashboardUrl);
       ctx.log.info({ outcome }, 'PR check run');
     }
@@ -178,18 +217,29 @@ export class PrCommentWorker {
     }
     const body = renderComment(data);
     const sha256 = crypto.createHash('sha256').update(body).digest('hex');
-    const refreshAt = exps.length > 0 && state !== 'closed' && state !== 'merged' ? Math.min(...exps) * 1000 - REFRESH_MARGIN_MS : null;
+    const refreshAt =
+      exps.length > 0 && state !== 'closed' && state !== 'merged' ? Math.min(...exps) * 1000 - REFRESH_MARGIN_MS : null;
     if (row.comment_id !== null && row.body_sha256 === sha256) {
       await done({ refreshAt });
       return 'skipped';
     }
     if (!isGitHubConfigured(ctx.gateway)) {
-      throw new Problem('repository_tokens_unavailable', 'This gateway has no GitHub App configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY).');
+      throw new Problem(
+        'repository_tokens_unavailable',
+        'This gateway has no GitHub App configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY).',
+      );
     }
     const client = await githubApp(ctx.gateway).installation(repo.installationId);
-    if (!client) throw new Problem('repository_not_in_installation', `The App installation ${repo.installationId} no longer exists.`);
+    if (!client)
+      throw new Problem(
+        'repository_not_in_installation',
+        `The App installation ${repo.installationId} no longer exists.`,
+      );
     const noPermission = () =>
-      new Problem('missing_permission', `The GitHub App may not comment on ${repo.repository}: its installation needs pull requests write (or issues write). Accept the permission on the installation's page.`);
+      new Problem(
+        'missing_permission',
+        `The GitHub App may not comment on ${repo.repository}: its installation needs pull requests write (or issues write). Accept the permission on the installation's page.`,
+      );
 
     let comment: IssueComment | null = null;
     if (row.comment_id !== null) {
@@ -201,7 +251,11 @@ export class PrCommentWorker {
     if (!comment) {
       const all = await client.listIssueComments(repo.owner, repo.name, number);
       if (all === 'not_accessible') throw noPermission();
-      if (all === 'not_found') throw new Problem('pull_request_not_found', `GitHub has no pull request ${repo.repository}#${number} the App can see.`);
+      if (all === 'not_found')
+        throw new Problem(
+          'pull_request_not_found',
+          `GitHub has no pull request ${repo.repository}#${number} the App can see.`,
+        );
       const marker = markerOf(ctx.appId);
       const ours = all.filter((c) => c.authorType === 'Bot' && c.body.includes(marker)).sort((a, b) => a.id - b.id);
       const [keep, ...extra] = ours;
@@ -210,7 +264,14 @@ export class PrCommentWorker {
       if (keep) {
         const updated = await client.updateIssueComment(repo.owner, repo.name, keep.id, body);
         if (updated === 'not_accessible') throw noPermission();
-        if (updated === 'not_found') throw new ApiError(503, 'github_unavailable', 'The comment vanished while it was edited; safe to retry.', {}, { 'Retry-After': '5' });
+        if (updated === 'not_found')
+          throw new ApiError(
+            503,
+            'github_unavailable',
+            'The comment vanished while it was edited; safe to retry.',
+            {},
+            { 'Retry-After': '5' },
+          );
         comment = updated;
       } else {
         // Fencing: only the holder of a live lease creates, so two replicas never both create.
@@ -220,7 +281,11 @@ export class PrCommentWorker {
         }
         const created = await client.createIssueComment(repo.owner, repo.name, number, body);
         if (created === 'not_accessible') throw noPermission();
-        if (created === 'not_found') throw new Problem('pull_request_not_found', `GitHub has no pull request ${repo.repository}#${number} the App can see.`);
+        if (created === 'not_found')
+          throw new Problem(
+            'pull_request_not_found',
+            `GitHub has no pull request ${repo.repository}#${number} the App can see.`,
+          );
         comment = created;
       }
     }
@@ -261,12 +326,18 @@ async function gather(ctx: FactoryContext, owner: string, name: string, number: 
   const findings: CommentData['findings'][number][] = [];
   for (const item of items) {
     for (const c of await listCriteriaOf(ctx, item.id)) {
-      criteria.push({ workItemNumber: item.number, id: c.id, text: c.text, provenBy: artifacts.filter((a) => a.criterionId === c.id).map((a) => a.id) });
+      criteria.push({
+        workItemNumber: item.number,
+        id: c.id,
+        text: c.text,
+        provenBy: artifacts.filter((a) => a.criterionId === c.id).map((a) => a.id),
+      });
     }
     for (let offset = 0; offset < 1000; offset += 100) {
       const page = await listFindings(ctx, item.id, { limit: 100, offset });
       for (const f of page.findings) {
-        if (f.prNumber === null || f.prNumber === number) findings.push({ severity: f.severity, title: f.title, source: f.source, path: f.path, line: f.line });
+        if (f.prNumber === null || f.prNumber === number)
+          findings.push({ severity: f.severity, title: f.title, source: f.source, path: f.path, line: f.line });
       }
       if (offset + 100 >= page.total) break;
     }
@@ -280,7 +351,9 @@ async function gather(ctx: FactoryContext, owner: string, name: string, number: 
     dashboardUrl: `${ctx.config.publicUrl.replace(/\/+$/, '')}/f/${ctx.appId}/prs/${owner}/${name}/${number}`,
     sessions: {
       count: detail?.sessionList.length ?? 0,
-      agentTypes: [...agentTypes].map(([agentType, count]) => ({ agentType, count })).sort((a, b) => b.count - a.count || a.agentType.localeCompare(b.agentType)),
+      agentTypes: [...agentTypes]
+        .map(([agentType, count]) => ({ agentType, count }))
+        .sort((a, b) => b.count - a.count || a.agentType.localeCompare(b.agentType)),
       costUsd: detail?.costUsd ?? 0,
       costStatus: detail?.costStatus ?? 'complete',
       unpricedModels: detail?.unpricedModels ?? [],
@@ -292,7 +365,15 @@ async function gather(ctx: FactoryContext, owner: string, name: string, number: 
         imageUrl = signed.url;
         exps.push(signed.exp);
       }
-      return { id: a.id, kind: a.kind, caption: a.caption, filename: a.filename, criterionId: a.criterionId, pageUrl: a.url, imageUrl };
+      return {
+        id: a.id,
+        kind: a.kind,
+        caption: a.caption,
+        filename: a.filename,
+        criterionId: a.criterionId,
+        pageUrl: a.url,
+        imageUrl,
+      };
     }),
     checks: checks.map((c) => ({ name: c.name, result: c.result, link: c.link, emittedAt: c.emittedAt })),
     criteria,

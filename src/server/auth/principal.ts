@@ -49,7 +49,8 @@ export interface Target {
  * refusal throws exactly this: same code, same message, no extra fields, so the body and headers cannot tell
  * the cases apart.
  */
-export const CREDENTIAL_REFUSED_MESSAGE = 'The credential is unknown, expired or revoked, or does not belong to the factory the request names.';
+export const CREDENTIAL_REFUSED_MESSAGE =
+  'The credential is unknown, expired or revoked, or does not belong to the factory the request names.';
 export function credentialRefused(): ApiError {
   return apiError('unauthorized', CREDENTIAL_REFUSED_MESSAGE);
 }
@@ -103,8 +104,17 @@ export class PrincipalResolver {
     const app = await store.findLiveApp(this.db, appId);
     if (!app) return null;
     return {
-      kind: 'signed_url', credentialId: `signed-url:${artifactId}`, userId: null, orgId: app.orgId, orgName: app.orgName, plan: app.plan as Plan,
-      appId: app.appId, workItemId: null, role: null, permissions: new Set<Permission>(['artifacts.read']), label: 'signed artifact URL',
+      kind: 'signed_url',
+      credentialId: `signed-url:${artifactId}`,
+      userId: null,
+      orgId: app.orgId,
+      orgName: app.orgName,
+      plan: app.plan as Plan,
+      appId: app.appId,
+      workItemId: null,
+      role: null,
+      permissions: new Set<Permission>(['artifacts.read']),
+      label: 'signed artifact URL',
     };
   }
 
@@ -117,7 +127,11 @@ export class PrincipalResolver {
    * path); other kinds carry their factory themselves. `parsedKind` is parsePlaintext(plaintext) when the
    * caller has it already. Throws 401/403 ApiErrors.
    */
-  async resolve(plaintext: string, target: string | null | Target, parsedKind?: CredentialKind | null): Promise<Principal> {
+  async resolve(
+    plaintext: string,
+    target: string | null | Target,
+    parsedKind?: CredentialKind | null,
+  ): Promise<Principal> {
     const { appId = null, orgName = null } = typeof target === 'object' && target !== null ? target : { appId: target };
     // The guard has already parsed the plaintext (checksum and all); others have not.
     const kind = parsedKind === undefined ? parsePlaintext(plaintext) : parsedKind;
@@ -125,9 +139,12 @@ export class PrincipalResolver {
     // Keyed by the plaintext itself, not its digest: the HMAC is then paid only on a miss (it was about 5% of
     // the CPU of a cached authenticated read). The plaintext is in this process's memory for the request
     // anyway, and whoever can read the heap can read the pepper and the store too.
-    const key = kind === 'login_token' ? `${plaintext}|${appId ?? ''}`
-      : kind === 'dashboard_session' ? `${plaintext}|${appId ?? ''}|${orgName ?? ''}`
-      : plaintext;
+    const key =
+      kind === 'login_token'
+        ? `${plaintext}|${appId ?? ''}`
+        : kind === 'dashboard_session'
+          ? `${plaintext}|${appId ?? ''}|${orgName ?? ''}`
+          : plaintext;
     const now = this.clock.now();
     let entry = this.cache.get(key);
     if (!entry || now - entry.at >= this.ttlMs || now < entry.at) {
@@ -186,11 +203,22 @@ export class PrincipalResolver {
     }
   }
 
-  private async load(digest: string, kind: CredentialKind, appId: string | null, orgName: string | null = null): Promise<CacheEntry['result']> {
+  private async load(
+    digest: string,
+    kind: CredentialKind,
+    appId: string | null,
+    orgName: string | null = null,
+  ): Promise<CacheEntry['result']> {
     const row = await store.findByDigest(this.db, digest);
     const now = this.clock.now();
     // The index lookup finds the row; the constant-time comparison is what decides.
-    if (!row || !digestsEqual(row.digest, digest) || row.kind !== kind || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) {
+    if (
+      !row ||
+      !digestsEqual(row.digest, digest) ||
+      row.kind !== kind ||
+      row.revoked_at !== null ||
+      (row.expires_at !== null && row.expires_at <= now)
+    ) {
       await this.equalizeLookups(kind, appId);
       return { error: 'unauthorized' };
     }
@@ -228,7 +256,8 @@ export class PrincipalResolver {
         if (!row.org_id) return { error: 'unauthorized' };
         const org = await store.findOrg(this.db, row.org_id);
         if (!org) return { error: 'unauthorized' };
-        if (row.created_by && !(await store.findMembership(this.db, org.id, row.created_by))) return { error: 'creator_not_member' };
+        if (row.created_by && !(await store.findMembership(this.db, org.id, row.created_by)))
+          return { error: 'creator_not_member' };
         return { ...base, orgName: org.name, plan: org.plan as Plan };
       }
       case 'login_token': {
@@ -259,7 +288,12 @@ export class PrincipalResolver {
         const lastUsed = row.last_used_at ?? row.created_at;
         if (lastUsed + this.sessionIdleMs <= now) return { error: 'unauthorized' };
         const parent = await store.findCredentialById(this.db, row.parent_id);
-        if (!parent || parent.kind !== 'login_token' || parent.revoked_at !== null || (parent.expires_at !== null && parent.expires_at <= now)) {
+        if (
+          !parent ||
+          parent.kind !== 'login_token' ||
+          parent.revoked_at !== null ||
+          (parent.expires_at !== null && parent.expires_at <= now)
+        ) {
           return { error: 'unauthorized' };
         }
         const user = await store.findUser(this.db, row.user_id);
@@ -267,7 +301,10 @@ export class PrincipalResolver {
         if (now - lastUsed >= TOUCH_EVERY_MS) await store.touchCredential(this.db, row.id, now);
         const idleEnd = (now - lastUsed >= TOUCH_EVERY_MS ? now : lastUsed) + this.sessionIdleMs;
         const withUser = {
-          ...base, userId: user.id, label: user.email, parentId: row.parent_id,
+          ...base,
+          userId: user.id,
+          label: user.email,
+          parentId: row.parent_id,
           expiresAt: row.expires_at === null ? idleEnd : Math.min(row.expires_at, idleEnd),
         };
         if (appId) {
@@ -276,8 +313,13 @@ export class PrincipalResolver {
           const member = await store.findMembership(this.db, app.orgId, user.id);
           if (!member || !isRole(member.role)) return { error: 'unauthorized' };
           return {
-            ...withUser, orgId: app.orgId, orgName: app.orgName, plan: app.plan as Plan, appId: app.appId,
-            role: member.role, permissions: new Set(ROLE_PERMISSIONS[member.role]),
+            ...withUser,
+            orgId: app.orgId,
+            orgName: app.orgName,
+            plan: app.plan as Plan,
+            appId: app.appId,
+            role: member.role,
+            permissions: new Set(ROLE_PERMISSIONS[member.role]),
           };
         }
         if (orgName) {
@@ -285,7 +327,14 @@ export class PrincipalResolver {
           const member = org ? await store.findMembership(this.db, org.id, user.id) : undefined;
           // Not a member (or no such org): the same answer, so a session learns nothing about other orgs.
           if (!org || !member || !isRole(member.role)) return { ...withUser, permissions: new Set<Permission>() };
-          return { ...withUser, orgId: org.id, orgName: org.name, plan: org.plan as Plan, role: member.role, permissions: new Set(ROLE_PERMISSIONS[member.role]) };
+          return {
+            ...withUser,
+            orgId: org.id,
+            orgName: org.name,
+            plan: org.plan as Plan,
+            role: member.role,
+            permissions: new Set(ROLE_PERMISSIONS[member.role]),
+          };
         }
         return { ...withUser, permissions: new Set<Permission>() };
       }

@@ -7,18 +7,26 @@ import { preparedQuery } from '../../db/prepared.js';
 export type CredentialRow = CredentialsTable;
 
 // The lookups of a credential check (a cache miss in PrincipalResolver) are compiled once (src/db/prepared.ts).
-const byDigest = preparedQuery(1, (db: Db, digest: string) => db.selectFrom('credentials').selectAll().where('digest', '=', digest));
+const byDigest = preparedQuery(1, (db: Db, digest: string) =>
+  db.selectFrom('credentials').selectAll().where('digest', '=', digest),
+);
 const membership = preparedQuery(2, (db: Db, orgId: string, userId: string) =>
-  db.selectFrom('memberships').select(['role']).where('org_id', '=', orgId).where('user_id', '=', userId));
+  db.selectFrom('memberships').select(['role']).where('org_id', '=', orgId).where('user_id', '=', userId),
+);
 const liveApp = preparedQuery(1, (db: Db, appId: string) =>
   db
     .selectFrom('apps')
     .innerJoin('orgs', 'orgs.id', 'apps.org_id')
     .select(['apps.id as appId', 'apps.org_id as orgId', 'orgs.plan as plan', 'orgs.name as orgName'])
     .where('apps.id', '=', appId)
-    .where('apps.deleted_at', 'is', null));
-const orgById = preparedQuery(1, (db: Db, orgId: string) => db.selectFrom('orgs').select(['id', 'name', 'plan']).where('id', '=', orgId));
-const userById = preparedQuery(1, (db: Db, userId: string) => db.selectFrom('users').select(['id', 'email', 'name']).where('id', '=', userId));
+    .where('apps.deleted_at', 'is', null),
+);
+const orgById = preparedQuery(1, (db: Db, orgId: string) =>
+  db.selectFrom('orgs').select(['id', 'name', 'plan']).where('id', '=', orgId),
+);
+const userById = preparedQuery(1, (db: Db, userId: string) =>
+  db.selectFrom('users').select(['id', 'email', 'name']).where('id', '=', userId),
+);
 
 export async function findByDigest(db: Db, digest: string): Promise<CredentialRow | undefined> {
   return (await byDigest(db, digest))[0];
@@ -45,11 +53,19 @@ export async function findUser(db: Db, userId: string) {
 }
 
 export function countByKind(db: Db, kind: CredentialKind) {
-  return db.selectFrom('credentials').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', kindLiteral(kind)).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('credentials')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('kind', '=', kindLiteral(kind))
+    .executeTakeFirstOrThrow();
 }
 
 export function findCredentialById(db: Db, id: string) {
-  return db.selectFrom('credentials').select(['id', 'kind', 'revoked_at', 'expires_at']).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('credentials')
+    .select(['id', 'kind', 'revoked_at', 'expires_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function findOrgByName(db: Db, name: string) {
@@ -57,16 +73,30 @@ export function findOrgByName(db: Db, name: string) {
 }
 
 export async function hasAnyMembership(db: Db, userId: string): Promise<boolean> {
-  return (await db.selectFrom('memberships').select('org_id').where('user_id', '=', userId).limit(1).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('memberships').select('org_id').where('user_id', '=', userId).limit(1).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /** Record use of a dashboard session (idle expiry); only moves forward. */
 export function touchCredential(db: Db, id: string, now: number): Promise<unknown> {
-  return db.updateTable('credentials').set({ last_used_at: now }).where('id', '=', id).where('last_used_at', '<', now).execute();
+  return db
+    .updateTable('credentials')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .where('last_used_at', '<', now)
+    .execute();
 }
 
 /** Revokes a live credential of `kind`; false when there is none with this id. */
 export async function revokeCredential(db: Db, id: string, kind: CredentialKind, now: number): Promise<boolean> {
-  const res = await db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', id).where('kind', '=', kindLiteral(kind)).where('revoked_at', 'is', null).executeTakeFirst();
+  const res = await db
+    .updateTable('credentials')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('kind', '=', kindLiteral(kind))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }

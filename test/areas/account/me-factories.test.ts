@@ -9,9 +9,18 @@ describe('GET /v1/me/factories', () => {
   withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   it("lists every live factory of every org the token's owner belongs to, with org and role", async () => {
-    const second = (await gw.call('POST', '/v1/apps', { token: a.loginToken, appId: a.appId, body: { name: 'zeta', display_name: 'Zeta' } })).body.data;
+    const second = (
+      await gw.call('POST', '/v1/apps', {
+        token: a.loginToken,
+        appId: a.appId,
+        body: { name: 'zeta', display_name: 'Zeta' },
+      })
+    ).body.data;
     // The owner of A joins B as a reader.
-    const joined = await gw.call('POST', `/v1/admin/orgs/${b.orgName}/members`, { token: gw.adminToken, body: { userId: a.ownerId, role: 'read' } });
+    const joined = await gw.call('POST', `/v1/admin/orgs/${b.orgName}/members`, {
+      token: gw.adminToken,
+      body: { userId: a.ownerId, role: 'read' },
+    });
     expect(joined.status).toBe(201);
 
     const res = await gw.call('GET', '/v1/me/factories', { token: a.loginToken });
@@ -25,13 +34,18 @@ describe('GET /v1/me/factories', () => {
 
     // B's owner sees only B.
     const other = await gw.call('GET', '/v1/me/factories', { token: b.loginToken });
-    expect(other.body.data).toEqual([{ id: b.appId, name: 'main', display_name: 'main', org: { id: b.orgId, name: b.orgName }, role: 'owner' }]);
+    expect(other.body.data).toEqual([
+      { id: b.appId, name: 'main', display_name: 'main', org: { id: b.orgId, name: b.orgName }, role: 'owner' },
+    ]);
   });
 
   it('works with a factory header too, and leaves out deleted factories and orgs the owner left', async () => {
     const t = await createTenant(gw);
-    const extra = (await gw.call('POST', '/v1/apps', { token: t.loginToken, appId: t.appId, body: { name: 'gone' } })).body.data;
-    expect((await gw.call('DELETE', `/v1/apps/${extra.id}`, { token: t.loginToken, appId: extra.id })).status).toBe(204);
+    const extra = (await gw.call('POST', '/v1/apps', { token: t.loginToken, appId: t.appId, body: { name: 'gone' } }))
+      .body.data;
+    expect((await gw.call('DELETE', `/v1/apps/${extra.id}`, { token: t.loginToken, appId: extra.id })).status).toBe(
+      204,
+    );
     const withHeader = await gw.call('GET', '/v1/me/factories', { token: t.loginToken, appId: t.appId });
     expect(withHeader.status).toBe(200);
     expect(withHeader.body.data.map((f: { id: string }) => f.id)).toEqual([t.appId]);
@@ -40,7 +54,9 @@ describe('GET /v1/me/factories', () => {
     expect((await gw.call('GET', '/v1/me/factories', { token: member.loginToken })).body.data).toEqual([
       { id: t.appId, name: 'main', display_name: 'main', org: { id: t.orgId, name: t.orgName }, role: 'write' },
     ]);
-    expect((await gw.call('DELETE', `/v1/orgs/${t.orgName}/members/${member.userId}`, { token: t.managementKey })).status).toBe(204);
+    expect(
+      (await gw.call('DELETE', `/v1/orgs/${t.orgName}/members/${member.userId}`, { token: t.managementKey })).status,
+    ).toBe(204);
     const after = await gw.call('GET', '/v1/me/factories', { token: member.loginToken });
     expect(after.status).toBe(200);
     expect(after.body.data).toEqual([]);

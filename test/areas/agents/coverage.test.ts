@@ -29,10 +29,18 @@ describe('session routes across factories and orgs', () => {
   withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
     sibling = await siblingFactory(gw, a);
-    const doc = variant(canonical('minimal'), (d) => { d.id = sessionId; d.title = 'title of A'; });
+    const doc = variant(canonical('minimal'), (d) => {
+      d.id = sessionId;
+      d.title = 'title of A';
+    });
     const synced = await gw.call('POST', '/v1/agents/sync', {
-      token: a.factoryKey, appId: a.appId,
-      body: { schemaVersion: 1, sessions: [doc], blobs: [{ sha256: sha, mediaType: 'image/png', bytes: png.length, data: png.toString('base64') }] },
+      token: a.factoryKey,
+      appId: a.appId,
+      body: {
+        schemaVersion: 1,
+        sessions: [doc],
+        blobs: [{ sha256: sha, mediaType: 'image/png', bytes: png.length, data: png.toString('base64') }],
+      },
     });
     expect(synced.status).toBe(200);
     const list = await gw.call('GET', '/v1/sessions?repoScope=all&includeSubagents=1', own());
@@ -42,7 +50,7 @@ describe('session routes across factories and orgs', () => {
     expect((await gw.call('GET', `/v1/agents/blob/${sha}`, own())).status).toBe(200);
   });
 
-  it("GET /v1/agents/blob/{sha256}: another factory that knows the hash gets 404 blob_not_found, not the bytes", async () => {
+  it('GET /v1/agents/blob/{sha256}: another factory that knows the hash gets 404 blob_not_found, not the bytes', async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {
       const r = await gw.call('GET', `/v1/agents/blob/${sha}`, auth);
       expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 404, code: 'blob_not_found' });
@@ -50,7 +58,7 @@ describe('session routes across factories and orgs', () => {
     }
   });
 
-  it("GET /v1/sessions/{traceId}: another factory gets 404 session_not_found", async () => {
+  it('GET /v1/sessions/{traceId}: another factory gets 404 session_not_found', async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {
       const r = await gw.call('GET', `/v1/sessions/${traceId}`, auth);
       expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 404, code: 'session_not_found' });
@@ -69,7 +77,10 @@ describe('session routes across factories and orgs', () => {
 
   it("POST /v1/agents/sync: another factory sending the same session id stores its own copy; A's reads back unchanged", async () => {
     const before = await readOwnSession();
-    const foreign = variant(canonical('minimal'), (d) => { d.id = sessionId; d.title = 'overwritten by another factory'; });
+    const foreign = variant(canonical('minimal'), (d) => {
+      d.id = sessionId;
+      d.title = 'overwritten by another factory';
+    });
     for (const [, auth] of foreignCallers(b, sibling)) {
       const r = await gw.call('POST', '/v1/agents/sync', { ...auth, body: { schemaVersion: 1, sessions: [foreign] } });
       expect(r.status).toBe(200);
@@ -78,19 +89,33 @@ describe('session routes across factories and orgs', () => {
     expect(after).toEqual(before);
     expect(JSON.stringify(after)).not.toContain('overwritten by another factory');
     // And B's own copy is B's: its trace is not A's.
-    const bList = await gw.call('GET', '/v1/sessions?repoScope=all&includeSubagents=1', { token: b.factoryKey, appId: b.appId });
+    const bList = await gw.call('GET', '/v1/sessions?repoScope=all&includeSubagents=1', {
+      token: b.factoryKey,
+      appId: b.appId,
+    });
     const bCopy = bList.body.data.sessions.find((s: { sessionId: string }) => s.sessionId === sessionId);
     expect(bCopy.traceId).not.toBe(traceId);
   });
 
   it('a factory that uploads the same bytes itself can then read them (the check is per factory, not per hash)', async () => {
     const r = await gw.call('POST', '/v1/agents/sync', {
-      token: b.factoryKey, appId: b.appId,
-      body: { schemaVersion: 1, sessions: [variant(canonical('minimal'), (d) => { d.id = `b-own-${crypto.randomUUID()}`; })], blobs: [{ sha256: sha, mediaType: 'image/png', bytes: png.length, data: png.toString('base64') }] },
+      token: b.factoryKey,
+      appId: b.appId,
+      body: {
+        schemaVersion: 1,
+        sessions: [
+          variant(canonical('minimal'), (d) => {
+            d.id = `b-own-${crypto.randomUUID()}`;
+          }),
+        ],
+        blobs: [{ sha256: sha, mediaType: 'image/png', bytes: png.length, data: png.toString('base64') }],
+      },
     });
     expect(r.status).toBe(200);
     expect((await gw.call('GET', `/v1/agents/blob/${sha}`, { token: b.factoryKey, appId: b.appId })).status).toBe(200);
     // The sibling still cannot.
-    expect((await gw.call('GET', `/v1/agents/blob/${sha}`, { token: sibling.factoryKey, appId: sibling.appId })).status).toBe(404);
+    expect(
+      (await gw.call('GET', `/v1/agents/blob/${sha}`, { token: sibling.factoryKey, appId: sibling.appId })).status,
+    ).toBe(404);
   });
 });

@@ -22,7 +22,11 @@ const whole: Doc[] = rawNames()
 const halves = whole.map((d) => ({ ...d, turns: d.turns.slice(0, Math.ceil(d.turns.length / 2)) }));
 
 async function sync(t: Tenant, sessions: Doc[]) {
-  const r = await gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions } });
+  const r = await gw.call('POST', '/v1/agents/sync', {
+    token: t.factoryKey,
+    appId: t.appId,
+    body: { schemaVersion: 1, sessions },
+  });
   expect(r.status, r.text.slice(0, 300)).toBe(200);
   expect(r.body.data.rejected).toEqual([]);
 }
@@ -31,10 +35,12 @@ async function sync(t: Tenant, sessions: Doc[]) {
 async function summaries(t: Tenant): Promise<Map<string, Record<string, unknown>>> {
   const r = await gw.call('GET', '/v1/sessions?repoScope=all&limit=100', { token: t.loginToken, appId: t.appId });
   expect(r.status).toBe(200);
-  return new Map((r.body.data.sessions as Record<string, unknown>[]).map((s) => {
-    const { traceId: _t, createdAt: _c, updatedAt: _u, actorId: _a, actorName: _n, ...rest } = s;
-    return [String(s.sessionId), rest];
-  }));
+  return new Map(
+    (r.body.data.sessions as Record<string, unknown>[]).map((s) => {
+      const { traceId: _t, createdAt: _c, updatedAt: _u, actorId: _a, actorName: _n, ...rest } = s;
+      return [String(s.sessionId), rest];
+    }),
+  );
 }
 
 describe('re-sending grown sessions in one sync', () => {

@@ -13,14 +13,21 @@ let readOnlyKey: string;
 let ingestKey: string;
 
 async function mintKey(t: Tenant, preset: 'ingest' | 'read-only' | 'full-access'): Promise<string> {
-  const r = await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: `${preset}-${crypto.randomUUID()}`, preset } });
+  const r = await gw.call('POST', '/v1/api-keys', {
+    token: t.loginToken,
+    appId: t.appId,
+    body: { name: `${preset}-${crypto.randomUUID()}`, preset },
+  });
   expect(r.status).toBe(201);
   return r.body.data.plaintext_key;
 }
 
-const sync = (t: Tenant, body: unknown, token = t.factoryKey) => gw.call('POST', '/v1/agents/sync', { token, appId: t.appId, body });
-const list = (t: Tenant, query = 'repoScope=all&includeSubagents=1', token = t.loginToken) => gw.call('GET', `/v1/sessions?${query}`, { token, appId: t.appId });
-const detail = (t: Tenant, traceId: string, token = t.loginToken) => gw.call('GET', `/v1/sessions/${traceId}`, { token, appId: t.appId });
+const sync = (t: Tenant, body: unknown, token = t.factoryKey) =>
+  gw.call('POST', '/v1/agents/sync', { token, appId: t.appId, body });
+const list = (t: Tenant, query = 'repoScope=all&includeSubagents=1', token = t.loginToken) =>
+  gw.call('GET', `/v1/sessions?${query}`, { token, appId: t.appId });
+const detail = (t: Tenant, traceId: string, token = t.loginToken) =>
+  gw.call('GET', `/v1/sessions/${traceId}`, { token, appId: t.appId });
 
 /** The session as the list shows it (undefined when absent; typed loosely for short assertions). */
 async function findSession(t: Tenant, sessionId: string): Promise<Doc> {
@@ -30,7 +37,12 @@ async function findSession(t: Tenant, sessionId: string): Promise<Doc> {
 }
 
 function blobOf(bytes: Buffer, mediaType = 'image/png') {
-  return { sha256: crypto.createHash('sha256').update(bytes).digest('hex'), mediaType, bytes: bytes.length, data: bytes.toString('base64') };
+  return {
+    sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
+    mediaType,
+    bytes: bytes.length,
+    data: bytes.toString('base64'),
+  };
 }
 
 withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'free' } });
@@ -47,7 +59,13 @@ describe('AgentSession v1 schema', () => {
 
 describe('POST /v1/agents/sync', () => {
   it('stores the canonical examples once each: the three tiers of one session land on one row', async () => {
-    const docs = [canonical('downconverted-metrics'), canonical('downconverted-redacted'), canonical('full'), canonical('minimal'), canonical('subagent-redacted')];
+    const docs = [
+      canonical('downconverted-metrics'),
+      canonical('downconverted-redacted'),
+      canonical('full'),
+      canonical('minimal'),
+      canonical('subagent-redacted'),
+    ];
     const r = await sync(a, { schemaVersion: 1, sessions: docs }, ingestKey);
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({
@@ -85,12 +103,21 @@ describe('POST /v1/agents/sync', () => {
       isSubagent: false,
     });
     // The PR the session names (outcome.prNumber), through the PR area; no webhook has told its state yet.
-    expect(full.prOutcomes).toEqual([{
-      prNumber: 481, prUrl: 'https://github.com/acme/acme-api/pull/481',
-      ciGreen: { label: 'unknown', score: 0.5 }, merged: { label: 'unknown', score: 0.5 }, reverted: { label: 'unknown', score: 0.5 },
-    }]);
+    expect(full.prOutcomes).toEqual([
+      {
+        prNumber: 481,
+        prUrl: 'https://github.com/acme/acme-api/pull/481',
+        ciGreen: { label: 'unknown', score: 0.5 },
+        merged: { label: 'unknown', score: 0.5 },
+        reverted: { label: 'unknown', score: 0.5 },
+      },
+    ]);
     const sub = await findSession(a, canonical('subagent-redacted').id);
-    expect(sub).toMatchObject({ isSubagent: true, parentSessionId: canonical('full').id, models: ['claude-haiku-4-5-20251001'] });
+    expect(sub).toMatchObject({
+      isSubagent: true,
+      parentSessionId: canonical('full').id,
+      models: ['claude-haiku-4-5-20251001'],
+    });
     // haiku: 3 × 1 + 950 × 0.1 + 120 × 5 = 3 + 95 + 600 = 698 µ$
     expect(sub.costUsd).toBe(0.000698);
   });
@@ -115,10 +142,21 @@ describe('POST /v1/agents/sync', () => {
   });
 
   it('rejects a bad session with its index, id and reason and stores the others', async () => {
-    const good = variant(canonical('minimal'), (d) => { d.id = 'good-1'; });
-    const noAgent = variant(canonical('minimal'), (d) => { d.id = 'bad-agent'; delete d.agent; });
-    const badDate = variant(canonical('minimal'), (d) => { d.id = 'bad-date'; d.startedAt = 'yesterday'; });
-    const badTool = variant(canonical('full'), (d) => { d.id = 'bad-tool'; d.turns[1].toolCalls[0].status = 'maybe'; });
+    const good = variant(canonical('minimal'), (d) => {
+      d.id = 'good-1';
+    });
+    const noAgent = variant(canonical('minimal'), (d) => {
+      d.id = 'bad-agent';
+      delete d.agent;
+    });
+    const badDate = variant(canonical('minimal'), (d) => {
+      d.id = 'bad-date';
+      d.startedAt = 'yesterday';
+    });
+    const badTool = variant(canonical('full'), (d) => {
+      d.id = 'bad-tool';
+      d.turns[1].toolCalls[0].status = 'maybe';
+    });
     const r = await sync(a, { schemaVersion: 1, sessions: [noAgent, good, badDate, 42, badTool] });
     expect(r.status).toBe(200);
     expect(r.body.data.accepted).toEqual(['good-1']);
@@ -152,9 +190,18 @@ describe('POST /v1/agents/sync', () => {
     const long = variant(base, (d) => {
       d.id = 'grows';
       d.turns.push({ index: 2, role: 'user', toolCalls: [], source: 'human', ts: '2026-07-01T14:40:00.000Z' });
-      d.turns.push({ index: 3, role: 'assistant', model: 'claude-opus-4-8', toolCalls: [], ts: '2026-07-01T14:41:00.000Z', usage: { in: 100, out: 100, cacheRead: 0, cacheCreate: 0 } });
+      d.turns.push({
+        index: 3,
+        role: 'assistant',
+        model: 'claude-opus-4-8',
+        toolCalls: [],
+        ts: '2026-07-01T14:41:00.000Z',
+        usage: { in: 100, out: 100, cacheRead: 0, cacheCreate: 0 },
+      });
     });
-    const short = variant(base, (d) => { d.id = 'grows'; });
+    const short = variant(base, (d) => {
+      d.id = 'grows';
+    });
     expect((await sync(a, { schemaVersion: 1, sessions: [short] })).status).toBe(200);
     expect((await findSession(a, 'grows')).turnCount).toBe(2);
     expect((await sync(a, { schemaVersion: 1, sessions: [long] })).status).toBe(200);
@@ -171,8 +218,14 @@ describe('POST /v1/agents/sync', () => {
 
   it('stores a session sent by concurrent syncs once', async () => {
     const before = await list(a);
-    const docs = Array.from({ length: 3 }, (_, i) => variant(canonical('full'), (d) => { d.id = `concurrent-${i}`; }));
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => sync(a, { schemaVersion: 1, sessions: i % 2 ? [...docs].reverse() : docs })));
+    const docs = Array.from({ length: 3 }, (_, i) =>
+      variant(canonical('full'), (d) => {
+        d.id = `concurrent-${i}`;
+      }),
+    );
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => sync(a, { schemaVersion: 1, sessions: i % 2 ? [...docs].reverse() : docs })),
+    );
     for (const r of results) expect(r.status).toBe(200);
     const after = await list(a);
     expect(after.body.data.total).toBe(before.body.data.total + 3);
@@ -184,11 +237,12 @@ describe('POST /v1/agents/sync', () => {
   it('assembles a session sent in chunk parts, in any order, counted once', async () => {
     const whole = raw('s18-medium-b84ed0f0.jsonl', 'full');
     const half = Math.floor(whole.turns.length / 2);
-    const part = (n: 1 | 2): Doc => variant(whole, (d) => {
-      d.turns = n === 1 ? d.turns.slice(0, half) : d.turns.slice(half);
-      d.events = d.events.filter((e: Doc) => (n === 1 ? (e.turnIndex ?? 0) < half : (e.turnIndex ?? 0) >= half));
-      d.chunk = { part: n, of: 2, counts: { turns: d.turns.length, toolCalls: 0, errors: 0 } };
-    });
+    const part = (n: 1 | 2): Doc =>
+      variant(whole, (d) => {
+        d.turns = n === 1 ? d.turns.slice(0, half) : d.turns.slice(half);
+        d.events = d.events.filter((e: Doc) => (n === 1 ? (e.turnIndex ?? 0) < half : (e.turnIndex ?? 0) >= half));
+        d.chunk = { part: n, of: 2, counts: { turns: d.turns.length, toolCalls: 0, errors: 0 } };
+      });
     const totalBefore = (await list(a)).body.data.total;
     expect((await sync(a, { schemaVersion: 1, sessions: [part(2)] })).status).toBe(200);
     expect((await findSession(a, whole.id)).turnCount).toBe(whole.turns.length - half);
@@ -200,7 +254,16 @@ describe('POST /v1/agents/sync', () => {
     // The same session sent whole to another factory gives the same figures.
     expect((await sync(b, { schemaVersion: 1, sessions: [whole] })).status).toBe(200);
     const w = await findSession(b, whole.id);
-    for (const field of ['turnCount', 'toolCallCount', 'errorCount', 'userTurnCount', 'costUsd', 'costStatus', 'models', 'startedAt'] as const) {
+    for (const field of [
+      'turnCount',
+      'toolCallCount',
+      'errorCount',
+      'userTurnCount',
+      'costUsd',
+      'costStatus',
+      'models',
+      'startedAt',
+    ] as const) {
       expect(s[field], field).toEqual(w[field]);
     }
     const d = await detail(a, s.traceId);
@@ -222,18 +285,32 @@ describe('POST /v1/agents/sync', () => {
   });
 
   it('answers 400 for a body that is not a sync', async () => {
-    for (const body of [{ schemaVersion: 1, sessions: 'x' }, { schemaVersion: 2, sessions: [canonical('minimal')] }, { schemaVersion: 1, sessions: [] }, { sessions: [canonical('minimal')] }]) {
+    for (const body of [
+      { schemaVersion: 1, sessions: 'x' },
+      { schemaVersion: 2, sessions: [canonical('minimal')] },
+      { schemaVersion: 1, sessions: [] },
+      { sessions: [canonical('minimal')] },
+    ]) {
       const r = await sync(a, body);
       expect(r.status, JSON.stringify(body).slice(0, 60)).toBe(400);
       expect(r.body.error.code).toBe('invalid_request_body');
     }
-    const notJson = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, raw: '{nope', headers: { 'content-type': 'application/json' } });
+    const notJson = await gw.call('POST', '/v1/agents/sync', {
+      token: a.factoryKey,
+      appId: a.appId,
+      raw: '{nope',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.code).toBe('invalid_json');
   });
 
   it('answers 413 payload_too_large over each limit of API.md §8', async () => {
-    const sessions = Array.from({ length: 51 }, (_, i) => variant(canonical('minimal'), (d) => { d.id = `too-many-${i}`; }));
+    const sessions = Array.from({ length: 51 }, (_, i) =>
+      variant(canonical('minimal'), (d) => {
+        d.id = `too-many-${i}`;
+      }),
+    );
     let r = await sync(a, { schemaVersion: 1, sessions });
     expect(r.status).toBe(413);
     expect(r.body.error).toMatchObject({ code: 'payload_too_large', limit: 50 });
@@ -243,8 +320,17 @@ describe('POST /v1/agents/sync', () => {
     expect(r.status).toBe(413);
     expect(r.body.error).toMatchObject({ code: 'payload_too_large', limit: 64 });
 
-    const huge = JSON.stringify({ schemaVersion: 1, sessions: [canonical('minimal')], pad: 'x'.repeat(8 * 1024 * 1024) });
-    r = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, raw: huge, headers: { 'content-type': 'application/json' } });
+    const huge = JSON.stringify({
+      schemaVersion: 1,
+      sessions: [canonical('minimal')],
+      pad: 'x'.repeat(8 * 1024 * 1024),
+    });
+    r = await gw.call('POST', '/v1/agents/sync', {
+      token: a.factoryKey,
+      appId: a.appId,
+      raw: huge,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(413);
     expect(r.body.error).toMatchObject({ code: 'payload_too_large', limit: 8 * 1024 * 1024 });
     // Nothing of a refused request was stored.
@@ -277,8 +363,12 @@ describe('POST /v1/agents/sync', () => {
     const stored = await findSession(a, session.id);
     expect(stored).toBeDefined();
     // The small one is readable, the refused one is not.
-    expect((await gw.call('GET', `/v1/agents/blob/${small.sha256}`, { token: a.loginToken, appId: a.appId })).status).toBe(200);
-    expect((await gw.call('GET', `/v1/agents/blob/${pasted.sha256}`, { token: a.loginToken, appId: a.appId })).status).toBe(404);
+    expect(
+      (await gw.call('GET', `/v1/agents/blob/${small.sha256}`, { token: a.loginToken, appId: a.appId })).status,
+    ).toBe(200);
+    expect(
+      (await gw.call('GET', `/v1/agents/blob/${pasted.sha256}`, { token: a.loginToken, appId: a.appId })).status,
+    ).toBe(404);
     // One byte over 2 MiB is refused the same way; the limit itself is accepted (above).
     const over = blobOf(crypto.randomBytes(2 * 1024 * 1024 + 1));
     const again = await sync(a, { schemaVersion: 1, sessions: [canonical('minimal')], blobs: [over] });
@@ -289,10 +379,25 @@ describe('POST /v1/agents/sync', () => {
   it('answers 401 without a credential or with an unknown one, and for another factory', async () => {
     const body = { schemaVersion: 1, sessions: [canonical('minimal')] };
     expect((await gw.call('POST', '/v1/agents/sync', { appId: a.appId, body })).status).toBe(401);
-    const wrong = await gw.call('POST', '/v1/agents/sync', { token: 'sk_outerlayer_notarealkey', appId: a.appId, body });
+    const wrong = await gw.call('POST', '/v1/agents/sync', {
+      token: 'sk_outerlayer_notarealkey',
+      appId: a.appId,
+      body,
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error.code).toBe('unauthorized');
-    const otherFactory = await gw.call('POST', '/v1/agents/sync', { token: b.factoryKey, appId: a.appId, body: { schemaVersion: 1, sessions: [variant(canonical('minimal'), (d) => { d.id = 'from-b'; })] } });
+    const otherFactory = await gw.call('POST', '/v1/agents/sync', {
+      token: b.factoryKey,
+      appId: a.appId,
+      body: {
+        schemaVersion: 1,
+        sessions: [
+          variant(canonical('minimal'), (d) => {
+            d.id = 'from-b';
+          }),
+        ],
+      },
+    });
     expect(otherFactory.status).toBe(401);
     expect(await findSession(a, 'from-b')).toBeUndefined();
   });
@@ -304,9 +409,22 @@ describe('POST /v1/agents/sync', () => {
   });
 
   it("keeps factories apart: another factory's copy of a session is its own", async () => {
-    const doc = variant(canonical('full'), (d) => { d.id = 'shared-id'; });
+    const doc = variant(canonical('full'), (d) => {
+      d.id = 'shared-id';
+    });
     expect((await sync(a, { schemaVersion: 1, sessions: [doc] })).status).toBe(200);
-    expect((await sync(b, { schemaVersion: 1, sessions: [variant(doc, (d) => { d.title = 'B title'; })] })).status).toBe(200);
+    expect(
+      (
+        await sync(b, {
+          schemaVersion: 1,
+          sessions: [
+            variant(doc, (d) => {
+              d.title = 'B title';
+            }),
+          ],
+        })
+      ).status,
+    ).toBe(200);
     expect((await findSession(a, 'shared-id')).title).toBe('Fix rate limiter window boundary');
     expect((await findSession(b, 'shared-id')).title).toBe('B title');
   });
@@ -316,17 +434,33 @@ describe('tool counters for the metrics area', () => {
   it('records per-tool counts of each stored session at ingest, replaced (not added) on a re-send', async () => {
     const t = await createTenant(gw, { plan: 'paid' });
     const tools = async () => {
-      const r = await gw.call('GET', '/v1/metrics/breakdown?by=tool&from=2026-07-01T00:00:00Z&to=2026-07-02T00:00:00Z', { token: t.loginToken, appId: t.appId });
+      const r = await gw.call(
+        'GET',
+        '/v1/metrics/breakdown?by=tool&from=2026-07-01T00:00:00Z&to=2026-07-02T00:00:00Z',
+        { token: t.loginToken, appId: t.appId },
+      );
       expect(r.status).toBe(200);
       return r.body.data.rows.map((x: Doc) => [x.key, x.toolCalls, x.toolErrors, x.rejectedToolCalls]);
     };
     expect((await sync(t, { schemaVersion: 1, sessions: [canonical('full')] })).status).toBe(200);
-    expect(await tools()).toEqual([['Edit', 2, 1, 0], ['Read', 1, 0, 0]]);
+    expect(await tools()).toEqual([
+      ['Edit', 2, 1, 0],
+      ['Read', 1, 0, 0],
+    ]);
     const longer = variant(canonical('full'), (d) => {
-      d.turns.push({ index: 2, role: 'assistant', model: 'claude-opus-4-8', toolCalls: [{ name: 'Bash', isEdit: false, status: 'rejected' }] });
+      d.turns.push({
+        index: 2,
+        role: 'assistant',
+        model: 'claude-opus-4-8',
+        toolCalls: [{ name: 'Bash', isEdit: false, status: 'rejected' }],
+      });
     });
     expect((await sync(t, { schemaVersion: 1, sessions: [longer, canonical('full')] })).status).toBe(200);
-    expect(await tools()).toEqual([['Edit', 2, 1, 0], ['Bash', 1, 0, 1], ['Read', 1, 0, 0]]);
+    expect(await tools()).toEqual([
+      ['Edit', 2, 1, 0],
+      ['Bash', 1, 0, 1],
+      ['Read', 1, 0, 0],
+    ]);
   });
 });
 
@@ -346,7 +480,11 @@ describe('blobs', () => {
     expect(r.status).toBe(200);
     expect(r.body.data.accepted).toEqual(['with-image']);
     expect(r.body.data.blobsStored).toBe(1);
-    expect(r.body.data.rejectedBlobs.map((x: Doc) => [x.index, x.sha256])).toEqual([[0, 'a'.repeat(64)], [2, wrongBytes.sha256], [3, 'XYZ']]);
+    expect(r.body.data.rejectedBlobs.map((x: Doc) => [x.index, x.sha256])).toEqual([
+      [0, 'a'.repeat(64)],
+      [2, wrongBytes.sha256],
+      [3, 'XYZ'],
+    ]);
     expect(r.body.data.rejectedBlobs[0].reason).toContain('does not match');
 
     const read = await gw.call('GET', `/v1/agents/blob/${good.sha256}`, { token: readOnlyKey, appId: a.appId });
@@ -355,10 +493,18 @@ describe('blobs', () => {
     expect(read.headers['cache-control']).toBe('private, max-age=31536000, immutable');
     expect(read.headers.etag).toBe(`"${good.sha256}"`);
     expect(Buffer.from(read.text, 'latin1').length).toBeGreaterThan(0);
-    const res = await gw.app.inject({ method: 'GET', url: `/v1/agents/blob/${good.sha256}`, headers: { authorization: `Bearer ${readOnlyKey}`, 'x-outerlayer-app-id': a.appId } });
+    const res = await gw.app.inject({
+      method: 'GET',
+      url: `/v1/agents/blob/${good.sha256}`,
+      headers: { authorization: `Bearer ${readOnlyKey}`, 'x-outerlayer-app-id': a.appId },
+    });
     expect(res.rawPayload.equals(png)).toBe(true);
 
-    const again = await gw.call('GET', `/v1/agents/blob/${good.sha256}`, { token: readOnlyKey, appId: a.appId, headers: { 'if-none-match': `"${good.sha256}"` } });
+    const again = await gw.call('GET', `/v1/agents/blob/${good.sha256}`, {
+      token: readOnlyKey,
+      appId: a.appId,
+      headers: { 'if-none-match': `"${good.sha256}"` },
+    });
     expect(again.status).toBe(304);
 
     const missing = await gw.call('GET', `/v1/agents/blob/${'a'.repeat(64)}`, { token: readOnlyKey, appId: a.appId });
@@ -368,12 +514,17 @@ describe('blobs', () => {
     // The transcript links the image to this route.
     const s = await findSession(a, 'with-image');
     const d = await detail(a, s.traceId);
-    expect(d.body.data.turns[0].images).toEqual([{ mediaType: 'image/png', sha256: good.sha256, bytes: png.length, url: `/v1/agents/blob/${good.sha256}` }]);
+    expect(d.body.data.turns[0].images).toEqual([
+      { mediaType: 'image/png', sha256: good.sha256, bytes: png.length, url: `/v1/agents/blob/${good.sha256}` },
+    ]);
   });
 
   it('serves a synced HTML or SVG blob as a sandboxed attachment, never as a page of the gateway', async () => {
     const html = blobOf(Buffer.from('<script>alert(document.cookie)</script>'), 'text/html');
-    const svg = blobOf(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'image/svg+xml');
+    const svg = blobOf(
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+      'image/svg+xml',
+    );
     const r = await sync(a, { schemaVersion: 1, sessions: [canonical('minimal')], blobs: [html, svg] });
     expect(r.status).toBe(200);
     expect(r.body.data.blobsStored).toBe(2);

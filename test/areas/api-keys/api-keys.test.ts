@@ -18,7 +18,14 @@ describe('api keys', () => {
     expect(r.status).toBe(201);
     const key = r.body.data;
     expect(key.plaintext_key).toMatch(/^sk_outerlayer_[0-9A-Za-z]{42}$/);
-    expect(key.permissions.sort()).toEqual(['artifacts.write', 'context.write', 'hosts.write', 'results.write', 'sessions.write', 'work.read']);
+    expect(key.permissions.sort()).toEqual([
+      'artifacts.write',
+      'context.write',
+      'hosts.write',
+      'results.write',
+      'sessions.write',
+      'work.read',
+    ]);
     expect(key.key_prefix).toBe(key.plaintext_key.slice(0, 18));
     expect(key.created_by).toBe(a.ownerId);
     const list = await gw.call('GET', '/v1/api-keys', as(a));
@@ -27,24 +34,33 @@ describe('api keys', () => {
     expect(listed).not.toHaveProperty('plaintext_key');
     expect(list.text).not.toContain(key.plaintext_key);
     // The stored row holds a digest, never the plaintext.
-    const row = await gw.app.attest.db.selectFrom('credentials').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
+    const row = await gw.app.attest.db
+      .selectFrom('credentials')
+      .selectAll()
+      .where('id', '=', key.id)
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(key.plaintext_key);
   });
 
-  it('read-only preset: every *.read a write role has; full-access: the creator\'s own', async () => {
-    const ro = (await gw.call('POST', '/v1/api-keys', { ...as(a), body: { name: 'dash', preset: 'read-only' } })).body.data;
+  it("read-only preset: every *.read a write role has; full-access: the creator's own", async () => {
+    const ro = (await gw.call('POST', '/v1/api-keys', { ...as(a), body: { name: 'dash', preset: 'read-only' } })).body
+      .data;
     expect(ro.permissions.sort()).toEqual(ROLE_PERMISSIONS.write.filter((p) => p.endsWith('.read')).sort());
     const writer = await addMember(gw, a, 'write');
     // A write member lacks api_keys.write, so cannot mint at all.
     const denied = await gw.call('POST', '/v1/api-keys', { ...as(a, writer.loginToken), body: { name: 'w' } });
     expect(denied.status).toBe(403);
     expect(denied.body.error.required_permission).toBe('api_keys.write');
-    const full = (await gw.call('POST', '/v1/api-keys', { ...as(a), body: { name: 'all', preset: 'full-access' } })).body.data;
+    const full = (await gw.call('POST', '/v1/api-keys', { ...as(a), body: { name: 'all', preset: 'full-access' } }))
+      .body.data;
     expect(full.permissions.sort()).toEqual([...ROLE_PERMISSIONS.owner].sort());
   });
 
   it('an explicit permission subset; no preset and no list means read-only', async () => {
-    const sub = await gw.call('POST', '/v1/api-keys', { ...as(a), body: { name: 'subset', permissions: ['sessions.read', 'metrics.read'] } });
+    const sub = await gw.call('POST', '/v1/api-keys', {
+      ...as(a),
+      body: { name: 'subset', permissions: ['sessions.read', 'metrics.read'] },
+    });
     expect(sub.status).toBe(201);
     expect(sub.body.data.permissions.sort()).toEqual(['metrics.read', 'sessions.read']);
     const dflt = await gw.call('POST', '/v1/api-keys', { ...as(a), body: { name: 'default' } });
@@ -53,11 +69,22 @@ describe('api keys', () => {
   });
 
   it('a key cannot be granted a permission its creator lacks', async () => {
-    const limited = (await gw.call('POST', '/v1/api-keys', { ...as(a), body: { name: 'minter', permissions: ['api_keys.write', 'sessions.read'] } })).body.data;
-    const r = await gw.call('POST', '/v1/api-keys', { ...as(a, limited.plaintext_key), body: { name: 'escalated', permissions: ['sessions.write'] } });
+    const limited = (
+      await gw.call('POST', '/v1/api-keys', {
+        ...as(a),
+        body: { name: 'minter', permissions: ['api_keys.write', 'sessions.read'] },
+      })
+    ).body.data;
+    const r = await gw.call('POST', '/v1/api-keys', {
+      ...as(a, limited.plaintext_key),
+      body: { name: 'escalated', permissions: ['sessions.write'] },
+    });
     expect(r.status).toBe(403);
     expect(r.body.error).toMatchObject({ code: 'forbidden', required_permission: 'sessions.write' });
-    const ok = await gw.call('POST', '/v1/api-keys', { ...as(a, limited.plaintext_key), body: { name: 'narrower', permissions: ['sessions.read'] } });
+    const ok = await gw.call('POST', '/v1/api-keys', {
+      ...as(a, limited.plaintext_key),
+      body: { name: 'narrower', permissions: ['sessions.read'] },
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -108,20 +135,37 @@ describe('api keys', () => {
   it('two revokes of one key at once: one 204, the other 404, one audit row', async () => {
     const k = (await gw.call('POST', '/v1/api-keys', { ...as(a), body: { name: 'revoked-twice' } })).body.data;
     // PostgreSQL: hold the key's row until both revokes have read it live and wait to update it.
-    const hold = await holdRows(gw, (schema) => [[`select 1 from "${schema}".credentials where id = $1 for update`, [k.id]]]);
-    const pending = Promise.all([gw.call('DELETE', `/v1/api-keys/${k.id}`, as(a)), gw.call('DELETE', `/v1/api-keys/${k.id}`, as(a))]);
+    const hold = await holdRows(gw, (schema) => [
+      [`select 1 from "${schema}".credentials where id = $1 for update`, [k.id]],
+    ]);
+    const pending = Promise.all([
+      gw.call('DELETE', `/v1/api-keys/${k.id}`, as(a)),
+      gw.call('DELETE', `/v1/api-keys/${k.id}`, as(a)),
+    ]);
     await hold?.waiters(2, 'credentials');
     await hold?.release();
     const answers = await pending;
     expect(answers.map((r) => r.status).sort()).toEqual([204, 404]);
-    const rows = await gw.app.attest.db.selectFrom('audit_log').select('action_type').where('org_id', '=', a.orgId).where('target_id', '=', k.id).where('action_type', '=', 'api_key.revoked').execute();
+    const rows = await gw.app.attest.db
+      .selectFrom('audit_log')
+      .select('action_type')
+      .where('org_id', '=', a.orgId)
+      .where('target_id', '=', k.id)
+      .where('action_type', '=', 'api_key.revoked')
+      .execute();
     expect(rows).toHaveLength(1);
   });
 
   it('writes api_key.created and api_key.revoked audit rows', async () => {
     const k = (await gw.call('POST', '/v1/api-keys', { ...as(a), body: { name: 'audited' } })).body.data;
     await gw.call('DELETE', `/v1/api-keys/${k.id}`, as(a));
-    const rows = await gw.app.attest.db.selectFrom('audit_log').select(['action_type', 'target_id', 'actor_type']).where('org_id', '=', a.orgId).where('target_id', '=', k.id).orderBy('seq').execute();
+    const rows = await gw.app.attest.db
+      .selectFrom('audit_log')
+      .select(['action_type', 'target_id', 'actor_type'])
+      .where('org_id', '=', a.orgId)
+      .where('target_id', '=', k.id)
+      .orderBy('seq')
+      .execute();
     expect(rows.map((r) => r.action_type)).toEqual(['api_key.created', 'api_key.revoked']);
     expect(rows[0]!.actor_type).toBe('user');
   });
@@ -142,7 +186,9 @@ describe('api keys', () => {
   it('missing or wrong credential: 401', async () => {
     expect((await gw.call('GET', '/v1/api-keys', { appId: a.appId })).status).toBe(401);
     expect((await gw.call('POST', '/v1/api-keys', { appId: a.appId, body: { name: 'x' } })).status).toBe(401);
-    expect((await gw.call('DELETE', '/v1/api-keys/00000000-0000-4000-8000-000000000000', { appId: a.appId })).status).toBe(401);
+    expect(
+      (await gw.call('DELETE', '/v1/api-keys/00000000-0000-4000-8000-000000000000', { appId: a.appId })).status,
+    ).toBe(401);
     expect((await gw.call('GET', '/v1/api-keys', { token: a.managementKey, appId: a.appId })).status).toBe(401);
   });
 });

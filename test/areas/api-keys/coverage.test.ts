@@ -16,7 +16,11 @@ describe('API-key routes across factories and orgs', () => {
   withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
     sibling = await siblingFactory(gw, a);
-    const r = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: 'secret-key-of-a', preset: 'read-only' } });
+    const r = await gw.call('POST', '/v1/api-keys', {
+      token: a.loginToken,
+      appId: a.appId,
+      body: { name: 'secret-key-of-a', preset: 'read-only' },
+    });
     expect(r.status).toBe(201);
     key = r.body.data;
   });
@@ -30,7 +34,7 @@ describe('API-key routes across factories and orgs', () => {
     }
   });
 
-  it("DELETE /v1/api-keys/{id}: 404 api_key_not_found for every other factory, and the key still works", async () => {
+  it('DELETE /v1/api-keys/{id}: 404 api_key_not_found for every other factory, and the key still works', async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {
       const r = await gw.call('DELETE', `/v1/api-keys/${key.id}`, auth);
       expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 404, code: 'api_key_not_found' });
@@ -40,10 +44,15 @@ describe('API-key routes across factories and orgs', () => {
 
   it("POST /v1/api-keys with the owner's key name is fine in another factory (names are per factory)", async () => {
     for (const [, auth] of foreignCallers(b, sibling).filter(([who]) => who.includes('login token'))) {
-      const r = await gw.call('POST', '/v1/api-keys', { ...auth, body: { name: 'secret-key-of-a', preset: 'read-only' } });
+      const r = await gw.call('POST', '/v1/api-keys', {
+        ...auth,
+        body: { name: 'secret-key-of-a', preset: 'read-only' },
+      });
       expect(r.status).toBe(201);
     }
     const own = await gw.call('GET', '/v1/api-keys', { token: a.loginToken, appId: a.appId });
-    expect(own.body.data.filter((k: { name: string }) => k.name === 'secret-key-of-a').map((k: { id: string }) => k.id)).toEqual([key.id]);
+    expect(
+      own.body.data.filter((k: { name: string }) => k.name === 'secret-key-of-a').map((k: { id: string }) => k.id),
+    ).toEqual([key.id]);
   });
 });

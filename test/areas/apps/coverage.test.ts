@@ -42,14 +42,28 @@ describe('factory routes across factories and orgs', () => {
     expect(r.body.data.map((x: { id: string }) => x.id)).toEqual([a.appId]);
   });
 
-  it("a factory key naming its sibling in the path: 403 on read, rename and delete; the sibling is unchanged", async () => {
+  it('a factory key naming its sibling in the path: 403 on read, rename and delete; the sibling is unchanged', async () => {
     const before = await readSibling();
-    for (const [method, body] of [['GET', undefined], ['PATCH', { display_name: 'taken over' }], ['DELETE', undefined]] as const) {
-      const r = await gw.call(method, `/v1/apps/${sibling.appId}`, { token: a.factoryKey, appId: a.appId, ...(body ? { body } : {}) });
-      expect({ method, status: r.status, code: r.body?.error?.code }).toEqual({ method, status: 403, code: 'forbidden' });
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { display_name: 'taken over' }],
+      ['DELETE', undefined],
+    ] as const) {
+      const r = await gw.call(method, `/v1/apps/${sibling.appId}`, {
+        token: a.factoryKey,
+        appId: a.appId,
+        ...(body ? { body } : {}),
+      });
+      expect({ method, status: r.status, code: r.body?.error?.code }).toEqual({
+        method,
+        status: 403,
+        code: 'forbidden',
+      });
     }
     expect(await readSibling()).toEqual(before);
-    expect((await gw.call('GET', '/v1/work-items', { token: sibling.factoryKey, appId: sibling.appId })).status).toBe(200);
+    expect((await gw.call('GET', '/v1/work-items', { token: sibling.factoryKey, appId: sibling.appId })).status).toBe(
+      200,
+    );
   });
 
   it("POST /v1/apps in another org with the name of this org's factory: its own factory (201); this org's is unchanged", async () => {

@@ -19,7 +19,8 @@ describe('artifacts', () => {
     auth = { token: t.factoryKey, appId: t.appId };
   });
 
-  const post = (body: unknown, a: { token: string; appId: string } = auth) => gw.call('POST', '/v1/artifacts', { ...a, body });
+  const post = (body: unknown, a: { token: string; appId: string } = auth) =>
+    gw.call('POST', '/v1/artifacts', { ...a, body });
 
   describe('POST /v1/artifacts', () => {
     it('stores the artifact and its bytes, derives the kind and answers 201 with the spec fields', async () => {
@@ -50,7 +51,11 @@ describe('artifacts', () => {
       const read = await gw.call('GET', `/v1/artifacts/${a.id}`, auth);
       expect(read.status).toBe(200);
       expect(read.body.data).toEqual(a);
-      const bytes = await gw.app.inject({ method: 'GET', url: `/v1/artifacts/${a.id}/content`, headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId } });
+      const bytes = await gw.app.inject({
+        method: 'GET',
+        url: `/v1/artifacts/${a.id}/content`,
+        headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId },
+      });
       expect(bytes.statusCode).toBe(200);
       expect(bytes.rawPayload.equals(content)).toBe(true);
       // The bytes live in the content-addressed blob store under their sha256.
@@ -75,7 +80,9 @@ describe('artifacts', () => {
       const res = await post(artifactBody(Buffer.from('a video'), { mediaType: 'video/mp4', filename: 'run.mp4' }));
       expect(res.status).toBe(201);
       expect(res.body.data.kind).toBe('video');
-      const log = await post(artifactBody(Buffer.from('log line'), { mediaType: 'text/plain; charset=utf-8', filename: 'run.log' }));
+      const log = await post(
+        artifactBody(Buffer.from('log line'), { mediaType: 'text/plain; charset=utf-8', filename: 'run.log' }),
+      );
       expect(log.body.data.kind).toBe('log');
     });
 
@@ -111,10 +118,17 @@ describe('artifacts', () => {
       expect(conflict.body.error.code).toBe('artifact_content_conflict');
       expect(conflict.body.error.artifactId).toBe(first.body.data.id);
 
-      const stored = await gw.app.inject({ method: 'GET', url: `/v1/artifacts/${first.body.data.id}/content`, headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId } });
+      const stored = await gw.app.inject({
+        method: 'GET',
+        url: `/v1/artifacts/${first.body.data.id}/content`,
+        headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId },
+      });
       expect(stored.rawPayload.equals(content)).toBe(true);
       // Another factory may use the same clientArtifactId for its own artifact.
-      const theirs = await post(artifactBody(otherBytes, { clientArtifactId: body.artifact.clientArtifactId }), { token: other.factoryKey, appId: other.appId });
+      const theirs = await post(artifactBody(otherBytes, { clientArtifactId: body.artifact.clientArtifactId }), {
+        token: other.factoryKey,
+        appId: other.appId,
+      });
       expect(theirs.status).toBe(201);
       expect(theirs.body.data.id).not.toBe(first.body.data.id);
     });
@@ -139,9 +153,15 @@ describe('artifacts', () => {
     });
 
     it('accepts a session alone as the anchor', async () => {
-      const res = await post(artifactBody(Buffer.from('s'), { session: { sessionId: 'sess-only' } }, { unanchored: true }));
+      const res = await post(
+        artifactBody(Buffer.from('s'), { session: { sessionId: 'sess-only' } }, { unanchored: true }),
+      );
       expect(res.status).toBe(201);
-      expect(res.body.data).toMatchObject({ repository: null, prNumber: null, session: { sessionId: 'sess-only', turnIndex: null } });
+      expect(res.body.data).toMatchObject({
+        repository: null,
+        prNumber: null,
+        session: { sessionId: 'sess-only', turnIndex: null },
+      });
     });
 
     it('needs repository and prNumber together', async () => {
@@ -154,13 +174,21 @@ describe('artifacts', () => {
 
     it('answers 400 blob_hash_mismatch for a wrong sha256 or byte length, and stores nothing', async () => {
       const content = Buffer.from('the real bytes');
-      const wrongHash = artifactBody(content, { sha256: sha256(Buffer.from('other')), repository: 'acme/mismatch', prNumber: 1 });
+      const wrongHash = artifactBody(content, {
+        sha256: sha256(Buffer.from('other')),
+        repository: 'acme/mismatch',
+        prNumber: 1,
+      });
       const res = await post(wrongHash);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('blob_hash_mismatch');
       expect(res.body.error.actual).toEqual({ sha256: sha256(content), bytes: content.length });
 
-      const wrongLength = artifactBody(content, { bytes: content.length + 1, repository: 'acme/mismatch', prNumber: 1 });
+      const wrongLength = artifactBody(content, {
+        bytes: content.length + 1,
+        repository: 'acme/mismatch',
+        prNumber: 1,
+      });
       const res2 = await post(wrongLength);
       expect(res2.status).toBe(400);
       expect(res2.body.error.code).toBe('blob_hash_mismatch');
@@ -189,7 +217,14 @@ describe('artifacts', () => {
     });
 
     it('rejects a bad media type with 400 invalid_request_body', async () => {
-      for (const mediaType of ['png', 'image/', '/png', 'image/png/extra', 'text/html; <script>', 'image/png\r\nX-Evil: 1']) {
+      for (const mediaType of [
+        'png',
+        'image/',
+        '/png',
+        'image/png/extra',
+        'text/html; <script>',
+        'image/png\r\nX-Evil: 1',
+      ]) {
         const res = await post(artifactBody(Buffer.from('m'), { mediaType }));
         expect(res.status, mediaType).toBe(400);
         expect(res.body.error.code).toBe('invalid_request_body');
@@ -211,7 +246,11 @@ describe('artifacts', () => {
     });
 
     it('answers 415 for a body that is not JSON', async () => {
-      const res = await gw.call('POST', '/v1/artifacts', { ...auth, raw: '<x/>', headers: { 'content-type': 'application/xml' } });
+      const res = await gw.call('POST', '/v1/artifacts', {
+        ...auth,
+        raw: '<x/>',
+        headers: { 'content-type': 'application/xml' },
+      });
       expect(res.status).toBe(415);
       expect(res.body.error.code).toBe('unsupported_media_type');
     });
@@ -219,7 +258,11 @@ describe('artifacts', () => {
     it('answers 413 with limit for a request over 12 MiB', async () => {
       const body = artifactBody(Buffer.from('x'));
       const raw = JSON.stringify({ ...body, blob: { data: 'A'.repeat(12 * MiB + 16) } });
-      const res = await gw.call('POST', '/v1/artifacts', { ...auth, raw, headers: { 'content-type': 'application/json' } });
+      const res = await gw.call('POST', '/v1/artifacts', {
+        ...auth,
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(413);
       expect(res.body.error).toMatchObject({ code: 'payload_too_large', limit: 12 * MiB });
     });
@@ -243,16 +286,24 @@ describe('artifacts', () => {
     });
 
     it('resolves workItemId given by number to the item id; unknown items are 404 work_item_not_found', async () => {
-      const item = await gw.call('POST', '/v1/work-items', { ...auth, body: { tracker: 'github', trackerKey: 'acme/api#1', title: 'Fix login' } });
+      const item = await gw.call('POST', '/v1/work-items', {
+        ...auth,
+        body: { tracker: 'github', trackerKey: 'acme/api#1', title: 'Fix login' },
+      });
       expect(item.status).toBe(201);
-      const byNumber = await post(artifactBody(Buffer.from('w'), { workItemId: String(item.body.data.number) }, { unanchored: true }));
+      const byNumber = await post(
+        artifactBody(Buffer.from('w'), { workItemId: String(item.body.data.number) }, { unanchored: true }),
+      );
       expect(byNumber.status).toBe(201);
       expect(byNumber.body.data.workItemId).toBe(item.body.data.id);
       const missing = await post(artifactBody(Buffer.from('w'), { workItemId: '99999' }, { unanchored: true }));
       expect(missing.status).toBe(404);
       expect(missing.body.error.code).toBe('work_item_not_found');
       // Another factory's item is not found either.
-      const theirs = await post(artifactBody(Buffer.from('w'), { workItemId: item.body.data.id }, { unanchored: true }), { token: other.factoryKey, appId: other.appId });
+      const theirs = await post(
+        artifactBody(Buffer.from('w'), { workItemId: item.body.data.id }, { unanchored: true }),
+        { token: other.factoryKey, appId: other.appId },
+      );
       expect(theirs.status).toBe(404);
     });
 
@@ -280,8 +331,16 @@ describe('artifacts', () => {
   describe('GET /v1/artifacts/{id}/content', () => {
     const content = Buffer.from(Array.from({ length: 100 }, (_, i) => i));
     let id: string;
-    const get = (artifactId: string, headers: Record<string, string> = {}, a: { token: string; appId: string } = auth) =>
-      gw.app.inject({ method: 'GET', url: `/v1/artifacts/${artifactId}/content`, headers: { authorization: `Bearer ${a.token}`, 'x-outerlayer-app-id': a.appId, ...headers } });
+    const get = (
+      artifactId: string,
+      headers: Record<string, string> = {},
+      a: { token: string; appId: string } = auth,
+    ) =>
+      gw.app.inject({
+        method: 'GET',
+        url: `/v1/artifacts/${artifactId}/content`,
+        headers: { authorization: `Bearer ${a.token}`, 'x-outerlayer-app-id': a.appId, ...headers },
+      });
 
     beforeAll(async () => {
       const res = await post(artifactBody(content, { mediaType: 'video/mp4', filename: 'rün "demo".mp4' }));
@@ -295,7 +354,9 @@ describe('artifacts', () => {
       expect(res.rawPayload.equals(content)).toBe(true);
       expect(res.headers['content-type']).toBe('video/mp4');
       expect(res.headers['content-length']).toBe('100');
-      expect(res.headers['content-disposition']).toBe(`inline; filename="r_n _demo_.mp4"; filename*=UTF-8''r%C3%BCn%20%22demo%22.mp4`);
+      expect(res.headers['content-disposition']).toBe(
+        `inline; filename="r_n _demo_.mp4"; filename*=UTF-8''r%C3%BCn%20%22demo%22.mp4`,
+      );
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['content-security-policy']).toContain('sandbox');
       expect(res.headers['content-security-policy']).toContain("default-src 'none'");
@@ -341,7 +402,12 @@ describe('artifacts', () => {
     });
 
     it('sends the whole content for ranges it does not serve (several ranges, malformed, If-Range of another version)', async () => {
-      for (const headers of [{ range: 'bytes=0-1,5-6' }, { range: 'bytes=5-2' }, { range: 'items=0-1' }, { range: 'bytes=0-1', 'if-range': '"other"' }] as Record<string, string>[]) {
+      for (const headers of [
+        { range: 'bytes=0-1,5-6' },
+        { range: 'bytes=5-2' },
+        { range: 'items=0-1' },
+        { range: 'bytes=0-1', 'if-range': '"other"' },
+      ] as Record<string, string>[]) {
         const res = await get(id, headers);
         expect(res.statusCode, JSON.stringify(headers)).toBe(200);
         expect(res.rawPayload.equals(content)).toBe(true);
@@ -351,8 +417,13 @@ describe('artifacts', () => {
     });
 
     it('serves HTML and SVG as attachments under a sandboxing CSP, so they cannot run script in the gateway origin', async () => {
-      for (const [mediaType, filename] of [['text/html; charset=utf-8', 'report.html'], ['image/svg+xml', 'chart.svg']] as const) {
-        const html = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>');
+      for (const [mediaType, filename] of [
+        ['text/html; charset=utf-8', 'report.html'],
+        ['image/svg+xml', 'chart.svg'],
+      ] as const) {
+        const html = Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>',
+        );
         const up = await post(artifactBody(html, { mediaType, filename }));
         expect(up.status).toBe(201);
         const res = await get(up.body.data.id);
@@ -387,13 +458,21 @@ describe('artifacts', () => {
       const bad = await get('not-a-uuid');
       expect(bad.statusCode).toBe(400);
       expect(JSON.parse(bad.body).error.code).toBe('invalid_path_params');
-      const none = await gw.app.inject({ method: 'GET', url: `/v1/artifacts/${id}/content`, headers: { 'x-outerlayer-app-id': t.appId } });
+      const none = await gw.app.inject({
+        method: 'GET',
+        url: `/v1/artifacts/${id}/content`,
+        headers: { 'x-outerlayer-app-id': t.appId },
+      });
       expect(none.statusCode).toBe(401);
       expect((await gw.call('GET', `/v1/artifacts/${id}`, { appId: t.appId })).status).toBe(401);
       // HEAD goes through the same guard and answers the headers only.
       const headNone = await gw.app.inject({ method: 'HEAD', url: `/v1/artifacts/${id}/content` });
       expect(headNone.statusCode).toBe(401);
-      const head = await gw.app.inject({ method: 'HEAD', url: `/v1/artifacts/${id}/content`, headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId } });
+      const head = await gw.app.inject({
+        method: 'HEAD',
+        url: `/v1/artifacts/${id}/content`,
+        headers: { authorization: `Bearer ${t.factoryKey}`, 'x-outerlayer-app-id': t.appId },
+      });
       expect(head.statusCode).toBe(200);
       expect(head.headers['content-length']).toBe('100');
       expect(head.body).toBe('');
@@ -416,8 +495,12 @@ describe('artifacts', () => {
   describe('GET /v1/artifacts?repository=&prNumber=', () => {
     it('lists the live artifacts of a pull request oldest first; replaced ones are left out', async () => {
       const pr = { repository: 'acme/list', prNumber: 3 };
-      const later = await post(artifactBody(Buffer.from('v2'), { ...pr, criterionId: 'c1', filename: 'proof.png', emittedAt: at(10) }));
-      const earlier = await post(artifactBody(Buffer.from('v1'), { ...pr, criterionId: 'c1', filename: 'proof.png', emittedAt: at(5) }));
+      const later = await post(
+        artifactBody(Buffer.from('v2'), { ...pr, criterionId: 'c1', filename: 'proof.png', emittedAt: at(10) }),
+      );
+      const earlier = await post(
+        artifactBody(Buffer.from('v1'), { ...pr, criterionId: 'c1', filename: 'proof.png', emittedAt: at(5) }),
+      );
       const oldest = await post(artifactBody(Buffer.from('o'), { ...pr, filename: 'other.png', emittedAt: at(1) }));
       const elsewhere = await post(artifactBody(Buffer.from('e'), { repository: 'acme/list', prNumber: 4 }));
       for (const r of [later, earlier, oldest, elsewhere]) expect(r.status).toBe(201);
@@ -428,7 +511,10 @@ describe('artifacts', () => {
       const next = await gw.call('GET', '/v1/artifacts?repository=acme/list&prNumber=4', auth);
       expect(next.body.data.map((a: { id: string }) => a.id)).toEqual([elsewhere.body.data.id]);
       // Another factory sees none of them.
-      const theirs = await gw.call('GET', '/v1/artifacts?repository=acme/list&prNumber=3', { token: other.factoryKey, appId: other.appId });
+      const theirs = await gw.call('GET', '/v1/artifacts?repository=acme/list&prNumber=3', {
+        token: other.factoryKey,
+        appId: other.appId,
+      });
       expect(theirs.status).toBe(200);
       expect(theirs.body.data).toEqual([]);
     });

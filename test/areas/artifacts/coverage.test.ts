@@ -35,7 +35,10 @@ describe('artifact routes across factories and orgs', () => {
   beforeAll(async () => {
     sibling = await siblingFactory(gw, a);
     itemId = (await newItem(gw, a)).id;
-    const created = await gw.call('POST', '/v1/artifacts', { ...own(), body: artifactBody(secret, { workItemId: itemId, caption: 'caption of A' }) });
+    const created = await gw.call('POST', '/v1/artifacts', {
+      ...own(),
+      body: artifactBody(secret, { workItemId: itemId, caption: 'caption of A' }),
+    });
     expect(created.status).toBe(201);
     artifact = created.body.data;
     before = await ownReads();
@@ -46,7 +49,11 @@ describe('artifact routes across factories and orgs', () => {
     for (const [, auth] of foreignCallers(b, sibling)) {
       for (const url of [`/v1/artifacts/${artifact.id}`, `/v1/artifacts/${artifact.id}/content`]) {
         const r = await gw.call('GET', url, auth);
-        expect({ url, status: r.status, code: r.body?.error?.code }).toEqual({ url, status: 404, code: 'artifact_not_found' });
+        expect({ url, status: r.status, code: r.body?.error?.code }).toEqual({
+          url,
+          status: 404,
+          code: 'artifact_not_found',
+        });
         expect(r.text).not.toContain('secret evidence');
         expect(r.text).not.toContain('caption of A');
       }
@@ -63,17 +70,29 @@ describe('artifact routes across factories and orgs', () => {
 
   it("POST /v1/artifacts naming the owner's work item: 404 work_item_not_found, nothing stored", async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {
-      const r = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(Buffer.from('planted'), { workItemId: itemId }, { unanchored: true }) });
+      const r = await gw.call('POST', '/v1/artifacts', {
+        ...auth,
+        body: artifactBody(Buffer.from('planted'), { workItemId: itemId }, { unanchored: true }),
+      });
       expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 404, code: 'work_item_not_found' });
     }
   });
 
   it("POST /v1/artifacts reusing the owner's clientArtifactId: a new artifact of the caller's (201), never the owner's, never a 409", async () => {
     for (const [, auth] of foreignCallers(b, sibling).filter(([who]) => who.includes('factory key'))) {
-      const same = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(secret, { clientArtifactId: artifact.clientArtifactId }) });
+      const same = await gw.call('POST', '/v1/artifacts', {
+        ...auth,
+        body: artifactBody(secret, { clientArtifactId: artifact.clientArtifactId }),
+      });
       expect(same.status).toBe(201);
       expect(same.body.data.id).not.toBe(artifact.id);
-      const otherBytes = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(Buffer.from('different'), { clientArtifactId: artifact.clientArtifactId, filename: 'x.png' }) });
+      const otherBytes = await gw.call('POST', '/v1/artifacts', {
+        ...auth,
+        body: artifactBody(Buffer.from('different'), {
+          clientArtifactId: artifact.clientArtifactId,
+          filename: 'x.png',
+        }),
+      });
       // The caller's own earlier upload with this id is the one it conflicts with, not the owner's.
       expect(otherBytes.status).toBe(409);
       expect(otherBytes.text).not.toContain(artifact.id);
@@ -82,7 +101,10 @@ describe('artifact routes across factories and orgs', () => {
 
   it("POST /v1/artifacts with supersedes naming the owner's artifact does not replace it", async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {
-      const r = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(Buffer.from(crypto.randomUUID()), { supersedes: artifact.id }) });
+      const r = await gw.call('POST', '/v1/artifacts', {
+        ...auth,
+        body: artifactBody(Buffer.from(crypto.randomUUID()), { supersedes: artifact.id }),
+      });
       expect(r.status).toBe(201);
     }
   });

@@ -44,7 +44,11 @@ export function artifactBody(content: Buffer, fields: ArtifactFields = {}, opts:
 
 /** A factory key of the tenant with exactly these permissions. */
 export async function keyWith(gw: TestGateway, t: Tenant, permissions: string[]): Promise<string> {
-  const res = await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: `k-${crypto.randomUUID()}`, permissions } });
+  const res = await gw.call('POST', '/v1/api-keys', {
+    token: t.loginToken,
+    appId: t.appId,
+    body: { name: `k-${crypto.randomUUID()}`, permissions },
+  });
   if (res.status !== 201) throw new Error(`mint key: ${res.status} ${res.text}`);
   return res.body.data.plaintext_key as string;
 }

@@ -13,7 +13,11 @@ describe('GET /v1/me/artifacts/{id}', () => {
   withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
   const upload = async (token: string, appId: string, text: string) => {
-    const res = await gw.call('POST', '/v1/artifacts', { token, appId, body: artifactBody(Buffer.from(text), { filename: 'run.log', mediaType: 'text/plain' }) });
+    const res = await gw.call('POST', '/v1/artifacts', {
+      token,
+      appId,
+      body: artifactBody(Buffer.from(text), { filename: 'run.log', mediaType: 'text/plain' }),
+    });
     expect(res.status).toBe(201);
     return res.body.data as { id: string };
   };
@@ -29,11 +33,16 @@ describe('GET /v1/me/artifacts/{id}', () => {
     expect(first.status).toBe(200);
     expect(first.body.data.appId).toBe(a.appId);
     // The same artifact GET /v1/artifacts/{id} gives with the factory named.
-    expect(first.body.data.artifact).toEqual((await gw.call('GET', `/v1/artifacts/${inMain.id}`, { token: a.factoryKey, appId: a.appId })).body.data);
+    expect(first.body.data.artifact).toEqual(
+      (await gw.call('GET', `/v1/artifacts/${inMain.id}`, { token: a.factoryKey, appId: a.appId })).body.data,
+    );
 
     const second = await find(inSibling.id, a.loginToken);
     expect(second.status).toBe(200);
-    expect(second.body.data).toMatchObject({ appId: sibling.appId, artifact: { id: inSibling.id, filename: 'run.log', kind: 'log' } });
+    expect(second.body.data).toMatchObject({
+      appId: sibling.appId,
+      artifact: { id: inSibling.id, filename: 'run.log', kind: 'log' },
+    });
     // A factory header changes nothing: the id alone decides.
     expect((await find(inSibling.id, a.loginToken, a.appId)).body.data.appId).toBe(sibling.appId);
 
@@ -54,7 +63,9 @@ describe('GET /v1/me/artifacts/{id}', () => {
     // A member who left the org no longer finds it.
     const leaver = await addMember(gw, a, 'write');
     expect((await find(ours.id, leaver.loginToken)).status).toBe(200);
-    expect((await gw.call('DELETE', `/v1/orgs/${a.orgName}/members/${leaver.userId}`, { token: a.managementKey })).status).toBe(204);
+    expect(
+      (await gw.call('DELETE', `/v1/orgs/${a.orgName}/members/${leaver.userId}`, { token: a.managementKey })).status,
+    ).toBe(204);
     expect((await find(ours.id, leaver.loginToken)).status).toBe(404);
   });
 

@@ -23,7 +23,10 @@ describe('GET /v1/work-items/{workItemId}/artifacts', () => {
   });
 
   async function newItem(pullRequests: { repository: string; number: number }[] = []): Promise<Item> {
-    const res = await gw.call('POST', '/v1/work-items', { ...auth, body: { tracker: 'local', trackerKey: crypto.randomUUID(), title: 'an item' } });
+    const res = await gw.call('POST', '/v1/work-items', {
+      ...auth,
+      body: { tracker: 'local', trackerKey: crypto.randomUUID(), title: 'an item' },
+    });
     expect(res.status).toBe(201);
     for (const pr of pullRequests) {
       const declared = await gw.call('POST', `/v1/work-items/${res.body.data.id}/pull-requests`, { ...auth, body: pr });
@@ -33,12 +36,16 @@ describe('GET /v1/work-items/{workItemId}/artifacts', () => {
   }
 
   async function upload(fields: ArtifactFields, unanchored = true): Promise<string> {
-    const res = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(Buffer.from(crypto.randomUUID()), fields, { unanchored }) });
+    const res = await gw.call('POST', '/v1/artifacts', {
+      ...auth,
+      body: artifactBody(Buffer.from(crypto.randomUUID()), fields, { unanchored }),
+    });
     expect(res.status, res.text).toBe(201);
     return res.body.data.id as string;
   }
 
-  const list = (ref: string | number, a: { token: string; appId: string } = auth) => gw.call('GET', `/v1/work-items/${ref}/artifacts`, a);
+  const list = (ref: string | number, a: { token: string; appId: string } = auth) =>
+    gw.call('GET', `/v1/work-items/${ref}/artifacts`, a);
   const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((a) => a.id);
 
   it('lists artifacts anchored to a declared PR, to the item, and emitted from a session linked to it, oldest first', async () => {
@@ -46,9 +53,18 @@ describe('GET /v1/work-items/{workItemId}/artifacts', () => {
     const item = await newItem([{ repository: repo, number: 7 }]);
     const session = `sess-${crypto.randomUUID()}`;
     // Uploaded out of order: the list follows emittedAt.
-    const fromSession = await upload({ session: { sessionId: session, turnIndex: 9 }, emittedAt: at(30), filename: 'late.png' });
+    const fromSession = await upload({
+      session: { sessionId: session, turnIndex: 9 },
+      emittedAt: at(30),
+      filename: 'late.png',
+    });
     const onPr = await upload({ repository: repo, prNumber: 7, emittedAt: at(10), filename: 'pr.png' });
-    const onItem = await upload({ workItemId: item.id, session: { sessionId: session, turnIndex: 1 }, emittedAt: at(20), filename: 'item.png' });
+    const onItem = await upload({
+      workItemId: item.id,
+      session: { sessionId: session, turnIndex: 1 },
+      emittedAt: at(20),
+      filename: 'item.png',
+    });
     const onItemByNumber = await upload({ workItemId: String(item.number), emittedAt: at(5), filename: 'first.png' });
     // Not the item's: another PR of the repository, another session, another item.
     await upload({ repository: repo, prNumber: 8, emittedAt: at(1) });
@@ -61,7 +77,20 @@ describe('GET /v1/work-items/{workItemId}/artifacts', () => {
     expect(ids(byId)).toEqual([onItemByNumber, onPr, onItem, fromSession]);
     expect(byId.body.pagination).toEqual({ truncated: false });
     const first = byId.body.data[0];
-    expect(Object.keys(first)).toEqual(expect.arrayContaining(['id', 'clientArtifactId', 'kind', 'caption', 'filename', 'criterionId', 'prNumber', 'repository', 'emittedAt', 'url']));
+    expect(Object.keys(first)).toEqual(
+      expect.arrayContaining([
+        'id',
+        'clientArtifactId',
+        'kind',
+        'caption',
+        'filename',
+        'criterionId',
+        'prNumber',
+        'repository',
+        'emittedAt',
+        'url',
+      ]),
+    );
     expect(first.url).toBe(`http://attest.test/artifacts/${first.id}`);
 
     const byNumber = await list(item.number);
@@ -75,12 +104,32 @@ describe('GET /v1/work-items/{workItemId}/artifacts', () => {
     // The later version is uploaded first; replacement follows emittedAt, not arrival.
     const v2 = await upload({ workItemId: item.id, criterionId: 'c1', filename: 'login.png', emittedAt: at(20) });
     const v1 = await upload({ workItemId: item.id, criterionId: 'c1', filename: 'login.png', emittedAt: at(10) });
-    const otherFile = await upload({ workItemId: item.id, criterionId: 'c1', filename: 'logout.png', emittedAt: at(11) });
-    const otherCriterion = await upload({ workItemId: item.id, criterionId: 'c2', filename: 'login.png', emittedAt: at(12) });
+    const otherFile = await upload({
+      workItemId: item.id,
+      criterionId: 'c1',
+      filename: 'logout.png',
+      emittedAt: at(11),
+    });
+    const otherCriterion = await upload({
+      workItemId: item.id,
+      criterionId: 'c2',
+      filename: 'login.png',
+      emittedAt: at(12),
+    });
     const noCriterionA = await upload({ workItemId: item.id, filename: 'notes.txt', emittedAt: at(13) });
     const noCriterionB = await upload({ workItemId: item.id, filename: 'notes.txt', emittedAt: at(14) });
-    const oldReport = await upload({ workItemId: item.id, clientArtifactId: `report-${item.id}`, filename: 'report.html', emittedAt: at(15) });
-    const newReport = await upload({ workItemId: item.id, filename: 'report-v2.html', supersedes: `report-${item.id}`, emittedAt: at(16) });
+    const oldReport = await upload({
+      workItemId: item.id,
+      clientArtifactId: `report-${item.id}`,
+      filename: 'report.html',
+      emittedAt: at(15),
+    });
+    const newReport = await upload({
+      workItemId: item.id,
+      filename: 'report-v2.html',
+      supersedes: `report-${item.id}`,
+      emittedAt: at(16),
+    });
     const oldLog = await upload({ workItemId: item.id, filename: 'a.log', emittedAt: at(17) });
     const newLog = await upload({ workItemId: item.id, filename: 'b.log', supersedes: oldLog, emittedAt: at(18) });
 
@@ -99,7 +148,11 @@ describe('GET /v1/work-items/{workItemId}/artifacts', () => {
     const uploaded: string[] = [];
     for (let i = 0; i < 201; i++) {
       // Uploaded newest first, so arrival order cannot pass for age.
-      const body = artifactBody(content, { workItemId: item.id, filename: `f${i}.png`, emittedAt: at(1000 - i) }, { unanchored: true });
+      const body = artifactBody(
+        content,
+        { workItemId: item.id, filename: `f${i}.png`, emittedAt: at(1000 - i) },
+        { unanchored: true },
+      );
       const res = await gw.call('POST', '/v1/artifacts', { ...auth, body });
       expect(res.status).toBe(201);
       uploaded.push(res.body.data.id);
@@ -123,13 +176,24 @@ describe('GET /v1/work-items/{workItemId}/artifacts', () => {
     const content = Buffer.from('x');
     const uploaded: string[] = [];
     for (let i = 0; i < 200; i++) {
-      const res = await gw.call('POST', '/v1/artifacts', { ...auth, body: artifactBody(content, { workItemId: item.id, filename: `g${i}.png`, emittedAt: at(i) }, { unanchored: true }) });
+      const res = await gw.call('POST', '/v1/artifacts', {
+        ...auth,
+        body: artifactBody(
+          content,
+          { workItemId: item.id, filename: `g${i}.png`, emittedAt: at(i) },
+          { unanchored: true },
+        ),
+      });
       expect(res.status).toBe(201);
       uploaded.push(res.body.data.id);
     }
     const replacing = await gw.call('POST', '/v1/artifacts', {
       ...auth,
-      body: artifactBody(content, { workItemId: item.id, filename: 'g0-v2.png', emittedAt: at(500), supersedes: uploaded[0] }, { unanchored: true }),
+      body: artifactBody(
+        content,
+        { workItemId: item.id, filename: 'g0-v2.png', emittedAt: at(500), supersedes: uploaded[0] },
+        { unanchored: true },
+      ),
     });
     expect(replacing.status).toBe(201);
     const res = await list(item.id);

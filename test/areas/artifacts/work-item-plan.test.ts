@@ -16,26 +16,57 @@ withGatewayAndTenants((s) => ({ gw, a } = s), { a: { plan: 'paid' }, b: { plan: 
 beforeAll(async () => {
   const db = gw.app.attest.db;
   const rows = Array.from({ length: 3_000 }, (_, i) => ({
-    id: `art-${i}`, org_id: a.orgId, app_id: a.appId, client_artifact_id: `client-${i}`, kind: 'screenshot', media_type: 'image/png',
-    filename: `shot-${i}.png`, caption: '', criterion_id: null, bytes: 10, sha256: 'a'.repeat(64),
-    repository: `acme/repo-${i % 7}`, pr_number: i % 300, work_item_id: `wi-${i % 500}`, supersedes: null,
-    session_id: `session-${i % 900}`, session_turn_index: null, emitted_at: i, created_at: i,
+    id: `art-${i}`,
+    org_id: a.orgId,
+    app_id: a.appId,
+    client_artifact_id: `client-${i}`,
+    kind: 'screenshot',
+    media_type: 'image/png',
+    filename: `shot-${i}.png`,
+    caption: '',
+    criterion_id: null,
+    bytes: 10,
+    sha256: 'a'.repeat(64),
+    repository: `acme/repo-${i % 7}`,
+    pr_number: i % 300,
+    work_item_id: `wi-${i % 500}`,
+    supersedes: null,
+    session_id: `session-${i % 900}`,
+    session_turn_index: null,
+    emitted_at: i,
+    created_at: i,
   }));
-  for (let i = 0; i < rows.length; i += 500) await db.insertInto('artifacts').values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto('artifacts')
+      .values(rows.slice(i, i + 500))
+      .execute();
   if (usingPostgres) await sql`analyze artifacts`.execute(db);
 }, 120_000);
 
 describe("a work item's artifacts", () => {
   it('are read through the work item, session and pull-request indexes, never by the factory alone', async () => {
     const db = gw.app.attest.db;
-    const query = workItemArtifactsQuery(db, a.appId, { workItemId: 'wi-7', pullRequests: [{ repository: 'acme/repo-1', number: 8 }, { repository: 'acme/repo-2', number: 9 }] }).compile();
+    const query = workItemArtifactsQuery(db, a.appId, {
+      workItemId: 'wi-7',
+      pullRequests: [
+        { repository: 'acme/repo-1', number: 8 },
+        { repository: 'acme/repo-2', number: 9 },
+      ],
+    }).compile();
     const steps = await planOf(gw, query);
     if (usingPostgres) {
       const plan = steps.map((step) => step.text).join('\n');
       expect(plan).not.toMatch(/Seq Scan/);
-      for (const index of ['artifacts_app_work_item', 'artifacts_app_session', 'artifacts_app_pr']) expect(plan).toContain(index);
+      for (const index of ['artifacts_app_work_item', 'artifacts_app_session', 'artifacts_app_pr'])
+        expect(plan).toContain(index);
     } else {
-      expect(steps.filter((step) => step.relation === 'artifacts').map((step) => step.text).sort()).toEqual([
+      expect(
+        steps
+          .filter((step) => step.relation === 'artifacts')
+          .map((step) => step.text)
+          .sort(),
+      ).toEqual([
         'SEARCH artifacts USING INDEX artifacts_app_pr (app_id=? AND repository=? AND pr_number=?)',
         'SEARCH artifacts USING INDEX artifacts_app_pr (app_id=? AND repository=? AND pr_number=?)',
         'SEARCH artifacts USING INDEX artifacts_app_session (app_id=? AND session_id=?)',

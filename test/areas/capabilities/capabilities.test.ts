@@ -5,8 +5,12 @@ import { createTenant, startGateway, usingPostgres, usingRedis, type TestGateway
 
 describe('GET /v1/capabilities', () => {
   let gw: TestGateway;
-  beforeAll(async () => { gw = await startGateway(); });
-  afterAll(async () => { await gw?.close(); });
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
 
   it('lists the registered areas, sorted, exactly as registered', async () => {
     const res = await gw.call('GET', '/v1/capabilities');
@@ -28,7 +32,11 @@ describe('GET /v1/capabilities', () => {
       mcp: gw.app.hasRoute({ method: 'POST', url: '/v1/mcp' }),
       oauth: gw.app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' }),
     });
-    expect(res.body.data.stores).toEqual({ database: usingPostgres ? 'postgres' : 'sqlite', rateLimits: usingRedis ? 'redis' : 'memory', blobs: 'fs' });
+    expect(res.body.data.stores).toEqual({
+      database: usingPostgres ? 'postgres' : 'sqlite',
+      rateLimits: usingRedis ? 'redis' : 'memory',
+      blobs: 'fs',
+    });
   });
 
   it('needs no credential and ignores a bad one', async () => {
@@ -51,7 +59,13 @@ describe('GET /v1/capabilities', () => {
 
 describe('GET /v1/capabilities with a GitHub App and Redis configured', () => {
   it('reports githubApp and redisRateLimits', async () => {
-    const gw = await startGateway({ env: { GITHUB_APP_ID: '123', GITHUB_APP_PRIVATE_KEY: 'pem', REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:1' } });
+    const gw = await startGateway({
+      env: {
+        GITHUB_APP_ID: '123',
+        GITHUB_APP_PRIVATE_KEY: 'pem',
+        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:1',
+      },
+    });
     try {
       const res = await gw.call('GET', '/v1/capabilities');
       expect(res.body.data.features).toMatchObject({ githubApp: true, redisRateLimits: true });

@@ -19,7 +19,10 @@ function registeredRoutes(tree: string): string[] {
     stack.length = depth;
     stack.push(m[2]!);
     const path = unnamed(stack.join('').replace(/:[\w|:]+/g, '{}'));
-    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const method of (m[3] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       // HEAD mirrors GET; OPTIONS answers CORS preflights. Neither is an operation of the API.
       if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${path}`);
     }
@@ -38,7 +41,9 @@ describe('GET /v1/openapi.json', () => {
     expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
     doc = res.body;
   });
-  afterAll(async () => { await gw?.close(); });
+  afterAll(async () => {
+    await gw?.close();
+  });
 
   it('is a bare OpenAPI 3.1 document naming this server', () => {
     expect(doc.openapi).toMatch(/^3\.1\./);
@@ -55,7 +60,8 @@ describe('GET /v1/openapi.json', () => {
     const documented: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
       for (const method of Object.keys(ops)) {
-        if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) documented.push(`${method.toUpperCase()} ${unnamed(path)}`);
+        if (['get', 'post', 'put', 'patch', 'delete'].includes(method))
+          documented.push(`${method.toUpperCase()} ${unnamed(path)}`);
       }
     }
     expect(registered).toEqual(expect.arrayContaining(documented));
@@ -71,22 +77,33 @@ describe('GET /v1/openapi.json', () => {
       const served = staticRoutes[route];
       if (served) {
         const res = await gw.call('GET', served.path);
-        expect({ route, status: res.status, type: String(res.headers['content-type']) }).toMatchObject({ route, status: served.status, type: expect.stringMatching(served.type) });
+        expect({ route, status: res.status, type: String(res.headers['content-type']) }).toMatchObject({
+          route,
+          status: served.status,
+          type: expect.stringMatching(served.type),
+        });
         continue;
       }
       const [method, path] = route.split(' ') as [string, string];
       const res = await gw.call(method as 'GET', path.replace(/\{\}/g, '00000000-0000-4000-8000-000000000000'));
-      expect({ route, status: res.status, code: res.body?.error?.code }).toEqual({ route, status: 405, code: 'method_not_allowed' });
+      expect({ route, status: res.status, code: res.body?.error?.code }).toEqual({
+        route,
+        status: 405,
+        code: 'method_not_allowed',
+      });
     }
   });
 
   it('lists every error code in components.schemas.Error, and every operation but the OAuth protocol endpoints answers it on 4XX and 5XX', () => {
     const error = doc.components.schemas.Error;
     expect(error.properties.error.properties.code.enum.slice().sort()).toEqual(Object.keys(ERROR_CODES).sort());
-    for (const code of Object.keys(ERROR_CODES)) expect(error.properties.error.properties.code.description).toContain(code);
+    for (const code of Object.keys(ERROR_CODES))
+      expect(error.properties.error.properties.code.description).toContain(code);
     // Those answer RFC 6749's { error, error_description } (test/server/openapi-success.test.ts checks both).
     const oauthProtocol = new Set(['/oauth/authorize', '/oauth/token', '/oauth/register', '/oauth/revoke']);
-    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+    for (const [path, ops] of Object.entries(
+      doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>,
+    )) {
       const schema = oauthProtocol.has(path) ? '"#/components/schemas/OAuthError"' : '"#/components/schemas/Error"';
       for (const op of Object.values(ops)) {
         expect(JSON.stringify(op.responses['4XX']), path).toContain(schema);
@@ -98,7 +115,13 @@ describe('GET /v1/openapi.json', () => {
   it('marks credentialed routes with bearer security and public ones with none', () => {
     expect(doc.paths['/v1/api-keys'].get.security).toEqual([{ bearer: [] }]);
     expect(doc.paths['/v1/api-keys'].get.description).toContain('api_keys.read');
-    for (const path of ['/health', '/v1/health/ingestion', '/v1/pricing', '/v1/capabilities', '/.well-known/oauth-protected-resource']) {
+    for (const path of [
+      '/health',
+      '/v1/health/ingestion',
+      '/v1/pricing',
+      '/v1/capabilities',
+      '/.well-known/oauth-protected-resource',
+    ]) {
       expect(doc.paths[path].get.security).toEqual([]);
     }
   });

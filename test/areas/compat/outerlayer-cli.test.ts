@@ -10,7 +10,8 @@ let b: Tenant;
 
 withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
-const post = (t: Tenant, url: string, body: unknown, token = t.factoryKey) => gw.call('POST', url, { token, appId: t.appId, body });
+const post = (t: Tenant, url: string, body: unknown, token = t.factoryKey) =>
+  gw.call('POST', url, { token, appId: t.appId, body });
 const get = (t: Tenant, url: string, token = t.loginToken) => gw.call('GET', url, { token, appId: t.appId });
 
 function artifact(fields: Record<string, unknown>) {
@@ -35,7 +36,14 @@ describe('POST /v1/artifacts with the OuterLayer CLI fields (§2)', () => {
   it('`outerlayer emit artifact`: accepts artifact.ci and stores and returns it', async () => {
     const r = await post(a, '/v1/artifacts', artifact({ repository: 'acme/api', prNumber: 7, ci: true }));
     expect(r.status, JSON.stringify(r.body)).toBe(201);
-    expect(r.body.data).toMatchObject({ ci: true, repository: 'acme/api', prNumber: 7, gitRepo: null, gitBranch: null, commitSha: null });
+    expect(r.body.data).toMatchObject({
+      ci: true,
+      repository: 'acme/api',
+      prNumber: 7,
+      gitRepo: null,
+      gitBranch: null,
+      commitSha: null,
+    });
     const again = await get(a, `/v1/artifacts/${r.body.data.id}`);
     expect(again.body.data.ci).toBe(true);
     const no = await post(a, '/v1/artifacts', artifact({ repository: 'acme/api', prNumber: 7, ci: false }));
@@ -43,10 +51,27 @@ describe('POST /v1/artifacts with the OuterLayer CLI fields (§2)', () => {
   });
 
   it('`outerlayer sync` in a git checkout: gitRepo gives the repository, gitBranch and commitSha are stored and returned', async () => {
-    const r = await post(a, '/v1/artifacts', artifact({ prNumber: 8, gitRepo: 'github.com/Acme/API', gitBranch: 'feat/login', commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0', ci: false }));
+    const r = await post(
+      a,
+      '/v1/artifacts',
+      artifact({
+        prNumber: 8,
+        gitRepo: 'github.com/Acme/API',
+        gitBranch: 'feat/login',
+        commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0',
+        ci: false,
+      }),
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     // Normalized as session repositories are: host dropped for GitHub, lower-cased.
-    expect(r.body.data).toMatchObject({ repository: 'acme/api', prNumber: 8, gitRepo: 'acme/api', gitBranch: 'feat/login', commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0', ci: false });
+    expect(r.body.data).toMatchObject({
+      repository: 'acme/api',
+      prNumber: 8,
+      gitRepo: 'acme/api',
+      gitBranch: 'feat/login',
+      commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0',
+      ci: false,
+    });
     const byPr = await get(a, '/v1/artifacts?repository=acme/api&prNumber=8');
     expect(byPr.status).toBe(200);
     expect(byPr.body.data.map((x: { id: string }) => x.id)).toContain(r.body.data.id);
@@ -57,10 +82,18 @@ describe('POST /v1/artifacts with the OuterLayer CLI fields (§2)', () => {
   it('any remote spelling normalizes the same; an explicit repository wins over gitRepo', async () => {
     const ssh = await post(a, '/v1/artifacts', artifact({ prNumber: 9, gitRepo: 'git@github.com:acme/web.git' }));
     expect(ssh.body.data).toMatchObject({ repository: 'acme/web', gitRepo: 'acme/web' });
-    const both = await post(a, '/v1/artifacts', artifact({ prNumber: 9, repository: 'acme/other', gitRepo: 'github.com/acme/web' }));
+    const both = await post(
+      a,
+      '/v1/artifacts',
+      artifact({ prNumber: 9, repository: 'acme/other', gitRepo: 'github.com/acme/web' }),
+    );
     expect(both.body.data).toMatchObject({ repository: 'acme/other', gitRepo: 'acme/web' });
     // gitRepo without a pull request is kept, but anchors nothing: a session anchor is still needed.
-    const sessionOnly = await post(a, '/v1/artifacts', artifact({ gitRepo: 'github.com/acme/web', session: { sessionId: 's-1' } }));
+    const sessionOnly = await post(
+      a,
+      '/v1/artifacts',
+      artifact({ gitRepo: 'github.com/acme/web', session: { sessionId: 's-1' } }),
+    );
     expect(sessionOnly.status).toBe(201);
     expect(sessionOnly.body.data).toMatchObject({ repository: null, prNumber: null, gitRepo: 'acme/web' });
   });
@@ -80,7 +113,15 @@ describe('POST /v1/artifacts with the OuterLayer CLI fields (§2)', () => {
 function emit(fields: Record<string, unknown>) {
   return {
     schemaVersion: 1,
-    emit: { clientEmitId: crypto.randomUUID(), name: 'e2e', result: 'pass', link: 'https://ci.example.com/runs/9', emittedAt: '2026-11-01T12:00:00.000Z', prNumber: 12, ...fields },
+    emit: {
+      clientEmitId: crypto.randomUUID(),
+      name: 'e2e',
+      result: 'pass',
+      link: 'https://ci.example.com/runs/9',
+      emittedAt: '2026-11-01T12:00:00.000Z',
+      prNumber: 12,
+      ...fields,
+    },
   };
 }
 
@@ -139,8 +180,12 @@ describe('names clients send (§6)', () => {
     expect(one.body.data.map((x: { name: string }) => x.name)).toEqual(['compat-two']);
     expect((await get(a, '/v1/apps?name=compat')).body.data).toEqual([]);
     const names = all.body.data.map((x: { name: string }) => x.name);
-    expect((await get(a, '/v1/apps?limit=2')).body.data.map((x: { name: string }) => x.name)).toEqual(names.slice(0, 2));
-    expect((await get(a, '/v1/apps?limit=2&offset=1')).body.data.map((x: { name: string }) => x.name)).toEqual(names.slice(1, 3));
+    expect((await get(a, '/v1/apps?limit=2')).body.data.map((x: { name: string }) => x.name)).toEqual(
+      names.slice(0, 2),
+    );
+    expect((await get(a, '/v1/apps?limit=2&offset=1')).body.data.map((x: { name: string }) => x.name)).toEqual(
+      names.slice(1, 3),
+    );
     // Another org's credential never sees these names.
     expect((await get(b, '/v1/apps?name=compat-two')).body.data).toEqual([]);
     expect((await get(a, '/v1/apps?limit=0')).status).toBe(400);
@@ -148,20 +193,35 @@ describe('names clients send (§6)', () => {
 
   it('GET /v1/api-keys takes limit and offset', async () => {
     for (let i = 0; i < 3; i += 1) {
-      const r = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: `compat-${i}`, preset: 'read-only' } });
+      const r = await gw.call('POST', '/v1/api-keys', {
+        token: a.loginToken,
+        appId: a.appId,
+        body: { name: `compat-${i}`, preset: 'read-only' },
+      });
       expect(r.status).toBe(201);
     }
     const all = (await get(a, '/v1/api-keys')).body.data.map((k: { id: string }) => k.id);
     expect(all.length).toBeGreaterThanOrEqual(3);
-    expect((await get(a, '/v1/api-keys?limit=1&offset=1')).body.data.map((k: { id: string }) => k.id)).toEqual(all.slice(1, 2));
+    expect((await get(a, '/v1/api-keys?limit=1&offset=1')).body.data.map((k: { id: string }) => k.id)).toEqual(
+      all.slice(1, 2),
+    );
     expect((await get(a, '/v1/api-keys?offset=-1')).status).toBe(400);
   });
 
   it('GET /v1/sessions/{traceId} also finds a session by its own sessionId, within the factory only', async () => {
     const sessionId = `compat-${crypto.randomUUID()}`;
     const doc = {
-      schemaVersion: 1, id: sessionId, agent: { type: 'claude-code' }, env: {}, startedAt: '2026-10-01T10:00:00.000Z', models: [], turns: [], events: [],
-      totals: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 }, captureTier: 'metrics', warnings: [],
+      schemaVersion: 1,
+      id: sessionId,
+      agent: { type: 'claude-code' },
+      env: {},
+      startedAt: '2026-10-01T10:00:00.000Z',
+      models: [],
+      turns: [],
+      events: [],
+      totals: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
+      captureTier: 'metrics',
+      warnings: [],
     };
     expect((await post(a, '/v1/agents/sync', { schemaVersion: 1, sessions: [doc] })).status).toBe(200);
     const bySessionId = await get(a, `/v1/sessions/${sessionId}`);
@@ -175,7 +235,13 @@ describe('names clients send (§6)', () => {
   });
 
   it('a read never silently ignores a parameter: an unknown one is 400 on every GET under /v1/', async () => {
-    for (const url of ['/v1/apps?nam=x', '/v1/api-keys?page=2', '/v1/sessions?color=blue', '/v1/metrics/overview?repository=acme/api', '/v1/agents/blob/' + 'a'.repeat(64) + '?size=1']) {
+    for (const url of [
+      '/v1/apps?nam=x',
+      '/v1/api-keys?page=2',
+      '/v1/sessions?color=blue',
+      '/v1/metrics/overview?repository=acme/api',
+      '/v1/agents/blob/' + 'a'.repeat(64) + '?size=1',
+    ]) {
       const r = await get(a, url);
       expect(r.status, url).toBe(400);
       expect(r.body.error.code, url).toBe('invalid_query_params');

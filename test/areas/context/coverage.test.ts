@@ -20,15 +20,29 @@ describe('context routes across factories and orgs', () => {
   let empty: Tenant;
   let sibling: Sibling;
   const own = () => ({ token: a.factoryKey, appId: a.appId });
-  const READS = ['/v1/context/changes', '/v1/context/changes?branch=main', '/v1/context/source', `/v1/context/source?commitSha=${SHA}`, `/v1/context/source?commitSha=${SHA}&path=.outerlayer/rules.md`];
+  const READS = [
+    '/v1/context/changes',
+    '/v1/context/changes?branch=main',
+    '/v1/context/source',
+    `/v1/context/source?commitSha=${SHA}`,
+    `/v1/context/source?commitSha=${SHA}&path=.outerlayer/rules.md`,
+  ];
   let before: string[];
-  const ownReads = async () => (await Promise.all(READS.map((u) => gw.call('GET', u, own())))).map((r) => `${r.status} ${r.text}`);
+  const ownReads = async () =>
+    (await Promise.all(READS.map((u) => gw.call('GET', u, own())))).map((r) => `${r.status} ${r.text}`);
 
   withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
     empty = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
-    const synced = await gw.call('POST', '/v1/context/sync', { ...own(), body: { commitSha: SHA, branch: 'main', files: [{ path: '.outerlayer/rules.md', content: b64('# secret rules of A\n') }] } });
+    const synced = await gw.call('POST', '/v1/context/sync', {
+      ...own(),
+      body: {
+        commitSha: SHA,
+        branch: 'main',
+        files: [{ path: '.outerlayer/rules.md', content: b64('# secret rules of A\n') }],
+      },
+    });
     expect(synced.status).toBeLessThan(300);
     before = await ownReads();
     expect(before.join('\n')).toContain(b64('# secret rules of A\n'));
@@ -45,7 +59,14 @@ describe('context routes across factories and orgs', () => {
 
   it("POST /v1/context/sync of the owner's commit sha with other contents is the caller's own commit (no 409)", async () => {
     for (const [, auth] of foreignCallers(b, sibling).filter(([who]) => who.includes('factory key'))) {
-      const r = await gw.call('POST', '/v1/context/sync', { ...auth, body: { commitSha: SHA, branch: 'main', files: [{ path: '.outerlayer/rules.md', content: b64('# planted\n') }] } });
+      const r = await gw.call('POST', '/v1/context/sync', {
+        ...auth,
+        body: {
+          commitSha: SHA,
+          branch: 'main',
+          files: [{ path: '.outerlayer/rules.md', content: b64('# planted\n') }],
+        },
+      });
       expect(r.status).toBeLessThan(300);
     }
   });
@@ -61,7 +82,10 @@ describe('context routes across factories and orgs', () => {
     const file = path.join(gw.config.dataDir, 'blobs', sha256.slice(0, 2), sha256);
     expect(fs.existsSync(file)).toBe(true);
     fs.rmSync(file);
-    const r = await gw.call('GET', `/v1/context/source?commitSha=${SHA}&path=.outerlayer/rules.md`, { ...own(), headers: { 'x-request-id': 'ctx-missing-blob' } });
+    const r = await gw.call('GET', `/v1/context/source?commitSha=${SHA}&path=.outerlayer/rules.md`, {
+      ...own(),
+      headers: { 'x-request-id': 'ctx-missing-blob' },
+    });
     expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 500, code: 'internal_error' });
     expect(r.headers['x-request-id']).toBe('ctx-missing-blob');
     expect(r.text).not.toContain(gw.config.dataDir);

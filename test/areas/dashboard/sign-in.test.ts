@@ -3,7 +3,14 @@
 // ?appId= rule) and where it never does (admin routes, another org's data).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintPlaintext } from '../../../src/server/credentials.js';
-import { addMember, createTenant, startGateway, type CallResult, type Tenant, type TestGateway } from '../../helpers/gateway.js';
+import {
+  addMember,
+  createTenant,
+  startGateway,
+  type CallResult,
+  type Tenant,
+  type TestGateway,
+} from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { artifactBody } from '../artifacts/helpers.js';
 
@@ -30,7 +37,10 @@ describe('dashboard sign-in', () => {
 
   withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
-  const withCookie = (cookie: string, extra: Record<string, string> = {}) => ({ cookie: `attest_session=${cookie}`, ...extra });
+  const withCookie = (cookie: string, extra: Record<string, string> = {}) => ({
+    cookie: `attest_session=${cookie}`,
+    ...extra,
+  });
   const makeLink = async (token: string) => {
     const r = await gw.call('POST', '/v1/me/dashboard-links', { token });
     expect(r.status).toBe(201);
@@ -108,7 +118,11 @@ describe('dashboard sign-in', () => {
 
     it('stores only a digest: the session id is nowhere in the credentials table', async () => {
       const cookie = await signInByLink(a.loginToken);
-      const rows = await gw.app.attest.db.selectFrom('credentials').selectAll().where('kind', '=', 'dashboard_session').execute();
+      const rows = await gw.app.attest.db
+        .selectFrom('credentials')
+        .selectAll()
+        .where('kind', '=', 'dashboard_session')
+        .execute();
       expect(rows.length).toBeGreaterThan(0);
       expect(JSON.stringify(rows)).not.toContain(cookie);
       expect(JSON.stringify(rows)).not.toContain(cookie.slice(4, 20));
@@ -236,7 +250,10 @@ describe('dashboard sign-in', () => {
 
     it('admin routes refuse the cookie (401) and nothing is created', async () => {
       const cookie = await signIn(a.loginToken);
-      const r = await gw.call('POST', '/v1/admin/orgs', { headers: withCookie(cookie, DASH), body: { name: 'via-cookie' } });
+      const r = await gw.call('POST', '/v1/admin/orgs', {
+        headers: withCookie(cookie, DASH),
+        body: { name: 'via-cookie' },
+      });
       expect(r.status).toBe(401);
       expect(r.body.error.code).toBe('unauthorized');
       const again = await gw.call('POST', '/v1/admin/orgs', { token: gw.adminToken, body: { name: 'via-cookie' } });
@@ -245,7 +262,11 @@ describe('dashboard sign-in', () => {
 
     it('MCP refuses the cookie (it forwards bearer credentials only)', async () => {
       const cookie = await signIn(a.loginToken);
-      const r = await gw.call('POST', '/v1/mcp', { headers: withCookie(cookie, DASH), appId: a.appId, body: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+      const r = await gw.call('POST', '/v1/mcp', {
+        headers: withCookie(cookie, DASH),
+        appId: a.appId,
+        body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      });
       expect(r.status).toBe(401);
     });
   });
@@ -253,16 +274,25 @@ describe('dashboard sign-in', () => {
   describe('CSRF: a state-changing request with the cookie needs X-Attest-Dashboard: 1', () => {
     it('POST without the header → 403 csrf_rejected, nothing created; with it → 201', async () => {
       const cookie = await signIn(a.loginToken);
-      const list = async () => (await gw.call('GET', '/v1/api-keys', { token: a.loginToken, appId: a.appId })).body.data.length as number;
+      const list = async () =>
+        (await gw.call('GET', '/v1/api-keys', { token: a.loginToken, appId: a.appId })).body.data.length as number;
       const before = await list();
       for (const headers of [withCookie(cookie), withCookie(cookie, { 'x-attest-dashboard': '0' })]) {
-        const r = await gw.call('POST', '/v1/api-keys', { headers, appId: a.appId, body: { name: 'csrf-probe', preset: 'read-only' } });
+        const r = await gw.call('POST', '/v1/api-keys', {
+          headers,
+          appId: a.appId,
+          body: { name: 'csrf-probe', preset: 'read-only' },
+        });
         expect(r.status).toBe(403);
         expect(r.body.error.code).toBe('csrf_rejected');
         expect(r.body.data).toBeUndefined();
       }
       expect(await list()).toBe(before);
-      const ok = await gw.call('POST', '/v1/api-keys', { headers: withCookie(cookie, DASH), appId: a.appId, body: { name: 'csrf-probe', preset: 'read-only' } });
+      const ok = await gw.call('POST', '/v1/api-keys', {
+        headers: withCookie(cookie, DASH),
+        appId: a.appId,
+        body: { name: 'csrf-probe', preset: 'read-only' },
+      });
       expect(ok.status).toBe(201);
       expect(await list()).toBe(before + 1);
     });
@@ -288,7 +318,11 @@ describe('dashboard sign-in', () => {
       const r = await gw.call('DELETE', '/v1/dashboard/session', { headers: withCookie(cookie, DASH) });
       expect(r.status).toBe(204);
       expect(setCookieLine(r)).toBe('attest_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0');
-      for (const [method, url] of [['GET', '/v1/dashboard/session'], ['GET', '/v1/me/factories'], ['DELETE', '/v1/dashboard/session']] as const) {
+      for (const [method, url] of [
+        ['GET', '/v1/dashboard/session'],
+        ['GET', '/v1/me/factories'],
+        ['DELETE', '/v1/dashboard/session'],
+      ] as const) {
         const after = await gw.call(method, url, { headers: withCookie(cookie, DASH) });
         expect(after.status).toBe(401);
       }
@@ -310,12 +344,14 @@ describe('dashboard sign-in', () => {
   describe('revocation', () => {
     it('revoking the login token ends the sessions made with it (link and pasted), not others', async () => {
       const member = await addMember(gw, a, 'write');
-      const minted = (await gw.call('POST', `/v1/admin/users/${member.userId}/login-tokens`, { token: gw.adminToken })).body.data;
+      const minted = (await gw.call('POST', `/v1/admin/users/${member.userId}/login-tokens`, { token: gw.adminToken }))
+        .body.data;
       const byPaste = await signIn(minted.token);
       const byLink = await signInByLink(minted.token);
       const otherToken = await signIn(member.loginToken);
       const pending = await makeLink(minted.token);
-      for (const c of [byPaste, byLink]) expect((await gw.call('GET', '/v1/sessions', { headers: withCookie(c), appId: a.appId })).status).toBe(200);
+      for (const c of [byPaste, byLink])
+        expect((await gw.call('GET', '/v1/sessions', { headers: withCookie(c), appId: a.appId })).status).toBe(200);
 
       const del = await gw.call('DELETE', `/v1/admin/login-tokens/${minted.id}`, { token: gw.adminToken });
       expect(del.status).toBe(204);
@@ -326,14 +362,21 @@ describe('dashboard sign-in', () => {
       // A link made before the revocation opens nothing.
       expect((await open(pending.url)).headers.location).toBe('/sign-in?reason=invalid');
       expect((await gw.call('GET', '/v1/dashboard/session', { headers: withCookie(otherToken) })).status).toBe(200);
-      expect((await gw.call('POST', '/v1/dashboard/session', { body: { loginToken: minted.token }, headers: DASH })).status).toBe(401);
+      expect(
+        (await gw.call('POST', '/v1/dashboard/session', { body: { loginToken: minted.token }, headers: DASH })).status,
+      ).toBe(401);
     });
 
     it('DELETE /v1/admin/login-tokens/:id: 404 login_token_not_found for an unknown or already revoked id; admin token only', async () => {
       const member = await addMember(gw, a, 'read');
-      const minted = (await gw.call('POST', `/v1/admin/users/${member.userId}/login-tokens`, { token: gw.adminToken })).body.data;
-      expect((await gw.call('DELETE', `/v1/admin/login-tokens/${minted.id}`, { token: a.loginToken })).status).toBe(401);
-      expect((await gw.call('DELETE', `/v1/admin/login-tokens/${minted.id}`, { token: gw.adminToken })).status).toBe(204);
+      const minted = (await gw.call('POST', `/v1/admin/users/${member.userId}/login-tokens`, { token: gw.adminToken }))
+        .body.data;
+      expect((await gw.call('DELETE', `/v1/admin/login-tokens/${minted.id}`, { token: a.loginToken })).status).toBe(
+        401,
+      );
+      expect((await gw.call('DELETE', `/v1/admin/login-tokens/${minted.id}`, { token: gw.adminToken })).status).toBe(
+        204,
+      );
       for (const id of [minted.id, '00000000-0000-4000-8000-000000000001']) {
         const r = await gw.call('DELETE', `/v1/admin/login-tokens/${id}`, { token: gw.adminToken });
         expect(r.status).toBe(404);
@@ -345,7 +388,9 @@ describe('dashboard sign-in', () => {
       const member = await addMember(gw, a, 'write');
       const cookie = await signIn(member.loginToken);
       expect((await gw.call('GET', '/v1/sessions', { headers: withCookie(cookie), appId: a.appId })).status).toBe(200);
-      const removed = await gw.call('DELETE', `/v1/orgs/${a.orgName}/members/${member.userId}`, { token: a.managementKey });
+      const removed = await gw.call('DELETE', `/v1/orgs/${a.orgName}/members/${member.userId}`, {
+        token: a.managementKey,
+      });
       expect(removed.status).toBe(204);
       const r = await gw.call('GET', '/v1/sessions', { headers: withCookie(cookie), appId: a.appId });
       expect(r.status).toBe(401);
@@ -358,27 +403,39 @@ describe('dashboard sign-in', () => {
     let artifactId: string;
     const png = Buffer.from('\x89PNG dashboard media bytes 0123456789');
     beforeAll(async () => {
-      const r = await gw.call('POST', '/v1/artifacts', { token: a.factoryKey, appId: a.appId, body: artifactBody(png) });
+      const r = await gw.call('POST', '/v1/artifacts', {
+        token: a.factoryKey,
+        appId: a.appId,
+        body: artifactBody(png),
+      });
       expect(r.status).toBe(201);
       artifactId = r.body.data.id;
     });
 
     it('a cookie GET may name the factory as ?appId= (200 and 206 with Range)', async () => {
       const cookie = await signIn(a.loginToken);
-      const r = await gw.call('GET', `/v1/artifacts/${artifactId}/content?appId=${a.appId}`, { headers: withCookie(cookie) });
+      const r = await gw.call('GET', `/v1/artifacts/${artifactId}/content?appId=${a.appId}`, {
+        headers: withCookie(cookie),
+      });
       expect(r.status).toBe(200);
       expect(r.text).toBe(png.toString());
-      const part = await gw.call('GET', `/v1/artifacts/${artifactId}/content?appId=${a.appId}`, { headers: withCookie(cookie, { range: 'bytes=0-3' }) });
+      const part = await gw.call('GET', `/v1/artifacts/${artifactId}/content?appId=${a.appId}`, {
+        headers: withCookie(cookie, { range: 'bytes=0-3' }),
+      });
       expect(part.status).toBe(206);
       expect(part.headers['content-range']).toBe(`bytes 0-3/${png.length}`);
     });
 
     it("another org's user, or this user naming another factory, gets 401 and no bytes", async () => {
       const cookieB = await signIn(b.loginToken);
-      const r = await gw.call('GET', `/v1/artifacts/${artifactId}/content?appId=${a.appId}`, { headers: withCookie(cookieB) });
+      const r = await gw.call('GET', `/v1/artifacts/${artifactId}/content?appId=${a.appId}`, {
+        headers: withCookie(cookieB),
+      });
       expect(r.status).toBe(401);
       expect(r.text).not.toContain('dashboard media');
-      const own = await gw.call('GET', `/v1/artifacts/${artifactId}/content?appId=${b.appId}`, { headers: withCookie(cookieB) });
+      const own = await gw.call('GET', `/v1/artifacts/${artifactId}/content?appId=${b.appId}`, {
+        headers: withCookie(cookieB),
+      });
       expect(own.status).toBe(404);
       expect(own.body.error.code).toBe('artifact_not_found');
     });
@@ -388,7 +445,9 @@ describe('dashboard sign-in', () => {
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('app_id_required');
       const cookie = await signIn(a.loginToken);
-      const other = await gw.call('GET', `/v1/artifacts/${artifactId}?appId=${a.appId}`, { headers: withCookie(cookie) });
+      const other = await gw.call('GET', `/v1/artifacts/${artifactId}?appId=${a.appId}`, {
+        headers: withCookie(cookie),
+      });
       expect(other.status).toBe(400);
       expect(other.body.error.code).toBe('app_id_required');
     });
@@ -419,10 +478,18 @@ describe('dashboard sign-in configuration', () => {
   let gw: TestGateway;
   let t: Tenant;
   beforeAll(async () => {
-    gw = await startGateway({ env: { ATTEST_PUBLIC_URL: 'https://attest.example.com', ATTEST_DASHBOARD_IDLE_HOURS: '1', ATTEST_DASHBOARD_MAX_DAYS: '2' } });
+    gw = await startGateway({
+      env: {
+        ATTEST_PUBLIC_URL: 'https://attest.example.com',
+        ATTEST_DASHBOARD_IDLE_HOURS: '1',
+        ATTEST_DASHBOARD_MAX_DAYS: '2',
+      },
+    });
     t = await createTenant(gw);
   });
-  afterAll(async () => { await gw?.close(); });
+  afterAll(async () => {
+    await gw?.close();
+  });
 
   it('the cookie is Secure on an https public URL; idle and absolute bounds follow the settings', async () => {
     const now = gw.clock.now();
@@ -434,6 +501,8 @@ describe('dashboard sign-in configuration', () => {
     const s = await gw.call('GET', '/v1/dashboard/session', { headers: { cookie: `attest_session=${cookie}` } });
     expect(s.body.data.expiresAt).toBe(new Date(now + HOUR).toISOString());
     gw.clock.advance(HOUR);
-    expect((await gw.call('GET', '/v1/dashboard/session', { headers: { cookie: `attest_session=${cookie}` } })).status).toBe(401);
+    expect(
+      (await gw.call('GET', '/v1/dashboard/session', { headers: { cookie: `attest_session=${cookie}` } })).status,
+    ).toBe(401);
   });
 });

@@ -5,8 +5,12 @@ import { createTenant, startGateway, usingPostgres, usingRedis, type TestGateway
 
 describe('health', () => {
   let gw: TestGateway;
-  beforeAll(async () => { gw = await startGateway(); });
-  afterAll(async () => { await gw?.close(); });
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
 
   it('GET /health answers without a credential', async () => {
     const res = await gw.call('GET', '/health');
@@ -23,7 +27,11 @@ describe('health', () => {
     const checks = res.body.data.checks as Array<Record<string, unknown>>;
     expect(checks.map((c) => c.name)).toEqual(['database', 'rate_limits', 'blobs']);
     const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
-    expect(byName.database).toMatchObject({ kind: usingPostgres ? 'postgres' : 'sqlite', status: 'ok', critical: true });
+    expect(byName.database).toMatchObject({
+      kind: usingPostgres ? 'postgres' : 'sqlite',
+      status: 'ok',
+      critical: true,
+    });
     expect(byName.rate_limits).toMatchObject({ kind: usingRedis ? 'redis' : 'memory', status: 'ok', critical: false });
     expect(byName.blobs).toMatchObject({ kind: 'fs', status: 'ok', critical: false });
     for (const c of checks) {
@@ -72,7 +80,12 @@ describe('health when a store is down', () => {
       expect(res.body.error.code).toBe('store_unavailable');
       expect(res.body.error.message).toContain('database');
       const db = res.body.error.checks.find((c: { name: string }) => c.name === 'database');
-      expect(db).toMatchObject({ status: 'down', critical: true, latencyMs: expect.any(Number), message: expect.any(String) });
+      expect(db).toMatchObject({
+        status: 'down',
+        critical: true,
+        latencyMs: expect.any(Number),
+        message: expect.any(String),
+      });
       expect(res.body.error.checks.find((c: { name: string }) => c.name === 'blobs').status).toBe('ok');
       // The blob store does not depend on the database.
       expect((await gw.call('GET', '/v1/health/files')).status).toBe(200);
@@ -95,12 +108,22 @@ describe('health when a store is down', () => {
       expect(files.headers['retry-after']).toBe('5');
       expect(files.body.error.code).toBe('store_unavailable');
       expect(files.body.error.checks).toEqual([
-        { name: 'blobs', kind: 'fs', status: 'down', critical: true, latencyMs: expect.any(Number), message: expect.any(String) },
+        {
+          name: 'blobs',
+          kind: 'fs',
+          status: 'down',
+          critical: true,
+          latencyMs: expect.any(Number),
+          message: expect.any(String),
+        },
       ]);
       const ingestion = await gw.call('GET', '/v1/health/ingestion');
       expect(ingestion.status).toBe(200);
       expect(ingestion.body.data.status).toBe('degraded');
-      expect(ingestion.body.data.checks.find((c: { name: string }) => c.name === 'blobs')).toMatchObject({ status: 'down', critical: false });
+      expect(ingestion.body.data.checks.find((c: { name: string }) => c.name === 'blobs')).toMatchObject({
+        status: 'down',
+        critical: false,
+      });
     } finally {
       await gw.close();
     }

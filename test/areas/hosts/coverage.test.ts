@@ -12,7 +12,10 @@ describe('host routes across factories and orgs', () => {
   let b: Tenant;
   let sibling: Sibling;
   const beat = (auth: { token: string; appId: string }, name: string) =>
-    gw.call('POST', '/v1/hosts/heartbeat', { ...auth, body: { hostId: 'shared-host', name, runnerVersion: '1.4.0', capacity: 2, activeJobs: 1 } });
+    gw.call('POST', '/v1/hosts/heartbeat', {
+      ...auth,
+      body: { hostId: 'shared-host', name, runnerVersion: '1.4.0', capacity: 2, activeJobs: 1 },
+    });
 
   withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {

@@ -30,7 +30,11 @@ const auth = (token: string, appId?: string): Record<string, string> => ({
 });
 
 async function mintKey(t: Tenant, body: Record<string, unknown>): Promise<string> {
-  const r = await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: `k-${crypto.randomUUID()}`, ...body } });
+  const r = await gw.call('POST', '/v1/api-keys', {
+    token: t.loginToken,
+    appId: t.appId,
+    body: { name: `k-${crypto.randomUUID()}`, ...body },
+  });
   expect(r.status, r.text).toBe(201);
   return r.body.data.plaintext_key;
 }
@@ -38,14 +42,23 @@ async function mintKey(t: Tenant, body: Record<string, unknown>): Promise<string
 /** A raw JSON-RPC POST (what an MCP client sends), for status codes and headers the SDK client hides. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
-function rpc(path: string, headers: Record<string, string>, body: unknown): Promise<Omit<Response, 'json'> & { json(): Promise<Json> }> {
+function rpc(
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<Omit<Response, 'json'> & { json(): Promise<Json> }> {
   return fetch(`${base}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: JSON.stringify(body),
   });
 }
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 
 beforeAll(async () => {
   gw = await startGateway();
@@ -56,27 +69,53 @@ beforeAll(async () => {
   a = await createTenant(gw);
   b = await createTenant(gw);
   const session = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as { id: string };
-  const sync = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, body: { schemaVersion: 1, sessions: [session] } });
+  const sync = await gw.call('POST', '/v1/agents/sync', {
+    token: a.factoryKey,
+    appId: a.appId,
+    body: { schemaVersion: 1, sessions: [session] },
+  });
   expect(sync.status, sync.text).toBeLessThan(300);
   const list = await gw.call('GET', '/v1/sessions?repoScope=all', { token: a.loginToken, appId: a.appId });
   traceId = list.body.data.sessions[0].traceId;
-  const item = await gw.call('POST', '/v1/work-items', { token: a.factoryKey, appId: a.appId, body: { tracker: 'local', trackerKey: 'MCP-1', title: 'Tool test' } });
+  const item = await gw.call('POST', '/v1/work-items', {
+    token: a.factoryKey,
+    appId: a.appId,
+    body: { tracker: 'local', trackerKey: 'MCP-1', title: 'Tool test' },
+  });
   expect(item.status, item.text).toBe(201);
   workItemId = item.body.data.id;
-  await gw.call('POST', '/v1/hosts/heartbeat', { token: a.factoryKey, appId: a.appId, body: { hostId: 'h1', name: 'h1', capacity: 1, running: 0 } });
+  await gw.call('POST', '/v1/hosts/heartbeat', {
+    token: a.factoryKey,
+    appId: a.appId,
+    body: { hostId: 'h1', name: 'h1', capacity: 1, running: 0 },
+  });
 });
 
-afterAll(async () => { await gw?.close(); });
+afterAll(async () => {
+  await gw?.close();
+});
 
 /** Arguments each tool is called with, and the REST URL they amount to. */
 function cases(): { name: string; args: Record<string, unknown>; rest: string }[] {
   return [
     { name: 'list_sessions', args: { repoScope: 'all', limit: 5 }, rest: '/v1/sessions?repoScope=all&limit=5' },
     { name: 'get_session', args: { traceId }, rest: `/v1/sessions/${traceId}` },
-    { name: 'get_model_costs', args: { from: '2020-01-01', to: '2026-11-01' }, rest: '/v1/metrics/models?from=2020-01-01&to=2026-11-01' },
+    {
+      name: 'get_model_costs',
+      args: { from: '2020-01-01', to: '2026-11-01' },
+      rest: '/v1/metrics/models?from=2020-01-01&to=2026-11-01',
+    },
     { name: 'get_fleet_overview', args: {}, rest: '/v1/metrics/overview' },
-    { name: 'compare_windows', args: { aFrom: '2026-09-01', aTo: '2026-09-30', bFrom: '2026-10-01', bTo: '2026-10-31' }, rest: '/v1/metrics/compare?aFrom=2026-09-01&aTo=2026-09-30&bFrom=2026-10-01&bTo=2026-10-31' },
-    { name: 'get_breakdown', args: { by: 'model', from: '2020-01-01' }, rest: '/v1/metrics/breakdown?by=model&from=2020-01-01' },
+    {
+      name: 'compare_windows',
+      args: { aFrom: '2026-09-01', aTo: '2026-09-30', bFrom: '2026-10-01', bTo: '2026-10-31' },
+      rest: '/v1/metrics/compare?aFrom=2026-09-01&aTo=2026-09-30&bFrom=2026-10-01&bTo=2026-10-31',
+    },
+    {
+      name: 'get_breakdown',
+      args: { by: 'model', from: '2020-01-01' },
+      rest: '/v1/metrics/breakdown?by=model&from=2020-01-01',
+    },
     { name: 'get_trends', args: {}, rest: '/v1/metrics/trends' },
     { name: 'get_pr_outcomes', args: {}, rest: '/v1/prs/outcomes' },
     { name: 'get_pr', args: { owner: 'acme', repo: 'api', number: 7 }, rest: '/v1/prs/acme/api/7' },
@@ -100,7 +139,14 @@ describe('POST /v1/mcp with the SDK client', () => {
     // `by` or its alias `dimension` (issue 15 §6): neither is required by the schema; the route answers 400 without both.
     expect(breakdown.inputSchema.required).toBeUndefined();
     expect(Object.keys(breakdown.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['by', 'dimension']));
-    expect(Object.keys(breakdown.inputSchema.properties ?? {}).sort()).toEqual(['by', 'dimension', 'from', 'limit', 'repo', 'to']);
+    expect(Object.keys(breakdown.inputSchema.properties ?? {}).sort()).toEqual([
+      'by',
+      'dimension',
+      'from',
+      'limit',
+      'repo',
+      'to',
+    ]);
     expect(tools.find((t) => t.name === 'get_session')!.inputSchema.required).toEqual(['traceId']);
     expect(client.getServerVersion()?.name).toBe('attest');
     await client.close();
@@ -126,7 +172,9 @@ describe('POST /v1/mcp with the SDK client', () => {
     expect(successes).toBeGreaterThanOrEqual(12);
     // The data is really there: the seeded session, work item and host come back through the tools.
     const sessions = await client.callTool({ name: 'list_sessions', arguments: { repoScope: 'all' } });
-    expect((sessions.structuredContent as { data: { sessions: { traceId: string }[] } }).data.sessions.map((s) => s.traceId)).toContain(traceId);
+    expect(
+      (sessions.structuredContent as { data: { sessions: { traceId: string }[] } }).data.sessions.map((s) => s.traceId),
+    ).toContain(traceId);
     await client.close();
   });
 
@@ -146,7 +194,9 @@ describe('POST /v1/mcp with the SDK client', () => {
     const client = await connect('/v1/mcp', auth(key));
     const denied = await client.callTool({ name: 'get_fleet_overview', arguments: {} });
     expect(denied.isError).toBe(true);
-    expect((denied.structuredContent as { error: { required_permission: string } }).error.required_permission).toBe('metrics.read');
+    expect((denied.structuredContent as { error: { required_permission: string } }).error.required_permission).toBe(
+      'metrics.read',
+    );
     expect((denied.content as { text: string }[])[0]!.text).toContain('metrics.read');
     const allowed = await client.callTool({ name: 'list_work_items', arguments: {} });
     expect(allowed.isError).toBeFalsy();
@@ -154,9 +204,17 @@ describe('POST /v1/mcp with the SDK client', () => {
   });
 
   it('list_work_items lists the withdrawn items with withdrawn: true, as GET /v1/work-items?withdrawn=true does', async () => {
-    const made = await gw.call('POST', '/v1/work-items', { token: a.factoryKey, appId: a.appId, body: { tracker: 'local', trackerKey: 'MCP-GONE', title: 'Withdrawn one' } });
+    const made = await gw.call('POST', '/v1/work-items', {
+      token: a.factoryKey,
+      appId: a.appId,
+      body: { tracker: 'local', trackerKey: 'MCP-GONE', title: 'Withdrawn one' },
+    });
     expect(made.status, made.text).toBe(201);
-    const gone = await gw.call('POST', `/v1/work-items/${made.body.data.id}/withdraw`, { token: a.factoryKey, appId: a.appId, body: {} });
+    const gone = await gw.call('POST', `/v1/work-items/${made.body.data.id}/withdraw`, {
+      token: a.factoryKey,
+      appId: a.appId,
+      body: {},
+    });
     expect(gone.status, gone.text).toBe(200);
     const client = await connect('/v1/mcp', auth(a.factoryKey));
     const { tools } = await client.listTools();
@@ -171,8 +229,12 @@ describe('POST /v1/mcp with the SDK client', () => {
     const rest = await gw.call('GET', '/v1/work-items?withdrawn=true', { token: a.factoryKey, appId: a.appId });
     expect(withdrawn.structuredContent).toEqual(rest.body);
     // The REST spellings still work, and false (or leaving it out) is the live list without the withdrawn item.
-    expect(keys(await client.callTool({ name: 'list_work_items', arguments: { withdrawn: '1' } }))).toEqual(['MCP-GONE']);
-    expect(keys(await client.callTool({ name: 'list_work_items', arguments: { withdrawn: false } }))).toEqual(['MCP-1']);
+    expect(keys(await client.callTool({ name: 'list_work_items', arguments: { withdrawn: '1' } }))).toEqual([
+      'MCP-GONE',
+    ]);
+    expect(keys(await client.callTool({ name: 'list_work_items', arguments: { withdrawn: false } }))).toEqual([
+      'MCP-1',
+    ]);
     expect(keys(await client.callTool({ name: 'list_work_items', arguments: {} }))).toEqual(['MCP-1']);
     const bad = await client.callTool({ name: 'list_work_items', arguments: { withdrawn: 'maybe' } });
     expect((bad.structuredContent as { error: { code: string } }).error.code).toBe('invalid_query_params');
@@ -219,14 +281,18 @@ describe('credentials and factory on the MCP routes', () => {
   it('a factory key naming another factory in the header answers 401 with WWW-Authenticate', async () => {
     const res = await rpc('/v1/mcp', auth(a.factoryKey, b.appId), INIT);
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/mcp", error="invalid_token"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/mcp", error="invalid_token"`,
+    );
   });
 
   it('no credential: 401 with WWW-Authenticate naming the /v1/mcp metadata document', async () => {
     const res = await rpc('/v1/mcp', {}, INIT);
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe('unauthorized');
-    expect(res.headers.get('www-authenticate')).toBe('Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/mcp"');
+    expect(res.headers.get('www-authenticate')).toBe(
+      'Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/mcp"',
+    );
   });
 
   it('/v1/apps/{appId}/mcp takes a login token with the factory from the path', async () => {
@@ -240,10 +306,14 @@ describe('credentials and factory on the MCP routes', () => {
     const res = await rpc(`/v1/apps/${a.appId}/mcp`, auth(a.factoryKey), INIT);
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe('unauthorized');
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp", error="invalid_token"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp", error="invalid_token"`,
+    );
     const none = await rpc(`/v1/apps/${a.appId.toUpperCase()}/mcp`, {}, INIT);
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp"`);
+    expect(none.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp"`,
+    );
   });
 
   it("/v1/apps/{appId}/mcp with a login token of someone outside that factory's org answers 401", async () => {
@@ -283,7 +353,13 @@ describe('OpenAPI', () => {
     const doc = (await gw.call('GET', '/v1/openapi.json')).body;
     expect(Object.keys(doc.paths['/v1/mcp'])).toEqual(['post']);
     expect(Object.keys(doc.paths['/v1/apps/{appId}/mcp'])).toEqual(['post']);
-    for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke', '/oauth/consent', '/.well-known/oauth-authorization-server']) {
+    for (const path of [
+      '/oauth/token',
+      '/oauth/register',
+      '/oauth/revoke',
+      '/oauth/consent',
+      '/.well-known/oauth-authorization-server',
+    ]) {
       expect(doc.paths[path], path).toBeTruthy();
     }
   });
@@ -303,7 +379,12 @@ describe('rate limits', () => {
     const note = await rpc('/v1/mcp', auth(t.factoryKey), { jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(note.status).toBe(202);
     // A tool call leaves mcp-protocol alone and counts in observability-read (100 a minute, free).
-    const call = await rpc('/v1/mcp', auth(t.factoryKey), { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_trends', arguments: {} } });
+    const call = await rpc('/v1/mcp', auth(t.factoryKey), {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'get_trends', arguments: {} },
+    });
     expect(call.status).toBe(200);
     expect(call.headers.get('x-ratelimit-remaining')).toBeNull();
     const rest = await gw.call('GET', '/v1/metrics/trends', { token: t.factoryKey, appId: t.appId });
@@ -315,7 +396,8 @@ describe('rate limits', () => {
 
   it('an exhausted twin bucket makes the tool call an error result with rate_limited', async () => {
     const t = await createTenant(gw, { plan: 'free' });
-    for (let i = 0; i < 30; i++) await gw.call('GET', `/v1/sessions/${traceId}`, { token: t.factoryKey, appId: t.appId });
+    for (let i = 0; i < 30; i++)
+      await gw.call('GET', `/v1/sessions/${traceId}`, { token: t.factoryKey, appId: t.appId });
     const client = await connect('/v1/mcp', auth(t.factoryKey));
     const r = await client.callTool({ name: 'get_session', arguments: { traceId } });
     expect(r.isError).toBe(true);
@@ -334,7 +416,12 @@ describe('rate limits', () => {
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
     // tools/call is not in that bucket, so it still works.
-    const call = await rpc('/v1/mcp', auth(t.factoryKey), { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'list_hosts', arguments: {} } });
+    const call = await rpc('/v1/mcp', auth(t.factoryKey), {
+      jsonrpc: '2.0',
+      id: 10,
+      method: 'tools/call',
+      params: { name: 'list_hosts', arguments: {} },
+    });
     expect(call.status).toBe(200);
   });
 });

@@ -14,7 +14,10 @@ beforeAll(async () => {
   gw = await startGateway();
   a = await createTenant(gw);
   b = await createTenant(gw);
-  const subagent = { ...sessionDoc({ id: 'parent', startedAt: '2026-08-01T00:00:00Z', repo: 'acme/api', turns: [turn] }), subagent: { agentId: 'x', parentSessionId: 'parent' } };
+  const subagent = {
+    ...sessionDoc({ id: 'parent', startedAt: '2026-08-01T00:00:00Z', repo: 'acme/api', turns: [turn] }),
+    subagent: { agentId: 'x', parentSessionId: 'parent' },
+  };
   await ingest(gw, { token: a.factoryKey, appId: a.appId }, [
     sessionDoc({ id: 's1', startedAt: '2026-09-01T08:00:00Z', repo: 'acme/api', turns: [turn] }),
     sessionDoc({ id: 's2', startedAt: '2026-09-03T09:30:00Z', repo: 'acme/api', turns: [turn] }),
@@ -23,16 +26,23 @@ beforeAll(async () => {
     subagent,
   ]);
 });
-afterAll(async () => { await gw?.close(); });
+afterAll(async () => {
+  await gw?.close();
+});
 
-const overview = async (t: Tenant, q = '') => gw.call('GET', `/v1/metrics/overview${q}`, { token: t.loginToken, appId: t.appId });
+const overview = async (t: Tenant, q = '') =>
+  gw.call('GET', `/v1/metrics/overview${q}`, { token: t.loginToken, appId: t.appId });
 
 describe('GET /v1/metrics/overview allTime', () => {
   it('says how many sessions the factory has and from when to when, while the default window holds none', async () => {
     const r = await overview(a);
     expect(r.status).toBe(200);
     expect(r.body.data.tiles.sessions.current).toBe(0);
-    expect(r.body.data.allTime).toEqual({ sessions: 3, firstStartedAt: '2026-09-01T08:00:00.000Z', lastStartedAt: '2026-09-05T10:00:00.000Z' });
+    expect(r.body.data.allTime).toEqual({
+      sessions: 3,
+      firstStartedAt: '2026-09-01T08:00:00.000Z',
+      lastStartedAt: '2026-09-05T10:00:00.000Z',
+    });
   });
 
   it('is the same for any window, and follows the repository filter', async () => {
@@ -40,7 +50,11 @@ describe('GET /v1/metrics/overview allTime', () => {
     expect(r.body.data.tiles.sessions.current).toBe(3);
     expect(r.body.data.allTime.sessions).toBe(3);
     const web = await overview(a, '?repo=acme/web');
-    expect(web.body.data.allTime).toEqual({ sessions: 1, firstStartedAt: '2026-09-05T10:00:00.000Z', lastStartedAt: '2026-09-05T10:00:00.000Z' });
+    expect(web.body.data.allTime).toEqual({
+      sessions: 1,
+      firstStartedAt: '2026-09-05T10:00:00.000Z',
+      lastStartedAt: '2026-09-05T10:00:00.000Z',
+    });
     const none = await overview(a, '?repo=acme/none');
     expect(none.body.data.allTime).toEqual({ sessions: 0, firstStartedAt: null, lastStartedAt: null });
   });

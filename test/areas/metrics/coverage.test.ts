@@ -15,7 +15,9 @@ const READS = [
   '/v1/metrics/trends',
   '/v1/metrics/compare',
   '/v1/metrics/compare?aFrom=2026-10-01T00:00:00Z&aTo=2026-10-15T00:00:00Z&bFrom=2026-10-15T00:00:00Z&bTo=2026-11-01T00:00:00Z',
-  ...['branch', 'agent_type', 'worker_kind', 'model', 'tool', 'repo', 'origin'].map((by) => `/v1/metrics/breakdown?by=${by}`),
+  ...['branch', 'agent_type', 'worker_kind', 'model', 'tool', 'repo', 'origin'].map(
+    (by) => `/v1/metrics/breakdown?by=${by}`,
+  ),
   '/v1/metrics/overview?repo=acme/api',
   '/v1/prs/outcomes',
   '/v1/prs/outcomes?repo=acme/api',
@@ -34,8 +36,22 @@ describe('metrics and PR reads across factories and orgs', () => {
     empty = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
     await ingest(gw, { token: a.factoryKey, appId: a.appId }, [
-      sessionDoc({ startedAt: '2026-10-20T09:00:00Z', repo: 'acme/api', branch: 'secret-branch', actorId: 'ana', prNumber: 481, prUrl: 'https://github.com/acme/api/pull/481', turns: [{ model: SONNET, in: 1200, out: 300, tools: [{ status: 'ok' }, { name: 'Bash', status: 'error' }] }] }),
-      sessionDoc({ startedAt: '2026-10-25T09:00:00Z', repo: 'acme/api', branch: 'main', actorId: 'bo', turns: [{ model: SONNET, in: 500, out: 100 }] }),
+      sessionDoc({
+        startedAt: '2026-10-20T09:00:00Z',
+        repo: 'acme/api',
+        branch: 'secret-branch',
+        actorId: 'ana',
+        prNumber: 481,
+        prUrl: 'https://github.com/acme/api/pull/481',
+        turns: [{ model: SONNET, in: 1200, out: 300, tools: [{ status: 'ok' }, { name: 'Bash', status: 'error' }] }],
+      }),
+      sessionDoc({
+        startedAt: '2026-10-25T09:00:00Z',
+        repo: 'acme/api',
+        branch: 'main',
+        actorId: 'bo',
+        turns: [{ model: SONNET, in: 500, out: 100 }],
+      }),
     ]);
   });
 

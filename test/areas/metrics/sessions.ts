@@ -41,12 +41,21 @@ export function sessionDoc(spec: SessionSpec): SessionDoc {
   let index = 0;
   const ts = () => new Date(start + index * 1000).toISOString();
   const humans = spec.humanTurns ?? 1;
-  for (let h = 0; h < humans; h++) turns.push({ index: index++, role: 'user', source: 'human', text: null, toolCalls: [], ts: ts() });
+  for (let h = 0; h < humans; h++)
+    turns.push({ index: index++, role: 'user', source: 'human', text: null, toolCalls: [], ts: ts() });
   for (const t of spec.turns) {
     turns.push({
-      index: index++, role: 'assistant', model: t.model, text: null, ts: ts(),
+      index: index++,
+      role: 'assistant',
+      model: t.model,
+      text: null,
+      ts: ts(),
       usage: { in: t.in, out: t.out, cacheRead: t.cacheRead ?? 0, cacheCreate: t.cacheCreate ?? 0 },
-      toolCalls: (t.tools ?? []).map((c) => ({ name: c.name ?? 'Edit', status: c.status, isEdit: (c.name ?? 'Edit') === 'Edit' })),
+      toolCalls: (t.tools ?? []).map((c) => ({
+        name: c.name ?? 'Edit',
+        status: c.status,
+        isEdit: (c.name ?? 'Edit') === 'Edit',
+      })),
     });
   }
   const events: Record<string, unknown>[] = [];
@@ -72,16 +81,29 @@ export function sessionDoc(spec: SessionSpec): SessionDoc {
     models: [...new Set(spec.turns.map((t) => t.model))],
     turns,
     events,
-    totals: { inputTokens: sum('in'), outputTokens: sum('out'), cacheReadTokens: sum('cacheRead'), cacheCreationTokens: sum('cacheCreate') },
+    totals: {
+      inputTokens: sum('in'),
+      outputTokens: sum('out'),
+      cacheReadTokens: sum('cacheRead'),
+      cacheCreationTokens: sum('cacheCreate'),
+    },
     warnings: [],
   };
-  if (spec.prNumber !== undefined) doc.outcome = { prNumber: spec.prNumber, ...(spec.prUrl ? { prUrl: spec.prUrl } : {}) };
+  if (spec.prNumber !== undefined)
+    doc.outcome = { prNumber: spec.prNumber, ...(spec.prUrl ? { prUrl: spec.prUrl } : {}) };
   return doc;
 }
 
-export async function ingest(gw: TestGateway, auth: { token: string; appId: string }, docs: SessionDoc[]): Promise<CallResult> {
+export async function ingest(
+  gw: TestGateway,
+  auth: { token: string; appId: string },
+  docs: SessionDoc[],
+): Promise<CallResult> {
   for (let i = 0; i < docs.length; i += 50) {
-    const r = await gw.call('POST', '/v1/agents/sync', { ...auth, body: { schemaVersion: 1, sessions: docs.slice(i, i + 50) } });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      ...auth,
+      body: { schemaVersion: 1, sessions: docs.slice(i, i + 50) },
+    });
     if (r.status !== 200 || r.body.data.rejected.length) throw new Error(`ingest: ${r.status} ${r.text.slice(0, 500)}`);
     if (i + 50 >= docs.length) return r;
   }

@@ -10,10 +10,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   type OAuthClientProvider,
-  discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, exchangeAuthorization, refreshAuthorization,
-  registerClient, startAuthorization,
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  exchangeAuthorization,
+  refreshAuthorization,
+  registerClient,
+  startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { AuthorizationServerMetadata, OAuthClientInformationFull, OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationFull,
+  OAuthClientInformationMixed,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ACCESS_TOKEN_TTL_MS } from '../../../src/areas/oauth/provider.js';
 import { addMember, createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 
@@ -42,11 +51,19 @@ const appResource = (appId: string) => `${base}/v1/apps/${appId}/mcp`;
 
 /** Authorization request → consent page → approval. Returns the redirect URL the browser would follow. */
 async function consent(opts: {
-  clientInfo?: OAuthClientInformationFull; resource?: string; loginToken?: string; appId?: string; scope?: string; decision?: 'approve' | 'deny';
+  clientInfo?: OAuthClientInformationFull;
+  resource?: string;
+  loginToken?: string;
+  appId?: string;
+  scope?: string;
+  decision?: 'approve' | 'deny';
 }): Promise<{ location: URL; codeVerifier: string; page: string; status: number }> {
   const info = opts.clientInfo ?? client;
   const { authorizationUrl, codeVerifier } = await startAuthorization(base, {
-    metadata, clientInformation: info, redirectUrl: REDIRECT, state: 'st-1',
+    metadata,
+    clientInformation: info,
+    redirectUrl: REDIRECT,
+    state: 'st-1',
     ...(opts.scope ? { scope: opts.scope } : {}),
     ...(opts.resource ? { resource: new URL(opts.resource) } : {}),
   });
@@ -56,33 +73,68 @@ async function consent(opts: {
   expect(pageRes.headers.get('content-type')).toMatch(/^text\/html/);
   const signed = /name="request" value="([^"]+)"/.exec(page)?.[1];
   expect(signed).toBeTruthy();
-  const form = new URLSearchParams({ request: signed!, decision: opts.decision ?? 'approve', login_token: opts.loginToken ?? a.loginToken });
+  const form = new URLSearchParams({
+    request: signed!,
+    decision: opts.decision ?? 'approve',
+    login_token: opts.loginToken ?? a.loginToken,
+  });
   if (opts.appId) form.set('app_id', opts.appId);
   const res = await fetch(`${base}/oauth/consent`, { method: 'POST', body: form, redirect: 'manual' });
   const location = res.headers.get('location');
-  return { location: new URL(location ?? 'about:blank'), codeVerifier, page: location ? page : await res.text(), status: res.status };
+  return {
+    location: new URL(location ?? 'about:blank'),
+    codeVerifier,
+    page: location ? page : await res.text(),
+    status: res.status,
+  };
 }
 
-async function tokensFor(opts: { resource?: string; clientInfo?: OAuthClientInformationFull; scope?: string; appId?: string; loginTokenOverride?: string } = {}): Promise<OAuthTokens> {
+async function tokensFor(
+  opts: {
+    resource?: string;
+    clientInfo?: OAuthClientInformationFull;
+    scope?: string;
+    appId?: string;
+    loginTokenOverride?: string;
+  } = {},
+): Promise<OAuthTokens> {
   const resource = opts.resource ?? appResource(a.appId);
-  const { location, codeVerifier } = await consent({ ...opts, resource, ...(opts.loginTokenOverride ? { loginToken: opts.loginTokenOverride } : {}) });
+  const { location, codeVerifier } = await consent({
+    ...opts,
+    resource,
+    ...(opts.loginTokenOverride ? { loginToken: opts.loginTokenOverride } : {}),
+  });
   const code = location.searchParams.get('code');
   expect(code, location.href).toBeTruthy();
   return exchangeAuthorization(base, {
-    metadata, clientInformation: opts.clientInfo ?? client, authorizationCode: code!, codeVerifier, redirectUri: REDIRECT, resource: new URL(resource),
+    metadata,
+    clientInformation: opts.clientInfo ?? client,
+    authorizationCode: code!,
+    codeVerifier,
+    redirectUri: REDIRECT,
+    resource: new URL(resource),
   });
 }
 
 async function mcp(path: string, token: string): Promise<Client> {
   const c = new Client({ name: 'oauth-test', version: '1.0.0' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}${path}`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return c;
 }
 
 function post(path: string, token: string, headers: Record<string, string> = {}) {
   return fetch(`${base}${path}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
 }
@@ -105,12 +157,22 @@ beforeAll(async () => {
   }
   a = await createTenant(gw);
   b = await createTenant(gw);
-  await gw.call('POST', '/v1/work-items', { token: a.factoryKey, appId: a.appId, body: { tracker: 'local', trackerKey: 'OA-1', title: 'OAuth item' } });
+  await gw.call('POST', '/v1/work-items', {
+    token: a.factoryKey,
+    appId: a.appId,
+    body: { tracker: 'local', trackerKey: 'OA-1', title: 'OAuth item' },
+  });
 
   docServer = http.createServer((req, res) => {
     const self = `http://127.0.0.1:${(docServer.address() as net.AddressInfo).port}`;
     const docs: Record<string, unknown> = {
-      '/client.json': { client_id: `${self}/client.json`, client_name: 'Metadata Doc Client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' },
+      '/client.json': {
+        client_id: `${self}/client.json`,
+        client_name: 'Metadata Doc Client',
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'none',
+      },
       '/wrong-id.json': { client_id: `${self}/other.json`, client_name: 'Liar', redirect_uris: [REDIRECT] },
     };
     const doc = docs[req.url ?? ''];
@@ -122,7 +184,12 @@ beforeAll(async () => {
   metadata = (await discoverAuthorizationServerMetadata(base))!;
   client = await registerClient(base, {
     metadata,
-    clientMetadata: { client_name: 'Test Connector', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+    clientMetadata: {
+      client_name: 'Test Connector',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
   });
 });
 
@@ -152,7 +219,9 @@ describe('discovery', () => {
     expect(prm.authorization_servers).toEqual([base]);
     const res = await post(`/v1/apps/${a.appId}/mcp`, 'olo_nonsense');
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp", error="invalid_token"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp", error="invalid_token"`,
+    );
   });
 });
 
@@ -161,16 +230,32 @@ describe('the SDK client on its own (what an MCP connector does)', () => {
     const saved: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string } = {};
     let redirectedTo: URL | null = null;
     const provider: OAuthClientProvider = {
-      get redirectUrl() { return REDIRECT; },
+      get redirectUrl() {
+        return REDIRECT;
+      },
       get clientMetadata() {
-        return { client_name: 'Auto Connector', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+        return {
+          client_name: 'Auto Connector',
+          redirect_uris: [REDIRECT],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        };
       },
       clientInformation: () => saved.client,
-      saveClientInformation: (info) => { saved.client = info; },
+      saveClientInformation: (info) => {
+        saved.client = info;
+      },
       tokens: () => saved.tokens,
-      saveTokens: (t) => { saved.tokens = t; },
-      redirectToAuthorization: (url) => { redirectedTo = url; },
-      saveCodeVerifier: (v) => { saved.verifier = v; },
+      saveTokens: (t) => {
+        saved.tokens = t;
+      },
+      redirectToAuthorization: (url) => {
+        redirectedTo = url;
+      },
+      saveCodeVerifier: (v) => {
+        saved.verifier = v;
+      },
       codeVerifier: () => saved.verifier!,
     };
     const url = new URL(appResource(a.appId));
@@ -185,7 +270,9 @@ describe('the SDK client on its own (what an MCP connector does)', () => {
     expect(page).toContain('Auto Connector');
     const signed = /name="request" value="([^"]+)"/.exec(page)![1]!;
     const approval = await fetch(`${base}/oauth/consent`, {
-      method: 'POST', redirect: 'manual', body: new URLSearchParams({ request: signed, decision: 'approve', login_token: a.loginToken }),
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ request: signed, decision: 'approve', login_token: a.loginToken }),
     });
     const code = new URL(approval.headers.get('location')!).searchParams.get('code')!;
     await transport.finishAuth(code);
@@ -214,8 +301,13 @@ describe('registration', () => {
     expect(client.client_secret).toBeUndefined();
     expect(client.token_endpoint_auth_method).toBe('none');
     const res = await fetch(`${base}/oauth/register`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: ['https://app.example.com/cb'], client_name: 'Confidential?', token_endpoint_auth_method: 'client_secret_post' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: ['https://app.example.com/cb'],
+        client_name: 'Confidential?',
+        token_endpoint_auth_method: 'client_secret_post',
+      }),
     });
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
@@ -224,10 +316,18 @@ describe('registration', () => {
   });
 
   it('refuses http redirect URIs off loopback and malformed metadata', async () => {
-    const bad = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://evil.example.com/cb'] }) });
+    const bad = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://evil.example.com/cb'] }),
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toBe('invalid_client_metadata');
-    const none = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'x' }) });
+    const none = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'x' }),
+    });
     expect(none.status).toBe(400);
   });
 });
@@ -239,7 +339,12 @@ describe('authorization code flow with PKCE', () => {
     expect(location.searchParams.get('state')).toBe('st-1');
     expect(location.searchParams.get('iss')).toBe(base);
     const tokens = await exchangeAuthorization(base, {
-      metadata, clientInformation: client, authorizationCode: location.searchParams.get('code')!, codeVerifier, redirectUri: REDIRECT, resource: new URL(appResource(a.appId)),
+      metadata,
+      clientInformation: client,
+      authorizationCode: location.searchParams.get('code')!,
+      codeVerifier,
+      redirectUri: REDIRECT,
+      resource: new URL(appResource(a.appId)),
     });
     expect(tokens.access_token).toMatch(/^olo_/);
     expect(tokens.refresh_token).toMatch(/^olr_/);
@@ -254,24 +359,38 @@ describe('authorization code flow with PKCE', () => {
     await c.close();
 
     // Only a digest is stored.
-    const stored = await gw.app.attest.db.selectFrom('credentials').select(['digest', 'prefix', 'audience', 'kind']).where('kind', '=', 'oauth_token').execute();
+    const stored = await gw.app.attest.db
+      .selectFrom('credentials')
+      .select(['digest', 'prefix', 'audience', 'kind'])
+      .where('kind', '=', 'oauth_token')
+      .execute();
     expect(stored.some((r) => r.digest.includes(tokens.access_token) || r.digest === tokens.access_token)).toBe(false);
     expect(stored.every((r) => r.prefix.length < 12)).toBe(true);
     expect(stored.map((r) => r.audience)).toContain(appResource(a.appId));
 
     // Refresh rotates: a new pair; the old refresh token is then spent.
-    const second = await refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: tokens.refresh_token!, resource: new URL(appResource(a.appId)) });
+    const second = await refreshAuthorization(base, {
+      metadata,
+      clientInformation: client,
+      refreshToken: tokens.refresh_token!,
+      resource: new URL(appResource(a.appId)),
+    });
     expect(second.refresh_token).not.toBe(tokens.refresh_token);
     expect((await post(`/v1/apps/${a.appId}/mcp`, second.access_token)).status).toBe(200);
-    await expect(refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! })).rejects.toThrow(/already used/);
+    await expect(
+      refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! }),
+    ).rejects.toThrow(/already used/);
     // The replay ended the grant: the newest tokens stop too.
     expect((await post(`/v1/apps/${a.appId}/mcp`, second.access_token)).status).toBe(401);
-    await expect(refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: second.refresh_token! })).rejects.toThrow(/revoked|already used/);
+    await expect(
+      refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: second.refresh_token! }),
+    ).rejects.toThrow(/revoked|already used/);
   });
 
   it('two concurrent refreshes with one token: one wins, the other is a replay, and the grant ends for both', async () => {
     const tokens = await tokensFor();
-    const refresh = () => refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! });
+    const refresh = () =>
+      refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! });
     const results = await Promise.allSettled([refresh(), refresh()]);
     const won = results.filter((r): r is PromiseFulfilledResult<OAuthTokens> => r.status === 'fulfilled');
     expect(won.length).toBeLessThanOrEqual(1);
@@ -291,7 +410,11 @@ describe('authorization code flow with PKCE', () => {
     expect(((await general.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
     const rest = await gw.call('GET', '/v1/work-items', { token: tokens.access_token, appId: a.appId });
     expect(rest.status).toBe(401);
-    const forged = await gw.call('GET', '/v1/work-items', { token: tokens.access_token, appId: a.appId, headers: { 'x-attest-internal-call': 'guess' } });
+    const forged = await gw.call('GET', '/v1/work-items', {
+      token: tokens.access_token,
+      appId: a.appId,
+      headers: { 'x-attest-internal-call': 'guess' },
+    });
     expect(forged.status).toBe(401);
   });
 
@@ -302,7 +425,11 @@ describe('authorization code flow with PKCE', () => {
     const expired = await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token);
     expect(expired.status).toBe(401);
     expect(expired.headers.get('www-authenticate')).toContain('resource_metadata=');
-    const fresh = await refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! });
+    const fresh = await refreshAuthorization(base, {
+      metadata,
+      clientInformation: client,
+      refreshToken: tokens.refresh_token!,
+    });
     expect((await post(`/v1/apps/${a.appId}/mcp`, fresh.access_token)).status).toBe(200);
   });
 
@@ -323,7 +450,9 @@ describe('authorization code flow with PKCE', () => {
     expect((await c.callTool({ name: 'list_work_items', arguments: {} })).isError).toBeFalsy();
     const denied = await c.callTool({ name: 'get_trends', arguments: {} });
     expect(denied.isError).toBe(true);
-    expect((denied.structuredContent as { error: { required_permission: string } }).error.required_permission).toBe('metrics.read');
+    expect((denied.structuredContent as { error: { required_permission: string } }).error.required_permission).toBe(
+      'metrics.read',
+    );
     await c.close();
   });
 
@@ -331,44 +460,101 @@ describe('authorization code flow with PKCE', () => {
     const first = await consent({ resource: appResource(a.appId) });
     const code = first.location.searchParams.get('code')!;
     const args = { metadata, clientInformation: client, authorizationCode: code, redirectUri: REDIRECT };
-    await expect(exchangeAuthorization(base, { ...args, codeVerifier: 'x'.repeat(50) })).rejects.toThrow(/code_verifier/);
-    await expect(exchangeAuthorization(base, { ...args, codeVerifier: first.codeVerifier, resource: new URL(appResource(b.appId)) })).rejects.toThrow(/resource/);
+    await expect(exchangeAuthorization(base, { ...args, codeVerifier: 'x'.repeat(50) })).rejects.toThrow(
+      /code_verifier/,
+    );
+    await expect(
+      exchangeAuthorization(base, {
+        ...args,
+        codeVerifier: first.codeVerifier,
+        resource: new URL(appResource(b.appId)),
+      }),
+    ).rejects.toThrow(/resource/);
     // The failed resource check spent the code (it was used once): a second use is a replay.
-    await expect(exchangeAuthorization(base, { ...args, codeVerifier: first.codeVerifier })).rejects.toThrow(/already used/);
+    await expect(exchangeAuthorization(base, { ...args, codeVerifier: first.codeVerifier })).rejects.toThrow(
+      /already used/,
+    );
 
     const second = await consent({ resource: appResource(a.appId) });
-    await expect(exchangeAuthorization(base, {
-      ...args, authorizationCode: second.location.searchParams.get('code')!, codeVerifier: second.codeVerifier, redirectUri: 'http://127.0.0.1:7/other',
-    })).rejects.toThrow(/redirect_uri/);
+    await expect(
+      exchangeAuthorization(base, {
+        ...args,
+        authorizationCode: second.location.searchParams.get('code')!,
+        codeVerifier: second.codeVerifier,
+        redirectUri: 'http://127.0.0.1:7/other',
+      }),
+    ).rejects.toThrow(/redirect_uri/);
 
     const third = await consent({ resource: appResource(a.appId) });
-    const tokens = await exchangeAuthorization(base, { ...args, authorizationCode: third.location.searchParams.get('code')!, codeVerifier: third.codeVerifier });
+    const tokens = await exchangeAuthorization(base, {
+      ...args,
+      authorizationCode: third.location.searchParams.get('code')!,
+      codeVerifier: third.codeVerifier,
+    });
     expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(200);
-    await expect(exchangeAuthorization(base, { ...args, authorizationCode: third.location.searchParams.get('code')!, codeVerifier: third.codeVerifier })).rejects.toThrow(/already used/);
+    await expect(
+      exchangeAuthorization(base, {
+        ...args,
+        authorizationCode: third.location.searchParams.get('code')!,
+        codeVerifier: third.codeVerifier,
+      }),
+    ).rejects.toThrow(/already used/);
     expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(401); // the replay revoked them
   });
 
   it('an expired code is refused', async () => {
     const { location, codeVerifier } = await consent({ resource: appResource(a.appId) });
     gw.clock.advance(10 * 60 * 1000);
-    await expect(exchangeAuthorization(base, {
-      metadata, clientInformation: client, authorizationCode: location.searchParams.get('code')!, codeVerifier, redirectUri: REDIRECT,
-    })).rejects.toThrow(/expired/);
+    await expect(
+      exchangeAuthorization(base, {
+        metadata,
+        clientInformation: client,
+        authorizationCode: location.searchParams.get('code')!,
+        codeVerifier,
+        redirectUri: REDIRECT,
+      }),
+    ).rejects.toThrow(/expired/);
   });
 
   it('refuses code_challenge_method plain and a resource that is not an MCP endpoint of this gateway (redirect with error)', async () => {
     const url = new URL(metadata.authorization_endpoint);
-    url.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: 'abc', code_challenge_method: 'plain', state: 's' }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: 'abc',
+      code_challenge_method: 'plain',
+      state: 's',
+    }).toString();
     const plain = await fetch(url, { redirect: 'manual' });
     expect(plain.status).toBe(302);
     expect(new URL(plain.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
-    url.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: 'abc', code_challenge_method: 'S256', resource: 'https://elsewhere.example.com/mcp' }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: 'abc',
+      code_challenge_method: 'S256',
+      resource: 'https://elsewhere.example.com/mcp',
+    }).toString();
     const target = await fetch(url, { redirect: 'manual' });
     expect(new URL(target.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
-    url.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: 'https://attacker.example.com/cb', code_challenge: 'abc', code_challenge_method: 'S256' }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: 'https://attacker.example.com/cb',
+      code_challenge: 'abc',
+      code_challenge_method: 'S256',
+    }).toString();
     const unregistered = await fetch(url, { redirect: 'manual' });
     expect(unregistered.status).toBe(400); // never redirected to an unregistered URI
-    url.search = new URLSearchParams({ response_type: 'code', client_id: crypto.randomUUID(), redirect_uri: REDIRECT, code_challenge: 'abc', code_challenge_method: 'S256' }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: crypto.randomUUID(),
+      redirect_uri: REDIRECT,
+      code_challenge: 'abc',
+      code_challenge_method: 'S256',
+    }).toString();
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(400);
   });
 });
@@ -400,12 +586,16 @@ describe('consent page', () => {
     expect(first.page).not.toContain(b.appId);
     const signed = /name="request" value="([^"]+)"/.exec(first.page)![1]!;
     const approve = await fetch(`${base}/oauth/consent`, {
-      method: 'POST', redirect: 'manual', body: new URLSearchParams({ request: signed, decision: 'approve', login_token: a.loginToken, app_id: a.appId }),
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ request: signed, decision: 'approve', login_token: a.loginToken, app_id: a.appId }),
     });
     expect(approve.status).toBe(302);
     expect(new URL(approve.headers.get('location')!).searchParams.get('code')).toBeTruthy();
     const notMine = await fetch(`${base}/oauth/consent`, {
-      method: 'POST', redirect: 'manual', body: new URLSearchParams({ request: signed, decision: 'approve', login_token: a.loginToken, app_id: b.appId }),
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ request: signed, decision: 'approve', login_token: a.loginToken, app_id: b.appId }),
     });
     expect(notMine.status).toBe(401);
   });
@@ -421,13 +611,23 @@ describe('consent page', () => {
 describe('the user behind a token', () => {
   it('approval is in the audit log; a member removed from the org loses their tokens at once', async () => {
     const member = await addMember(gw, a, 'write');
-    const tokens = await tokensFor({ clientInfo: client, scope: 'work.read hosts.read', loginTokenOverride: member.loginToken });
+    const tokens = await tokensFor({
+      clientInfo: client,
+      scope: 'work.read hosts.read',
+      loginTokenOverride: member.loginToken,
+    });
     expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(200);
-    const audit = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=oauth.authorized`, { token: a.managementKey });
+    const audit = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=oauth.authorized`, {
+      token: a.managementKey,
+    });
     expect(audit.status, audit.text).toBe(200);
-    const row = audit.body.data.find((r: { actor_id?: string; actorId?: string }) => (r.actor_id ?? r.actorId) === member.userId);
+    const row = audit.body.data.find(
+      (r: { actor_id?: string; actorId?: string }) => (r.actor_id ?? r.actorId) === member.userId,
+    );
     expect(row, audit.text).toBeTruthy();
-    const removed = await gw.call('DELETE', `/v1/orgs/${a.orgName}/members/${member.userId}`, { token: a.managementKey });
+    const removed = await gw.call('DELETE', `/v1/orgs/${a.orgName}/members/${member.userId}`, {
+      token: a.managementKey,
+    });
     expect(removed.status, removed.text).toBeLessThan(300);
     expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(401);
   });
@@ -439,17 +639,26 @@ describe('revocation (RFC 7009)', () => {
     const revoke = (token: string, clientId = client.client_id) =>
       fetch(`${base}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ token, client_id: clientId }) });
     // Another client cannot revoke it (answered 200 per RFC 7009, nothing happens).
-    const other = await registerClient(base, { metadata, clientMetadata: { client_name: 'Other', redirect_uris: [REDIRECT] } });
+    const other = await registerClient(base, {
+      metadata,
+      clientMetadata: { client_name: 'Other', redirect_uris: [REDIRECT] },
+    });
     expect((await revoke(tokens.access_token, other.client_id)).status).toBe(200);
     expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(200);
 
     expect((await revoke(tokens.access_token)).status).toBe(200);
     expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(401);
-    const fresh = await refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! });
+    const fresh = await refreshAuthorization(base, {
+      metadata,
+      clientInformation: client,
+      refreshToken: tokens.refresh_token!,
+    });
     expect((await post(`/v1/apps/${a.appId}/mcp`, fresh.access_token)).status).toBe(200);
     expect((await revoke(fresh.refresh_token!)).status).toBe(200);
     expect((await post(`/v1/apps/${a.appId}/mcp`, fresh.access_token)).status).toBe(401);
-    await expect(refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: fresh.refresh_token! })).rejects.toThrow();
+    await expect(
+      refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: fresh.refresh_token! }),
+    ).rejects.toThrow();
     expect((await revoke('olo_unknown')).status).toBe(200);
   });
 });
@@ -460,7 +669,12 @@ describe('client ID metadata documents', () => {
     const { location, codeVerifier, page } = await consent({ clientInfo: info, resource: appResource(a.appId) });
     expect(page).toContain('Metadata Doc Client');
     const tokens = await exchangeAuthorization(base, {
-      metadata, clientInformation: info, authorizationCode: location.searchParams.get('code')!, codeVerifier, redirectUri: REDIRECT, resource: new URL(appResource(a.appId)),
+      metadata,
+      clientInformation: info,
+      authorizationCode: location.searchParams.get('code')!,
+      codeVerifier,
+      redirectUri: REDIRECT,
+      resource: new URL(appResource(a.appId)),
     });
     expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(200);
   });
@@ -468,7 +682,13 @@ describe('client ID metadata documents', () => {
   it('refuses a document whose client_id is not its own URL, a missing document and a non-loopback http URL', async () => {
     for (const clientId of [`${docUrl}/wrong-id.json`, `${docUrl}/missing.json`, 'http://example.com/client.json']) {
       const url = new URL(metadata.authorization_endpoint);
-      url.search = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: 'abc', code_challenge_method: 'S256' }).toString();
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: 'abc',
+        code_challenge_method: 'S256',
+      }).toString();
       const res = await fetch(url, { redirect: 'manual' });
       expect(res.status, clientId).toBe(400);
       expect(((await res.json()) as { error: string }).error).toBe('invalid_client');
@@ -484,7 +704,10 @@ describe('housekeeping of authorization codes', () => {
     const args = { metadata, clientInformation: client, authorizationCode: code, codeVerifier, redirectUri: REDIRECT };
     const tokens = await exchangeAuthorization(base, args);
     const { sql } = await import('kysely');
-    const codes = async () => Number((await sql<{ n: number | string }>`select count(*) as n from oauth_codes`.execute(gw.app.attest.db)).rows[0]!.n);
+    const codes = async () =>
+      Number(
+        (await sql<{ n: number | string }>`select count(*) as n from oauth_codes`.execute(gw.app.attest.db)).rows[0]!.n,
+      );
     const stored = await codes();
     expect(stored).toBeGreaterThan(0);
 
@@ -503,7 +726,11 @@ describe('housekeeping of authorization codes', () => {
     // A code issued now is not touched and still works.
     const fresh = await consent({ resource: appResource(a.appId) });
     expect((await gw.app.attest.housekeeping.run()).oauthCodes).toBe(0);
-    const again = await exchangeAuthorization(base, { ...args, authorizationCode: fresh.location.searchParams.get('code')!, codeVerifier: fresh.codeVerifier });
+    const again = await exchangeAuthorization(base, {
+      ...args,
+      authorizationCode: fresh.location.searchParams.get('code')!,
+      codeVerifier: fresh.codeVerifier,
+    });
     expect((await post(`/v1/apps/${a.appId}/mcp`, again.access_token)).status).toBe(200);
   });
 });

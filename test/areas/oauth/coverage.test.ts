@@ -43,11 +43,16 @@ describe('OAuth endpoints: an unexpected failure answers 500 without leaking and
     }
     const stream = new Writable({
       write(chunk, _enc, done) {
-        for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of String(chunk).split('\n'))
+          if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
-    app = await buildApp({ config: loadConfig(env), clock: new ManualClock(Date.parse('2026-11-01T12:00:00Z')), logger: { level: 'info', stream } });
+    app = await buildApp({
+      config: loadConfig(env),
+      clock: new ManualClock(Date.parse('2026-11-01T12:00:00Z')),
+      logger: { level: 'info', stream },
+    });
     await app.ready();
     base = await app.listen({ port: 0, host: '127.0.0.1' });
     // The provider's client table disappears: every registration now fails inside the SDK handler.
@@ -69,7 +74,11 @@ describe('OAuth endpoints: an unexpected failure answers 500 without leaking and
     const res = await fetch(`${base}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-request-id': 'req-oauth-5xx-1' },
-      body: JSON.stringify({ redirect_uris: ['https://app.example.com/cb'], client_name: 'c', token_endpoint_auth_method: 'none' }),
+      body: JSON.stringify({
+        redirect_uris: ['https://app.example.com/cb'],
+        client_name: 'c',
+        token_endpoint_auth_method: 'none',
+      }),
     });
     const text = await res.text();
     expect(res.status).toBe(500);
@@ -78,7 +87,9 @@ describe('OAuth endpoints: an unexpected failure answers 500 without leaking and
     expect(text).not.toMatch(/oauth_clients|insert|sqlite|relation|at \w+ \(/i);
     // The error line is written on the response's finish event, before the client has read the body.
     await new Promise((r) => setImmediate(r));
-    const errors = lines.filter((l) => Number(l.level) >= 50 && (l.requestId === 'req-oauth-5xx-1' || l.reqId === 'req-oauth-5xx-1'));
+    const errors = lines.filter(
+      (l) => Number(l.level) >= 50 && (l.requestId === 'req-oauth-5xx-1' || l.reqId === 'req-oauth-5xx-1'),
+    );
     expect(errors.length).toBeGreaterThanOrEqual(1);
     // The request line of a 5xx is at error level too (reqId); the bridge's own line names requestId.
     expect(errors.find((l) => l.requestId === 'req-oauth-5xx-1')).toBeDefined();

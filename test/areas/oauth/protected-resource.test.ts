@@ -5,8 +5,12 @@ import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 
 describe('GET /.well-known/oauth-protected-resource (RFC 9728)', () => {
   let gw: TestGateway;
-  beforeAll(async () => { gw = await startGateway({ env: { ATTEST_PUBLIC_URL: 'https://attest.example.com/' } }); });
-  afterAll(async () => { await gw?.close(); });
+  beforeAll(async () => {
+    gw = await startGateway({ env: { ATTEST_PUBLIC_URL: 'https://attest.example.com/' } });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
 
   const expected = (resource: string) => ({
     resource,

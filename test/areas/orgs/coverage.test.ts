@@ -21,23 +21,40 @@ describe('org routes across orgs', () => {
   beforeAll(async () => {
     bMember = await addMember(gw, b, 'write');
     // Something in B's audit log that A's must not show.
-    expect((await gw.call('POST', '/v1/api-keys', { token: b.loginToken, appId: b.appId, body: { name: 'secret-key-of-b', preset: 'read-only' } })).status).toBe(201);
+    expect(
+      (
+        await gw.call('POST', '/v1/api-keys', {
+          token: b.loginToken,
+          appId: b.appId,
+          body: { name: 'secret-key-of-b', preset: 'read-only' },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it("PATCH and DELETE /v1/orgs/{A}/members/{B's member}: 404 member_not_found; B's memberships unchanged", async () => {
     const before = await bMembers();
     for (const userId of [bMember.userId, b.ownerId]) {
-      const patch = await gw.call('PATCH', `/v1/orgs/${a.orgName}/members/${userId}`, { token: a.managementKey, body: { role: 'read' } });
-      expect({ status: patch.status, code: patch.body?.error?.code }).toEqual({ status: 404, code: 'member_not_found' });
+      const patch = await gw.call('PATCH', `/v1/orgs/${a.orgName}/members/${userId}`, {
+        token: a.managementKey,
+        body: { role: 'read' },
+      });
+      expect({ status: patch.status, code: patch.body?.error?.code }).toEqual({
+        status: 404,
+        code: 'member_not_found',
+      });
       const del = await gw.call('DELETE', `/v1/orgs/${a.orgName}/members/${userId}`, { token: a.managementKey });
       expect({ status: del.status, code: del.body?.error?.code }).toEqual({ status: 404, code: 'member_not_found' });
     }
     expect(await bMembers()).toEqual(before);
     // B's member still reaches B's factory.
-    expect((await gw.call('GET', '/v1/work-items', { token: (await addMember(gw, b, 'read')).loginToken, appId: b.appId })).status).toBe(200);
+    expect(
+      (await gw.call('GET', '/v1/work-items', { token: (await addMember(gw, b, 'read')).loginToken, appId: b.appId }))
+        .status,
+    ).toBe(200);
   });
 
-  it("GET members, audit-log and audit-log/verify of A show nothing of B", async () => {
+  it('GET members, audit-log and audit-log/verify of A show nothing of B', async () => {
     const members = await gw.call('GET', `/v1/orgs/${a.orgName}/members`, { token: a.managementKey });
     expect(members.status).toBe(200);
     expect(members.text).not.toContain(bMember.userId);

@@ -25,7 +25,7 @@ describe('GET /v1/orgs/{org}', () => {
 
   withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { plan: 'free' } });
 
-  it('answers the plan and the owner\'s role and permissions to a dashboard session', async () => {
+  it("answers the plan and the owner's role and permissions to a dashboard session", async () => {
     const r = await gw.call('GET', `/v1/orgs/${a.orgName}`, { headers: await session(a.loginToken) });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ id: a.orgId, name: a.orgName, plan: 'paid', role: 'owner' });
@@ -37,14 +37,32 @@ describe('GET /v1/orgs/{org}', () => {
     const r = await gw.call('GET', `/v1/orgs/${a.orgName}`, { headers: await session(reader.loginToken) });
     expect(r.status).toBe(200);
     expect(r.body.data.role).toBe('read');
-    expect(r.body.data.permissions).toEqual(['apps.read', 'artifacts.read', 'context.read', 'findings.read', 'hosts.read', 'members.read', 'metrics.read', 'prs.read', 'repositories.read', 'results.read', 'sessions.read', 'work.read']);
+    expect(r.body.data.permissions).toEqual([
+      'apps.read',
+      'artifacts.read',
+      'context.read',
+      'findings.read',
+      'hosts.read',
+      'members.read',
+      'metrics.read',
+      'prs.read',
+      'repositories.read',
+      'results.read',
+      'sessions.read',
+      'work.read',
+    ]);
     expect(r.body.data.permissions).not.toContain('api_keys.write');
   });
 
   it('a management key: no role, its permission list', async () => {
     const r = await gw.call('GET', `/v1/orgs/${a.orgName}`, { token: a.managementKey });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ name: a.orgName, plan: 'paid', role: null, permissions: ['audit.read', 'members.read', 'members.write'] });
+    expect(r.body.data).toMatchObject({
+      name: a.orgName,
+      plan: 'paid',
+      role: null,
+      permissions: ['audit.read', 'members.read', 'members.write'],
+    });
   });
 
   it('another org, no credential, a factory key: refused', async () => {

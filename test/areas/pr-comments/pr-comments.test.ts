@@ -32,11 +32,26 @@ async function start(): Promise<Env> {
   const github = new GitHubDouble(keys.publicKey);
   await github.start();
   const secret = crypto.randomBytes(16).toString('hex');
-  const env = { GITHUB_API_URL: github.url, GITHUB_APP_ID: String(github.appId), GITHUB_APP_PRIVATE_KEY: keys.privateKeyPem, GITHUB_WEBHOOK_SECRET: secret };
+  const env = {
+    GITHUB_API_URL: github.url,
+    GITHUB_APP_ID: String(github.appId),
+    GITHUB_APP_PRIVATE_KEY: keys.privateKeyPem,
+    GITHUB_WEBHOOK_SECRET: secret,
+  };
   const gw = await startGateway({ env });
   const installation = github.addInstallation('acme');
   github.addRepository('acme/api', { installation });
-  return { gw, github, env, secret, installation, close: async () => { await gw.close(); await github.close(); } };
+  return {
+    gw,
+    github,
+    env,
+    secret,
+    installation,
+    close: async () => {
+      await gw.close();
+      await github.close();
+    },
+  };
 }
 
 const as = (t: Tenant) => ({ token: t.factoryKey, appId: t.appId });
@@ -44,9 +59,14 @@ const as = (t: Tenant) => ({ token: t.factoryKey, appId: t.appId });
 async function commentingTenant(e: Env, gw: TestGateway = e.gw): Promise<Tenant> {
   const t = await createTenant(gw);
   await bindInstallation(gw, t.appId, e.installation.id);
-  const c = await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'acme/api', installationId: e.installation.id } });
+  const c = await gw.call('POST', '/v1/repositories', {
+    ...as(t),
+    body: { repository: 'acme/api', installationId: e.installation.id },
+  });
   expect(c.status).toBe(201);
-  expect((await gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as(t), body: { pr_comment: 'on' } })).body.data.pr_comment).toBe('on');
+  expect(
+    (await gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as(t), body: { pr_comment: 'on' } })).body.data.pr_comment,
+  ).toBe('on');
   return t;
 }
 
@@ -58,7 +78,10 @@ function openPull(e: Env, title = 'Add login'): number {
 }
 
 async function upload(gw: TestGateway, t: Tenant, number: number, fields: Record<string, unknown> = {}) {
-  const res = await gw.call('POST', '/v1/artifacts', { ...as(t), body: artifactBody(PNG, { prNumber: number, ...fields }) });
+  const res = await gw.call('POST', '/v1/artifacts', {
+    ...as(t),
+    body: artifactBody(PNG, { prNumber: number, ...fields }),
+  });
   expect(res.status, res.text).toBe(201);
   return res.body.data as { id: string; url: string };
 }
@@ -69,9 +92,20 @@ async function settle(gw: TestGateway, ms = 60_000) {
   return gw.app.attest.jobs.runDueJobs();
 }
 
-const creates = (github: GitHubDouble, n: number) => github.calls.filter((c) => c.method === 'POST' && c.route === COMMENTS && c.path.endsWith(`/issues/${n}/comments`) && c.status === 201).length;
-const edits = (github: GitHubDouble, ids: readonly number[]) => github.calls.filter((c) => c.method === 'PATCH' && c.route === COMMENT && ids.some((id) => c.path.endsWith(`/comments/${id}`)) && c.status === 200).length;
-const marked = (github: GitHubDouble, n: number, appId: string, repo = 'acme/api') => github.commentsOn(repo, n).filter((c) => c.body.includes(`<!-- attest:pr-comment factory=${appId} -->`));
+const creates = (github: GitHubDouble, n: number) =>
+  github.calls.filter(
+    (c) => c.method === 'POST' && c.route === COMMENTS && c.path.endsWith(`/issues/${n}/comments`) && c.status === 201,
+  ).length;
+const edits = (github: GitHubDouble, ids: readonly number[]) =>
+  github.calls.filter(
+    (c) =>
+      c.method === 'PATCH' &&
+      c.route === COMMENT &&
+      ids.some((id) => c.path.endsWith(`/comments/${id}`)) &&
+      c.status === 200,
+  ).length;
+const marked = (github: GitHubDouble, n: number, appId: string, repo = 'acme/api') =>
+  github.commentsOn(repo, n).filter((c) => c.body.includes(`<!-- attest:pr-comment factory=${appId} -->`));
 
 describe('the living PR comment', () => {
   let e: Env;
@@ -100,7 +134,19 @@ describe('the living PR comment', () => {
     const id = ours[0]!.id;
 
     const emit = await e.gw.call('POST', '/v1/emitted-results', {
-      ...as(t), body: { schemaVersion: 1, emit: { clientEmitId: crypto.randomUUID(), name: 'e2e-login', result: 'fail', link: 'https://ci.example/run/9', emittedAt: '2026-11-01T12:01:00Z', prNumber: n, repository: 'acme/api' } },
+      ...as(t),
+      body: {
+        schemaVersion: 1,
+        emit: {
+          clientEmitId: crypto.randomUUID(),
+          name: 'e2e-login',
+          result: 'fail',
+          link: 'https://ci.example/run/9',
+          emittedAt: '2026-11-01T12:01:00Z',
+          prNumber: n,
+          repository: 'acme/api',
+        },
+      },
     });
     expect(emit.status, emit.text).toBe(201);
     expect((await settle(e.gw)).posted).toBe(1);
@@ -110,12 +156,24 @@ describe('the living PR comment', () => {
     expect(edits(e.github, [id])).toBe(1);
     expect(ours[0]!.body).toContain('**Checks passing: 0 of 1**');
     expect(ours[0]!.body).toContain('e2e\\-login');
-    expect(e.github.commentsOn('acme/api', n).find((c) => c.user === 'alice')!.body).toBe('LGTM once the screenshots are in');
+    expect(e.github.commentsOn('acme/api', n).find((c) => c.user === 'alice')!.body).toBe(
+      'LGTM once the screenshots are in',
+    );
 
     // Nothing changed: a run renders the same body and leaves GitHub alone.
     await e.gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as(t), body: { display_name: 'renamed' } });
-    await deliver({ gw: e.gw, github: e.github, installation: e.installation, secret: e.secret, close: async () => undefined }, 'pull_request',
-      pullRequestDelivery({ repository: 'acme/api', number: n, title: 'Add login', head: `feature/${branchCounter}`, updatedAt: '2026-11-01T12:02:00Z', installationId: e.installation.id }));
+    await deliver(
+      { gw: e.gw, github: e.github, installation: e.installation, secret: e.secret, close: async () => undefined },
+      'pull_request',
+      pullRequestDelivery({
+        repository: 'acme/api',
+        number: n,
+        title: 'Add login',
+        head: `feature/${branchCounter}`,
+        updatedAt: '2026-11-01T12:02:00Z',
+        installationId: e.installation.id,
+      }),
+    );
     const before = e.github.calls.length;
     expect((await settle(e.gw)).claimed).toBe(1);
     expect(e.github.calls.slice(before).filter((c) => c.route === COMMENT || c.route === COMMENTS)).toEqual([]);
@@ -162,7 +220,12 @@ describe('the living PR comment', () => {
       await upload(e.gw, t, n, { caption: 'dup' });
       await settle(e.gw);
       const [kept] = marked(e.github, n, t.appId);
-      e.github.commentAs('attest-test-app[bot]', 'acme/api', n, `<!-- attest:pr-comment factory=${t.appId} -->\nstale copy`);
+      e.github.commentAs(
+        'attest-test-app[bot]',
+        'acme/api',
+        n,
+        `<!-- attest:pr-comment factory=${t.appId} -->\nstale copy`,
+      );
       await jobs.forgetComment(e.gw.app.attest.db, (await jobRow(e.gw, t.appId, n)).id);
       await upload(e.gw, t, n, { caption: 'dup 2' });
       await settle(replica);
@@ -175,16 +238,57 @@ describe('the living PR comment', () => {
 
   it('keeps user text inert: captions, check names, criteria and finding titles cannot link, embed, mention or inject HTML', async () => {
     const n = openPull(e);
-    const hostile = '[click](https://evil.example/x) ![i](https://evil.example/p.png) <img src=x onerror=alert(1)> <script>alert(1)</script> @octocat #1 acme/api#2 https://evil.example/y www.evil.example **bold** | cell\n# heading';
+    const hostile =
+      '[click](https://evil.example/x) ![i](https://evil.example/p.png) <img src=x onerror=alert(1)> <script>alert(1)</script> @octocat #1 acme/api#2 https://evil.example/y www.evil.example **bold** | cell\n# heading';
     await upload(e.gw, t, n, { caption: hostile, criterionId: 'c-1' });
-    const item = await e.gw.call('POST', '/v1/work-items', { ...as(t), body: { tracker: 'github', trackerKey: `acme/api#${1000 + n}`, title: 'hostile', repository: 'acme/api' } });
+    const item = await e.gw.call('POST', '/v1/work-items', {
+      ...as(t),
+      body: { tracker: 'github', trackerKey: `acme/api#${1000 + n}`, title: 'hostile', repository: 'acme/api' },
+    });
     const itemId = item.body.data.id as string;
-    expect((await e.gw.call('POST', `/v1/work-items/${itemId}/pull-requests`, { ...as(t), body: { repository: 'acme/api', number: n } })).status).toBeLessThan(300);
-    expect((await e.gw.call('PUT', `/v1/work-items/${itemId}/criteria`, { ...as(t), body: { criteria: [{ id: 'c-1', text: hostile }, { id: 'c-2', text: 'unproven' }] } })).status).toBe(200);
-    expect((await e.gw.call('POST', `/v1/work-items/${itemId}/findings`, { ...as(t), body: { source: hostile.slice(0, 100), about: 'change', severity: 'high', title: hostile.slice(0, 400) } })).status).toBe(201);
+    expect(
+      (
+        await e.gw.call('POST', `/v1/work-items/${itemId}/pull-requests`, {
+          ...as(t),
+          body: { repository: 'acme/api', number: n },
+        })
+      ).status,
+    ).toBeLessThan(300);
+    expect(
+      (
+        await e.gw.call('PUT', `/v1/work-items/${itemId}/criteria`, {
+          ...as(t),
+          body: {
+            criteria: [
+              { id: 'c-1', text: hostile },
+              { id: 'c-2', text: 'unproven' },
+            ],
+          },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await e.gw.call('POST', `/v1/work-items/${itemId}/findings`, {
+          ...as(t),
+          body: { source: hostile.slice(0, 100), about: 'change', severity: 'high', title: hostile.slice(0, 400) },
+        })
+      ).status,
+    ).toBe(201);
     await settle(e.gw);
     const body = marked(e.github, n, t.appId)[0]!.body;
-    for (const bad of ['<img', '<script', '](https://evil', 'https://evil', 'www.evil', '@octocat', '#1 ', 'api#2', '**bold**', '\n# heading']) {
+    for (const bad of [
+      '<img',
+      '<script',
+      '](https://evil',
+      'https://evil',
+      'www.evil',
+      '@octocat',
+      '#1 ',
+      'api#2',
+      '**bold**',
+      '\n# heading',
+    ]) {
       expect(body, bad).not.toContain(bad);
     }
     // Still readable: the words are there, escaped.
@@ -200,7 +304,14 @@ describe('the living PR comment', () => {
   it('posts nothing while the setting is off, and stops when it is turned off', async () => {
     const off = await createTenant(e.gw);
     await bindInstallation(e.gw, off.appId, e.installation.id);
-    expect((await e.gw.call('POST', '/v1/repositories', { ...as(off), body: { repository: 'acme/api', installationId: e.installation.id } })).status).toBe(201);
+    expect(
+      (
+        await e.gw.call('POST', '/v1/repositories', {
+          ...as(off),
+          body: { repository: 'acme/api', installationId: e.installation.id },
+        })
+      ).status,
+    ).toBe(201);
     expect((await e.gw.call('GET', `/v1/apps/${off.appId}`, as(off))).body.data.pr_comment).toBe('off');
     const n = openPull(e);
     await upload(e.gw, off, n, { caption: 'never posted' });
@@ -218,14 +329,25 @@ describe('the living PR comment', () => {
   it('retries GitHub 5xx, 429 and secondary rate limits with backoff, then posts', async () => {
     const n = openPull(e);
     e.github.fail(new RegExp(`^GET /repos/acme/api/issues/${n}/comments$`), { kind: 'status', status: 502 });
-    e.github.fail(new RegExp(`^GET /repos/acme/api/issues/${n}/comments$`), { kind: 'status', status: 429, headers: { 'retry-after': '120' } });
+    e.github.fail(new RegExp(`^GET /repos/acme/api/issues/${n}/comments$`), {
+      kind: 'status',
+      status: 429,
+      headers: { 'retry-after': '120' },
+    });
     e.github.fail(new RegExp(`^POST /repos/acme/api/issues/${n}/comments$`), {
-      kind: 'status', status: 403, headers: { 'retry-after': '30' }, body: { message: 'You have exceeded a secondary rate limit.', documentation_url: 'https://docs.github.com' },
+      kind: 'status',
+      status: 403,
+      headers: { 'retry-after': '30' },
+      body: { message: 'You have exceeded a secondary rate limit.', documentation_url: 'https://docs.github.com' },
     });
     await upload(e.gw, t, n, { caption: 'eventually' });
     expect((await settle(e.gw)).retried).toBe(1); // 502: backoff 10 s
     const app = await e.gw.call('GET', `/v1/apps/${t.appId}`, as(t));
-    expect(app.body.data.pr_comment_problem).toMatchObject({ code: 'github_unavailable', repository: 'acme/api', number: n });
+    expect(app.body.data.pr_comment_problem).toMatchObject({
+      code: 'github_unavailable',
+      repository: 'acme/api',
+      number: n,
+    });
     expect((await settle(e.gw, 9_000)).claimed).toBe(0);
     expect((await settle(e.gw, 2_000)).retried).toBe(1); // 429 Retry-After 120 s beats the 20 s backoff
     expect((await settle(e.gw, 110_000)).claimed).toBe(0);
@@ -244,7 +366,19 @@ describe('the living PR comment', () => {
     await upload(e.gw, t, n, { caption: 'OURS-ONLY' });
     await upload(e.gw, other, n, { caption: 'THEIRS-ONLY' });
     const theirEmit = await e.gw.call('POST', '/v1/emitted-results', {
-      ...as(other), body: { schemaVersion: 1, emit: { clientEmitId: crypto.randomUUID(), name: 'their-check', result: 'pass', link: 'https://ci.example/theirs', emittedAt: '2026-11-01T12:01:00Z', prNumber: n, repository: 'acme/api' } },
+      ...as(other),
+      body: {
+        schemaVersion: 1,
+        emit: {
+          clientEmitId: crypto.randomUUID(),
+          name: 'their-check',
+          result: 'pass',
+          link: 'https://ci.example/theirs',
+          emittedAt: '2026-11-01T12:01:00Z',
+          prNumber: n,
+          repository: 'acme/api',
+        },
+      },
     });
     expect(theirEmit.status, theirEmit.text).toBe(201);
     await settle(e.gw);
@@ -302,7 +436,14 @@ describe('the living PR comment', () => {
     e.github.addRepository('lag/app', { installation: lagging });
     const l = await createTenant(e.gw);
     await bindInstallation(e.gw, l.appId, lagging.id);
-    expect((await e.gw.call('POST', '/v1/repositories', { ...as(l), body: { repository: 'lag/app', installationId: lagging.id } })).status).toBe(201);
+    expect(
+      (
+        await e.gw.call('POST', '/v1/repositories', {
+          ...as(l),
+          body: { repository: 'lag/app', installationId: lagging.id },
+        })
+      ).status,
+    ).toBe(201);
     await e.gw.call('PATCH', `/v1/apps/${l.appId}`, { ...as(l), body: { pr_comment: 'on' } });
     e.github.pushBranch('lag/app', 'feat', 1);
     const n = e.github.openPullAs('bob', 'lag/app', 'feat', 'x').number;
@@ -310,14 +451,20 @@ describe('the living PR comment', () => {
     expect((await settle(e.gw)).failed).toBe(1);
     expect(e.github.commentsOn('lag/app', n)).toEqual([]);
     const app = await e.gw.call('GET', `/v1/apps/${l.appId}`, as(l));
-    expect(app.body.data.pr_comment_problem).toMatchObject({ code: 'missing_permission', repository: 'lag/app', number: n });
+    expect(app.body.data.pr_comment_problem).toMatchObject({
+      code: 'missing_permission',
+      repository: 'lag/app',
+      number: n,
+    });
     expect(app.body.data.pr_comment_problem.message).toContain('pull requests write');
     const repos = await e.gw.call('GET', '/v1/repositories', as(l));
     expect(repos.body.data[0]).toMatchObject({ repository: 'lag/app', commentWrite: 'pending' });
     // A pull request of a repository the factory never connected is a problem too.
     await upload(e.gw, l, 3, { repository: 'acme/unconnected', caption: 'x' });
     await settle(e.gw);
-    expect((await e.gw.call('GET', `/v1/apps/${l.appId}`, as(l))).body.data.pr_comment_problem.code).toBe('repository_not_connected');
+    expect((await e.gw.call('GET', `/v1/apps/${l.appId}`, as(l))).body.data.pr_comment_problem.code).toBe(
+      'repository_not_connected',
+    );
     // Accepting the permission and new evidence: it posts, and the problem clears for that pull request.
     lagging.permissions.pull_requests = 'write';
     e.github.revokeTokens();
@@ -340,13 +487,23 @@ describe('the living PR comment', () => {
     expect(body).toContain(`total cost $${detail.body.data.costUsd.toFixed(2)} · `);
 
     // A session with a model the price list does not know: the sum is no longer the PR's whole cost.
-    await ingest(e.gw, as(t), [sessionDoc({ startedAt: '2026-11-01T11:00:00Z', repo: 'acme/api', branch: 'z', prNumber: n, turns: [{ ...turn, model: 'mystery-model-9' }] })]);
+    await ingest(e.gw, as(t), [
+      sessionDoc({
+        startedAt: '2026-11-01T11:00:00Z',
+        repo: 'acme/api',
+        branch: 'z',
+        prNumber: n,
+        turns: [{ ...turn, model: 'mystery-model-9' }],
+      }),
+    ]);
     expect((await settle(e.gw)).posted).toBe(1);
     const after = await e.gw.call('GET', `/v1/prs/acme/api/${n}`, as(t));
     expect(after.body.data.costStatus).toBe('partial');
     const updated = marked(e.github, n, t.appId)[0]!.body;
     expect(updated).toContain(`**Sessions:** 3 (`);
-    expect(updated).toContain(`total cost $${after.body.data.costUsd.toFixed(2)} (partial: no price for mystery\\-model\\-9) · `); // names escaped as every inline text
+    expect(updated).toContain(
+      `total cost $${after.body.data.costUsd.toFixed(2)} (partial: no price for mystery\\-model\\-9) · `,
+    ); // names escaped as every inline text
   });
 });
 
@@ -395,13 +552,24 @@ describe('a restart in the middle of a pending update', () => {
 
 describe('the comment body', () => {
   const base: CommentData = {
-    appId: '00000000-0000-4000-8000-000000000001', dashboardUrl: 'http://attest.test/f/x/prs/acme/api/1',
-    sessions: { count: 0, agentTypes: [], costUsd: 0, costStatus: 'complete', unpricedModels: [] }, artifacts: [], checks: [], criteria: [], findings: [],
+    appId: '00000000-0000-4000-8000-000000000001',
+    dashboardUrl: 'http://attest.test/f/x/prs/acme/api/1',
+    sessions: { count: 0, agentTypes: [], costUsd: 0, costStatus: 'complete', unpricedModels: [] },
+    artifacts: [],
+    checks: [],
+    criteria: [],
+    findings: [],
   };
 
   it('is cut at 65,536 characters with a line that points to the dashboard', () => {
     const artifacts = Array.from({ length: 2000 }, (_, i) => ({
-      id: `a${i}`, kind: 'log', caption: `caption ${i} ${'x'.repeat(400)}`, filename: 'f', criterionId: null, pageUrl: `http://attest.test/artifacts/a${i}`, imageUrl: null,
+      id: `a${i}`,
+      kind: 'log',
+      caption: `caption ${i} ${'x'.repeat(400)}`,
+      filename: 'f',
+      criterionId: null,
+      pageUrl: `http://attest.test/artifacts/a${i}`,
+      imageUrl: null,
     }));
     const body = renderComment({ ...base, artifacts });
     expect(body.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
@@ -417,10 +585,21 @@ describe('the comment body', () => {
 
   it('says when the total cost is not whole, and which models had no price', () => {
     const sessions = { count: 2, agentTypes: [], costUsd: 1.5 };
-    expect(renderComment({ ...base, sessions: { ...sessions, costStatus: 'complete', unpricedModels: [] } })).toContain('total cost $1.50 · ');
-    expect(renderComment({ ...base, sessions: { ...sessions, costStatus: 'partial', unpricedModels: ['m-1', 'm-2'] } })).toContain('total cost $1.50 (partial: no price for m\\-1, m\\-2) · ');
-    expect(renderComment({ ...base, sessions: { ...sessions, costUsd: 0, costStatus: 'unpriced', unpricedModels: ['<m>'] } })).toContain('total cost unknown (no price for &lt;m&gt;) · ');
+    expect(renderComment({ ...base, sessions: { ...sessions, costStatus: 'complete', unpricedModels: [] } })).toContain(
+      'total cost $1.50 · ',
+    );
+    expect(
+      renderComment({ ...base, sessions: { ...sessions, costStatus: 'partial', unpricedModels: ['m-1', 'm-2'] } }),
+    ).toContain('total cost $1.50 (partial: no price for m\\-1, m\\-2) · ');
+    expect(
+      renderComment({
+        ...base,
+        sessions: { ...sessions, costUsd: 0, costStatus: 'unpriced', unpricedModels: ['<m>'] },
+      }),
+    ).toContain('total cost unknown (no price for &lt;m&gt;) · ');
     const many = Array.from({ length: 7 }, (_, i) => `m${i}`);
-    expect(renderComment({ ...base, sessions: { ...sessions, costStatus: 'partial', unpricedModels: many } })).toContain('(partial: no price for m0, m1, m2, m3, m4, …) · ');
+    expect(
+      renderComment({ ...base, sessions: { ...sessions, costStatus: 'partial', unpricedModels: many } }),
+    ).toContain('(partial: no price for m0, m1, m2, m3, m4, …) · ');
   });
 });

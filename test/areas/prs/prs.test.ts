@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../../helpers/gateway.js';
-import { connectRepository, deliver, checkDelivery, pullRequestDelivery, startWithGithub, type GithubGateway, type PullSpec } from '../webhooks/github.js';
+import {
+  connectRepository,
+  deliver,
+  checkDelivery,
+  pullRequestDelivery,
+  startWithGithub,
+  type GithubGateway,
+  type PullSpec,
+} from '../webhooks/github.js';
 import { ingest, sessionDoc } from '../metrics/sessions.js';
 
 const MODEL = 'claude-sonnet-4-5';
@@ -20,7 +28,11 @@ describe('PR attribution and outcomes', () => {
   };
   const as = (tenant: Tenant) => ({ token: tenant.factoryKey, appId: tenant.appId });
   const pr = (spec: Partial<PullSpec> & Pick<PullSpec, 'number' | 'updatedAt'>): PullSpec => ({
-    repository: 'acme/api', title: `PR ${spec.number}`, head: `feature/${spec.number}`, installationId: g.installation.id, ...spec,
+    repository: 'acme/api',
+    title: `PR ${spec.number}`,
+    head: `feature/${spec.number}`,
+    installationId: g.installation.id,
+    ...spec,
   });
   /** sessionId → { traceId, costUsd } as the session list reports them. */
   let listed: Map<string, { traceId: string; costUsd: number }>;
@@ -30,30 +42,122 @@ describe('PR attribution and outcomes', () => {
     t = await createTenant(g.gw, { plan: 'free' });
     other = await createTenant(g.gw);
     await connectRepository(g, t, 'acme/api');
-    await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 12, title: 'Fix rate limit', head: 'fix/rate-limit', headSha: 'e'.repeat(40), updatedAt: '2026-10-01T10:00:00Z' })));
-    await deliver(g, 'check_run', checkDelivery('check_run', { repository: 'acme/api', id: 1, headSha: 'e'.repeat(40), status: 'completed', conclusion: 'success', installationId: g.installation.id }));
-    await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 12, title: 'Fix rate limit', head: 'fix/rate-limit', headSha: 'e'.repeat(40), state: 'closed', merged: true, updatedAt: '2026-10-03T10:00:00Z' })));
-    await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 14, title: 'Unrelated', head: 'chore/unrelated', updatedAt: '2026-10-03T10:00:00Z' })));
+    await deliver(
+      g,
+      'pull_request',
+      pullRequestDelivery(
+        pr({
+          number: 12,
+          title: 'Fix rate limit',
+          head: 'fix/rate-limit',
+          headSha: 'e'.repeat(40),
+          updatedAt: '2026-10-01T10:00:00Z',
+        }),
+      ),
+    );
+    await deliver(
+      g,
+      'check_run',
+      checkDelivery('check_run', {
+        repository: 'acme/api',
+        id: 1,
+        headSha: 'e'.repeat(40),
+        status: 'completed',
+        conclusion: 'success',
+        installationId: g.installation.id,
+      }),
+    );
+    await deliver(
+      g,
+      'pull_request',
+      pullRequestDelivery(
+        pr({
+          number: 12,
+          title: 'Fix rate limit',
+          head: 'fix/rate-limit',
+          headSha: 'e'.repeat(40),
+          state: 'closed',
+          merged: true,
+          updatedAt: '2026-10-03T10:00:00Z',
+        }),
+      ),
+    );
+    await deliver(
+      g,
+      'pull_request',
+      pullRequestDelivery(
+        pr({ number: 14, title: 'Unrelated', head: 'chore/unrelated', updatedAt: '2026-10-03T10:00:00Z' }),
+      ),
+    );
 
     await ingest(g.gw, as(t), [
-      sessionDoc({ id: ids.outcome, startedAt: '2026-10-01T09:00:00Z', repo: 'acme/api', branch: 'main', prNumber: 12, turns: [turn] }),
-      sessionDoc({ id: ids.event, startedAt: '2026-10-01T12:00:00Z', repo: 'acme/api', branch: 'other', prLinked: [12], turns: [turn, turn] }),
-      sessionDoc({ id: ids.branch, startedAt: '2026-10-02T08:00:00Z', repo: 'acme/api', branch: 'fix/rate-limit', turns: [turn, turn, turn] }),
+      sessionDoc({
+        id: ids.outcome,
+        startedAt: '2026-10-01T09:00:00Z',
+        repo: 'acme/api',
+        branch: 'main',
+        prNumber: 12,
+        turns: [turn],
+      }),
+      sessionDoc({
+        id: ids.event,
+        startedAt: '2026-10-01T12:00:00Z',
+        repo: 'acme/api',
+        branch: 'other',
+        prLinked: [12],
+        turns: [turn, turn],
+      }),
+      sessionDoc({
+        id: ids.branch,
+        startedAt: '2026-10-02T08:00:00Z',
+        repo: 'acme/api',
+        branch: 'fix/rate-limit',
+        turns: [turn, turn, turn],
+      }),
       // On the PR's branch, but after the PR merged: the branch name was reused.
-      sessionDoc({ id: ids.late, startedAt: '2026-10-05T08:00:00Z', repo: 'acme/api', branch: 'fix/rate-limit', turns: [turn] }),
+      sessionDoc({
+        id: ids.late,
+        startedAt: '2026-10-05T08:00:00Z',
+        repo: 'acme/api',
+        branch: 'fix/rate-limit',
+        turns: [turn],
+      }),
       // Names a PR of another repository by URL; no webhook state is known for it.
-      sessionDoc({ id: ids.url, startedAt: '2026-10-04T08:00:00Z', repo: 'acme/api', branch: 'x', prNumber: 5, prUrl: 'https://github.com/Acme/Web/pull/5', turns: [turn] }),
+      sessionDoc({
+        id: ids.url,
+        startedAt: '2026-10-04T08:00:00Z',
+        repo: 'acme/api',
+        branch: 'x',
+        prNumber: 5,
+        prUrl: 'https://github.com/Acme/Web/pull/5',
+        turns: [turn],
+      }),
       sessionDoc({ id: ids.none, startedAt: '2026-10-04T09:00:00Z', repo: 'acme/api', branch: 'y', turns: [turn] }),
     ]);
     // Another factory's session naming the same PR number stays in that factory.
-    await ingest(g.gw, as(other), [sessionDoc({ startedAt: '2026-10-01T09:00:00Z', repo: 'acme/api', branch: 'fix/rate-limit', prNumber: 12, turns: [turn] })]);
+    await ingest(g.gw, as(other), [
+      sessionDoc({
+        startedAt: '2026-10-01T09:00:00Z',
+        repo: 'acme/api',
+        branch: 'fix/rate-limit',
+        prNumber: 12,
+        turns: [turn],
+      }),
+    ]);
 
     const list = await g.gw.call('GET', '/v1/sessions?repoScope=all&limit=100', as(t));
     expect(list.status).toBe(200);
-    listed = new Map(list.body.data.sessions.map((s: { sessionId: string; traceId: string; costUsd: number }) => [s.sessionId, { traceId: s.traceId, costUsd: s.costUsd }]));
+    listed = new Map(
+      list.body.data.sessions.map((s: { sessionId: string; traceId: string; costUsd: number }) => [
+        s.sessionId,
+        { traceId: s.traceId, costUsd: s.costUsd },
+      ]),
+    );
     expect(listed.size).toBe(6);
   });
-  afterAll(async () => { await g?.close(); });
+  afterAll(async () => {
+    await g?.close();
+  });
 
   it('lists attributed PRs with state, CI, sessions and cost', async () => {
     const r = await g.gw.call('GET', '/v1/prs/outcomes', as(t));
@@ -63,14 +167,32 @@ describe('PR attribution and outcomes', () => {
     const [web, api] = r.body.data;
     const cost = (...sessionIds: string[]) => sessionIds.reduce((n, id) => n + listed.get(id)!.costUsd, 0);
     expect(api).toMatchObject({
-      repository: 'acme/api', number: 12, url: 'https://github.com/acme/api/pull/12', title: 'Fix rate limit', branch: 'fix/rate-limit',
-      state: 'merged', merged: true, reverted: false, ciGreen: true, sessions: 3,
-      firstSessionAt: '2026-10-01T09:00:00.000Z', lastSessionAt: '2026-10-02T08:00:00.000Z', mergedAt: '2026-10-03T10:00:00.000Z',
+      repository: 'acme/api',
+      number: 12,
+      url: 'https://github.com/acme/api/pull/12',
+      title: 'Fix rate limit',
+      branch: 'fix/rate-limit',
+      state: 'merged',
+      merged: true,
+      reverted: false,
+      ciGreen: true,
+      sessions: 3,
+      firstSessionAt: '2026-10-01T09:00:00.000Z',
+      lastSessionAt: '2026-10-02T08:00:00.000Z',
+      mergedAt: '2026-10-03T10:00:00.000Z',
     });
     expect(api.costUsd).toBeGreaterThan(0);
     expect(api.costUsd).toBeCloseTo(cost(ids.outcome, ids.event, ids.branch), 6);
     expect(web).toMatchObject({
-      repository: 'acme/web', number: 5, url: 'https://github.com/Acme/Web/pull/5', title: null, state: 'unknown', merged: null, reverted: null, ciGreen: null, sessions: 1,
+      repository: 'acme/web',
+      number: 5,
+      url: 'https://github.com/Acme/Web/pull/5',
+      title: null,
+      state: 'unknown',
+      merged: null,
+      reverted: null,
+      ciGreen: null,
+      sessions: 1,
     });
     expect(web.costUsd).toBeCloseTo(cost(ids.url), 6);
 
@@ -90,9 +212,20 @@ describe('PR attribution and outcomes', () => {
   it('gives one PR with its sessions and how each is linked', async () => {
     const r = await g.gw.call('GET', '/v1/prs/acme/api/12', as(t));
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ number: 12, state: 'merged', ci: 'green', sessions: 3, artifacts: [], results: [] });
+    expect(r.body.data).toMatchObject({
+      number: 12,
+      state: 'merged',
+      ci: 'green',
+      sessions: 3,
+      artifacts: [],
+      results: [],
+    });
     expect(r.body.data.sessionList).toEqual([
-      expect.objectContaining({ sessionId: ids.outcome, traceId: listed.get(ids.outcome)!.traceId, linkedBy: ['session'] }),
+      expect.objectContaining({
+        sessionId: ids.outcome,
+        traceId: listed.get(ids.outcome)!.traceId,
+        linkedBy: ['session'],
+      }),
       expect.objectContaining({ sessionId: ids.event, linkedBy: ['session'] }),
       expect.objectContaining({ sessionId: ids.branch, linkedBy: ['branch'] }),
     ]);
@@ -111,25 +244,51 @@ describe('PR attribution and outcomes', () => {
   const listedOutcomes = async (tenant: Tenant) => {
     const r = await g.gw.call('GET', '/v1/sessions?repoScope=all&limit=100', as(tenant));
     expect(r.status).toBe(200);
-    return new Map<string, unknown>(r.body.data.sessions.map((s: { traceId: string; prOutcomes: unknown }) => [s.traceId, s.prOutcomes]));
+    return new Map<string, unknown>(
+      r.body.data.sessions.map((s: { traceId: string; prOutcomes: unknown }) => [s.traceId, s.prOutcomes]),
+    );
   };
 
   it("the session list gives each session its PRs' outcomes", async () => {
     const traceIds = [ids.outcome, ids.branch, ids.late, ids.url, ids.none].map((s) => listed.get(s)!.traceId);
     const map = await listedOutcomes(t);
     const merged12 = {
-      prNumber: 12, prUrl: 'https://github.com/acme/api/pull/12',
-      ciGreen: { label: 'green', score: 1 }, merged: { label: 'merged', score: 1 }, reverted: { label: 'kept', score: 1 },
+      prNumber: 12,
+      prUrl: 'https://github.com/acme/api/pull/12',
+      ciGreen: { label: 'green', score: 1 },
+      merged: { label: 'merged', score: 1 },
+      reverted: { label: 'kept', score: 1 },
     };
     expect(map.get(traceIds[0]!)).toEqual([merged12]);
     expect(map.get(traceIds[1]!)).toEqual([merged12]);
     expect(map.get(traceIds[2]!)).toEqual([]);
     const unknown = { label: 'unknown', score: 0.5 };
-    expect(map.get(traceIds[3]!)).toEqual([{ prNumber: 5, prUrl: 'https://github.com/Acme/Web/pull/5', ciGreen: unknown, merged: unknown, reverted: unknown }]);
+    expect(map.get(traceIds[3]!)).toEqual([
+      {
+        prNumber: 5,
+        prUrl: 'https://github.com/Acme/Web/pull/5',
+        ciGreen: unknown,
+        merged: unknown,
+        reverted: unknown,
+      },
+    ]);
     expect(map.get(traceIds[4]!)).toEqual([]);
 
     // A revert changes the label of every session of the reverted PR.
-    await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 15, title: 'Revert "Fix rate limit"', body: 'Reverts acme/api#12', state: 'closed', merged: true, updatedAt: '2026-10-06T10:00:00Z' })));
+    await deliver(
+      g,
+      'pull_request',
+      pullRequestDelivery(
+        pr({
+          number: 15,
+          title: 'Revert "Fix rate limit"',
+          body: 'Reverts acme/api#12',
+          state: 'closed',
+          merged: true,
+          updatedAt: '2026-10-06T10:00:00Z',
+        }),
+      ),
+    );
     const after = await listedOutcomes(t);
     expect((after.get(traceIds[0]!) as { reverted: unknown }[])[0]!.reverted).toEqual({ label: 'reverted', score: 0 });
     expect((await g.gw.call('GET', '/v1/prs/outcomes?state=merged', as(t))).body.data[0].reverted).toBe(true);
@@ -137,17 +296,36 @@ describe('PR attribution and outcomes', () => {
     // of this factory's sessions is listed to it.
     const theirs = await listedOutcomes(other);
     expect(traceIds.filter((id) => theirs.has(id))).toEqual([]);
-    expect([...theirs.values()]).toEqual([[{ prNumber: 12, prUrl: 'https://github.com/acme/api/pull/12', ciGreen: unknown, merged: unknown, reverted: unknown }]]);
+    expect([...theirs.values()]).toEqual([
+      [
+        {
+          prNumber: 12,
+          prUrl: 'https://github.com/acme/api/pull/12',
+          ciGreen: unknown,
+          merged: unknown,
+          reverted: unknown,
+        },
+      ],
+    ]);
   });
 
   it('needs prs.read, and keeps factories apart', async () => {
     for (const url of ['/v1/prs/outcomes', '/v1/prs/acme/api/12']) {
       const none = await g.gw.call('GET', url, { appId: t.appId });
       expect(none.status).toBe(401);
-      const wrong = await g.gw.call('GET', url, { token: 'sk_outerlayer_000000000000000000000000000000000000aaaaaa', appId: t.appId });
+      const wrong = await g.gw.call('GET', url, {
+        token: 'sk_outerlayer_000000000000000000000000000000000000aaaaaa',
+        appId: t.appId,
+      });
       expect(wrong.status).toBe(401);
     }
-    const ingestKey = (await g.gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: 'ingest', preset: 'ingest' } })).body.data.plaintext_key;
+    const ingestKey = (
+      await g.gw.call('POST', '/v1/api-keys', {
+        token: t.loginToken,
+        appId: t.appId,
+        body: { name: 'ingest', preset: 'ingest' },
+      })
+    ).body.data.plaintext_key;
     const denied = await g.gw.call('GET', '/v1/prs/outcomes', { token: ingestKey, appId: t.appId });
     expect(denied.status).toBe(403);
     expect(denied.body.error).toMatchObject({ code: 'forbidden', required_permission: 'prs.read' });
@@ -155,7 +333,9 @@ describe('PR attribution and outcomes', () => {
 
     // The other factory sees only its own session's reference (no webhook state: it did not connect the repo).
     const theirs = await g.gw.call('GET', '/v1/prs/outcomes', as(other));
-    expect(theirs.body.data).toEqual([expect.objectContaining({ repository: 'acme/api', number: 12, state: 'unknown', sessions: 1 })]);
+    expect(theirs.body.data).toEqual([
+      expect.objectContaining({ repository: 'acme/api', number: 12, state: 'unknown', sessions: 1 }),
+    ]);
     expect((await g.gw.call('GET', '/v1/prs/acme/api/14', as(other))).status).toBe(404);
     expect((await g.gw.call('GET', '/v1/prs/outcomes', { token: other.factoryKey, appId: t.appId })).status).toBe(401);
   });
@@ -174,27 +354,83 @@ describe("a PR's cost status: whether its cost is whole", () => {
     g = await startWithGithub();
     t = await createTenant(g.gw);
     await ingest(g.gw, as(), [
-      sessionDoc({ id: 'c0000000-0000-4000-8000-000000000001', startedAt: '2026-10-01T09:00:00Z', repo: 'acme/api', branch: 'a', prNumber: 21, prUrl: url(21), turns: [turn] }),
-      sessionDoc({ id: 'c0000000-0000-4000-8000-000000000002', startedAt: '2026-10-01T10:00:00Z', repo: 'acme/api', branch: 'b', prNumber: 21, prUrl: url(21), turns: [unknownTurn] }),
-      sessionDoc({ id: 'c0000000-0000-4000-8000-000000000003', startedAt: '2026-10-01T11:00:00Z', repo: 'acme/api', branch: 'c', prNumber: 21, prUrl: url(21), turns: [turn, unknownTurn] }),
-      sessionDoc({ id: 'c0000000-0000-4000-8000-000000000004', startedAt: '2026-10-02T09:00:00Z', repo: 'acme/api', branch: 'd', prNumber: 22, prUrl: url(22), turns: [unknownTurn, unknownTurn] }),
-      sessionDoc({ id: 'c0000000-0000-4000-8000-000000000005', startedAt: '2026-10-03T09:00:00Z', repo: 'acme/api', branch: 'e', prNumber: 23, prUrl: url(23), turns: [turn, turn] }),
+      sessionDoc({
+        id: 'c0000000-0000-4000-8000-000000000001',
+        startedAt: '2026-10-01T09:00:00Z',
+        repo: 'acme/api',
+        branch: 'a',
+        prNumber: 21,
+        prUrl: url(21),
+        turns: [turn],
+      }),
+      sessionDoc({
+        id: 'c0000000-0000-4000-8000-000000000002',
+        startedAt: '2026-10-01T10:00:00Z',
+        repo: 'acme/api',
+        branch: 'b',
+        prNumber: 21,
+        prUrl: url(21),
+        turns: [unknownTurn],
+      }),
+      sessionDoc({
+        id: 'c0000000-0000-4000-8000-000000000003',
+        startedAt: '2026-10-01T11:00:00Z',
+        repo: 'acme/api',
+        branch: 'c',
+        prNumber: 21,
+        prUrl: url(21),
+        turns: [turn, unknownTurn],
+      }),
+      sessionDoc({
+        id: 'c0000000-0000-4000-8000-000000000004',
+        startedAt: '2026-10-02T09:00:00Z',
+        repo: 'acme/api',
+        branch: 'd',
+        prNumber: 22,
+        prUrl: url(22),
+        turns: [unknownTurn, unknownTurn],
+      }),
+      sessionDoc({
+        id: 'c0000000-0000-4000-8000-000000000005',
+        startedAt: '2026-10-03T09:00:00Z',
+        repo: 'acme/api',
+        branch: 'e',
+        prNumber: 23,
+        prUrl: url(23),
+        turns: [turn, turn],
+      }),
     ]);
     const list = await g.gw.call('GET', '/v1/sessions?repoScope=all&limit=100', as());
-    listed = new Map(list.body.data.sessions.map((s: { sessionId: string; costUsd: number; costStatus: string }) => [s.sessionId, s]));
+    listed = new Map(
+      list.body.data.sessions.map((s: { sessionId: string; costUsd: number; costStatus: string }) => [s.sessionId, s]),
+    );
     // The sessions' own statuses, as the pricing gives them: the premise of what follows.
-    expect([1, 2, 3, 4, 5].map((n) => listed.get(`c0000000-0000-4000-8000-00000000000${n}`)!.costStatus)).toEqual(['complete', 'unpriced', 'partial', 'unpriced', 'complete']);
+    expect([1, 2, 3, 4, 5].map((n) => listed.get(`c0000000-0000-4000-8000-00000000000${n}`)!.costStatus)).toEqual([
+      'complete',
+      'unpriced',
+      'partial',
+      'unpriced',
+      'complete',
+    ]);
   });
-  afterAll(async () => { await g?.close(); });
+  afterAll(async () => {
+    await g?.close();
+  });
 
   it('outcomes: complete when every session is priced, unpriced when none is, partial otherwise, with the models missing a price', async () => {
     const r = await g.gw.call('GET', '/v1/prs/outcomes', as());
     expect(r.status).toBe(200);
     const byNumber = new Map(r.body.data.map((o: { number: number }) => [o.number, o]));
-    const cost = (...n: number[]) => n.reduce((sum, i) => sum + listed.get(`c0000000-0000-4000-8000-00000000000${i}`)!.costUsd, 0);
+    const cost = (...n: number[]) =>
+      n.reduce((sum, i) => sum + listed.get(`c0000000-0000-4000-8000-00000000000${i}`)!.costUsd, 0);
     expect(byNumber.get(21)).toMatchObject({ sessions: 3, costStatus: 'partial', unpricedModels: [UNKNOWN] });
     expect((byNumber.get(21) as { costUsd: number }).costUsd).toBeCloseTo(cost(1, 2, 3), 6);
-    expect(byNumber.get(22)).toMatchObject({ sessions: 1, costUsd: 0, costStatus: 'unpriced', unpricedModels: [UNKNOWN] });
+    expect(byNumber.get(22)).toMatchObject({
+      sessions: 1,
+      costUsd: 0,
+      costStatus: 'unpriced',
+      unpricedModels: [UNKNOWN],
+    });
     expect(byNumber.get(23)).toMatchObject({ sessions: 1, costStatus: 'complete', unpricedModels: [] });
   });
 
@@ -202,8 +438,15 @@ describe("a PR's cost status: whether its cost is whole", () => {
     const r = await g.gw.call('GET', '/v1/prs/acme/api/21', as());
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ costStatus: 'partial', unpricedModels: [UNKNOWN] });
-    expect(r.body.data.sessionList.map((s: { costStatus: string; unpricedModels: string[] }) => [s.costStatus, s.unpricedModels])).toEqual([
-      ['complete', []], ['unpriced', [UNKNOWN]], ['partial', [UNKNOWN]],
+    expect(
+      r.body.data.sessionList.map((s: { costStatus: string; unpricedModels: string[] }) => [
+        s.costStatus,
+        s.unpricedModels,
+      ]),
+    ).toEqual([
+      ['complete', []],
+      ['unpriced', [UNKNOWN]],
+      ['partial', [UNKNOWN]],
     ]);
     const csv = await g.gw.call('GET', '/v1/prs/acme/api/21/export?format=csv', as());
     expect(csv.status).toBe(200);
@@ -211,8 +454,15 @@ describe("a PR's cost status: whether its cost is whole", () => {
     expect(lines[0]).toBe('kind,id,at,name,status,costUsd,linkedBy,agentType,sessionId,url,detail');
     // status is the fifth column, after the title (which may hold commas, so read from the line's ends).
     const sessionLines = lines.filter((l) => l.startsWith('session,'));
-    expect(sessionLines.map((l) => [/^session,[^,]+,[^,]+,.*,(complete|partial|unpriced),[\d.]+,session,/.exec(l)?.[1], l.slice(l.lastIndexOf(',') + 1)])).toEqual([
-      ['complete', ''], ['unpriced', `no price: ${UNKNOWN}`], ['partial', `no price: ${UNKNOWN}`],
+    expect(
+      sessionLines.map((l) => [
+        /^session,[^,]+,[^,]+,.*,(complete|partial|unpriced),[\d.]+,session,/.exec(l)?.[1],
+        l.slice(l.lastIndexOf(',') + 1),
+      ]),
+    ).toEqual([
+      ['complete', ''],
+      ['unpriced', `no price: ${UNKNOWN}`],
+      ['partial', `no price: ${UNKNOWN}`],
     ]);
   });
 });

@@ -19,7 +19,8 @@ interface ClaimedItem {
 let counter = 0;
 
 async function claimedItem(
-  gw: TestGateway, t: Tenant,
+  gw: TestGateway,
+  t: Tenant,
   opts: { repository?: string | null; branch?: string; ttlSeconds?: number } = {},
 ): Promise<ClaimedItem> {
   const as = { token: t.factoryKey, appId: t.appId };
@@ -30,14 +31,24 @@ async function claimedItem(
   const item = await gw.call('POST', '/v1/work-items', { ...as, body });
   if (item.status !== 201) throw new Error(`create item: ${item.status} ${item.text}`);
   const claim = await gw.call('POST', `/v1/work-items/${item.body.data.id}/claims`, {
-    ...as, body: { source: 'runner-1', branch: opts.branch ?? `attest/item-${n}`, ttlSeconds: opts.ttlSeconds ?? 86_400 },
+    ...as,
+    body: { source: 'runner-1', branch: opts.branch ?? `attest/item-${n}`, ttlSeconds: opts.ttlSeconds ?? 86_400 },
   });
   if (claim.status !== 201) throw new Error(`claim: ${claim.status} ${claim.text}`);
   return { id: item.body.data.id, number: item.body.data.number, itemKey: claim.body.data.itemKey };
 }
 
-function put(gw: TestGateway, item: ClaimedItem, body: unknown = PR(), opts: { token?: string; appId?: string; path?: string } = {}) {
-  return gw.call('PUT', `/v1/work-items/${opts.path ?? item.id}/pull-request`, { token: opts.token ?? item.itemKey, ...(opts.appId ? { appId: opts.appId } : {}), body });
+function put(
+  gw: TestGateway,
+  item: ClaimedItem,
+  body: unknown = PR(),
+  opts: { token?: string; appId?: string; path?: string } = {},
+) {
+  return gw.call('PUT', `/v1/work-items/${opts.path ?? item.id}/pull-request`, {
+    token: opts.token ?? item.itemKey,
+    ...(opts.appId ? { appId: opts.appId } : {}),
+    body,
+  });
 }
 
 async function linked(gw: TestGateway, t: Tenant, item: ClaimedItem) {
@@ -69,7 +80,11 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
     github.addRepository('acme/api', { installation });
     github.addRepository('acme/other', { installation });
     await bindInstallation(gw, a.appId, installation.id);
-    const connected = await gw.call('POST', '/v1/repositories', { token: a.factoryKey, appId: a.appId, body: { repository: 'acme/api', installationId: installation.id } });
+    const connected = await gw.call('POST', '/v1/repositories', {
+      token: a.factoryKey,
+      appId: a.appId,
+      body: { repository: 'acme/api', installationId: installation.id },
+    });
     expect(connected.status).toBe(201);
   });
   afterAll(async () => {
@@ -85,26 +100,54 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       const open = github.openPulls('acme/api', 'feature/widget');
       expect(open).toHaveLength(1);
       const pr = open[0]!;
-      expect(r.body).toEqual({ data: { repository: 'acme/api', number: pr.number, url: `${github.url.replace('127.0.0.1', 'localhost')}/acme/api/pull/${pr.number}`, created: true } });
-      expect(pr).toMatchObject({ head: 'feature/widget', base: 'main', title: 'Add the widget', body: 'Closes #1.\n\nEvidence attached.', user: 'attest-test-app[bot]' });
-      expect(await linked(gw, a, item)).toEqual([expect.objectContaining({ repository: 'acme/api', number: pr.number, url: r.body.data.url })]);
+      expect(r.body).toEqual({
+        data: {
+          repository: 'acme/api',
+          number: pr.number,
+          url: `${github.url.replace('127.0.0.1', 'localhost')}/acme/api/pull/${pr.number}`,
+          created: true,
+        },
+      });
+      expect(pr).toMatchObject({
+        head: 'feature/widget',
+        base: 'main',
+        title: 'Add the widget',
+        body: 'Closes #1.\n\nEvidence attached.',
+        user: 'attest-test-app[bot]',
+      });
+      expect(await linked(gw, a, item)).toEqual([
+        expect.objectContaining({ repository: 'acme/api', number: pr.number, url: r.body.data.url }),
+      ]);
 
       // The second transition: the open pull request gets the new title and body, 200 created=false.
       const again = await put(gw, item, PR('Add the widget, v2', 'Now with tests.'));
       expect(again.status).toBe(200);
       expect(again.body.data).toEqual({ ...r.body.data, created: false });
       expect(github.openPulls('acme/api', 'feature/widget')).toHaveLength(1);
-      expect(github.openPulls('acme/api', 'feature/widget')[0]).toMatchObject({ title: 'Add the widget, v2', body: 'Now with tests.', base: 'main' });
+      expect(github.openPulls('acme/api', 'feature/widget')[0]).toMatchObject({
+        title: 'Add the widget, v2',
+        body: 'Now with tests.',
+        base: 'main',
+      });
       expect(await linked(gw, a, item)).toHaveLength(1);
 
       // PR attribution knows it at once (before any webhook), with the edited title.
       const attributed = await gw.call('GET', `/v1/prs/acme/api/${pr.number}`, { token: a.factoryKey, appId: a.appId });
       expect(attributed.status).toBe(200);
       expect(attributed.body.data).toMatchObject({
-        repository: 'acme/api', number: pr.number, url: r.body.data.url, title: 'Add the widget, v2', branch: 'feature/widget', state: 'open',
-        baseBranch: 'main', headSha: pr.headSha, author: 'attest-test-app[bot]',
+        repository: 'acme/api',
+        number: pr.number,
+        url: r.body.data.url,
+        title: 'Add the widget, v2',
+        branch: 'feature/widget',
+        state: 'open',
+        baseBranch: 'main',
+        headSha: pr.headSha,
+        author: 'attest-test-app[bot]',
       });
-      expect((await gw.call('GET', `/v1/prs/acme/api/${pr.number}`, { token: b.factoryKey, appId: b.appId })).status).toBe(404);
+      expect(
+        (await gw.call('GET', `/v1/prs/acme/api/${pr.number}`, { token: b.factoryKey, appId: b.appId })).status,
+      ).toBe(404);
     });
 
     it('open pull request on the branch opened by someone else → edits only its title and body: 200 created=false, linked', async () => {
@@ -141,7 +184,11 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
     it('two gateway replicas on one store, PUTs racing on both: one pull request', async () => {
       const replica = await startGateway({
         replicaOf: gw,
-        env: { GITHUB_API_URL: github.url, GITHUB_APP_ID: String(github.appId), GITHUB_APP_PRIVATE_KEY: gw.config.github.privateKey ?? '' },
+        env: {
+          GITHUB_API_URL: github.url,
+          GITHUB_APP_ID: String(github.appId),
+          GITHUB_APP_PRIVATE_KEY: gw.config.github.privateKey ?? '',
+        },
       });
       try {
         const item = await claimedItem(gw, a, { branch: 'race/replicas' });
@@ -178,8 +225,12 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       const r = await put(gw, item, PR('Mine now'));
       expect(r.status).toBe(200);
       expect(r.body.data.created).toBe(false);
-      expect(github.openPulls('acme/api', 'race/exists')).toEqual([expect.objectContaining({ title: 'Mine now', user: 'someone' })]);
-      expect(github.calls.some((c) => c.method === 'POST' && c.path === '/repos/acme/api/pulls' && c.status === 422)).toBe(true);
+      expect(github.openPulls('acme/api', 'race/exists')).toEqual([
+        expect.objectContaining({ title: 'Mine now', user: 'someone' }),
+      ]);
+      expect(
+        github.calls.some((c) => c.method === 'POST' && c.path === '/repos/acme/api/pulls' && c.status === 422),
+      ).toBe(true);
     });
   });
 
@@ -202,8 +253,11 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
     expect((await put(gw, item, PR('again'))).status).toBe(200);
     // repository, branch, compare, list pulls by head, update.
     expect(github.calls.slice(start).map((c) => `${c.method} ${c.route}`)).toEqual([
-      'GET /repos/{owner}/{repo}', 'GET /repos/{owner}/{repo}/branches/{branch}', 'GET /repos/{owner}/{repo}/compare/{basehead}',
-      'GET /repos/{owner}/{repo}/pulls', 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}',
+      'GET /repos/{owner}/{repo}',
+      'GET /repos/{owner}/{repo}/branches/{branch}',
+      'GET /repos/{owner}/{repo}/compare/{basehead}',
+      'GET /repos/{owner}/{repo}/pulls',
+      'PATCH /repos/{owner}/{repo}/pulls/{pull_number}',
     ]);
   });
 
@@ -211,15 +265,29 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
     it('400 for a body that is not an object with string title (1–256) and string body (≤ 65536)', async () => {
       const item = await claimedItem(gw, a);
       const bad: unknown[] = [
-        'just a string', [], null, {}, { title: 'x' }, { body: 'x' }, { title: '', body: 'x' }, { title: 'x'.repeat(257), body: '' },
-        { title: 'x', body: 'y'.repeat(65_537) }, { title: 1, body: 'x' }, { title: 'x', body: null }, { title: 'x', body: 'y', branch: 'other' },
+        'just a string',
+        [],
+        null,
+        {},
+        { title: 'x' },
+        { body: 'x' },
+        { title: '', body: 'x' },
+        { title: 'x'.repeat(257), body: '' },
+        { title: 'x', body: 'y'.repeat(65_537) },
+        { title: 1, body: 'x' },
+        { title: 'x', body: null },
+        { title: 'x', body: 'y', branch: 'other' },
       ];
       for (const body of bad) {
         const r = await put(gw, item, body);
         expect(r.status, JSON.stringify(body).slice(0, 60)).toBe(400);
         expect(r.body.error.code).toBe('invalid_request_body');
       }
-      const malformed = await gw.call('PUT', `/v1/work-items/${item.id}/pull-request`, { token: item.itemKey, raw: '{"title":', headers: { 'content-type': 'application/json' } });
+      const malformed = await gw.call('PUT', `/v1/work-items/${item.id}/pull-request`, {
+        token: item.itemKey,
+        raw: '{"title":',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(malformed.status).toBe(400);
       expect(github.openPulls('acme/api', `attest/item-${counter}`)).toHaveLength(0);
       // The limits themselves are accepted.
@@ -266,30 +334,62 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
 
     it('404 work_item_not_found for no such work item', async () => {
       const item = await claimedItem(gw, a);
-      expectError(await put(gw, item, PR(), { path: '00000000-0000-4000-8000-000000000000' }), 404, 'work_item_not_found');
+      expectError(
+        await put(gw, item, PR(), { path: '00000000-0000-4000-8000-000000000000' }),
+        404,
+        'work_item_not_found',
+      );
       expectError(await put(gw, item, PR(), { path: '999999' }), 404, 'work_item_not_found');
     });
 
     it('409 work_item_withdrawn when the item is withdrawn', async () => {
       const item = await claimedItem(gw, a);
       github.pushBranch('acme/api', `attest/item-${counter}`, 1);
-      expect((await gw.call('POST', `/v1/work-items/${item.id}/withdraw`, { token: a.factoryKey, appId: a.appId })).status).toBe(200);
+      expect(
+        (await gw.call('POST', `/v1/work-items/${item.id}/withdraw`, { token: a.factoryKey, appId: a.appId })).status,
+      ).toBe(200);
       expectError(await put(gw, item), 409, 'work_item_withdrawn');
       expect(github.openPulls('acme/api', `attest/item-${counter}`)).toHaveLength(0);
     });
 
     it('409 claim_has_no_branch for a lease recorded before claims named a branch', async () => {
-      const created = await gw.call('POST', '/v1/work-items', { token: a.factoryKey, appId: a.appId, body: { tracker: 'github', trackerKey: 'acme/api#legacy', title: 'Legacy', repository: 'acme/api' } });
+      const created = await gw.call('POST', '/v1/work-items', {
+        token: a.factoryKey,
+        appId: a.appId,
+        body: { tracker: 'github', trackerKey: 'acme/api#legacy', title: 'Legacy', repository: 'acme/api' },
+      });
       const ctx: FactoryContext = {
-        gateway: gw.app.attest, db: gw.app.attest.db, clock: gw.clock, config: gw.config, log: gw.app.log, requestId: 'test',
-        orgId: a.orgId, appId: a.appId,
+        gateway: gw.app.attest,
+        db: gw.app.attest.db,
+        clock: gw.clock,
+        config: gw.config,
+        log: gw.app.log,
+        requestId: 'test',
+        orgId: a.orgId,
+        appId: a.appId,
         principal: {
-          kind: 'factory_key', credentialId: 'test', userId: a.ownerId, orgId: a.orgId, orgName: a.orgName, plan: 'enterprise', appId: a.appId,
-          workItemId: null, role: null, permissions: new Set(), label: 'importer',
+          kind: 'factory_key',
+          credentialId: 'test',
+          userId: a.ownerId,
+          orgId: a.orgId,
+          orgName: a.orgName,
+          plan: 'enterprise',
+          appId: a.appId,
+          workItemId: null,
+          role: null,
+          permissions: new Set(),
+          label: 'importer',
         },
       };
-      const legacy = await recordLegacyClaim(ctx, created.body.data.id, { source: 'old-runner', claimedAt: gw.clock.now(), ttlSeconds: 3600 });
-      const r = await gw.call('PUT', `/v1/work-items/${created.body.data.id}/pull-request`, { token: legacy.itemKey, body: PR() });
+      const legacy = await recordLegacyClaim(ctx, created.body.data.id, {
+        source: 'old-runner',
+        claimedAt: gw.clock.now(),
+        ttlSeconds: 3600,
+      });
+      const r = await gw.call('PUT', `/v1/work-items/${created.body.data.id}/pull-request`, {
+        token: legacy.itemKey,
+        body: PR(),
+      });
       expectError(r, 409, 'claim_has_no_branch');
     });
 
@@ -297,7 +397,15 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       const lagging = github.addInstallation('lag', { contents: 'read', metadata: 'read', pull_requests: 'read' });
       github.addRepository('lag/app', { installation: lagging });
       await bindInstallation(gw, a.appId, lagging.id);
-      expect((await gw.call('POST', '/v1/repositories', { token: a.factoryKey, appId: a.appId, body: { repository: 'lag/app', installationId: lagging.id } })).status).toBe(201);
+      expect(
+        (
+          await gw.call('POST', '/v1/repositories', {
+            token: a.factoryKey,
+            appId: a.appId,
+            body: { repository: 'lag/app', installationId: lagging.id },
+          })
+        ).status,
+      ).toBe(201);
       const item = await claimedItem(gw, a, { repository: 'lag/app', branch: 'feat' });
       github.pushBranch('lag/app', 'feat', 1);
       expectError(await put(gw, item), 409, 'repository_permissions_pending');
@@ -315,7 +423,9 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       expect(github.openPulls('acme/api', `attest/item-${counter}`)).toHaveLength(0);
       // A released claim revokes its key altogether.
       const released = await claimedItem(gw, a);
-      expect((await gw.call('DELETE', `/v1/work-items/${released.id}/claims/current`, { token: released.itemKey })).status).toBeLessThan(300);
+      expect(
+        (await gw.call('DELETE', `/v1/work-items/${released.id}/claims/current`, { token: released.itemKey })).status,
+      ).toBeLessThan(300);
       expectError(await put(gw, released), 401, 'unauthorized');
     });
 
@@ -337,7 +447,15 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       const inst = github.addInstallation('shrink');
       github.addRepository('shrink/app', { installation: inst });
       await bindInstallation(gw, a.appId, inst.id);
-      expect((await gw.call('POST', '/v1/repositories', { token: a.factoryKey, appId: a.appId, body: { repository: 'shrink/app', installationId: inst.id } })).status).toBe(201);
+      expect(
+        (
+          await gw.call('POST', '/v1/repositories', {
+            token: a.factoryKey,
+            appId: a.appId,
+            body: { repository: 'shrink/app', installationId: inst.id },
+          })
+        ).status,
+      ).toBe(201);
       const item = await claimedItem(gw, a, { repository: 'shrink/app' });
       github.pushBranch('shrink/app', `attest/item-${counter}`, 1);
       inst.repositories.delete('shrink/app');
@@ -352,7 +470,15 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       const inst = github.addInstallation('open');
       github.addRepository('open/source', { installation: inst, visibility: 'public' });
       await bindInstallation(gw, a.appId, inst.id);
-      expect((await gw.call('POST', '/v1/repositories', { token: a.factoryKey, appId: a.appId, body: { repository: 'open/source', installationId: inst.id } })).status).toBe(201);
+      expect(
+        (
+          await gw.call('POST', '/v1/repositories', {
+            token: a.factoryKey,
+            appId: a.appId,
+            body: { repository: 'open/source', installationId: inst.id },
+          })
+        ).status,
+      ).toBe(201);
       const item = await claimedItem(gw, a, { repository: 'open/source' });
       github.pushBranch('open/source', `attest/item-${counter}`, 1);
       inst.repositories.delete('open/source');
@@ -363,7 +489,9 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       expectError(await put(gw, item), 422, 'repository_not_in_installation');
       expect(github.openPulls('open/source')[0]!.title).toBe('Theirs');
       const list = await gw.call('GET', '/v1/repositories', { token: a.factoryKey, appId: a.appId });
-      expect(list.body.data.find((r: { repository: string }) => r.repository === 'open/source').pullRequestWrite).toBe('missing');
+      expect(list.body.data.find((r: { repository: string }) => r.repository === 'open/source').pullRequestWrite).toBe(
+        'missing',
+      );
     });
 
     it('422 branch_not_pushed when the claim branch is not on the remote', async () => {
@@ -391,13 +519,20 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       expectError(failing, 503, 'github_unavailable');
       expect(Number(failing.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 
-      github.fail(/^POST \/repos\/acme\/api\/pulls$/, { kind: 'status', status: 429, headers: { 'retry-after': '9' }, body: { message: 'API rate limit exceeded' } });
+      github.fail(/^POST \/repos\/acme\/api\/pulls$/, {
+        kind: 'status',
+        status: 429,
+        headers: { 'retry-after': '9' },
+        body: { message: 'API rate limit exceeded' },
+      });
       const limited = await put(gw, item);
       expectError(limited, 503, 'github_unavailable');
       expect(limited.headers['retry-after']).toBe('9');
 
       github.fail(/^GET \/repos\/acme\/api\/pulls$/, {
-        kind: 'status', status: 403, headers: { 'retry-after': '60' },
+        kind: 'status',
+        status: 403,
+        headers: { 'retry-after': '60' },
         body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
       });
       const secondary = await put(gw, item);
@@ -406,9 +541,13 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
 
       // The primary rate limit: 403 with X-RateLimit-Remaining 0; wait until X-RateLimit-Reset.
       github.fail(/^GET \/repos\/acme\/api$/, {
-        kind: 'status', status: 403,
+        kind: 'status',
+        status: 403,
         headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 120) },
-        body: { message: 'API rate limit exceeded for installation ID 1.', documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting' },
+        body: {
+          message: 'API rate limit exceeded for installation ID 1.',
+          documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting',
+        },
       });
       const primary = await put(gw, item);
       expectError(primary, 503, 'github_unavailable');
@@ -442,7 +581,15 @@ describe('PUT pull-request without a GitHub App', () => {
     const inst = env.github.addInstallation('acme');
     env.github.addRepository('acme/api', { installation: inst });
     await bindInstallation(env.gw, t.appId, inst.id);
-    expect((await env.gw.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository: 'acme/api', installationId: inst.id } })).status).toBe(201);
+    expect(
+      (
+        await env.gw.call('POST', '/v1/repositories', {
+          token: t.factoryKey,
+          appId: t.appId,
+          body: { repository: 'acme/api', installationId: inst.id },
+        })
+      ).status,
+    ).toBe(201);
     const item = await claimedItem(env.gw, t);
     env.github.pushBranch('acme/api', `attest/item-${counter}`, 1);
     // A replica on the same store whose operator removed the App settings.

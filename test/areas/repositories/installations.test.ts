@@ -28,7 +28,9 @@ describe('binding App installations to factories', () => {
     b = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
   });
-  afterAll(async () => { await env?.close(); });
+  afterAll(async () => {
+    await env?.close();
+  });
 
   /** A fresh installation on its own account, listing one repository `<account>/app`. */
   function newInstallation(): { inst: DoubleInstallation; repository: string } {
@@ -38,7 +40,10 @@ describe('binding App installations to factories', () => {
     return { inst, repository: `${account}/app` };
   }
 
-  async function linkFor(t: { loginToken: string; appId: string }): Promise<{ url: URL; state: string; expiresAt: string }> {
+  async function linkFor(t: {
+    loginToken: string;
+    appId: string;
+  }): Promise<{ url: URL; state: string; expiresAt: string }> {
     const r = await gw.call('POST', '/v1/github/install-links', { token: t.loginToken, appId: t.appId });
     expect(r.status, r.text).toBe(201);
     const url = new URL(r.body.data.url);
@@ -55,7 +60,10 @@ describe('binding App installations to factories', () => {
   const connect = (t: { factoryKey: string; appId: string }, repository: string, installationId: number) =>
     gw.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository, installationId } });
 
-  const code = (r: { status: number; body: { error?: { code: string } } }) => ({ status: r.status, code: r.body?.error?.code });
+  const code = (r: { status: number; body: { error?: { code: string } } }) => ({
+    status: r.status,
+    code: r.body?.error?.code,
+  });
 
   it("the install link is the App's install page on GitHub with a state, valid 30 minutes", async () => {
     const { url, state, expiresAt } = await linkFor(a);
@@ -73,25 +81,51 @@ describe('binding App installations to factories', () => {
     const r = await setup(inst.id, state);
     expect(r.status, r.text).toBe(200);
     expect(r.body).toEqual({
-      data: { appId: a.appId, created: true, installation: { installationId: inst.id, account: inst.account, boundVia: 'install_link', boundAt: new Date(gw.clock.now()).toISOString() } },
+      data: {
+        appId: a.appId,
+        created: true,
+        installation: {
+          installationId: inst.id,
+          account: inst.account,
+          boundVia: 'install_link',
+          boundAt: new Date(gw.clock.now()).toISOString(),
+        },
+      },
     });
     expect((await connect(a, repository, inst.id)).status).toBe(201);
     const listed = await gw.call('GET', '/v1/github/installations', { token: a.factoryKey, appId: a.appId });
-    expect(listed.body.data).toContainEqual({ installationId: inst.id, account: inst.account, boundVia: 'install_link', boundAt: new Date(gw.clock.now()).toISOString() });
-    const audit = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=installation.bound`, { token: a.managementKey });
-    expect(audit.body.data.some((row: { target_identifier: string; actor_id: string }) => row.target_identifier === `installation ${inst.id} (${inst.account})` && row.actor_id === a.ownerId)).toBe(true);
+    expect(listed.body.data).toContainEqual({
+      installationId: inst.id,
+      account: inst.account,
+      boundVia: 'install_link',
+      boundAt: new Date(gw.clock.now()).toISOString(),
+    });
+    const audit = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=installation.bound`, {
+      token: a.managementKey,
+    });
+    expect(
+      audit.body.data.some(
+        (row: { target_identifier: string; actor_id: string }) =>
+          row.target_identifier === `installation ${inst.id} (${inst.account})` && row.actor_id === a.ownerId,
+      ),
+    ).toBe(true);
   });
 
   it("a browser returning from GitHub is sent to the factory's settings page (303), an API client gets the JSON", async () => {
     const { inst } = newInstallation();
-    const q = (state: string) => `/v1/github/setup?${new URLSearchParams({ installation_id: String(inst.id), state, setup_action: 'install' })}`;
+    const q = (state: string) =>
+      `/v1/github/setup?${new URLSearchParams({ installation_id: String(inst.id), state, setup_action: 'install' })}`;
     // What a browser sends when it follows a redirect to a page.
     const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
     const page = await gw.call('GET', q((await linkFor(a)).state), { headers: { accept: browserAccept } });
     expect(page.status, page.text).toBe(303);
     expect(page.headers.location).toBe(`/f/${a.appId}/settings?installed=${inst.id}`);
     expect(page.headers['cache-control']).toBe('no-store');
-    expect((await gw.call('GET', '/v1/github/installations', { token: a.factoryKey, appId: a.appId })).body.data.map((x: { installationId: number }) => x.installationId)).toContain(inst.id);
+    expect(
+      (await gw.call('GET', '/v1/github/installations', { token: a.factoryKey, appId: a.appId })).body.data.map(
+        (x: { installationId: number }) => x.installationId,
+      ),
+    ).toContain(inst.id);
     for (const accept of ['application/json', '*/*', 'text/html, application/json']) {
       const api = await gw.call('GET', q((await linkFor(a)).state), { headers: { accept } });
       expect(api.status, accept).toBe(200);
@@ -137,7 +171,10 @@ describe('binding App installations to factories', () => {
     expect((await setup(first.inst.id, state)).status).toBe(200);
     expect(code(await setup(first.inst.id, state))).toEqual({ status: 409, code: 'install_state_used' });
     expect(code(await setup(second.inst.id, state))).toEqual({ status: 409, code: 'install_state_used' });
-    expect(code(await connect(a, second.repository, second.inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+    expect(code(await connect(a, second.repository, second.inst.id))).toEqual({
+      status: 422,
+      code: 'installation_not_bound',
+    });
   });
 
   it("another factory's state binds to that factory only", async () => {
@@ -160,11 +197,14 @@ describe('binding App installations to factories', () => {
     expect((await setup(inst.id, state)).status).toBe(200);
   });
 
-  it("a state whose user can no longer connect repositories there is refused", async () => {
+  it('a state whose user can no longer connect repositories there is refused', async () => {
     const { inst } = newInstallation();
     const member = await addMember(gw, a, 'write');
     const { state } = await linkFor({ loginToken: member.loginToken, appId: a.appId });
-    const demoted = await gw.call('PATCH', `/v1/orgs/${a.orgName}/members/${member.userId}`, { token: a.managementKey, body: { role: 'read' } });
+    const demoted = await gw.call('PATCH', `/v1/orgs/${a.orgName}/members/${member.userId}`, {
+      token: a.managementKey,
+      body: { role: 'read' },
+    });
     expect(demoted.status).toBe(200);
     expect(code(await setup(inst.id, state))).toEqual({ status: 400, code: 'invalid_install_state' });
   });
@@ -185,46 +225,70 @@ describe('binding App installations to factories', () => {
     expect(github.calls.length).toBe(calls);
   });
 
-  it("cross-factory: an installation bound to a is neither listed for nor usable by other factories", async () => {
+  it('cross-factory: an installation bound to a is neither listed for nor usable by other factories', async () => {
     const { inst, repository } = newInstallation();
     expect((await setup(inst.id, (await linkFor(a)).state)).status).toBe(200);
     for (const [who, auth] of foreignCallers(b, sibling)) {
       const listed = await gw.call('GET', '/v1/github/installations', auth);
       expect(listed.status, who).toBe(200);
-      expect(listed.body.data.map((x: { installationId: number }) => x.installationId), who).not.toContain(inst.id);
+      expect(
+        listed.body.data.map((x: { installationId: number }) => x.installationId),
+        who,
+      ).not.toContain(inst.id);
       const r = await gw.call('POST', '/v1/repositories', { ...auth, body: { repository, installationId: inst.id } });
       expect(code(r), who).toEqual({ status: 422, code: 'installation_not_bound' });
     }
   });
 
   it('install links: a person with repositories.write only', async () => {
-    expect(code(await gw.call('POST', '/v1/github/install-links', { appId: a.appId }))).toEqual({ status: 401, code: 'unauthorized' });
-    expect(code(await gw.call('POST', '/v1/github/install-links', { token: a.factoryKey, appId: a.appId }))).toEqual({ status: 401, code: 'unauthorized' });
+    expect(code(await gw.call('POST', '/v1/github/install-links', { appId: a.appId }))).toEqual({
+      status: 401,
+      code: 'unauthorized',
+    });
+    expect(code(await gw.call('POST', '/v1/github/install-links', { token: a.factoryKey, appId: a.appId }))).toEqual({
+      status: 401,
+      code: 'unauthorized',
+    });
     const reader = await addMember(gw, a, 'read');
     const denied = await gw.call('POST', '/v1/github/install-links', { token: reader.loginToken, appId: a.appId });
     expect(code(denied)).toEqual({ status: 403, code: 'forbidden' });
     expect(denied.body.error.required_permission).toBe('repositories.write');
     // A's owner naming b's factory: the one 401.
-    expect(code(await gw.call('POST', '/v1/github/install-links', { token: a.loginToken, appId: b.appId }))).toEqual({ status: 401, code: 'unauthorized' });
+    expect(code(await gw.call('POST', '/v1/github/install-links', { token: a.loginToken, appId: b.appId }))).toEqual({
+      status: 401,
+      code: 'unauthorized',
+    });
   });
 
   it('the operator binds an installation (201, then 200), and nobody else can', async () => {
     const { inst, repository } = newInstallation();
-    const bind = (token: string, appId: string, installationId: number) => gw.call('POST', `/v1/admin/apps/${appId}/installations`, { token, body: { installationId } });
+    const bind = (token: string, appId: string, installationId: number) =>
+      gw.call('POST', `/v1/admin/apps/${appId}/installations`, { token, body: { installationId } });
     const first = await bind(gw.adminToken, b.appId, inst.id);
     expect(first.status).toBe(201);
-    expect(first.body.data).toEqual({ installationId: inst.id, account: inst.account, boundVia: 'admin', boundAt: new Date(gw.clock.now()).toISOString() });
+    expect(first.body.data).toEqual({
+      installationId: inst.id,
+      account: inst.account,
+      boundVia: 'admin',
+      boundAt: new Date(gw.clock.now()).toISOString(),
+    });
     expect((await bind(gw.adminToken, b.appId, inst.id)).status).toBe(200);
     expect((await connect(b, repository, inst.id)).status).toBe(201);
     expect(code(await bind(gw.adminToken, b.appId, 999_999))).toEqual({ status: 404, code: 'installation_not_found' });
-    expect(code(await bind(gw.adminToken, '0f0f0f0f-0000-4000-8000-000000000009', inst.id))).toEqual({ status: 404, code: 'app_not_found' });
+    expect(code(await bind(gw.adminToken, '0f0f0f0f-0000-4000-8000-000000000009', inst.id))).toEqual({
+      status: 404,
+      code: 'app_not_found',
+    });
     for (const token of [a.loginToken, a.factoryKey, a.managementKey]) {
       expect(code(await bind(token, a.appId, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
     }
     expect(code(await connect(a, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
   });
   /** An installation bound to `t` through its install link, with `repos` repositories connected from it. */
-  async function boundWithRepositories(t: Tenant, repos: string[]): Promise<{ inst: DoubleInstallation; repositories: string[] }> {
+  async function boundWithRepositories(
+    t: Tenant,
+    repos: string[],
+  ): Promise<{ inst: DoubleInstallation; repositories: string[] }> {
     const { inst, repository } = newInstallation();
     const repositories = [repository, ...repos.map((name) => `${inst.account}/${name}`)];
     for (const r of repositories.slice(1)) github.addRepository(r, { installation: inst });
@@ -235,9 +299,18 @@ describe('binding App installations to factories', () => {
   const unbind = (auth: { token?: string; appId?: string }, installationId: number | string) =>
     gw.call('DELETE', `/v1/github/installations/${installationId}`, auth);
   const connectedOf = async (t: Tenant) =>
-    (await gw.app.attest.db.selectFrom('repositories').select('full_name').where('app_id', '=', t.appId).orderBy('full_name').execute()).map((r) => r.full_name);
+    (
+      await gw.app.attest.db
+        .selectFrom('repositories')
+        .select('full_name')
+        .where('app_id', '=', t.appId)
+        .orderBy('full_name')
+        .execute()
+    ).map((r) => r.full_name);
   const boundOf = async (t: Tenant) =>
-    (await gw.call('GET', '/v1/github/installations', { token: t.factoryKey, appId: t.appId })).body.data.map((x: { installationId: number }) => x.installationId);
+    (await gw.call('GET', '/v1/github/installations', { token: t.factoryKey, appId: t.appId })).body.data.map(
+      (x: { installationId: number }) => x.installationId,
+    );
 
   it('unbinding removes the binding and disconnects the repositories connected through it, and only those', async () => {
     const { inst, repositories } = await boundWithRepositories(a, ['lib']);
@@ -245,7 +318,13 @@ describe('binding App installations to factories', () => {
     const before = await connectedOf(a);
     const r = await unbind({ token: a.loginToken, appId: a.appId }, inst.id);
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toEqual({ data: { installationId: inst.id, account: inst.account, disconnectedRepositories: [`${inst.account}/app`, `${inst.account}/lib`] } });
+    expect(r.body).toEqual({
+      data: {
+        installationId: inst.id,
+        account: inst.account,
+        disconnectedRepositories: [`${inst.account}/app`, `${inst.account}/lib`],
+      },
+    });
     expect(await boundOf(a)).not.toContain(inst.id);
     expect(await boundOf(a)).toContain(kept.inst.id);
     expect(await connectedOf(a)).toEqual(before.filter((x) => !repositories.includes(x)));
@@ -257,8 +336,13 @@ describe('binding App installations to factories', () => {
     expect(again.body.error.installationId).toBe(inst.id);
     // The audit log has the unbinding and each repository it disconnected, by the caller.
     const audit = async (actionType: string) =>
-      (await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=${actionType}`, { token: a.managementKey })).body.data as { target_identifier: string; actor_id: string }[];
-    expect((await audit('installation.unbound')).filter((row) => row.target_identifier === `installation ${inst.id} (${inst.account})`).map((row) => row.actor_id)).toEqual([a.ownerId]);
+      (await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=${actionType}`, { token: a.managementKey }))
+        .body.data as { target_identifier: string; actor_id: string }[];
+    expect(
+      (await audit('installation.unbound'))
+        .filter((row) => row.target_identifier === `installation ${inst.id} (${inst.account})`)
+        .map((row) => row.actor_id),
+    ).toEqual([a.ownerId]);
     const disconnected = (await audit('repository.disconnected')).map((row) => row.target_identifier);
     for (const repository of repositories) expect(disconnected).toContain(repository);
     // A new install link binds it again.
@@ -270,7 +354,12 @@ describe('binding App installations to factories', () => {
     const { inst, repositories } = await boundWithRepositories(a, ['lib2']);
     // PostgreSQL: hold the binding's row so both unbinds are inside their transactions, past any read of it,
     // when the first may delete it (SQLite has one writer: its transactions cannot overlap).
-    const hold = await holdRows(gw, (schema) => [[`select 1 from "${schema}".installation_bindings where app_id = $1 and installation_id = $2 for update`, [a.appId, inst.id]]]);
+    const hold = await holdRows(gw, (schema) => [
+      [
+        `select 1 from "${schema}".installation_bindings where app_id = $1 and installation_id = $2 for update`,
+        [a.appId, inst.id],
+      ],
+    ]);
     const pending = Promise.all([
       unbind({ token: a.factoryKey, appId: a.appId }, inst.id),
       unbind({ token: a.loginToken, appId: a.appId }, inst.id),
@@ -282,8 +371,14 @@ describe('binding App installations to factories', () => {
     expect(results.map((r) => r.status).sort()).toEqual([200, 404]);
     expect(results.find((r) => r.status === 200)!.body.data.disconnectedRepositories).toEqual(repositories);
     expect(results.find((r) => r.status === 404)!.body.error.code).toBe('installation_binding_not_found');
-    const audit = (await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=installation.unbound`, { token: a.managementKey })).body.data as { target_identifier: string }[];
-    expect(audit.filter((row) => row.target_identifier === `installation ${inst.id} (${inst.account})`)).toHaveLength(1);
+    const audit = (
+      await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=installation.unbound`, {
+        token: a.managementKey,
+      })
+    ).body.data as { target_identifier: string }[];
+    expect(audit.filter((row) => row.target_identifier === `installation ${inst.id} (${inst.account})`)).toHaveLength(
+      1,
+    );
   });
 
   it('a connect that meets an unbind in flight is undone and refused, not left connected through an unbound installation', async () => {
@@ -307,20 +402,30 @@ describe('binding App installations to factories', () => {
       expect(code(await connect(a, late, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
     }
     expect(await connectedOf(a)).not.toContain(late);
-    const audit = (await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=repository.connected`, { token: a.managementKey })).body.data as { target_identifier: string }[];
+    const audit = (
+      await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?actionType=repository.connected`, {
+        token: a.managementKey,
+      })
+    ).body.data as { target_identifier: string }[];
     expect(audit.map((row) => row.target_identifier)).not.toContain(late);
   });
 
   it('unbinding: a factory key or login token with repositories.write; others are refused, and other factories see nothing', async () => {
     const { inst, repositories } = await boundWithRepositories(a, []);
     expect(code(await unbind({ appId: a.appId }, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
-    expect(code(await unbind({ token: 'atk_not_a_real_credential', appId: a.appId }, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
+    expect(code(await unbind({ token: 'atk_not_a_real_credential', appId: a.appId }, inst.id))).toEqual({
+      status: 401,
+      code: 'unauthorized',
+    });
     const reader = await addMember(gw, a, 'read');
     const denied = await unbind({ token: reader.loginToken, appId: a.appId }, inst.id);
     expect(code(denied)).toEqual({ status: 403, code: 'forbidden' });
     expect(denied.body.error.required_permission).toBe('repositories.write');
     // A's owner naming b's factory: the one 401.
-    expect(code(await unbind({ token: a.loginToken, appId: b.appId }, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
+    expect(code(await unbind({ token: a.loginToken, appId: b.appId }, inst.id))).toEqual({
+      status: 401,
+      code: 'unauthorized',
+    });
     for (const [who, auth] of foreignCallers(b, sibling)) {
       const r = await unbind(auth, inst.id);
       expect(code(r), who).toEqual({ status: 404, code: 'installation_binding_not_found' });
@@ -329,7 +434,10 @@ describe('binding App installations to factories', () => {
     expect(await boundOf(a)).toContain(inst.id);
     expect(await connectedOf(a)).toContain(repositories[0]);
     for (const bad of ['abc', '0', '-1', '1.5', '9007199254740992']) {
-      expect(code(await unbind({ token: a.factoryKey, appId: a.appId }, bad)), bad).toEqual({ status: 400, code: 'invalid_path_params' });
+      expect(code(await unbind({ token: a.factoryKey, appId: a.appId }, bad)), bad).toEqual({
+        status: 400,
+        code: 'invalid_path_params',
+      });
     }
     const byKey = await unbind({ token: a.factoryKey, appId: a.appId }, inst.id);
     expect(byKey.status).toBe(200);
@@ -343,12 +451,22 @@ describe('binding App installations to factories', () => {
     for (const token of [undefined, a.loginToken, b.loginToken, b.factoryKey, b.managementKey]) {
       expect(code(await adminUnbind(token, b.appId, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
     }
-    expect(code(await adminUnbind(gw.adminToken, '0f0f0f0f-0000-4000-8000-000000000009', inst.id))).toEqual({ status: 404, code: 'app_not_found' });
-    expect(code(await adminUnbind(gw.adminToken, a.appId, inst.id))).toEqual({ status: 404, code: 'installation_binding_not_found' });
+    expect(code(await adminUnbind(gw.adminToken, '0f0f0f0f-0000-4000-8000-000000000009', inst.id))).toEqual({
+      status: 404,
+      code: 'app_not_found',
+    });
+    expect(code(await adminUnbind(gw.adminToken, a.appId, inst.id))).toEqual({
+      status: 404,
+      code: 'installation_binding_not_found',
+    });
     expect(await boundOf(b)).toContain(inst.id);
     const r = await adminUnbind(gw.adminToken, b.appId, inst.id);
     expect(r.status, r.text).toBe(200);
-    expect(r.body.data).toEqual({ installationId: inst.id, account: inst.account, disconnectedRepositories: repositories });
+    expect(r.body.data).toEqual({
+      installationId: inst.id,
+      account: inst.account,
+      disconnectedRepositories: repositories,
+    });
     expect(await boundOf(b)).not.toContain(inst.id);
     expect(await connectedOf(b)).not.toContain(repositories[0]);
   });
@@ -356,7 +474,11 @@ describe('binding App installations to factories', () => {
   // Last: it moves the clock on.
   it('housekeeping deletes a spent state once it has expired; it is still refused after', async () => {
     const { sql } = await import('kysely');
-    const spent = async () => Number((await sql<{ n: number | string }>`select count(*) as n from install_states_used`.execute(gw.app.attest.db)).rows[0]!.n);
+    const spent = async () =>
+      Number(
+        (await sql<{ n: number | string }>`select count(*) as n from install_states_used`.execute(gw.app.attest.db))
+          .rows[0]!.n,
+      );
     // The states the tests above spent expire first.
     gw.clock.advance(THIRTY_MINUTES_MS + 1);
     const earlier = await spent();

@@ -25,7 +25,11 @@ describe('repositories', () => {
     github.addRepository('Acme/Api', { installation });
     github.addRepository('acme/web', { installation, defaultBranch: 'trunk' });
     github.addRepository('acme/secret'); // exists on GitHub, not in the installation
-    const key = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: 'reader', preset: 'read-only' } });
+    const key = await gw.call('POST', '/v1/api-keys', {
+      token: a.loginToken,
+      appId: a.appId,
+      body: { name: 'reader', preset: 'read-only' },
+    });
     readKey = key.body.data.plaintext_key;
     await bindInstallation(gw, a.appId, installation.id);
   });
@@ -36,32 +40,61 @@ describe('repositories', () => {
   const as = (t: Tenant) => ({ token: t.factoryKey, appId: t.appId });
 
   it('connects a repository the installation lists (201), then again (200), and lists it with what builds may do', async () => {
-    const created = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/api', installationId: installation.id } });
+    const created = await gw.call('POST', '/v1/repositories', {
+      ...as(a),
+      body: { repository: 'acme/api', installationId: installation.id },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
-      data: { repository: 'Acme/Api', connected: true, installationId: installation.id, defaultBranch: 'main', pullRequestWrite: 'granted', commentWrite: 'granted', defaultBranchRequiresPullRequest: false },
+      data: {
+        repository: 'Acme/Api',
+        connected: true,
+        installationId: installation.id,
+        defaultBranch: 'main',
+        pullRequestWrite: 'granted',
+        commentWrite: 'granted',
+        defaultBranchRequiresPullRequest: false,
+      },
     });
-    const again = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'ACME/API', installationId: installation.id } });
+    const again = await gw.call('POST', '/v1/repositories', {
+      ...as(a),
+      body: { repository: 'ACME/API', installationId: installation.id },
+    });
     expect(again.status).toBe(200);
     expect(again.body.data.repository).toBe('Acme/Api');
 
-    const web = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/web', installationId: installation.id } });
+    const web = await gw.call('POST', '/v1/repositories', {
+      ...as(a),
+      body: { repository: 'acme/web', installationId: installation.id },
+    });
     expect(web.status).toBe(201);
     expect(web.body.data.defaultBranch).toBe('trunk');
 
     const list = await gw.call('GET', '/v1/repositories', { token: readKey, appId: a.appId });
     expect(list.status).toBe(200);
     expect(list.body.data.map((r: { repository: string }) => r.repository)).toEqual(['Acme/Api', 'acme/web']);
-    expect(list.body.data[1]).toEqual({ repository: 'acme/web', connected: true, installationId: installation.id, defaultBranch: 'trunk', pullRequestWrite: 'granted', commentWrite: 'granted', defaultBranchRequiresPullRequest: false });
+    expect(list.body.data[1]).toEqual({
+      repository: 'acme/web',
+      connected: true,
+      installationId: installation.id,
+      defaultBranch: 'trunk',
+      pullRequestWrite: 'granted',
+      commentWrite: 'granted',
+      defaultBranchRequiresPullRequest: false,
+    });
   });
 
   it('reports defaultBranchRequiresPullRequest from a pull_request branch rule', async () => {
     github.repo('acme/api').rules.set('main', ['deletion', 'pull_request']);
     const list = await gw.call('GET', '/v1/repositories', as(a));
-    expect(list.body.data.find((r: { repository: string }) => r.repository === 'Acme/Api').defaultBranchRequiresPullRequest).toBe(true);
+    expect(
+      list.body.data.find((r: { repository: string }) => r.repository === 'Acme/Api').defaultBranchRequiresPullRequest,
+    ).toBe(true);
     github.repo('acme/api').rules.set('main', ['deletion']);
     const after = await gw.call('GET', '/v1/repositories', as(a));
-    expect(after.body.data.find((r: { repository: string }) => r.repository === 'Acme/Api').defaultBranchRequiresPullRequest).toBe(false);
+    expect(
+      after.body.data.find((r: { repository: string }) => r.repository === 'Acme/Api').defaultBranchRequiresPullRequest,
+    ).toBe(false);
   });
 
   it('reports defaultBranchRequiresPullRequest from classic protection when the App may read it', async () => {
@@ -72,14 +105,35 @@ describe('repositories', () => {
     github.repo('prot/loose').protection.set('main', { requiredReviews: false });
     const t = await createTenant(gw);
     await bindInstallation(gw, t.appId, admin.id);
-    expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'prot/core', installationId: admin.id } })).body.data.defaultBranchRequiresPullRequest).toBe(true);
-    expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'prot/loose', installationId: admin.id } })).body.data.defaultBranchRequiresPullRequest).toBe(false);
+    expect(
+      (
+        await gw.call('POST', '/v1/repositories', {
+          ...as(t),
+          body: { repository: 'prot/core', installationId: admin.id },
+        })
+      ).body.data.defaultBranchRequiresPullRequest,
+    ).toBe(true);
+    expect(
+      (
+        await gw.call('POST', '/v1/repositories', {
+          ...as(t),
+          body: { repository: 'prot/loose', installationId: admin.id },
+        })
+      ).body.data.defaultBranchRequiresPullRequest,
+    ).toBe(false);
     // Without administration permission GitHub refuses the protection read; the rules alone decide.
     const noAdmin = github.addInstallation('prot2');
     github.addRepository('prot2/core', { installation: noAdmin });
     github.repo('prot2/core').protection.set('main', { requiredReviews: true });
     await bindInstallation(gw, t.appId, noAdmin.id);
-    expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'prot2/core', installationId: noAdmin.id } })).body.data.defaultBranchRequiresPullRequest).toBe(false);
+    expect(
+      (
+        await gw.call('POST', '/v1/repositories', {
+          ...as(t),
+          body: { repository: 'prot2/core', installationId: noAdmin.id },
+        })
+      ).body.data.defaultBranchRequiresPullRequest,
+    ).toBe(false);
   });
 
   it('reports pullRequestWrite pending when the App asks for it and the installation has not accepted, missing when the App does not ask', async () => {
@@ -87,7 +141,10 @@ describe('repositories', () => {
     github.addRepository('lag/app', { installation: lagging });
     const t = await createTenant(gw);
     await bindInstallation(gw, t.appId, lagging.id);
-    const pending = await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'lag/app', installationId: lagging.id } });
+    const pending = await gw.call('POST', '/v1/repositories', {
+      ...as(t),
+      body: { repository: 'lag/app', installationId: lagging.id },
+    });
     expect(pending.status).toBe(201);
     expect(pending.body.data.pullRequestWrite).toBe('pending');
     // The PR comment needs pull requests write or issues write: pending too.
@@ -118,28 +175,60 @@ describe('repositories', () => {
     github.addRepository('drop/gone', { installation: inst });
     const t = await createTenant(gw);
     await bindInstallation(gw, t.appId, inst.id);
-    expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'drop/gone', installationId: inst.id } })).status).toBe(201);
+    expect(
+      (
+        await gw.call('POST', '/v1/repositories', {
+          ...as(t),
+          body: { repository: 'drop/gone', installationId: inst.id },
+        })
+      ).status,
+    ).toBe(201);
     inst.repositories.delete('drop/gone');
     const list = await gw.call('GET', '/v1/repositories', as(t));
-    expect(list.body.data).toEqual([{ repository: 'drop/gone', connected: true, installationId: inst.id, defaultBranch: 'main', pullRequestWrite: 'missing', commentWrite: 'missing', defaultBranchRequiresPullRequest: false }]);
+    expect(list.body.data).toEqual([
+      {
+        repository: 'drop/gone',
+        connected: true,
+        installationId: inst.id,
+        defaultBranch: 'main',
+        pullRequestWrite: 'missing',
+        commentWrite: 'missing',
+        defaultBranchRequiresPullRequest: false,
+      },
+    ]);
   });
 
   it('answers 422 repository_not_in_installation for a repository the installation does not list, or a bound installation GitHub no longer has', async () => {
-    const secret = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/secret', installationId: installation.id } });
+    const secret = await gw.call('POST', '/v1/repositories', {
+      ...as(a),
+      body: { repository: 'acme/secret', installationId: installation.id },
+    });
     expect(secret.status).toBe(422);
     expect(secret.body.error.code).toBe('repository_not_in_installation');
-    const nowhere = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/nothing', installationId: installation.id } });
+    const nowhere = await gw.call('POST', '/v1/repositories', {
+      ...as(a),
+      body: { repository: 'acme/nothing', installationId: installation.id },
+    });
     expect(nowhere.body.error.code).toBe('repository_not_in_installation');
     const gone = github.addInstallation('gone');
     await bindInstallation(gw, a.appId, gone.id);
     github.installations.delete(gone.id);
-    const unknown = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/api', installationId: gone.id } });
+    const unknown = await gw.call('POST', '/v1/repositories', {
+      ...as(a),
+      body: { repository: 'acme/api', installationId: gone.id },
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error.code).toBe('repository_not_in_installation');
     github.installations.set(gone.id, gone); // the double numbers installations by count: keep ids unique
     // An installation never bound to the factory is refused before GitHub is asked anything.
-    const unbound = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/api', installationId: 999_999 } });
-    expect({ status: unbound.status, code: unbound.body.error.code }).toEqual({ status: 422, code: 'installation_not_bound' });
+    const unbound = await gw.call('POST', '/v1/repositories', {
+      ...as(a),
+      body: { repository: 'acme/api', installationId: 999_999 },
+    });
+    expect({ status: unbound.status, code: unbound.body.error.code }).toEqual({
+      status: 422,
+      code: 'installation_not_bound',
+    });
     const list = await gw.call('GET', '/v1/repositories', as(a));
     expect(list.body.data.map((r: { repository: string }) => r.repository)).toEqual(['Acme/Api', 'acme/web']);
   });
@@ -159,21 +248,34 @@ describe('repositories', () => {
 
   it('needs a credential (401) and the permissions repositories.read / repositories.write (403)', async () => {
     expect((await gw.call('GET', '/v1/repositories', { appId: a.appId })).status).toBe(401);
-    const wrong = await gw.call('GET', '/v1/repositories', { token: 'sk_outerlayer_' + 'x'.repeat(42), appId: a.appId });
+    const wrong = await gw.call('GET', '/v1/repositories', {
+      token: 'sk_outerlayer_' + 'x'.repeat(42),
+      appId: a.appId,
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error.code).toBe('unauthorized');
-    const denied = await gw.call('POST', '/v1/repositories', { token: readKey, appId: a.appId, body: { repository: 'acme/api', installationId: installation.id } });
+    const denied = await gw.call('POST', '/v1/repositories', {
+      token: readKey,
+      appId: a.appId,
+      body: { repository: 'acme/api', installationId: installation.id },
+    });
     expect(denied.status).toBe(403);
     expect(denied.body.error).toMatchObject({ code: 'forbidden', required_permission: 'repositories.write' });
     const deniedDelete = await gw.call('DELETE', '/v1/repositories/acme/web', { token: readKey, appId: a.appId });
     expect(deniedDelete.status).toBe(403);
-    const ingest = (await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: a.appId, body: { name: 'ingest', preset: 'ingest' } })).body.data.plaintext_key;
+    const ingest = (
+      await gw.call('POST', '/v1/api-keys', {
+        token: a.loginToken,
+        appId: a.appId,
+        body: { name: 'ingest', preset: 'ingest' },
+      })
+    ).body.data.plaintext_key;
     const noRead = await gw.call('GET', '/v1/repositories', { token: ingest, appId: a.appId });
     expect(noRead.status).toBe(403);
     expect(noRead.body.error.required_permission).toBe('repositories.read');
   });
 
-  it("keeps factories apart: another factory sees none of them and cannot disconnect them", async () => {
+  it('keeps factories apart: another factory sees none of them and cannot disconnect them', async () => {
     const list = await gw.call('GET', '/v1/repositories', as(b));
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([]);
@@ -188,8 +290,23 @@ describe('repositories', () => {
   it('tells which factories connected a repository through an installation (for webhooks)', async () => {
     const c = await createTenant(gw);
     await bindInstallation(gw, c.appId, installation.id);
-    expect((await gw.call('POST', '/v1/repositories', { ...as(c), body: { repository: 'acme/API', installationId: installation.id } })).status).toBe(201);
-    const ctx: RequestContext = { gateway: gw.app.attest, db: gw.app.attest.db, clock: gw.clock, config: gw.config, log: gw.app.log, requestId: 't', principal: null };
+    expect(
+      (
+        await gw.call('POST', '/v1/repositories', {
+          ...as(c),
+          body: { repository: 'acme/API', installationId: installation.id },
+        })
+      ).status,
+    ).toBe(201);
+    const ctx: RequestContext = {
+      gateway: gw.app.attest,
+      db: gw.app.attest.db,
+      clock: gw.clock,
+      config: gw.config,
+      log: gw.app.log,
+      requestId: 't',
+      principal: null,
+    };
     const found = await factoriesConnectedTo(ctx, 'ACME/api', installation.id);
     expect(found.map((f) => f.appId).sort()).toEqual([a.appId, c.appId].sort());
     expect(found.find((f) => f.appId === c.appId)?.orgId).toBe(c.orgId);
@@ -207,29 +324,51 @@ describe('repositories', () => {
     expect(again.body.error.code).toBe('repository_not_found');
     const list = await gw.call('GET', '/v1/repositories', as(a));
     expect(list.body.data.map((r: { repository: string }) => r.repository)).toEqual(['Acme/Api']);
-    const audit = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?targetType=repository`, { token: a.managementKey });
+    const audit = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?targetType=repository`, {
+      token: a.managementKey,
+    });
     expect(audit.status).toBe(200);
-    expect(audit.body.data.map((e: { action_type: string }) => e.action_type)).toEqual(expect.arrayContaining(['repository.connected', 'repository.disconnected']));
+    expect(audit.body.data.map((e: { action_type: string }) => e.action_type)).toEqual(
+      expect.arrayContaining(['repository.connected', 'repository.disconnected']),
+    );
   });
 
   it('turns GitHub 5xx, 429, secondary rate limits and network failures into 503 github_unavailable with Retry-After', async () => {
-    github.fail(/^GET \/installation\/repositories$/, { kind: 'status', status: 502, body: { message: 'Server Error' } });
+    github.fail(/^GET \/installation\/repositories$/, {
+      kind: 'status',
+      status: 502,
+      body: { message: 'Server Error' },
+    });
     const bad = await gw.call('GET', '/v1/repositories', as(a));
     expect(bad.status).toBe(503);
     expect(bad.body.error.code).toBe('github_unavailable');
     expect(Number(bad.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 
-    github.fail(/^GET \/repos\/Acme\/Api\/rules\/branches\/main$/i, { kind: 'status', status: 429, headers: { 'retry-after': '7' }, body: { message: 'Too Many Requests' } });
+    github.fail(/^GET \/repos\/Acme\/Api\/rules\/branches\/main$/i, {
+      kind: 'status',
+      status: 429,
+      headers: { 'retry-after': '7' },
+      body: { message: 'Too Many Requests' },
+    });
     const limited = await gw.call('GET', '/v1/repositories', as(a));
     expect(limited.status).toBe(503);
     expect(limited.body.error.code).toBe('github_unavailable');
     expect(limited.headers['retry-after']).toBe('7');
 
     github.fail(/^GET \/installation\/repositories$/, {
-      kind: 'status', status: 403, headers: { 'retry-after': '61' },
-      body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits' },
+      kind: 'status',
+      status: 403,
+      headers: { 'retry-after': '61' },
+      body: {
+        message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+        documentation_url:
+          'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+      },
     });
-    const secondary = await gw.call('POST', '/v1/repositories', { ...as(a), body: { repository: 'acme/api', installationId: installation.id } });
+    const secondary = await gw.call('POST', '/v1/repositories', {
+      ...as(a),
+      body: { repository: 'acme/api', installationId: installation.id },
+    });
     expect(secondary.status).toBe(503);
     expect(secondary.body.error.code).toBe('github_unavailable');
     expect(secondary.headers['retry-after']).toBe('61');
@@ -249,8 +388,16 @@ describe('repositories', () => {
     const inst = github.addInstallation('cache');
     github.addRepository('cache/one', { installation: inst });
     await bindInstallation(gw, t.appId, inst.id);
-    expect((await gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: 'cache/one', installationId: inst.id } })).status).toBe(201);
-    const minted = () => github.calls.filter((c) => c.path === `/app/installations/${inst.id}/access_tokens` && c.status === 201).length;
+    expect(
+      (
+        await gw.call('POST', '/v1/repositories', {
+          ...as(t),
+          body: { repository: 'cache/one', installationId: inst.id },
+        })
+      ).status,
+    ).toBe(201);
+    const minted = () =>
+      github.calls.filter((c) => c.path === `/app/installations/${inst.id}/access_tokens` && c.status === 201).length;
     expect(minted()).toBe(1);
     await gw.call('GET', '/v1/repositories', as(t));
     await gw.call('GET', '/v1/repositories', as(t));
@@ -262,7 +409,10 @@ describe('repositories', () => {
     await gw.call('GET', '/v1/repositories', as(t));
     expect(minted()).toBe(2);
     // Every repository call carried an installation token, every app call the App JWT.
-    for (const c of github.calls.filter((x) => x.route?.startsWith('/repos/') || x.route === '/installation/repositories')) expect(c.auth).toBe('token');
+    for (const c of github.calls.filter(
+      (x) => x.route?.startsWith('/repos/') || x.route === '/installation/repositories',
+    ))
+      expect(c.auth).toBe('token');
     for (const c of github.calls.filter((x) => x.route?.startsWith('/app'))) expect(c.auth).toBe('jwt');
   });
 });
@@ -279,7 +429,11 @@ describe('repositories without a GitHub App', () => {
   });
 
   it('answers 503 repository_tokens_unavailable when asked to connect, and an empty list', async () => {
-    const r = await gw.call('POST', '/v1/repositories', { token: t.factoryKey, appId: t.appId, body: { repository: 'acme/api', installationId: 1 } });
+    const r = await gw.call('POST', '/v1/repositories', {
+      token: t.factoryKey,
+      appId: t.appId,
+      body: { repository: 'acme/api', installationId: 1 },
+    });
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('repository_tokens_unavailable');
     const list = await gw.call('GET', '/v1/repositories', { token: t.factoryKey, appId: t.appId });
@@ -287,11 +441,14 @@ describe('repositories without a GitHub App', () => {
     expect(list.body.data).toEqual([]);
   });
 
-  it('install links and the operator\'s binding answer 503 repository_tokens_unavailable; the bindings read and unbind need no App', async () => {
+  it("install links and the operator's binding answer 503 repository_tokens_unavailable; the bindings read and unbind need no App", async () => {
     const link = await gw.call('POST', '/v1/github/install-links', { token: t.loginToken, appId: t.appId });
     expect(link.status).toBe(503);
     expect(link.body.error.code).toBe('repository_tokens_unavailable');
-    const bind = await gw.call('POST', `/v1/admin/apps/${t.appId}/installations`, { token: gw.adminToken, body: { installationId: 5 } });
+    const bind = await gw.call('POST', `/v1/admin/apps/${t.appId}/installations`, {
+      token: gw.adminToken,
+      body: { installationId: 5 },
+    });
     expect(bind.status).toBe(503);
     expect(bind.body.error.code).toBe('repository_tokens_unavailable');
     const bindings = await gw.call('GET', '/v1/github/installations', { token: t.factoryKey, appId: t.appId });
@@ -313,13 +470,22 @@ describe('repositories with a wrong App key', () => {
   });
 
   it('answers 503 repository_tokens_unavailable when the configured private key cannot sign', async () => {
-    const gw2 = await startGateway({ env: { GITHUB_API_URL: env.github.url, GITHUB_APP_ID: String(env.github.appId), GITHUB_APP_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\\nnot a key\\n-----END RSA PRIVATE KEY-----' } });
+    const gw2 = await startGateway({
+      env: {
+        GITHUB_API_URL: env.github.url,
+        GITHUB_APP_ID: String(env.github.appId),
+        GITHUB_APP_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\\nnot a key\\n-----END RSA PRIVATE KEY-----',
+      },
+    });
     try {
       const inst = env.github.addInstallation('bad');
       env.github.addRepository('bad/key', { installation: inst });
       const t = await createTenant(gw2);
       // The first GitHub call is now the binding (connecting an unbound installation makes none).
-      const r = await gw2.call('POST', `/v1/admin/apps/${t.appId}/installations`, { token: gw2.adminToken, body: { installationId: inst.id } });
+      const r = await gw2.call('POST', `/v1/admin/apps/${t.appId}/installations`, {
+        token: gw2.adminToken,
+        body: { installationId: inst.id },
+      });
       expect(r.status).toBe(503);
       expect(r.body.error.code).toBe('repository_tokens_unavailable');
       expect(r.body.error.message).toMatch(/private key/);
@@ -332,13 +498,22 @@ describe('repositories with a wrong App key', () => {
     const other = await startGatewayWithGitHub();
     try {
       // Point a gateway at a double that knows another App key.
-      const gw2 = await startGateway({ env: { GITHUB_API_URL: env.github.url, GITHUB_APP_ID: String(env.github.appId), GITHUB_APP_PRIVATE_KEY: other.gw.config.github.privateKey ?? '' } });
+      const gw2 = await startGateway({
+        env: {
+          GITHUB_API_URL: env.github.url,
+          GITHUB_APP_ID: String(env.github.appId),
+          GITHUB_APP_PRIVATE_KEY: other.gw.config.github.privateKey ?? '',
+        },
+      });
       try {
         const inst = env.github.addInstallation('k');
         env.github.addRepository('k/r', { installation: inst });
         const t = await createTenant(gw2);
         // The first GitHub call is now the binding (connecting an unbound installation makes none).
-        const r = await gw2.call('POST', `/v1/admin/apps/${t.appId}/installations`, { token: gw2.adminToken, body: { installationId: inst.id } });
+        const r = await gw2.call('POST', `/v1/admin/apps/${t.appId}/installations`, {
+          token: gw2.adminToken,
+          body: { installationId: inst.id },
+        });
         expect(r.status).toBe(503);
         expect(r.body.error.code).toBe('repository_tokens_unavailable');
       } finally {

@@ -9,7 +9,15 @@ import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cros
 
 const emitBody = (clientEmitId: string, result: 'pass' | 'fail', name = 'unit-tests') => ({
   schemaVersion: 1,
-  emit: { clientEmitId, name, result, link: 'https://ci.example.com/runs/1', emittedAt: '2026-11-01T12:00:00.000Z', prNumber: 12, repository: 'acme/api' },
+  emit: {
+    clientEmitId,
+    name,
+    result,
+    link: 'https://ci.example.com/runs/1',
+    emittedAt: '2026-11-01T12:00:00.000Z',
+    prNumber: 12,
+    repository: 'acme/api',
+  },
 });
 const LIST = '/v1/emitted-results?repository=acme%2Fapi&prNumber=12';
 
@@ -25,7 +33,10 @@ describe('emitted results across factories and orgs', () => {
   withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
     sibling = await siblingFactory(gw, a);
-    const r = await gw.call('POST', '/v1/emitted-results', { ...own(), body: emitBody(clientEmitId, 'pass', 'secret-check-of-A') });
+    const r = await gw.call('POST', '/v1/emitted-results', {
+      ...own(),
+      body: emitBody(clientEmitId, 'pass', 'secret-check-of-A'),
+    });
     expect(r.status).toBe(201);
     ownId = r.body.data.id;
   });

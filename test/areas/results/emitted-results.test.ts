@@ -47,19 +47,28 @@ describe('emitted results', () => {
     auth = { token: t.factoryKey, appId: t.appId };
   });
 
-  const emit = (body: unknown, a: { token: string; appId: string } = auth) => gw.call('POST', '/v1/emitted-results', { ...a, body });
+  const emit = (body: unknown, a: { token: string; appId: string } = auth) =>
+    gw.call('POST', '/v1/emitted-results', { ...a, body });
   const list = (repository: string, prNumber: number, a: { token: string; appId: string } = auth) =>
     gw.call('GET', `/v1/emitted-results?repository=${encodeURIComponent(repository)}&prNumber=${prNumber}`, a);
 
   async function keyWith(permissions: string[]): Promise<string> {
-    const res = await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: `k-${crypto.randomUUID()}`, permissions } });
+    const res = await gw.call('POST', '/v1/api-keys', {
+      token: t.loginToken,
+      appId: t.appId,
+      body: { name: `k-${crypto.randomUUID()}`, permissions },
+    });
     expect(res.status).toBe(201);
     return res.body.data.plaintext_key as string;
   }
 
   describe('POST /v1/emitted-results', () => {
     it('records a result (201) and reads it back', async () => {
-      const body = emitBody({ repository: 'acme/post', headSha: 'ABCDEF1234567', ci: { provider: 'github-actions', attempt: 2 } });
+      const body = emitBody({
+        repository: 'acme/post',
+        headSha: 'ABCDEF1234567',
+        ci: { provider: 'github-actions', attempt: 2 },
+      });
       const res = await emit(body);
       expect(res.status).toBe(201);
       expect(res.body.data).toMatchObject({
@@ -105,13 +114,22 @@ describe('emitted results', () => {
     });
 
     it('answers 400 invalid_link for a link that is not http or https, and stores nothing', async () => {
-      for (const link of ['ftp://ci.example.com/run', 'javascript:alert(1)', 'not a url', 'file:///etc/passwd', 'data:text/html,hi', '/runs/1']) {
+      for (const link of [
+        'ftp://ci.example.com/run',
+        'javascript:alert(1)',
+        'not a url',
+        'file:///etc/passwd',
+        'data:text/html,hi',
+        '/runs/1',
+      ]) {
         const res = await emit(emitBody({ link, repository: 'acme/links' }));
         expect(res.status, link).toBe(400);
         expect(res.body.error.code).toBe('invalid_link');
       }
       expect((await list('acme/links', 12)).body.data).toEqual([]);
-      expect((await emit(emitBody({ link: 'http://ci.internal:8080/job/4', repository: 'acme/links' }))).status).toBe(201);
+      expect((await emit(emitBody({ link: 'http://ci.internal:8080/job/4', repository: 'acme/links' }))).status).toBe(
+        201,
+      );
     });
 
     it('answers 400 invalid_request_body for a bad result, a missing field, an unknown field or a bad repository', async () => {
@@ -153,8 +171,12 @@ describe('emitted results', () => {
     it('lists the latest result of each check name first, with its history newest first', async () => {
       const pr = { repository: 'acme/checks', prNumber: 5 };
       // Arrival order differs from emittedAt on purpose.
-      const lint2 = await emit(emitBody({ ...pr, name: 'lint', result: 'pass', emittedAt: at(20), link: 'https://ci.example.com/lint/2' }));
-      const lint1 = await emit(emitBody({ ...pr, name: 'lint', result: 'fail', emittedAt: at(10), link: 'https://ci.example.com/lint/1' }));
+      const lint2 = await emit(
+        emitBody({ ...pr, name: 'lint', result: 'pass', emittedAt: at(20), link: 'https://ci.example.com/lint/2' }),
+      );
+      const lint1 = await emit(
+        emitBody({ ...pr, name: 'lint', result: 'fail', emittedAt: at(10), link: 'https://ci.example.com/lint/1' }),
+      );
       const test1 = await emit(emitBody({ ...pr, name: 'test', result: 'pass', emittedAt: at(5) }));
       const test3 = await emit(emitBody({ ...pr, name: 'test', result: 'fail', emittedAt: at(30) }));
       const test2 = await emit(emitBody({ ...pr, name: 'test', result: 'pass', emittedAt: at(15) }));
@@ -164,12 +186,14 @@ describe('emitted results', () => {
 
       const res = await list('acme/checks', 5);
       expect(res.status).toBe(200);
-      const summary = res.body.data.map((c: { name: string; id: string; result: string; history: { id: string }[] }) => ({
-        name: c.name,
-        id: c.id,
-        result: c.result,
-        history: c.history.map((h) => h.id),
-      }));
+      const summary = res.body.data.map(
+        (c: { name: string; id: string; result: string; history: { id: string }[] }) => ({
+          name: c.name,
+          id: c.id,
+          result: c.result,
+          history: c.history.map((h) => h.id),
+        }),
+      );
       expect(summary).toEqual([
         { name: 'test', id: test3.body.data.id, result: 'fail', history: [test2.body.data.id, test1.body.data.id] },
         // e2e and lint tie on emittedAt: by name.
@@ -185,7 +209,9 @@ describe('emitted results', () => {
       expect(theirs.status).toBe(200);
       expect(theirs.body.data).toEqual([]);
       expect((await list('acme/private', 1, { token: other.factoryKey, appId: t.appId })).status).toBe(401);
-      expect((await gw.call('GET', '/v1/emitted-results?repository=acme/private&prNumber=1', { appId: t.appId })).status).toBe(401);
+      expect(
+        (await gw.call('GET', '/v1/emitted-results?repository=acme/private&prNumber=1', { appId: t.appId })).status,
+      ).toBe(401);
       const writer = await keyWith(['results.write']);
       const denied = await list('acme/private', 1, { token: writer, appId: t.appId });
       expect(denied.status).toBe(403);

@@ -13,7 +13,8 @@ let b: Tenant;
 
 withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
-const sync = (t: Tenant, sessions: unknown[]) => gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions } });
+const sync = (t: Tenant, sessions: unknown[]) =>
+  gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions } });
 const get = (t: Tenant, url: string) => gw.call('GET', url, { token: t.loginToken, appId: t.appId });
 const JULY = 'from=2026-07-01T00:00:00.000Z&to=2026-07-02T00:00:00.000Z';
 
@@ -40,20 +41,56 @@ describe('cache writes by TTL through POST /v1/agents/sync', () => {
     const s = await listed(a, 'ttl-sync-1');
     // 25530 + 34530 + 28905 = 88965 µ$
     expect(s.costUsd).toBe(TTL_COSTS_MICROS.session / 1e6);
-    expect(s.tokens).toEqual({ input: 30, output: 900, cacheRead: 60_000, cacheWrite: 12_000, cacheWrite5m: 6500, cacheWrite1h: 5500 });
+    expect(s.tokens).toEqual({
+      input: 30,
+      output: 900,
+      cacheRead: 60_000,
+      cacheWrite: 12_000,
+      cacheWrite5m: 6500,
+      cacheWrite1h: 5500,
+    });
 
     const d = await get(a, `/v1/sessions/${s.traceId}`);
     expect(d.status).toBe(200);
     expect(d.body.data.modelUsage).toEqual([
-      { model: 'claude-sonnet-4-6', turns: 3, costUsd: 0.088965, tokens: { input: 30, output: 900, cacheRead: 60_000, cacheWrite: 12_000, cacheWrite5m: 6500, cacheWrite1h: 5500 } },
+      {
+        model: 'claude-sonnet-4-6',
+        turns: 3,
+        costUsd: 0.088965,
+        tokens: {
+          input: 30,
+          output: 900,
+          cacheRead: 60_000,
+          cacheWrite: 12_000,
+          cacheWrite5m: 6500,
+          cacheWrite1h: 5500,
+        },
+      },
     ]);
     // The document keeps the split as sent.
-    expect(d.body.data.turns.filter((t: { role: string }) => t.role === 'assistant').map((t: { usage: { cacheCreate1h?: number } }) => t.usage.cacheCreate1h)).toEqual([undefined, 4000, 1500]);
+    expect(
+      d.body.data.turns
+        .filter((t: { role: string }) => t.role === 'assistant')
+        .map((t: { usage: { cacheCreate1h?: number } }) => t.usage.cacheCreate1h),
+    ).toEqual([undefined, 4000, 1500]);
 
     const m = await get(a, `/v1/metrics/models?${JULY}`);
     expect(m.status).toBe(200);
-    expect(m.body.data.models).toEqual([expect.objectContaining({ model: 'claude-sonnet-4-6', cacheWriteTokens: 12_000, cacheWrite5mTokens: 6500, cacheWrite1hTokens: 5500, costMicros: 88_965 })]);
-    expect(m.body.data.totals).toMatchObject({ cacheWriteTokens: 12_000, cacheWrite5mTokens: 6500, cacheWrite1hTokens: 5500, costMicros: 88_965 });
+    expect(m.body.data.models).toEqual([
+      expect.objectContaining({
+        model: 'claude-sonnet-4-6',
+        cacheWriteTokens: 12_000,
+        cacheWrite5mTokens: 6500,
+        cacheWrite1hTokens: 5500,
+        costMicros: 88_965,
+      }),
+    ]);
+    expect(m.body.data.totals).toMatchObject({
+      cacheWriteTokens: 12_000,
+      cacheWrite5mTokens: 6500,
+      cacheWrite1hTokens: 5500,
+      costMicros: 88_965,
+    });
 
     // Another factory sees none of it.
     expect((await get(b, `/v1/metrics/models?${JULY}`)).body.data.models).toEqual([]);
@@ -77,7 +114,9 @@ describe('cache writes by TTL through POST /v1/agents/sync', () => {
     expect(after.traceId).toBe(before.traceId);
     expect(after.costUsd).toBe(TTL_COSTS_MICROS.session / 1e6);
     expect(after.tokens).toMatchObject({ cacheWrite: 12_000, cacheWrite5m: 6500, cacheWrite1h: 5500 });
-    expect((await get(a, day)).body.data.totals.costMicros).toBe(costBefore - TTL_COSTS_MICROS.sessionBefore + TTL_COSTS_MICROS.session);
+    expect((await get(a, day)).body.data.totals.costMicros).toBe(
+      costBefore - TTL_COSTS_MICROS.sessionBefore + TTL_COSTS_MICROS.session,
+    );
     const overview = await get(a, `/v1/metrics/overview?${JULY}`);
     expect(overview.status).toBe(200);
     expect(overview.body.data.tiles.totalCostUsd.current).toBeCloseTo((TTL_COSTS_MICROS.session * 2) / 1e6, 9);

@@ -15,7 +15,11 @@ const LARGE = 's07-large-b2e4caca.jsonl';
 
 async function storeLarge(): Promise<{ doc: Doc; traceId: string }> {
   const doc = raw(LARGE);
-  const r = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, body: { schemaVersion: 1, sessions: [doc] } });
+  const r = await gw.call('POST', '/v1/agents/sync', {
+    token: a.factoryKey,
+    appId: a.appId,
+    body: { schemaVersion: 1, sessions: [doc] },
+  });
   expect(r.status, r.text.slice(0, 300)).toBe(200);
   expect(r.body.data.rejected).toEqual([]);
   const listed = await gw.call('GET', '/v1/sessions?repoScope=all', { token: a.factoryKey, appId: a.appId });

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { decodeDocument, encodeDocument, type AgentSessionV1 } from '../../../src/areas/sessions/document.js';
 import { canonical } from './fixtures.js';
 
-const docs = (['full', 'minimal', 'downconverted-metrics', 'downconverted-redacted', 'subagent-redacted'] as const).map((n) => canonical(n) as unknown as AgentSessionV1);
+const docs = (['full', 'minimal', 'downconverted-metrics', 'downconverted-redacted', 'subagent-redacted'] as const).map(
+  (n) => canonical(n) as unknown as AgentSessionV1,
+);
 
 describe('encodeDocument', () => {
   it('encodes each document as Brotli that decodes to the document', () => {

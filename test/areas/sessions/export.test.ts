@@ -19,12 +19,27 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') { row.push(field); field = ''; } else if (c === '\r' && text[i + 1] === '\n') { row.push(field); rows.push(row); row = []; field = ''; i++; } else field += c;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
   }
-  if (field !== '' || row.length) { row.push(field); rows.push(row); }
+  if (field !== '' || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
   return rows;
 }
 
@@ -35,24 +50,41 @@ describe('GET /v1/sessions/export', () => {
   let readKey: string;
   let ingestKey: string;
   const as = (tenant: Tenant, token = tenant.factoryKey) => ({ token, appId: tenant.appId });
-  const titles = ['plain', 'has, comma', 'has "quotes"', 'line\nbreak', '=HYPERLINK("http://x")', '+1+1', '-2', '@SUM(A1)'];
+  const titles = [
+    'plain',
+    'has, comma',
+    'has "quotes"',
+    'line\nbreak',
+    '=HYPERLINK("http://x")',
+    '+1+1',
+    '-2',
+    '@SUM(A1)',
+  ];
 
   withGatewayAndTenants((s) => ({ gw, a: t, b: other } = s));
   beforeAll(async () => {
-    const mint = async (preset: string) => (await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: preset, preset } })).body.data.plaintext_key as string;
+    const mint = async (preset: string) =>
+      (await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: preset, preset } }))
+        .body.data.plaintext_key as string;
     readKey = await mint('read-only');
     ingestKey = await mint('ingest');
     const docs = [];
     // 1205 sessions: more than two export pages (500), so the keyset paging is crossed twice.
     for (let i = 0; i < 1205; i++) {
-      docs.push(sessionDoc({
-        startedAt: new Date(Date.UTC(2026, 9, 1) + (i % 600) * 3_600_000).toISOString(), // equal start times: ties broken by id
-        repo: i % 3 === 0 ? 'acme/web' : 'acme/api', branch: i % 2 ? 'main' : 'feat/x', 
-        title: titles[i % titles.length]!, turns: Array.from({ length: 1 + (i % 4) }, () => turn),
-      }));
+      docs.push(
+        sessionDoc({
+          startedAt: new Date(Date.UTC(2026, 9, 1) + (i % 600) * 3_600_000).toISOString(), // equal start times: ties broken by id
+          repo: i % 3 === 0 ? 'acme/web' : 'acme/api',
+          branch: i % 2 ? 'main' : 'feat/x',
+          title: titles[i % titles.length]!,
+          turns: Array.from({ length: 1 + (i % 4) }, () => turn),
+        }),
+      );
     }
     await ingest(gw, as(t), docs);
-    await ingest(gw, as(other), [sessionDoc({ startedAt: '2026-10-02T00:00:00Z', repo: 'acme/api', title: 'other factory', turns: [turn] })]);
+    await ingest(gw, as(other), [
+      sessionDoc({ startedAt: '2026-10-02T00:00:00Z', repo: 'acme/api', title: 'other factory', turns: [turn] }),
+    ]);
   }, 120_000);
 
   /** The list's rows for a query, all pages. */
@@ -67,11 +99,18 @@ describe('GET /v1/sessions/export', () => {
   }
 
   it('JSON: exactly the list rows for the same filters and order', async () => {
-    for (const query of ['repoScope=all', 'repo=acme/api&branch=main&sort=cost&dir=asc', 'repoScope=all&q=comma', `repo=acme/web&actor=${t.ownerId}`]) {
+    for (const query of [
+      'repoScope=all',
+      'repo=acme/api&branch=main&sort=cost&dir=asc',
+      'repoScope=all&q=comma',
+      `repo=acme/web&actor=${t.ownerId}`,
+    ]) {
       const r = await gw.call('GET', `/v1/sessions/export?format=json&${query}`, as(t));
       expect(r.status, query).toBe(200);
       expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(r.headers['content-disposition']).toBe(`attachment; filename="sessions.json"; filename*=UTF-8''sessions.json`);
+      expect(r.headers['content-disposition']).toBe(
+        `attachment; filename="sessions.json"; filename*=UTF-8''sessions.json`,
+      );
       const listed = await listAll(query);
       expect(listed.length).toBeGreaterThan(0);
       expect(r.body).toEqual(listed);
@@ -128,7 +167,8 @@ describe('GET /v1/sessions/export', () => {
   it('anonymizes actors without sessions.read_team, as the list does, and refuses the actor filter', async () => {
     const r = await gw.call('GET', '/v1/sessions/export?format=json&repoScope=all', as(t, readKey));
     expect(r.status).toBe(200);
-    const pseudonym = (id: string) => `anon-${crypto.createHmac('sha256', gw.app.attest.anonSecret).update(id).digest('hex').slice(0, 16)}`;
+    const pseudonym = (id: string) =>
+      `anon-${crypto.createHmac('sha256', gw.app.attest.anonSecret).update(id).digest('hex').slice(0, 16)}`;
     expect(r.body).toHaveLength(1205);
     for (const s of r.body) {
       expect(s.actorId).toBe(pseudonym(t.ownerId));
@@ -151,7 +191,12 @@ describe('GET /v1/sessions/export', () => {
     expect(anon.status).toBe(401);
     const wrong = await gw.call('GET', '/v1/sessions/export', { token: 'sk_outerlayer_nope', appId: t.appId });
     expect(wrong.status).toBe(401);
-    for (const [query, code] of [['format=xml', 'invalid_query_params'], ['limit=5', 'invalid_query_params'], ['pr=1', 'pr_filter_unsupported'], ['from=2026-10-05T00:00:00Z&to=2026-10-01T00:00:00Z', 'invalid_date_range']] as const) {
+    for (const [query, code] of [
+      ['format=xml', 'invalid_query_params'],
+      ['limit=5', 'invalid_query_params'],
+      ['pr=1', 'pr_filter_unsupported'],
+      ['from=2026-10-05T00:00:00Z&to=2026-10-01T00:00:00Z', 'invalid_date_range'],
+    ] as const) {
       const r = await gw.call('GET', `/v1/sessions/export?${query}`, as(t));
       expect(r.status, query).toBe(400);
       expect(r.body.error.code, query).toBe(code);
@@ -161,7 +206,10 @@ describe('GET /v1/sessions/export', () => {
   it('another factory sees only its own sessions; a key of one factory cannot read another', async () => {
     const r = await gw.call('GET', '/v1/sessions/export?format=json&repoScope=all', as(other));
     expect(r.body.map((s: { title: string }) => s.title)).toEqual(['other factory']);
-    const cross = await gw.call('GET', '/v1/sessions/export?format=json&repoScope=all', { token: other.factoryKey, appId: t.appId });
+    const cross = await gw.call('GET', '/v1/sessions/export?format=json&repoScope=all', {
+      token: other.factoryKey,
+      appId: t.appId,
+    });
     expect(cross.status).toBeGreaterThanOrEqual(401);
     expect(cross.status).toBeLessThan(500);
     expect(cross.text).not.toContain('HYPERLINK');
@@ -169,13 +217,18 @@ describe('GET /v1/sessions/export', () => {
 
   it('a sibling factory of the same org exports only its own sessions, and its key cannot read this one', async () => {
     const sibling = await siblingFactory(gw, t);
-    await ingest(gw, { token: sibling.factoryKey, appId: sibling.appId }, [sessionDoc({ startedAt: '2026-10-03T00:00:00Z', repo: 'acme/api', title: 'sibling factory', turns: [turn] })]);
+    await ingest(gw, { token: sibling.factoryKey, appId: sibling.appId }, [
+      sessionDoc({ startedAt: '2026-10-03T00:00:00Z', repo: 'acme/api', title: 'sibling factory', turns: [turn] }),
+    ]);
     for (const token of [sibling.factoryKey, sibling.loginToken]) {
       const r = await gw.call('GET', '/v1/sessions/export?format=json&repoScope=all', { token, appId: sibling.appId });
       expect(r.status).toBe(200);
       expect(r.body.map((s: { title: string }) => s.title)).toEqual(['sibling factory']);
     }
-    const named = await gw.call('GET', '/v1/sessions/export?format=json&repoScope=all', { token: sibling.factoryKey, appId: t.appId });
+    const named = await gw.call('GET', '/v1/sessions/export?format=json&repoScope=all', {
+      token: sibling.factoryKey,
+      appId: t.appId,
+    });
     expect(named.status).toBe(401);
     expect(named.text).not.toContain('sibling factory');
   });
@@ -186,7 +239,10 @@ describe('GET /v1/sessions/export', () => {
       const op = doc.paths[path]?.get;
       expect(op, path).toBeDefined();
       expect(Object.keys(op.responses['200'].content).sort(), path).toEqual(['application/json', 'text/csv']);
-      expect(op.parameters.map((p: { name: string }) => p.name), path).toContain('format');
+      expect(
+        op.parameters.map((p: { name: string }) => p.name),
+        path,
+      ).toContain('format');
     }
   });
 });

@@ -11,16 +11,26 @@ let b: Tenant;
 
 const PARENT = canonical('full');
 const SUB = canonical('subagent-redacted');
-const SUB2 = variant(SUB, (d) => { d.subagent.agentId = 'ffff000011112222'; d.startedAt = '2026-07-01T14:20:00.000Z'; });
+const SUB2 = variant(SUB, (d) => {
+  d.subagent.agentId = 'ffff000011112222';
+  d.startedAt = '2026-07-01T14:20:00.000Z';
+});
 
 async function sync(t: Tenant, sessions: Doc[]): Promise<void> {
-  const r = await gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions } });
+  const r = await gw.call('POST', '/v1/agents/sync', {
+    token: t.factoryKey,
+    appId: t.appId,
+    body: { schemaVersion: 1, sessions },
+  });
   expect(r.status, r.text).toBe(200);
   expect(r.body.data.rejected).toEqual([]);
 }
 
 async function list(t: Tenant): Promise<Doc[]> {
-  const r = await gw.call('GET', '/v1/sessions?includeSubagents=1&repoScope=all', { token: t.loginToken, appId: t.appId });
+  const r = await gw.call('GET', '/v1/sessions?includeSubagents=1&repoScope=all', {
+    token: t.loginToken,
+    appId: t.appId,
+  });
   expect(r.status).toBe(200);
   return r.body.data.sessions;
 }

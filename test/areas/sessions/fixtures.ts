@@ -7,12 +7,17 @@ const ROOT = new URL('../../fixtures/outerlayer-session-schema/', import.meta.ur
 
 export type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export function canonical(name: 'full' | 'minimal' | 'downconverted-metrics' | 'downconverted-redacted' | 'subagent-redacted'): Doc {
+export function canonical(
+  name: 'full' | 'minimal' | 'downconverted-metrics' | 'downconverted-redacted' | 'subagent-redacted',
+): Doc {
   return JSON.parse(fs.readFileSync(new URL(`canonical/${name}.json`, ROOT), 'utf8')) as Doc;
 }
 
 export function rawNames(): string[] {
-  return fs.readdirSync(new URL('raw/', ROOT)).filter((f) => f.endsWith('.jsonl')).sort();
+  return fs
+    .readdirSync(new URL('raw/', ROOT))
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
 }
 
 export function raw(name: string, tier: 'metrics' | 'redacted' | 'full' = 'full'): Doc {
@@ -57,7 +62,10 @@ export function titledSession(s: TitledSessionSpec): Doc {
     const turns: Doc[] = [{ index: 0, role: 'user', source: 'human', toolCalls: [], ts: s.startedAt }];
     for (let i = 0; i < (s.turns ?? 1); i += 1) {
       turns.push({
-        index: turns.length, role: 'assistant', model: 'claude-sonnet-4-6', ts: s.startedAt,
+        index: turns.length,
+        role: 'assistant',
+        model: 'claude-sonnet-4-6',
+        ts: s.startedAt,
         usage: { in: 1000, out: 100, cacheRead: 0, cacheCreate: 0 },
         toolCalls: [{ name: 'Edit', isEdit: true, status: s.toolError && i === 0 ? 'error' : 'ok' }],
       });

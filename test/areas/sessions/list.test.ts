@@ -12,12 +12,17 @@ let readOnlyKey: string;
 let ingestKey: string;
 
 async function mintKey(t: Tenant, preset: 'ingest' | 'read-only'): Promise<string> {
-  const r = await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: `${preset}-${crypto.randomUUID()}`, preset } });
+  const r = await gw.call('POST', '/v1/api-keys', {
+    token: t.loginToken,
+    appId: t.appId,
+    body: { name: `${preset}-${crypto.randomUUID()}`, preset },
+  });
   expect(r.status).toBe(201);
   return r.body.data.plaintext_key;
 }
 
-const get = (t: Tenant, query: string, token = t.loginToken) => gw.call('GET', `/v1/sessions${query ? `?${query}` : ''}`, { token, appId: t.appId });
+const get = (t: Tenant, query: string, token = t.loginToken) =>
+  gw.call('GET', `/v1/sessions${query ? `?${query}` : ''}`, { token, appId: t.appId });
 
 async function ok(t: Tenant, query: string, token?: string): Promise<Doc> {
   const r = await get(t, query, token);
@@ -49,7 +54,11 @@ function build(s: Spec): Doc {
   return variant(canonical('full'), (d) => {
     d.id = s.id;
     d.env = { os: 'linux', ...(s.repo ? { gitRepo: s.repo } : {}), ...(s.branch ? { gitBranch: s.branch } : {}) };
-    d.agent = { type: s.agentType ?? 'claude-code', ...(s.origin ? { origin: s.origin } : {}), ...(s.entrypoint ? { entrypoint: s.entrypoint } : {}) };
+    d.agent = {
+      type: s.agentType ?? 'claude-code',
+      ...(s.origin ? { origin: s.origin } : {}),
+      ...(s.entrypoint ? { entrypoint: s.entrypoint } : {}),
+    };
     if (s.workerKind) d.workerKind = s.workerKind;
     if (s.title !== undefined) d.title = s.title;
     else delete d.title;
@@ -64,7 +73,10 @@ function build(s: Spec): Doc {
       if (h === 0) {
         for (const t of s.turns) {
           turns.push({
-            index: turns.length, role: 'assistant', model, ts: s.startedAt,
+            index: turns.length,
+            role: 'assistant',
+            model,
+            ts: s.startedAt,
             usage: { in: t.in, out: t.out, cacheRead: 0, cacheCreate: 0 },
             toolCalls: (t.statuses ?? []).map((status) => ({ name: 'Edit', isEdit: true, status })),
           });
@@ -79,10 +91,49 @@ function build(s: Spec): Doc {
 
 // sonnet-4-6: input 3, output 15 $/Mtok → 1000 in + 100 out = 4500 µ$. gpt-5-codex: 1.25 / 10 → 1000 in + 100 out = 2250 µ$.
 const SESSIONS: Spec[] = [
-  { id: 'alpha-1', repo: 'https://github.com/Acme/Alpha.git', branch: 'main', title: 'Fix the Login flow', startedAt: '2026-10-01T10:00:00.000Z', turns: [{ in: 1000, out: 100, statuses: ['ok', 'error'] }], humanTurns: 3 },
-  { id: 'alpha-2', repo: 'github.com/acme/alpha', branch: 'feat-x', entrypoint: 'sdk-ts', origin: 'agent', title: 'Add export', startedAt: '2026-10-02T10:00:00.000Z', turns: [{ in: 1000, out: 100, statuses: ['rejected', 'ok'] }, { in: 1000, out: 100 }] },
-  { id: 'alpha-3', repo: 'git@github.com:acme/alpha.git', branch: 'main', agentType: 'codex', model: 'gpt-5-codex', workerKind: 'ci', title: 'Nightly cleanup', startedAt: '2026-10-03T10:00:00.000Z', turns: [{ in: 1000, out: 100, statuses: ['ok', 'ok', 'ok'] }], apiErrors: 1 },
-  { id: 'beta-1', repo: 'github.com/acme/beta', branch: 'release', model: 'claude-opus-4-8', title: 'Big refactor', startedAt: '2026-10-04T10:00:00.000Z', turns: [{ in: 100_000, out: 10_000, statuses: ['ok'] }] },
+  {
+    id: 'alpha-1',
+    repo: 'https://github.com/Acme/Alpha.git',
+    branch: 'main',
+    title: 'Fix the Login flow',
+    startedAt: '2026-10-01T10:00:00.000Z',
+    turns: [{ in: 1000, out: 100, statuses: ['ok', 'error'] }],
+    humanTurns: 3,
+  },
+  {
+    id: 'alpha-2',
+    repo: 'github.com/acme/alpha',
+    branch: 'feat-x',
+    entrypoint: 'sdk-ts',
+    origin: 'agent',
+    title: 'Add export',
+    startedAt: '2026-10-02T10:00:00.000Z',
+    turns: [
+      { in: 1000, out: 100, statuses: ['rejected', 'ok'] },
+      { in: 1000, out: 100 },
+    ],
+  },
+  {
+    id: 'alpha-3',
+    repo: 'git@github.com:acme/alpha.git',
+    branch: 'main',
+    agentType: 'codex',
+    model: 'gpt-5-codex',
+    workerKind: 'ci',
+    title: 'Nightly cleanup',
+    startedAt: '2026-10-03T10:00:00.000Z',
+    turns: [{ in: 1000, out: 100, statuses: ['ok', 'ok', 'ok'] }],
+    apiErrors: 1,
+  },
+  {
+    id: 'beta-1',
+    repo: 'github.com/acme/beta',
+    branch: 'release',
+    model: 'claude-opus-4-8',
+    title: 'Big refactor',
+    startedAt: '2026-10-04T10:00:00.000Z',
+    turns: [{ in: 100_000, out: 10_000, statuses: ['ok'] }],
+  },
   { id: 'loose-1', title: 'Scratch work', startedAt: '2026-10-05T10:00:00.000Z', turns: [{ in: 400, out: 50 }] },
 ];
 
@@ -97,7 +148,11 @@ beforeAll(async () => {
     d.subagent.parentSessionId = 'beta-1';
     d.env.gitRepo = 'github.com/acme/beta';
   });
-  const r = await gw.call('POST', '/v1/agents/sync', { token: ingestKey, appId: a.appId, body: { schemaVersion: 1, sessions: [...SESSIONS.map(build), sub] } });
+  const r = await gw.call('POST', '/v1/agents/sync', {
+    token: ingestKey,
+    appId: a.appId,
+    body: { schemaVersion: 1, sessions: [...SESSIONS.map(build), sub] },
+  });
   expect(r.status).toBe(200);
   expect(r.body.data.rejected).toEqual([]);
   const all = await ok(a, 'repoScope=all');
@@ -113,7 +168,11 @@ describe('GET /v1/sessions: repo selection (rules 2-5)', () => {
     expect(ids(d)).toEqual(['beta-1']);
     expect(d.total).toBe(1);
     // beta: 100000 × 5 + 10000 × 25 = 750000 µ$ plus the subagent; alpha: 4500 + 9000 + 2250 = 15750 µ$
-    expect(d.repositories).toEqual([{ repo: 'acme/beta', sessions: 1 }, { repo: 'acme/alpha', sessions: 3 }, { repo: '', sessions: 1 }]);
+    expect(d.repositories).toEqual([
+      { repo: 'acme/beta', sessions: 1 },
+      { repo: 'acme/alpha', sessions: 3 },
+      { repo: '', sessions: 1 },
+    ]);
     expect(d.repositoriesTotal).toBe(3);
     expect(d.hiddenRepositories).toBe(2);
     expect(d.hiddenSessions).toBe(4);
@@ -166,11 +225,34 @@ describe('GET /v1/sessions: fields, facets, sorts, filters (rule 7)', () => {
     const d = await ok(a, 'repo=acme/alpha');
     const s = d.sessions.find((x: Doc) => x.sessionId === 'alpha-1');
     expect(s).toMatchObject({
-      traceId: alphaTrace, sessionId: 'alpha-1', actorId: a.ownerId, agentType: 'claude-code', branch: 'main', repo: 'acme/alpha', project: 'alpha',
-      title: 'Fix the Login flow', origin: 'interactive', workerKind: '', costStatus: 'complete', costUsd: 0.0045, unpricedModels: [],
-      models: ['claude-sonnet-4-6'], startedAt: '2026-10-01T10:00:00.000Z', endedAt: '2026-10-01T10:01:00.000Z', durationMs: 60000,
-      turnCount: 4, userTurnCount: 3, steeringCount: 2, toolCallCount: 2, toolErrorCount: 1, errorCount: 1, rejectedToolCallCount: 0,
-      toolErrorRate: 0.5, contextSourceVerification: 'absent', prOutcomes: [], isSubagent: false,
+      traceId: alphaTrace,
+      sessionId: 'alpha-1',
+      actorId: a.ownerId,
+      agentType: 'claude-code',
+      branch: 'main',
+      repo: 'acme/alpha',
+      project: 'alpha',
+      title: 'Fix the Login flow',
+      origin: 'interactive',
+      workerKind: '',
+      costStatus: 'complete',
+      costUsd: 0.0045,
+      unpricedModels: [],
+      models: ['claude-sonnet-4-6'],
+      startedAt: '2026-10-01T10:00:00.000Z',
+      endedAt: '2026-10-01T10:01:00.000Z',
+      durationMs: 60000,
+      turnCount: 4,
+      userTurnCount: 3,
+      steeringCount: 2,
+      toolCallCount: 2,
+      toolErrorCount: 1,
+      errorCount: 1,
+      rejectedToolCallCount: 0,
+      toolErrorRate: 0.5,
+      contextSourceVerification: 'absent',
+      prOutcomes: [],
+      isSubagent: false,
       tokens: { input: 1000, output: 100, cacheRead: 0, cacheWrite: 0, cacheWrite5m: 0, cacheWrite1h: 0 },
     });
     expect(typeof s.actorName).toBe('string');
@@ -187,11 +269,19 @@ describe('GET /v1/sessions: fields, facets, sorts, filters (rule 7)', () => {
 
   it('sorts by each key, both ways', async () => {
     const q = 'repoScope=all';
-    expect(ids(await ok(a, `${q}&sort=startedAt&dir=asc`))).toEqual(['alpha-1', 'alpha-2', 'alpha-3', 'beta-1', 'loose-1']);
+    expect(ids(await ok(a, `${q}&sort=startedAt&dir=asc`))).toEqual([
+      'alpha-1',
+      'alpha-2',
+      'alpha-3',
+      'beta-1',
+      'loose-1',
+    ]);
     expect(ids(await ok(a, `${q}&sort=cost&dir=desc`))).toEqual(['beta-1', 'alpha-2', 'alpha-1', 'alpha-3', 'loose-1']);
     expect(ids(await ok(a, `${q}&sort=cost&dir=asc`))).toEqual(['loose-1', 'alpha-3', 'alpha-1', 'alpha-2', 'beta-1']);
     // loose-1: 400 × 3 + 50 × 15 = 1950 µ$; alpha-3 (Codex): 1000 × 1.25 + 100 × 10 = 2250 µ$; beta-1: 750000 µ$
-    expect((await ok(a, `${q}&sort=cost&dir=asc`)).sessions.map((s: Doc) => s.costUsd)).toEqual([0.00195, 0.00225, 0.0045, 0.009, 0.75]);
+    expect((await ok(a, `${q}&sort=cost&dir=asc`)).sessions.map((s: Doc) => s.costUsd)).toEqual([
+      0.00195, 0.00225, 0.0045, 0.009, 0.75,
+    ]);
     expect(ids(await ok(a, `${q}&sort=turns&dir=desc`)).slice(0, 2)).toEqual(['alpha-1', 'alpha-2']);
     // alpha-1 has the one failed tool call; alpha-3's API error is apiErrorCount, not an error (issue 15 §5).
     expect(ids(await ok(a, `${q}&sort=errors&dir=desc`))[0]).toBe('alpha-1');
@@ -219,7 +309,17 @@ describe('GET /v1/sessions: fields, facets, sorts, filters (rule 7)', () => {
   });
 
   it('answers the same total from its counters as from counting rows, also after a session changes', async () => {
-    const filters = ['', 'branch=main', 'agentType=codex', 'model=claude-sonnet-4-6', 'workerKind=ci', 'origin=agent,interactive', 'signal=clean', 'signal=hands-on', `actor=${a.ownerId}`];
+    const filters = [
+      '',
+      'branch=main',
+      'agentType=codex',
+      'model=claude-sonnet-4-6',
+      'workerKind=ci',
+      'origin=agent,interactive',
+      'signal=clean',
+      'signal=hands-on',
+      `actor=${a.ownerId}`,
+    ];
     const check = async () => {
       for (const f of filters) {
         const fromCounters = await ok(a, `repoScope=all&limit=100&${f}`);
@@ -231,12 +331,27 @@ describe('GET /v1/sessions: fields, facets, sorts, filters (rule 7)', () => {
     };
     await check();
     // alpha-2 moves to branch main with an error: the counters move with it.
-    const moved = build({ ...SESSIONS[1]!, branch: 'main', turns: [...SESSIONS[1]!.turns, { in: 10, out: 10, statuses: ['error'] }] });
-    const r = await gw.call('POST', '/v1/agents/sync', { token: ingestKey, appId: a.appId, body: { schemaVersion: 1, sessions: [moved] } });
+    const moved = build({
+      ...SESSIONS[1]!,
+      branch: 'main',
+      turns: [...SESSIONS[1]!.turns, { in: 10, out: 10, statuses: ['error'] }],
+    });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: ingestKey,
+      appId: a.appId,
+      body: { schemaVersion: 1, sessions: [moved] },
+    });
     expect(r.status).toBe(200);
     expect((await ok(a, 'repoScope=all&branch=main')).total).toBe(3);
     await check();
-    const restored = await gw.call('POST', '/v1/agents/sync', { token: ingestKey, appId: a.appId, body: { schemaVersion: 1, sessions: [build({ ...SESSIONS[1]!, turns: [...SESSIONS[1]!.turns, { in: 0, out: 0 }] })] } });
+    const restored = await gw.call('POST', '/v1/agents/sync', {
+      token: ingestKey,
+      appId: a.appId,
+      body: {
+        schemaVersion: 1,
+        sessions: [build({ ...SESSIONS[1]!, turns: [...SESSIONS[1]!.turns, { in: 0, out: 0 }] })],
+      },
+    });
     expect(restored.status).toBe(200);
     await check();
   });
@@ -252,13 +367,36 @@ describe('GET /v1/sessions: fields, facets, sorts, filters (rule 7)', () => {
 describe('GET /v1/sessions: query bounds (rule 8) and rejected parameters', () => {
   const long = (n: number) => 'x'.repeat(n);
   const cases: [string, string][] = [
-    ['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset'], ['offset=10001', 'offset'],
-    [`q=${long(201)}`, 'q'], [`repo=${long(501)}`, 'repo'], [`branch=${long(501)}`, 'branch'], [`agentType=${long(501)}`, 'agentType'],
-    [`model=${long(501)}`, 'model'], [`workerKind=${long(501)}`, 'workerKind'], [`origin=${long(501)}`, 'origin'], [`actor=${long(501)}`, 'actor'],
-    ['sort=price', 'sort'], ['dir=up', 'dir'], ['signal=noisy', 'signal'], ['repoScope=some', 'repoScope'], ['from=yesterday', 'from'],
-    ['to=2026-13-01', 'to'], ['origin=robot', 'origin'], ['includeSubagents=maybe', 'includeSubagents'], ['color=blue', 'color'],
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['limit=abc', 'limit'],
+    ['offset=-1', 'offset'],
+    ['offset=10001', 'offset'],
+    [`q=${long(201)}`, 'q'],
+    [`repo=${long(501)}`, 'repo'],
+    [`branch=${long(501)}`, 'branch'],
+    [`agentType=${long(501)}`, 'agentType'],
+    [`model=${long(501)}`, 'model'],
+    [`workerKind=${long(501)}`, 'workerKind'],
+    [`origin=${long(501)}`, 'origin'],
+    [`actor=${long(501)}`, 'actor'],
+    ['sort=price', 'sort'],
+    ['dir=up', 'dir'],
+    ['signal=noisy', 'signal'],
+    ['repoScope=some', 'repoScope'],
+    ['from=yesterday', 'from'],
+    ['to=2026-13-01', 'to'],
+    ['origin=robot', 'origin'],
+    ['includeSubagents=maybe', 'includeSubagents'],
+    ['color=blue', 'color'],
   ];
-  it.each(cases.map(([query, param]) => [query.length > 40 ? `${query.slice(0, 20)}…(${query.length} chars)` : query, query, param]))('%s answers 400 invalid_query_params', async (_label, query, param) => {
+  it.each(
+    cases.map(([query, param]) => [
+      query.length > 40 ? `${query.slice(0, 20)}…(${query.length} chars)` : query,
+      query,
+      param,
+    ]),
+  )('%s answers 400 invalid_query_params', async (_label, query, param) => {
     const r = await get(a, query);
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_query_params');
@@ -287,7 +425,8 @@ describe('GET /v1/sessions: query bounds (rule 8) and rejected parameters', () =
 });
 
 describe('GET /v1/sessions: actor privacy (rule 1)', () => {
-  const pseudonym = (id: string) => `anon-${crypto.createHmac('sha256', gw.app.attest.anonSecret).update(id).digest('hex').slice(0, 16)}`;
+  const pseudonym = (id: string) =>
+    `anon-${crypto.createHmac('sha256', gw.app.attest.anonSecret).update(id).digest('hex').slice(0, 16)}`;
 
   it('anonymizes actors for a credential without sessions.read_team, stably', async () => {
     const d = await ok(a, 'repoScope=all', readOnlyKey);
@@ -346,39 +485,84 @@ describe('GET /v1/sessions: credentials and rate limit', () => {
 describe('GET /v1/sessions/{traceId}', () => {
   it('returns the full transcript: fields, turns with tool calls, events, per-model usage', async () => {
     const full = canonical('full');
-    const r = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, body: { schemaVersion: 1, sessions: [full] } });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: a.factoryKey,
+      appId: a.appId,
+      body: { schemaVersion: 1, sessions: [full] },
+    });
     expect(r.status).toBe(200);
     const listed = (await ok(a, 'repo=acme/acme-api')).sessions[0];
     const d = await gw.call('GET', `/v1/sessions/${listed.traceId}`, { token: a.loginToken, appId: a.appId });
     expect(d.status).toBe(200);
     expect(d.headers['x-ratelimit-limit']).toBe('300');
     const s = d.body.data;
-    expect(s).toMatchObject({ ...listed, env: full.env, outcome: full.outcome, subagent: null, chunk: { of: null, partsReceived: [] } });
+    expect(s).toMatchObject({
+      ...listed,
+      env: full.env,
+      outcome: full.outcome,
+      subagent: null,
+      chunk: { of: null, partsReceived: [] },
+    });
     expect(s.turns).toEqual(full.turns);
     expect(s.events).toEqual(full.events);
     expect(s.warnings).toEqual(full.warnings);
-    expect(s.modelUsage).toEqual([{ model: 'claude-opus-4-8', turns: 1, costUsd: 0.03226, tokens: { input: 9, output: 412, cacheRead: 18230, cacheWrite: 2048, cacheWrite5m: 2048, cacheWrite1h: 0 } }]);
+    expect(s.modelUsage).toEqual([
+      {
+        model: 'claude-opus-4-8',
+        turns: 1,
+        costUsd: 0.03226,
+        tokens: { input: 9, output: 412, cacheRead: 18230, cacheWrite: 2048, cacheWrite5m: 2048, cacheWrite1h: 0 },
+      },
+    ]);
     // The body's actor (id, email) is not an identity the gateway reports.
     expect(JSON.stringify(s)).not.toContain('dev@example.com');
   });
 
   it('reports contextSourceVerification from the synced context commits', async () => {
     const synced = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
-    const ctxSync = await gw.call('POST', '/v1/context/sync', { token: a.factoryKey, appId: a.appId, body: { commitSha: synced, files: [{ path: '.outerlayer/README.md', content: Buffer.from('hi').toString('base64') }] } });
+    const ctxSync = await gw.call('POST', '/v1/context/sync', {
+      token: a.factoryKey,
+      appId: a.appId,
+      body: {
+        commitSha: synced,
+        files: [{ path: '.outerlayer/README.md', content: Buffer.from('hi').toString('base64') }],
+      },
+    });
     expect(ctxSync.status).toBe(201);
-    const withCommit = (id: string, sha: string) => variant(build({ id, repo: 'github.com/acme/ctx', startedAt: '2026-10-06T10:00:00.000Z', turns: [{ in: 1, out: 1 }] }), (d) => { d.env.commitSha = sha; });
-    const r = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, body: { schemaVersion: 1, sessions: [withCommit('ctx-verified', synced), withCommit('ctx-unverified', 'f'.repeat(40))] } });
+    const withCommit = (id: string, sha: string) =>
+      variant(
+        build({ id, repo: 'github.com/acme/ctx', startedAt: '2026-10-06T10:00:00.000Z', turns: [{ in: 1, out: 1 }] }),
+        (d) => {
+          d.env.commitSha = sha;
+        },
+      );
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: a.factoryKey,
+      appId: a.appId,
+      body: {
+        schemaVersion: 1,
+        sessions: [withCommit('ctx-verified', synced), withCommit('ctx-unverified', 'f'.repeat(40))],
+      },
+    });
     expect(r.status).toBe(200);
     const d = await ok(a, 'repo=acme/ctx');
     const bySession = Object.fromEntries(d.sessions.map((s: Doc) => [s.sessionId, s.contextSourceVerification]));
     expect(bySession).toEqual({ 'ctx-verified': 'verified', 'ctx-unverified': 'unverified' });
-    const detail = await gw.call('GET', `/v1/sessions/${d.sessions.find((s: Doc) => s.sessionId === 'ctx-verified').traceId}`, { token: a.loginToken, appId: a.appId });
+    const detail = await gw.call(
+      'GET',
+      `/v1/sessions/${d.sessions.find((s: Doc) => s.sessionId === 'ctx-verified').traceId}`,
+      { token: a.loginToken, appId: a.appId },
+    );
     expect(detail.body.data.contextSourceVerification).toBe('verified');
   });
 
   it('reads a converted raw transcript whole', async () => {
     const doc = raw(rawNames().find((n) => n.startsWith('s05'))!, 'full');
-    const r = await gw.call('POST', '/v1/agents/sync', { token: a.factoryKey, appId: a.appId, body: { schemaVersion: 1, sessions: [doc] } });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: a.factoryKey,
+      appId: a.appId,
+      body: { schemaVersion: 1, sessions: [doc] },
+    });
     expect(r.status).toBe(200);
     const listed = (await ok(a, 'repoScope=all&limit=100')).sessions.find((s: Doc) => s.sessionId === doc.id);
     const d = await gw.call('GET', `/v1/sessions/${listed.traceId}`, { token: a.loginToken, appId: a.appId });
@@ -398,7 +582,10 @@ describe('GET /v1/sessions/{traceId}', () => {
     const other = await gw.call('GET', `/v1/sessions/${betaTrace}`, { token: b.factoryKey, appId: b.appId });
     expect(other.status).toBe(404);
     expect(other.body.error.code).toBe('session_not_found');
-    const unknown = await gw.call('GET', `/v1/sessions/${crypto.randomUUID()}`, { token: a.loginToken, appId: a.appId });
+    const unknown = await gw.call('GET', `/v1/sessions/${crypto.randomUUID()}`, {
+      token: a.loginToken,
+      appId: a.appId,
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('session_not_found');
   });
@@ -418,9 +605,16 @@ describe('GET /v1/sessions/{traceId}', () => {
 
   it('is rate limited in the session-detail bucket (30 a minute on the free plan)', async () => {
     const fresh = await createTenant(gw, { plan: 'free' });
-    let last = await gw.call('GET', `/v1/sessions/${crypto.randomUUID()}`, { token: fresh.factoryKey, appId: fresh.appId });
+    let last = await gw.call('GET', `/v1/sessions/${crypto.randomUUID()}`, {
+      token: fresh.factoryKey,
+      appId: fresh.appId,
+    });
     expect(last.headers['x-ratelimit-limit']).toBe('30');
-    for (let i = 1; i < 31; i += 1) last = await gw.call('GET', `/v1/sessions/${crypto.randomUUID()}`, { token: fresh.factoryKey, appId: fresh.appId });
+    for (let i = 1; i < 31; i += 1)
+      last = await gw.call('GET', `/v1/sessions/${crypto.randomUUID()}`, {
+        token: fresh.factoryKey,
+        appId: fresh.appId,
+      });
     expect(last.status).toBe(429);
     expect(last.body.error.code).toBe('rate_limited');
     // The list has its own bucket.
@@ -432,7 +626,11 @@ describe('GET /v1/sessions on the raw Claude Code transcripts', () => {
   it('lists the converted transcripts with their dominant repo and counts', async () => {
     const c = await createTenant(gw, { plan: 'paid' });
     const docs = rawNames().map((n) => raw(n, 'redacted'));
-    const r = await gw.call('POST', '/v1/agents/sync', { token: c.factoryKey, appId: c.appId, body: { schemaVersion: 1, sessions: docs } });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: c.factoryKey,
+      appId: c.appId,
+      body: { schemaVersion: 1, sessions: docs },
+    });
     expect(r.status).toBe(200);
     expect(r.body.data.rejected).toEqual([]);
     const all = await ok(c, 'repoScope=all&includeSubagents=1&limit=100');

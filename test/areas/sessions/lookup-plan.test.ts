@@ -19,8 +19,16 @@ withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { pla
 const SEEDED = 3_000;
 
 async function sync(t: Tenant, ids: string[]) {
-  const sessions = ids.map((id) => variant(canonical('full'), (d) => { d.id = id; }));
-  return gw.call('POST', '/v1/agents/sync', { token: t.loginToken, appId: t.appId, body: { schemaVersion: 1, sessions } });
+  const sessions = ids.map((id) =>
+    variant(canonical('full'), (d) => {
+      d.id = id;
+    }),
+  );
+  return gw.call('POST', '/v1/agents/sync', {
+    token: t.loginToken,
+    appId: t.appId,
+    body: { schemaVersion: 1, sessions },
+  });
 }
 
 beforeAll(async () => {
@@ -30,13 +38,19 @@ beforeAll(async () => {
   expect((await sync(a, ['seed-template'])).status).toBe(200);
   const template = await db.selectFrom('sessions').selectAll().where('app_id', '=', a.appId).executeTakeFirstOrThrow();
   const rows: SessionRow[] = Array.from({ length: SEEDED }, (_, i) => ({
-    ...template, id: `seeded-${String(i).padStart(5, '0')}`, session_key: `seeded-key-${i}`, session_id: `seeded-key-${i}`, started_at: template.started_at + i,
+    ...template,
+    id: `seeded-${String(i).padStart(5, '0')}`,
+    session_key: `seeded-key-${i}`,
+    session_id: `seeded-key-${i}`,
+    started_at: template.started_at + i,
   }));
   await db.transaction().execute((trx) => insertBulk(trx, rows, []));
 }, 120_000);
 
 describe('the lookup a sync starts with', () => {
-  const keys = Array.from({ length: 25 }, (_, i) => `seeded-key-${i * 97}`).concat(['not-stored-1']).sort();
+  const keys = Array.from({ length: 25 }, (_, i) => `seeded-key-${i * 97}`)
+    .concat(['not-stored-1'])
+    .sort();
 
   it('reads the sessions table only through the unique (app_id, session_key) index, one key at a time', async () => {
     const reads = await readsOf(gw, sessionsByKeysQuery(gw.app.attest.db, a.appId, keys), 'sessions');
@@ -54,11 +68,19 @@ describe('the lookup a sync starts with', () => {
     // Another factory asking for the same keys finds none of them.
     expect((await db.executeQuery(sessionsByKeysQuery(db, b.appId, keys))).rows).toEqual([]);
 
-    const before = await db.selectFrom('sessions').select((e) => e.fn.countAll<number | string>().as('n')).where('app_id', '=', a.appId).executeTakeFirstOrThrow();
+    const before = await db
+      .selectFrom('sessions')
+      .select((e) => e.fn.countAll<number | string>().as('n'))
+      .where('app_id', '=', a.appId)
+      .executeTakeFirstOrThrow();
     const r = await sync(a, ['seeded-key-0', 'seeded-key-97', 'fresh-after-seed']);
     expect(r.status, r.text.slice(0, 300)).toBe(200);
     expect(r.body.data.accepted).toEqual(['seeded-key-0', 'seeded-key-97', 'fresh-after-seed']);
-    const after = await db.selectFrom('sessions').select((e) => e.fn.countAll<number | string>().as('n')).where('app_id', '=', a.appId).executeTakeFirstOrThrow();
+    const after = await db
+      .selectFrom('sessions')
+      .select((e) => e.fn.countAll<number | string>().as('n'))
+      .where('app_id', '=', a.appId)
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n) + 1);
     expect(Number(before.n)).toBe(SEEDED + 1);
   });
@@ -67,9 +89,20 @@ describe('the lookup a sync starts with', () => {
     const db = gw.app.attest.db;
     const odd = ['quote"and,comma', '{braces}', 'back\\slash', 'NULL', 'spaces and ünïcødé 🚀', "it's"];
     expect((await sync(b, odd)).status).toBe(200);
-    const count = async () => Number((await db.selectFrom('sessions').select((e) => e.fn.countAll<number | string>().as('n')).where('app_id', '=', b.appId).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('sessions')
+            .select((e) => e.fn.countAll<number | string>().as('n'))
+            .where('app_id', '=', b.appId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect(await count()).toBe(odd.length);
-    const found = (await db.executeQuery(sessionsByKeysQuery(db, b.appId, [...odd].sort()))).rows.map((r) => r.session_key);
+    const found = (await db.executeQuery(sessionsByKeysQuery(db, b.appId, [...odd].sort()))).rows.map(
+      (r) => r.session_key,
+    );
     expect([...found].sort()).toEqual([...odd].sort());
     // Sent again, they merge into the stored rows: none is taken for new.
     const again = await sync(b, odd);

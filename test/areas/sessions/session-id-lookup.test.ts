@@ -20,11 +20,26 @@ withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { pla
 
 beforeAll(async () => {
   const db = gw.app.attest.db;
-  const first = await gw.call('POST', '/v1/agents/sync', { token: a.loginToken, appId: a.appId, body: { schemaVersion: 1, sessions: [variant(canonical('full'), (d) => { d.id = 'template'; })] } });
+  const first = await gw.call('POST', '/v1/agents/sync', {
+    token: a.loginToken,
+    appId: a.appId,
+    body: {
+      schemaVersion: 1,
+      sessions: [
+        variant(canonical('full'), (d) => {
+          d.id = 'template';
+        }),
+      ],
+    },
+  });
   expect(first.status).toBe(200);
   const template = await db.selectFrom('sessions').selectAll().where('app_id', '=', a.appId).executeTakeFirstOrThrow();
   const rows: SessionRow[] = Array.from({ length: 3_000 }, (_, i) => ({
-    ...template, id: `seeded-${String(i).padStart(5, '0')}`, session_key: `seeded-${i}`, session_id: `seeded-${i}`, started_at: template.started_at + i,
+    ...template,
+    id: `seeded-${String(i).padStart(5, '0')}`,
+    session_key: `seeded-${i}`,
+    session_id: `seeded-${i}`,
+    started_at: template.started_at + i,
   }));
   await db.transaction().execute((trx) => insertBulk(trx, rows, []));
   if (usingPostgres) await sql`analyze sessions`.execute(db);
@@ -40,22 +55,37 @@ async function expectBySessionId(query: CompiledQuery) {
   }
   const reads = await readsOf(gw, query, 'sessions');
   expect(reads.length).toBeGreaterThan(0);
-  for (const read of reads) expect(read).toBe('SEARCH sessions USING INDEX sessions_app_key (app_id=? AND session_key>? AND session_key<?)');
+  for (const read of reads)
+    expect(read).toBe('SEARCH sessions USING INDEX sessions_app_key (app_id=? AND session_key>? AND session_key<?)');
 }
 
 describe('sessions by their session id', () => {
-  it('the PRs of synced sessions read them by session id, not the factory\'s rows', async () => {
-    await expectBySessionId(sessionsBySessionIdsQuery(gw.app.attest.db, a.appId, Array.from({ length: 25 }, (_, i) => `seeded-${i * 101}`)).compile());
+  it("the PRs of synced sessions read them by session id, not the factory's rows", async () => {
+    await expectBySessionId(
+      sessionsBySessionIdsQuery(
+        gw.app.attest.db,
+        a.appId,
+        Array.from({ length: 25 }, (_, i) => `seeded-${i * 101}`),
+      ).compile(),
+    );
   });
 
-  it('GET /v1/sessions/{id} by a session id reads it by session id, not the factory\'s rows', async () => {
+  it("GET /v1/sessions/{id} by a session id reads it by session id, not the factory's rows", async () => {
     await expectBySessionId(findBySessionIdQuery(gw.app.attest.db, a.appId, 'seeded-1234').compile());
   });
 
-  it('answers the top-level session for its session id, and nothing of another factory\'s', async () => {
-    const parent = variant(canonical('full'), (d) => { d.id = 'family-1'; });
-    const child = variant(canonical('subagent-redacted'), (d) => { d.id = 'family-1'; });
-    const r = await gw.call('POST', '/v1/agents/sync', { token: a.loginToken, appId: a.appId, body: { schemaVersion: 1, sessions: [child, parent] } });
+  it("answers the top-level session for its session id, and nothing of another factory's", async () => {
+    const parent = variant(canonical('full'), (d) => {
+      d.id = 'family-1';
+    });
+    const child = variant(canonical('subagent-redacted'), (d) => {
+      d.id = 'family-1';
+    });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: a.loginToken,
+      appId: a.appId,
+      body: { schemaVersion: 1, sessions: [child, parent] },
+    });
     expect(r.status, r.text.slice(0, 300)).toBe(200);
     expect(r.body.data.rejected).toEqual([]);
 
@@ -65,8 +95,16 @@ describe('sessions by their session id', () => {
     expect(got.body.data.isSubagent).toBe(false);
 
     // Ids whose keys sort next to family-1's ('!' and ' ' before '#', '0' after '$'): never taken for it.
-    const neighbours = ['family-1!', 'family-1 x', 'family-10'].map((id) => variant(canonical('minimal'), (d) => { d.id = id; }));
-    const n = await gw.call('POST', '/v1/agents/sync', { token: a.loginToken, appId: a.appId, body: { schemaVersion: 1, sessions: neighbours } });
+    const neighbours = ['family-1!', 'family-1 x', 'family-10'].map((id) =>
+      variant(canonical('minimal'), (d) => {
+        d.id = id;
+      }),
+    );
+    const n = await gw.call('POST', '/v1/agents/sync', {
+      token: a.loginToken,
+      appId: a.appId,
+      body: { schemaVersion: 1, sessions: neighbours },
+    });
     expect(n.status, n.text.slice(0, 300)).toBe(200);
     const again = await gw.call('GET', '/v1/sessions/family-1', { token: a.loginToken, appId: a.appId });
     expect(again.body.data.sessionId).toBe('family-1');

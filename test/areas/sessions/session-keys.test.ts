@@ -28,15 +28,23 @@ function doc(id: string, title: string, agentId?: string, parentSessionId?: stri
 }
 
 async function sync(t: Tenant, sessions: Doc[]) {
-  const r = await gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions } });
+  const r = await gw.call('POST', '/v1/agents/sync', {
+    token: t.factoryKey,
+    appId: t.appId,
+    body: { schemaVersion: 1, sessions },
+  });
   expect(r.status, r.text.slice(0, 300)).toBe(200);
   expect(r.body.data.rejected).toEqual([]);
   return r;
 }
 
 async function stored(t: Tenant): Promise<{ key: string; sessionId: string; title: string | null }[]> {
-  return gw.app.attest.db.selectFrom('sessions').select(['session_key as key', 'session_id as sessionId', 'title'])
-    .where('app_id', '=', t.appId).orderBy('title').execute();
+  return gw.app.attest.db
+    .selectFrom('sessions')
+    .select(['session_key as key', 'session_id as sessionId', 'title'])
+    .where('app_id', '=', t.appId)
+    .orderBy('title')
+    .execute();
 }
 
 async function detail(t: Tenant, id: string) {
@@ -79,7 +87,10 @@ describe('session ids holding # and %', () => {
     expect(literal.body.data.title).toBe('D top-level k%231');
     const k = await detail(a, 'k');
     expect(k.body.data.title).toBe('A top-level k');
-    expect(k.body.data.subagents.map((s: { title: string }) => s.title).sort()).toEqual(['B subagent 1 of k', 'F subagent 1#2 of k']);
+    expect(k.body.data.subagents.map((s: { title: string }) => s.title).sort()).toEqual([
+      'B subagent 1 of k',
+      'F subagent 1#2 of k',
+    ]);
 
     const sub = await detail(a, top.body.data.subagents[0].traceId);
     expect(sub.status).toBe(200);
@@ -94,7 +105,12 @@ describe('session ids holding # and %', () => {
 describe('migration 0026', () => {
   it('rewrites keys stored the old way and leaves every other key as it was', async () => {
     const db = gw.app.attest.db;
-    const template = await db.selectFrom('sessions').selectAll().where('app_id', '=', a.appId).where('session_key', '=', 'k').executeTakeFirstOrThrow();
+    const template = await db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('app_id', '=', a.appId)
+      .where('session_key', '=', 'k')
+      .executeTakeFirstOrThrow();
     // Rows as the old keys had them, in another factory: top-level `m#1` and `m%1`, subagent `x#y` of `m`, and `plain`.
     const old = [
       { id: 'old-1', session_key: 'm#1', session_id: 'm#1', subagent_id: null, is_subagent: 0 },
@@ -104,12 +120,25 @@ describe('migration 0026', () => {
       // Holds, before the migration, the key another row's will become: no row may take it while it is held.
       { id: 'old-5', session_key: 'm%231', session_id: 'n', subagent_id: null, is_subagent: 0 },
     ];
-    await db.insertInto('sessions').values(old.map((r) => ({ ...template, ...r, app_id: b.appId, org_id: b.orgId }))).execute();
-    const before = await db.selectFrom('sessions').select(['id', 'session_key']).where('app_id', '=', a.appId).orderBy('id').execute();
+    await db
+      .insertInto('sessions')
+      .values(old.map((r) => ({ ...template, ...r, app_id: b.appId, org_id: b.orgId })))
+      .execute();
+    const before = await db
+      .selectFrom('sessions')
+      .select(['id', 'session_key'])
+      .where('app_id', '=', a.appId)
+      .orderBy('id')
+      .execute();
 
     await db.transaction().execute((trx) => escapeStoredKeys(trx as unknown as Kysely<unknown>));
 
-    const keys = await db.selectFrom('sessions').select(['id', 'session_key']).where('app_id', '=', b.appId).orderBy('id').execute();
+    const keys = await db
+      .selectFrom('sessions')
+      .select(['id', 'session_key'])
+      .where('app_id', '=', b.appId)
+      .orderBy('id')
+      .execute();
     expect(keys).toEqual([
       { id: 'old-1', session_key: 'm%231' },
       { id: 'old-2', session_key: 'm%251' },
@@ -118,8 +147,20 @@ describe('migration 0026', () => {
       { id: 'old-5', session_key: 'n' },
     ]);
     // The keys written by the gateway are already escaped: untouched.
-    expect(await db.selectFrom('sessions').select(['id', 'session_key']).where('app_id', '=', a.appId).orderBy('id').execute()).toEqual(before);
-    expect(Number((await sql<{ n: number }>`select count(*) as n from sessions where session_key like ${'\u0001%'}`.execute(db)).rows[0]!.n)).toBe(0);
+    expect(
+      await db
+        .selectFrom('sessions')
+        .select(['id', 'session_key'])
+        .where('app_id', '=', a.appId)
+        .orderBy('id')
+        .execute(),
+    ).toEqual(before);
+    expect(
+      Number(
+        (await sql<{ n: number }>`select count(*) as n from sessions where session_key like ${'\u0001%'}`.execute(db))
+          .rows[0]!.n,
+      ),
+    ).toBe(0);
   });
 });
 
@@ -134,15 +175,23 @@ function subagentWithoutAgentId(id: string, parentSessionId: string, title: stri
 }
 
 describe('a subagent transcript without an agent id', () => {
-  it('under its parent\'s id is a session of its own, not merged into the parent, sent together or again', async () => {
+  it("under its parent's id is a session of its own, not merged into the parent, sent together or again", async () => {
     const parent = doc('p', 'P top-level p');
     const turns = parent.turns.length;
     expect(turns).toBeGreaterThanOrEqual(2);
     // Longer than the parent: merged, it replaced the parent's transcript; shorter, it was dropped as a stale retry.
-    const longer = variant(subagentWithoutAgentId('p', 'p', 'Q subagent of p', turns), (d) => { d.turns = [...d.turns, ...d.turns.slice(0, 1).map((t: Record<string, unknown>) => ({ ...t, index: turns }))]; });
+    const longer = variant(subagentWithoutAgentId('p', 'p', 'Q subagent of p', turns), (d) => {
+      d.turns = [...d.turns, ...d.turns.slice(0, 1).map((t: Record<string, unknown>) => ({ ...t, index: turns }))];
+    });
     await sync(a, [parent, longer]);
-    const rows = () => gw.app.attest.db.selectFrom('sessions').select(['session_key as key', 'title', 'turn_count as turns', 'is_subagent as sub'])
-      .where('app_id', '=', a.appId).where('session_id', '=', 'p').orderBy('title').execute();
+    const rows = () =>
+      gw.app.attest.db
+        .selectFrom('sessions')
+        .select(['session_key as key', 'title', 'turn_count as turns', 'is_subagent as sub'])
+        .where('app_id', '=', a.appId)
+        .where('session_id', '=', 'p')
+        .orderBy('title')
+        .execute();
     const expected = [
       { key: 'p', title: 'P top-level p', turns, sub: 0 },
       { key: 'p#', title: 'Q subagent of p', turns: turns + 1, sub: 1 },
@@ -156,7 +205,9 @@ describe('a subagent transcript without an agent id', () => {
     expect(top.status).toBe(200);
     expect(top.body.data.title).toBe('P top-level p');
     expect(top.body.data.turns).toHaveLength(turns);
-    expect(top.body.data.subagents.map((s: { title: string; subagentId: string | null }) => [s.title, s.subagentId])).toEqual([['Q subagent of p', null]]);
+    expect(
+      top.body.data.subagents.map((s: { title: string; subagentId: string | null }) => [s.title, s.subagentId]),
+    ).toEqual([['Q subagent of p', null]]);
     const sub = await detail(a, top.body.data.subagents[0].traceId);
     expect(sub.body.data.turns).toHaveLength(turns + 1);
     expect(sub.body.data.parentTraceId).toBe(top.body.data.traceId);
@@ -169,7 +220,12 @@ describe('a subagent transcript without an agent id', () => {
     expect(own.status).toBe(200);
     expect(own.body.data.isSubagent).toBe(true);
     expect(own.body.data.parentTraceId).toBe((await detail(a, 'p')).body.data.traceId);
-    const keys = await gw.app.attest.db.selectFrom('sessions').select('session_key as key').where('app_id', '=', a.appId).where('session_id', '=', 's-own').execute();
+    const keys = await gw.app.attest.db
+      .selectFrom('sessions')
+      .select('session_key as key')
+      .where('app_id', '=', a.appId)
+      .where('session_id', '=', 's-own')
+      .execute();
     expect(keys).toEqual([{ key: 's-own#' }]);
   });
 });
@@ -177,26 +233,60 @@ describe('a subagent transcript without an agent id', () => {
 describe('migration 0027', () => {
   it('gives stored subagents without an agent id the key `<id>#` and leaves every other key as it was', async () => {
     const db = gw.app.attest.db;
-    const template = await db.selectFrom('sessions').selectAll().where('app_id', '=', a.appId).where('session_key', '=', 'k').executeTakeFirstOrThrow();
+    const template = await db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('app_id', '=', a.appId)
+      .where('session_key', '=', 'k')
+      .executeTakeFirstOrThrow();
     const old = [
       { id: 'o27-1', session_key: 'q', session_id: 'q', subagent_id: null, is_subagent: 1, parent_session_id: 'q0' },
-      { id: 'o27-2', session_key: 'q%231', session_id: 'q#1', subagent_id: '', is_subagent: 1, parent_session_id: 'q0' },
+      {
+        id: 'o27-2',
+        session_key: 'q%231',
+        session_id: 'q#1',
+        subagent_id: '',
+        is_subagent: 1,
+        parent_session_id: 'q0',
+      },
       { id: 'o27-3', session_key: 'q#x', session_id: 'q', subagent_id: 'x', is_subagent: 1, parent_session_id: 'q' },
       { id: 'o27-4', session_key: 'q0', session_id: 'q0', subagent_id: null, is_subagent: 0, parent_session_id: null },
     ];
     await db.deleteFrom('sessions').where('app_id', '=', b.appId).execute();
-    await db.insertInto('sessions').values(old.map((r) => ({ ...template, ...r, app_id: b.appId, org_id: b.orgId }))).execute();
-    const before = await db.selectFrom('sessions').select(['id', 'session_key']).where('app_id', '=', a.appId).orderBy('id').execute();
+    await db
+      .insertInto('sessions')
+      .values(old.map((r) => ({ ...template, ...r, app_id: b.appId, org_id: b.orgId })))
+      .execute();
+    const before = await db
+      .selectFrom('sessions')
+      .select(['id', 'session_key'])
+      .where('app_id', '=', a.appId)
+      .orderBy('id')
+      .execute();
 
     await db.transaction().execute((trx) => keySubagentsWithoutAgentId(trx as unknown as Kysely<unknown>));
 
-    expect(await db.selectFrom('sessions').select(['id', 'session_key']).where('app_id', '=', b.appId).orderBy('id').execute()).toEqual([
+    expect(
+      await db
+        .selectFrom('sessions')
+        .select(['id', 'session_key'])
+        .where('app_id', '=', b.appId)
+        .orderBy('id')
+        .execute(),
+    ).toEqual([
       { id: 'o27-1', session_key: 'q#' },
       { id: 'o27-2', session_key: 'q%231#' },
       { id: 'o27-3', session_key: 'q#x' },
       { id: 'o27-4', session_key: 'q0' },
     ]);
     // The gateway's own keys are already written so: untouched.
-    expect(await db.selectFrom('sessions').select(['id', 'session_key']).where('app_id', '=', a.appId).orderBy('id').execute()).toEqual(before);
+    expect(
+      await db
+        .selectFrom('sessions')
+        .select(['id', 'session_key'])
+        .where('app_id', '=', a.appId)
+        .orderBy('id')
+        .execute(),
+    ).toEqual(before);
   });
 });

@@ -49,7 +49,11 @@ const holds = (id: string, q: string) => (titleOf.get(id) ?? '').toLowerCase().i
 
 async function sync(t: Tenant, docs: Doc[]): Promise<void> {
   for (let i = 0; i < docs.length; i += 25) {
-    const r = await gw.call('POST', '/v1/agents/sync', { token: t.loginToken, appId: t.appId, body: { schemaVersion: 1, sessions: docs.slice(i, i + 25) } });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: t.loginToken,
+      appId: t.appId,
+      body: { schemaVersion: 1, sessions: docs.slice(i, i + 25) },
+    });
     expect(r.status, r.text.slice(0, 300)).toBe(200);
     expect(r.body.data.rejected).toEqual([]);
   }
@@ -88,9 +92,35 @@ const SCOPES: Record<string, string>[] = [
 ];
 
 const NEEDLES = [
-  'fix', 'FIX', 'Fix ', 'on main', 'fix login', 'LOGIN FLOW', 'parser', 'zebra', 'ZEBRA CROSSING 77', 'crossing 1',
-  'déjà', 'CAFÉ', 'é', 'straße', 'ße c', '登录', '修复 登', '🚀', '100%', '%_d', '_done', '%', '_', 'e', 'ix', ' #1', '#14',
-  'nothing like this', 'refactor',
+  'fix',
+  'FIX',
+  'Fix ',
+  'on main',
+  'fix login',
+  'LOGIN FLOW',
+  'parser',
+  'zebra',
+  'ZEBRA CROSSING 77',
+  'crossing 1',
+  'déjà',
+  'CAFÉ',
+  'é',
+  'straße',
+  'ße c',
+  '登录',
+  '修复 登',
+  '🚀',
+  '100%',
+  '%_d',
+  '_done',
+  '%',
+  '_',
+  'e',
+  'ix',
+  ' #1',
+  '#14',
+  'nothing like this',
+  'refactor',
 ];
 
 beforeAll(async () => {
@@ -99,12 +129,24 @@ beforeAll(async () => {
   b = await createTenant(gw, { plan: 'paid' });
   await sync(a, SESSIONS.map(build));
   // Another factory with the same frequent word: the trigram index counts its titles too, never lists them.
-  await sync(b, Array.from({ length: 40 }, (_, i) => build({
-    id: `b-${i}`, title: `fix zebra ${i}`, repo: 'github.com/acme/alpha', branch: 'main',
-    startedAt: new Date(Date.parse('2026-10-01T00:00:00Z') + i * 3_600_000).toISOString(), turns: 1, toolError: false,
-  })));
+  await sync(
+    b,
+    Array.from({ length: 40 }, (_, i) =>
+      build({
+        id: `b-${i}`,
+        title: `fix zebra ${i}`,
+        repo: 'github.com/acme/alpha',
+        branch: 'main',
+        startedAt: new Date(Date.parse('2026-10-01T00:00:00Z') + i * 3_600_000).toISOString(),
+        turns: 1,
+        toolError: false,
+      }),
+    ),
+  );
 }, 120_000);
-afterAll(async () => { await gw?.close(); });
+afterAll(async () => {
+  await gw?.close();
+});
 
 describe('GET /v1/sessions?q= with frequent and rare needles', () => {
   it('the seeded titles give the needles the frequencies the plans are chosen by', () => {
@@ -149,9 +191,16 @@ describe('GET /v1/sessions?q= with frequent and rare needles', () => {
     for (const q of ['fix', 'FIX LOGIN', 'zebra', 'ix']) {
       const scope = { repoScope: 'all', sort: 'startedAt', dir: 'asc' };
       const expected = (await all(a, scope)).filter((id) => holds(id, q));
-      const r = await gw.call('GET', `/v1/sessions/export?format=json&${new URLSearchParams({ ...scope, q }).toString()}`, { token: a.loginToken, appId: a.appId });
+      const r = await gw.call(
+        'GET',
+        `/v1/sessions/export?format=json&${new URLSearchParams({ ...scope, q }).toString()}`,
+        { token: a.loginToken, appId: a.appId },
+      );
       expect(r.status).toBe(200);
-      expect(r.body.map((s: Doc) => s.sessionId), q).toEqual(expected);
+      expect(
+        r.body.map((s: Doc) => s.sessionId),
+        q,
+      ).toEqual(expected);
     }
   });
 

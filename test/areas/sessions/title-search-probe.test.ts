@@ -11,12 +11,8 @@ let t: Tenant;
 
 const N = 1_130;
 /** Words in the first k titles (by index), so each needle has a known number of matches. */
-const title = (i: number): string => [
-  `Job ${i}`,
-  i < 1_023 ? 'Alpha' : '',
-  i < 1_024 ? 'BETA' : '',
-  i < 1_100 ? 'gamma' : '',
-].filter(Boolean).join(' ');
+const title = (i: number): string =>
+  [`Job ${i}`, i < 1_023 ? 'Alpha' : '', i < 1_024 ? 'BETA' : '', i < 1_100 ? 'gamma' : ''].filter(Boolean).join(' ');
 const ids = Array.from({ length: N }, (_, i) => `probe-${String(i).padStart(4, '0')}`);
 const titles = new Map(ids.map((id, i) => [id, title(i)]));
 
@@ -41,28 +37,59 @@ beforeAll(async () => {
   gw = await startGateway();
   t = await createTenant(gw, { plan: 'paid' });
   // Starts spread over ten days, some turns and tool errors, so the orders below are not the ids' order.
-  const docs = ids.map((id, i) => titledSession({
-    id, title: title(i), startedAt: new Date(Date.parse('2026-10-01T00:00:00Z') + ((i * 7_919) % N) * 600_000).toISOString(),
-    turns: 1 + (i % 5), toolError: i % 3 === 0,
-  }));
+  const docs = ids.map((id, i) =>
+    titledSession({
+      id,
+      title: title(i),
+      startedAt: new Date(Date.parse('2026-10-01T00:00:00Z') + ((i * 7_919) % N) * 600_000).toISOString(),
+      turns: 1 + (i % 5),
+      toolError: i % 3 === 0,
+    }),
+  );
   for (let i = 0; i < docs.length; i += 50) {
-    const r = await gw.call('POST', '/v1/agents/sync', { token: t.loginToken, appId: t.appId, body: { schemaVersion: 1, sessions: docs.slice(i, i + 50) } });
+    const r = await gw.call('POST', '/v1/agents/sync', {
+      token: t.loginToken,
+      appId: t.appId,
+      body: { schemaVersion: 1, sessions: docs.slice(i, i + 50) },
+    });
     expect(r.status, r.text.slice(0, 300)).toBe(200);
     expect(r.body.data.rejected).toEqual([]);
   }
 }, 180_000);
-afterAll(async () => { await gw?.close(); });
+afterAll(async () => {
+  await gw?.close();
+});
 
 describe('GET /v1/sessions?q= on either side of the 1,024 ids read first', () => {
   it('gives every page of the matches in the list order, and their exact total', async () => {
-    const sorts: Record<string, string>[] = [{}, { sort: 'turns', dir: 'asc' }, { from: '2026-10-03T00:00:00Z', to: '2026-10-09T00:00:00Z', sort: 'cost' }];
+    const sorts: Record<string, string>[] = [
+      {},
+      { sort: 'turns', dir: 'asc' },
+      { from: '2026-10-03T00:00:00Z', to: '2026-10-09T00:00:00Z', sort: 'cost' },
+    ];
     for (const sort of sorts) {
       const full = await order(sort);
       expect(full.length).toBeGreaterThan(0);
-      for (const [q, matches] of [['alpha', 1_023], ['beta', 1_024], ['GAMMA', 1_100], ['job 11', 41], ['job 1129', 1], ['nothing', 0]] as const) {
+      for (const [q, matches] of [
+        ['alpha', 1_023],
+        ['beta', 1_024],
+        ['GAMMA', 1_100],
+        ['job 11', 41],
+        ['job 1129', 1],
+        ['nothing', 0],
+      ] as const) {
         const expected = full.filter((id) => titles.get(id)!.toLowerCase().includes(q.toLowerCase()));
         if (!sort.from) expect(expected.length).toBe(matches);
-        for (const [offset, limit] of [[0, 25], [0, 100], [975, 100], [1_000, 24], [1_000, 25], [1_022, 3], [1_090, 20], [2_000, 10]] as const) {
+        for (const [offset, limit] of [
+          [0, 25],
+          [0, 100],
+          [975, 100],
+          [1_000, 24],
+          [1_000, 25],
+          [1_022, 3],
+          [1_090, 20],
+          [2_000, 10],
+        ] as const) {
           const got = await page({ ...sort, q, limit: String(limit), offset: String(offset) });
           const label = `${JSON.stringify(sort)} q=${q} offset=${offset} limit=${limit}`;
           expect(got.ids, label).toEqual(expected.slice(offset, offset + limit));

@@ -16,7 +16,13 @@ const build = titledSession;
 const SESSIONS: Spec[] = [
   { id: 'login-1', title: 'Fix the Login flow', startedAt: '2026-10-01T10:00:00.000Z', toolError: true },
   { id: 'login-2', title: 'LOGIN page redesign', branch: 'feat-x', startedAt: '2026-10-05T10:00:00.000Z' },
-  { id: 'login-3', title: 'relogin loop on beta', repo: 'github.com/acme/beta', startedAt: '2026-10-10T10:00:00.000Z', agentType: 'codex' },
+  {
+    id: 'login-3',
+    title: 'relogin loop on beta',
+    repo: 'github.com/acme/beta',
+    startedAt: '2026-10-10T10:00:00.000Z',
+    agentType: 'codex',
+  },
   { id: 'login-4', title: 'Old login bug', startedAt: '2026-08-01T10:00:00.000Z' },
   { id: 'pct', title: '100% done_now \\ back', startedAt: '2026-10-02T10:00:00.000Z' },
   { id: 'ops', title: 'say "hi" AND OR NEAR(a b) * end', startedAt: '2026-10-03T10:00:00.000Z' },
@@ -29,7 +35,11 @@ const SESSIONS: Spec[] = [
 const titleOf = new Map(SESSIONS.map((s) => [s.id, listedTitle(s)]));
 
 async function sync(t: Tenant, sessions: Doc[]): Promise<void> {
-  const r = await gw.call('POST', '/v1/agents/sync', { token: t.loginToken, appId: t.appId, body: { schemaVersion: 1, sessions } });
+  const r = await gw.call('POST', '/v1/agents/sync', {
+    token: t.loginToken,
+    appId: t.appId,
+    body: { schemaVersion: 1, sessions },
+  });
   expect(r.status, r.text.slice(0, 300)).toBe(200);
   expect(r.body.data.rejected).toEqual([]);
 }
@@ -50,13 +60,24 @@ withGatewayAndTenants((s) => ({ gw, a, b } = s), { a: { plan: 'paid' }, b: { pla
 beforeAll(async () => {
   await sync(a, SESSIONS.map(build));
   // Factory b: the same titles under other ids, and one of a's titles on a fresh session.
-  await sync(b, [build({ id: 'b-login', title: 'Fix the Login flow', startedAt: '2026-10-01T10:00:00.000Z' }),
-    build({ id: 'b-pct', title: '100% done_now \\ back', startedAt: '2026-10-02T10:00:00.000Z' })]);
+  await sync(b, [
+    build({ id: 'b-login', title: 'Fix the Login flow', startedAt: '2026-10-01T10:00:00.000Z' }),
+    build({ id: 'b-pct', title: '100% done_now \\ back', startedAt: '2026-10-02T10:00:00.000Z' }),
+  ]);
 });
 
 describe('GET /v1/sessions?q= (title search)', () => {
   it('matches substrings of the title case-insensitively, and only those', async () => {
-    for (const q of ['login', 'LOGIN', 'LoGiN', 'in flo', 'relogin loop', 'fix the login flow', 'ogin pa', 'nothing like this']) {
+    for (const q of [
+      'login',
+      'LOGIN',
+      'LoGiN',
+      'in flo',
+      'relogin loop',
+      'fix the login flow',
+      'ogin pa',
+      'nothing like this',
+    ]) {
       const r = await list(a, { q });
       expect(r.ids, q).toEqual(expected(q));
       expect(r.total, q).toBe(expected(q).length);
@@ -74,9 +95,44 @@ describe('GET /v1/sessions?q= (title search)', () => {
 
   it('takes %, _, quotes, backslashes and FTS syntax literally, never answering 500', async () => {
     const needles = [
-      '100%', '0% d', '% done', 'done_now', 'e_n', '%%%', '___', '\\ back', '\\\\', '"hi"', '"hi" and', 'AND', 'and or',
-      'OR NEAR', 'NEAR(a b)', 'NEAR(', ') * end', ' * ', '***', "it's", "'quoted'", '""', '"""', 'with "" in', 'title:',
-      'col^umn', '-minus', '+plus', '{x}', '[y]', 'a OR b', 'NOT', 'login*', '"login"', 'log"in', 'l%n', 'l_gin', '^fix',
+      '100%',
+      '0% d',
+      '% done',
+      'done_now',
+      'e_n',
+      '%%%',
+      '___',
+      '\\ back',
+      '\\\\',
+      '"hi"',
+      '"hi" and',
+      'AND',
+      'and or',
+      'OR NEAR',
+      'NEAR(a b)',
+      'NEAR(',
+      ') * end',
+      ' * ',
+      '***',
+      "it's",
+      "'quoted'",
+      '""',
+      '"""',
+      'with "" in',
+      'title:',
+      'col^umn',
+      '-minus',
+      '+plus',
+      '{x}',
+      '[y]',
+      'a OR b',
+      'NOT',
+      'login*',
+      '"login"',
+      'log"in',
+      'l%n',
+      'l_gin',
+      '^fix',
     ];
     for (const q of needles) {
       const r = await list(a, { q });
@@ -91,7 +147,10 @@ describe('GET /v1/sessions?q= (title search)', () => {
   it('respects every other filter together with q', async () => {
     const loginIn = (ids: string[]) => expected('login', ids);
     const alpha = SESSIONS.filter((s) => (s.repo ?? 'github.com/acme/alpha').endsWith('alpha')).map((s) => s.id);
-    const byRepo = await gw.call('GET', '/v1/sessions?q=login&repo=acme%2Falpha&limit=100', { token: a.loginToken, appId: a.appId });
+    const byRepo = await gw.call('GET', '/v1/sessions?q=login&repo=acme%2Falpha&limit=100', {
+      token: a.loginToken,
+      appId: a.appId,
+    });
     expect(byRepo.status).toBe(200);
     expect(byRepo.body.data.sessions.map((s: Doc) => s.sessionId).sort()).toEqual(loginIn(alpha));
     expect(byRepo.body.data.total).toBe(3);
@@ -102,8 +161,14 @@ describe('GET /v1/sessions?q= (title search)', () => {
     expect(window.ids).toEqual(['login-1', 'login-2']);
     expect(window.total).toBe(2);
     // Sort, page and total: newest first, one a page.
-    const page1 = await gw.call('GET', '/v1/sessions?repoScope=all&q=LOGIN&limit=1', { token: a.loginToken, appId: a.appId });
-    const page2 = await gw.call('GET', '/v1/sessions?repoScope=all&q=LOGIN&limit=1&offset=1', { token: a.loginToken, appId: a.appId });
+    const page1 = await gw.call('GET', '/v1/sessions?repoScope=all&q=LOGIN&limit=1', {
+      token: a.loginToken,
+      appId: a.appId,
+    });
+    const page2 = await gw.call('GET', '/v1/sessions?repoScope=all&q=LOGIN&limit=1&offset=1', {
+      token: a.loginToken,
+      appId: a.appId,
+    });
     expect(page1.body.data.sessions.map((s: Doc) => s.sessionId)).toEqual(['login-3']);
     expect(page2.body.data.sessions.map((s: Doc) => s.sessionId)).toEqual(['login-2']);
     expect(page1.body.data.total).toBe(4);
@@ -116,7 +181,10 @@ describe('GET /v1/sessions?q= (title search)', () => {
     expect((await list(b, { q: 'done_now' })).ids).toEqual(['b-pct']);
     expect((await list(b, { q: 'relogin' })).ids).toEqual([]);
     // Within one repository of the same name in both factories.
-    const inRepo = await gw.call('GET', '/v1/sessions?q=fix%20the%20login&repo=acme%2Falpha', { token: b.loginToken, appId: b.appId });
+    const inRepo = await gw.call('GET', '/v1/sessions?q=fix%20the%20login&repo=acme%2Falpha', {
+      token: b.loginToken,
+      appId: b.appId,
+    });
     expect(inRepo.status).toBe(200);
     expect(inRepo.body.data.sessions.map((x: Doc) => x.sessionId)).toEqual(['b-login']);
     expect(inRepo.body.data.total).toBe(1);
@@ -141,22 +209,39 @@ describe('GET /v1/sessions?q= (title search)', () => {
     expect((await list(a, { q: 'heading' })).ids).toEqual([id]);
   });
 
-  it.runIf(usingPostgres)('PostgreSQL: the trigram index keeps no pending list that every search would read (0020), is keyed by factory and repository too (0022), and keeps a larger sample of titles for the planner (0023)', async () => {
-    const { sql } = await import('kysely');
-    const r = await sql<{ options: string[] | null }>`select reloptions as options from pg_class where oid = to_regclass('sessions_title_trgm')`.execute(gw.app.attest.db);
-    expect(r.rows).toHaveLength(1);
-    expect(r.rows[0]!.options).toContain('fastupdate=off');
-    // A search within one repository then needs no second bitmap of that repository's window.
-    const d = await sql<{ def: string }>`select pg_get_indexdef(to_regclass('sessions_title_trgm')) as def`.execute(gw.app.attest.db);
-    expect(d.rows[0]!.def).toMatch(/USING gin \(app_id, repo, lower\(COALESCE\(title, ''::text\)\) \S*gin_trgm_ops\)/);
-    // One title index, not two: the old trigram-only index was replaced, not kept beside it.
-    const all = await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'sessions' and indexdef like '%gin_trgm_ops%'`.execute(gw.app.attest.db);
-    expect(all.rows.map((x) => x.name)).toEqual(['sessions_title_trgm']);
-    // The planner's estimate of a LIKE on the title reads 501 histogram bounds, not 101 (0023).
-    const target = await sql<{ target: number }>`select a.attstattarget as target from pg_attribute a join pg_index i on i.indexrelid = a.attrelid
+  it.runIf(usingPostgres)(
+    'PostgreSQL: the trigram index keeps no pending list that every search would read (0020), is keyed by factory and repository too (0022), and keeps a larger sample of titles for the planner (0023)',
+    async () => {
+      const { sql } = await import('kysely');
+      const r = await sql<{
+        options: string[] | null;
+      }>`select reloptions as options from pg_class where oid = to_regclass('sessions_title_trgm')`.execute(
+        gw.app.attest.db,
+      );
+      expect(r.rows).toHaveLength(1);
+      expect(r.rows[0]!.options).toContain('fastupdate=off');
+      // A search within one repository then needs no second bitmap of that repository's window.
+      const d = await sql<{ def: string }>`select pg_get_indexdef(to_regclass('sessions_title_trgm')) as def`.execute(
+        gw.app.attest.db,
+      );
+      expect(d.rows[0]!.def).toMatch(
+        /USING gin \(app_id, repo, lower\(COALESCE\(title, ''::text\)\) \S*gin_trgm_ops\)/,
+      );
+      // One title index, not two: the old trigram-only index was replaced, not kept beside it.
+      const all = await sql<{
+        name: string;
+      }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'sessions' and indexdef like '%gin_trgm_ops%'`.execute(
+        gw.app.attest.db,
+      );
+      expect(all.rows.map((x) => x.name)).toEqual(['sessions_title_trgm']);
+      // The planner's estimate of a LIKE on the title reads 501 histogram bounds, not 101 (0023).
+      const target = await sql<{
+        target: number;
+      }>`select a.attstattarget as target from pg_attribute a join pg_index i on i.indexrelid = a.attrelid
       where a.attrelid = to_regclass('sessions_title_trgm') and a.attnum = i.indnatts`.execute(gw.app.attest.db);
-    expect(target.rows).toEqual([{ target: 500 }]);
-  });
+      expect(target.rows).toEqual([{ target: 500 }]);
+    },
+  );
 
   it('keeps the q bound of 200 characters', async () => {
     const r = await gw.call('GET', `/v1/sessions?q=${'x'.repeat(201)}`, { token: a.loginToken, appId: a.appId });

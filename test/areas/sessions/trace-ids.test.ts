@@ -19,10 +19,15 @@ function session(id: string, startedAt: string, title = `trace id check ${id}`) 
   return titledSession({ id, startedAt, title });
 }
 
-const sync = (t: Tenant, sessions: unknown[]) => gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions } });
+const sync = (t: Tenant, sessions: unknown[]) =>
+  gw.call('POST', '/v1/agents/sync', { token: t.factoryKey, appId: t.appId, body: { schemaVersion: 1, sessions } });
 
 async function traceIdOf(t: Tenant, sessionId: string): Promise<string | undefined> {
-  const r = await gw.call('GET', '/v1/sessions?repoScope=all&limit=100&from=2026-01-01T00:00:00.000Z&to=2027-01-01T00:00:00.000Z', { token: t.loginToken, appId: t.appId });
+  const r = await gw.call(
+    'GET',
+    '/v1/sessions?repoScope=all&limit=100&from=2026-01-01T00:00:00.000Z&to=2027-01-01T00:00:00.000Z',
+    { token: t.loginToken, appId: t.appId },
+  );
   expect(r.status).toBe(200);
   return r.body.data.sessions.find((s: { sessionId: string }) => s.sessionId === sessionId)?.traceId;
 }
@@ -34,11 +39,22 @@ describe('traceIds of new sessions', () => {
   it('are UUIDv7 stamped with the time they were created, in the order they were created', async () => {
     const before = Date.now();
     // Started in this order, but the later sync carries the earliest start: the id follows creation, not startedAt.
-    expect((await sync(a, [session('trace-first', '2026-06-02T10:00:00.000Z'), session('trace-second', '2026-06-02T11:00:00.000Z')])).status).toBe(200);
+    expect(
+      (
+        await sync(a, [
+          session('trace-first', '2026-06-02T10:00:00.000Z'),
+          session('trace-second', '2026-06-02T11:00:00.000Z'),
+        ])
+      ).status,
+    ).toBe(200);
     expect((await sync(a, [session('trace-third', '2026-06-01T09:00:00.000Z')])).status).toBe(200);
     const after = Date.now();
 
-    const ids = [await traceIdOf(a, 'trace-first'), await traceIdOf(a, 'trace-second'), await traceIdOf(a, 'trace-third')];
+    const ids = [
+      await traceIdOf(a, 'trace-first'),
+      await traceIdOf(a, 'trace-second'),
+      await traceIdOf(a, 'trace-third'),
+    ];
     for (const id of ids) {
       expect(id).toMatch(UUID_V7);
       expect(millisOf(id!)).toBeGreaterThanOrEqual(before);

@@ -22,27 +22,65 @@ interface ToolCall {
 }
 
 /** A Claude Code session at the full tier: one assistant turn per tool call, after one human turn. */
-function fullSession(opts: { prNumber: number; branch: string; calls: ToolCall[]; startedAt?: string; ended?: boolean }): Record<string, unknown> {
+function fullSession(opts: {
+  prNumber: number;
+  branch: string;
+  calls: ToolCall[];
+  startedAt?: string;
+  ended?: boolean;
+}): Record<string, unknown> {
   const start = Date.parse(opts.startedAt ?? '2026-11-20T10:00:00Z');
-  const turns: Record<string, unknown>[] = [{ index: 0, role: 'user', source: 'human', text: 'fix the login', toolCalls: [], ts: new Date(start).toISOString() }];
+  const turns: Record<string, unknown>[] = [
+    {
+      index: 0,
+      role: 'user',
+      source: 'human',
+      text: 'fix the login',
+      toolCalls: [],
+      ts: new Date(start).toISOString(),
+    },
+  ];
   opts.calls.forEach((c, i) => {
     turns.push({
-      index: i + 1, role: 'assistant', model: 'claude-sonnet-4-5', text: null, ts: new Date(start + (i + 1) * 1000).toISOString(),
+      index: i + 1,
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      text: null,
+      ts: new Date(start + (i + 1) * 1000).toISOString(),
       usage: { in: 100, out: 10, cacheRead: 0, cacheCreate: 0 },
       toolCalls: [{ name: c.name, status: c.status, isEdit: c.name === 'Edit', input: c.input, output: c.output }],
     });
   });
   return {
-    schemaVersion: 1, id: crypto.randomUUID(), agent: { type: 'claude-code', version: '2.1.193' }, actor: { id: 'member-1' },
-    captureTier: 'full', env: { gitRepo: `github.com/${REPO}`, gitBranch: opts.branch }, startedAt: new Date(start).toISOString(),
+    schemaVersion: 1,
+    id: crypto.randomUUID(),
+    agent: { type: 'claude-code', version: '2.1.193' },
+    actor: { id: 'member-1' },
+    captureTier: 'full',
+    env: { gitRepo: `github.com/${REPO}`, gitBranch: opts.branch },
+    startedAt: new Date(start).toISOString(),
     ...(opts.ended === false ? {} : { endedAt: new Date(start + (opts.calls.length + 1) * 1000).toISOString() }),
-    models: ['claude-sonnet-4-5'], turns, events: [], totals: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheCreationTokens: 0 },
-    warnings: [], outcome: { prNumber: opts.prNumber },
+    models: ['claude-sonnet-4-5'],
+    turns,
+    events: [],
+    totals: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheCreationTokens: 0 },
+    warnings: [],
+    outcome: { prNumber: opts.prNumber },
   };
 }
 
-const edit = (file: string): ToolCall => ({ name: 'Edit', status: 'ok', input: { file_path: file, old_string: 'a', new_string: 'b' }, output: 'The file has been updated.' });
-const bash = (command: string, output: string, status: 'ok' | 'error' = 'ok'): ToolCall => ({ name: 'Bash', status, input: { command }, output });
+const edit = (file: string): ToolCall => ({
+  name: 'Edit',
+  status: 'ok',
+  input: { file_path: file, old_string: 'a', new_string: 'b' },
+  output: 'The file has been updated.',
+});
+const bash = (command: string, output: string, status: 'ok' | 'error' = 'ok'): ToolCall => ({
+  name: 'Bash',
+  status,
+  input: { command },
+  output,
+});
 
 describe('the verdict of a pull request', () => {
   let g: GithubGateway;
@@ -62,15 +100,33 @@ describe('the verdict of a pull request', () => {
     return { number: pull.number, branch, commits, baseSha, pull };
   }
 
-  async function webhook(installationId: number, number: number, branch: string, headSha: string, baseSha: string, updatedAt: string) {
-    const payload = pullRequestDelivery({ repository: REPO, number, title: 'Fix login', head: branch, headSha, updatedAt, installationId });
+  async function webhook(
+    installationId: number,
+    number: number,
+    branch: string,
+    headSha: string,
+    baseSha: string,
+    updatedAt: string,
+  ) {
+    const payload = pullRequestDelivery({
+      repository: REPO,
+      number,
+      title: 'Fix login',
+      head: branch,
+      headSha,
+      updatedAt,
+      installationId,
+    });
     ((payload.pull_request as Record<string, unknown>).base as Record<string, unknown>).sha = baseSha;
     const r = await deliver(g, 'pull_request', payload);
     expect(r.status, r.text).toBeLessThan(300);
   }
 
   async function sync(doc: Record<string, unknown>, tenant = t) {
-    const r = await g.gw.call('POST', '/v1/agents/sync', { ...as(tenant), body: { schemaVersion: 1, sessions: [doc] } });
+    const r = await g.gw.call('POST', '/v1/agents/sync', {
+      ...as(tenant),
+      body: { schemaVersion: 1, sessions: [doc] },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.body.data.rejected).toEqual([]);
   }
@@ -86,8 +142,14 @@ describe('the verdict of a pull request', () => {
     g.github.addRepository(REPO, { installation: writer });
     t = await createTenant(g.gw);
     await bindInstallation(g.gw, t.appId, writer.id);
-    expect((await g.gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: REPO, installationId: writer.id } })).status).toBe(201);
-    const on = await g.gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as(t), body: { pr_check: 'on', pr_comment: 'on' } });
+    expect(
+      (await g.gw.call('POST', '/v1/repositories', { ...as(t), body: { repository: REPO, installationId: writer.id } }))
+        .status,
+    ).toBe(201);
+    const on = await g.gw.call('PATCH', `/v1/apps/${t.appId}`, {
+      ...as(t),
+      body: { pr_check: 'on', pr_comment: 'on' },
+    });
     expect(on.status, on.text).toBe(200);
     expect(on.body.data).toMatchObject({ pr_check: 'on', pr_comment: 'on', pr_check_problem: null });
   });
@@ -97,7 +159,10 @@ describe('the verdict of a pull request', () => {
 
   it('pr_check is off by default, set by PATCH, shown on every read of the App; a bad value is a 400', async () => {
     const other = await createTenant(g.gw);
-    expect((await g.gw.call('GET', `/v1/apps/${other.appId}`, as(other))).body.data).toMatchObject({ pr_check: 'off', pr_check_problem: null });
+    expect((await g.gw.call('GET', `/v1/apps/${other.appId}`, as(other))).body.data).toMatchObject({
+      pr_check: 'off',
+      pr_check_problem: null,
+    });
     const bad = await g.gw.call('PATCH', `/v1/apps/${other.appId}`, { ...as(other), body: { pr_check: 'yes' } });
     expect(bad.status).toBe(400);
     expect((await g.gw.call('GET', '/v1/apps', as(t))).body.data[0]).toMatchObject({ pr_check: 'on' });
@@ -107,21 +172,35 @@ describe('the verdict of a pull request', () => {
     const pr = await openPull(writer.id);
     // The base commit's policy makes commit provenance block and turns red-then-green off; the PR's own
     // head carries a policy that would turn everything off, which must not count.
-    g.github.putFiles(REPO, pr.baseSha, { '.attest/policy.yaml': 'validators:\n  commit-provenance: block\n  red-then-green: off\n' });
-    g.github.putFiles(REPO, pr.pull.headSha, { '.attest/policy.yaml': 'validators:\n  commit-provenance: off\n  tests-after-last-edit: off\n' });
+    g.github.putFiles(REPO, pr.baseSha, {
+      '.attest/policy.yaml': 'validators:\n  commit-provenance: block\n  red-then-green: off\n',
+    });
+    g.github.putFiles(REPO, pr.pull.headSha, {
+      '.attest/policy.yaml': 'validators:\n  commit-provenance: off\n  tests-after-last-edit: off\n',
+    });
     const mine = pr.commits[0]!.slice(0, 7);
-    await sync(fullSession({
-      prNumber: pr.number, branch: pr.branch, calls: [
-        edit('src/login.ts'),
-        bash('npx vitest run', ' Test Files  3 passed (3)\n      Tests  12 passed (12)'),
-        bash('git commit -m "fix login"', `[${pr.branch} ${mine}] fix login\n 1 file changed, 1 insertion(+)`),
-      ],
-    }));
+    await sync(
+      fullSession({
+        prNumber: pr.number,
+        branch: pr.branch,
+        calls: [
+          edit('src/login.ts'),
+          bash('npx vitest run', ' Test Files  3 passed (3)\n      Tests  12 passed (12)'),
+          bash('git commit -m "fix login"', `[${pr.branch} ${mine}] fix login\n 1 file changed, 1 insertion(+)`),
+        ],
+      }),
+    );
 
     const res = await g.gw.call('GET', `/v1/prs/${REPO}/${pr.number}/verdict`, as(t));
     expect(res.status, res.text).toBe(200);
     const v = res.body.data;
-    expect(v).toMatchObject({ repository: REPO, number: pr.number, headSha: pr.pull.headSha, verdict: 'review', flagged: 1 });
+    expect(v).toMatchObject({
+      repository: REPO,
+      number: pr.number,
+      headSha: pr.pull.headSha,
+      verdict: 'review',
+      flagged: 1,
+    });
     expect(v.policy).toEqual({ source: `.attest/policy.yaml@${pr.baseSha}`, errors: [] });
     const byId = new Map((v.rows as Array<{ validator: string; refs: unknown[] }>).map((r) => [r.validator, r]));
     expect(byId.has('red-then-green')).toBe(false);
@@ -129,7 +208,9 @@ describe('the verdict of a pull request', () => {
     expect(byId.get('hooks-kept')).toMatchObject({ status: 'pass' });
     const foreign = pr.commits[1]!.slice(0, 7);
     expect(byId.get('commit-provenance')).toMatchObject({
-      status: 'flag', level: 'block', sentence: `1 of 2 commits came from recorded sessions; no session made ${foreign}.`,
+      status: 'flag',
+      level: 'block',
+      sentence: `1 of 2 commits came from recorded sessions; no session made ${foreign}.`,
     });
     const prRead = await g.gw.call('GET', `/v1/prs/${REPO}/${pr.number}`, as(t));
     const traceId = prRead.body.data.sessionList[0].traceId as string;
@@ -139,17 +220,31 @@ describe('the verdict of a pull request', () => {
     g.gw.clock.advance(5_000);
     const again = await g.gw.call('GET', `/v1/prs/${REPO}/${pr.number}/verdict`, as(t));
     expect(again.body.data).toEqual(v);
-    const stored = await g.gw.app.attest.db.selectFrom('pr_evaluations').select(['verdict', 'flagged']).where('app_id', '=', t.appId).where('number', '=', pr.number).execute();
+    const stored = await g.gw.app.attest.db
+      .selectFrom('pr_evaluations')
+      .select(['verdict', 'flagged'])
+      .where('app_id', '=', t.appId)
+      .where('number', '=', pr.number)
+      .execute();
     expect(stored).toEqual([{ verdict: 'review', flagged: 1 }]);
     // Policy and PR inputs were read from GitHub once (cached per base and head commit).
-    expect(g.github.calls.filter((c) => c.route === '/repos/{owner}/{repo}/contents/{path}' && c.path.endsWith('policy.yaml')).length).toBe(1);
-    expect(g.github.calls.filter((c) => c.route === '/repos/{owner}/{repo}/pulls/{pull_number}/commits').length).toBe(1);
+    expect(
+      g.github.calls.filter(
+        (c) => c.route === '/repos/{owner}/{repo}/contents/{path}' && c.path.endsWith('policy.yaml'),
+      ).length,
+    ).toBe(1);
+    expect(g.github.calls.filter((c) => c.route === '/repos/{owner}/{repo}/pulls/{pull_number}/commits').length).toBe(
+      1,
+    );
 
     // The session read carries the facts, with the command text at the full tier.
     const session = await g.gw.call('GET', `/v1/sessions/${traceId}`, as(t));
     expect(session.status).toBe(200);
     expect(session.body.data.verification).toMatchObject({
-      runs: [{ turnIndex: 2, kind: 'test', result: 'pass', scope: 'full', command: 'npx vitest run' }, { turnIndex: 3, kind: 'commit', result: 'pass' }],
+      runs: [
+        { turnIndex: 2, kind: 'test', result: 'pass', scope: 'full', command: 'npx vitest run' },
+        { turnIndex: 3, kind: 'commit', result: 'pass' },
+      ],
       edits: [{ turnIndex: 1, file: 'src/login.ts', test: false }],
       commits: [mine],
       bypasses: [],
@@ -159,7 +254,12 @@ describe('the verdict of a pull request', () => {
     expect((await settle()).claimed).toBeGreaterThanOrEqual(1);
     const runs = g.github.checkRunsOn(REPO, pr.pull.headSha);
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ name: 'Attest evidence', status: 'completed', conclusion: 'failure', title: "Review: 1 row needs a person's look" });
+    expect(runs[0]).toMatchObject({
+      name: 'Attest evidence',
+      status: 'completed',
+      conclusion: 'failure',
+      title: "Review: 1 row needs a person's look",
+    });
     const comment = g.github.commentsOn(REPO, pr.number).find((c) => c.user === 'attest-test-app[bot]')!;
     const lines = comment.body.split('\n');
     expect(lines[1]).toBe('### Attest evidence');
@@ -182,7 +282,12 @@ describe('the verdict of a pull request', () => {
     const res = await g.gw.call('GET', `/v1/prs/${REPO}/${pr.number}/verdict`, as(t));
     expect(res.status, res.text).toBe(200);
     // main's policy (put there by an earlier test) is read, and says nothing of a PR without sessions.
-    expect(res.body.data).toMatchObject({ verdict: 'none', flagged: 0, rows: [], policy: { source: `.attest/policy.yaml@${pr.baseSha}`, errors: [] } });
+    expect(res.body.data).toMatchObject({
+      verdict: 'none',
+      flagged: 0,
+      rows: [],
+      policy: { source: `.attest/policy.yaml@${pr.baseSha}`, errors: [] },
+    });
     await settle();
     expect(g.github.checkRunsOn(REPO, pr.pull.headSha)).toEqual([expect.objectContaining({ conclusion: 'neutral' })]);
   });
@@ -191,7 +296,13 @@ describe('the verdict of a pull request', () => {
     const pr = await openPull(writer.id);
     g.github.putFiles(REPO, pr.baseSha, { '.attest/validators/e2e.yaml': 'name: [unclosed\n' });
     await g.gw.app.attest.db.deleteFrom('verdict_policies').execute();
-    await sync(fullSession({ prNumber: pr.number, branch: pr.branch, calls: [edit('src/a.ts'), bash('npm test', 'Tests: 3 passed, 3 total')] }));
+    await sync(
+      fullSession({
+        prNumber: pr.number,
+        branch: pr.branch,
+        calls: [edit('src/a.ts'), bash('npm test', 'Tests: 3 passed, 3 total')],
+      }),
+    );
     const v = (await g.gw.call('GET', `/v1/prs/${REPO}/${pr.number}/verdict`, as(t))).body.data;
     expect(v.policy.errors).toHaveLength(1);
     expect(v.policy.errors[0].file).toBe('.attest/validators/e2e.yaml');
@@ -204,21 +315,49 @@ describe('the verdict of a pull request', () => {
     g.github.addRepository('acme-read/web', { installation: reader });
     const u = await createTenant(g.gw);
     await bindInstallation(g.gw, u.appId, reader.id);
-    expect((await g.gw.call('POST', '/v1/repositories', { ...as(u), body: { repository: 'acme-read/web', installationId: reader.id } })).status).toBe(201);
+    expect(
+      (
+        await g.gw.call('POST', '/v1/repositories', {
+          ...as(u),
+          body: { repository: 'acme-read/web', installationId: reader.id },
+        })
+      ).status,
+    ).toBe(201);
     await g.gw.call('PATCH', `/v1/apps/${u.appId}`, { ...as(u), body: { pr_check: 'on' } });
     g.github.pushBranch('acme-read/web', 'feature/x', 1);
     const pull = g.github.openPullAs('alice', 'acme-read/web', 'feature/x', 'X');
-    const payload = pullRequestDelivery({ repository: 'acme-read/web', number: pull.number, title: 'X', head: 'feature/x', headSha: pull.headSha, updatedAt: '2026-11-20T11:00:00Z', installationId: reader.id });
+    const payload = pullRequestDelivery({
+      repository: 'acme-read/web',
+      number: pull.number,
+      title: 'X',
+      head: 'feature/x',
+      headSha: pull.headSha,
+      updatedAt: '2026-11-20T11:00:00Z',
+      installationId: reader.id,
+    });
     expect((await deliver(g, 'pull_request', payload)).status).toBeLessThan(300);
     await settle();
     const app = (await g.gw.call('GET', `/v1/apps/${u.appId}`, as(u))).body.data;
-    expect(app.pr_check_problem).toMatchObject({ code: 'missing_permission', repository: 'acme-read/web', number: pull.number });
+    expect(app.pr_check_problem).toMatchObject({
+      code: 'missing_permission',
+      repository: 'acme-read/web',
+      number: pull.number,
+    });
     expect(app.pr_check_problem.message).toContain('checks write');
   });
 
   it('the PR read and the outcomes list carry verdict and flagged; the list filters by verdict', async () => {
     const pr = await openPull(writer.id);
-    await sync(fullSession({ prNumber: pr.number, branch: pr.branch, calls: [edit('src/c.ts'), bash('git commit --no-verify -m wip', `[${pr.branch} ${pr.commits[0]!.slice(0, 7)}] wip`)] }));
+    await sync(
+      fullSession({
+        prNumber: pr.number,
+        branch: pr.branch,
+        calls: [
+          edit('src/c.ts'),
+          bash('git commit --no-verify -m wip', `[${pr.branch} ${pr.commits[0]!.slice(0, 7)}] wip`),
+        ],
+      }),
+    );
     const read = await g.gw.call('GET', `/v1/prs/${REPO}/${pr.number}`, as(t));
     expect(read.status, read.text).toBe(200);
     // hooks-kept fails: unverifiable.
@@ -230,7 +369,9 @@ describe('the verdict of a pull request', () => {
     const only = await g.gw.call('GET', '/v1/prs/outcomes?limit=100&verdict=unverifiable,clean', as(t));
     expect(only.status).toBe(200);
     expect(only.body.data.length).toBeGreaterThan(0);
-    expect(only.body.data.every((o: { verdict: string }) => o.verdict === 'unverifiable' || o.verdict === 'clean')).toBe(true);
+    expect(
+      only.body.data.every((o: { verdict: string }) => o.verdict === 'unverifiable' || o.verdict === 'clean'),
+    ).toBe(true);
     expect(only.body.pagination.total).toBe(only.body.data.length);
     const none = await g.gw.call('GET', '/v1/prs/outcomes?verdict=waiting', as(t));
     expect(none.body.data).toEqual([]);
@@ -242,12 +383,29 @@ describe('the verdict of a pull request', () => {
   it('the Overview compares PRs by verdict in the window: count, merged, reverted, CI failures', async () => {
     const u = await createTenant(g.gw);
     await bindInstallation(g.gw, u.appId, writer.id);
-    expect((await g.gw.call('POST', '/v1/repositories', { ...as(u), body: { repository: REPO, installationId: writer.id } })).status).toBe(201);
+    expect(
+      (await g.gw.call('POST', '/v1/repositories', { ...as(u), body: { repository: REPO, installationId: writer.id } }))
+        .status,
+    ).toBe(201);
     const hooksSkipped = (pr: { number: number; branch: string }) =>
-      fullSession({ prNumber: pr.number, branch: pr.branch, calls: [bash('git commit -n -m wip', `[${pr.branch} 0000000] wip`)] });
+      fullSession({
+        prNumber: pr.number,
+        branch: pr.branch,
+        calls: [bash('git commit -n -m wip', `[${pr.branch} 0000000] wip`)],
+      });
     // Two PRs opened 2026-10-01 (pullRequestDelivery's created_at): one unverifiable and merged, one with no session.
     const a = await openPull(writer.id);
-    const merged = pullRequestDelivery({ repository: REPO, number: a.number, title: 'Fix login', head: a.branch, headSha: a.pull.headSha, state: 'closed', merged: true, updatedAt: '2026-11-21T00:00:00Z', installationId: writer.id });
+    const merged = pullRequestDelivery({
+      repository: REPO,
+      number: a.number,
+      title: 'Fix login',
+      head: a.branch,
+      headSha: a.pull.headSha,
+      state: 'closed',
+      merged: true,
+      updatedAt: '2026-11-21T00:00:00Z',
+      installationId: writer.id,
+    });
     expect((await deliver(g, 'pull_request', merged)).status).toBeLessThan(300);
     await sync(hooksSkipped(a), u);
     const res = await g.gw.call('GET', '/v1/metrics/verdicts?from=2026-09-15&to=2026-10-15', as(u));
@@ -263,7 +421,9 @@ describe('the verdict of a pull request', () => {
     const other = await createTenant(g.gw);
     const theirs = await g.gw.call('GET', '/v1/metrics/verdicts?from=2026-09-15&to=2026-10-15', as(other));
     expect(theirs.body.data.verdicts.every((b: { prs: number }) => b.prs === 0)).toBe(true);
-    expect((await g.gw.call('GET', '/v1/metrics/verdicts?from=2026-10-15&to=2026-09-15', as(u))).body.error.code).toBe('invalid_date_range');
+    expect((await g.gw.call('GET', '/v1/metrics/verdicts?from=2026-10-15&to=2026-09-15', as(u))).body.error.code).toBe(
+      'invalid_date_range',
+    );
     expect((await g.gw.call('GET', '/v1/metrics/verdicts', { appId: u.appId })).status).toBe(401);
   });
 

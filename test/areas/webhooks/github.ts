@@ -47,7 +47,10 @@ export async function startWithGithub(): Promise<GithubGateway> {
   });
   const installation = github.addInstallation('acme');
   return {
-    gw, github, installation, secret,
+    gw,
+    github,
+    installation,
+    secret,
     close: async () => {
       await gw.close();
       await github.close();
@@ -57,9 +60,14 @@ export async function startWithGithub(): Promise<GithubGateway> {
 
 /** Connect `fullName` (created in the double, listed by the installation) to the tenant's factory. */
 export async function connectRepository(g: GithubGateway, tenant: Tenant, fullName: string): Promise<void> {
-  if (!g.github.repositories.has(fullName.toLowerCase())) g.github.addRepository(fullName, { installation: g.installation });
+  if (!g.github.repositories.has(fullName.toLowerCase()))
+    g.github.addRepository(fullName, { installation: g.installation });
   await bindInstallation(g.gw, tenant.appId, g.installation.id);
-  const r = await g.gw.call('POST', '/v1/repositories', { token: tenant.factoryKey, appId: tenant.appId, body: { repository: fullName, installationId: g.installation.id } });
+  const r = await g.gw.call('POST', '/v1/repositories', {
+    token: tenant.factoryKey,
+    appId: tenant.appId,
+    body: { repository: fullName, installationId: g.installation.id },
+  });
   if (r.status >= 300) throw new Error(`connect ${fullName}: ${r.status} ${r.text}`);
 }
 
@@ -67,7 +75,12 @@ export function sign(secret: string, body: string | Buffer): string {
   return `sha256=${crypto.createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-export async function deliver(g: GithubGateway, event: string, payload: Json, opts: { secret?: string; signature?: string } = {}): Promise<CallResult> {
+export async function deliver(
+  g: GithubGateway,
+  event: string,
+  payload: Json,
+  opts: { secret?: string; signature?: string } = {},
+): Promise<CallResult> {
   const raw = JSON.stringify(payload);
   return g.gw.call('POST', '/v1/webhooks/github', {
     raw,
@@ -97,7 +110,9 @@ export interface PullSpec {
 /** A pull_request delivery shaped like GitHub's, for `spec`. */
 export function pullRequestDelivery(spec: PullSpec): Json {
   const action = spec.action ?? (spec.state === 'closed' ? 'closed' : 'opened');
-  const payload = exampleDelivery('pull_request', action === 'closed' ? 'closed' : 'opened', (p) => Boolean(p.installation));
+  const payload = exampleDelivery('pull_request', action === 'closed' ? 'closed' : 'opened', (p) =>
+    Boolean(p.installation),
+  );
   payload.action = action;
   const [owner, name] = spec.repository.split('/') as [string, string];
   const repo = payload.repository as Json;

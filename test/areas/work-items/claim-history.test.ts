@@ -39,7 +39,12 @@ describe('GET /v1/work-items/{id}/claims', () => {
     expect(second.status).toBe(201);
     gw.clock.set(t0 + 5 * MIN);
     const unended = await history(a, item.id);
-    expect(unended.body.data[0]).toMatchObject({ source: 'runner-2', state: 'expired', endedAt: null, expiresAt: iso(t0 + 4 * MIN) });
+    expect(unended.body.data[0]).toMatchObject({
+      source: 'runner-2',
+      state: 'expired',
+      endedAt: null,
+      expiresAt: iso(t0 + 4 * MIN),
+    });
     // 3. runner-3 claims at +5 min for an hour: that ends runner-2's claim (as expired, at +5 min).
     const third = await claim(gw, a, item.id, { source: 'runner-3', branch: 'feat/three', ttlSeconds: 3600 });
     expect(third.status).toBe(201);
@@ -48,12 +53,37 @@ describe('GET /v1/work-items/{id}/claims', () => {
     expect(res.status).toBe(200);
     expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0 });
     expect(res.body.data).toEqual([
-      { id: third.body.data.claim.id, source: 'runner-3', branch: 'feat/three', claimedAt: iso(t0 + 5 * MIN), expiresAt: iso(t0 + 65 * MIN), state: 'live', endedAt: null },
-      { id: second.body.data.claim.id, source: 'runner-2', branch: 'feat/two', claimedAt: iso(t0 + 3 * MIN), expiresAt: iso(t0 + 4 * MIN), state: 'expired', endedAt: iso(t0 + 5 * MIN) },
-      { id: first.body.data.claim.id, source: 'runner-1', branch: 'feat/one', claimedAt: iso(t0), expiresAt: iso(t0 + 10 * MIN), state: 'released', endedAt: iso(t0 + 2 * MIN) },
+      {
+        id: third.body.data.claim.id,
+        source: 'runner-3',
+        branch: 'feat/three',
+        claimedAt: iso(t0 + 5 * MIN),
+        expiresAt: iso(t0 + 65 * MIN),
+        state: 'live',
+        endedAt: null,
+      },
+      {
+        id: second.body.data.claim.id,
+        source: 'runner-2',
+        branch: 'feat/two',
+        claimedAt: iso(t0 + 3 * MIN),
+        expiresAt: iso(t0 + 4 * MIN),
+        state: 'expired',
+        endedAt: iso(t0 + 5 * MIN),
+      },
+      {
+        id: first.body.data.claim.id,
+        source: 'runner-1',
+        branch: 'feat/one',
+        claimedAt: iso(t0),
+        expiresAt: iso(t0 + 10 * MIN),
+        state: 'released',
+        endedAt: iso(t0 + 2 * MIN),
+      },
     ]);
     // Item keys are never part of the history.
-    for (const key of [first, second, third].map((r) => r.body.data.itemKey as string)) expect(res.text).not.toContain(key);
+    for (const key of [first, second, third].map((r) => r.body.data.itemKey as string))
+      expect(res.text).not.toContain(key);
     expect(res.text).not.toContain('oli_');
 
     // Paging: the middle one alone.
@@ -73,7 +103,13 @@ describe('GET /v1/work-items/{id}/claims', () => {
     const res = await history(a, item.id);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([
-      expect.objectContaining({ source: 'late', state: 'expired', claimedAt: iso(t0), expiresAt: iso(t0 + MIN), endedAt: iso(t0 + 90_000) }),
+      expect.objectContaining({
+        source: 'late',
+        state: 'expired',
+        claimedAt: iso(t0),
+        expiresAt: iso(t0 + MIN),
+        endedAt: iso(t0 + 90_000),
+      }),
     ]);
   });
 
@@ -98,10 +134,16 @@ describe('GET /v1/work-items/{id}/claims', () => {
     const item = await newItem(gw, a);
     const claimed = await claim(gw, a, item.id);
     expect((await gw.call('GET', `/v1/work-items/${item.id}/claims`, { appId: a.appId })).status).toBe(401);
-    const wrong = await gw.call('GET', `/v1/work-items/${item.id}/claims`, { token: 'sk_outerlayer_wrongwrongwrongwrongwrongwrongwrong', appId: a.appId });
+    const wrong = await gw.call('GET', `/v1/work-items/${item.id}/claims`, {
+      token: 'sk_outerlayer_wrongwrongwrongwrongwrongwrongwrong',
+      appId: a.appId,
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error.code).toBe('unauthorized');
-    const byItemKey = await gw.call('GET', `/v1/work-items/${item.id}/claims`, { token: claimed.body.data.itemKey, appId: a.appId });
+    const byItemKey = await gw.call('GET', `/v1/work-items/${item.id}/claims`, {
+      token: claimed.body.data.itemKey,
+      appId: a.appId,
+    });
     expect(byItemKey.status).toBe(401);
     const findingsOnly = await keyWith(gw, a, ['findings.read']);
     const forbidden = await history(a, item.id, '', findingsOnly);

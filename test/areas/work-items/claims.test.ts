@@ -20,7 +20,13 @@ describe('claims', () => {
       const res = await claim(gw, a, item.number, { source: 'runner-7', branch: 'attest/item-1', ttlSeconds: 600 });
       expect(res.status).toBe(201);
       expect(res.body.data).toEqual({
-        claim: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), source: 'runner-7', branch: 'attest/item-1', claimedAt: new Date(now).toISOString(), expiresAt: new Date(now + 600_000).toISOString() },
+        claim: {
+          id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          source: 'runner-7',
+          branch: 'attest/item-1',
+          claimedAt: new Date(now).toISOString(),
+          expiresAt: new Date(now + 600_000).toISOString(),
+        },
         itemKey: expect.stringMatching(/^oli_[0-9A-Za-z]{42}$/),
       });
       const read = await gw.call('GET', `/v1/work-items/${item.id}`, auth(a));
@@ -30,7 +36,11 @@ describe('claims', () => {
       const entry = list.body.data.find((i: { id: string }) => i.id === item.id);
       expect(entry).toMatchObject({ claim: res.body.data.claim, startable: false });
       // The plaintext is not stored: only a digest of it is.
-      const stored = await gw.app.attest.db.selectFrom('credentials').selectAll().where('work_item_id', '=', item.id).execute();
+      const stored = await gw.app.attest.db
+        .selectFrom('credentials')
+        .selectAll()
+        .where('work_item_id', '=', item.id)
+        .execute();
       expect(stored).toHaveLength(1);
       expect(stored[0]).toMatchObject({ kind: 'item_key', app_id: a.appId, revoked_at: null });
       expect(JSON.stringify(stored)).not.toContain(res.body.data.itemKey);
@@ -53,7 +63,13 @@ describe('claims', () => {
 
     it('requires source and branch (new claims always name a branch)', async () => {
       const item = await newItem(gw, a);
-      for (const body of [{ source: 'r' }, { branch: 'b' }, { source: 'r', branch: null }, { source: 'r', branch: '' }, { source: 'r', branch: 'b', extra: true }]) {
+      for (const body of [
+        { source: 'r' },
+        { branch: 'b' },
+        { source: 'r', branch: null },
+        { source: 'r', branch: '' },
+        { source: 'r', branch: 'b', extra: true },
+      ]) {
         const res = await gw.call('POST', `/v1/work-items/${item.id}/claims`, { ...auth(a), body });
         expect(res.status, JSON.stringify(body)).toBe(400);
         expect(res.body.error.code).toBe('invalid_request_body');
@@ -71,7 +87,9 @@ describe('claims', () => {
 
       gw.clock.set(expiresAt - 1);
       expect((await claim(gw, a, item.id)).body.error.code).toBe('work_item_claimed');
-      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim.id).toBe(first.body.data.claim.id);
+      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim.id).toBe(
+        first.body.data.claim.id,
+      );
 
       gw.clock.set(expiresAt);
       // Expired: the item shows no claim and is startable again before anyone claims it.
@@ -84,9 +102,13 @@ describe('claims', () => {
 
       const third = await claim(gw, a, item.id, { source: 'runner-c', branch: 'feat/c' });
       expect(third.status).toBe(201);
-      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(third.body.data.claim);
+      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(
+        third.body.data.claim,
+      );
       // Once the item is claimed again the old key is revoked.
-      const revoked = await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: first.body.data.itemKey });
+      const revoked = await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, {
+        token: first.body.data.itemKey,
+      });
       expect(revoked.status).toBe(401);
     });
 
@@ -99,7 +121,7 @@ describe('claims', () => {
       expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toBeNull();
     });
 
-    it('answers 404 for unknown items and another factory\'s items, 401/403 for bad credentials', async () => {
+    it("answers 404 for unknown items and another factory's items, 401/403 for bad credentials", async () => {
       const item = await newItem(gw, a);
       for (const id of ['424242', '00000000-0000-4000-8000-000000000000']) {
         const res = await claim(gw, a, id);
@@ -108,28 +130,57 @@ describe('claims', () => {
       }
       const cross = await claim(gw, b, item.id);
       expect(cross.status).toBe(404);
-      expect((await gw.call('POST', `/v1/work-items/${item.id}/claims`, { token: b.factoryKey, appId: a.appId, body: { source: 's', branch: 'b' } })).status).toBe(401);
-      expect((await gw.call('POST', `/v1/work-items/${item.id}/claims`, { appId: a.appId, body: { source: 's', branch: 'b' } })).status).toBe(401);
+      expect(
+        (
+          await gw.call('POST', `/v1/work-items/${item.id}/claims`, {
+            token: b.factoryKey,
+            appId: a.appId,
+            body: { source: 's', branch: 'b' },
+          })
+        ).status,
+      ).toBe(401);
+      expect(
+        (
+          await gw.call('POST', `/v1/work-items/${item.id}/claims`, {
+            appId: a.appId,
+            body: { source: 's', branch: 'b' },
+          })
+        ).status,
+      ).toBe(401);
       const readOnly = await keyWith(gw, a, ['work.read']);
-      const denied = await gw.call('POST', `/v1/work-items/${item.id}/claims`, { ...auth(a, readOnly), body: { source: 's', branch: 'b' } });
+      const denied = await gw.call('POST', `/v1/work-items/${item.id}/claims`, {
+        ...auth(a, readOnly),
+        body: { source: 's', branch: 'b' },
+      });
       expect(denied.body.error).toMatchObject({ code: 'forbidden', required_permission: 'work.write' });
       expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toBeNull();
       // An item key cannot claim (not even another item).
       const held = await claim(gw, a, (await newItem(gw, a)).id);
-      const byKey = await gw.call('POST', `/v1/work-items/${item.id}/claims`, { token: held.body.data.itemKey, body: { source: 's', branch: 'b' } });
+      const byKey = await gw.call('POST', `/v1/work-items/${item.id}/claims`, {
+        token: held.body.data.itemKey,
+        body: { source: 's', branch: 'b' },
+      });
       expect(byKey.status).toBe(401);
     });
 
     it('lets exactly one of 20 concurrent claims win', async () => {
       const item = await newItem(gw, a);
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => claim(gw, a, item.id, { source: `runner-${i}` })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => claim(gw, a, item.id, { source: `runner-${i}` })),
+      );
       expect(results.filter((r) => r.status === 201)).toHaveLength(1);
       const losers = results.filter((r) => r.status !== 201);
       expect(losers).toHaveLength(19);
       for (const r of losers) expect([r.status, r.body.error.code]).toEqual([409, 'work_item_claimed']);
       const winner = results.find((r) => r.status === 201)!;
-      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(winner.body.data.claim);
-      const keys = await gw.app.attest.db.selectFrom('credentials').select('id').where('work_item_id', '=', item.id).execute();
+      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(
+        winner.body.data.claim,
+      );
+      const keys = await gw.app.attest.db
+        .selectFrom('credentials')
+        .select('id')
+        .where('work_item_id', '=', item.id)
+        .execute();
       expect(keys).toHaveLength(1);
     });
 
@@ -137,7 +188,12 @@ describe('claims', () => {
       const replica = await startGateway({ replicaOf: gw });
       try {
         const item = await newItem(gw, a);
-        const race = () => Promise.all(Array.from({ length: 20 }, (_, i) => claim(i % 2 ? replica : gw, a, item.id, { source: `runner-${i}`, ttlSeconds: 60 })));
+        const race = () =>
+          Promise.all(
+            Array.from({ length: 20 }, (_, i) =>
+              claim(i % 2 ? replica : gw, a, item.id, { source: `runner-${i}`, ttlSeconds: 60 }),
+            ),
+          );
         const first = await race();
         expect(first.filter((r) => r.status === 201)).toHaveLength(1);
         expect(first.filter((r) => r.status === 409 && r.body.error.code === 'work_item_claimed')).toHaveLength(19);
@@ -147,8 +203,15 @@ describe('claims', () => {
         expect(second.filter((r) => r.status === 201)).toHaveLength(1);
         expect(second.filter((r) => r.status === 409 && r.body.error.code === 'work_item_claimed')).toHaveLength(19);
         const winner = second.find((r) => r.status === 201)!;
-        expect((await replica.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(winner.body.data.claim);
-        const open = await gw.app.attest.db.selectFrom('claims').select('id').where('work_item_id', '=', item.id).where('ended_at', 'is', null).execute();
+        expect((await replica.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(
+          winner.body.data.claim,
+        );
+        const open = await gw.app.attest.db
+          .selectFrom('claims')
+          .select('id')
+          .where('work_item_id', '=', item.id)
+          .where('ended_at', 'is', null)
+          .execute();
         expect(open.map((c) => c.id)).toEqual([winner.body.data.claim.id]);
       } finally {
         await replica.close();
@@ -168,7 +231,9 @@ describe('claims', () => {
       expect(held.status).toBe(201);
       expect((await claim(quick, t, item.id)).status).toBe(409);
       quick.clock.advance(1000);
-      expect((await quick.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: held.body.data.itemKey })).status).toBe(410);
+      expect(
+        (await quick.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: held.body.data.itemKey })).status,
+      ).toBe(410);
       expect((await claim(quick, t, item.id)).status).toBe(201);
     } finally {
       await quick.close();
@@ -183,13 +248,20 @@ describe('claims', () => {
       gw.clock.advance(100_000);
       const renewed = await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: key });
       expect(renewed.status).toBe(200);
-      expect(renewed.body.data.claim).toEqual({ ...res.body.data.claim, expiresAt: new Date(gw.clock.now() + 120_000).toISOString() });
-      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(renewed.body.data.claim);
+      expect(renewed.body.data.claim).toEqual({
+        ...res.body.data.claim,
+        expiresAt: new Date(gw.clock.now() + 120_000).toISOString(),
+      });
+      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(
+        renewed.body.data.claim,
+      );
       // Past the old expiry the claim still holds, thanks to the renewal.
       gw.clock.advance(100_000);
       expect((await claim(gw, a, item.id)).status).toBe(409);
       // With the factory header too, and by number.
-      expect((await gw.call('PUT', `/v1/work-items/${item.number}/claims/current`, { token: key, appId: a.appId })).status).toBe(200);
+      expect(
+        (await gw.call('PUT', `/v1/work-items/${item.number}/claims/current`, { token: key, appId: a.appId })).status,
+      ).toBe(200);
       gw.clock.advance(120_000);
       const expired = await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: key });
       expect(expired.status).toBe(410);
@@ -202,20 +274,33 @@ describe('claims', () => {
       const other = await newItem(gw, a);
       const mine = await claim(gw, a, item.id);
       const theirs = await claim(gw, a, other.id);
-      const wrongItem = await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: theirs.body.data.itemKey });
+      const wrongItem = await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, {
+        token: theirs.body.data.itemKey,
+      });
       expect(wrongItem.status).toBe(403);
       expect(wrongItem.body.error.code).toBe('forbidden');
       const factoryKey = await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, auth(a));
       expect(factoryKey.status).toBe(401);
       expect((await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, {})).status).toBe(401);
-      expect((await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: 'oli_' + 'x'.repeat(42) })).status).toBe(401);
+      expect(
+        (await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: 'oli_' + 'x'.repeat(42) })).status,
+      ).toBe(401);
       // The key with another factory's header is refused.
-      expect((await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: mine.body.data.itemKey, appId: b.appId })).status).toBe(401);
+      expect(
+        (
+          await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, {
+            token: mine.body.data.itemKey,
+            appId: b.appId,
+          })
+        ).status,
+      ).toBe(401);
       // Unknown item: 404.
       const unknown = await gw.call('PUT', '/v1/work-items/999999/claims/current', { token: mine.body.data.itemKey });
       expect(unknown.status).toBe(404);
       // Nothing moved.
-      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(mine.body.data.claim);
+      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(
+        mine.body.data.claim,
+      );
     });
 
     it('answers 409 work_item_withdrawn once the item is withdrawn', async () => {
@@ -240,8 +325,15 @@ describe('claims', () => {
       expect(res.text).toBe('');
       expect((await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: key })).status).toBe(401);
       expect((await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: key })).status).toBe(401);
-      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data).toMatchObject({ claim: null, startable: true });
-      const cred = await gw.app.attest.db.selectFrom('credentials').select('revoked_at').where('work_item_id', '=', item.id).executeTakeFirstOrThrow();
+      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data).toMatchObject({
+        claim: null,
+        startable: true,
+      });
+      const cred = await gw.app.attest.db
+        .selectFrom('credentials')
+        .select('revoked_at')
+        .where('work_item_id', '=', item.id)
+        .executeTakeFirstOrThrow();
       expect(cred.revoked_at).toBe(gw.clock.now());
       expect((await claim(gw, a, item.id)).status).toBe(201);
     });
@@ -256,37 +348,64 @@ describe('claims', () => {
       const cross = await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, auth(b));
       expect(cross.status).toBe(404);
       expect(cross.body.error.code).toBe('work_item_not_found');
-      expect((await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: b.factoryKey, appId: a.appId })).status).toBe(401);
-      expect((await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { appId: a.appId })).status).toBe(401);
-      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(held.body.data.claim);
+      expect(
+        (await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: b.factoryKey, appId: a.appId }))
+          .status,
+      ).toBe(401);
+      expect((await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { appId: a.appId })).status).toBe(
+        401,
+      );
+      expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toEqual(
+        held.body.data.claim,
+      );
 
-      const res = await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: a.loginToken, appId: a.appId });
+      const res = await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, {
+        token: a.loginToken,
+        appId: a.appId,
+      });
       expect(res.status).toBe(204);
-      const audit = await gw.app.attest.db.selectFrom('audit_log').selectAll().where('org_id', '=', a.orgId).where('target_id', '=', item.id).execute();
-      expect(audit.map((r) => [r.action_type, r.actor_type, JSON.parse(r.details).claimId])).toEqual([['work_item.claim_released', 'user', held.body.data.claim.id]]);
+      const audit = await gw.app.attest.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('org_id', '=', a.orgId)
+        .where('target_id', '=', item.id)
+        .execute();
+      expect(audit.map((r) => [r.action_type, r.actor_type, JSON.parse(r.details).claimId])).toEqual([
+        ['work_item.claim_released', 'user', held.body.data.claim.id],
+      ]);
       const none = await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, auth(a));
       expect(none.status).toBe(404);
       expect(none.body.error.code).toBe('claim_not_found');
     });
 
-    it('an item key cannot release another item\'s claim', async () => {
+    it("an item key cannot release another item's claim", async () => {
       const item = await newItem(gw, a);
       const other = await newItem(gw, a);
       const mine = await claim(gw, a, item.id);
       const theirs = await claim(gw, a, other.id);
-      const res = await gw.call('DELETE', `/v1/work-items/${other.id}/claims/current`, { token: mine.body.data.itemKey });
+      const res = await gw.call('DELETE', `/v1/work-items/${other.id}/claims/current`, {
+        token: mine.body.data.itemKey,
+      });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('forbidden');
-      expect((await gw.call('GET', `/v1/work-items/${other.id}`, auth(a))).body.data.claim).toEqual(theirs.body.data.claim);
+      expect((await gw.call('GET', `/v1/work-items/${other.id}`, auth(a))).body.data.claim).toEqual(
+        theirs.body.data.claim,
+      );
     });
 
     it('releasing an expired lease ends it too', async () => {
       const item = await newItem(gw, a);
       const held = await claim(gw, a, item.id, { ttlSeconds: 60 });
       gw.clock.advance(MIN);
-      const res = await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: held.body.data.itemKey });
+      const res = await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, {
+        token: held.body.data.itemKey,
+      });
       expect(res.status).toBe(204);
-      const row = await gw.app.attest.db.selectFrom('claims').selectAll().where('id', '=', held.body.data.claim.id).executeTakeFirstOrThrow();
+      const row = await gw.app.attest.db
+        .selectFrom('claims')
+        .selectAll()
+        .where('id', '=', held.body.data.claim.id)
+        .executeTakeFirstOrThrow();
       expect(row).toMatchObject({ end_reason: 'expired', ended_at: gw.clock.now() });
     });
   });
@@ -299,15 +418,34 @@ describe('claims', () => {
       expect(await getLiveClaim(ctx, item.id)).toBeNull();
       const held = await claim(gw, a, item.id, { ttlSeconds: 60 });
       const record = await getWorkItem(ctx, String(item.number));
-      expect(record).toMatchObject({ id: item.id, number: item.number, repository: 'acme/api', withdrawn: false, claim: { id: held.body.data.claim.id, branch: 'feat/x' } });
-      expect(await getLatestClaim(ctx, item.id)).toMatchObject({ id: held.body.data.claim.id, live: true, expired: false, released: false });
+      expect(record).toMatchObject({
+        id: item.id,
+        number: item.number,
+        repository: 'acme/api',
+        withdrawn: false,
+        claim: { id: held.body.data.claim.id, branch: 'feat/x' },
+      });
+      expect(await getLatestClaim(ctx, item.id)).toMatchObject({
+        id: held.body.data.claim.id,
+        live: true,
+        expired: false,
+        released: false,
+      });
       gw.clock.advance(MIN);
       expect(await getLiveClaim(ctx, item.id)).toBeNull();
       expect(await getLatestClaim(ctx, item.id)).toMatchObject({ live: false, expired: true, released: false });
       const again = await claim(gw, a, item.id);
       await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: again.body.data.itemKey });
-      expect(await getLatestClaim(ctx, item.id)).toMatchObject({ id: again.body.data.claim.id, live: false, expired: false, released: true });
-      await expect(getWorkItem(ctx, '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ status: 404, code: 'work_item_not_found' });
+      expect(await getLatestClaim(ctx, item.id)).toMatchObject({
+        id: again.body.data.claim.id,
+        live: false,
+        expired: false,
+        released: true,
+      });
+      await expect(getWorkItem(ctx, '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({
+        status: 404,
+        code: 'work_item_not_found',
+      });
       const ctxB = await factoryContextFor(gw, b);
       await expect(getWorkItem(ctxB, item.id)).rejects.toMatchObject({ code: 'work_item_not_found' });
       expect(await getLiveClaim(ctxB, item.id)).toBeNull();
@@ -316,11 +454,18 @@ describe('claims', () => {
     it('represents a legacy lease with no branch (imported, recorded before claims named a branch)', async () => {
       const ctx = await factoryContextFor(gw, a);
       const item = await newItem(gw, a);
-      const legacy = await recordLegacyClaim(ctx, item.id, { source: 'pre-branch-runner', claimedAt: gw.clock.now() - 1000, ttlSeconds: 3600 });
+      const legacy = await recordLegacyClaim(ctx, item.id, {
+        source: 'pre-branch-runner',
+        claimedAt: gw.clock.now() - 1000,
+        ttlSeconds: 3600,
+      });
       const read = await gw.call('GET', `/v1/work-items/${item.id}`, auth(a));
       expect(read.body.data.claim).toEqual({
-        id: legacy.claim.id, source: 'pre-branch-runner', branch: null,
-        claimedAt: new Date(gw.clock.now() - 1000).toISOString(), expiresAt: new Date(gw.clock.now() - 1000 + 3_600_000).toISOString(),
+        id: legacy.claim.id,
+        source: 'pre-branch-runner',
+        branch: null,
+        claimedAt: new Date(gw.clock.now() - 1000).toISOString(),
+        expiresAt: new Date(gw.clock.now() - 1000 + 3_600_000).toISOString(),
       });
       expect((await getLiveClaim(ctx, item.id))?.branch).toBeNull();
       // It is a real lease: it blocks other claims, its key renews and releases it.
@@ -328,8 +473,12 @@ describe('claims', () => {
       const renewed = await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: legacy.itemKey });
       expect(renewed.status).toBe(200);
       expect(renewed.body.data.claim.branch).toBeNull();
-      await expect(recordLegacyClaim(ctx, item.id, { source: 'x', claimedAt: gw.clock.now(), ttlSeconds: 60 })).rejects.toMatchObject({ code: 'work_item_claimed' });
-      expect((await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: legacy.itemKey })).status).toBe(204);
+      await expect(
+        recordLegacyClaim(ctx, item.id, { source: 'x', claimedAt: gw.clock.now(), ttlSeconds: 60 }),
+      ).rejects.toMatchObject({ code: 'work_item_claimed' });
+      expect(
+        (await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: legacy.itemKey })).status,
+      ).toBe(204);
     });
   });
 });

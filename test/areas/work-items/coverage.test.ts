@@ -38,23 +38,59 @@ describe('work-item routes across factories and orgs', () => {
 
   withGatewayAndTenants((s) => ({ gw, a, b } = s));
   beforeAll(async () => {
-    const created = await gw.call('POST', '/v1/apps', { token: a.loginToken, appId: a.appId, body: { name: 'second' } });
+    const created = await gw.call('POST', '/v1/apps', {
+      token: a.loginToken,
+      appId: a.appId,
+      body: { name: 'second' },
+    });
     expect(created.status).toBe(201);
-    const key = await gw.call('POST', '/v1/api-keys', { token: a.loginToken, appId: created.body.data.id, body: { name: 'full', preset: 'full-access' } });
+    const key = await gw.call('POST', '/v1/api-keys', {
+      token: a.loginToken,
+      appId: created.body.data.id,
+      body: { name: 'full', preset: 'full-access' },
+    });
     expect(key.status).toBe(201);
     sibling = { appId: created.body.data.id, factoryKey: key.body.data.plaintext_key, loginToken: a.loginToken };
 
     item = await newItem(gw, a, { title: 'secret item of A' });
     const own = { token: a.factoryKey, appId: a.appId };
-    expect((await gw.call('PUT', `/v1/work-items/${item.id}/criteria`, { ...own, body: { criteria: [{ id: 'c1', text: 'works' }] } })).status).toBe(200);
-    expect((await gw.call('POST', `/v1/work-items/${item.id}/findings`, { ...own, body: { source: 'rev', about: 'change', severity: 'low', title: 'nit of A' } })).status).toBe(201);
-    expect((await gw.call('POST', `/v1/work-items/${item.id}/pull-requests`, { ...own, body: { repository: 'acme/api', number: 3 } })).status).toBe(201);
-    const claimed = await gw.call('POST', `/v1/work-items/${item.id}/claims`, { ...own, body: { source: 'runner-a', branch: 'feat/a' } });
+    expect(
+      (
+        await gw.call('PUT', `/v1/work-items/${item.id}/criteria`, {
+          ...own,
+          body: { criteria: [{ id: 'c1', text: 'works' }] },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await gw.call('POST', `/v1/work-items/${item.id}/findings`, {
+          ...own,
+          body: { source: 'rev', about: 'change', severity: 'low', title: 'nit of A' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await gw.call('POST', `/v1/work-items/${item.id}/pull-requests`, {
+          ...own,
+          body: { repository: 'acme/api', number: 3 },
+        })
+      ).status,
+    ).toBe(201);
+    const claimed = await gw.call('POST', `/v1/work-items/${item.id}/claims`, {
+      ...own,
+      body: { source: 'runner-a', branch: 'feat/a' },
+    });
     expect(claimed.status).toBe(201);
     itemKeyOfA = claimed.body.data.itemKey;
 
     bItem = await newItem(gw, b, { title: 'item of B' });
-    const bClaim = await gw.call('POST', `/v1/work-items/${bItem.id}/claims`, { token: b.factoryKey, appId: b.appId, body: { source: 'runner-b', branch: 'feat/b' } });
+    const bClaim = await gw.call('POST', `/v1/work-items/${bItem.id}/claims`, {
+      token: b.factoryKey,
+      appId: b.appId,
+      body: { source: 'runner-b', branch: 'feat/b' },
+    });
     expect(bClaim.status).toBe(201);
     itemKeyOfB = bClaim.body.data.itemKey;
     before = await ownRead();
@@ -83,34 +119,62 @@ describe('work-item routes across factories and orgs', () => {
     expect(r.text).not.toContain(a.appId);
   };
 
-  const callers = () => [
-    ['another org, factory key', { token: b.factoryKey, appId: b.appId }],
-    ['another org, login token', { token: b.loginToken, appId: b.appId }],
-    ['a sibling factory of the same org, factory key', { token: sibling.factoryKey, appId: sibling.appId }],
-    ['a sibling factory of the same org, login token', { token: sibling.loginToken, appId: sibling.appId }],
-  ] as const;
+  const callers = () =>
+    [
+      ['another org, factory key', { token: b.factoryKey, appId: b.appId }],
+      ['another org, login token', { token: b.loginToken, appId: b.appId }],
+      ['a sibling factory of the same org, factory key', { token: sibling.factoryKey, appId: sibling.appId }],
+      ['a sibling factory of the same org, login token', { token: sibling.loginToken, appId: sibling.appId }],
+    ] as const;
 
-  describe.each(itemRoutes.map(([m, suffix, body]) => [`${m} /v1/work-items/{id}${suffix}`, m, suffix, body] as const))('%s', (_n, method, suffix, body) => {
-    it('by uuid: every other factory answers 404 work_item_not_found', async () => {
-      for (const [, auth] of callers()) {
-        notFound(await gw.call(method, `/v1/work-items/${item.id}${suffix}`, { ...auth, ...(body !== undefined ? { body } : {}) }));
-      }
-    });
-    it("by number: another org's factory (which has no such number) answers 404, not A's item", async () => {
-      // B's only item has number 1 like A's first item; use a number only A has.
-      const numberOnlyA = item.number + 1000;
-      const extra = await newItem(gw, a, { title: 'secret item of A' });
-      expect(extra.number).toBeGreaterThan(bItem.number);
-      notFound(await gw.call(method, `/v1/work-items/${extra.number}${suffix}`, { token: b.factoryKey, appId: b.appId, ...(body !== undefined ? { body } : {}) }));
-      notFound(await gw.call(method, `/v1/work-items/${numberOnlyA}${suffix}`, { token: b.factoryKey, appId: b.appId, ...(body !== undefined ? { body } : {}) }));
-    });
-  });
+  describe.each(itemRoutes.map(([m, suffix, body]) => [`${m} /v1/work-items/{id}${suffix}`, m, suffix, body] as const))(
+    '%s',
+    (_n, method, suffix, body) => {
+      it('by uuid: every other factory answers 404 work_item_not_found', async () => {
+        for (const [, auth] of callers()) {
+          notFound(
+            await gw.call(method, `/v1/work-items/${item.id}${suffix}`, {
+              ...auth,
+              ...(body !== undefined ? { body } : {}),
+            }),
+          );
+        }
+      });
+      it("by number: another org's factory (which has no such number) answers 404, not A's item", async () => {
+        // B's only item has number 1 like A's first item; use a number only A has.
+        const numberOnlyA = item.number + 1000;
+        const extra = await newItem(gw, a, { title: 'secret item of A' });
+        expect(extra.number).toBeGreaterThan(bItem.number);
+        notFound(
+          await gw.call(method, `/v1/work-items/${extra.number}${suffix}`, {
+            token: b.factoryKey,
+            appId: b.appId,
+            ...(body !== undefined ? { body } : {}),
+          }),
+        );
+        notFound(
+          await gw.call(method, `/v1/work-items/${numberOnlyA}${suffix}`, {
+            token: b.factoryKey,
+            appId: b.appId,
+            ...(body !== undefined ? { body } : {}),
+          }),
+        );
+      });
+    },
+  );
 
   it("POST /v1/work-items with the owner's tracker and trackerKey creates the caller's own item (201), never updates the owner's", async () => {
     const own = await gw.call('GET', `/v1/work-items/${item.id}`, { token: a.factoryKey, appId: a.appId });
     const seen = new Set<string>();
     for (const [, auth] of callers()) {
-      const r = await gw.call('POST', '/v1/work-items', { ...auth, body: { tracker: own.body.data.tracker, trackerKey: own.body.data.trackerKey, title: 'upserted by another factory' } });
+      const r = await gw.call('POST', '/v1/work-items', {
+        ...auth,
+        body: {
+          tracker: own.body.data.tracker,
+          trackerKey: own.body.data.trackerKey,
+          title: 'upserted by another factory',
+        },
+      });
       // The first call in each factory creates that factory's item; the second (other credential, same factory) updates it.
       expect(r.status).toBe(seen.has(auth.appId) ? 200 : 201);
       seen.add(auth.appId);
@@ -135,7 +199,10 @@ describe('work-item routes across factories and orgs', () => {
     expect(renew.body.data).toBeUndefined();
     const release = await gw.call('DELETE', `/v1/work-items/${item.id}/claims/current`, { token: itemKeyOfB });
     expect([403, 404]).toContain(release.status);
-    const pr = await gw.call('PUT', `/v1/work-items/${item.id}/pull-request`, { token: itemKeyOfB, body: { title: 't', body: 'b' } });
+    const pr = await gw.call('PUT', `/v1/work-items/${item.id}/pull-request`, {
+      token: itemKeyOfB,
+      body: { title: 't', body: 'b' },
+    });
     expect([403, 404]).toContain(pr.status);
     expect(pr.body.data).toBeUndefined();
     // A's own item key still renews: its claim was not released.
@@ -156,8 +223,11 @@ describe('work-item routes across factories and orgs', () => {
     expect(after.slice(1)).toEqual(before.slice(1));
     const itemAfter = JSON.parse(after[0] as string).data;
     const itemBefore = JSON.parse(before[0] as string).data;
-    expect({ title: itemAfter.title, stage: itemAfter.stage, withdrawn: itemAfter.withdrawnAt ?? null })
-      .toEqual({ title: itemBefore.title, stage: itemBefore.stage, withdrawn: itemBefore.withdrawnAt ?? null });
+    expect({ title: itemAfter.title, stage: itemAfter.stage, withdrawn: itemAfter.withdrawnAt ?? null }).toEqual({
+      title: itemBefore.title,
+      stage: itemBefore.stage,
+      withdrawn: itemBefore.withdrawnAt ?? null,
+    });
     expect(itemAfter.title).toBe('secret item of A');
   });
 });

@@ -7,8 +7,15 @@ export async function factoryContextFor(gw: TestGateway, t: Tenant): Promise<Fac
   const gateway = gw.app.attest;
   const principal = await gateway.auth.resolve(t.factoryKey, t.appId);
   return {
-    gateway, db: gateway.db, clock: gateway.clock, config: gateway.config, log: gw.app.log, requestId: 'test',
-    principal, orgId: t.orgId, appId: t.appId,
+    gateway,
+    db: gateway.db,
+    clock: gateway.clock,
+    config: gateway.config,
+    log: gw.app.log,
+    requestId: 'test',
+    principal,
+    orgId: t.orgId,
+    appId: t.appId,
   };
 }
 
@@ -22,7 +29,15 @@ let counter = 0;
 export async function newItem(gw: TestGateway, t: Tenant, fields: Record<string, unknown> = {}) {
   const res = await gw.call('POST', '/v1/work-items', {
     ...auth(t),
-    body: { tracker: 'github', trackerKey: `acme/api#${++counter}`, title: `Item ${counter}`, repository: 'acme/api', specRepository: 'acme/specs', specNumber: counter, ...fields },
+    body: {
+      tracker: 'github',
+      trackerKey: `acme/api#${++counter}`,
+      title: `Item ${counter}`,
+      repository: 'acme/api',
+      specRepository: 'acme/specs',
+      specNumber: counter,
+      ...fields,
+    },
   });
   if (res.status !== 201) throw new Error(`create work item: ${res.status} ${res.text}`);
   return res.body.data;
@@ -30,11 +45,18 @@ export async function newItem(gw: TestGateway, t: Tenant, fields: Record<string,
 
 /** A factory key with exactly these permissions, minted by the tenant's owner. */
 export async function keyWith(gw: TestGateway, t: Tenant, permissions: string[]): Promise<string> {
-  const res = await gw.call('POST', '/v1/api-keys', { token: t.loginToken, appId: t.appId, body: { name: `k-${++counter}`, permissions } });
+  const res = await gw.call('POST', '/v1/api-keys', {
+    token: t.loginToken,
+    appId: t.appId,
+    body: { name: `k-${++counter}`, permissions },
+  });
   if (res.status !== 201) throw new Error(`mint key: ${res.status} ${res.text}`);
   return res.body.data.plaintext_key;
 }
 
 export async function claim(gw: TestGateway, t: Tenant, item: string | number, body: Record<string, unknown> = {}) {
-  return gw.call('POST', `/v1/work-items/${item}/claims`, { ...auth(t), body: { source: 'runner-a', branch: 'feat/x', ...body } });
+  return gw.call('POST', `/v1/work-items/${item}/claims`, {
+    ...auth(t),
+    body: { source: 'runner-a', branch: 'feat/x', ...body },
+  });
 }

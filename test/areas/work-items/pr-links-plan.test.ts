@@ -16,7 +16,7 @@ describe('the pull requests of one work item', () => {
   let b: Tenant;
   withGatewayAndTenants((s) => ({ gw, a, b } = s));
 
-  it('are read through the primary key (work_item_id, ...), not the factory\'s links', async () => {
+  it("are read through the primary key (work_item_id, ...), not the factory's links", async () => {
     const db = gw.app.attest.db;
     const item = await newItem(gw, a);
     if (usingPostgres) {
@@ -24,18 +24,26 @@ describe('the pull requests of one work item', () => {
       await sql`alter table work_item_pull_requests set (autovacuum_enabled = false)`.execute(db);
       const other = await newItem(gw, a);
       await sql`insert into work_item_pull_requests (app_id, work_item_id, repository, number, url, linked_at)
-        select ${a.appId}, ${other.id}, 'acme/api', g, 'https://github.com/acme/api/pull/' || g, g from generate_series(1, 3000) as g`.execute(db);
+        select ${a.appId}, ${other.id}, 'acme/api', g, 'https://github.com/acme/api/pull/' || g, g from generate_series(1, 3000) as g`.execute(
+        db,
+      );
     }
     const reads = await readsOf(gw, listPullRequestsQuery(db, a.appId, item.id).compile(), 'work_item_pull_requests');
     expect(reads.length).toBeGreaterThan(0);
     for (const read of reads) {
       if (usingPostgres) expect(read).toMatch(/^(Index Scan work_item_pull_requests_pk|Bitmap Heap Scan$)/);
-      else expect(read).toBe('SEARCH work_item_pull_requests USING INDEX sqlite_autoindex_work_item_pull_requests_1 (work_item_id=?)');
+      else
+        expect(read).toBe(
+          'SEARCH work_item_pull_requests USING INDEX sqlite_autoindex_work_item_pull_requests_1 (work_item_id=?)',
+        );
     }
-    if (usingPostgres) expect((await planOf(gw, listPullRequestsQuery(db, a.appId, item.id).compile())).map((s) => s.text).join('\n')).not.toContain('work_item_pull_requests_pr');
+    if (usingPostgres)
+      expect(
+        (await planOf(gw, listPullRequestsQuery(db, a.appId, item.id).compile())).map((s) => s.text).join('\n'),
+      ).not.toContain('work_item_pull_requests_pr');
   });
 
-  it('lists exactly the item\'s links, oldest first, and another factory\'s key sees none of them', async () => {
+  it("lists exactly the item's links, oldest first, and another factory's key sees none of them", async () => {
     const item = await newItem(gw, a);
     const sibling = await newItem(gw, a);
     const declare = (t: Tenant, id: string, repository: string, number: number) =>
@@ -46,7 +54,10 @@ describe('the pull requests of one work item', () => {
     expect((await declare(a, sibling.id, 'acme/api', 6)).status).toBe(201);
     const list = await gw.call('GET', `/v1/work-items/${item.id}/pull-requests`, auth(a));
     expect(list.status).toBe(200);
-    expect(list.body.data.map((p: { repository: string; number: number }) => `${p.repository}#${p.number}`)).toEqual(['acme/web#7', 'acme/api#5']);
+    expect(list.body.data.map((p: { repository: string; number: number }) => `${p.repository}#${p.number}`)).toEqual([
+      'acme/web#7',
+      'acme/api#5',
+    ]);
     const other = await gw.call('GET', `/v1/work-items/${item.id}/pull-requests`, auth(b));
     expect(other.status).toBe(404);
   });

@@ -2,7 +2,8 @@
 import { queryOptions } from '@tanstack/react-query';
 import { ApiClientError, api, unwrap, type paths } from './client';
 
-export type DashboardSession = paths['/v1/dashboard/session']['get']['responses']['200']['content']['application/json']['data'];
+export type DashboardSession =
+  paths['/v1/dashboard/session']['get']['responses']['200']['content']['application/json']['data'];
 export type DashboardUser = DashboardSession['user'];
 
 /** Who is signed in, or null when nobody is (401). */

@@ -31,10 +31,17 @@ function useText(appId: string, id: string, enabled: boolean): { text: string | 
   useEffect(() => {
     if (!enabled) return;
     let live = true;
-    api.GET('/v1/artifacts/{id}/content', { params: { path: { id } }, headers: { ...factory(appId).headers, Range: `bytes=0-${TEXT_LIMIT - 1}` }, parseAs: 'text' })
+    api
+      .GET('/v1/artifacts/{id}/content', {
+        params: { path: { id } },
+        headers: { ...factory(appId).headers, Range: `bytes=0-${TEXT_LIMIT - 1}` },
+        parseAs: 'text',
+      })
       .then(({ data }) => live && setState({ text: data ?? '', error: false }))
       .catch(() => live && setState({ text: null, error: true }));
-    return () => { live = false; };
+    return () => {
+      live = false;
+    };
   }, [appId, id, enabled]);
   return state;
 }
@@ -46,22 +53,45 @@ export function ArtifactView({ appId, artifact }: { appId: string; artifact: Art
   const text = !html && isText(artifact);
   const fetched = useText(appId, artifact.id, html || text);
   let body: React.ReactNode;
-  if (m.startsWith('image/') && m !== 'image/svg+xml') body = <img src={url} alt={artifact.caption || artifact.filename} />;
-  else if (m.startsWith('video/')) body = <video src={url} controls preload="metadata" aria-label={artifact.caption || artifact.filename} />;
+  if (m.startsWith('image/') && m !== 'image/svg+xml')
+    body = <img src={url} alt={artifact.caption || artifact.filename} />;
+  else if (m.startsWith('video/'))
+    body = <video src={url} controls preload="metadata" aria-label={artifact.caption || artifact.filename} />;
   else if (html) {
-    body = fetched.text !== null
-      ? <iframe sandbox="" srcDoc={fetched.text} title={artifact.caption || artifact.filename} referrerPolicy="no-referrer" />
-      : <p className="muted">{fetched.error ? 'The report could not be loaded.' : 'Loading report…'}</p>;
+    body =
+      fetched.text !== null ? (
+        <iframe
+          sandbox=""
+          srcDoc={fetched.text}
+          title={artifact.caption || artifact.filename}
+          referrerPolicy="no-referrer"
+        />
+      ) : (
+        <p className="muted">{fetched.error ? 'The report could not be loaded.' : 'Loading report…'}</p>
+      );
   } else if (text) {
-    body = fetched.text !== null
-      ? <pre className="log">{fetched.text}{artifact.bytes > TEXT_LIMIT ? `\n… (${formatBytes(artifact.bytes - TEXT_LIMIT)} more; download the whole log)` : ''}</pre>
-      : <p className="muted">{fetched.error ? 'The log could not be loaded.' : 'Loading…'}</p>;
+    body =
+      fetched.text !== null ? (
+        <pre className="log">
+          {fetched.text}
+          {artifact.bytes > TEXT_LIMIT
+            ? `\n… (${formatBytes(artifact.bytes - TEXT_LIMIT)} more; download the whole log)`
+            : ''}
+        </pre>
+      ) : (
+        <p className="muted">{fetched.error ? 'The log could not be loaded.' : 'Loading…'}</p>
+      );
   } else body = <p className="muted">No preview for {artifact.mediaType}.</p>;
   return (
     <div className="artifact-body" data-kind={artifact.kind} data-media-type={m}>
       {body}
       <p>
-        <a href={url} download={artifact.filename}>Download {artifact.filename}</a> <span className="muted">({formatBytes(artifact.bytes)}, {artifact.mediaType})</span>
+        <a href={url} download={artifact.filename}>
+          Download {artifact.filename}
+        </a>{' '}
+        <span className="muted">
+          ({formatBytes(artifact.bytes)}, {artifact.mediaType})
+        </span>
       </p>
     </div>
   );

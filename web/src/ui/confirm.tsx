@@ -16,7 +16,16 @@ export interface ConfirmDialogProps {
   onCancel: () => void;
 }
 
-export function ConfirmDialog({ open, title, children, confirmLabel, busy = false, error = null, onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  busy = false,
+  error = null,
+  onConfirm,
+  onCancel,
+}: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -32,18 +41,31 @@ export function ConfirmDialog({ open, title, children, confirmLabel, busy = fals
       aria-labelledby={titleId}
       data-testid="confirm-dialog"
       // Escape: the browser would close the dialog on its own; let the owner's state decide instead.
-      onCancel={(e) => { e.preventDefault(); if (!busy) onCancel(); }}
+      onCancel={(e) => {
+        e.preventDefault();
+        if (!busy) onCancel();
+      }}
       // The browser may close it anyway (a second Escape with no click between): the owner's state follows.
-      onClose={() => { if (open) onCancel(); }}
+      onClose={() => {
+        if (open) onCancel();
+      }}
     >
       {open && (
         <>
           <h2 id={titleId}>{title}</h2>
           <div>{children}</div>
-          {error && <p className="field-error" role="alert">{error}</p>}
+          {error && (
+            <p className="field-error" role="alert">
+              {error}
+            </p>
+          )}
           <div className="actions">
-            <button type="button" onClick={onCancel} disabled={busy} autoFocus>Cancel</button>
-            <button type="button" className="primary danger" onClick={onConfirm} disabled={busy}>{busy ? 'Working…' : confirmLabel}</button>
+            <button type="button" onClick={onCancel} disabled={busy} autoFocus>
+              Cancel
+            </button>
+            <button type="button" className="primary danger" onClick={onConfirm} disabled={busy}>
+              {busy ? 'Working…' : confirmLabel}
+            </button>
           </div>
         </>
       )}

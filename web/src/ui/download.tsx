@@ -16,7 +16,8 @@ export function ExportButtons({ download, label, testId }: { download: ExportReq
     try {
       const { data, response } = await download(format);
       if (!data) throw new Error(`Export failed (HTTP ${response.status})`);
-      const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `export.${format}`;
+      const name =
+        /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `export.${format}`;
       const url = URL.createObjectURL(data);
       const a = document.createElement('a');
       a.href = url;
@@ -34,9 +35,18 @@ export function ExportButtons({ download, label, testId }: { download: ExportReq
   return (
     <span className="export" data-testid={testId}>
       <span className="muted">{label}</span>{' '}
-      <button type="button" disabled={busy !== null} onClick={() => void save('csv')}>{busy === 'csv' ? 'Exporting…' : 'CSV'}</button>{' '}
-      <button type="button" disabled={busy !== null} onClick={() => void save('json')}>{busy === 'json' ? 'Exporting…' : 'JSON'}</button>
-      {error && <span className="error-text" role="alert"> {error}</span>}
+      <button type="button" disabled={busy !== null} onClick={() => void save('csv')}>
+        {busy === 'csv' ? 'Exporting…' : 'CSV'}
+      </button>{' '}
+      <button type="button" disabled={busy !== null} onClick={() => void save('json')}>
+        {busy === 'json' ? 'Exporting…' : 'JSON'}
+      </button>
+      {error && (
+        <span className="error-text" role="alert">
+          {' '}
+          {error}
+        </span>
+      )}
     </span>
   );
 }

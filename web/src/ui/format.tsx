@@ -1,5 +1,10 @@
 // How numbers and times read on every page. Formatting only: the values come from the API as they are.
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const usd = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+});
 const int = new Intl.NumberFormat('en-US');
 
 export function formatUsd(n: number): string {
@@ -28,9 +33,27 @@ export function formatBytes(n: number): string {
 }
 
 /** A cost as the API stated it: an unpriced session is never $0, a partial one says it is partial. */
-export function Cost({ usd: value, status, unpricedModels }: { usd: number; status?: 'complete' | 'partial' | 'unpriced'; unpricedModels?: string[] }) {
+export function Cost({
+  usd: value,
+  status,
+  unpricedModels,
+}: {
+  usd: number;
+  status?: 'complete' | 'partial' | 'unpriced';
+  unpricedModels?: string[];
+}) {
   const title = unpricedModels && unpricedModels.length > 0 ? `No price for: ${unpricedModels.join(', ')}` : undefined;
-  if (status === 'unpriced') return <span className="muted" title={title} data-cost-status="unpriced">unpriced</span>;
-  if (status === 'partial') return <span title={title} data-cost-status="partial">{formatUsd(value)} <span className="chip warn">partial</span></span>;
+  if (status === 'unpriced')
+    return (
+      <span className="muted" title={title} data-cost-status="unpriced">
+        unpriced
+      </span>
+    );
+  if (status === 'partial')
+    return (
+      <span title={title} data-cost-status="partial">
+        {formatUsd(value)} <span className="chip warn">partial</span>
+      </span>
+    );
   return <span data-cost-status={status ?? 'complete'}>{formatUsd(value)}</span>;
 }

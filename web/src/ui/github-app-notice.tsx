@@ -16,11 +16,15 @@ export function GithubAppNotice({ appId, status }: { appId: string; status: Gith
     <div className="notice" role="note" data-testid="github-app-notice">
       <p>
         A pull request&apos;s state, merge, revert and CI come from the GitHub App, and {WHY[status]}: they read{' '}
-        <em>unknown</em> until it is. <Link to="/f/$appId/settings" params={{ appId }} data-testid="github-app-settings-link">Install the App on the settings page</Link>.
+        <em>unknown</em> until it is.{' '}
+        <Link to="/f/$appId/settings" params={{ appId }} data-testid="github-app-settings-link">
+          Install the App on the settings page
+        </Link>
+        .
       </p>
       <p className="muted">
-        Meanwhile <code>attest sync</code> reports the state, merge time and head commit of the pull requests its sessions link to,
-        where the GitHub CLI (<code>gh</code>) is installed and logged in.
+        Meanwhile <code>attest sync</code> reports the state, merge time and head commit of the pull requests its
+        sessions link to, where the GitHub CLI (<code>gh</code>) is installed and logged in.
       </p>
     </div>
   );
@@ -29,5 +33,13 @@ export function GithubAppNotice({ appId, status }: { appId: string; status: Gith
 /** Where a PR's state came from, when it was not the App. */
 export function StateSource({ source }: { source: 'github_app' | 'cli' | null }) {
   if (source !== 'cli') return null;
-  return <span className="chip" data-testid="state-source" title="Read with gh at attest sync; the GitHub App's webhook replaces it">reported by the CLI</span>;
+  return (
+    <span
+      className="chip"
+      data-testid="state-source"
+      title="Read with gh at attest sync; the GitHub App's webhook replaces it"
+    >
+      reported by the CLI
+    </span>
+  );
 }

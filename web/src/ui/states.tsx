@@ -3,7 +3,11 @@ import { Link, type ErrorComponentProps } from '@tanstack/react-router';
 import { ApiClientError } from '../api/client';
 
 export function Loading() {
-  return <p className="muted" role="status">Loading…</p>;
+  return (
+    <p className="muted" role="status">
+      Loading…
+    </p>
+  );
 }
 
 export function ErrorView({ error }: ErrorComponentProps | { error: unknown }) {
@@ -11,7 +15,9 @@ export function ErrorView({ error }: ErrorComponentProps | { error: unknown }) {
     return (
       <div className="card narrow">
         <h1>Signed out</h1>
-        <p>Your dashboard session has ended. <Link to="/sign-in">Sign in again</Link>.</p>
+        <p>
+          Your dashboard session has ended. <Link to="/sign-in">Sign in again</Link>.
+        </p>
       </div>
     );
   }
@@ -30,7 +36,9 @@ export function NotFound({ what }: { what?: string }) {
     <div className="card narrow" role="alert">
       <h1>Not found</h1>
       <p className="muted">{what ?? 'There is nothing at this address, or it belongs to a factory you cannot read.'}</p>
-      <p><Link to="/">Back to your factories</Link></p>
+      <p>
+        <Link to="/">Back to your factories</Link>
+      </p>
     </div>
   );
 }

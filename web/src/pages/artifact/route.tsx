@@ -46,19 +46,79 @@ function ArtifactPage() {
   return (
     <>
       <p className="muted">
-        <Link to="/f/$appId/prs" params={{ appId: f.id }}>{f.org.name} / {f.display_name || f.name}</Link> / artifact
+        <Link to="/f/$appId/prs" params={{ appId: f.id }}>
+          {f.org.name} / {f.display_name || f.name}
+        </Link>{' '}
+        / artifact
       </p>
       <h1 data-testid="artifact-caption">{a.caption || a.filename}</h1>
       <dl className="facts">
-        <div><dt>Kind</dt><dd>{a.kind}</dd></div>
-        <div><dt>Criterion</dt><dd>{a.criterionId ?? '—'}</dd></div>
-        <div><dt>Pull request</dt><dd>{a.prNumber !== null && a.repository ? <PrLink appId={f.id} repository={a.repository} number={a.prNumber}>{a.repository}#{a.prNumber}</PrLink> : '—'}</dd></div>
+        <div>
+          <dt>Kind</dt>
+          <dd>{a.kind}</dd>
+        </div>
+        <div>
+          <dt>Criterion</dt>
+          <dd>{a.criterionId ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Pull request</dt>
+          <dd>
+            {a.prNumber !== null && a.repository ? (
+              <PrLink appId={f.id} repository={a.repository} number={a.prNumber}>
+                {a.repository}#{a.prNumber}
+              </PrLink>
+            ) : (
+              '—'
+            )}
+          </dd>
+        </div>
         {/* The session page takes the id the agent wrote as well as the trace id (GET /v1/sessions/{id}). */}
-        <div><dt>Session</dt><dd className="mono">{a.session ? <><Link to="/f/$appId/sessions/$traceId" params={{ appId: f.id, traceId: a.session.sessionId }}>{a.session.sessionId}</Link>{a.session.turnIndex !== null ? ` (turn ${a.session.turnIndex})` : ''}</> : '—'}</dd></div>
-        <div><dt>Work item</dt><dd className="mono">{a.workItemId ? <Link to="/f/$appId/work/$itemId" params={{ appId: f.id, itemId: a.workItemId }}>{a.workItemId}</Link> : '—'}</dd></div>
-        <div><dt>Emitted</dt><dd>{formatTime(a.emittedAt)}</dd></div>
-        <div><dt>File</dt><dd>{a.filename}</dd></div>
-        {a.supersedes && <div><dt>Replaces</dt><dd><Link to="/artifacts/$id" params={{ id: a.supersedes }}>an earlier artifact</Link></dd></div>}
+        <div>
+          <dt>Session</dt>
+          <dd className="mono">
+            {a.session ? (
+              <>
+                <Link to="/f/$appId/sessions/$traceId" params={{ appId: f.id, traceId: a.session.sessionId }}>
+                  {a.session.sessionId}
+                </Link>
+                {a.session.turnIndex !== null ? ` (turn ${a.session.turnIndex})` : ''}
+              </>
+            ) : (
+              '—'
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Work item</dt>
+          <dd className="mono">
+            {a.workItemId ? (
+              <Link to="/f/$appId/work/$itemId" params={{ appId: f.id, itemId: a.workItemId }}>
+                {a.workItemId}
+              </Link>
+            ) : (
+              '—'
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Emitted</dt>
+          <dd>{formatTime(a.emittedAt)}</dd>
+        </div>
+        <div>
+          <dt>File</dt>
+          <dd>{a.filename}</dd>
+        </div>
+        {a.supersedes && (
+          <div>
+            <dt>Replaces</dt>
+            <dd>
+              <Link to="/artifacts/$id" params={{ id: a.supersedes }}>
+                an earlier artifact
+              </Link>
+            </dd>
+          </div>
+        )}
       </dl>
       <div className="artifact">
         <ArtifactView appId={f.id} artifact={a} />

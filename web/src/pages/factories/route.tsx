@@ -20,7 +20,10 @@ function FactoriesPage() {
     return (
       <div className="empty narrow">
         <h1>No factories yet</h1>
-        <p>You are not a member of any factory on this gateway. Ask an owner of your organization to add you, or create one:</p>
+        <p>
+          You are not a member of any factory on this gateway. Ask an owner of your organization to add you, or create
+          one:
+        </p>
         <pre>{`attest apps create <name>`}</pre>
       </div>
     );
@@ -29,12 +32,26 @@ function FactoriesPage() {
     <>
       <h1>Factories</h1>
       <table className="grid" style={{ maxWidth: 720 }}>
-        <thead><tr><th>Factory</th><th>Organization</th><th>Your role</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Factory</th>
+            <th>Organization</th>
+            <th>Your role</th>
+          </tr>
+        </thead>
         <tbody>
           {factories.map((f) => (
             <tr key={f.id}>
-              <td><Link to="/f/$appId" params={{ appId: f.id }}>{f.display_name || f.name}</Link></td>
-              <td><Link to="/o/$org" params={{ org: f.org.name }}>{f.org.name}</Link></td>
+              <td>
+                <Link to="/f/$appId" params={{ appId: f.id }}>
+                  {f.display_name || f.name}
+                </Link>
+              </td>
+              <td>
+                <Link to="/o/$org" params={{ org: f.org.name }}>
+                  {f.org.name}
+                </Link>
+              </td>
               <td>{f.role}</td>
             </tr>
           ))}

@@ -20,24 +20,50 @@ export function OrgPage() {
   const onSearch = (next: AuditSearch) => void navigate({ search: next, replace: false });
   return (
     <>
-      <h1>Organization <span data-testid="org-name">{info.name}</span></h1>
+      <h1>
+        Organization <span data-testid="org-name">{info.name}</span>
+      </h1>
       <dl className="facts" data-testid="org-facts">
-        <div><dt>Plan</dt><dd data-testid="org-plan">{info.plan}</dd></div>
-        <div><dt>Your role</dt><dd data-testid="org-role">{info.role ?? '—'}</dd></div>
-        <div><dt>Created</dt><dd>{formatTime(info.created_at)}</dd></div>
+        <div>
+          <dt>Plan</dt>
+          <dd data-testid="org-plan">{info.plan}</dd>
+        </div>
+        <div>
+          <dt>Your role</dt>
+          <dd data-testid="org-role">{info.role ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>{formatTime(info.created_at)}</dd>
+        </div>
         <div>
           <dt>Factories</dt>
-          <dd>{ours.length === 0 ? '—' : ours.map((f, i) => <span key={f.id}>{i > 0 && ', '}<Link to="/f/$appId" params={{ appId: f.id }}>{f.display_name || f.name}</Link></span>)}</dd>
+          <dd>
+            {ours.length === 0
+              ? '—'
+              : ours.map((f, i) => (
+                  <span key={f.id}>
+                    {i > 0 && ', '}
+                    <Link to="/f/$appId" params={{ appId: f.id }}>
+                      {f.display_name || f.name}
+                    </Link>
+                  </span>
+                ))}
+          </dd>
         </div>
       </dl>
-      <p className="muted">The plan is set by the gateway's operator (<code>attest admin</code>); the audit log needs the enterprise plan.</p>
+      <p className="muted">
+        The plan is set by the gateway's operator (<code>attest admin</code>); the audit log needs the enterprise plan.
+      </p>
       <Members org={org} canWrite={may('members.write')} />
       {may('audit.read') ? (
         <AuditLog org={org} search={search} onSearch={onSearch} />
       ) : (
         <section data-testid="audit">
           <h2>Audit log</h2>
-          <p className="muted" data-testid="audit-forbidden">You need owner or admin to read the audit log.</p>
+          <p className="muted" data-testid="audit-forbidden">
+            You need owner or admin to read the audit log.
+          </p>
         </section>
       )}
     </>

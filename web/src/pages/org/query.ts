@@ -8,17 +8,31 @@ type AuditRoute = paths['/v1/orgs/{orgName}/audit-log']['get'];
 export type AuditSearch = Omit<NonNullable<AuditRoute['parameters']['query']>, 'appId'>;
 export type AuditAnswer = AuditRoute['responses']['200']['content']['application/json'];
 export type AuditEntry = AuditAnswer['data'][number];
-export type Member = paths['/v1/orgs/{orgName}/members']['get']['responses']['200']['content']['application/json']['data'][number];
-export type Role = paths['/v1/orgs/{orgName}/members/{userId}']['patch']['requestBody']['content']['application/json']['role'];
+export type Member =
+  paths['/v1/orgs/{orgName}/members']['get']['responses']['200']['content']['application/json']['data'][number];
+export type Role =
+  paths['/v1/orgs/{orgName}/members/{userId}']['patch']['requestBody']['content']['application/json']['role'];
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'write', 'read'];
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
 export const DEFAULT_PAGE_SIZE = 25;
 /** What writes audit rows today (docs/orgs-and-apps.md); offered as suggestions, any value may be typed. */
 export const ACTION_TYPES = [
-  'org.created', 'org.plan_changed', 'member.added', 'member.role_changed', 'member.removed', 'api_key.created',
-  'api_key.revoked', 'management_key.created', 'app.created', 'app.updated', 'app.deleted', 'permission.denied',
-  'oauth.authorized', 'repository.connected', 'repository.disconnected',
+  'org.created',
+  'org.plan_changed',
+  'member.added',
+  'member.role_changed',
+  'member.removed',
+  'api_key.created',
+  'api_key.revoked',
+  'management_key.created',
+  'app.created',
+  'app.updated',
+  'app.deleted',
+  'permission.denied',
+  'oauth.authorized',
+  'repository.connected',
+  'repository.disconnected',
 ] as const;
 export const TARGET_TYPES = ['org', 'member', 'app', 'api_key', 'management_key', 'work_item', 'repository'] as const;
 
@@ -37,7 +51,8 @@ export function parseAuditSearch(s: Record<string, unknown>): AuditSearch {
     const v = s[k];
     if (typeof v === 'string' && v !== '') out[k] = v;
   }
-  const page = positiveInt(s.page), pageSize = positiveInt(s.pageSize);
+  const page = positiveInt(s.page),
+    pageSize = positiveInt(s.pageSize);
   if (page !== undefined && page > 1) out.page = page;
   if (pageSize !== undefined) out.pageSize = pageSize;
   return out;
@@ -76,11 +91,15 @@ export const verifyQuery = (org: string) =>
   });
 
 export async function changeRole(org: string, userId: string, role: Role): Promise<Member> {
-  return unwrap(api.PATCH('/v1/orgs/{orgName}/members/{userId}', { params: { path: { orgName: org, userId } }, body: { role } })).then((r) => r.data);
+  return unwrap(
+    api.PATCH('/v1/orgs/{orgName}/members/{userId}', { params: { path: { orgName: org, userId } }, body: { role } }),
+  ).then((r) => r.data);
 }
 
 export async function addMember(org: string, email: string, role: Role): Promise<Member> {
-  return (await unwrap(api.POST('/v1/orgs/{orgName}/members', { params: { path: { orgName: org } }, body: { email, role } }))).data;
+  return (
+    await unwrap(api.POST('/v1/orgs/{orgName}/members', { params: { path: { orgName: org } }, body: { email, role } }))
+  ).data;
 }
 
 export async function removeMember(org: string, userId: string): Promise<void> {

@@ -20,7 +20,10 @@ export const orgRoute = createRoute({
       if (err instanceof ApiClientError && (err.status === 403 || err.status === 404)) throw notFound();
       throw err;
     }
-    await Promise.all([context.queryClient.ensureQueryData(membersQuery(params.org)), context.queryClient.ensureQueryData(factoriesQuery)]);
+    await Promise.all([
+      context.queryClient.ensureQueryData(membersQuery(params.org)),
+      context.queryClient.ensureQueryData(factoriesQuery),
+    ]);
   },
   notFoundComponent: () => <NotFound what="There is no organization here that you are a member of." />,
   // Its own chunk: most visits are to factory pages and never load it.

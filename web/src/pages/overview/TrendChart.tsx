@@ -20,22 +20,32 @@ export function TrendChart({ points }: { points: TrendPoint[] }) {
     const ok = css.getPropertyValue('--ok').trim() || '#1a7f37';
     const fg = css.getPropertyValue('--fg-soft').trim() || '#5b636d';
     const xs = points.map((p) => Date.parse(`${p.date}T00:00:00Z`) / 1000);
-    const plot = new uPlot({
-      width: Math.max(320, node.clientWidth),
-      height: 220,
-      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-      scales: { x: { time: true }, usd: {}, n: {} },
-      axes: [
-        { stroke: fg },
-        { scale: 'usd', stroke: fg, values: (_u, v) => v.map((x) => `$${x}`) },
-        { scale: 'n', side: 1, stroke: fg, grid: { show: false } },
-      ],
-      series: [
-        {},
-        { label: 'Cost (USD)', scale: 'usd', stroke: accent, width: 2, value: (_u, v) => (v == null ? '—' : `$${v.toFixed(2)}`) },
-        { label: 'Sessions', scale: 'n', stroke: ok, width: 2 },
-      ],
-    }, [xs, points.map((p) => p.costUsd), points.map((p) => p.sessions)], node);
+    const plot = new uPlot(
+      {
+        width: Math.max(320, node.clientWidth),
+        height: 220,
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+        scales: { x: { time: true }, usd: {}, n: {} },
+        axes: [
+          { stroke: fg },
+          { scale: 'usd', stroke: fg, values: (_u, v) => v.map((x) => `$${x}`) },
+          { scale: 'n', side: 1, stroke: fg, grid: { show: false } },
+        ],
+        series: [
+          {},
+          {
+            label: 'Cost (USD)',
+            scale: 'usd',
+            stroke: accent,
+            width: 2,
+            value: (_u, v) => (v == null ? '—' : `$${v.toFixed(2)}`),
+          },
+          { label: 'Sessions', scale: 'n', stroke: ok, width: 2 },
+        ],
+      },
+      [xs, points.map((p) => p.costUsd), points.map((p) => p.sessions)],
+      node,
+    );
     const resize = () => plot.setSize({ width: Math.max(320, node.clientWidth), height: 220 });
     window.addEventListener('resize', resize);
     return () => {
@@ -43,5 +53,13 @@ export function TrendChart({ points }: { points: TrendPoint[] }) {
       plot.destroy();
     };
   }, [points]);
-  return <div ref={el} className="trend-chart" data-testid="trend-chart" role="img" aria-label={`Cost and sessions per day, ${points.length} days`} />;
+  return (
+    <div
+      ref={el}
+      className="trend-chart"
+      data-testid="trend-chart"
+      role="img"
+      aria-label={`Cost and sessions per day, ${points.length} days`}
+    />
+  );
 }

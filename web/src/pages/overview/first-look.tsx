@@ -28,7 +28,10 @@ export function windowHolding(all: AllTime, now = Date.now()): OverviewSearch | 
     for (const days of [7, 30, 90]) if (first >= today - (days - 1) * DAY_MS) return { days };
   }
   const lastDay = Math.floor(last / DAY_MS) * DAY_MS;
-  return { from: date(Math.max(Math.floor(first / DAY_MS) * DAY_MS, lastDay - (MAX_DAYS - 1) * DAY_MS)), to: date(lastDay) };
+  return {
+    from: date(Math.max(Math.floor(first / DAY_MS) * DAY_MS, lastDay - (MAX_DAYS - 1) * DAY_MS)),
+    to: date(lastDay),
+  };
 }
 
 export function windowLabel(w: OverviewSearch): string {
@@ -47,7 +50,9 @@ export function EmptyWindowHint({ all, onShow }: { all: AllTime; onShow: (w: Ove
         No session started in this window, but this factory has <strong>{formatInt(all.sessions)}</strong>{' '}
         {all.sessions === 1 ? `session, started ${first}` : `sessions, started from ${first} to ${last}`} (UTC).
       </p>
-      <button type="button" onClick={() => onShow(holding)} data-testid="show-holding-window">Show {windowLabel(holding)}</button>
+      <button type="button" onClick={() => onShow(holding)} data-testid="show-holding-window">
+        Show {windowLabel(holding)}
+      </button>
     </div>
   );
 }

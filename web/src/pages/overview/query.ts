@@ -22,7 +22,8 @@ export function parseOverviewSearch(s: Record<string, unknown>): OverviewSearch 
   const out: OverviewSearch = {};
   const days = Number(s.days);
   if ([7, 30, 90].includes(days)) out.days = days;
-  for (const k of ['from', 'to', 'aFrom', 'aTo'] as const) if (typeof s[k] === 'string' && DATE.test(s[k] as string)) out[k] = s[k] as string;
+  for (const k of ['from', 'to', 'aFrom', 'aTo'] as const)
+    if (typeof s[k] === 'string' && DATE.test(s[k] as string)) out[k] = s[k] as string;
   if (s.compare === true || s.compare === '1' || s.compare === 'true' || s.compare === 1) out.compare = true;
   return out;
 }
@@ -46,27 +47,44 @@ export function priorOf(w: { from: string; to: string }): { from: string; to: st
   return { from: date(from - len), to: date(from - DAY_MS) };
 }
 
-export const overviewQuery = (appId: string, w: { from: string; to: string }) => queryOptions({
-  queryKey: ['metrics', appId, 'overview', w],
-  queryFn: () => unwrap(api.GET('/v1/metrics/overview', { ...factory(appId), params: { query: w } })).then((r) => r.data),
-});
+export const overviewQuery = (appId: string, w: { from: string; to: string }) =>
+  queryOptions({
+    queryKey: ['metrics', appId, 'overview', w],
+    queryFn: () =>
+      unwrap(api.GET('/v1/metrics/overview', { ...factory(appId), params: { query: w } })).then((r) => r.data),
+  });
 
-export const compareQuery = (appId: string, a: { from: string; to: string }, b: { from: string; to: string }) => queryOptions({
-  queryKey: ['metrics', appId, 'compare', a, b],
-  queryFn: () => unwrap(api.GET('/v1/metrics/compare', { ...factory(appId), params: { query: { aFrom: a.from, aTo: a.to, bFrom: b.from, bTo: b.to } } })).then((r) => r.data),
-});
+export const compareQuery = (appId: string, a: { from: string; to: string }, b: { from: string; to: string }) =>
+  queryOptions({
+    queryKey: ['metrics', appId, 'compare', a, b],
+    queryFn: () =>
+      unwrap(
+        api.GET('/v1/metrics/compare', {
+          ...factory(appId),
+          params: { query: { aFrom: a.from, aTo: a.to, bFrom: b.from, bTo: b.to } },
+        }),
+      ).then((r) => r.data),
+  });
 
-export const trendsQuery = (appId: string, w: { from: string; to: string }) => queryOptions({
-  queryKey: ['metrics', appId, 'trends', w],
-  queryFn: () => unwrap(api.GET('/v1/metrics/trends', { ...factory(appId), params: { query: w } })).then((r) => r.data),
-});
+export const trendsQuery = (appId: string, w: { from: string; to: string }) =>
+  queryOptions({
+    queryKey: ['metrics', appId, 'trends', w],
+    queryFn: () =>
+      unwrap(api.GET('/v1/metrics/trends', { ...factory(appId), params: { query: w } })).then((r) => r.data),
+  });
 
-export const breakdownQuery = (appId: string, w: { from: string; to: string }, by: Dimension) => queryOptions({
-  queryKey: ['metrics', appId, 'breakdown', by, w],
-  queryFn: () => unwrap(api.GET('/v1/metrics/breakdown', { ...factory(appId), params: { query: { ...w, by, limit: 10 } } })).then((r) => r.data),
-});
+export const breakdownQuery = (appId: string, w: { from: string; to: string }, by: Dimension) =>
+  queryOptions({
+    queryKey: ['metrics', appId, 'breakdown', by, w],
+    queryFn: () =>
+      unwrap(api.GET('/v1/metrics/breakdown', { ...factory(appId), params: { query: { ...w, by, limit: 10 } } })).then(
+        (r) => r.data,
+      ),
+  });
 
-export const verdictsQuery = (appId: string, w: { from: string; to: string }) => queryOptions({
-  queryKey: ['metrics', appId, 'verdicts', w],
-  queryFn: () => unwrap(api.GET('/v1/metrics/verdicts', { ...factory(appId), params: { query: w } })).then((r) => r.data),
-});
+export const verdictsQuery = (appId: string, w: { from: string; to: string }) =>
+  queryOptions({
+    queryKey: ['metrics', appId, 'verdicts', w],
+    queryFn: () =>
+      unwrap(api.GET('/v1/metrics/verdicts', { ...factory(appId), params: { query: w } })).then((r) => r.data),
+  });

@@ -16,16 +16,31 @@ const STATUS_TONE: Record<Row['status'], string> = { pass: 'ok', flag: 'warn', f
 /** What the verdict means for this PR, in a sentence. */
 function summary(v: PrVerdict): string {
   switch (v.verdict) {
-    case 'clean': return 'Every row that counts passed.';
-    case 'review': return `${formatInt(v.flagged)} ${v.flagged === 1 ? 'row needs' : 'rows need'} a person's look.`;
-    case 'unverifiable': return 'A row of the failing class fired: the sessions cannot vouch for this change.';
-    case 'waiting': return 'The linked sessions have not arrived yet; the verdict follows when they do.';
-    case 'none': return 'No agent session is linked to this pull request: nothing to judge.';
+    case 'clean':
+      return 'Every row that counts passed.';
+    case 'review':
+      return `${formatInt(v.flagged)} ${v.flagged === 1 ? 'row needs' : 'rows need'} a person's look.`;
+    case 'unverifiable':
+      return 'A row of the failing class fired: the sessions cannot vouch for this change.';
+    case 'waiting':
+      return 'The linked sessions have not arrived yet; the verdict follows when they do.';
+    case 'none':
+      return 'No agent session is linked to this pull request: nothing to judge.';
   }
 }
 
-export function VerdictPanel({ appId, owner, repo, number, sessions }: {
-  appId: string; owner: string; repo: string; number: number; sessions: PrDetail['sessionList'];
+export function VerdictPanel({
+  appId,
+  owner,
+  repo,
+  number,
+  sessions,
+}: {
+  appId: string;
+  owner: string;
+  repo: string;
+  number: number;
+  sessions: PrDetail['sessionList'];
 }) {
   const q = useQuery(verdictQuery(appId, owner, repo, number));
   if (q.isPending) return <Loading />;
@@ -35,31 +50,85 @@ export function VerdictPanel({ appId, owner, repo, number, sessions }: {
   const traces = new Set(v.rows.flatMap((r) => r.refs.map((ref) => ref.traceId)));
   return (
     <section data-testid="verdict">
-      <h2>Verdict <VerdictChip verdict={v.verdict} flagged={v.flagged} /></h2>
+      <h2>
+        Verdict <VerdictChip verdict={v.verdict} flagged={v.flagged} />
+      </h2>
       <p data-testid="verdict-summary">{summary(v)}</p>
       <p className="muted" data-testid="verdict-source">
-        Evaluated {formatTime(v.evaluatedAt)}{v.headSha ? <> at <span className="mono">{v.headSha.slice(0, 7)}</span></> : null}
-        {' · policy: '}{v.policy.source === 'default' ? 'the default (the repository has no .attest/policy.yaml)' : <span className="mono">{v.policy.source}</span>}
+        Evaluated {formatTime(v.evaluatedAt)}
+        {v.headSha ? (
+          <>
+            {' '}
+            at <span className="mono">{v.headSha.slice(0, 7)}</span>
+          </>
+        ) : null}
+        {' · policy: '}
+        {v.policy.source === 'default' ? (
+          'the default (the repository has no .attest/policy.yaml)'
+        ) : (
+          <span className="mono">{v.policy.source}</span>
+        )}
       </p>
       {v.policy.errors.length > 0 && (
         <div className="notice" data-testid="verdict-policy-errors">
           The repository's policy files have problems; the rest of the policy applies:
-          <ul>{v.policy.errors.map((e, i) => <li key={i}><span className="mono">{e.file}</span>: {e.message}</li>)}</ul>
+          <ul>
+            {v.policy.errors.map((e, i) => (
+              <li key={i}>
+                <span className="mono">{e.file}</span>: {e.message}
+              </li>
+            ))}
+          </ul>
         </div>
       )}
       {v.rows.length > 0 && (
         <table className="grid" data-testid="verdict-rows">
-          <thead><tr><th>Check</th><th>Status</th><th>Level</th><th>What the sessions show</th><th>Proof</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Check</th>
+              <th>Status</th>
+              <th>Level</th>
+              <th>What the sessions show</th>
+              <th>Proof</th>
+            </tr>
+          </thead>
           <tbody>
             {v.rows.map((r, i) => (
               <tr key={`${i}:${r.validator}`} data-validator={r.validator}>
                 <td className="mono">{r.validator}</td>
-                <td><span className={`chip ${r.level === 'info' ? '' : STATUS_TONE[r.status]}`}>{r.status}</span></td>
-                <td><span className="chip" title={r.level === 'info' ? 'shown, never counted' : r.level === 'block' ? 'fails the check when it does not pass' : 'counts toward the verdict'}>{r.level}</span></td>
+                <td>
+                  <span className={`chip ${r.level === 'info' ? '' : STATUS_TONE[r.status]}`}>{r.status}</span>
+                </td>
+                <td>
+                  <span
+                    className="chip"
+                    title={
+                      r.level === 'info'
+                        ? 'shown, never counted'
+                        : r.level === 'block'
+                          ? 'fails the check when it does not pass'
+                          : 'counts toward the verdict'
+                    }
+                  >
+                    {r.level}
+                  </span>
+                </td>
                 <td>{r.sentence}</td>
-                <td>{r.refs.length === 0 ? <span className="muted">—</span> : r.refs.map((ref, i) => (
-                  <div key={i}><TurnLink appId={appId} ref_={ref} session={traces.size > 1 ? titles.get(ref.traceId) ?? ref.sessionId : null} /></div>
-                ))}</td>
+                <td>
+                  {r.refs.length === 0 ? (
+                    <span className="muted">—</span>
+                  ) : (
+                    r.refs.map((ref, i) => (
+                      <div key={i}>
+                        <TurnLink
+                          appId={appId}
+                          ref_={ref}
+                          session={traces.size > 1 ? (titles.get(ref.traceId) ?? ref.sessionId) : null}
+                        />
+                      </div>
+                    ))
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -72,7 +141,12 @@ export function VerdictPanel({ appId, owner, repo, number, sessions }: {
 /** A link to the session at the turn; the session's name too when the rows point into several sessions. */
 function TurnLink({ appId, ref_, session }: { appId: string; ref_: Ref; session: string | null }) {
   return (
-    <Link to="/f/$appId/sessions/$traceId" params={{ appId, traceId: ref_.traceId }} hash={turnHash(ref_.turnIndex)} data-ref={`${ref_.traceId}#${ref_.turnIndex}`}>
+    <Link
+      to="/f/$appId/sessions/$traceId"
+      params={{ appId, traceId: ref_.traceId }}
+      hash={turnHash(ref_.turnIndex)}
+      data-ref={`${ref_.traceId}#${ref_.turnIndex}`}
+    >
       {session ? `${session} · ` : ''}turn #{ref_.turnIndex}
     </Link>
   );

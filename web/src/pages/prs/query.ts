@@ -17,9 +17,12 @@ const STATES = ['open', 'closed', 'merged', 'unknown'] as const;
 export function parsePrsSearch(s: Record<string, unknown>): PrsSearch {
   const out: PrsSearch = {};
   if (typeof s.repo === 'string' && s.repo !== '') out.repo = s.repo;
-  if (typeof s.state === 'string' && (STATES as readonly string[]).includes(s.state)) out.state = s.state as PrsSearch['state'];
+  if (typeof s.state === 'string' && (STATES as readonly string[]).includes(s.state))
+    out.state = s.state as PrsSearch['state'];
   if (typeof s.verdict === 'string') {
-    const known = [...new Set(s.verdict.split(','))].filter((v): v is Verdict => (VERDICTS as readonly string[]).includes(v));
+    const known = [...new Set(s.verdict.split(','))].filter((v): v is Verdict =>
+      (VERDICTS as readonly string[]).includes(v),
+    );
     if (known.length > 0) out.verdict = known.join(',');
   }
   const offset = typeof s.offset === 'number' ? s.offset : Number(s.offset);
@@ -30,5 +33,19 @@ export function parsePrsSearch(s: Record<string, unknown>): PrsSearch {
 export const prsQuery = (appId: string, search: PrsSearch) =>
   queryOptions({
     queryKey: ['prs', appId, search],
-    queryFn: () => unwrap(api.GET('/v1/prs/outcomes', { params: { query: { limit: PRS_PAGE, offset: search.offset ?? 0, ...(search.repo ? { repo: search.repo } : {}), ...(search.state ? { state: search.state } : {}), ...(search.verdict ? { verdict: search.verdict } : {}) } }, ...factory(appId) })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/v1/prs/outcomes', {
+          params: {
+            query: {
+              limit: PRS_PAGE,
+              offset: search.offset ?? 0,
+              ...(search.repo ? { repo: search.repo } : {}),
+              ...(search.state ? { state: search.state } : {}),
+              ...(search.verdict ? { verdict: search.verdict } : {}),
+            },
+          },
+          ...factory(appId),
+        }),
+      ),
   });

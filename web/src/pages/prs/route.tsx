@@ -28,76 +28,195 @@ function PrsPage() {
   const { data } = useSuspenseQuery(prsQuery(appId, search));
   const navigate = useNavigate({ from: prsRoute.fullPath });
   const [repo, setRepo] = useState(search.repo ?? '');
-  const set = (change: Partial<PrsSearch>) => void navigate({ search: (prev: PrsSearch) => {
-    const next: Record<string, unknown> = { ...prev, ...change };
-    if (!('offset' in change)) delete next.offset;
-    for (const [k, v] of Object.entries(next)) if (v === undefined || v === '') delete next[k];
-    return next as PrsSearch;
-  } });
-  const columns = useMemo(() => [
-    col.accessor('number', {
-      header: 'Pull request',
-      cell: (c) => (
-        <>
-          <PrLink appId={appId} repository={c.row.original.repository} number={c.getValue()} url={c.row.original.url}>{c.row.original.repository}#{c.getValue()}</PrLink>
-          <div>{c.row.original.title ?? <span className="muted">(title unknown)</span>}</div>
-          {c.row.original.branch && <div className="muted mono">{c.row.original.branch}</div>}
-        </>
-      ),
-    }),
-    col.accessor('verdict', { header: 'Verdict', cell: (c) => <VerdictChip verdict={c.getValue()} flagged={c.row.original.flagged} /> }),
-    col.accessor('state', { header: 'State', cell: (c) => <><span className="chip">{c.getValue()}</span> <StateSource source={c.row.original.stateSource} /></> }),
-    col.accessor('merged', { header: 'Merged', cell: (c) => <Tri value={c.getValue()} yes="merged" no="not merged" /> }),
-    col.accessor('reverted', { header: 'Reverted', cell: (c) => (c.getValue() === true ? <span className="chip bad">reverted</span> : <Tri value={c.getValue()} yes="reverted" no="kept" />) }),
-    col.accessor('ciGreen', { header: 'CI', cell: (c) => (c.getValue() === false ? <span className="chip bad">red</span> : <Tri value={c.getValue()} yes="green" no="red" />) }),
-    col.accessor('sessions', { header: 'Sessions', cell: (c) => formatInt(c.getValue()), meta: { num: true } }),
-    col.accessor('costUsd', { header: 'Cost', cell: (c) => <Cost usd={c.getValue()} status={c.row.original.costStatus} unpricedModels={c.row.original.unpricedModels} />, meta: { num: true } }),
-    col.accessor('lastSessionAt', { header: 'Last session', cell: (c) => formatTime(c.getValue()) }),
-  ], [appId]);
-  const table = useReactTable({ data: data.data, columns, getCoreRowModel: getCoreRowModel(), getRowId: (r) => `${r.repository}#${r.number}` });
+  const set = (change: Partial<PrsSearch>) =>
+    void navigate({
+      search: (prev: PrsSearch) => {
+        const next: Record<string, unknown> = { ...prev, ...change };
+        if (!('offset' in change)) delete next.offset;
+        for (const [k, v] of Object.entries(next)) if (v === undefined || v === '') delete next[k];
+        return next as PrsSearch;
+      },
+    });
+  const columns = useMemo(
+    () => [
+      col.accessor('number', {
+        header: 'Pull request',
+        cell: (c) => (
+          <>
+            <PrLink appId={appId} repository={c.row.original.repository} number={c.getValue()} url={c.row.original.url}>
+              {c.row.original.repository}#{c.getValue()}
+            </PrLink>
+            <div>{c.row.original.title ?? <span className="muted">(title unknown)</span>}</div>
+            {c.row.original.branch && <div className="muted mono">{c.row.original.branch}</div>}
+          </>
+        ),
+      }),
+      col.accessor('verdict', {
+        header: 'Verdict',
+        cell: (c) => <VerdictChip verdict={c.getValue()} flagged={c.row.original.flagged} />,
+      }),
+      col.accessor('state', {
+        header: 'State',
+        cell: (c) => (
+          <>
+            <span className="chip">{c.getValue()}</span> <StateSource source={c.row.original.stateSource} />
+          </>
+        ),
+      }),
+      col.accessor('merged', {
+        header: 'Merged',
+        cell: (c) => <Tri value={c.getValue()} yes="merged" no="not merged" />,
+      }),
+      col.accessor('reverted', {
+        header: 'Reverted',
+        cell: (c) =>
+          c.getValue() === true ? (
+            <span className="chip bad">reverted</span>
+          ) : (
+            <Tri value={c.getValue()} yes="reverted" no="kept" />
+          ),
+      }),
+      col.accessor('ciGreen', {
+        header: 'CI',
+        cell: (c) =>
+          c.getValue() === false ? (
+            <span className="chip bad">red</span>
+          ) : (
+            <Tri value={c.getValue()} yes="green" no="red" />
+          ),
+      }),
+      col.accessor('sessions', { header: 'Sessions', cell: (c) => formatInt(c.getValue()), meta: { num: true } }),
+      col.accessor('costUsd', {
+        header: 'Cost',
+        cell: (c) => (
+          <Cost usd={c.getValue()} status={c.row.original.costStatus} unpricedModels={c.row.original.unpricedModels} />
+        ),
+        meta: { num: true },
+      }),
+      col.accessor('lastSessionAt', { header: 'Last session', cell: (c) => formatTime(c.getValue()) }),
+    ],
+    [appId],
+  );
+  const table = useReactTable({
+    data: data.data,
+    columns,
+    getCoreRowModel: getCoreRowModel(),
+    getRowId: (r) => `${r.repository}#${r.number}`,
+  });
   const { total, limit, offset } = data.pagination;
   return (
     <>
-      <h1>Pull requests <span className="muted" data-testid="prs-total">{formatInt(total)}</span></h1>
+      <h1>
+        Pull requests{' '}
+        <span className="muted" data-testid="prs-total">
+          {formatInt(total)}
+        </span>
+      </h1>
       <GithubAppNotice appId={appId} status={data.githubApp} />
       <div className="filters">
         <label>
           State
-          <select name="state" value={search.state ?? ''} onChange={(e) => set({ state: (e.target.value || undefined) as PrsSearch['state'] })}>
+          <select
+            name="state"
+            value={search.state ?? ''}
+            onChange={(e) => set({ state: (e.target.value || undefined) as PrsSearch['state'] })}
+          >
             <option value="">Any</option>
-            {['open', 'merged', 'closed', 'unknown'].map((s) => <option key={s} value={s}>{s}</option>)}
+            {['open', 'merged', 'closed', 'unknown'].map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
         <label>
           Verdict
-          <select name="verdict" value={search.verdict ?? ''} onChange={(e) => set({ verdict: e.target.value || undefined })}>
+          <select
+            name="verdict"
+            value={search.verdict ?? ''}
+            onChange={(e) => set({ verdict: e.target.value || undefined })}
+          >
             <option value="">Any</option>
             {/* Not "none": the list holds PRs with sessions, and a PR with a session always has a verdict. */}
-            {VERDICTS.filter((v) => v !== 'none').map((v) => <option key={v} value={v} title={VERDICT_HELP[v]}>{VERDICT_LABEL[v]}</option>)}
+            {VERDICTS.filter((v) => v !== 'none').map((v) => (
+              <option key={v} value={v} title={VERDICT_HELP[v]}>
+                {VERDICT_LABEL[v]}
+              </option>
+            ))}
             <option value="review,unverifiable">review or unverifiable</option>
-            {search.verdict && search.verdict !== 'review,unverifiable' && search.verdict.includes(',') && <option value={search.verdict}>{search.verdict.split(',').join(' or ')}</option>}
+            {search.verdict && search.verdict !== 'review,unverifiable' && search.verdict.includes(',') && (
+              <option value={search.verdict}>{search.verdict.split(',').join(' or ')}</option>
+            )}
           </select>
         </label>
-        <form onSubmit={(e) => { e.preventDefault(); set({ repo: repo.trim() || undefined }); }}>
-          <label>Repository<input name="repo" placeholder="owner/repo" value={repo} onChange={(e) => setRepo(e.target.value)} /></label>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            set({ repo: repo.trim() || undefined });
+          }}
+        >
+          <label>
+            Repository
+            <input name="repo" placeholder="owner/repo" value={repo} onChange={(e) => setRepo(e.target.value)} />
+          </label>
         </form>
       </div>
       {data.data.length === 0 ? (
         <div className="empty">
-          <p>No pull request {search.state || search.repo || search.verdict ? 'matches these filters' : 'is known to this factory yet'}.</p>
-          {!search.state && !search.repo && !search.verdict && <p className="muted">A pull request appears here once a session names it, its branch has sessions, the GitHub App reports it, or evidence (an artifact, a CI result) is sent for it.</p>}
+          <p>
+            No pull request{' '}
+            {search.state || search.repo || search.verdict ? 'matches these filters' : 'is known to this factory yet'}.
+          </p>
+          {!search.state && !search.repo && !search.verdict && (
+            <p className="muted">
+              A pull request appears here once a session names it, its branch has sessions, the GitHub App reports it,
+              or evidence (an artifact, a CI result) is sent for it.
+            </p>
+          )}
         </div>
       ) : (
         <table className="grid" data-testid="prs-table">
-          <thead>{table.getHeaderGroups().map((g) => <tr key={g.id}>{g.headers.map((h) => <th key={h.id} className={(h.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}>{flexRender(h.column.columnDef.header, h.getContext())}</th>)}</tr>)}</thead>
-          <tbody>{table.getRowModel().rows.map((r) => <tr key={r.id}>{r.getVisibleCells().map((c) => <td key={c.id} className={(c.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}>{flexRender(c.column.columnDef.cell, c.getContext())}</td>)}</tr>)}</tbody>
+          <thead>
+            {table.getHeaderGroups().map((g) => (
+              <tr key={g.id}>
+                {g.headers.map((h) => (
+                  <th
+                    key={h.id}
+                    className={(h.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}
+                  >
+                    {flexRender(h.column.columnDef.header, h.getContext())}
+                  </th>
+                ))}
+              </tr>
+            ))}
+          </thead>
+          <tbody>
+            {table.getRowModel().rows.map((r) => (
+              <tr key={r.id}>
+                {r.getVisibleCells().map((c) => (
+                  <td
+                    key={c.id}
+                    className={(c.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}
+                  >
+                    {flexRender(c.column.columnDef.cell, c.getContext())}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
         </table>
       )}
       {total > limit && (
         <div className="pager">
-          <button disabled={offset === 0} onClick={() => set({ offset: Math.max(0, offset - PRS_PAGE) || undefined })}>Previous</button>
-          <span>{formatInt(offset + 1)}–{formatInt(Math.min(total, offset + limit))} of {formatInt(total)}</span>
-          <button disabled={offset + limit >= total} onClick={() => set({ offset: offset + PRS_PAGE })}>Next</button>
+          <button disabled={offset === 0} onClick={() => set({ offset: Math.max(0, offset - PRS_PAGE) || undefined })}>
+            Previous
+          </button>
+          <span>
+            {formatInt(offset + 1)}–{formatInt(Math.min(total, offset + limit))} of {formatInt(total)}
+          </span>
+          <button disabled={offset + limit >= total} onClick={() => set({ offset: offset + PRS_PAGE })}>
+            Next
+          </button>
         </div>
       )}
     </>

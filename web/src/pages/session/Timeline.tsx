@@ -51,9 +51,23 @@ export default function Timeline({ session, turns }: { session: SessionDetail; t
         scales: { y: { range: [0.5, 5.5] } },
         axes: [
           { stroke: fg },
-          { stroke: fg, splits: () => LANES.map((l) => l.lane), values: (_u, splits) => splits.map((v) => LANES.find((l) => l.lane === v)?.label ?? ''), size: 100 },
+          {
+            stroke: fg,
+            splits: () => LANES.map((l) => l.lane),
+            values: (_u, splits) => splits.map((v) => LANES.find((l) => l.lane === v)?.label ?? ''),
+            size: 100,
+          },
         ],
-        series: [{}, ...LANES.map((l) => ({ label: l.label, stroke: l.color, fill: l.color, paths: () => null, points: { show: true, size: 7, fill: l.color, stroke: l.color } }))],
+        series: [
+          {},
+          ...LANES.map((l) => ({
+            label: l.label,
+            stroke: l.color,
+            fill: l.color,
+            paths: () => null,
+            points: { show: true, size: 7, fill: l.color, stroke: l.color },
+          })),
+        ],
         legend: { show: true },
       },
       data,
@@ -69,17 +83,28 @@ export default function Timeline({ session, turns }: { session: SessionDetail; t
   return (
     <div className="timeline" data-testid="timeline">
       <p className="muted">
-        {formatInt(session.turnCount)} turns, {formatInt(session.toolCallCount)} tool calls ({formatInt(session.toolErrorCount)} failed, {formatInt(session.rejectedToolCallCount)} denied)
+        {formatInt(session.turnCount)} turns, {formatInt(session.toolCallCount)} tool calls (
+        {formatInt(session.toolErrorCount)} failed, {formatInt(session.rejectedToolCallCount)} denied)
       </p>
       <div ref={el} />
       {session.events.length > 0 && (
         <>
           <h2>Events</h2>
           <table className="grid">
-            <thead><tr><th>Time</th><th>Event</th><th>Details</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Time</th>
+                <th>Event</th>
+                <th>Details</th>
+              </tr>
+            </thead>
             <tbody>
               {(session.events as Array<{ ts?: string; type?: string; data?: unknown }>).map((e, i) => (
-                <tr key={i}><td>{e.ts ? new Date(e.ts).toLocaleTimeString() : '—'}</td><td>{e.type}</td><td className="mono">{e.data === undefined ? '' : JSON.stringify(e.data)}</td></tr>
+                <tr key={i}>
+                  <td>{e.ts ? new Date(e.ts).toLocaleTimeString() : '—'}</td>
+                  <td>{e.type}</td>
+                  <td className="mono">{e.data === undefined ? '' : JSON.stringify(e.data)}</td>
+                </tr>
               ))}
             </tbody>
           </table>

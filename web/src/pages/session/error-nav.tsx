@@ -30,12 +30,20 @@ export function useErrorNav(turns: Turn[]): ErrorNav {
     setCurrent(-1);
   }, []);
   /** Moves to the next (1) or previous (-1) error; returns its position in `shown`, null when there is none. */
-  const go = useCallback((step: 1 | -1): number | null => {
-    if (errors.length === 0) return null;
-    const next = current === -1 ? (step === 1 ? 0 : errors.length - 1) : Math.min(errors.length - 1, Math.max(0, current + step));
-    setCurrent(next);
-    return errors[next]!;
-  }, [errors, current]);
+  const go = useCallback(
+    (step: 1 | -1): number | null => {
+      if (errors.length === 0) return null;
+      const next =
+        current === -1
+          ? step === 1
+            ? 0
+            : errors.length - 1
+          : Math.min(errors.length - 1, Math.max(0, current + step));
+      setCurrent(next);
+      return errors[next]!;
+    },
+    [errors, current],
+  );
   return { failedOnly, setFailedOnly, shown, errors, current, go };
 }
 
@@ -45,7 +53,8 @@ export function useErrorKeys(move: (step: 1 | -1) => void): void {
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       const target = e.target as HTMLElement | null;
-      const typing = target instanceof HTMLInputElement ? !['checkbox', 'radio', 'button', 'submit'].includes(target.type) : false;
+      const typing =
+        target instanceof HTMLInputElement ? !['checkbox', 'radio', 'button', 'submit'].includes(target.type) : false;
       if (target && (typing || target.isContentEditable || ['TEXTAREA', 'SELECT'].includes(target.tagName))) return;
       if (e.key === 'n') move(1);
       else if (e.key === 'p') move(-1);
@@ -62,10 +71,32 @@ export function ErrorControls({ nav, total, move }: { nav: ErrorNav; total: numb
   return (
     <div className="filters" data-testid="transcript-controls">
       <label className="inline">
-        <input type="checkbox" name="failedOnly" checked={nav.failedOnly} onChange={(e) => nav.setFailedOnly(e.target.checked)} /> Failed calls only
+        <input
+          type="checkbox"
+          name="failedOnly"
+          checked={nav.failedOnly}
+          onChange={(e) => nav.setFailedOnly(e.target.checked)}
+        />{' '}
+        Failed calls only
       </label>
-      <button type="button" onClick={() => move(-1)} disabled={nav.errors.length === 0} aria-keyshortcuts="p" title="Previous error (p)">◀ Previous error</button>
-      <button type="button" onClick={() => move(1)} disabled={nav.errors.length === 0} aria-keyshortcuts="n" title="Next error (n)">Next error ▶</button>
+      <button
+        type="button"
+        onClick={() => move(-1)}
+        disabled={nav.errors.length === 0}
+        aria-keyshortcuts="p"
+        title="Previous error (p)"
+      >
+        ◀ Previous error
+      </button>
+      <button
+        type="button"
+        onClick={() => move(1)}
+        disabled={nav.errors.length === 0}
+        aria-keyshortcuts="n"
+        title="Next error (n)"
+      >
+        Next error ▶
+      </button>
       <span className="muted" role="status" data-testid="error-position">
         {nav.errors.length === 0
           ? 'No failed tool call'

@@ -1,12 +1,16 @@
 import { queryOptions } from '@tanstack/react-query';
 import { api, factory, unwrap, type paths } from '../../api/client';
 
-export type SessionDetail = paths['/v1/sessions/{traceId}']['get']['responses']['200']['content']['application/json']['data'];
+export type SessionDetail =
+  paths['/v1/sessions/{traceId}']['get']['responses']['200']['content']['application/json']['data'];
 
 export const sessionQuery = (appId: string, traceId: string) =>
   queryOptions({
     queryKey: ['session', appId, traceId],
-    queryFn: () => unwrap(api.GET('/v1/sessions/{traceId}', { params: { path: { traceId } }, ...factory(appId) })).then((r) => r.data),
+    queryFn: () =>
+      unwrap(api.GET('/v1/sessions/{traceId}', { params: { path: { traceId } }, ...factory(appId) })).then(
+        (r) => r.data,
+      ),
     staleTime: 30_000,
   });
 

@@ -5,7 +5,15 @@
 import type { ToolCall } from './query';
 
 /** Where a call's one-line summary comes from in its input, by tool name (Claude Code, Codex, Gemini names). */
-const SHELL = new Set(['bash', 'shell', 'local_shell', 'exec_command', 'container.exec', 'run_shell_command', 'powershell']);
+const SHELL = new Set([
+  'bash',
+  'shell',
+  'local_shell',
+  'exec_command',
+  'container.exec',
+  'run_shell_command',
+  'powershell',
+]);
 const SEARCH = new Set(['grep', 'glob', 'search', 'search_files', 'find', 'websearch', 'web_search', 'toolsearch']);
 const FETCH = new Set(['webfetch', 'web_fetch', 'fetch']);
 
@@ -46,15 +54,24 @@ function fromInput(name: string, input: Input): string | undefined {
     const where = text(input.path) ?? text(input.glob);
     return pattern && where ? `${pattern} in ${where}` : pattern;
   }
-  return text(input.file_path) ?? text(input.notebook_path) ?? text(input.path) ?? text(input.url)
-    ?? text(input.command) ?? text(input.pattern) ?? text(input.query) ?? text(input.description);
+  return (
+    text(input.file_path) ??
+    text(input.notebook_path) ??
+    text(input.path) ??
+    text(input.url) ??
+    text(input.command) ??
+    text(input.pattern) ??
+    text(input.query) ??
+    text(input.description)
+  );
 }
 
 /** The call's one-line summary, or null when its tier kept nothing to say. */
 export function toolSummary(call: ToolCall): string | null {
   const n = call.name.toLowerCase();
   let raw: string | undefined;
-  if (typeof call.input === 'object' && call.input !== null && !Array.isArray(call.input)) raw = fromInput(call.name, call.input as Input);
+  if (typeof call.input === 'object' && call.input !== null && !Array.isArray(call.input))
+    raw = fromInput(call.name, call.input as Input);
   // apply_patch and other custom tools carry raw text: its file (the document's `file`) says more than its first line.
   else if (typeof call.input === 'string' && (SHELL.has(n) || !call.file)) raw = text(call.input);
   raw ??= call.file;
@@ -66,5 +83,9 @@ export function toolSummary(call: ToolCall): string | null {
 export function ToolSummary({ call }: { call: ToolCall }) {
   const summary = toolSummary(call);
   if (summary === null) return null;
-  return <code className="tool-summary" data-testid="tool-summary" title={summary}>{summary}</code>;
+  return (
+    <code className="tool-summary" data-testid="tool-summary" title={summary}>
+      {summary}
+    </code>
+  );
 }

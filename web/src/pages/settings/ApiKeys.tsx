@@ -6,7 +6,15 @@ import { useState, type FormEvent } from 'react';
 import { ConfirmDialog } from '../../ui/confirm';
 import { formatTime } from '../../ui/format';
 import { FieldError, FormError, NO_ERRORS, fieldId, fieldProps, formErrorsOf, type FormErrors } from './fields';
-import { apiKeysQuery, createKey, revokeKey, type ApiKey, type CreatedKey, type KeyPreset, type Permission } from './query';
+import {
+  apiKeysQuery,
+  createKey,
+  revokeKey,
+  type ApiKey,
+  type CreatedKey,
+  type KeyPreset,
+  type Permission,
+} from './query';
 
 /** Every permission of API.md §3, in its documented order; `satisfies` keeps this list complete as the API's grows. */
 const PERMISSION_HELP = {
@@ -51,22 +59,39 @@ const FIELDS = ['name', 'preset', 'permissions'] as const;
 // error of the whole form: it may be about the caller (a role changed meanwhile), not about the list.
 const BY_CODE = { duplicate_api_key_name: 'name', invalid_permissions: 'permissions' } as const;
 
-export function ApiKeysSection({ appId, canRead, canWrite, role, callerPermissions }: {
-  appId: string; canRead: boolean; canWrite: boolean; role: string | null; callerPermissions: ReadonlySet<string>;
+export function ApiKeysSection({
+  appId,
+  canRead,
+  canWrite,
+  role,
+  callerPermissions,
+}: {
+  appId: string;
+  canRead: boolean;
+  canWrite: boolean;
+  role: string | null;
+  callerPermissions: ReadonlySet<string>;
 }) {
   const [created, setCreated] = useState<CreatedKey | null>(null);
   return (
     <section className="settings-section" aria-labelledby="api-keys-title" data-testid="api-keys">
       <h2 id="api-keys-title">API keys</h2>
       {!canRead ? (
-        <p className="muted" data-testid="api-keys-hidden">Your role ({role ?? 'none'}) cannot see this factory's API keys (it needs <code>api_keys.read</code>).</p>
+        <p className="muted" data-testid="api-keys-hidden">
+          Your role ({role ?? 'none'}) cannot see this factory's API keys (it needs <code>api_keys.read</code>).
+        </p>
       ) : (
         <>
           {created && <NewKey created={created} onDone={() => setCreated(null)} />}
           <KeyList appId={appId} canWrite={canWrite} />
-          {canWrite
-            ? <CreateKeyForm appId={appId} callerPermissions={callerPermissions} onCreated={setCreated} />
-            : <p className="muted" data-testid="api-keys-read-only">Read only: creating and revoking keys needs <code>api_keys.write</code>, which your role ({role ?? 'none'}) does not have.</p>}
+          {canWrite ? (
+            <CreateKeyForm appId={appId} callerPermissions={callerPermissions} onCreated={setCreated} />
+          ) : (
+            <p className="muted" data-testid="api-keys-read-only">
+              Read only: creating and revoking keys needs <code>api_keys.write</code>, which your role ({role ?? 'none'}
+              ) does not have.
+            </p>
+          )}
         </>
       )}
     </section>
@@ -86,14 +111,27 @@ function NewKey({ created, onDone }: { created: CreatedKey; onDone: () => void }
   };
   return (
     <div className="new-key" data-testid="new-key" role="status">
-      <p><strong>Key “{created.name}” created.</strong> Copy it now: <strong>you will not see it again.</strong> The gateway keeps only a digest of it.</p>
+      <p>
+        <strong>Key “{created.name}” created.</strong> Copy it now: <strong>you will not see it again.</strong> The
+        gateway keeps only a digest of it.
+      </p>
       <div className="new-key-value">
         <code data-testid="new-key-plaintext">{created.plaintext_key}</code>
-        <button type="button" onClick={() => void onCopy()}>Copy</button>
-        {copy === 'copied' && <span className="ok-text" data-testid="copied">Copied</span>}
-        {copy === 'failed' && <span className="error-text">The browser refused the clipboard: select the key and copy it by hand.</span>}
+        <button type="button" onClick={() => void onCopy()}>
+          Copy
+        </button>
+        {copy === 'copied' && (
+          <span className="ok-text" data-testid="copied">
+            Copied
+          </span>
+        )}
+        {copy === 'failed' && (
+          <span className="error-text">The browser refused the clipboard: select the key and copy it by hand.</span>
+        )}
       </div>
-      <button type="button" onClick={onDone}>Done</button>
+      <button type="button" onClick={onDone}>
+        Done
+      </button>
     </div>
   );
 }
@@ -109,13 +147,37 @@ function KeyList({ appId, canWrite }: { appId: string; canWrite: boolean }) {
       await qc.invalidateQueries({ queryKey: apiKeysQuery(appId).queryKey });
     },
   });
-  if (keys.isPending) return <p className="muted" role="status">Loading keys…</p>;
-  if (keys.isError) return <p className="error-text" role="alert">{keys.error.message}</p>;
-  if (keys.data.length === 0) return <p className="muted" data-testid="api-keys-empty">No live API key in this factory.</p>;
+  if (keys.isPending)
+    return (
+      <p className="muted" role="status">
+        Loading keys…
+      </p>
+    );
+  if (keys.isError)
+    return (
+      <p className="error-text" role="alert">
+        {keys.error.message}
+      </p>
+    );
+  if (keys.data.length === 0)
+    return (
+      <p className="muted" data-testid="api-keys-empty">
+        No live API key in this factory.
+      </p>
+    );
   return (
     <>
       <table className="grid" data-testid="api-keys-table">
-        <thead><tr><th>Name</th><th>Key</th><th>Permissions</th><th>Created</th><th>Expires</th>{canWrite && <th />}</tr></thead>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Key</th>
+            <th>Permissions</th>
+            <th>Created</th>
+            <th>Expires</th>
+            {canWrite && <th />}
+          </tr>
+        </thead>
         <tbody>
           {keys.data.map((k) => (
             <tr key={k.id} data-key-id={k.id}>
@@ -123,13 +185,32 @@ function KeyList({ appId, canWrite }: { appId: string; canWrite: boolean }) {
               <td className="mono">{k.key_prefix}…</td>
               <td>
                 <details>
-                  <summary>{k.permissions.length} permission{k.permissions.length === 1 ? '' : 's'}</summary>
-                  {k.permissions.map((p) => <span className="chip" key={p}>{p}</span>)}
+                  <summary>
+                    {k.permissions.length} permission{k.permissions.length === 1 ? '' : 's'}
+                  </summary>
+                  {k.permissions.map((p) => (
+                    <span className="chip" key={p}>
+                      {p}
+                    </span>
+                  ))}
                 </details>
               </td>
               <td>{formatTime(k.created_at)}</td>
               <td>{k.expires_at ? formatTime(k.expires_at) : 'never'}</td>
-              {canWrite && <td><button type="button" className="danger" onClick={() => { revoke.reset(); setRevoking(k); }}>Revoke</button></td>}
+              {canWrite && (
+                <td>
+                  <button
+                    type="button"
+                    className="danger"
+                    onClick={() => {
+                      revoke.reset();
+                      setRevoking(k);
+                    }}
+                  >
+                    Revoke
+                  </button>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -141,15 +222,28 @@ function KeyList({ appId, canWrite }: { appId: string; canWrite: boolean }) {
         busy={revoke.isPending}
         error={revoke.error?.message ?? null}
         onCancel={() => setRevoking(null)}
-        onConfirm={() => { if (revoking) revoke.mutate(revoking.id); }}
+        onConfirm={() => {
+          if (revoking) revoke.mutate(revoking.id);
+        }}
       >
-        <p>Anything using <code>{revoking?.key_prefix}…</code> is refused (401) from the next request on. This cannot be undone.</p>
+        <p>
+          Anything using <code>{revoking?.key_prefix}…</code> is refused (401) from the next request on. This cannot be
+          undone.
+        </p>
       </ConfirmDialog>
     </>
   );
 }
 
-function CreateKeyForm({ appId, callerPermissions, onCreated }: { appId: string; callerPermissions: ReadonlySet<string>; onCreated: (k: CreatedKey) => void }) {
+function CreateKeyForm({
+  appId,
+  callerPermissions,
+  onCreated,
+}: {
+  appId: string;
+  callerPermissions: ReadonlySet<string>;
+  onCreated: (k: CreatedKey) => void;
+}) {
   const qc = useQueryClient();
   const [name, setName] = useState('');
   const [mode, setMode] = useState<'preset' | 'permissions'>('preset');
@@ -162,7 +256,10 @@ function CreateKeyForm({ appId, callerPermissions, onCreated }: { appId: string;
     e.preventDefault();
     setPending(true);
     try {
-      const key = await createKey(appId, mode === 'preset' ? { name, preset } : { name, permissions: PERMISSIONS.filter((p) => chosen.has(p)) });
+      const key = await createKey(
+        appId,
+        mode === 'preset' ? { name, preset } : { name, permissions: PERMISSIONS.filter((p) => chosen.has(p)) },
+      );
       setErrors(NO_ERRORS);
       setName('');
       setChosen(new Set());
@@ -174,30 +271,61 @@ function CreateKeyForm({ appId, callerPermissions, onCreated }: { appId: string;
       setPending(false);
     }
   };
-  const toggle = (p: Permission) => setChosen((prev) => {
-    const next = new Set(prev);
-    if (next.has(p)) next.delete(p);
-    else next.add(p);
-    return next;
-  });
+  const toggle = (p: Permission) =>
+    setChosen((prev) => {
+      const next = new Set(prev);
+      if (next.has(p)) next.delete(p);
+      else next.add(p);
+      return next;
+    });
   return (
-    <form className="settings-form" onSubmit={(e) => void onSubmit(e)} noValidate data-testid="create-key-form" aria-labelledby="create-key-title">
+    <form
+      className="settings-form"
+      onSubmit={(e) => void onSubmit(e)}
+      noValidate
+      data-testid="create-key-form"
+      aria-labelledby="create-key-title"
+    >
       <h3 id="create-key-title">Create a key</h3>
       <div className="field">
         <label htmlFor={fieldId('key', 'name')}>Name</label>
-        <input value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" {...fieldProps('key', 'name', errors)} />
+        <input
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          autoComplete="off"
+          {...fieldProps('key', 'name', errors)}
+        />
         <FieldError form="key" field="name" errors={errors} />
       </div>
       <fieldset className="field">
         <legend>Grants</legend>
-        <label className="inline"><input type="radio" name="grant-mode" checked={mode === 'preset'} onChange={() => setMode('preset')} /> A preset</label>
-        <label className="inline"><input type="radio" name="grant-mode" checked={mode === 'permissions'} onChange={() => setMode('permissions')} /> Choose permissions</label>
+        <label className="inline">
+          <input type="radio" name="grant-mode" checked={mode === 'preset'} onChange={() => setMode('preset')} /> A
+          preset
+        </label>
+        <label className="inline">
+          <input
+            type="radio"
+            name="grant-mode"
+            checked={mode === 'permissions'}
+            onChange={() => setMode('permissions')}
+          />{' '}
+          Choose permissions
+        </label>
       </fieldset>
       {mode === 'preset' ? (
         <div className="field">
           <label htmlFor={fieldId('key', 'preset')}>Preset</label>
-          <select value={preset} onChange={(e) => setPreset(e.target.value as KeyPreset)} {...fieldProps('key', 'preset', errors)}>
-            {PRESETS.map((p) => <option key={p.value} value={p.value}>{p.label}</option>)}
+          <select
+            value={preset}
+            onChange={(e) => setPreset(e.target.value as KeyPreset)}
+            {...fieldProps('key', 'preset', errors)}
+          >
+            {PRESETS.map((p) => (
+              <option key={p.value} value={p.value}>
+                {p.label}
+              </option>
+            ))}
           </select>
           <FieldError form="key" field="preset" errors={errors} />
         </div>
@@ -206,8 +334,21 @@ function CreateKeyForm({ appId, callerPermissions, onCreated }: { appId: string;
           <legend>Permissions</legend>
           <div className="permission-grid">
             {PERMISSIONS.map((p) => (
-              <label key={p} className="inline" title={callerPermissions.has(p) ? undefined : 'You do not have this permission, so a key you create cannot either.'}>
-                <input type="checkbox" checked={chosen.has(p)} onChange={() => toggle(p)} disabled={!callerPermissions.has(p)} />
+              <label
+                key={p}
+                className="inline"
+                title={
+                  callerPermissions.has(p)
+                    ? undefined
+                    : 'You do not have this permission, so a key you create cannot either.'
+                }
+              >
+                <input
+                  type="checkbox"
+                  checked={chosen.has(p)}
+                  onChange={() => toggle(p)}
+                  disabled={!callerPermissions.has(p)}
+                />
                 <code>{p}</code> <span className="muted">{PERMISSION_HELP[p]}</span>
               </label>
             ))}
@@ -216,7 +357,9 @@ function CreateKeyForm({ appId, callerPermissions, onCreated }: { appId: string;
         </fieldset>
       )}
       <FormError form="key" errors={errors} />
-      <button type="submit" className="primary" disabled={pending}>{pending ? 'Creating…' : 'Create key'}</button>
+      <button type="submit" className="primary" disabled={pending}>
+        {pending ? 'Creating…' : 'Create key'}
+      </button>
     </form>
   );
 }

@@ -28,11 +28,23 @@ export function FactorySection({ appId, canWrite, role }: { appId: string; canWr
       ) : (
         <>
           <dl className="facts" data-testid="factory-read-only">
-            <div><dt>Name</dt><dd className="mono">{app.name}</dd></div>
-            <div><dt>Display name</dt><dd>{app.display_name}</dd></div>
-            <div><dt>Runner updates</dt><dd>{runnerUpdatesText(app.runner_updates)}</dd></div>
+            <div>
+              <dt>Name</dt>
+              <dd className="mono">{app.name}</dd>
+            </div>
+            <div>
+              <dt>Display name</dt>
+              <dd>{app.display_name}</dd>
+            </div>
+            <div>
+              <dt>Runner updates</dt>
+              <dd>{runnerUpdatesText(app.runner_updates)}</dd>
+            </div>
           </dl>
-          <p className="muted">Read only: changing the factory needs <code>apps.write</code>, which your role ({role ?? 'none'}) does not have.</p>
+          <p className="muted">
+            Read only: changing the factory needs <code>apps.write</code>, which your role ({role ?? 'none'}) does not
+            have.
+          </p>
         </>
       )}
     </section>
@@ -74,13 +86,23 @@ function FactoryForm({ app, saved, onSaved }: { app: Factory; saved: boolean; on
     <form className="settings-form" onSubmit={onSubmit} noValidate data-testid="factory-form">
       <div className="field">
         <label htmlFor={fieldId('factory', 'name')}>Name</label>
-        <input value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" {...fieldProps('factory', 'name', errors)} />
+        <input
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          autoComplete="off"
+          {...fieldProps('factory', 'name', errors)}
+        />
         <span className="muted small">A slug, unique in the organization; clients may pick the factory by it.</span>
         <FieldError form="factory" field="name" errors={errors} />
       </div>
       <div className="field">
         <label htmlFor={fieldId('factory', 'display_name')}>Display name</label>
-        <input value={displayName} onChange={(e) => setDisplayName(e.target.value)} autoComplete="off" {...fieldProps('factory', 'display_name', errors)} />
+        <input
+          value={displayName}
+          onChange={(e) => setDisplayName(e.target.value)}
+          autoComplete="off"
+          {...fieldProps('factory', 'display_name', errors)}
+        />
         <FieldError form="factory" field="display_name" errors={errors} />
       </div>
       <fieldset className="field" {...fieldProps('factory', 'runner_updates.mode', errors)}>
@@ -89,20 +111,35 @@ function FactoryForm({ app, saved, onSaved }: { app: Factory; saved: boolean; on
           <input type="radio" name="runner-mode" checked={mode === 'follow'} onChange={() => setMode('follow')} />
           Follow the gateway{app.runner_updates.mode === 'follow' ? ` (now ${app.runner_updates.version})` : ''}
         </label>
-        <label className="inline"><input type="radio" name="runner-mode" checked={mode === 'pin'} onChange={() => setMode('pin')} /> Pin a version</label>
+        <label className="inline">
+          <input type="radio" name="runner-mode" checked={mode === 'pin'} onChange={() => setMode('pin')} /> Pin a
+          version
+        </label>
         <FieldError form="factory" field="runner_updates.mode" errors={errors} />
       </fieldset>
       {mode === 'pin' && (
         <div className="field">
           <label htmlFor={fieldId('factory', 'runner_updates.version')}>Pinned version</label>
-          <input value={version} onChange={(e) => setVersion(e.target.value)} placeholder="1.4.2" autoComplete="off" {...fieldProps('factory', 'runner_updates.version', errors)} />
+          <input
+            value={version}
+            onChange={(e) => setVersion(e.target.value)}
+            placeholder="1.4.2"
+            autoComplete="off"
+            {...fieldProps('factory', 'runner_updates.version', errors)}
+          />
           <FieldError form="factory" field="runner_updates.version" errors={errors} />
         </div>
       )}
       <FormError form="factory" errors={errors} />
       <div className="form-actions">
-        <button type="submit" className="primary" disabled={!dirty || save.isPending}>{save.isPending ? 'Saving…' : 'Save'}</button>
-        {saved && !dirty && <span className="ok-text" role="status" data-testid="factory-saved">Saved</span>}
+        <button type="submit" className="primary" disabled={!dirty || save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save'}
+        </button>
+        {saved && !dirty && (
+          <span className="ok-text" role="status" data-testid="factory-saved">
+            Saved
+          </span>
+        )}
       </div>
     </form>
   );

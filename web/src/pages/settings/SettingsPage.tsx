@@ -19,12 +19,28 @@ export default function SettingsPage() {
     <div className="settings">
       <h1>Settings</h1>
       <p className="muted" data-testid="settings-role">
-        Your role in {orgName}: <strong>{access.role ?? 'none'}</strong>. Controls your role does not allow are not shown; the gateway refuses those requests too.
+        Your role in {orgName}: <strong>{access.role ?? 'none'}</strong>. Controls your role does not allow are not
+        shown; the gateway refuses those requests too.
       </p>
       <FactorySection appId={appId} canWrite={may.has('apps.write')} role={access.role} />
-      <ApiKeysSection appId={appId} canRead={may.has('api_keys.read')} canWrite={may.has('api_keys.write')} role={access.role} callerPermissions={may} />
-      <RepositoriesSection appId={appId} canRead={may.has('repositories.read')} canWrite={may.has('repositories.write')} />
-      <InstallationsSection appId={appId} canRead={may.has('repositories.read')} canWrite={may.has('repositories.write')} installed={installed} />
+      <ApiKeysSection
+        appId={appId}
+        canRead={may.has('api_keys.read')}
+        canWrite={may.has('api_keys.write')}
+        role={access.role}
+        callerPermissions={may}
+      />
+      <RepositoriesSection
+        appId={appId}
+        canRead={may.has('repositories.read')}
+        canWrite={may.has('repositories.write')}
+      />
+      <InstallationsSection
+        appId={appId}
+        canRead={may.has('repositories.read')}
+        canWrite={may.has('repositories.write')}
+        installed={installed}
+      />
     </div>
   );
 }

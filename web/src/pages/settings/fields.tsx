@@ -21,12 +21,18 @@ function sentence(s: string): string {
  * longest field that equals it or that it starts with (`permissions.3` → `permissions`).
  * `byCode` names the field of path-less error codes.
  */
-export function formErrorsOf(err: unknown, fields: readonly string[], byCode: Readonly<Record<string, string>> = {}): FormErrors {
+export function formErrorsOf(
+  err: unknown,
+  fields: readonly string[],
+  byCode: Readonly<Record<string, string>> = {},
+): FormErrors {
   if (!(err instanceof ApiClientError)) return { fields: {}, form: err instanceof Error ? err.message : String(err) };
   const out: Record<string, string> = {};
   const unplaced: string[] = [];
   for (const d of err.details) {
-    const owner = fields.filter((f) => d.path === f || d.path.startsWith(`${f}.`)).sort((a, b) => b.length - a.length)[0];
+    const owner = fields
+      .filter((f) => d.path === f || d.path.startsWith(`${f}.`))
+      .sort((a, b) => b.length - a.length)[0];
     if (owner) out[owner] = out[owner] ? `${out[owner]}; ${d.message}` : sentence(d.message);
     else unplaced.push(`${d.path} ${d.message}`);
   }
@@ -40,12 +46,20 @@ export function formErrorsOf(err: unknown, fields: readonly string[], byCode: Re
 export function FieldError({ form, field, errors }: { form: string; field: string; errors: FormErrors }) {
   const message = errors.fields[field];
   if (!message) return null;
-  return <p className="field-error" id={`${form}-${field}-error`} data-testid={`error-${form}-${field}`} role="alert">{message}</p>;
+  return (
+    <p className="field-error" id={`${form}-${field}-error`} data-testid={`error-${form}-${field}`} role="alert">
+      {message}
+    </p>
+  );
 }
 
 export function FormError({ form, errors }: { form: string; errors: FormErrors }) {
   if (!errors.form) return null;
-  return <p className="field-error" role="alert" data-testid={`error-${form}`}>{errors.form}</p>;
+  return (
+    <p className="field-error" role="alert" data-testid={`error-${form}`}>
+      {errors.form}
+    </p>
+  );
 }
 
 /** The DOM id of a field's input (several forms share a page, so ids carry the form's name). */
@@ -54,7 +68,11 @@ export function fieldId(form: string, field: string): string {
 }
 
 /** Props for the input of `field`: its id, and the link to its error when it has one. */
-export function fieldProps(form: string, field: string, errors: FormErrors): { id: string; 'aria-invalid'?: true; 'aria-describedby'?: string } {
+export function fieldProps(
+  form: string,
+  field: string,
+  errors: FormErrors,
+): { id: string; 'aria-invalid'?: true; 'aria-describedby'?: string } {
   const id = fieldId(form, field);
   return errors.fields[field] ? { id, 'aria-invalid': true, 'aria-describedby': `${id}-error` } : { id };
 }

@@ -11,21 +11,26 @@ export type UpdateFactoryBody = paths['/v1/apps/{appId}']['patch']['requestBody'
 export type ApiKey = paths['/v1/api-keys']['get']['responses'][200]['content']['application/json']['data'][number];
 export type CreatedKey = paths['/v1/api-keys']['post']['responses'][201]['content']['application/json']['data'];
 export type Factory = paths['/v1/apps/{appId}']['get']['responses'][200]['content']['application/json']['data'];
-export type Repository = paths['/v1/repositories']['get']['responses'][200]['content']['application/json']['data'][number];
-export type Installation = paths['/v1/github/installations']['get']['responses'][200]['content']['application/json']['data'][number];
+export type Repository =
+  paths['/v1/repositories']['get']['responses'][200]['content']['application/json']['data'][number];
+export type Installation =
+  paths['/v1/github/installations']['get']['responses'][200]['content']['application/json']['data'][number];
 export type ConnectBody = paths['/v1/repositories']['post']['requestBody']['content']['application/json'];
-export type Unbound = paths['/v1/github/installations/{installationId}']['delete']['responses'][200]['content']['application/json']['data'];
+export type Unbound =
+  paths['/v1/github/installations/{installationId}']['delete']['responses'][200]['content']['application/json']['data'];
 
 export const factorySettingsQuery = (appId: string) =>
   queryOptions({
     queryKey: ['app', appId],
-    queryFn: () => unwrap(api.GET('/v1/apps/{appId}', { params: { path: { appId } }, ...factory(appId) })).then((r) => r.data),
+    queryFn: () =>
+      unwrap(api.GET('/v1/apps/{appId}', { params: { path: { appId } }, ...factory(appId) })).then((r) => r.data),
   });
 
 export const apiKeysQuery = (appId: string) =>
   queryOptions({
     queryKey: ['api-keys', appId],
-    queryFn: () => unwrap(api.GET('/v1/api-keys', { params: { query: { limit: 500 } }, ...factory(appId) })).then((r) => r.data),
+    queryFn: () =>
+      unwrap(api.GET('/v1/api-keys', { params: { query: { limit: 500 } }, ...factory(appId) })).then((r) => r.data),
   });
 
 export const repositoriesQuery = (appId: string) =>
@@ -55,7 +60,14 @@ export const installationsQuery = (appId: string) =>
   });
 
 export async function unbindInstallation(appId: string, installationId: number): Promise<Unbound> {
-  return (await unwrap(api.DELETE('/v1/github/installations/{installationId}', { params: { path: { installationId } }, ...factory(appId) }))).data;
+  return (
+    await unwrap(
+      api.DELETE('/v1/github/installations/{installationId}', {
+        params: { path: { installationId } },
+        ...factory(appId),
+      }),
+    )
+  ).data;
 }
 
 /** The App's install page on GitHub with a state signed for this factory and the signed-in person. */

@@ -24,4 +24,3 @@ export const settingsRoute = createRoute({
   // A page visited rarely: its forms load with it, not with the first page (the initial JS budget).
   component: lazyRouteComponent(() => import('./SettingsPage')),
 });
-

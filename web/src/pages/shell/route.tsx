@@ -31,18 +31,36 @@ function Shell() {
   return (
     <div className="shell">
       <header className="topbar">
-        <Link to="/" className="brand">Attest</Link>
+        <Link to="/" className="brand">
+          Attest
+        </Link>
         {current && (
           <>
-            <span className="muted" data-testid="factory-name">{current.org.name} / {current.display_name || current.name}</span>
+            <span className="muted" data-testid="factory-name">
+              {current.org.name} / {current.display_name || current.name}
+            </span>
             <nav>
-              <Link to="/f/$appId" params={{ appId: current.id }} activeOptions={{ exact: true }}>Overview</Link>
-              <Link to="/f/$appId/sessions" params={{ appId: current.id }}>Sessions</Link>
-              <Link to="/f/$appId/prs" params={{ appId: current.id }}>Pull requests</Link>
-              <Link to="/f/$appId/work" params={{ appId: current.id }}>Work</Link>
-              <Link to="/f/$appId/hosts" params={{ appId: current.id }}>Hosts</Link>
-              <Link to="/f/$appId/settings" params={{ appId: current.id }}>Settings</Link>
-              <Link to="/o/$org" params={{ org: current.org.name }} data-testid="nav-org">Organization</Link>
+              <Link to="/f/$appId" params={{ appId: current.id }} activeOptions={{ exact: true }}>
+                Overview
+              </Link>
+              <Link to="/f/$appId/sessions" params={{ appId: current.id }}>
+                Sessions
+              </Link>
+              <Link to="/f/$appId/prs" params={{ appId: current.id }}>
+                Pull requests
+              </Link>
+              <Link to="/f/$appId/work" params={{ appId: current.id }}>
+                Work
+              </Link>
+              <Link to="/f/$appId/hosts" params={{ appId: current.id }}>
+                Hosts
+              </Link>
+              <Link to="/f/$appId/settings" params={{ appId: current.id }}>
+                Settings
+              </Link>
+              <Link to="/o/$org" params={{ org: current.org.name }} data-testid="nav-org">
+                Organization
+              </Link>
             </nav>
           </>
         )}

@@ -25,7 +25,9 @@ export const signInRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: 'sign-in',
   validateSearch: (s: Record<string, unknown>): SignInSearch => ({
-    ...(typeof s.reason === 'string' && (REASONS as readonly string[]).includes(s.reason) ? { reason: s.reason as Reason } : {}),
+    ...(typeof s.reason === 'string' && (REASONS as readonly string[]).includes(s.reason)
+      ? { reason: s.reason as Reason }
+      : {}),
     ...(typeof s.next === 'string' && s.next.startsWith('/') && !s.next.startsWith('//') ? { next: s.next } : {}),
   }),
   component: SignInPage,
@@ -60,7 +62,11 @@ function SignInPage() {
     <div className="narrow">
       <div className="card">
         <h1>Sign in to Attest</h1>
-        {reason && <p className={reason === 'signed-out' ? 'muted' : 'notice'} data-testid="sign-in-reason">{EXPLAIN[reason]}</p>}
+        {reason && (
+          <p className={reason === 'signed-out' ? 'muted' : 'notice'} data-testid="sign-in-reason">
+            {EXPLAIN[reason]}
+          </p>
+        )}
         <p>Get a one-time sign-in link from the command line, logged in to this gateway:</p>
         <pre>{`attest login --url ${gateway}\nattest dashboard`}</pre>
         <p className="muted">The link opens the dashboard signed in as you, and works once, for 10 minutes.</p>
@@ -76,9 +82,15 @@ function SignInPage() {
             onChange={(e) => setToken(e.target.value)}
             style={{ flex: 1 }}
           />
-          <button className="primary" type="submit" disabled={busy || token.trim() === ''}>Sign in</button>
+          <button className="primary" type="submit" disabled={busy || token.trim() === ''}>
+            Sign in
+          </button>
         </form>
-        {error && <p className="error-text" role="alert">{error}</p>}
+        {error && (
+          <p className="error-text" role="alert">
+            {error}
+          </p>
+        )}
         <p className="muted">Only a login token signs in; API keys never do.</p>
       </div>
     </div>

@@ -3,7 +3,11 @@
 import { queryOptions } from '@tanstack/react-query';
 import { api, factory, unwrap, type paths } from '../../api/client';
 
-type Json<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer B } } } } } ? B : never;
+type Json<P extends keyof paths> = paths[P] extends {
+  get: { responses: { 200: { content: { 'application/json': infer B } } } };
+}
+  ? B
+  : never;
 export type WorkItem = Json<'/v1/work-items/{id}'>['data'];
 export type Finding = Json<'/v1/work-items/{id}/findings'>['data'][number];
 export type ItemArtifact = Json<'/v1/work-items/{id}/artifacts'>['data'][number];
@@ -21,7 +25,8 @@ export const itemQuery = (appId: string, id: string) =>
 export const criteriaQuery = (appId: string, id: string) =>
   queryOptions({
     queryKey: ['work-item', appId, id, 'criteria'],
-    queryFn: () => unwrap(api.GET('/v1/work-items/{id}/criteria', { params: path(id), ...factory(appId) })).then((r) => r.data),
+    queryFn: () =>
+      unwrap(api.GET('/v1/work-items/{id}/criteria', { params: path(id), ...factory(appId) })).then((r) => r.data),
   });
 
 /** Every finding (the API pages them 100 at a time, oldest first; the page groups them by severity). */
@@ -31,9 +36,15 @@ export const findingsQuery = (appId: string, id: string) =>
     queryFn: async () => {
       const all: Finding[] = [];
       for (let offset = 0; offset <= 10_000; offset += 100) {
-        const r = await unwrap(api.GET('/v1/work-items/{id}/findings', { params: { path: { id }, query: { limit: 100, offset } }, ...factory(appId) }));
+        const r = await unwrap(
+          api.GET('/v1/work-items/{id}/findings', {
+            params: { path: { id }, query: { limit: 100, offset } },
+            ...factory(appId),
+          }),
+        );
         all.push(...r.data);
-        if (offset + r.data.length >= r.pagination.total || r.data.length === 0) return { findings: all, total: r.pagination.total };
+        if (offset + r.data.length >= r.pagination.total || r.data.length === 0)
+          return { findings: all, total: r.pagination.total };
       }
       return { findings: all, total: all.length };
     },
@@ -42,7 +53,8 @@ export const findingsQuery = (appId: string, id: string) =>
 export const pullRequestsQuery = (appId: string, id: string) =>
   queryOptions({
     queryKey: ['work-item', appId, id, 'pull-requests'],
-    queryFn: () => unwrap(api.GET('/v1/work-items/{id}/pull-requests', { params: path(id), ...factory(appId) })).then((r) => r.data),
+    queryFn: () =>
+      unwrap(api.GET('/v1/work-items/{id}/pull-requests', { params: path(id), ...factory(appId) })).then((r) => r.data),
   });
 
 export const artifactsQuery = (appId: string, id: string) =>
@@ -54,6 +66,9 @@ export const artifactsQuery = (appId: string, id: string) =>
 export const claimsQuery = (appId: string, id: string) =>
   queryOptions({
     queryKey: ['work-item', appId, id, 'claims'],
-    queryFn: () => unwrap(api.GET('/v1/work-items/{id}/claims', { params: { path: { id }, query: { limit: 100 } }, ...factory(appId) })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/v1/work-items/{id}/claims', { params: { path: { id }, query: { limit: 100 } }, ...factory(appId) }),
+      ),
     refetchInterval: 10_000,
   });

@@ -2,11 +2,18 @@
 import { queryOptions } from '@tanstack/react-query';
 import { api, factory, unwrap, type paths } from '../../api/client';
 
-export type WorkEntry = paths['/v1/work-items']['get']['responses']['200']['content']['application/json']['data'][number];
+export type WorkEntry =
+  paths['/v1/work-items']['get']['responses']['200']['content']['application/json']['data'][number];
 
 /** The stages as the API names them, in board order. */
 export const STAGES = ['backlog', 'ready', 'in_progress', 'in_review', 'done'] as const;
-export const STAGE_LABEL: Record<string, string> = { backlog: 'Backlog', ready: 'Ready', in_progress: 'In progress', in_review: 'In review', done: 'Done' };
+export const STAGE_LABEL: Record<string, string> = {
+  backlog: 'Backlog',
+  ready: 'Ready',
+  in_progress: 'In progress',
+  in_review: 'In review',
+  done: 'Done',
+};
 
 /** At most this many pages (100 items each) per list: a board of more says it is cut. */
 const MAX_PAGES = 50;

@@ -16,11 +16,15 @@ interface WorkSearch {
 export const workRoute = createRoute({
   getParentRoute: () => factoryRoute,
   path: 'work',
-  validateSearch: (s: Record<string, unknown>): WorkSearch => (s.withdrawn === '1' || s.withdrawn === 'true' || s.withdrawn === true || s.withdrawn === 1 ? { withdrawn: '1' } : {}),
-  loader: ({ context, params }) => Promise.all([
-    context.queryClient.ensureQueryData(workItemsQuery(params.appId)),
-    context.queryClient.ensureQueryData(withdrawnItemsQuery(params.appId)),
-  ]),
+  validateSearch: (s: Record<string, unknown>): WorkSearch =>
+    s.withdrawn === '1' || s.withdrawn === 'true' || s.withdrawn === true || s.withdrawn === 1
+      ? { withdrawn: '1' }
+      : {},
+  loader: ({ context, params }) =>
+    Promise.all([
+      context.queryClient.ensureQueryData(workItemsQuery(params.appId)),
+      context.queryClient.ensureQueryData(withdrawnItemsQuery(params.appId)),
+    ]),
   component: WorkBoard,
 });
 
@@ -41,12 +45,26 @@ function WorkBoard() {
     ...(showWithdrawn ? withdrawn.items.map((i) => ({ ...i, withdrawn: true })) : []),
   ].sort((a, b) => a.number - b.number);
   // A stage the board does not know yet still gets a column rather than vanishing.
-  const stages = [...STAGES, ...new Set(cards.map((c) => c.stage).filter((s) => !(STAGES as readonly string[]).includes(s)))];
+  const stages = [
+    ...STAGES,
+    ...new Set(cards.map((c) => c.stage).filter((s) => !(STAGES as readonly string[]).includes(s))),
+  ];
 
-  if (live.items.length === 0 && withdrawn.items.length === 0) return <><h1>Work</h1><EmptyBoard appId={appId} /></>;
+  if (live.items.length === 0 && withdrawn.items.length === 0)
+    return (
+      <>
+        <h1>Work</h1>
+        <EmptyBoard appId={appId} />
+      </>
+    );
   return (
     <>
-      <h1>Work <span className="muted" data-testid="work-total">{formatInt(live.items.length)}</span></h1>
+      <h1>
+        Work{' '}
+        <span className="muted" data-testid="work-total">
+          {formatInt(live.items.length)}
+        </span>
+      </h1>
       <div className="filters">
         <label className="inline">
           <input
@@ -59,14 +77,27 @@ function WorkBoard() {
         </label>
         <span className="muted">Refreshes every 10 s.</span>
       </div>
-      {(live.truncated || (showWithdrawn && withdrawn.truncated)) && <p className="notice">This factory has more work items than the board shows (the first 5,000).</p>}
+      {(live.truncated || (showWithdrawn && withdrawn.truncated)) && (
+        <p className="notice">This factory has more work items than the board shows (the first 5,000).</p>
+      )}
       <div className="board" data-testid="work-board">
         {stages.map((stage) => {
           const inStage = cards.filter((c) => c.stage === stage);
           return (
-            <section key={stage} className="board-column" data-testid={`stage-${stage}`} aria-label={STAGE_LABEL[stage] ?? stage}>
-              <h2>{STAGE_LABEL[stage] ?? stage} <span className="muted">{formatInt(inStage.length)}</span></h2>
-              {inStage.length === 0 ? <p className="muted">Nothing here.</p> : inStage.map((c) => <WorkCard key={c.id} appId={appId} item={c} now={now} />)}
+            <section
+              key={stage}
+              className="board-column"
+              data-testid={`stage-${stage}`}
+              aria-label={STAGE_LABEL[stage] ?? stage}
+            >
+              <h2>
+                {STAGE_LABEL[stage] ?? stage} <span className="muted">{formatInt(inStage.length)}</span>
+              </h2>
+              {inStage.length === 0 ? (
+                <p className="muted">Nothing here.</p>
+              ) : (
+                inStage.map((c) => <WorkCard key={c.id} appId={appId} item={c} now={now} />)
+              )}
             </section>
           );
         })}
@@ -77,9 +108,18 @@ function WorkBoard() {
 
 function WorkCard({ appId, item, now }: { appId: string; item: Card; now: number }) {
   return (
-    <article className={`work-card${item.withdrawn ? ' withdrawn' : ''}`} data-testid="work-card" data-number={item.number}>
-      <Link to="/f/$appId/work/$itemId" params={{ appId, itemId: item.id }} className="work-card-title">#{item.number} {item.title}</Link>
-      <div className="muted mono">{item.tracker} {item.trackerKey}{item.section ? ` · ${item.section}` : ''}</div>
+    <article
+      className={`work-card${item.withdrawn ? ' withdrawn' : ''}`}
+      data-testid="work-card"
+      data-number={item.number}
+    >
+      <Link to="/f/$appId/work/$itemId" params={{ appId, itemId: item.id }} className="work-card-title">
+        #{item.number} {item.title}
+      </Link>
+      <div className="muted mono">
+        {item.tracker} {item.trackerKey}
+        {item.section ? ` · ${item.section}` : ''}
+      </div>
       <div data-testid="work-card-claim">
         {item.claim ? (
           <>
@@ -87,14 +127,26 @@ function WorkCard({ appId, item, now }: { appId: string; item: Card; now: number
             {' · '}
             <span className="mono">{item.claim.branch ?? '(no branch)'}</span>
             {' · '}
-            <span className={`chip ${Date.parse(item.claim.expiresAt) > now ? '' : 'bad'}`} data-testid="lease-left" title={`lease ends ${new Date(item.claim.expiresAt).toLocaleString()}`}>{leaseLeft(item.claim.expiresAt, now)}</span>
+            <span
+              className={`chip ${Date.parse(item.claim.expiresAt) > now ? '' : 'bad'}`}
+              data-testid="lease-left"
+              title={`lease ends ${new Date(item.claim.expiresAt).toLocaleString()}`}
+            >
+              {leaseLeft(item.claim.expiresAt, now)}
+            </span>
           </>
-        ) : <span className="muted">unclaimed</span>}
+        ) : (
+          <span className="muted">unclaimed</span>
+        )}
       </div>
       <div>
         {item.withdrawn && <span className="chip bad">withdrawn</span>}
-        <span className={`chip ${item.startable ? 'ok' : ''}`} data-testid="startable">{item.startable ? 'startable' : 'not startable'}</span>
-        <span className={`chip ${item.blockClass === 'none' ? '' : 'warn'}`} data-testid="block-class">{item.blockClass === 'none' ? 'not blocked' : `blocked: ${item.blockClass}`}</span>
+        <span className={`chip ${item.startable ? 'ok' : ''}`} data-testid="startable">
+          {item.startable ? 'startable' : 'not startable'}
+        </span>
+        <span className={`chip ${item.blockClass === 'none' ? '' : 'warn'}`} data-testid="block-class">
+          {item.blockClass === 'none' ? 'not blocked' : `blocked: ${item.blockClass}`}
+        </span>
       </div>
     </article>
   );
