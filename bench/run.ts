@@ -299,7 +299,7 @@ async function loadSets(wanted: string[]): Promise<ScenarioSet[]> {
     .map((f) => f.slice(0, -3));
   for (const name of wanted) {
     if (name !== 'core' && !available.includes(name)) {
-      throw new Error(`no scenario set "${name}" (have: core${available.length ? ', ' + available.join(', ') : ''})`);
+      throw new Error(`no scenario set "${name}" (have: core${available.length ? `, ${available.join(', ')}` : ''})`);
     }
   }
   const chosen = wanted.length === 0 ? available : wanted.filter((n) => n !== 'core');

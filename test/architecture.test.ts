@@ -28,7 +28,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Every import of a file in `root`/src that breaks a rule, as `importer -> imported` (paths from `root`). */
-export function upwardImports(root: string): string[] {
+function upwardImports(root: string): string[] {
   const out: string[] = [];
   for (const file of sourceFiles(path.join(root, 'src'))) {
     const importer = path.relative(root, file).split(path.sep).join('/');

@@ -34,7 +34,7 @@ function adminApi(cmd: Command) {
 function print(cmd: Command, data: unknown, human: (d: Record<string, unknown>) => string): void {
   const { json } = globalsOf(cmd);
   const out = json ? JSON.stringify(data ?? null, null, 2) : human((data ?? {}) as Record<string, unknown>);
-  process.stdout.write(out + '\n');
+  process.stdout.write(`${out}\n`);
 }
 
 /** Wraps an action so an API error prints `attest: <message>` and exits non-zero. */
@@ -52,7 +52,7 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
       const cmd = args[args.length - 1] as Command;
       if (cmd.optsWithGlobals<AdminGlobals>().json && err instanceof ApiClientError) {
         process.stdout.write(
-          JSON.stringify({ error: { status: err.status, code: err.code, message } }, null, 2) + '\n',
+          `${JSON.stringify({ error: { status: err.status, code: err.code, message } }, null, 2)}\n`,
         );
       }
       process.stderr.write(`attest: ${message}\n`);
@@ -74,7 +74,7 @@ export function registerAdmin(program: Command): void {
     .command('new-token')
     .description('Print a fresh admin token to use as ATTEST_ADMIN_TOKEN (nothing is stored)')
     .action(() => {
-      process.stdout.write(mintPlaintext('admin_token') + '\n');
+      process.stdout.write(`${mintPlaintext('admin_token')}\n`);
     });
 
   const org = admin.command('org').description('Organizations');

@@ -123,7 +123,7 @@ export function registerLogin(program: Command): void {
         const others = (info.factories as Factory[] | undefined)?.filter((x) => x.id !== profile.appId) ?? [];
         if (others.length > 0)
           out.push(`Also yours: ${others.map((x) => `${x.org.name}/${x.name} (${x.id})`).join(', ')}`);
-        process.stdout.write(out.join('\n') + '\n');
+        process.stdout.write(`${out.join('\n')}\n`);
       }),
     );
 }

@@ -49,7 +49,7 @@ export function registerMcp(program: Command): void {
           },
         };
         config.mcpServers = { ...(config.mcpServers ?? {}), [flags.name]: entry };
-        fs.writeFileSync(file, JSON.stringify(config, null, 2) + '\n', flags.inlineToken ? { mode: 0o600 } : {});
+        fs.writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, flags.inlineToken ? { mode: 0o600 } : {});
         if (flags.inlineToken) fs.chmodSync(file, 0o600);
         if (flags.json)
           printJson({

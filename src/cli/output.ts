@@ -17,7 +17,7 @@ export function whoCan(permission: string): string {
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 export function printTable(rows: Record<string, unknown>[], columns: { key: string; header: string }[]): void {
@@ -32,8 +32,8 @@ export function printTable(rows: Record<string, unknown>[], columns: { key: stri
       .map((v, i) => v.padEnd(widths[i]!))
       .join('  ')
       .trimEnd();
-  process.stdout.write(line(columns.map((c) => c.header)) + '\n');
-  for (const r of rows) process.stdout.write(line(columns.map((c) => cell(r[c.key]))) + '\n');
+  process.stdout.write(`${line(columns.map((c) => c.header))}\n`);
+  for (const r of rows) process.stdout.write(`${line(columns.map((c) => cell(r[c.key])))}\n`);
 }
 
 /** A message a person can act on, for any error a command can end with. */
@@ -81,7 +81,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): 
             code: err.code,
             ...(err.retryAfter !== undefined ? { retryAfter: err.retryAfter } : {}),
           });
-        process.stdout.write(JSON.stringify(body) + '\n');
+        process.stdout.write(`${JSON.stringify(body)}\n`);
       }
       process.stderr.write(`attest: ${message}\n`);
       process.exitCode = exitCodeOf(err);

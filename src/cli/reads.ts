@@ -138,7 +138,7 @@ export function registerReads(program: Command): void {
           ],
         );
         for (const line of leftOutLines(data, subagentsLeftOut, Number(flags.offset ?? 0)))
-          process.stdout.write(line + '\n');
+          process.stdout.write(`${line}\n`);
       }),
     );
 
@@ -162,7 +162,7 @@ export function registerReads(program: Command): void {
           printJson(s);
           return;
         }
-        const w = (t: string) => process.stdout.write(t + '\n');
+        const w = (t: string) => process.stdout.write(`${t}\n`);
         w(`Session ${s.traceId}  ${s.agentType ?? ''}  ${s.startedAt ?? ''}`);
         if (s.title) w(`Title:  ${s.title}`);
         w(`Repo:   ${s.repo || '-'}  branch ${s.branch || '-'}`);
@@ -282,7 +282,7 @@ export function registerReads(program: Command): void {
           });
           return;
         }
-        const w = (t: string) => process.stdout.write(t + '\n');
+        const w = (t: string) => process.stdout.write(`${t}\n`);
         w(`Window: ${from} → ${to}${defaultWindow ? ' (the last 30 days; --from and --to change it)' : ''}`);
         if (sessions === 0) {
           w('No sessions in this window.');

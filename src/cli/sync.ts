@@ -268,7 +268,7 @@ function reporter(flags: SyncFlags): Reporter {
   }
   const quiet = Boolean(flags.json);
   const write = (t: string) => {
-    if (!quiet) process.stderr.write(t + '\n');
+    if (!quiet) process.stderr.write(`${t}\n`);
   };
   return {
     start: (total) => write(`sync: ${total} session(s) to send`),
@@ -539,7 +539,7 @@ async function runSync(flags: SyncFlags): Promise<void> {
   };
   if (flags.json) printJson(result);
   else {
-    const w = (t: string) => process.stdout.write(t + '\n');
+    const w = (t: string) => process.stdout.write(`${t}\n`);
     w(
       `Synced ${out.accepted.size} session(s) in ${out.requests} request(s) at tier ${tier}${out.tenantTier ? ` (plan ${out.tenantTier})` : ''}; ${files.length - changed.length} unchanged file(s) skipped.`,
     );
@@ -607,7 +607,7 @@ function printDryRun(
   summary: ReturnType<typeof summarize> & { images: number; imagesLeftOut: number },
   prepared: Prepared[],
 ): void {
-  const w = (t: string) => process.stdout.write(t + '\n');
+  const w = (t: string) => process.stdout.write(`${t}\n`);
   w(`Dry run: nothing was sent. At tier "${summary.tier}" this would leave the machine:`);
   w(
     `  ${summary.sessions} session(s) from ${summary.filesChanged} new or grown file(s) (${summary.filesFound} found), in ${summary.batches} request(s), ${summary.bytes} bytes`,

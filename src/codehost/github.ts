@@ -8,11 +8,10 @@ import type { Octokit } from '@octokit/rest';
 import type { Clock } from '../server/clock.js';
 import type { Config } from '../server/config.js';
 import type { Gateway } from '../server/context.js';
-import { apiError, ApiError } from '../server/errors.js';
+import { apiError } from '../server/errors.js';
 import {
   type PullRequestWrite,
   type InstallationToken,
-  instant,
   isHttpError,
   retryableFailure,
   isNotFound,

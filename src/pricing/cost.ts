@@ -283,7 +283,7 @@ export function priceSession(turns: readonly PricedTurnInput[], fallback?: Sessi
 
   for (const turn of turns) {
     if (turn.role !== 'assistant') continue;
-    const model = turn.model && turn.model.trim() ? turn.model : UNKNOWN_MODEL;
+    const model = turn.model?.trim() ? turn.model : UNKNOWN_MODEL;
     const usage = turn.usage;
     if (!usage && (turn.costUsd === undefined || turn.costUsd === null)) {
       // An assistant turn without usage (a local error message, an interrupted reply) used no tokens.

@@ -140,7 +140,7 @@ export async function bootstrap(db: Db, pepper: string, clock: Clock, config: Co
   const file = path.join(config.dataDir, 'bootstrap.json');
   fs.writeFileSync(
     file,
-    JSON.stringify(
+    `${JSON.stringify(
       {
         org: { id: orgId, name: DEFAULT_ORG },
         factory: { id: appId, name: 'default' },
@@ -150,7 +150,7 @@ export async function bootstrap(db: Db, pepper: string, clock: Clock, config: Co
       },
       null,
       2,
-    ) + '\n',
+    )}\n`,
     { mode: 0o600 },
   );
   fs.chmodSync(file, 0o600);

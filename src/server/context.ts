@@ -87,7 +87,7 @@ export interface OrgContext extends RequestContext {
 
 export function factoryContext(ctx: RequestContext): FactoryContext {
   const p = ctx.principal;
-  if (!p || !p.orgId || !p.appId) throw apiError('internal_error', 'route is missing its factory guard');
+  if (!p?.orgId || !p.appId) throw apiError('internal_error', 'route is missing its factory guard');
   // Spelled out rather than spread: this runs on every factory request, and a literal of known shape is cheaper.
   return {
     gateway: ctx.gateway,
@@ -104,7 +104,7 @@ export function factoryContext(ctx: RequestContext): FactoryContext {
 
 export function orgContext(ctx: RequestContext): OrgContext {
   const p = ctx.principal;
-  if (!p || !p.orgId) throw apiError('internal_error', 'route is missing its org guard');
+  if (!p?.orgId) throw apiError('internal_error', 'route is missing its org guard');
   return {
     gateway: ctx.gateway,
     db: ctx.db,

@@ -19,7 +19,7 @@ export function loadPepper(dataDir: string, fromEnv: string | null): string {
   const pepper = crypto.randomBytes(32).toString('hex');
   try {
     // 'wx' fails if another process wrote it first; then read theirs.
-    fs.writeFileSync(file, pepper + '\n', { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(file, `${pepper}\n`, { mode: 0o600, flag: 'wx' });
     return pepper;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

@@ -97,7 +97,7 @@ function statement(node: Node, flags: Flags, out: SimpleCommand[], exported: Rec
       return;
     case 'pipeline': {
       const parts = node.namedChildren.filter((c): c is Node => c !== null && isStatement(c.type));
-      parts.forEach((p, i) => statement(p, i === parts.length - 1 ? flags : NO, out, exported));
+      for (const [i, p] of parts.entries()) statement(p, i === parts.length - 1 ? flags : NO, out, exported);
       return;
     }
     case 'subshell':

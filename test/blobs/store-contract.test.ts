@@ -1,8 +1,6 @@
 // The BlobStore contract, run against both implementations: files in a directory and S3 (the double).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsBlobStore } from '../../src/blobs/fs.js';
 import { S3BlobStore } from '../../src/blobs/s3.js';

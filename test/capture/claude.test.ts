@@ -51,7 +51,10 @@ function expectedTotals(text: string) {
     perMessage.set(key, prev ? prev.map((p, k) => Math.max(p, v[k]!)) : v);
   });
   const sum = [0, 0, 0, 0];
-  for (const v of perMessage.values()) v.forEach((n, k) => (sum[k]! += n));
+  for (const v of perMessage.values())
+    v.forEach((n, k) => {
+      sum[k]! += n;
+    });
   return { inputTokens: sum[0], outputTokens: sum[1], cacheReadTokens: sum[2], cacheCreationTokens: sum[3] };
 }
 

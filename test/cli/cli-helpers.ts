@@ -3,7 +3,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -216,7 +215,7 @@ export function writeCodexRollout(home: CliHome, id: string): string {
     },
   ];
   const dest = path.join(dir, `rollout-2026-10-01T09-00-00-${id}.jsonl`);
-  fs.writeFileSync(dest, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  fs.writeFileSync(dest, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
   return dest;
 }
 

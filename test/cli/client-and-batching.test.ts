@@ -19,7 +19,7 @@ afterAll(async () => {
 
 describe('AttestClient', () => {
   it('maps error envelopes to ApiClientError with status, code, message and extras', async () => {
-    const bad = new AttestClient({ url: g.url, token: 'sk_outerlayer_' + 'c'.repeat(42), appId: g.tenant.appId });
+    const bad = new AttestClient({ url: g.url, token: `sk_outerlayer_${'c'.repeat(42)}`, appId: g.tenant.appId });
     const unauthorized = await bad.listWorkItems().catch((e: unknown) => e);
     expect(unauthorized).toBeInstanceOf(ApiClientError);
     expect(unauthorized).toMatchObject({ status: 401, code: 'unauthorized', method: 'GET', path: '/v1/work-items' });

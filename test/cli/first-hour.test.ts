@@ -68,7 +68,7 @@ function writeUnpricedTranscript(h: CliHome): void {
   fs.mkdirSync(path.join(h.claudeDir, 'proj-u'), { recursive: true });
   fs.writeFileSync(
     path.join(h.claudeDir, 'proj-u', `${UNPRICED_ID}.jsonl`),
-    lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+    `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`,
   );
 }
 

@@ -24,7 +24,7 @@ afterAll(async () => {
   await g.close();
 });
 
-const HEAD = 'c0ffee'.repeat(6) + 'c0ff';
+const HEAD = `${'c0ffee'.repeat(6)}c0ff`;
 /** `gh pr view 7 --repo acme/shop --json <GH_FIELDS>` as gh prints it (a merged PR). */
 const GH_ANSWER = {
   author: { id: 'MDQ6VXNlcjE=', is_bot: false, login: 'octocat', name: 'Mona' },
@@ -74,14 +74,14 @@ function transcriptLinking(home: CliHome, number: number): void {
   const file = writeSmallTranscript(home, id);
   fs.appendFileSync(
     file,
-    JSON.stringify({
+    `${JSON.stringify({
       type: 'pr-link',
       prNumber: number,
       prUrl: `https://github.com/acme/shop/pull/${number}`,
       prRepository: 'acme/shop',
       timestamp: '2026-06-27T05:40:00.000Z',
       sessionId: id,
-    }) + '\n',
+    })}\n`,
   );
 }
 

@@ -99,7 +99,7 @@ describe('attest login and whoami', { timeout: 300_000 }, () => {
       '--url',
       g.url,
       '--api-key',
-      'sk_outerlayer_' + 'a'.repeat(42),
+      `sk_outerlayer_${'a'.repeat(42)}`,
       '--app-id',
       g.tenant.appId,
     ]);
@@ -164,7 +164,7 @@ describe('attest sync', { timeout: 300_000 }, () => {
       timestamp: '2026-06-12T16:00:00.000Z',
       message: { role: 'user', content: 'one more thing' },
     };
-    fs.appendFileSync(main, JSON.stringify(extra) + '\n');
+    fs.appendFileSync(main, `${JSON.stringify(extra)}\n`);
     const grown = await home.run(['sync', '--json']);
     expect(grown.json).toMatchObject({ sent: 1, filesChanged: 1 });
     expect((await sessionDetail(s05.id)).turnCount).toBe(s05.turns.length + 1);
@@ -185,7 +185,7 @@ describe('attest sync', { timeout: 300_000 }, () => {
     const home = cliHome();
     await loginWithFactoryKey(home, g);
     placeClaudeFixture(home, 's09-small-eabfac43.jsonl');
-    const revoked = await home.run(['sync'], { ATTEST_API_KEY: 'sk_outerlayer_' + 'b'.repeat(42) });
+    const revoked = await home.run(['sync'], { ATTEST_API_KEY: `sk_outerlayer_${'b'.repeat(42)}` });
     expect(revoked.code).toBe(4);
     expect(revoked.stderr).toMatch(/Sync stopped: the gateway refused the credential \(401 unauthorized\)/);
 
@@ -308,7 +308,7 @@ describe('attest sync', { timeout: 300_000 }, () => {
     fs.mkdirSync(`${home.claudeDir}/proj-img`, { recursive: true });
     fs.writeFileSync(
       `${home.claudeDir}/proj-img/${sessionId}.jsonl`,
-      lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+      `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`,
     );
 
     const redacted = await home.run(['sync', '--dry-run', '--json']);
@@ -360,7 +360,7 @@ describe('attest sync', { timeout: 300_000 }, () => {
     // A transcript without a turn is skipped, and not read again until it changes.
     fs.writeFileSync(
       `${home.claudeDir}/proj-a/empty.jsonl`,
-      JSON.stringify({ type: 'mode', mode: 'normal', sessionId: 'e0000000-0000-4000-8000-000000000000' }) + '\n',
+      `${JSON.stringify({ type: 'mode', mode: 'normal', sessionId: 'e0000000-0000-4000-8000-000000000000' })}\n`,
     );
     const first = await home.run(['sync', '--json']);
     expect(first.json).toMatchObject({

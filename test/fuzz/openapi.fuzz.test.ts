@@ -7,7 +7,7 @@
 // that read 200 before still reads 200 after. Seeded and bounded: the same requests every run, a few
 // thousand in all. Operations that other areas add later are fuzzed as soon as they are in the document.
 import crypto from 'node:crypto';
-import net from 'node:net';
+import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/server/errors.js';
 import { createTenant, type Tenant, type TestGateway } from '../helpers/gateway.js';
@@ -646,7 +646,7 @@ describe('fuzz: every operation of /v1/openapi.json with hostile input', () => {
         headers: chosen.get(op)!,
         what: 'list after',
       });
-      if (!a || a.status !== 200)
+      if (a?.status !== 200)
         failures.push(
           `GET ${op.path} [list after the fuzz] → ${a?.status ?? 'not sent'}: ${a?.text.slice(0, 200) ?? ''}`,
         );

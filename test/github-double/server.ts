@@ -436,7 +436,7 @@ export class GitHubDouble {
   private requireJwt(req: http.IncomingMessage, call: RecordedCall): void {
     const auth = this.authorization(req);
     const refuse = (message: string) => new HttpAnswer(401, { message, documentation_url: DOCS, status: '401' });
-    if (!auth || auth.scheme !== 'bearer') throw refuse('A JSON web token could not be decoded');
+    if (auth?.scheme !== 'bearer') throw refuse('A JSON web token could not be decoded');
     const parts = auth.value.split('.');
     if (parts.length !== 3) throw refuse('A JSON web token could not be decoded');
     const [h, p, s] = parts as [string, string, string];
@@ -1271,7 +1271,7 @@ export class GitHubDouble {
       return validationFailed([{ resource: 'CheckRun', field: 'head_sha', code: 'invalid' }]);
     if (![...repo.branches.values()].some((shas) => shas.includes(body.head_sha as string))) {
       return new HttpAnswer(422, {
-        message: 'No commit found for SHA: ' + body.head_sha,
+        message: `No commit found for SHA: ${body.head_sha}`,
         documentation_url: `${DOCS}/checks/runs#create-a-check-run`,
         status: '422',
       });

@@ -3,8 +3,6 @@
 // through the whole server with app.inject (same routing, hooks, validation and serialization as a socket).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import type { InjectOptions, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -149,7 +147,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
       headers['content-type'] ??= 'application/json';
     }
     const res = await app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
-    let body: unknown = undefined;
+    let body: unknown;
     try {
       body = res.body ? JSON.parse(res.body) : undefined;
     } catch {

@@ -39,9 +39,9 @@ describe('credential plaintexts', () => {
     const flipped = plaintext.slice(0, i) + (plaintext[i] === 'a' ? 'b' : 'a') + plaintext.slice(i + 1);
     expect(parsePlaintext(flipped)).toBeNull();
     expect(parsePlaintext(plaintext.slice(0, -1))).toBeNull();
-    expect(parsePlaintext(plaintext + 'x')).toBeNull();
-    expect(parsePlaintext('xx_' + plaintext.slice(3))).toBeNull();
-    expect(parsePlaintext(plaintext.slice(0, -6) + '!!!!!!')).toBeNull();
+    expect(parsePlaintext(`${plaintext}x`)).toBeNull();
+    expect(parsePlaintext(`xx_${plaintext.slice(3)}`)).toBeNull();
+    expect(parsePlaintext(`${plaintext.slice(0, -6)}!!!!!!`)).toBeNull();
   });
 
   it('mints different plaintexts every time', () => {

@@ -1,6 +1,5 @@
 // The data dir holds plaintext first-boot tokens, the pepper and every session: 0700, and its files 0600.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startGateway, usingPostgres, type TestGateway } from '../helpers/gateway.js';

@@ -235,14 +235,14 @@ describe('3. NUL (U+0000) is refused everywhere, alike on both stores', () => {
       'criteria.1.text',
     );
     expectRefused(
-      await gw.call('POST', '/v1/hosts/heartbeat', { ...auth(), body: { ['host\u0000Id']: 'h', name: 'n' } }),
+      await gw.call('POST', '/v1/hosts/heartbeat', { ...auth(), body: { 'host\u0000Id': 'h', name: 'n' } }),
       400,
       'invalid_request_body',
       'host\u0000Id',
     );
     // Of several bad fields the first is named: sibling keys in order, before anything nested.
     expectRefused(
-      await gw.call('POST', '/v1/hosts/heartbeat', { ...auth(), body: { ['a\u0000']: 'h', ['b\u0000']: 'n' } }),
+      await gw.call('POST', '/v1/hosts/heartbeat', { ...auth(), body: { 'a\u0000': 'h', 'b\u0000': 'n' } }),
       400,
       'invalid_request_body',
       'a\u0000',

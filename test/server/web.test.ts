@@ -61,8 +61,8 @@ describe('with a dashboard build', () => {
     const r = await get('/assets/app-000000.js');
     expect(r.statusCode).toBe(404);
     expect(r.json().error.code).toBe('route_not_found');
-    const escape = await get('/assets/..%2findex.html');
-    expect(escape.statusCode).not.toBe(200);
+    const traversal = await get('/assets/..%2findex.html');
+    expect(traversal.statusCode).not.toBe(200);
   });
 
   it('answers index.html (no-cache) for / and every dashboard page, including /artifacts/{id}', async () => {

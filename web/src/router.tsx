@@ -1,7 +1,7 @@
 // The route tree. Each page exports its route from web/src/pages/<page>/route.tsx; this file only assembles
 // them. To add a page: create its folder, export its route (parent: factoryRoute for a factory page), and
 // add it below.
-import { QueryClient } from '@tanstack/react-query';
+import type { QueryClient } from '@tanstack/react-query';
 import { createRouter } from '@tanstack/react-router';
 import { rootRoute } from './pages/root';
 import { signInRoute } from './pages/sign-in/route';

@@ -172,17 +172,15 @@ export const adminRoutes: AreaRoutes = (app) => {
       },
     },
     async (req, reply) =>
-      reply
-        .status(201)
-        .send({
-          data: await admin.mintManagementKey(
-            req.ctx,
-            req.params.orgName,
-            req.body.name,
-            req.body.createdBy,
-            req.body.permissions,
-          ),
-        }),
+      reply.status(201).send({
+        data: await admin.mintManagementKey(
+          req.ctx,
+          req.params.orgName,
+          req.body.name,
+          req.body.createdBy,
+          req.body.permissions,
+        ),
+      }),
   );
 
   app.post(

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { mintCredential } from '../../server/auth/mint.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { presetPermissions, type KeyPreset, type Permission } from '../../server/permissions.js';
+import { presetPermissions, type Permission } from '../../server/permissions.js';
 import { recordAudit } from '../../server/audit.js';
 import type { ApiKey, CreatedApiKey, CreateKeyInput } from './schema.js';
 import * as store from './store.js';

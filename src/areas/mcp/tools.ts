@@ -141,10 +141,7 @@ function stringConstants(schema: Record<string, unknown>): string[] | null {
 function toolParameterSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const values = stringConstants(schema);
   const isFlag =
-    values !== null &&
-    values.includes('true') &&
-    values.includes('false') &&
-    values.every((value) => FLAG_SPELLINGS.has(value));
+    values?.includes('true') && values.includes('false') && values.every((value) => FLAG_SPELLINGS.has(value));
   return isFlag ? { type: 'boolean' } : schema;
 }
 
@@ -230,5 +227,5 @@ export function toolGuide(tools: readonly Tool[]): string {
   for (const t of tools) {
     lines.push(`- **${t.spec.name}**${t.permission ? ` (needs \`${t.permission}\`)` : ''}: ${t.spec.description}`);
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

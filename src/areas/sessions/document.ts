@@ -178,7 +178,7 @@ export function summarize(doc: AgentSessionV1): SessionSummary {
   let toolErrors = 0;
   let rejected = 0;
   let lastTs: number | null = null;
-  const models = new Set<string>(doc.models.filter((m) => m && m.trim()));
+  const models = new Set<string>(doc.models.filter((m) => m?.trim()));
   for (const turn of doc.turns) {
     if (turn.role === 'user') {
       userTurns += 1;

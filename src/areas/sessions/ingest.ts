@@ -288,13 +288,12 @@ export async function storeSessions(
       db,
       changed,
       rows.filter((r) => inserted.has(r.session_key)),
-      actor,
       now,
       prepared,
     );
     return;
   }
-  await writeAll(ctx, db, changed, [], actor, now, prepared);
+  await writeAll(ctx, db, changed, [], now, prepared);
 }
 
 type Folded = Pending & { doc: AgentSessionV1 };
@@ -314,7 +313,6 @@ async function writeAll(
   db: Db,
   changed: Folded[],
   insertedRows: store.SessionRow[],
-  actor: SessionActor,
   now: number,
   prepared: PreparedSessions,
 ): Promise<void> {

@@ -289,8 +289,7 @@ export class PrincipalResolver {
         if (lastUsed + this.sessionIdleMs <= now) return { error: 'unauthorized' };
         const parent = await store.findCredentialById(this.db, row.parent_id);
         if (
-          !parent ||
-          parent.kind !== 'login_token' ||
+          parent?.kind !== 'login_token' ||
           parent.revoked_at !== null ||
           (parent.expires_at !== null && parent.expires_at <= now)
         ) {

@@ -240,7 +240,7 @@ describe('names clients send (§6)', () => {
       '/v1/api-keys?page=2',
       '/v1/sessions?color=blue',
       '/v1/metrics/overview?repository=acme/api',
-      '/v1/agents/blob/' + 'a'.repeat(64) + '?size=1',
+      `/v1/agents/blob/${'a'.repeat(64)}?size=1`,
     ]) {
       const r = await get(a, url);
       expect(r.status, url).toBe(400);

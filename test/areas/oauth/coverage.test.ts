@@ -4,8 +4,6 @@
 // at error level with the request id the client sees in X-Request-Id.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import pg from 'pg';

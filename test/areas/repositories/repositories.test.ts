@@ -249,7 +249,7 @@ describe('repositories', () => {
   it('needs a credential (401) and the permissions repositories.read / repositories.write (403)', async () => {
     expect((await gw.call('GET', '/v1/repositories', { appId: a.appId })).status).toBe(401);
     const wrong = await gw.call('GET', '/v1/repositories', {
-      token: 'sk_outerlayer_' + 'x'.repeat(42),
+      token: `sk_outerlayer_${'x'.repeat(42)}`,
       appId: a.appId,
     });
     expect(wrong.status).toBe(401);

@@ -46,7 +46,7 @@ describe('POST /v1/webhooks/github', () => {
     const cases: Record<string, string>[] = [
       {},
       { 'x-hub-signature-256': sign('not-the-secret', raw) },
-      { 'x-hub-signature-256': sign(g.secret, raw + ' ') },
+      { 'x-hub-signature-256': sign(g.secret, `${raw} `) },
       { 'x-hub-signature-256': sign(g.secret, raw).replace('sha256=', 'sha1=') },
       { 'x-hub-signature-256': 'sha256=zz' },
     ];

@@ -283,7 +283,7 @@ describe('claims', () => {
       expect(factoryKey.status).toBe(401);
       expect((await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, {})).status).toBe(401);
       expect(
-        (await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: 'oli_' + 'x'.repeat(42) })).status,
+        (await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: `oli_${'x'.repeat(42)}` })).status,
       ).toBe(401);
       // The key with another factory's header is refused.
       expect(
