@@ -147,7 +147,7 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
 
     await page.goto(`${gw.base}/f/${t.appId}/prs/acme/api/12`);
     await page.getByTestId('pr-title').waitFor();
-    expect(await page.locator('main table a[href*="/sessions/"]').allInnerTexts()).toEqual([
+    expect(await page.getByTestId('pr-sessions').locator('a[href*="/sessions/"]').allInnerTexts()).toEqual([
       'Fix the flaky login test',
     ]);
   });
@@ -215,8 +215,7 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
       await page
         .getByTestId('prs-table')
         .getByRole('row', { name: /acme\/api#12/ })
-        .locator('.chip')
-        .first()
+        .getByTestId('pr-state')
         .innerText(),
     ).toBe('unknown');
 

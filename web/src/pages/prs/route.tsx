@@ -59,7 +59,10 @@ function PrsPage() {
         header: 'State',
         cell: (c) => (
           <>
-            <span className="chip">{c.getValue()}</span> <StateSource source={c.row.original.stateSource} />
+            <span className="chip" data-testid="pr-state">
+              {c.getValue()}
+            </span>{' '}
+            <StateSource source={c.row.original.stateSource} />
           </>
         ),
       }),
