@@ -47,6 +47,16 @@ export interface CommentFinding {
   line: number | null;
 }
 
+/** A session linked to the pull request, as the comment lists it. */
+export interface CommentSession {
+  /** The stored title (the sender's, or the one derived at ingest); an id is never shown in its place. */
+  title: string | null;
+  /** The session's dashboard page. */
+  pageUrl: string;
+  costUsd: number;
+  costStatus: 'complete' | 'partial' | 'unpriced';
+}
+
 export interface CommentData {
   appId: string;
   dashboardUrl: string;
@@ -59,6 +69,8 @@ export interface CommentData {
     /** Whether the cost is whole (the PR route's costStatus), and the models that had no price. */
     costStatus: 'complete' | 'partial' | 'unpriced';
     unpricedModels: readonly string[];
+    /** The sessions in the PR read's order (oldest first); the first MAX_SESSIONS are listed. */
+    list: readonly CommentSession[];
   };
   artifacts: readonly CommentArtifact[];
   checks: readonly CommentCheck[];
@@ -69,6 +81,15 @@ export interface CommentData {
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'];
 /** Screenshots shown as images (the rest are linked from the table). */
 const MAX_IMAGES = 12;
+/** Sessions listed by title; the rest are counted and left to the dashboard's PR page. */
+export const MAX_SESSIONS = 10;
+/** A title is at most 80 characters when derived (src/areas/sessions/title.ts); a sent one is cut here. */
+const SESSION_TITLE_CHARS = 100;
+
+/** The dashboard page of one session, as the verdict rows link a turn (src/areas/verdict/render.ts). */
+export function sessionPageUrl(publicUrl: string, appId: string, traceId: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/f/${encodeURIComponent(appId)}/sessions/${encodeURIComponent(traceId)}`;
+}
 
 function usd(n: number): string {
   return `$${n.toFixed(2)}`;
@@ -132,8 +153,22 @@ export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): str
         : `unknown (${noPrice})`;
   head.push(
     `**Sessions:** ${d.sessions.count}${agents ? ` (${agents})` : ''} · total cost ${cost} · ${link('PR page on the Attest dashboard', d.dashboardUrl)}`,
-    '',
   );
+  // Each session by its title, linked to its page, with its own cost: an unpriced one has no dollar figure.
+  // Capped, so a PR with hundreds of sessions keeps the comment within GitHub's limit.
+  if (d.sessions.list.length > 0) head.push('');
+  for (const s of d.sessions.list.slice(0, MAX_SESSIONS)) {
+    const own =
+      s.costStatus === 'complete'
+        ? usd(s.costUsd)
+        : s.costStatus === 'partial'
+          ? `${usd(s.costUsd)} (partial)`
+          : 'unpriced';
+    head.push(`- ${link(s.title ? inline(s.title, SESSION_TITLE_CHARS) : 'untitled session', s.pageUrl)} · ${own}`);
+  }
+  const more = d.sessions.list.length - MAX_SESSIONS;
+  if (more > 0) head.push(`- +${more} more on the ${link('PR page', d.dashboardUrl)}`);
+  head.push('');
 
   const body: string[] = [];
   if (d.artifacts.length > 0) {

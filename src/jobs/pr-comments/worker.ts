@@ -25,7 +25,7 @@ import { listChecks } from '../../areas/results/service.js';
 import { syncCheckRun } from '../../areas/verdict/check-run.js';
 import { pullRequestVerdict, type PrVerdict } from '../../areas/verdict/service.js';
 import { workItemsOfPullRequest } from '../../areas/work-items/service.js';
-import { hasEvidence, markerOf, renderComment, type CommentData } from './render.js';
+import { hasEvidence, markerOf, renderComment, sessionPageUrl, type CommentData } from './render.js';
 import * as store from '../../areas/pr-comments/store.js';
 
 /** A run holds its pull request this long; a replica that dies mid-run frees it when the lease ends. */
@@ -357,6 +357,12 @@ async function gather(ctx: FactoryContext, owner: string, name: string, number: 
       costUsd: detail?.costUsd ?? 0,
       costStatus: detail?.costStatus ?? 'complete',
       unpricedModels: detail?.unpricedModels ?? [],
+      list: (detail?.sessionList ?? []).map((s) => ({
+        title: s.title,
+        pageUrl: sessionPageUrl(ctx.config.publicUrl, ctx.appId, s.traceId),
+        costUsd: s.costUsd,
+        costStatus: s.costStatus,
+      })),
     },
     artifacts: artifacts.map((a) => {
       let imageUrl: string | null = null;

@@ -11,7 +11,12 @@ import { ingest, sessionDoc } from '../metrics/sessions.js';
 import { deliver, pullRequestDelivery } from '../webhooks/github.js';
 import * as jobs from '../../../src/areas/pr-comments/store.js';
 import { LEASE_MS } from '../../../src/jobs/pr-comments/worker.js';
-import { GITHUB_COMMENT_LIMIT, renderComment, type CommentData } from '../../../src/jobs/pr-comments/render.js';
+import {
+  GITHUB_COMMENT_LIMIT,
+  renderComment,
+  type CommentData,
+  type CommentSession,
+} from '../../../src/jobs/pr-comments/render.js';
 import { bindInstallation } from '../../github-double/setup.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -505,6 +510,59 @@ describe('the living PR comment', () => {
       `total cost $${after.body.data.costUsd.toFixed(2)} (partial: no price for mystery\\-model\\-9) · `,
     ); // names escaped as every inline text
   });
+
+  it('lists the sessions by title, each linked to its page with its own cost, and never by id', async () => {
+    const n = openPull(e);
+    // claude-sonnet-4-5 at $3 in and $15 out per million tokens: 100,000 × 3 + 20,000 × 15 = 600,000 µ$ a turn.
+    const turn = { model: 'claude-sonnet-4-5', in: 100_000, out: 20_000, cacheRead: 0 };
+    const untitled = sessionDoc({
+      startedAt: '2026-11-02T09:00:00Z',
+      repo: 'acme/api',
+      branch: 'fix/parser',
+      prNumber: n,
+      turns: [turn, turn],
+    });
+    const titled = sessionDoc({
+      startedAt: '2026-11-02T10:00:00Z',
+      repo: 'acme/api',
+      branch: 'fix/parser',
+      prNumber: n,
+      title: 'Fix the parser [see](https://evil.example/x) @octocat',
+      turns: [turn],
+    });
+    const unpriced = sessionDoc({
+      startedAt: '2026-11-02T11:00:00Z',
+      repo: 'acme/api',
+      branch: 'fix/parser',
+      prNumber: n,
+      title: 'Try the new model',
+      turns: [{ ...turn, model: 'mystery-model-9' }],
+    });
+    await ingest(e.gw, as(t), [untitled, titled, unpriced]);
+    expect((await settle(e.gw)).posted).toBe(1);
+    const body = marked(e.github, n, t.appId)[0]!.body;
+    // The page is the gateway's trace id (the PR read's traceId), not the id the session was sent with.
+    const read = await e.gw.call('GET', `/v1/prs/acme/api/${n}`, as(t));
+    const traces = read.body.data.sessionList as { traceId: string; sessionId: string }[];
+    const traceOf = (doc: Record<string, unknown>) => traces.find((s) => s.sessionId === doc.id)!.traceId;
+    const page = (doc: Record<string, unknown>) => `http://attest.test/f/${t.appId}/sessions/${traceOf(doc)}`;
+    // One human turn and two assistant turns, no title sent: the title derived at ingest, oldest first.
+    const lines = body.split('\n').filter((l) => l.startsWith('- ') && l.includes('/sessions/'));
+    expect(lines).toEqual([
+      `- [claude\\-code on fix/parser · 3 turns](${page(untitled)}) · $1.20`,
+      `- [Fix the parser \\[see\\]\\(https\\:\u200b//evil\\.example/x\\) @\u200boctocat](${page(titled)}) · $0.60`,
+      `- [Try the new model](${page(unpriced)}) · unpriced`,
+    ]);
+    // The ids are only in the link destinations, never in the text a reader sees.
+    const visible = lines.map((l) => l.replace(/\]\([^)]*\)/g, ']')).join('\n');
+    expect(visible).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i);
+    for (const doc of [untitled, titled, unpriced]) {
+      expect(visible).not.toContain(doc.id as string);
+      expect(visible).not.toContain(traceOf(doc));
+    }
+    expect(body).not.toContain('](https://evil');
+    expect(body).not.toContain('@octocat');
+  });
 });
 
 async function jobRow(gw: TestGateway, appId: string, number: number): Promise<jobs.JobRow> {
@@ -554,7 +612,7 @@ describe('the comment body', () => {
   const base: CommentData = {
     appId: '00000000-0000-4000-8000-000000000001',
     dashboardUrl: 'http://attest.test/f/x/prs/acme/api/1',
-    sessions: { count: 0, agentTypes: [], costUsd: 0, costStatus: 'complete', unpricedModels: [] },
+    sessions: { count: 0, agentTypes: [], costUsd: 0, costStatus: 'complete', unpricedModels: [], list: [] },
     artifacts: [],
     checks: [],
     criteria: [],
@@ -584,7 +642,7 @@ describe('the comment body', () => {
   });
 
   it('says when the total cost is not whole, and which models had no price', () => {
-    const sessions = { count: 2, agentTypes: [], costUsd: 1.5 };
+    const sessions = { count: 2, agentTypes: [], costUsd: 1.5, list: [] };
     expect(renderComment({ ...base, sessions: { ...sessions, costStatus: 'complete', unpricedModels: [] } })).toContain(
       'total cost $1.50 · ',
     );
@@ -601,5 +659,56 @@ describe('the comment body', () => {
     expect(
       renderComment({ ...base, sessions: { ...sessions, costStatus: 'partial', unpricedModels: many } }),
     ).toContain('(partial: no price for m0, m1, m2, m3, m4, …) · ');
+  });
+
+  const session = (i: number, over: Partial<CommentSession> = {}): CommentSession => ({
+    title: `session ${i}`,
+    pageUrl: `http://attest.test/f/x/sessions/s${i}`,
+    costUsd: 0.25,
+    costStatus: 'complete',
+    ...over,
+  });
+  const withSessions = (list: CommentSession[]): CommentData => ({
+    ...base,
+    sessions: { count: list.length, agentTypes: [], costUsd: 0, costStatus: 'complete', unpricedModels: [], list },
+  });
+
+  it('lists each session by its escaped title with its own cost; a hostile title stays text', () => {
+    const hostile = '[x](https://evil.example/y) <img src=x onerror=alert(1)> @octocat #1 **b** | c';
+    const body = renderComment(
+      withSessions([
+        session(1, { title: hostile, costStatus: 'partial', costUsd: 1.5 }),
+        session(2, { title: null, costStatus: 'unpriced', costUsd: 0 }),
+      ]),
+    );
+    const lines = body.split('\n').filter((l) => l.startsWith('- '));
+    expect(lines).toEqual([
+      '- [\\[x\\]\\(https\\:\u200b//evil\\.example/y\\) ' +
+        '&lt;img src\\=x onerror\\=alert\\(1\\)&gt; @\u200boctocat \\#\u200b1 \\*\\*b\\*\\* \\| c]' +
+        '(http://attest.test/f/x/sessions/s1) · $1.50 (partial)',
+      '- [untitled session](http://attest.test/f/x/sessions/s2) · unpriced',
+    ]);
+    for (const bad of ['<img', '](https://evil', '@octocat', '**b**']) expect(body, bad).not.toContain(bad);
+    expect(lines.join('\n')).not.toContain('$0.00'); // an unpriced session has no dollar figure
+    // The same inputs give the same bytes (the worker skips an edit when the body's hash is unchanged).
+    expect(renderComment(withSessions([session(1, { title: hostile })]))).toBe(
+      renderComment(withSessions([session(1, { title: hostile })])),
+    );
+  });
+
+  it('lists at most 10 sessions, then counts the rest, and stays within the limit', () => {
+    const body = renderComment(withSessions(Array.from({ length: 25 }, (_, i) => session(i + 1))));
+    const lines = body.split('\n').filter((l) => l.startsWith('- '));
+    expect(lines).toHaveLength(11);
+    expect(lines[0]).toBe('- [session 1](http://attest.test/f/x/sessions/s1) · $0.25');
+    expect(lines[9]).toBe('- [session 10](http://attest.test/f/x/sessions/s10) · $0.25');
+    expect(lines[10]).toBe('- +15 more on the [PR page](http://attest.test/f/x/prs/acme/api/1)');
+    expect(body).not.toContain('session 11');
+    // Two thousand sessions with long titles full of characters that escaping lengthens: still one comment.
+    const long = Array.from({ length: 2000 }, (_, i) => session(i, { title: `<&>[]`.repeat(100) }));
+    const big = renderComment(withSessions(long));
+    expect(big.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
+    expect(big).toContain('- +1990 more on the [PR page]');
+    expect(big).not.toContain('cut here');
   });
 });
