@@ -380,6 +380,28 @@ describe('the verdict of a pull request', () => {
     expect(bad.body.error.code).toBe('invalid_query_params');
   });
 
+  it('another factory sees no verdict of our PRs in the outcomes list, and its verdict filter reveals none', async () => {
+    const pr = await openPull(writer.id);
+    await sync(
+      fullSession({
+        prNumber: pr.number,
+        branch: pr.branch,
+        calls: [bash('git commit -n -m wip', `[${pr.branch} ${pr.commits[0]!.slice(0, 7)}] wip`)],
+      }),
+    );
+    const ours = await g.gw.call('GET', '/v1/prs/outcomes?limit=100&verdict=unverifiable', as(t));
+    expect(ours.body.data.some((o: { number: number }) => o.number === pr.number)).toBe(true);
+    const b = await createTenant(g.gw);
+    for (const [who, caller] of foreignCallers(b, await siblingFactory(g.gw, t))) {
+      for (const query of ['limit=100', 'limit=100&verdict=unverifiable', 'limit=100&verdict=clean,review,waiting']) {
+        const r = await g.gw.call('GET', `/v1/prs/outcomes?${query}`, caller);
+        expect(r.status, `${who} ${query}`).toBe(200);
+        expect(r.body.data, `${who} ${query}`).toEqual([]);
+        expect(r.body.pagination.total, `${who} ${query}`).toBe(0);
+      }
+    }
+  });
+
   it('the Overview compares PRs by verdict in the window: count, merged, reverted, CI failures', async () => {
     const u = await createTenant(g.gw);
     await bindInstallation(g.gw, u.appId, writer.id);
