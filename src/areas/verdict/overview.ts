@@ -6,19 +6,7 @@ import { VERDICTS, type Verdict } from '../../verify/index.js';
 import type { FactoryContext } from '../../server/context.js';
 import { windowOf } from '../metrics/service.js';
 import { outcomesWithVerdicts } from './outcomes.js';
-
-export interface VerdictBucketWire {
-  verdict: Verdict;
-  prs: number;
-  merged: number;
-  reverted: number;
-  ciFailures: number;
-}
-
-export interface VerdictOverviewWire {
-  window: { from: string; to: string };
-  verdicts: VerdictBucketWire[];
-}
+import type { VerdictBucketWire, VerdictOverviewWire } from './schema.js';
 
 export async function verdictOverview(
   ctx: FactoryContext,

@@ -2,8 +2,8 @@
 // credentials, permission and 404.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, PrNumber } from '../../server/schemas.js';
-import { Verdict, VerdictRow } from '../../verify/index.js';
+import { Data, PrNumber } from '../../server/schemas.js';
+import { VerdictOverviewSchema, VerdictSchema } from './schema.js';
 import { verdictOverview } from './overview.js';
 import { pullRequestVerdict } from './service.js';
 
@@ -18,26 +18,6 @@ const Instant = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$',
   maxLength: 40,
   description: 'YYYY-MM-DD (a date-only `to` includes that whole UTC day) or an ISO date-time with Z or an offset.',
-});
-
-export const VerdictSchema = Type.Object({
-  repository: Type.String(),
-  number: Type.Integer(),
-  headSha: Nullable(
-    Type.String({ description: 'The head commit the evaluation is of; null before a pull_request webhook told it.' }),
-  ),
-  verdict: Verdict,
-  flagged: Type.Integer({ minimum: 0, description: 'Rows at warn or block level that did not pass.' }),
-  rows: Type.Array(VerdictRow, {
-    description: 'Ordered as shown on the PR; a validator with nothing to say has no row.',
-  }),
-  policy: Type.Object({
-    source: Type.String({
-      description: '"default", or "<path>@<base sha>" of the policy read at the PR\'s base commit.',
-    }),
-    errors: Type.Array(Type.Object({ file: Type.String(), message: Type.String() })),
-  }),
-  evaluatedAt: DateTime,
 });
 
 export const verdictRoutes: AreaRoutes = (app) => {
@@ -88,20 +68,7 @@ export const verdictRoutes: AreaRoutes = (app) => {
           { additionalProperties: false },
         ),
         response: {
-          200: Data(
-            Type.Object({
-              window: Type.Object({ from: DateTime, to: DateTime }),
-              verdicts: Type.Array(
-                Type.Object({
-                  verdict: Verdict,
-                  prs: Type.Integer({ minimum: 0 }),
-                  merged: Type.Integer({ minimum: 0 }),
-                  reverted: Type.Integer({ minimum: 0 }),
-                  ciFailures: Type.Integer({ minimum: 0, description: 'PRs whose CI failed at their head commit.' }),
-                }),
-              ),
-            }),
-          ),
+          200: Data(VerdictOverviewSchema),
         },
       },
     },

@@ -4,14 +4,7 @@
 // and stores the evaluation when it differs from the PR's latest (so identical evaluations keep one row and
 // one `evaluatedAt`, and the comment rendered from them stays byte-identical).
 import crypto from 'node:crypto';
-import {
-  evaluate,
-  parsePolicy,
-  type SessionVerification,
-  type Verdict,
-  type VerdictInput,
-  type VerdictRow,
-} from '../../verify/index.js';
+import { evaluate, parsePolicy, type SessionVerification, type VerdictInput } from '../../verify/index.js';
 import type { FactoryContext } from '../../server/context.js';
 import { listCriteriaOf } from '../criteria/service.js';
 import { listFindings } from '../findings/service.js';
@@ -20,21 +13,11 @@ import { normalizeRepository } from '../../codehost/repository-name.js';
 import { findPullRequest } from '../prs/store.js';
 import { workItemsOfPullRequest } from '../work-items/service.js';
 import { policyFiles, prInputs } from './github-inputs.js';
+import type { VerdictWire } from './schema.js';
 import * as store from './store.js';
 
 /** A linked session that has not ended and started within this long is still expected to arrive whole. */
 export const WAITING_WINDOW_MS = 6 * 3600_000;
-
-export interface VerdictWire {
-  repository: string;
-  number: number;
-  headSha: string | null;
-  verdict: Verdict;
-  flagged: number;
-  rows: VerdictRow[];
-  policy: { source: string; errors: Array<{ file: string; message: string }> };
-  evaluatedAt: string;
-}
 
 export interface PrVerdict {
   wire: VerdictWire;

@@ -18,8 +18,8 @@ import {
   iso,
   isLive,
   type ClaimRecord,
-  type ClaimWire,
 } from './service.js';
+import type { ClaimHistoryEntryWire } from './schema.js';
 import * as store from './store.js';
 
 export interface ClaimInput {
@@ -242,13 +242,7 @@ export async function recordLegacyClaim(
 // ---- claim history ----
 
 /** A claim as the history reads it: `live`, `released` (let go before its lease ran out) or `expired`. */
-export type ClaimState = 'live' | 'released' | 'expired';
-
-export interface ClaimHistoryEntryWire extends ClaimWire {
-  state: ClaimState;
-  /** When the claim ended (released, or found expired by a later claim); null while open. An open claim past its lease is `expired` with endedAt null. */
-  endedAt: string | null;
-}
+export type ClaimState = ClaimHistoryEntryWire['state'];
 
 function historyEntry(row: store.ClaimRow, now: number): ClaimHistoryEntryWire {
   // end_reason 'released' is only written while the lease still ran (releaseClaim records 'expired' otherwise).

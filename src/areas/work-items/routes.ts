@@ -2,7 +2,8 @@
 // declare pull requests onto an item. Shapes: spec part 2 (list entry) and API.md §5–§6.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Uuid, Int53, PrNumber, NoContent, Limit, Offset } from '../../server/schemas.js';
+import { Data, DateTime, Nullable, Int53, PrNumber, NoContent, Limit, Offset } from '../../server/schemas.js';
+import { ClaimHistoryEntrySchema, ClaimSchema, WorkItemListEntrySchema, WorkItemSchema } from './schema.js';
 import { claimWorkItem, listClaimHistory, releaseClaim, renewClaim } from './claims.js';
 import {
   BLOCK_CLASSES,
@@ -32,43 +33,6 @@ const StringOrNull = (opts: { minLength?: number; maxLength?: number; pattern?: 
 const Section = Type.String({ maxLength: 100 });
 const Title = Type.String({ minLength: 1, maxLength: 500 });
 
-export const ClaimSchema = Type.Object({
-  id: Uuid,
-  source: Type.String(),
-  branch: Nullable(Type.String()),
-  claimedAt: DateTime,
-  expiresAt: DateTime,
-});
-
-const ClaimHistoryEntrySchema = Type.Object({
-  ...ClaimSchema.properties,
-  state: Type.Union([Type.Literal('live'), Type.Literal('released'), Type.Literal('expired')]),
-  endedAt: Nullable(DateTime),
-});
-
-const listEntryFields = {
-  id: Uuid,
-  number: Type.Integer(),
-  tracker: Type.String(),
-  trackerKey: Type.String(),
-  title: Type.String(),
-  specRepository: Type.String(),
-  specNumber: Type.Integer(),
-  stage: Type.String(),
-  section: Type.String(),
-  blockClass: Type.String(),
-  claim: Nullable(ClaimSchema),
-  startable: Type.Boolean(),
-};
-export const WorkItemListEntrySchema = Type.Object(listEntryFields);
-export const WorkItemSchema = Type.Object({
-  ...listEntryFields,
-  repository: Nullable(Type.String()),
-  withdrawn: Type.Boolean(),
-  withdrawnAt: Nullable(DateTime),
-  createdAt: DateTime,
-  updatedAt: DateTime,
-});
 const ItemParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'The work item uuid or its number in the factory.' }),
 });

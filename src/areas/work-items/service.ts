@@ -8,6 +8,7 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../../server/audit.js';
 import { schedulePrComments } from '../pr-comments/outbox.js';
+import type { ClaimWire, WorkItemListEntry, WorkItemWire } from './schema.js';
 import * as store from './store.js';
 
 export const TRACKERS = ['github', 'linear', 'jira', 'local'] as const;
@@ -77,36 +78,8 @@ export interface LinkedPullRequest {
 
 // ---- wire shapes ----
 
-export interface ClaimWire {
-  id: string;
-  source: string;
-  branch: string | null;
-  claimedAt: string;
-  expiresAt: string;
-}
-
-export interface WorkItemListEntry {
-  id: string;
-  number: number;
-  tracker: string;
-  trackerKey: string;
-  title: string;
-  specRepository: string;
-  specNumber: number;
-  stage: string;
-  section: string;
-  blockClass: string;
-  claim: ClaimWire | null;
-  startable: boolean;
-}
-
-export interface WorkItemWire extends WorkItemListEntry {
-  repository: string | null;
-  withdrawn: boolean;
-  withdrawnAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+// The wire shapes are the routes' schemas (./schema.ts).
+export type { ClaimWire, WorkItemListEntry, WorkItemWire };
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
