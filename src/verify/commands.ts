@@ -1,7 +1,7 @@
 // What a shell tool call ran: its simple commands with wrappers taken off (`npx`, `uv run`, `timeout`,
 // `bash -c '...'`), each matched against the tool table, and the hook bypasses of its commits and pushes.
 import { nestedScript, simpleCommands, type SimpleCommand } from './shell.js';
-import { TOOLS, filtered, scriptRun, type Args, type Recognised } from './tools.js';
+import { TOOLS, filtered, scriptRun, type Args, type Recognised } from './tools/index.js';
 
 /** One recognised run inside a tool call, with what the line's exit status says about it. */
 export interface CommandPart extends Recognised {

@@ -16,7 +16,7 @@ import {
   type RunScope,
   type SessionVerification,
 } from './schema.js';
-import { OUTPUT_SIGNS, PROSE_FILE_GLOBS, TEST_FILE_GLOBS } from './tools.js';
+import { OUTPUT_SIGNS, PROSE_FILE_GLOBS, TEST_FILE_GLOBS } from './tools/index.js';
 
 /** Tools that run a shell command: Claude Code's Bash; Codex's shell, exec_command and local shell. */
 const SHELL_TOOLS = new Set(['Bash', 'shell', 'exec_command', 'local_shell', 'shell_command', 'container.exec']);
