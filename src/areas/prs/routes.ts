@@ -7,7 +7,7 @@ import { GithubAppStatus, PrState, PullRequestDetail, PullRequestOutcome } from 
 import { csvLine, exportResponse, FORMAT_QUERY, jsonArray, sendDownload, type CsvValue } from '../../server/export.js';
 import { githubAppStatus, reportPullRequests } from './reported.js';
 import { outcomesWithVerdicts, parseVerdictFilter, pullRequestWithVerdict } from '../verdict/outcomes.js';
-import { exportPullRequest, type PrEvidenceExport } from './service.js';
+import { exportPullRequest, type PrEvidenceExport } from './export.js';
 
 const ReportedPullRequest = Type.Object(
   {
