@@ -6,38 +6,13 @@ import { apiError } from '../../server/errors.js';
 import { listPullRequestArtifacts } from '../artifacts/service.js';
 import { listChecks } from '../results/service.js';
 import * as store from './attribution-store.js';
-import type { PrState, PullRequestSession } from './schema.js';
-import { defaultUrl, keyOf, prSessionWire, type PullRequestRead } from './service.js';
-import { describePullRequests, type CiVerdict } from './state.js';
+import type { PrEvidence, PullRequestSession } from './schema.js';
+import { defaultUrl, keyOf, prSessionWire } from './service.js';
+import { describePullRequests } from './state.js';
 import * as prStore from './store.js';
 
-/** The PR's own fields in an export: its webhook state, or only its key when known from sessions alone. */
-export interface PrEvidenceHeader {
-  repository: string;
-  number: number;
-  url: string;
-  state: PrState;
-  title: string | null;
-  branch: string | null;
-  baseBranch: string | null;
-  headSha: string | null;
-  author: string | null;
-  merged: boolean | null;
-  reverted: boolean | null;
-  revertedBy: number | null;
-  ci: CiVerdict;
-  openedAt: string | null;
-  closedAt: string | null;
-  mergedAt: string | null;
-}
-
-export interface PrEvidenceExport {
-  pullRequest: PrEvidenceHeader;
-  /** The linked sessions, oldest first, read from the store a page at a time. */
-  sessions: AsyncIterable<PullRequestSession>;
-  artifacts: PullRequestRead['artifacts'];
-  results: PullRequestRead['results'];
-}
+/** A PR's evidence with its linked sessions read from the store a page at a time, oldest first. */
+export type PrEvidenceExport = Omit<PrEvidence, 'sessions'> & { sessions: AsyncIterable<PullRequestSession> };
 
 export const PR_EXPORT_BATCH = 500;
 

@@ -2,6 +2,8 @@
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, Ref } from '../../server/schemas.js';
 import { Verdict } from '../../verify/index.js';
+import { Artifact } from '../artifacts/schema.js';
+import { Check } from '../results/schema.js';
 
 const CostStatus = Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]);
 
@@ -124,3 +126,33 @@ export const PullRequestDetail = Type.Object(
   { $id: 'PullRequestDetail' },
 );
 export type PullRequestDetail = Static<typeof PullRequestDetail>;
+
+/** A PR's own fields in its evidence download: its webhook state, or only its key when known from sessions alone. */
+export const PrEvidenceHeader = Type.Pick(PullRequestDetail, [
+  'repository',
+  'number',
+  'url',
+  'state',
+  'title',
+  'branch',
+  'baseBranch',
+  'headSha',
+  'author',
+  'merged',
+  'reverted',
+  'revertedBy',
+  'ci',
+  'openedAt',
+  'closedAt',
+  'mergedAt',
+]);
+export type PrEvidenceHeader = Static<typeof PrEvidenceHeader>;
+
+/** A PR's evidence as GET /v1/prs/{owner}/{repo}/{number}/export?format=json writes it (sessions oldest first). */
+export const PrEvidence = Type.Object({
+  pullRequest: PrEvidenceHeader,
+  sessions: Type.Array(PullRequestSession),
+  artifacts: Type.Array(Artifact),
+  results: Type.Array(Check),
+});
+export type PrEvidence = Static<typeof PrEvidence>;
