@@ -37,23 +37,36 @@ function assertTtl(ctx: FactoryContext, ttl: number): void {
   }
 }
 
+/** The lease a new claim holds: who, on which branch (null for a legacy claim), from when, for how long. */
+interface Lease {
+  source: string;
+  branch: string | null;
+  claimedAt: number;
+  ttlSeconds: number;
+}
+
 /**
- * Claims the item: ends an expired open claim (revoking its key), inserts the new claim and mints its
- * item key, all in one transaction. The unique index on open claims decides races: every loser's insert
- * fails and answers 409 work_item_claimed, on one node or many.
+ * Opens a claim on the item: ends an expired open claim (revoking its key), inserts the new claim and mints
+ * its item key, all in one transaction. The unique index on open claims decides races: every loser's insert
+ * fails and answers 409 work_item_claimed (with the holder's expiresAt), on one node or many.
  */
-export async function claimWorkItem(
+async function openClaim(
   ctx: FactoryContext,
-  idOrNumber: string,
-  input: ClaimInput,
+  item: store.WorkItemRow,
+  lease: Lease,
 ): Promise<{ claim: ClaimRecord; itemKey: string }> {
-  const ttl = input.ttlSeconds ?? CLAIM_DEFAULT_TTL_SECONDS;
-  assertTtl(ctx, ttl);
-  const item = await findItemRow(ctx, idOrNumber);
-  if (item.withdrawn_at !== null)
-    throw apiError('work_item_withdrawn', 'The work item is withdrawn; it cannot be claimed.');
   const now = ctx.clock.now();
-  const claimId = crypto.randomUUID();
+  const claim: ClaimRecord = {
+    id: crypto.randomUUID(),
+    workItemId: item.id,
+    source: lease.source,
+    branch: lease.branch,
+    ttlSeconds: lease.ttlSeconds,
+    claimedAt: lease.claimedAt,
+    expiresAt: lease.claimedAt + lease.ttlSeconds * 1000,
+    credentialId: null,
+    endedAt: null,
+  };
   let revoked: string[] = [];
   let minted: { id: string; plaintext: string };
   try {
@@ -62,22 +75,22 @@ export async function claimWorkItem(
       await store.revokeItemKeys(trx, ctx.appId, revoked, now);
       const key = await mintCredential(trx, ctx.gateway.pepper, now, {
         kind: 'item_key',
-        name: `claim ${claimId}`,
+        name: `claim ${claim.id}`,
         orgId: ctx.orgId,
         appId: ctx.appId,
         workItemId: item.id,
         createdBy: ctx.principal.userId,
       });
       await store.insertClaim(trx, {
-        id: claimId,
+        id: claim.id,
         org_id: ctx.orgId,
         app_id: ctx.appId,
         work_item_id: item.id,
-        source: input.source,
-        branch: input.branch,
-        ttl_seconds: ttl,
-        claimed_at: now,
-        expires_at: now + ttl * 1000,
+        source: claim.source,
+        branch: claim.branch,
+        ttl_seconds: claim.ttlSeconds,
+        claimed_at: claim.claimedAt,
+        expires_at: claim.expiresAt,
         credential_id: key.id,
         ended_at: null,
         end_reason: null,
@@ -96,20 +109,26 @@ export async function claimWorkItem(
     throw err;
   }
   if (revoked.length > 0) ctx.gateway.auth.invalidate();
-  return {
-    claim: {
-      id: claimId,
-      workItemId: item.id,
-      source: input.source,
-      branch: input.branch,
-      ttlSeconds: ttl,
-      claimedAt: now,
-      expiresAt: now + ttl * 1000,
-      credentialId: minted.id,
-      endedAt: null,
-    },
-    itemKey: minted.plaintext,
-  };
+  return { claim: { ...claim, credentialId: minted.id }, itemKey: minted.plaintext };
+}
+
+/** Claims the item for the caller's branch, for ttlSeconds from now. 409 work_item_withdrawn, work_item_claimed. */
+export async function claimWorkItem(
+  ctx: FactoryContext,
+  idOrNumber: string,
+  input: ClaimInput,
+): Promise<{ claim: ClaimRecord; itemKey: string }> {
+  const ttl = input.ttlSeconds ?? CLAIM_DEFAULT_TTL_SECONDS;
+  assertTtl(ctx, ttl);
+  const item = await findItemRow(ctx, idOrNumber);
+  if (item.withdrawn_at !== null)
+    throw apiError('work_item_withdrawn', 'The work item is withdrawn; it cannot be claimed.');
+  return openClaim(ctx, item, {
+    source: input.source,
+    branch: input.branch,
+    claimedAt: ctx.clock.now(),
+    ttlSeconds: ttl,
+  });
 }
 
 /** An item key reaches only its own work item. */
@@ -185,58 +204,7 @@ export async function recordLegacyClaim(
   input: { source: string; claimedAt: number; ttlSeconds: number },
 ): Promise<{ claim: ClaimRecord; itemKey: string }> {
   const item = await findItemRow(ctx, workItemId);
-  const claimId = crypto.randomUUID();
-  const now = ctx.clock.now();
-  const expiresAt = input.claimedAt + input.ttlSeconds * 1000;
-  let ended: string[] = [];
-  const key = await ctx.db
-    .transaction()
-    .execute(async (trx) => {
-      ended = await store.endExpiredClaim(trx, ctx.appId, item.id, now);
-      await store.revokeItemKeys(trx, ctx.appId, ended, now);
-      const minted = await mintCredential(trx, ctx.gateway.pepper, now, {
-        kind: 'item_key',
-        name: `claim ${claimId}`,
-        orgId: ctx.orgId,
-        appId: ctx.appId,
-        workItemId: item.id,
-        createdBy: ctx.principal.userId,
-      });
-      await store.insertClaim(trx, {
-        id: claimId,
-        org_id: ctx.orgId,
-        app_id: ctx.appId,
-        work_item_id: item.id,
-        source: input.source,
-        branch: null,
-        ttl_seconds: input.ttlSeconds,
-        claimed_at: input.claimedAt,
-        expires_at: expiresAt,
-        credential_id: minted.id,
-        ended_at: null,
-        end_reason: null,
-      });
-      return minted;
-    })
-    .catch((err: unknown) => {
-      if (isUniqueViolation(err)) throw apiError('work_item_claimed', 'Another live claim holds this work item.');
-      throw err;
-    });
-  if (ended.length > 0) ctx.gateway.auth.invalidate();
-  return {
-    claim: {
-      id: claimId,
-      workItemId: item.id,
-      source: input.source,
-      branch: null,
-      ttlSeconds: input.ttlSeconds,
-      claimedAt: input.claimedAt,
-      expiresAt,
-      credentialId: key.id,
-      endedAt: null,
-    },
-    itemKey: key.plaintext,
-  };
+  return openClaim(ctx, item, { ...input, branch: null });
 }
 
 // ---- claim history ----
