@@ -3,7 +3,8 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
 import { lockForTransaction } from '../../db/locks.js';
-import { dayRowOf, modelRowOf, tilesOf, type DayRow, type ModelRow, type Scope, type Tiles } from './store.js';
+import { DAY_COUNTERS, MODEL_COUNTERS, readCounters, TILE_COUNTERS } from './counters.js';
+import { dayRowOf, modelRowOf, type DayRow, type ModelRow, type Scope, type Tiles } from './store.js';
 
 export interface MetricsDaysTable {
   app_id: string;
@@ -184,23 +185,12 @@ export async function dayTiles(
   ranges: readonly DayRange[],
 ): Promise<Omit<Tiles, 'activeActors'>[]> {
   if (ranges.length === 0) return [];
-  const cols = [
-    'sessions',
-    'subagent_sessions',
-    'cost_micros',
-    'turns',
-    'tool_calls',
-    'tool_errors',
-    'rejected',
-    'clean',
-    'hands_on',
-  ] as const;
   const inRange = (r: DayRange) => sql`(day >= ${r.first} and day < ${r.end})`;
   let q = db
     .selectFrom('metrics_days')
     .select(
       ranges.flatMap((r, i) =>
-        cols.map((c) =>
+        TILE_COUNTERS.map((c) =>
           sql<number>`coalesce(sum(case when ${inRange(r)} then ${sql.ref(c)} else 0 end), 0)`.as(`r${i}_${c}`),
         ),
       ),
@@ -209,7 +199,7 @@ export async function dayTiles(
     .where(sql<boolean>`(${sql.join(ranges.map(inRange), sql` or `)})`);
   if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
   const row = ((await q.executeTakeFirst()) ?? {}) as Record<string, unknown>;
-  return ranges.map((_, i) => tilesOf(row, `r${i}_`));
+  return ranges.map((_, i) => readCounters(row, TILE_COUNTERS, `r${i}_`));
 }
 
 /** Distinct actors of top-level sessions: whole days from the rollup, partial edges from the sessions. */
@@ -252,18 +242,7 @@ export async function actors(
 export async function dayModels(db: Db, scope: Scope, days: DayRange): Promise<ModelRow[]> {
   let q = db
     .selectFrom('metrics_day_models')
-    .select((eb) => [
-      'model',
-      eb.fn.sum<number>('sessions').as('sessions'),
-      eb.fn.sum<number>('turns').as('turns'),
-      eb.fn.sum<number>('unpriced_turns').as('unpriced'),
-      eb.fn.sum<number>('input_tokens').as('input'),
-      eb.fn.sum<number>('output_tokens').as('output'),
-      eb.fn.sum<number>('cache_read_tokens').as('cache_read'),
-      eb.fn.sum<number>('cache_write_tokens').as('cache_write'),
-      eb.fn.sum<number>('cache_write_1h_tokens').as('cache_write_1h'),
-      eb.fn.sum<number>('cost_micros').as('cost'),
-    ])
+    .select((eb) => ['model', ...MODEL_COUNTERS.map((c) => eb.fn.sum<number>(c).as(c))])
     .where('app_id', '=', scope.appId)
     .where('day', '>=', days.first)
     .where('day', '<', days.end);
@@ -279,17 +258,7 @@ export type RollupDayRow = DayRow;
 export async function dayRows(db: Db, scope: Scope, days: DayRange): Promise<RollupDayRow[]> {
   let q = db
     .selectFrom('metrics_days')
-    .select((eb) => [
-      'day',
-      eb.fn.sum<number>('sessions').as('sessions'),
-      eb.fn.sum<number>('cost_micros').as('cost'),
-      eb.fn.sum<number>('turns').as('turns'),
-      eb.fn.sum<number>('tool_calls').as('tool_calls'),
-      eb.fn.sum<number>('tool_errors').as('tool_errors'),
-      eb.fn.sum<number>('rejected').as('rejected'),
-      eb.fn.sum<number>('clean').as('clean'),
-      eb.fn.sum<number>('hands_on').as('hands_on'),
-    ])
+    .select((eb) => ['day', ...DAY_COUNTERS.map((c) => eb.fn.sum<number>(c).as(c))])
     .where('app_id', '=', scope.appId)
     .where('day', '>=', days.first)
     .where('day', '<', days.end);

@@ -6,6 +6,7 @@
 // by the next read. A session whose transaction commits late with an older updated_at is picked up by the
 // periodic re-read of the last LAG_MS of changes, at most RECHECK_MS later.
 import type { Db, Dialect } from '../../db/connection.js';
+import { addFields, fieldsOf, readCounters, TILE_COUNTERS } from './counters.js';
 import * as raw from './store.js';
 import * as rs from './rollup-store.js';
 
@@ -52,33 +53,8 @@ export function split(w: raw.Window): Split {
   return { days: { first, end }, edges };
 }
 
-const ZERO: raw.Tiles = {
-  sessions: 0,
-  subagentSessions: 0,
-  costMicros: 0,
-  toolCalls: 0,
-  toolErrors: 0,
-  rejectedToolCalls: 0,
-  cleanSessions: 0,
-  handsOnSessions: 0,
-  activeActors: 0,
-  turns: 0,
-};
-
-function add(a: raw.Tiles, b: Omit<raw.Tiles, 'activeActors'>): raw.Tiles {
-  return {
-    sessions: a.sessions + b.sessions,
-    subagentSessions: a.subagentSessions + b.subagentSessions,
-    costMicros: a.costMicros + b.costMicros,
-    toolCalls: a.toolCalls + b.toolCalls,
-    toolErrors: a.toolErrors + b.toolErrors,
-    rejectedToolCalls: a.rejectedToolCalls + b.rejectedToolCalls,
-    cleanSessions: a.cleanSessions + b.cleanSessions,
-    handsOnSessions: a.handsOnSessions + b.handsOnSessions,
-    activeActors: a.activeActors,
-    turns: a.turns + b.turns,
-  };
-}
+const ZERO: raw.Tiles = { ...readCounters({}, TILE_COUNTERS), activeActors: 0 };
+const TILE_FIELDS = fieldsOf(TILE_COUNTERS);
 
 /** The tiles of each window (rollups must be refreshed first). */
 export async function windowTiles(db: Db, scope: raw.Scope, windows: readonly raw.Window[]): Promise<raw.Tiles[]> {
@@ -97,10 +73,10 @@ export async function windowTiles(db: Db, scope: raw.Scope, windows: readonly ra
   ]);
   const out = windows.map((): raw.Tiles => ({ ...ZERO }));
   withDays.forEach((d, k) => {
-    out[d.i] = add(out[d.i]!, dayTiles[k]!);
+    out[d.i] = addFields(out[d.i]!, dayTiles[k]!, TILE_FIELDS);
   });
   allEdges.forEach((x, k) => {
-    out[x.i] = add(out[x.i]!, edgeTiles[k]!);
+    out[x.i] = addFields(out[x.i]!, edgeTiles[k]!, TILE_FIELDS);
   });
   actorCounts.forEach((n, i) => {
     out[i]!.activeActors = n;
@@ -118,20 +94,7 @@ export async function windowModels(db: Db, scope: raw.Scope, w: raw.Window): Pro
   const byModel = new Map<string, raw.ModelRow>();
   for (const m of parts.flat()) {
     const acc = byModel.get(m.model);
-    if (!acc) {
-      byModel.set(m.model, { ...m });
-      continue;
-    }
-    acc.sessions += m.sessions;
-    acc.turns += m.turns;
-    acc.unpricedTurns += m.unpricedTurns;
-    acc.inputTokens += m.inputTokens;
-    acc.outputTokens += m.outputTokens;
-    acc.cacheReadTokens += m.cacheReadTokens;
-    acc.cacheWriteTokens += m.cacheWriteTokens;
-    acc.cacheWrite5mTokens += m.cacheWrite5mTokens;
-    acc.cacheWrite1hTokens += m.cacheWrite1hTokens;
-    acc.costMicros += m.costMicros;
+    byModel.set(m.model, acc ? addFields(acc, m, raw.MODEL_FIELDS) : m);
   }
   return [...byModel.values()].sort(
     (a, b) => b.costMicros - a.costMicros || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0),

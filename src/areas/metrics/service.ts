@@ -6,6 +6,7 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { prSpendOfWindows, type PrSpend } from '../prs/service.js';
 import { EARLIEST_INSTANT_MS, INSTANT_RANGE_MESSAGE, instantInRange } from '../../server/schemas.js';
+import { addFields } from './counters.js';
 import { sessionExtent } from './extent.js';
 import * as rollup from './rollup.js';
 import type { MetricsWindow, Model, ModelShare } from './schema.js';
@@ -86,30 +87,12 @@ export async function modelSpend(ctx: FactoryContext, q: ModelsQuery) {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
   await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const rows = await rollup.windowModels(ctx.db, scopeOf(ctx, q.repo), w);
-  const totals = rows.reduce(
-    (t, m) => ({
-      turns: t.turns + m.turns,
-      unpricedTurns: t.unpricedTurns + m.unpricedTurns,
-      inputTokens: t.inputTokens + m.inputTokens,
-      outputTokens: t.outputTokens + m.outputTokens,
-      cacheReadTokens: t.cacheReadTokens + m.cacheReadTokens,
-      cacheWriteTokens: t.cacheWriteTokens + m.cacheWriteTokens,
-      cacheWrite5mTokens: t.cacheWrite5mTokens + m.cacheWrite5mTokens,
-      cacheWrite1hTokens: t.cacheWrite1hTokens + m.cacheWrite1hTokens,
-      costMicros: t.costMicros + m.costMicros,
-    }),
-    {
-      turns: 0,
-      unpricedTurns: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      cacheWrite5mTokens: 0,
-      cacheWrite1hTokens: 0,
-      costMicros: 0,
-    },
-  );
+  // A session uses several models, so sessions do not sum across them; every other counter does.
+  const {
+    model: _model,
+    sessions: _sessions,
+    ...totals
+  } = rows.reduce((t, m) => addFields(t, m, store.MODEL_FIELDS), store.modelRowOf({ model: '' }));
   return { window: windowWire(w), models: rows.map(modelWire), totals: { ...totals, costUsd: usd(totals.costMicros) } };
 }
 

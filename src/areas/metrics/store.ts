@@ -4,6 +4,15 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import type { Database } from '../../db/schema.js';
+import {
+  BREAKDOWN_COUNTERS,
+  type Counters,
+  DAY_COUNTERS,
+  fieldsOf,
+  MODEL_COUNTERS,
+  readCounters,
+  TILE_COUNTERS,
+} from './counters.js';
 
 /** Half-open window [from, to) in epoch ms. */
 export interface Window {
@@ -36,18 +45,7 @@ function sumIn(w: Window, value: ReturnType<typeof sql>, col = 'started_at') {
   return sql<number>`coalesce(sum(case when ${inWindow(col, w)} then ${value} else 0 end), 0)`;
 }
 
-export interface Tiles {
-  sessions: number;
-  subagentSessions: number;
-  costMicros: number;
-  toolCalls: number;
-  toolErrors: number;
-  rejectedToolCalls: number;
-  cleanSessions: number;
-  handsOnSessions: number;
-  activeActors: number;
-  turns: number;
-}
+export type Tiles = Counters<(typeof TILE_COUNTERS)[number]> & { activeActors: number };
 
 /**
  * The overview tiles of each window in one pass over the factory's sessions. Session counts and rates are
@@ -79,42 +77,16 @@ export async function tiles(db: Db, scope: Scope, windows: readonly Window[]): P
     .where(anyWindow('started_at', windows));
   if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
   const row = ((await q.executeTakeFirst()) ?? {}) as Record<string, unknown>;
-  return windows.map((_, i) => ({ ...tilesOf(row, `w${i}_`), activeActors: Number(row[`w${i}_actors`] ?? 0) }));
+  return windows.map((_, i) => ({
+    ...readCounters(row, TILE_COUNTERS, `w${i}_`),
+    activeActors: Number(row[`w${i}_actors`] ?? 0),
+  }));
 }
 
-/**
- * The tile counters of one window from an aggregate row whose columns are `<prefix><column>` (the columns of
- * the daily rollup, metrics_days; the sessions' tiles name theirs the same).
- */
-export function tilesOf(row: Record<string, unknown>, prefix: string): Omit<Tiles, 'activeActors'> {
-  const n = (column: string) => Number(row[`${prefix}${column}`] ?? 0);
-  return {
-    sessions: n('sessions'),
-    subagentSessions: n('subagent_sessions'),
-    costMicros: n('cost_micros'),
-    toolCalls: n('tool_calls'),
-    toolErrors: n('tool_errors'),
-    rejectedToolCalls: n('rejected'),
-    cleanSessions: n('clean'),
-    handsOnSessions: n('hands_on'),
-    turns: n('turns'),
-  };
-}
-
-export interface ModelRow {
-  model: string;
-  sessions: number;
-  turns: number;
-  unpricedTurns: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  /** The parts of cacheWriteTokens by TTL. */
-  cacheWrite5mTokens: number;
-  cacheWrite1hTokens: number;
-  costMicros: number;
-}
+/** A model's spend; cacheWriteTokens split by TTL into cacheWrite5mTokens and cacheWrite1hTokens. */
+export type ModelRow = { model: string; cacheWrite5mTokens: number } & Counters<(typeof MODEL_COUNTERS)[number]>;
+/** The fields of a ModelRow that sum across windows and days. */
+export const MODEL_FIELDS = [...fieldsOf(MODEL_COUNTERS), 'cacheWrite5mTokens'] as const;
 
 function usageScope(scope: Scope) {
   return (eb: UsageEb) => {
@@ -132,13 +104,13 @@ export async function models(db: Db, scope: Scope, w: Window): Promise<ModelRow[
       'model',
       eb.fn.count<number>('session_id').distinct().as('sessions'),
       eb.fn.sum<number>('turn_count').as('turns'),
-      eb.fn.sum<number>('unpriced_turn_count').as('unpriced'),
-      eb.fn.sum<number>('input_tokens').as('input'),
-      eb.fn.sum<number>('output_tokens').as('output'),
-      eb.fn.sum<number>('cache_read_tokens').as('cache_read'),
-      eb.fn.sum<number>('cache_write_tokens').as('cache_write'),
-      eb.fn.sum<number>('cache_write_1h_tokens').as('cache_write_1h'),
-      eb.fn.sum<number>('cost_micros').as('cost'),
+      eb.fn.sum<number>('unpriced_turn_count').as('unpriced_turns'),
+      eb.fn.sum<number>('input_tokens').as('input_tokens'),
+      eb.fn.sum<number>('output_tokens').as('output_tokens'),
+      eb.fn.sum<number>('cache_read_tokens').as('cache_read_tokens'),
+      eb.fn.sum<number>('cache_write_tokens').as('cache_write_tokens'),
+      eb.fn.sum<number>('cache_write_1h_tokens').as('cache_write_1h_tokens'),
+      eb.fn.sum<number>('cost_micros').as('cost_micros'),
     ])
     .where(usageScope(scope))
     .where(inWindow('started_at', w))
@@ -149,51 +121,15 @@ export async function models(db: Db, scope: Scope, w: Window): Promise<ModelRow[
   return rows.map(modelRowOf);
 }
 
-/** The columns a per-model aggregate selects (from the usage rows or from the rollups), as a ModelRow. */
-export interface ModelAggregate {
-  model: string;
-  sessions?: unknown;
-  turns?: unknown;
-  unpriced?: unknown;
-  input?: unknown;
-  output?: unknown;
-  cache_read?: unknown;
-  cache_write?: unknown;
-  cache_write_1h?: unknown;
-  cost?: unknown;
-}
-
-export function modelRowOf(r: ModelAggregate): ModelRow {
-  const cacheWrite = Number(r.cache_write ?? 0);
-  const cacheWrite1h = Number(r.cache_write_1h ?? 0);
-  return {
-    model: r.model,
-    sessions: Number(r.sessions ?? 0),
-    turns: Number(r.turns ?? 0),
-    unpricedTurns: Number(r.unpriced ?? 0),
-    inputTokens: Number(r.input ?? 0),
-    outputTokens: Number(r.output ?? 0),
-    cacheReadTokens: Number(r.cache_read ?? 0),
-    cacheWriteTokens: cacheWrite,
-    cacheWrite5mTokens: cacheWrite - cacheWrite1h,
-    cacheWrite1hTokens: cacheWrite1h,
-    costMicros: Number(r.cost ?? 0),
-  };
+/** A per-model aggregate (from the usage rows or from the rollups) as a ModelRow. */
+export function modelRowOf(r: { model: string }): ModelRow {
+  const counters = readCounters(r, MODEL_COUNTERS);
+  return { model: r.model, ...counters, cacheWrite5mTokens: counters.cacheWriteTokens - counters.cacheWrite1hTokens };
 }
 
 export type SessionDimension = 'branch' | 'agent_type' | 'worker_kind' | 'repo' | 'origin' | 'actor_id';
 
-export interface BreakdownRow {
-  key: string | null;
-  sessions: number;
-  costMicros: number;
-  turns: number;
-  toolCalls: number;
-  toolErrors: number;
-  rejectedToolCalls: number;
-  inputTokens: number;
-  outputTokens: number;
-}
+export type BreakdownRow = { key: string | null } & Counters<(typeof BREAKDOWN_COUNTERS)[number]>;
 
 /** Top-level sessions of the window grouped by one of their columns, costliest first. */
 export async function breakdownBySession(
@@ -218,13 +154,13 @@ export async function breakdownBySession(
       .select((eb) => [
         sql<string | null>`${sql.ref(dimension)}`.as('key'),
         eb.fn.countAll<number>().as('sessions'),
-        eb.fn.sum<number>('cost_micros').as('cost'),
+        eb.fn.sum<number>('cost_micros').as('cost_micros'),
         eb.fn.sum<number>('turn_count').as('turns'),
         eb.fn.sum<number>('tool_call_count').as('tool_calls'),
         eb.fn.sum<number>('tool_error_count').as('tool_errors'),
         eb.fn.sum<number>('rejected_tool_call_count').as('rejected'),
-        eb.fn.sum<number>('input_tokens').as('input'),
-        eb.fn.sum<number>('output_tokens').as('output'),
+        eb.fn.sum<number>('input_tokens').as('input_tokens'),
+        eb.fn.sum<number>('output_tokens').as('output_tokens'),
       ])
       .where(base)
       .groupBy(sql.ref(dimension))
@@ -246,17 +182,7 @@ export async function breakdownBySession(
   ]);
   return {
     groups: Number(count?.groups ?? 0),
-    rows: rows.map((r) => ({
-      key: r.key,
-      sessions: Number(r.sessions),
-      costMicros: Number(r.cost ?? 0),
-      turns: Number(r.turns ?? 0),
-      toolCalls: Number(r.tool_calls ?? 0),
-      toolErrors: Number(r.tool_errors ?? 0),
-      rejectedToolCalls: Number(r.rejected ?? 0),
-      inputTokens: Number(r.input ?? 0),
-      outputTokens: Number(r.output ?? 0),
-    })),
+    rows: rows.map((r) => ({ key: r.key, ...readCounters(r, BREAKDOWN_COUNTERS) })),
   };
 }
 
@@ -264,32 +190,20 @@ export async function breakdownBySession(
 export function modelBreakdown(all: readonly ModelRow[], limit: number): { rows: BreakdownRow[]; groups: number } {
   return {
     groups: all.length,
-    rows: all.slice(0, limit).map((m) => ({
-      key: m.model,
-      sessions: m.sessions,
-      costMicros: m.costMicros,
-      turns: m.turns,
-      toolCalls: 0,
-      toolErrors: 0,
-      rejectedToolCalls: 0,
-      inputTokens: m.inputTokens,
-      outputTokens: m.outputTokens,
+    // A model has no tool calls of its own: those counters read 0.
+    rows: all.slice(0, limit).map(({ model, sessions, costMicros, turns, inputTokens, outputTokens }) => ({
+      ...readCounters({}, BREAKDOWN_COUNTERS),
+      key: model,
+      sessions,
+      costMicros,
+      turns,
+      inputTokens,
+      outputTokens,
     })),
   };
 }
 
-export interface DayRow {
-  day: number;
-  sessions: number;
-  costMicros: number;
-  turns: number;
-  toolCalls: number;
-  toolErrors: number;
-  rejectedToolCalls: number;
-  cleanSessions: number;
-  handsOnSessions: number;
-  activeActors: number;
-}
+export type DayRow = { day: number; activeActors: number } & Counters<(typeof DAY_COUNTERS)[number]>;
 
 const DAY_MS = 86_400_000;
 
@@ -301,7 +215,7 @@ export async function days(db: Db, scope: Scope, w: Window): Promise<DayRow[]> {
     .select([
       day.as('day'),
       sql<number>`sum(case when is_subagent = 0 then 1 else 0 end)`.as('sessions'),
-      sql<number>`sum(cost_micros)`.as('cost'),
+      sql<number>`sum(cost_micros)`.as('cost_micros'),
       sql<number>`sum(case when is_subagent = 0 then turn_count else 0 end)`.as('turns'),
       sql<number>`sum(case when is_subagent = 0 then tool_call_count else 0 end)`.as('tool_calls'),
       sql<number>`sum(case when is_subagent = 0 then tool_error_count else 0 end)`.as('tool_errors'),
@@ -319,30 +233,7 @@ export async function days(db: Db, scope: Scope, w: Window): Promise<DayRow[]> {
   return rows.map((r) => dayRowOf(r, Number(r.actors ?? 0)));
 }
 
-/** The columns a day aggregate selects (from sessions or from the rollups), as a DayRow. */
-export interface DayAggregate {
-  day: unknown;
-  sessions?: unknown;
-  cost?: unknown;
-  turns?: unknown;
-  tool_calls?: unknown;
-  tool_errors?: unknown;
-  rejected?: unknown;
-  clean?: unknown;
-  hands_on?: unknown;
-}
-
-export function dayRowOf(r: DayAggregate, activeActors: number): DayRow {
-  return {
-    day: Number(r.day),
-    sessions: Number(r.sessions ?? 0),
-    costMicros: Number(r.cost ?? 0),
-    turns: Number(r.turns ?? 0),
-    toolCalls: Number(r.tool_calls ?? 0),
-    toolErrors: Number(r.tool_errors ?? 0),
-    rejectedToolCalls: Number(r.rejected ?? 0),
-    cleanSessions: Number(r.clean ?? 0),
-    handsOnSessions: Number(r.hands_on ?? 0),
-    activeActors,
-  };
+/** A day aggregate (from the sessions or from the rollups) as a DayRow. */
+export function dayRowOf(r: { day: unknown }, activeActors: number): DayRow {
+  return { day: Number(r.day), ...readCounters(r, DAY_COUNTERS), activeActors };
 }

@@ -4,6 +4,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows } from '../../db/bulk-insert.js';
 import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
+import { BREAKDOWN_COUNTERS, readCounters } from './counters.js';
 import type { BreakdownRow, Scope, Window } from './store.js';
 
 export interface SessionToolUsageTable {
@@ -76,8 +77,8 @@ export async function breakdownByTool(
       .select((eb) => [
         'tool',
         eb.fn.count<number>('session_id').distinct().as('sessions'),
-        eb.fn.sum<number>('calls').as('calls'),
-        eb.fn.sum<number>('errors').as('errors'),
+        eb.fn.sum<number>('calls').as('tool_calls'),
+        eb.fn.sum<number>('errors').as('tool_errors'),
         eb.fn.sum<number>('rejected').as('rejected'),
       ])
       .groupBy('tool')
@@ -89,17 +90,8 @@ export async function breakdownByTool(
   ]);
   return {
     groups: Number(count?.groups ?? 0),
-    rows: rows.map((r) => ({
-      key: r.tool,
-      sessions: Number(r.sessions),
-      // A tool call has no cost or tokens of its own; the breakdown reports calls, errors and denials.
-      costMicros: 0,
-      turns: 0,
-      toolCalls: Number(r.calls ?? 0),
-      toolErrors: Number(r.errors ?? 0),
-      rejectedToolCalls: Number(r.rejected ?? 0),
-      inputTokens: 0,
-      outputTokens: 0,
-    })),
+    // A tool call has no cost, turns or tokens of its own (not selected: 0); the breakdown reports calls,
+    // errors and denials.
+    rows: rows.map((r) => ({ key: r.tool, ...readCounters(r, BREAKDOWN_COUNTERS) })),
   };
 }
