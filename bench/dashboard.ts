@@ -4,7 +4,7 @@
 // `npm run bench -- dashboard` (a stand-alone run after the table).
 //
 // What the dashboard's heavy pages cost over a factory of N sessions (default 100k, seeded straight into the
-// tables as bench/metrics.ts does, with merged and open PRs and named PR links):
+// tables by bench/seed.ts, with merged and open PRs and named PR links):
 // - the overview: time until GET /v1/metrics/overview answers its tiles (PR spend tiles included) the first
 //   time after the sessions were written (the rollups are built by that read), then warm p50/p99; and the
 //   whole set of requests the overview page sends (tiles + trends + 7 breakdowns) in parallel, warm;
@@ -12,16 +12,9 @@
 //   without keeping it; time, bytes, and the process's RSS before and at its peak (sampled every 10 ms). The
 //   gateway runs in this process, so the peak covers server and client. Constant memory means the peak stays
 //   near the baseline whatever N is (run with --sessions 10000 to compare).
-import crypto from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/server/config.js';
-import { mintCredential } from '../src/server/auth/mint.js';
-import { PERMISSIONS } from '../src/server/permissions.js';
-import { seed } from './metrics.js';
+import { DAY_MS, percentile, seededGateway } from './seed.js';
 import { formatDashboardWebBench, runDashboardWebBench, type DashboardWebBenchResult } from './dashboard-web.js';
 
 export interface DashboardBenchResult {
@@ -43,12 +36,7 @@ export interface DashboardBenchResult {
   web?: DashboardWebBenchResult;
 }
 
-const DAY_MS = 86_400_000;
 const mb = (n: number) => Math.round((n / 1048576) * 10) / 10;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0;
-}
 
 export async function runDashboardBench(
   opts: { sessions?: number; samples?: number; databaseUrl?: string | null } = {},
@@ -65,44 +53,12 @@ async function runDashboardApiBench(opts: {
   const sessions = opts.sessions ?? 100_000;
   const samples = opts.samples ?? 40;
   const databaseUrl = opts.databaseUrl === undefined ? (process.env.DATABASE_URL ?? null) : opts.databaseUrl;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-bench-dashboard-'));
-  const config = loadConfig({
-    ATTEST_DATA_DIR: dataDir,
-    ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'),
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    ...(databaseUrl
-      ? { DATABASE_URL: databaseUrl, ATTEST_DATABASE_SCHEMA: `bench_${crypto.randomBytes(4).toString('hex')}` }
-      : {}),
+  const { gw, url, headers, now, seedSeconds, close } = await seededGateway({
+    name: 'dashboard',
+    sessions,
+    databaseUrl,
   });
-  const pgAdmin = async (q: string) => {
-    const pg = await import('pg');
-    const client = new pg.default.Client({ connectionString: config.databaseUrl! });
-    await client.connect();
-    await client.query(q);
-    await client.end();
-  };
-  if (config.databaseUrl && config.databaseSchema) await pgAdmin(`create schema ${config.databaseSchema}`);
-  const app = await buildApp({ config });
   try {
-    const url = await app.listen({ host: '127.0.0.1', port: 0 });
-    const gw = app.attest;
-    const boot = gw.bootstrap;
-    const now = gw.clock.now();
-    const key = await mintCredential(gw.db, gw.pepper, now, {
-      kind: 'factory_key',
-      name: 'bench-dashboard',
-      orgId: boot.orgId,
-      appId: boot.appId,
-      createdBy: boot.userId,
-      permissions: [...PERMISSIONS],
-    });
-    const headers = { authorization: `Bearer ${key.plaintext}`, 'x-outerlayer-app-id': boot.appId };
-    const t0 = performance.now();
-    await gw.db.transaction().execute((trx) => seed(trx, boot.orgId, boot.appId, sessions, 90, now));
-    const seedSeconds = (performance.now() - t0) / 1000;
-
     const get = async (p: string) => {
       const res = await fetch(url + p, { headers });
       await res.arrayBuffer();
@@ -176,10 +132,7 @@ async function runDashboardApiBench(opts: {
       exports,
     };
   } finally {
-    await app.close();
-    if (config.databaseUrl && config.databaseSchema)
-      await pgAdmin(`drop schema if exists ${config.databaseSchema} cascade`);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -4,7 +4,7 @@
 // - `attest verify` on a branch with a 1,000-turn session in under 1 s wall time (a spawned CLI process:
 //   dist/main.js after `npm run build`, else through tsx; `--version` is timed too, the floor of any command).
 // - GET /v1/prs/{owner}/{repo}/{number}/verdict of a PR with 20 linked sessions (full tier, facts stored at
-//   ingest) in a store of 100k sessions (seeded straight into the tables as bench/metrics.ts does), p50 at most
+//   ingest) in a store of 100k sessions (seeded straight into the tables by bench/seed.ts), p50 at most
 //   30 ms: the gateway runs in this process on a temp SQLite store (DATABASE_URL=postgres://... for PostgreSQL),
 //   requests go over its socket. The PR read of the same PR is timed too: the verdict starts from it (its
 //   linked sessions), so the two rows show what of the verdict's time is its own.
@@ -15,11 +15,7 @@ import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/server/config.js';
-import { mintCredential } from '../src/server/auth/mint.js';
-import { PERMISSIONS } from '../src/server/permissions.js';
-import { seed } from './metrics.js';
+import { seededGateway } from './seed.js';
 import { parseClaudeCodeTranscript } from '../src/capture/index.js';
 import { captureSession } from '../src/capture/facts.js';
 import { evaluate, factsOfDocument, parsePolicy } from '../src/verify/index.js';
@@ -300,54 +296,18 @@ const BENCH_PR = 4000;
 /** The gateway on a temp store: `sessions` seeded, plus one PR with `linked` sessions synced through the API. */
 async function verdictGateway(ctx: BenchContext, sessions = 100_000, linked = 20): Promise<void> {
   if (ctx.state.gateway) return;
-  const databaseUrl = process.env.DATABASE_URL ?? null;
   const dataDir = path.join(ctx.dir, 'gateway');
   fs.mkdirSync(dataDir);
-  const config = loadConfig({
-    ATTEST_DATA_DIR: dataDir,
-    ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'),
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    ...(databaseUrl
-      ? { DATABASE_URL: databaseUrl, ATTEST_DATABASE_SCHEMA: `bench_${crypto.randomBytes(4).toString('hex')}` }
-      : {}),
-  });
-  const pgAdmin = async (q: string) => {
-    const pg = await import('pg');
-    const client = new pg.default.Client({ connectionString: config.databaseUrl! });
-    await client.connect();
-    await client.query(q);
-    await client.end();
-  };
-  if (config.databaseUrl && config.databaseSchema) await pgAdmin(`create schema ${config.databaseSchema}`);
-  const app = await buildApp({ config });
-  const close = async () => {
-    await app.close();
-    if (config.databaseUrl && config.databaseSchema) await pgAdmin(`drop schema ${config.databaseSchema} cascade`);
-  };
+  const g = await seededGateway({ name: 'verdict', sessions, dataDir });
+  const { app, gw, headers, now, close } = g;
   try {
-    const base = await app.listen({ host: '127.0.0.1', port: 0 });
-    const gw = app.attest;
-    const boot = gw.bootstrap;
-    const now = gw.clock.now();
-    const key = await mintCredential(gw.db, gw.pepper, now, {
-      kind: 'factory_key',
-      name: 'bench-verdict',
-      orgId: boot.orgId,
-      appId: boot.appId,
-      createdBy: boot.userId,
-      permissions: [...PERMISSIONS],
-    });
-    const headers = { authorization: `Bearer ${key.plaintext}`, 'x-outerlayer-app-id': boot.appId };
     const t0 = performance.now();
-    await gw.db.transaction().execute((trx) => seed(trx, boot.orgId, boot.appId, sessions, 90, now));
     await gw.db
       .insertInto('pull_requests')
       .values({
         id: crypto.randomUUID(),
-        org_id: boot.orgId,
-        app_id: boot.appId,
+        org_id: gw.bootstrap.orgId,
+        app_id: gw.bootstrap.appId,
         repository: 'acme/api',
         number: BENCH_PR,
         url: `https://github.com/acme/api/pull/${BENCH_PR}`,
@@ -376,12 +336,12 @@ async function verdictGateway(ctx: BenchContext, sessions = 100_000, linked = 20
     const synced = sync.json() as { data?: { rejected: unknown[] } };
     if (sync.statusCode !== 200 || (synced.data?.rejected.length ?? 1) > 0)
       throw new Error(`sync of the linked sessions: ${sync.statusCode} ${sync.body}`);
-    const seedSeconds = (performance.now() - t0) / 1000;
+    const seedSeconds = g.seedSeconds + (performance.now() - t0) / 1000;
     ctx.state.gateway = {
-      url: `${base}/v1/prs/acme/api/${BENCH_PR}/verdict`,
+      url: `${g.url}/v1/prs/acme/api/${BENCH_PR}/verdict`,
       headers,
       seedSeconds,
-      dialect: databaseUrl ? 'postgres' : 'sqlite',
+      dialect: gw.dialect,
       close,
     } satisfies VerdictGateway;
   } catch (err) {

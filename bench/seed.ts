@@ -1,0 +1,282 @@
+// What the benches over a large factory share: a gateway built in this process on a temp store (SQLite, or its
+// own PostgreSQL schema when DATABASE_URL is set), a factory key with every permission, and N sessions seeded
+// straight into the sessions area's summary and per-model usage tables (ingesting 100k documents through the
+// API would take minutes and measure ingest, not the read under test), with merged PRs and named PR links.
+// Used by bench/metrics.ts, bench/dashboard.ts, bench/verdict.ts and bench/pr-spend.ts.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../src/app.js';
+import type { SessionModelUsageTable, SessionsTable } from '../src/areas/sessions/store.js';
+import type { Db } from '../src/db/connection.js';
+import { mintCredential } from '../src/server/auth/mint.js';
+import { loadConfig } from '../src/server/config.js';
+import { PERMISSIONS } from '../src/server/permissions.js';
+
+export const DAY_MS = 86_400_000;
+
+const MODELS = ['claude-sonnet-4-5', 'claude-opus-4-1', 'gpt-5', 'claude-haiku-4-5'];
+const BRANCHES = ['main', 'fix/a', 'feat/b', 'chore/c', 'release'];
+const AGENTS = ['claude-code', 'codex', 'cursor'];
+const WORKERS = [null, 'seat', 'cloud', 'ci'];
+
+/** A deterministic pseudo-random sequence, so runs seed the same data. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * N sessions over `days` days straight into the summary and usage tables, plus one merged pull request per
+ * repository and branch (merged at a random time in the window) and named PR links for a fifth of the sessions,
+ * so the PR spend tiles join real rows.
+ */
+export async function seed(db: Db, orgId: string, appId: string, n: number, days: number, now: number): Promise<void> {
+  const rand = rng(42);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const sessionBatch: SessionsTable[] = [];
+  const usageBatch: SessionModelUsageTable[] = [];
+  const refBatch: { app_id: string; session_id: string; repository: string; number: number }[] = [];
+  const flush = async () => {
+    for (const row of sessionBatch) {
+      const refs = JSON.parse(row.pr_refs) as { prNumber: number }[];
+      for (const r of refs)
+        refBatch.push({ app_id: appId, session_id: row.id, repository: row.repo, number: r.prNumber });
+    }
+    if (sessionBatch.length) await db.insertInto('sessions').values(sessionBatch.splice(0)).execute();
+    if (refBatch.length) await db.insertInto('session_pr_refs').values(refBatch.splice(0)).execute();
+    if (usageBatch.length) await db.insertInto('session_model_usage').values(usageBatch.splice(0)).execute();
+  };
+  for (let i = 0; i < n; i++) {
+    const id = crypto.randomUUID();
+    const startedAt = now - Math.floor(rand() * days * DAY_MS);
+    const repo = pick(['acme/api', 'acme/web', 'acme/infra', '']);
+    const actor = `actor-${Math.floor(rand() * 40)}`;
+    const prRef = repo !== '' && rand() < 0.2 ? 1 + Math.floor(rand() * 400) : null;
+    const agent = pick(AGENTS);
+    const toolCalls = Math.floor(rand() * 60);
+    const toolErrors = Math.floor(toolCalls * rand() * 0.2);
+    const rejected = rand() < 0.1 ? 1 : 0;
+    const models = rand() < 0.3 ? [pick(MODELS), pick(MODELS)] : [pick(MODELS)];
+    const uniqueModels = [...new Set(models)];
+    let input = 0,
+      output = 0,
+      cacheRead = 0,
+      cacheWrite = 0,
+      cost = 0,
+      turns = 0;
+    for (const model of uniqueModels) {
+      const u = {
+        turns: 1 + Math.floor(rand() * 40),
+        input: Math.floor(rand() * 50_000),
+        output: Math.floor(rand() * 20_000),
+        cacheRead: Math.floor(rand() * 500_000),
+        cacheWrite: Math.floor(rand() * 50_000),
+      };
+      const costMicros = Math.floor(rand() * 3_000_000);
+      input += u.input;
+      output += u.output;
+      cacheRead += u.cacheRead;
+      cacheWrite += u.cacheWrite;
+      cost += costMicros;
+      turns += u.turns;
+      usageBatch.push({
+        session_id: id,
+        org_id: orgId,
+        app_id: appId,
+        model,
+        started_at: startedAt,
+        repo,
+        actor_id: actor,
+        agent_type: agent,
+        is_subagent: 0,
+        turn_count: u.turns,
+        unpriced_turn_count: 0,
+        input_tokens: u.input,
+        output_tokens: u.output,
+        cache_read_tokens: u.cacheRead,
+        cache_write_tokens: u.cacheWrite,
+        cache_write_1h_tokens: 0,
+        cost_micros: costMicros,
+      });
+    }
+    sessionBatch.push({
+      id,
+      org_id: orgId,
+      app_id: appId,
+      session_key: id,
+      session_id: id,
+      parent_session_id: null,
+      subagent_id: null,
+      is_subagent: 0,
+      actor_id: actor,
+      actor_name: actor,
+      credential_id: 'bench',
+      agent_type: agent,
+      agent_version: '1.0.0',
+      origin: pick(['interactive', 'agent', 'worker']),
+      worker_kind: pick(WORKERS),
+      repo,
+      branch: pick(BRANCHES),
+      project: repo.split('/')[1] ?? '',
+      commit_sha: null,
+      title: null,
+      capture_tier: 'metrics',
+      started_at: startedAt,
+      ended_at: startedAt + 600_000,
+      duration_ms: 600_000,
+      turn_count: turns * 2,
+      user_turn_count: turns,
+      steering_count: rand() < 0.3 ? 1 + Math.floor(rand() * 3) : 0,
+      event_count: 0,
+      tool_call_count: toolCalls,
+      tool_error_count: toolErrors,
+      rejected_tool_call_count: rejected,
+      api_error_count: rand() < 0.05 ? 1 : 0,
+      error_count: toolErrors,
+      tool_error_rate_ppm: toolCalls ? Math.round((toolErrors * 1e6) / toolCalls) : 0,
+      input_tokens: input,
+      output_tokens: output,
+      cache_read_tokens: cacheRead,
+      cache_write_tokens: cacheWrite,
+      cache_write_1h_tokens: 0,
+      cost_micros: cost,
+      cost_status: 'complete',
+      unpriced_models: '[]',
+      models: JSON.stringify(uniqueModels),
+      pr_refs: prRef === null ? '[]' : JSON.stringify([{ prNumber: prRef }]),
+      chunk_of: null,
+      chunk_parts: '[]',
+      created_at: startedAt,
+      updated_at: startedAt,
+    });
+    // Batches stay under the bound-parameter limits of both drivers (48 columns × 400 rows).
+    if (sessionBatch.length >= 400) await flush();
+  }
+  await flush();
+  // Pull requests: numbers 1..400 per repository (the named links above point at them), the first five on
+  // the branches sessions run on; 70% merged at a random time of the window, the rest open.
+  const prs = [];
+  for (const repository of ['acme/api', 'acme/web', 'acme/infra']) {
+    for (let number = 1; number <= 400; number++) {
+      const merged = rand() < 0.7;
+      const at = now - Math.floor(rand() * days * DAY_MS);
+      prs.push({
+        id: crypto.randomUUID(),
+        org_id: orgId,
+        app_id: appId,
+        repository,
+        number,
+        url: `https://github.com/${repository}/pull/${number}`,
+        title: `PR ${number}`,
+        author: 'bench',
+        head_branch: number <= BRANCHES.length ? BRANCHES[number - 1]! : `topic/${number}`,
+        head_sha: 'a'.repeat(40),
+        base_branch: 'main',
+        state: merged ? ('merged' as const) : ('open' as const),
+        merged: merged ? 1 : 0,
+        opened_at: at - DAY_MS,
+        closed_at: merged ? at : null,
+        merged_at: merged ? at : null,
+        source_updated_at: at,
+        updated_at: at,
+        state_source: 'app' as const,
+      });
+    }
+  }
+  for (let i = 0; i < prs.length; i += 200)
+    await db
+      .insertInto('pull_requests')
+      .values(prs.slice(i, i + 200))
+      .execute();
+}
+
+/** The p-th percentile of ascending samples (0 when there are none). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export interface SeededGatewayOptions {
+  /** Names the factory key and the temp directory. */
+  name: string;
+  sessions: number;
+  /** Days the sessions spread over, ending now (default 90). */
+  days?: number;
+  /** PostgreSQL to run on (a fresh schema, dropped at close); null for SQLite. Default: DATABASE_URL. */
+  databaseUrl?: string | null;
+  /** Where the store lives (default: a new temp directory, removed at close). */
+  dataDir?: string;
+}
+
+export interface SeededGateway {
+  app: Awaited<ReturnType<typeof buildApp>>;
+  gw: Awaited<ReturnType<typeof buildApp>>['attest'];
+  /** The listening base URL (a real socket on 127.0.0.1, port chosen by the system). */
+  url: string;
+  /** The factory key's headers (every permission). */
+  headers: Record<string, string>;
+  now: number;
+  seedSeconds: number;
+  close(): Promise<void>;
+}
+
+/** A listening gateway on a temp store with `sessions` seeded in one transaction; close() removes it all. */
+export async function seededGateway(o: SeededGatewayOptions): Promise<SeededGateway> {
+  const databaseUrl = o.databaseUrl === undefined ? (process.env.DATABASE_URL ?? null) : o.databaseUrl;
+  const dataDir = o.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `attest-bench-${o.name}-`));
+  const config = loadConfig({
+    ATTEST_DATA_DIR: dataDir,
+    ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'),
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...(databaseUrl
+      ? { DATABASE_URL: databaseUrl, ATTEST_DATABASE_SCHEMA: `bench_${crypto.randomBytes(4).toString('hex')}` }
+      : {}),
+  });
+  const pgAdmin = async (q: string) => {
+    const pg = await import('pg');
+    const client = new pg.default.Client({ connectionString: config.databaseUrl! });
+    await client.connect();
+    await client.query(q);
+    await client.end();
+  };
+  if (config.databaseUrl && config.databaseSchema) await pgAdmin(`create schema ${config.databaseSchema}`);
+  const app = await buildApp({ config });
+  const close = async () => {
+    await app.close();
+    if (config.databaseUrl && config.databaseSchema)
+      await pgAdmin(`drop schema if exists ${config.databaseSchema} cascade`);
+    if (o.dataDir === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    const gw = app.attest;
+    const boot = gw.bootstrap;
+    const now = gw.clock.now();
+    const key = await mintCredential(gw.db, gw.pepper, now, {
+      kind: 'factory_key',
+      name: `bench-${o.name}`,
+      orgId: boot.orgId,
+      appId: boot.appId,
+      createdBy: boot.userId,
+      permissions: [...PERMISSIONS],
+    });
+    const headers = { authorization: `Bearer ${key.plaintext}`, 'x-outerlayer-app-id': boot.appId };
+    const t0 = performance.now();
+    // One transaction: the store's per-commit fsync would otherwise dominate the seeding time.
+    await gw.db.transaction().execute((trx) => seed(trx, boot.orgId, boot.appId, o.sessions, o.days ?? 90, now));
+    return { app, gw, url, headers, now, seedSeconds: (performance.now() - t0) / 1000, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
