@@ -1,13 +1,14 @@
 // /f/$appId/prs: the factory's pull requests with their outcomes (GET /v1/prs/outcomes).
 import { createRoute, useNavigate } from '@tanstack/react-router';
 import { useSuspenseQuery } from '@tanstack/react-query';
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
+import { createColumnHelper, getCoreRowModel, useReactTable } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import { factoryRoute } from '../factory/route';
-import { PRS_PAGE, parsePrsSearch, prsQuery, type PrsSearch } from './query';
+import { parsePrsSearch, prsQuery, type PrsSearch } from './query';
 import { Cost, formatInt, formatTime } from '../../ui/format';
 import { PrLink, Tri } from '../../ui/pr';
 import { GithubAppNotice, StateSource } from '../../ui/github-app-notice';
+import { Grid, Pager } from '../../ui/grid';
 import { VERDICT_HELP, VERDICT_LABEL, VERDICTS, VerdictChip } from '../../ui/verdict';
 
 export const prsRoute = createRoute({
@@ -178,50 +179,9 @@ function PrsPage() {
           )}
         </div>
       ) : (
-        <table className="grid" data-testid="prs-table">
-          <thead>
-            {table.getHeaderGroups().map((g) => (
-              <tr key={g.id}>
-                {g.headers.map((h) => (
-                  <th
-                    key={h.id}
-                    className={(h.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}
-                  >
-                    {flexRender(h.column.columnDef.header, h.getContext())}
-                  </th>
-                ))}
-              </tr>
-            ))}
-          </thead>
-          <tbody>
-            {table.getRowModel().rows.map((r) => (
-              <tr key={r.id}>
-                {r.getVisibleCells().map((c) => (
-                  <td
-                    key={c.id}
-                    className={(c.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}
-                  >
-                    {flexRender(c.column.columnDef.cell, c.getContext())}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Grid table={table} testId="prs-table" />
       )}
-      {total > limit && (
-        <div className="pager">
-          <button disabled={offset === 0} onClick={() => set({ offset: Math.max(0, offset - PRS_PAGE) || undefined })}>
-            Previous
-          </button>
-          <span>
-            {formatInt(offset + 1)}–{formatInt(Math.min(total, offset + limit))} of {formatInt(total)}
-          </span>
-          <button disabled={offset + limit >= total} onClick={() => set({ offset: offset + PRS_PAGE })}>
-            Next
-          </button>
-        </div>
-      )}
+      <Pager total={total} offset={offset} limit={limit} onOffset={(next) => set({ offset: next })} />
     </>
   );
 }

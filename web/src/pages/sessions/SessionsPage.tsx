@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useSuspenseQuery } from '@tanstack/react-query';
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
+import { createColumnHelper, getCoreRowModel, useReactTable } from '@tanstack/react-table';
 import { sessionsRoute } from './route';
 import { ExportButtons } from '../../ui/download';
 import {
@@ -15,6 +15,7 @@ import {
 } from './query';
 import { Cost, formatDuration, formatInt, formatTime } from '../../ui/format';
 import { PrOutcomeChips } from '../../ui/pr';
+import { Grid, Pager } from '../../ui/grid';
 import { sessionTitleText } from '../../ui/session-title';
 
 type SortKey = NonNullable<SessionsSearch['sort']>;
@@ -65,7 +66,12 @@ export function SessionsPage() {
       ) : (
         <SessionTable appId={appId} rows={data.sessions} search={search} setSearch={setSearch} />
       )}
-      <Pager total={data.total} search={search} setSearch={setSearch} />
+      <Pager
+        total={data.total}
+        offset={search.offset ?? 0}
+        limit={search.limit ?? PAGE_SIZE}
+        onOffset={(offset) => setSearch({ offset }, true)}
+      />
     </>
   );
 }
@@ -336,58 +342,5 @@ function SessionTable({
     manualSorting: true,
     getRowId: (r) => r.traceId,
   });
-  return (
-    <table className="grid" data-testid="sessions-table">
-      <thead>
-        {table.getHeaderGroups().map((g) => (
-          <tr key={g.id}>
-            {g.headers.map((h) => (
-              <th
-                key={h.id}
-                className={(h.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}
-              >
-                {flexRender(h.column.columnDef.header, h.getContext())}
-              </th>
-            ))}
-          </tr>
-        ))}
-      </thead>
-      <tbody>
-        {table.getRowModel().rows.map((r) => (
-          <tr key={r.id}>
-            {r.getVisibleCells().map((c) => (
-              <td
-                key={c.id}
-                className={(c.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'num' : undefined}
-              >
-                {flexRender(c.column.columnDef.cell, c.getContext())}
-              </td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-function Pager({ total, search, setSearch }: { total: number; search: SessionsSearch; setSearch: SetSearch }) {
-  const limit = search.limit ?? PAGE_SIZE;
-  const offset = search.offset ?? 0;
-  if (total <= limit && offset === 0) return null;
-  return (
-    <div className="pager">
-      <button
-        disabled={offset === 0}
-        onClick={() => setSearch({ offset: Math.max(0, offset - limit) || undefined }, true)}
-      >
-        Previous
-      </button>
-      <span data-testid="pager">
-        {formatInt(Math.min(total, offset + 1))}–{formatInt(Math.min(total, offset + limit))} of {formatInt(total)}
-      </span>
-      <button disabled={offset + limit >= total} onClick={() => setSearch({ offset: offset + limit }, true)}>
-        Next
-      </button>
-    </div>
-  );
+  return <Grid table={table} testId="sessions-table" />;
 }
