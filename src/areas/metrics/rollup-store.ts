@@ -136,7 +136,8 @@ export async function recomputeDays(db: Db, dialect: Dialect, appId: string, day
           .execute();
       }
       await sql`
-        insert into metrics_days (app_id, day, repo, sessions, subagent_sessions, cost_micros, turns, tool_calls, tool_errors, rejected, clean, hands_on)
+        insert into metrics_days (app_id, day, repo, sessions, subagent_sessions, cost_micros, turns, tool_calls,
+          tool_errors, rejected, clean, hands_on)
         select app_id, started_at / ${DAY}, repo,
           sum(case when is_subagent = 0 then 1 else 0 end),
           sum(is_subagent),
@@ -145,7 +146,8 @@ export async function recomputeDays(db: Db, dialect: Dialect, appId: string, day
           sum(case when is_subagent = 0 then tool_call_count else 0 end),
           sum(case when is_subagent = 0 then tool_error_count else 0 end),
           sum(case when is_subagent = 0 then rejected_tool_call_count else 0 end),
-          sum(case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0 and rejected_tool_call_count = 0 then 1 else 0 end),
+          sum(case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0
+            and rejected_tool_call_count = 0 then 1 else 0 end),
           sum(case when is_subagent = 0 and steering_count > 0 then 1 else 0 end)
         from sessions
         where app_id = ${appId} and started_at >= ${from} and started_at < ${to}
@@ -156,9 +158,11 @@ export async function recomputeDays(db: Db, dialect: Dialect, appId: string, day
         from sessions
         where app_id = ${appId} and started_at >= ${from} and started_at < ${to} and is_subagent = 0`.execute(trx);
       await sql`
-        insert into metrics_day_models (app_id, day, repo, model, sessions, turns, unpriced_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_micros)
-        select app_id, started_at / ${DAY}, repo, model, count(distinct session_id), sum(turn_count), sum(unpriced_turn_count),
-          sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), sum(cache_write_1h_tokens), sum(cost_micros)
+        insert into metrics_day_models (app_id, day, repo, model, sessions, turns, unpriced_turns, input_tokens,
+          output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_micros)
+        select app_id, started_at / ${DAY}, repo, model, count(distinct session_id), sum(turn_count),
+          sum(unpriced_turn_count), sum(input_tokens), sum(output_tokens), sum(cache_read_tokens),
+          sum(cache_write_tokens), sum(cache_write_1h_tokens), sum(cost_micros)
         from session_model_usage
         where app_id = ${appId} and started_at >= ${from} and started_at < ${to}
         group by app_id, started_at / ${DAY}, repo, model`.execute(trx);
@@ -210,14 +214,18 @@ export async function actors(
   edges: readonly { from: number; to: number }[],
 ): Promise<number> {
   const parts = [];
+  const inRepo = scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``;
   if (days) {
     parts.push(
-      sql`select actor_id from metrics_day_actors where app_id = ${scope.appId} and day >= ${days.first} and day < ${days.end}${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`,
+      sql`select actor_id from metrics_day_actors
+        where app_id = ${scope.appId} and day >= ${days.first} and day < ${days.end}${inRepo}`,
     );
   }
   for (const e of edges) {
     parts.push(
-      sql`select actor_id from sessions where app_id = ${scope.appId} and started_at >= ${e.from} and started_at < ${e.to} and is_subagent = 0${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`,
+      sql`select actor_id from sessions
+        where app_id = ${scope.appId} and started_at >= ${e.from} and started_at < ${e.to}
+          and is_subagent = 0${inRepo}`,
     );
   }
   if (parts.length === 0) return 0;

@@ -33,7 +33,8 @@ const TileFields = {
   costPerMergedPrUsd: Nullable(
     Type.Number({
       description:
-        'Cost of the distinct top-level sessions linked to the PRs merged in the window ÷ mergedPrs; null when no such PR merged.',
+        'Cost of the distinct top-level sessions linked to the PRs merged in the window ÷ mergedPrs; null when no ' +
+        'such PR merged.',
     }),
   ),
   unshippedCostUsd: Type.Number({
@@ -109,7 +110,8 @@ export const metricsRoutes: AreaRoutes = (app) => {
         summary: 'Per-model token spend in a window',
         tags: ['metrics'],
         description:
-          'Sessions, assistant turns, input/output/cache-read/cache-write tokens and cost per model, costliest first. Default window: the last 30 days. Subagent transcripts count (their tokens were spent).',
+          'Sessions, assistant turns, input/output/cache-read/cache-write tokens and cost per model, costliest ' +
+          'first. Default window: the last 30 days. Subagent transcripts count (their tokens were spent).',
         querystring: Type.Object(WindowQuery, { additionalProperties: false }),
         response: {
           200: Data(
@@ -136,7 +138,8 @@ export const metricsRoutes: AreaRoutes = (app) => {
         summary: 'Fleet tiles of a window beside the window of equal length before it',
         tags: ['metrics'],
         description:
-          'Each tile is { current, prior }. Session counts and rates are over top-level sessions; cost includes subagent transcripts. Rates are null when their denominator is 0.',
+          'Each tile is { current, prior }. Session counts and rates are over top-level sessions; cost includes ' +
+          'subagent transcripts. Rates are null when their denominator is 0.',
         querystring: Type.Object(WindowQuery, { additionalProperties: false }),
         response: {
           200: Data(
@@ -190,7 +193,8 @@ export const metricsRoutes: AreaRoutes = (app) => {
         summary: 'Sessions, cost and tool behaviour grouped by one dimension',
         tags: ['metrics'],
         description:
-          '`by`: branch, agent_type, worker_kind, model, tool, repo or origin. Costliest groups first (tool: most calls first); `groups` is the number of groups before `limit`.',
+          '`by`: branch, agent_type, worker_kind, model, tool, repo or origin. Costliest groups first (tool: most ' +
+          'calls first); `groups` is the number of groups before `limit`.',
         querystring: Type.Object(
           {
             ...WindowQuery,

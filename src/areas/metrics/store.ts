@@ -54,7 +54,8 @@ export type Tiles = Counters<(typeof TILE_COUNTERS)[number]> & { activeActors: n
 export async function tiles(db: Db, scope: Scope, windows: readonly Window[]): Promise<Tiles[]> {
   const top = sql`case when is_subagent = 0 then 1 else 0 end`;
   const topOf = (expr: ReturnType<typeof sql>) => sql`case when is_subagent = 0 then ${expr} else 0 end`;
-  const clean = sql`case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0 and rejected_tool_call_count = 0 then 1 else 0 end`;
+  const clean = sql`case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0
+    and rejected_tool_call_count = 0 then 1 else 0 end`;
   const handsOn = sql`case when is_subagent = 0 and steering_count > 0 then 1 else 0 end`;
   const columns = windows.flatMap((w, i) => [
     sumIn(w, top).as(`w${i}_sessions`),
@@ -173,9 +174,8 @@ export async function breakdownBySession(
       .selectFrom('sessions')
       // count(distinct) skips null; a null group (e.g. no worker kind) is a group of its own.
       .select(
-        sql<number>`count(distinct ${sql.ref(dimension)}) + max(case when ${sql.ref(dimension)} is null then 1 else 0 end)`.as(
-          'groups',
-        ),
+        sql<number>`count(distinct ${sql.ref(dimension)})
+          + max(case when ${sql.ref(dimension)} is null then 1 else 0 end)`.as('groups'),
       )
       .where(base)
       .executeTakeFirst(),
@@ -220,9 +220,8 @@ export async function days(db: Db, scope: Scope, w: Window): Promise<DayRow[]> {
       sql<number>`sum(case when is_subagent = 0 then tool_call_count else 0 end)`.as('tool_calls'),
       sql<number>`sum(case when is_subagent = 0 then tool_error_count else 0 end)`.as('tool_errors'),
       sql<number>`sum(case when is_subagent = 0 then rejected_tool_call_count else 0 end)`.as('rejected'),
-      sql<number>`sum(case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0 and rejected_tool_call_count = 0 then 1 else 0 end)`.as(
-        'clean',
-      ),
+      sql<number>`sum(case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0
+        and rejected_tool_call_count = 0 then 1 else 0 end)`.as('clean'),
       sql<number>`sum(case when is_subagent = 0 and steering_count > 0 then 1 else 0 end)`.as('hands_on'),
       sql<number>`count(distinct case when is_subagent = 0 then actor_id end)`.as('actors'),
     ])
