@@ -1,8 +1,8 @@
 // Memory of the real server process: `npm run build && npx tsx bench/memory.ts [--sessions 100000] [--clients 4]`.
 //
-// Starts `node dist/main.js serve` with the node flags of `npm start` (the built gateway, as production runs it) on a fresh SQLite data dir, reads
-// its resident set size from /proc 3 s after start-up and again at rest (60 s), then ingests N fixture sessions (25 a request,
-// fresh ids, `--clients` concurrent clients over a real socket) and reads the RSS again after the ingest, with
+// Starts `node dist/main.js serve` with the node flags of `npm start` (the built gateway, as production runs
+// it) on a fresh SQLite data dir, reads its resident set size from /proc 3 s after start-up and again at rest
+// (60 s), then ingests N fixture sessions (25 a request, fresh ids, `--clients` concurrent clients over a real socket) and reads the RSS again after the ingest, with
 // the peak (VmHWM) over the whole run. Also prints the ingest rate and request latency seen over the socket.
 // Linux only (/proc). `npm run bench -- memory` runs it after the core table.
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -44,13 +44,16 @@ export interface Row {
   p99Ms?: number;
   /** ingest: the highest resident set size of the gateway process seen during the run (sampled every 20 ms), MB */
   peakRssMb?: number;
-  /** ingest: CPU time of the gateway process (all its threads) per session, µs: steadier than sessions/s on a shared machine */
+  /**
+   * ingest: CPU time of the gateway process (all its threads) per session, µs: steadier than sessions/s on a
+   * shared machine
+   */
   cpuUsPerSession?: number;
   /** ingest: CPU time of the gateway's main thread (its event loop) per session, µs (Linux only) */
   mainThreadUsPerSession?: number;
   /** ingest on SQLite: requests a commit (the group commit's shared transactions; more share fewer page writes) */
   requestsPerCommit?: number;
-  /** ingest on PostgreSQL: CPU time of the database server's processes per session, µs (a server on this machine, Linux) */
+  /** ingest on PostgreSQL: CPU time of the database server's processes per session, µs (a local server, Linux) */
   databaseUsPerSession?: number;
   /** the 1-minute load average when the run ended */
   load1?: number;
