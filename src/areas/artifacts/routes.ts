@@ -292,7 +292,8 @@ export const artifactsRoutes: AreaRoutes = (app) => {
           '(a session that emitted an artifact naming the item). Replaced artifacts are left out. At most 200, the oldest kept; ' +
           '`pagination.truncated` is true when more exist. `workItemId` is the item id or its number in the factory. ' +
           'Errors: 400 invalid_path_params, 403 forbidden (needs artifacts.read), 404 work_item_not_found.',
-        // Named `id` like the work-items area's other routes on this path (one router node); the spec calls it workItemId.
+        // Named `id` like the work-items area's other routes on this path (one router node); the spec calls it
+        // workItemId.
         params: Type.Object({
           id: Type.String({
             pattern: '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[1-9][0-9]{0,14})$',

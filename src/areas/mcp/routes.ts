@@ -1,7 +1,7 @@
 // POST /v1/mcp and POST /v1/apps/{appId}/mcp: the Model Context Protocol over Streamable HTTP, stateless
-// (a fresh server and transport per request, no session id, JSON answers rather than SSE). Tools answer by calling their REST twin in
-// process with the caller's own credential; protocol calls that read no data (initialize, ping,
-// tools/list, resources/*) count against the mcp-protocol bucket. Every 401 on these routes carries
+// (a fresh server and transport per request, no session id, JSON answers rather than SSE). Tools answer by
+// calling their REST twin in process with the caller's own credential; protocol calls that read no data
+// (initialize, ping, tools/list, resources/*) count against the mcp-protocol bucket. Every 401 on these routes carries
 // WWW-Authenticate pointing at the matching RFC 9728 document, so an MCP client can start OAuth.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';

@@ -162,7 +162,8 @@ export async function connectRepository(
   const github = githubApp(ctx.gateway);
   // Knowing an installation id and a repository name proves nothing: the installation must have been bound
   // to this factory through its own install link or by the operator (installations.ts). Checked before
-  // any GitHub call (after the App's configuration, so a gateway without one still answers 503), so an unbound installation costs nothing and learns nothing about the installation.
+  // any GitHub call (after the App's configuration, so a gateway without one still answers 503), so an unbound
+  // installation costs nothing and learns nothing about the installation.
   const notBound = () =>
     apiError(
       'installation_not_bound',
