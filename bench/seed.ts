@@ -129,6 +129,7 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
       commit_sha: null,
       title: null,
       capture_tier: 'metrics',
+      capture_source: 'transcript',
       started_at: startedAt,
       ended_at: startedAt + 600_000,
       duration_ms: 600_000,

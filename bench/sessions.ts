@@ -553,6 +553,7 @@ export async function bulkLoad(gw: TestGateway, t: Tenant, n: number, actors: st
       commit_sha: null,
       title: `Session ${i} on ${branch}`,
       capture_tier: 'redacted',
+      capture_source: 'transcript',
       started_at: startedAt,
       ended_at: startedAt + turns * 30_000,
       duration_ms: turns * 30_000,

@@ -40,6 +40,7 @@ import { sessionsRoutes } from './sessions/routes.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { verdictRoutes } from './verdict/routes.js';
+import { otlpRoutes } from './otlp/routes.js';
 import { DashboardSession } from './dashboard/schema.js';
 
 export type { Area };
@@ -104,6 +105,8 @@ export const AREAS: readonly Area[] = [
   { name: 'repositories', prefix: V1, defaults: FACTORY, routes: repositoriesRoutes, sweeps: repositoriesSweeps },
   { name: 'work-item-pr', prefix: V1, routes: workItemPullRequestRoutes },
   { name: 'agents', prefix: V1, defaults: FACTORY, routes: agentsRoutes },
+  // OTLP/HTTP: its own body parsers (protobuf, and JSON as bytes) and OTLP's answers (otlp/routes.ts).
+  { name: 'otlp', prefix: V1, defaults: FACTORY, routes: otlpRoutes },
   { name: 'sessions', prefix: V1, defaults: FACTORY, routes: sessionsRoutes },
   // The MCP endpoints and the dashboard's sign-in keep their whole paths and guards: their paths are
   // matched elsewhere (the resource metadata) or live outside /v1.

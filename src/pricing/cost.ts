@@ -37,6 +37,11 @@ export interface PricedTurnInput {
   ts?: string;
   usage?: TurnTokens;
   costUsd?: number | null;
+  /**
+   * `costUsd` is what the agent itself reported for the request (Claude Code's telemetry `cost_usd`): it is
+   * the turn's cost even where the price table knows the model.
+   */
+  costReported?: boolean;
 }
 
 export interface ModelCost {
@@ -296,7 +301,14 @@ export function priceSession(turns: readonly PricedTurnInput[], fallback?: Sessi
     addTokens(m.tokens, t);
     addTokens(tokens, t);
     const zero = t.input + t.output + t.cacheRead + t.cacheWrite === 0;
-    let nanos = usage ? (zero ? 0 : priceTurnAt(model, t, turn.ts ? Date.parse(turn.ts) : Number.NaN)) : null;
+    let nanos =
+      turn.costReported && typeof turn.costUsd === 'number'
+        ? usdToNanos(turn.costUsd)
+        : usage
+          ? zero
+            ? 0
+            : priceTurnAt(model, t, turn.ts ? Date.parse(turn.ts) : Number.NaN)
+          : null;
     if (nanos === null && typeof turn.costUsd === 'number') nanos = usdToNanos(turn.costUsd);
     if (nanos === null) {
       m.unpricedTurns += 1;

@@ -10,6 +10,10 @@ export const ERROR_CODES = {
   },
   invalid_path_params: { status: 400, description: 'A path parameter is malformed; see details.' },
   invalid_json: { status: 400, description: 'The body is not valid JSON.' },
+  invalid_otlp: {
+    status: 400,
+    description: 'The body is not an OTLP export request (protobuf or JSON, as Content-Type says).',
+  },
   invalid_cursor: { status: 400, description: 'The pagination cursor is malformed or was not issued by this gateway.' },
   invalid_header: {
     status: 400,

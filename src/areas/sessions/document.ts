@@ -60,6 +60,8 @@ export interface TurnV1 {
     [k: string]: unknown;
   };
   costUsd?: number | null;
+  /** `costUsd` is the agent's own figure for the request (telemetry), preferred over the price table. */
+  costReported?: boolean;
   images?: { mediaType: string; sha256: string; bytes?: number }[];
   [k: string]: unknown;
 }

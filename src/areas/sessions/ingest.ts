@@ -21,6 +21,9 @@ import type { Signal } from './list-store.js';
 import * as store from './store.js';
 import { storeSessionFacts } from '../verdict/ingest.js';
 
+/** Where a stored session's figures come from: a synced transcript, or agent telemetry (OTLP) alone. */
+export type CaptureSource = 'transcript' | 'telemetry';
+
 export interface SessionActor {
   actorId: string;
   actorName: string;
@@ -108,6 +111,7 @@ function rowOf(
   actor: SessionActor,
   now: number,
   createdAt: number,
+  source: CaptureSource,
 ): store.SessionRow {
   return {
     id,
@@ -131,6 +135,7 @@ function rowOf(
     commit_sha: s.commitSha,
     title: s.title,
     capture_tier: s.captureTier,
+    capture_source: source,
     started_at: s.startedAt,
     ended_at: s.endedAt,
     duration_ms: s.durationMs,
@@ -191,6 +196,8 @@ interface Pending {
   parts: number[];
   changed: boolean;
   summary?: SessionSummary;
+  /** Where `doc` came from: the stored row's source, then this call's once it folded a version in. */
+  source: CaptureSource;
 }
 
 /** A session's summary and stored encoding, computed before the transaction (see prepareSessions). */
@@ -225,6 +232,7 @@ export async function storeSessions(
   docs: readonly AgentSessionV1[],
   actor: SessionActor,
   prepared: PreparedSessions = new Map(),
+  source: CaptureSource = 'transcript',
 ): Promise<void> {
   if (!docs.length) return;
   const now = ctx.clock.now();
@@ -246,19 +254,27 @@ export async function storeSessions(
         doc: d ? decodeDocument(d.encoding, d.body) : null,
         parts: JSON.parse(row.chunk_parts) as number[],
         changed: false,
+        source: row.capture_source as CaptureSource,
       });
     }
   };
   await load([...new Set(docs.map(sessionKeyOf))].sort());
 
-  // Fold every incoming version into what is stored, in the order sent.
+  // Fold every incoming version into what is stored, in the order sent. A transcript is authoritative for what
+  // it holds: telemetry never changes a session a transcript made, and a transcript replaces what telemetry
+  // made whatever their lengths (telemetry has other turns than a transcript: one per API request).
   const fold = (incoming: AgentSessionV1) => {
     const key = sessionKeyOf(incoming);
     const current = pending.get(key);
-    const merged = mergeSession(current?.doc ?? null, current?.parts ?? [], incoming);
-    if (!current) pending.set(key, { key, before: null, doc: merged.doc, parts: merged.chunkParts, changed: true });
+    if (current && current.source === 'transcript' && source === 'telemetry') return;
+    const replacing = current !== undefined && current.source === 'telemetry' && source === 'transcript';
+    const merged = replacing
+      ? mergeSession(null, [], incoming)
+      : mergeSession(current?.doc ?? null, current?.parts ?? [], incoming);
+    if (!current)
+      pending.set(key, { key, before: null, doc: merged.doc, parts: merged.chunkParts, changed: true, source });
     else if (merged.changed)
-      Object.assign(current, { doc: merged.doc, parts: merged.chunkParts, changed: true, summary: undefined });
+      Object.assign(current, { doc: merged.doc, parts: merged.chunkParts, changed: true, summary: undefined, source });
   };
   for (const incoming of docs) fold(incoming);
 
@@ -273,7 +289,7 @@ export async function storeSessions(
     // that hold the id (the primary key, (app_id, id), the title-search rows, the usage rows) take each new
     // session on their last page instead of a random one, so a sync writes about a fifth fewer pages to the WAL
     // and SQLite ingests about a tenth more sessions a second (docs/performance.md, Ingest).
-    const rows = fresh.map((p) => rowOf(ctx, uuidv7(), summaryOf(p, prepared), actor, now, now));
+    const rows = fresh.map((p) => rowOf(ctx, uuidv7(), summaryOf(p, prepared), actor, now, now, p.source));
     const inserted = await store.insertSessionsIfAbsent(db, rows);
     const raced = fresh.filter((p) => !inserted.has(p.key));
     if (raced.length) {
@@ -337,7 +353,7 @@ async function writeAll(
       actorName: p.before.actor_name,
       credentialId: p.before.credential_id,
     };
-    const row = rowOf(ctx, p.before.id, summary, kept, now, p.before.created_at);
+    const row = rowOf(ctx, p.before.id, summary, kept, now, p.before.created_at, p.source);
     const { id: _id, org_id: _o, app_id: _a, session_key: _k, created_at: _c, ...changes } = row;
     updates.push({ id: p.before.id, ...changes });
     written.push({ before: p.before, row, summary, doc: p.doc });

@@ -53,6 +53,10 @@ export const Session = Type.Object({
   repo: Type.String(),
   agentVersion: Nullable(Type.String()),
   captureTier: Type.String(),
+  captureSource: Type.Union([Type.Literal('transcript'), Type.Literal('telemetry')], {
+    description:
+      "where the figures come from: a synced transcript, or the agent's OpenTelemetry events alone (no transcript text)",
+  }),
   tokens: Tokens,
   steeringCount: Type.Number(),
   toolErrorCount: Type.Number(),

@@ -30,6 +30,8 @@ export interface SessionsTable {
   commit_sha: string | null;
   title: string | null;
   capture_tier: string;
+  /** Where the session's figures come from: 'transcript' (a sync), or 'telemetry' (OTLP events only). */
+  capture_source: string;
   started_at: number;
   ended_at: number | null;
   duration_ms: number;

@@ -85,6 +85,7 @@ export function toWire(row: store.SessionRow, actors: ActorView, extra: Enrichme
     origin: row.origin as Origin,
     workerKind: row.worker_kind ?? '',
     captureTier: row.capture_tier,
+    captureSource: row.capture_source === 'telemetry' ? 'telemetry' : 'transcript',
     costStatus: row.cost_status as CostStatus,
     costUsd: microsToUsd(row.cost_micros),
     unpricedModels: JSON.parse(row.unpriced_models) as string[],

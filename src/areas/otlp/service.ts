@@ -1,0 +1,158 @@
+// OTLP in: a decoded logs export becomes stored agent events (each once) and the sessions they belong to,
+// rebuilt from all their events, in one durable transaction: the answer (a 2xx) is sent after it commits.
+// Metrics and traces are decoded and counted, and answered as refused: Attest keeps neither yet.
+import type { FactoryContext } from '../../server/context.js';
+import { apiError } from '../../server/errors.js';
+import { durableWriter } from '../../db/group-commit.js';
+import { lockForTransaction } from '../../db/locks.js';
+import { checkSession } from '../agents/validate.js';
+import { findUserByEmail, membershipOf } from '../orgs/service.js';
+import { actorOfCaller, storeSessions, type SessionActor } from '../sessions/ingest.js';
+import type { AgentSessionV1 } from '../sessions/document.js';
+import { OTLP_LIMITS } from './decode.js';
+import { eventsOf, type AgentEvent } from './events.js';
+import type { ExportLogsRequest, ExportMetricsRequest, ExportTraceRequest } from './proto.js';
+import { sessionDocument } from './session.js';
+import * as store from './store.js';
+
+export interface ExportOutcome {
+  /** Records (log records, data points, spans) not kept. */
+  rejected: number;
+  /** Why, in one line, when some were refused. */
+  message: string;
+}
+
+function tooMany(count: number, what: string) {
+  return apiError('payload_too_large', `${count} ${what} is more than one request may hold; split the export.`, {
+    limit: OTLP_LIMITS.records,
+    unit: what,
+  });
+}
+
+/**
+ * Who a session's events say ran it: the org member with the event's `user.email`, else that email, else the
+ * account uuid; the sending credential when the events name nobody.
+ */
+async function actorOf(ctx: FactoryContext, events: readonly AgentEvent[]): Promise<SessionActor> {
+  const attr = (name: string) => {
+    for (const e of events) {
+      const v = e.data[name];
+      if (typeof v === 'string' && v !== '') return v;
+    }
+    return undefined;
+  };
+  const email = attr('user.email')?.toLowerCase();
+  const credentialId = ctx.principal.credentialId;
+  if (email) {
+    const user = await findUserByEmail(ctx.db, email);
+    if (user && (await membershipOf(ctx.db, ctx.orgId, user.id)))
+      return { actorId: user.id, actorName: user.name || user.email, credentialId };
+    return { actorId: email, actorName: email, credentialId };
+  }
+  const account = attr('user.account_uuid') ?? attr('user.account_id');
+  if (account) return { actorId: `account:${account}`, actorName: account, credentialId };
+  return actorOfCaller(ctx);
+}
+
+export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest): Promise<ExportOutcome> {
+  let records = 0;
+  for (const rl of request.resourceLogs ?? [])
+    for (const sl of rl.scopeLogs ?? []) records += sl.logRecords?.length ?? 0;
+  if (records > OTLP_LIMITS.records) throw tooMany(records, 'log records');
+
+  const { events, rejected, reasons } = eventsOf(request);
+  const message = rejected ? `${rejected} log records were not kept: ${reasons.join('; ')}` : '';
+  if (!events.length) return { rejected, message };
+
+  const bySession = new Map<string, AgentEvent[]>();
+  for (const e of events) {
+    const key = `${e.agent}\u0000${e.sessionId}`;
+    const list = bySession.get(key);
+    if (list) list.push(e);
+    else bySession.set(key, [e]);
+  }
+  const sessionKeys = [...bySession.keys()].sort();
+  const actors = new Map<string, SessionActor>();
+  for (const key of sessionKeys) actors.set(key, await actorOf(ctx, bySession.get(key)!));
+
+  const now = ctx.clock.now();
+  const seen = new Set<string>();
+  const rows: store.TelemetryEventsTable[] = [];
+  for (const e of events) {
+    if (seen.has(e.key)) continue;
+    seen.add(e.key);
+    rows.push({
+      app_id: ctx.appId,
+      event_key: e.key,
+      org_id: ctx.orgId,
+      agent: e.agent,
+      session_id: e.sessionId,
+      name: e.name,
+      ts: e.ts,
+      seq: e.seq,
+      data: JSON.stringify(e.data),
+      received_at: now,
+    });
+  }
+
+  const writer = durableWriter(ctx.db, ctx.gateway.dialect);
+  try {
+    await writer.commit(async (trx) => {
+      // One session's events are written and read back by one request at a time (PostgreSQL), so the session
+      // rebuilt last holds every event committed before it.
+      for (const key of sessionKeys)
+        await lockForTransaction(trx, ctx.gateway.dialect, `telemetry:${ctx.appId}:${key}`);
+      const inserted = await store.insertEvents(trx, rows);
+      if (inserted === 0) return; // a retry of what is stored: nothing changes
+      for (const key of sessionKeys) {
+        const [agent, sessionId] = key.split('\u0000') as [AgentEvent['agent'], string];
+        const stored = await store.sessionEvents(trx, ctx.appId, agent, sessionId);
+        const doc: AgentSessionV1 = sessionDocument(
+          agent,
+          sessionId,
+          stored.map((r) => ({
+            name: r.name,
+            ts: Number(r.ts),
+            seq: Number(r.seq),
+            data: JSON.parse(r.data) as AgentEvent['data'],
+          })),
+        );
+        const checked = checkSession(doc);
+        if (!checked.ok) {
+          ctx.log.warn({ sessionId, reason: checked.reason }, 'telemetry session does not validate; not stored');
+          continue;
+        }
+        await storeSessions(ctx, trx, [doc], actors.get(key)!, undefined, 'telemetry');
+      }
+    });
+  } finally {
+    writer.leave();
+  }
+  return { rejected, message };
+}
+
+export function exportMetrics(request: ExportMetricsRequest): ExportOutcome {
+  let points = 0;
+  for (const rm of request.resourceMetrics ?? [])
+    for (const sm of rm.scopeMetrics ?? [])
+      for (const m of sm.metrics ?? [])
+        points +=
+          m.sum?.dataPoints?.length ??
+          m.gauge?.dataPoints?.length ??
+          m.histogram?.dataPoints?.length ??
+          m.exponentialHistogram?.dataPoints?.length ??
+          m.summary?.dataPoints?.length ??
+          0;
+  if (points > OTLP_LIMITS.records) throw tooMany(points, 'data points');
+  return {
+    rejected: points,
+    message: points ? `${points} data points were not kept: this gateway does not store metrics yet` : '',
+  };
+}
+
+export function exportTraces(request: ExportTraceRequest): ExportOutcome {
+  let spans = 0;
+  for (const rs of request.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans += ss.spans?.length ?? 0;
+  if (spans > OTLP_LIMITS.records) throw tooMany(spans, 'spans');
+  return { rejected: spans, message: spans ? `${spans} spans were not kept: Attest keeps logs (events) only` : '' };
+}

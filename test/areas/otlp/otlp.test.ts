@@ -1,0 +1,418 @@
+// OTLP/HTTP in (issue 41): the real OpenTelemetry JS SDK exporters (protobuf and JSON) send Claude Code's and
+// Codex's documented events to a listening gateway, and the sessions they make are read back through the API;
+// raw bodies cover what an exporter never sends (undecodable, oversized, hostile), retries, and tenancy.
+import zlib from 'node:zlib';
+import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
+import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { LoggerProvider, SimpleLogRecordProcessor, type LogRecordExporter } from '@opentelemetry/sdk-logs';
+import { MeterProvider, PeriodicExportingMetricReader, AggregationTemporality } from '@opentelemetry/sdk-metrics';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
+import { decodeStatus, REQUEST_TYPES } from '../../../src/areas/otlp/proto.js';
+
+type Attrs = Record<string, string | number | boolean>;
+interface Event {
+  body: string;
+  attributes: Attrs;
+  at: string;
+}
+
+const EMAIL = 'dev@example.com';
+
+describe('OTLP in', () => {
+  let gw: TestGateway;
+  let a: Tenant;
+  let b: Tenant;
+  let base: string;
+
+  withGatewayAndTenants((s) => ({ gw, a, b } = s));
+  beforeAll(async () => {
+    await gw.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = gw.app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no port');
+    base = `http://127.0.0.1:${address.port}`;
+  });
+
+  const headersOf = (t: Tenant) => ({ Authorization: `Bearer ${t.factoryKey}`, 'X-Outerlayer-App-Id': t.appId });
+
+  /** Emit `events` through the SDK's logger with a simple processor, so each export has completed on flush. */
+  async function emit(exporter: LogRecordExporter, service: string, events: Event[]) {
+    const provider = new LoggerProvider({
+      resource: resourceFromAttributes({ 'service.name': service, team: 'payments' }),
+      processors: [new SimpleLogRecordProcessor(exporter)],
+    });
+    const logger = provider.getLogger(service);
+    for (const e of events) {
+      logger.emit({
+        body: e.body,
+        timestamp: new Date(e.at),
+        attributes: { 'event.name': e.body.split('.').pop()!, 'event.timestamp': e.at, ...e.attributes },
+      });
+    }
+    await provider.forceFlush();
+    await provider.shutdown();
+  }
+
+  const claude = (sessionId: string, name: string, at: string, attributes: Attrs): Event => ({
+    body: `claude_code.${name}`,
+    at,
+    attributes: {
+      'session.id': sessionId,
+      'user.email': EMAIL,
+      'user.account_uuid': 'acc-1',
+      'app.version': '2.0.14',
+      'terminal.type': 'vscode',
+      ...attributes,
+    },
+  });
+
+  async function sessionOf(t: Tenant, sessionId: string) {
+    const list = await gw.call('GET', '/v1/sessions?repoScope=all&limit=100', { token: t.loginToken, appId: t.appId });
+    expect(list.status).toBe(200);
+    const matches = list.body.data.sessions.filter((s: { sessionId: string }) => s.sessionId === sessionId);
+    expect(matches.length).toBeLessThanOrEqual(1);
+    return matches[0];
+  }
+
+  const claudeSession = 'cc-session-1';
+  const claudeEvents = [
+    claude(claudeSession, 'user_prompt', '2026-11-01T11:00:00.000Z', { prompt_length: 42 }),
+    claude(claudeSession, 'api_request', '2026-11-01T11:00:02.000Z', {
+      model: 'claude-sonnet-4-5-20250929',
+      cost_usd: 0.012345,
+      duration_ms: 1800,
+      input_tokens: 1200,
+      output_tokens: 300,
+      cache_read_tokens: 5000,
+      cache_creation_tokens: 700,
+    }),
+    claude(claudeSession, 'tool_result', '2026-11-01T11:00:03.000Z', {
+      tool_name: 'Bash',
+      success: 'true',
+      duration_ms: 250,
+      tool_parameters: JSON.stringify({ bash_command: 'git', git_commit_id: 'abc1234def' }),
+    }),
+    claude(claudeSession, 'tool_result', '2026-11-01T11:00:04.000Z', {
+      tool_name: 'Edit',
+      success: 'false',
+      error: 'old_string not found; token=sk-ant-abcdefghijklmnopqrstuvwxyz',
+      duration_ms: 12,
+    }),
+    claude(claudeSession, 'tool_decision', '2026-11-01T11:00:05.000Z', {
+      tool_name: 'Write',
+      decision: 'reject',
+      source: 'user_reject',
+    }),
+    claude(claudeSession, 'api_error', '2026-11-01T11:00:06.000Z', {
+      model: 'claude-sonnet-4-5-20250929',
+      error: 'overloaded',
+      status_code: '529',
+      attempt: 1,
+    }),
+    claude(claudeSession, 'api_request', '2026-11-01T11:00:09.000Z', {
+      model: 'claude-haiku-4-5-20251001',
+      cost_usd: 0.004567,
+      duration_ms: 900,
+      input_tokens: 800,
+      output_tokens: 100,
+      cache_read_tokens: 0,
+      cache_creation_tokens: 0,
+    }),
+  ];
+
+  it("Claude Code's events (protobuf exporter) make one live session with the agent's exact cost and tokens", async () => {
+    await emit(new ProtoLogExporter({ url: `${base}/v1/logs`, headers: headersOf(a) }), 'claude-code', claudeEvents);
+    const s = await sessionOf(a, claudeSession);
+    expect(s).toBeDefined();
+    expect(s.captureSource).toBe('telemetry');
+    expect(s.captureTier).toBe('metrics');
+    expect(s.agentType).toBe('claude-code');
+    expect(s.agentVersion).toBe('2.0.14');
+    // 0.012345 + 0.004567, as reported; not the price table's figure for these tokens.
+    expect(s.costUsd).toBe(0.016912);
+    expect(s.costStatus).toBe('complete');
+    expect(s.tokens).toMatchObject({ input: 2000, output: 400, cacheRead: 5000, cacheWrite: 700 });
+    expect(s.models).toEqual(['claude-haiku-4-5-20251001', 'claude-sonnet-4-5-20250929']);
+    // user prompt + 2 API requests; Bash ok, Edit failed, Write denied; one API error
+    expect(s).toMatchObject({
+      turnCount: 3,
+      userTurnCount: 1,
+      toolCallCount: 3,
+      toolErrorCount: 1,
+      rejectedToolCallCount: 1,
+      apiErrorCount: 1,
+      startedAt: '2026-11-01T11:00:00.000Z',
+      endedAt: '2026-11-01T11:00:09.000Z',
+      actorId: EMAIL,
+      actorName: EMAIL,
+    });
+
+    const detail = await gw.call('GET', `/v1/sessions/${s.traceId}`, { token: a.loginToken, appId: a.appId });
+    expect(detail.status).toBe(200);
+    expect(detail.body.data.turns[1]).toMatchObject({ role: 'assistant', costUsd: 0.012345, durationMs: 1800 });
+    expect(detail.body.data.outcome).toEqual({ commitShas: ['abc1234def'] });
+    // Kept strings are scrubbed as the CLI scrubs a transcript; no prompt or tool text is kept at all.
+    expect(detail.text).not.toContain('sk-ant-abcdefghijklmnop');
+    expect(detail.text).not.toContain('bash_command');
+  });
+
+  it('the same batch sent again (an exporter retry) is stored once', async () => {
+    const bytes = logsRequest([
+      claude(claudeSession, 'api_request', '2026-11-01T11:01:00.000Z', { cost_usd: 1.5, model: 'm' }),
+    ]);
+    for (let i = 0; i < 2; i++) {
+      const r = await post(a, '/v1/logs', bytes, 'application/x-protobuf');
+      expect(r.statusCode).toBe(200);
+      expect(r.rawPayload.length).toBe(0); // an empty ExportLogsServiceResponse: everything kept
+    }
+    const s = await sessionOf(a, claudeSession);
+    expect(s.costUsd).toBe(1.516912);
+    expect(s.turnCount).toBe(4);
+  });
+
+  it("Codex's events (JSON exporter) make a session priced by the price table", async () => {
+    const codex = (name: string, at: string, attributes: Attrs): Event => ({
+      body: `codex.${name}`,
+      at,
+      attributes: { 'conversation.id': 'codex-conv-1', 'app.version': '0.50.0', 'user.email': EMAIL, ...attributes },
+    });
+    await emit(new JsonLogExporter({ url: `${base}/v1/logs`, headers: headersOf(a) }), 'codex_cli_rs', [
+      codex('conversation_starts', '2026-11-01T10:00:00.000Z', { model: 'gpt-5' }),
+      codex('user_prompt', '2026-11-01T10:00:01.000Z', { prompt_length: 10 }),
+      codex('api_request', '2026-11-01T10:00:02.000Z', { model: 'gpt-5', duration_ms: 700 }),
+      codex('sse_event', '2026-11-01T10:00:03.000Z', {
+        model: 'gpt-5',
+        'event.kind': 'response.completed',
+        input_token_count: 1000,
+        cached_token_count: 200,
+        output_token_count: 50,
+      }),
+      codex('tool_result', '2026-11-01T10:00:04.000Z', { tool_name: 'shell', success: 'true', duration_ms: 30 }),
+    ]);
+    const s = await sessionOf(a, 'codex-conv-1');
+    expect(s).toMatchObject({ agentType: 'codex', captureSource: 'telemetry', turnCount: 2, toolCallCount: 1 });
+    // OpenAI counts cached tokens inside input tokens: 800 fresh + 200 cached.
+    expect(s.tokens).toMatchObject({ input: 800, cacheRead: 200, output: 50 });
+    // gpt-5: $1.25 / M input, $0.125 / M cached input, $10 / M output.
+    expect(s.costUsd).toBe(0.001525);
+  });
+
+  it('a session first seen through telemetry and then synced from its transcript is one session with its numbers', async () => {
+    const id = 'cc-two-sources';
+    await emit(new ProtoLogExporter({ url: `${base}/v1/logs`, headers: headersOf(a) }), 'claude-code', [
+      claude(id, 'api_request', '2026-11-01T09:00:00.000Z', { model: 'claude-sonnet-4-5-20250929', cost_usd: 9 }),
+    ]);
+    expect((await sessionOf(a, id)).captureSource).toBe('telemetry');
+    const transcript = {
+      schemaVersion: 1,
+      id,
+      agent: { type: 'claude-code' },
+      env: {},
+      startedAt: '2026-11-01T09:00:00.000Z',
+      models: [],
+      turns: [{ index: 0, role: 'user', toolCalls: [] }],
+      events: [],
+      totals: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.25 },
+      captureTier: 'full',
+      warnings: [],
+    };
+    const synced = await gw.call('POST', '/v1/agents/sync', {
+      token: a.factoryKey,
+      appId: a.appId,
+      body: { schemaVersion: 1, sessions: [transcript] },
+    });
+    expect(synced.status).toBe(200);
+    let s = await sessionOf(a, id);
+    expect(s).toMatchObject({ captureSource: 'transcript', captureTier: 'full', turnCount: 1, costUsd: 0.25 });
+    // Telemetry arriving later does not change what the transcript says.
+    await emit(new ProtoLogExporter({ url: `${base}/v1/logs`, headers: headersOf(a) }), 'claude-code', [
+      claude(id, 'api_request', '2026-11-01T09:00:05.000Z', { model: 'claude-sonnet-4-5-20250929', cost_usd: 7 }),
+    ]);
+    s = await sessionOf(a, id);
+    expect(s).toMatchObject({ captureSource: 'transcript', turnCount: 1, costUsd: 0.25 });
+  });
+
+  it('gzip JSON is read; records that are not agent events or are hostile are counted in partialSuccess, the rest kept', async () => {
+    let deep: unknown = { stringValue: 'bottom' };
+    for (let i = 0; i < 20; i++) deep = { kvlistValue: { values: [{ key: 'k', value: deep }] } };
+    const record = (attrs: unknown[], body = 'claude_code.api_request') => ({
+      timeUnixNano: '1793530800000000000',
+      body: { stringValue: body },
+      attributes: [
+        { key: 'session.id', value: { stringValue: 'cc-hostile' } },
+        { key: 'event.name', value: { stringValue: 'api_request' } },
+        { key: 'cost_usd', value: { doubleValue: 0.5 } },
+        ...attrs,
+      ],
+    });
+    const request = {
+      resourceLogs: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
+          scopeLogs: [
+            {
+              logRecords: [
+                record([]),
+                record([{ key: 'bomb', value: deep }]),
+                record([{ key: 'big', value: { stringValue: 'x'.repeat(70_000) } }]),
+                {
+                  timeUnixNano: '1793530800000000000',
+                  body: { stringValue: 'some other app log line' },
+                  attributes: [{ key: 'session.id', value: { stringValue: 'cc-hostile' } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const r = await post(a, '/v1/logs', zlib.gzipSync(JSON.stringify(request)), 'application/json', {
+      'content-encoding': 'gzip',
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^application\/json/);
+    const answer = JSON.parse(r.body);
+    expect(answer.partialSuccess.rejectedLogRecords).toBe(3);
+    expect(answer.partialSuccess.errorMessage).toContain('nested deeper than 8 levels');
+    expect((await sessionOf(a, 'cc-hostile')).costUsd).toBe(0.5);
+  });
+
+  it('answers an undecodable body 400 in the encoding of the request', async () => {
+    const proto = await post(
+      a,
+      '/v1/logs',
+      Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]),
+      'application/x-protobuf',
+    );
+    expect(proto.statusCode).toBe(400);
+    expect(proto.headers['content-type']).toBe('application/x-protobuf');
+    expect(decodeStatus(proto.rawPayload)).toMatchObject({
+      code: 3,
+      message: expect.stringContaining('not an OTLP logs'),
+    });
+
+    const json = await post(a, '/v1/logs', Buffer.from('{"resourceLogs": 5}'), 'application/json');
+    expect(json.statusCode).toBe(400);
+    expect(JSON.parse(json.body).error.code).toBe('invalid_otlp');
+
+    const notGzip = await post(a, '/v1/logs', Buffer.from('plain'), 'application/json', { 'content-encoding': 'gzip' });
+    expect(notGzip.statusCode).toBe(400);
+    const other = await post(a, '/v1/logs', Buffer.from('x'), 'text/plain');
+    expect(other.statusCode).toBe(415);
+  });
+
+  it('answers 413 past the body limit, the inflated limit and the record limit', async () => {
+    const tooBig = await post(a, '/v1/logs', Buffer.alloc(8 * 1024 * 1024 + 1), 'application/x-protobuf');
+    expect(tooBig.statusCode).toBe(413);
+    expect(tooBig.headers['content-type']).toBe('application/x-protobuf');
+    const bomb = zlib.gzipSync(Buffer.alloc(40 * 1024 * 1024));
+    const inflated = await post(a, '/v1/logs', bomb, 'application/x-protobuf', { 'content-encoding': 'gzip' });
+    expect(inflated.statusCode).toBe(413);
+    const many = logsRequest(
+      Array.from({ length: 10_001 }, () => claude('cc-many', 'user_prompt', '2026-11-01T11:00:00.000Z', {})),
+    );
+    const records = await post(a, '/v1/logs', many, 'application/x-protobuf');
+    expect(records.statusCode).toBe(413);
+    expect(await sessionOf(a, 'cc-many')).toBeUndefined();
+  });
+
+  it('refuses a missing or wrong credential, and another factory sees and changes nothing', async () => {
+    const bytes = logsRequest([claude(claudeSession, 'api_request', '2026-11-01T11:30:00.000Z', { cost_usd: 100 })]);
+    const none = await gw.app.inject({
+      method: 'POST',
+      url: '/v1/logs',
+      headers: { 'content-type': 'application/x-protobuf', 'x-outerlayer-app-id': a.appId },
+      payload: bytes,
+    });
+    expect(none.statusCode).toBe(401);
+    expect(decodeStatus(none.rawPayload).code).toBe(16);
+    const wrong = await post({ ...a, factoryKey: `${a.factoryKey}x` }, '/v1/logs', bytes, 'application/x-protobuf');
+    expect(wrong.statusCode).toBe(401);
+    // b's key naming a's factory
+    const foreign = await post({ ...b, appId: a.appId }, '/v1/logs', bytes, 'application/x-protobuf');
+    expect([401, 403, 404]).toContain(foreign.statusCode);
+    // b sending the same session id stores it in b's factory only
+    expect((await post(b, '/v1/logs', bytes, 'application/x-protobuf')).statusCode).toBe(200);
+    expect((await sessionOf(b, claudeSession)).costUsd).toBe(100);
+    expect((await sessionOf(a, claudeSession)).costUsd).toBe(1.516912);
+    expect(await sessionOf(b, 'codex-conv-1')).toBeUndefined();
+  });
+
+  it('metrics and traces are decoded and answered with every point counted as not kept', async () => {
+    let exported: { code: number; error?: Error } | undefined;
+    const exporter = new OTLPMetricExporter({
+      url: `${base}/v1/metrics`,
+      headers: headersOf(a),
+      temporalityPreference: AggregationTemporality.DELTA,
+    });
+    const wrapped = Object.assign(Object.create(exporter), {
+      export: (metrics: Parameters<typeof exporter.export>[0], cb: Parameters<typeof exporter.export>[1]) =>
+        exporter.export(metrics, (result) => {
+          exported = result;
+          cb(result);
+        }),
+    }) as typeof exporter;
+    const provider = new MeterProvider({
+      resource: resourceFromAttributes({ 'service.name': 'claude-code' }),
+      readers: [new PeriodicExportingMetricReader({ exporter: wrapped, exportIntervalMillis: 3_600_000 })],
+    });
+    provider.getMeter('claude_code').createCounter('claude_code.cost.usage').add(0.5, { 'session.id': claudeSession });
+    await provider.forceFlush();
+    await provider.shutdown();
+    // The SDK treats a partial success as a success (it logs the message).
+    expect(exported?.code).toBe(0);
+
+    const traces = await post(a, '/v1/traces', Buffer.from('{}'), 'application/json');
+    expect(traces.statusCode).toBe(200);
+    expect(JSON.parse(traces.body)).toEqual({});
+  });
+
+  function logsRequest(events: Event[]): Buffer {
+    const type = REQUEST_TYPES.logs;
+    const value = (v: string | number | boolean) =>
+      typeof v === 'string'
+        ? { stringValue: v }
+        : typeof v === 'boolean'
+          ? { boolValue: v }
+          : Number.isInteger(v)
+            ? { intValue: v }
+            : { doubleValue: v };
+    const message = type.fromObject({
+      resourceLogs: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
+          scopeLogs: [
+            {
+              logRecords: events.map((e) => ({
+                timeUnixNano: String(BigInt(Date.parse(e.at)) * 1_000_000n),
+                body: { stringValue: e.body },
+                attributes: Object.entries({ 'event.timestamp': e.at, ...e.attributes }).map(([key, v]) => ({
+                  key,
+                  value: value(v),
+                })),
+              })),
+            },
+          ],
+        },
+      ],
+    });
+    return Buffer.from(type.encode(message).finish());
+  }
+
+  function post(t: Pick<Tenant, 'factoryKey' | 'appId'>, url: string, payload: Buffer, type: string, extra = {}) {
+    return gw.app.inject({
+      method: 'POST',
+      url,
+      headers: {
+        authorization: `Bearer ${t.factoryKey}`,
+        'x-outerlayer-app-id': t.appId,
+        'content-type': type,
+        ...extra,
+      },
+      payload,
+    });
+  }
+});
