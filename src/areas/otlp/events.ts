@@ -74,18 +74,29 @@ const COMMON = [
   'vcs.ref.head.name',
 ];
 
+/** Each event's kept attributes and the common ones, in one list. */
+const withCommon = (events: Record<string, readonly string[]>): Record<string, readonly string[]> =>
+  Object.fromEntries(Object.entries(events).map(([name, attrs]) => [name, [...attrs, ...COMMON]]));
+const KEPT_WITH_COMMON: Record<AgentKind, Record<string, readonly string[]>> = {
+  'claude-code': withCommon(KEPT['claude-code']),
+  codex: withCommon(KEPT.codex),
+};
+
 /** Resource attributes that describe the process, not the team: not kept as custom attributes. */
 const PROCESS_ATTRIBUTE = /^(?:service\.|telemetry\.|host\.|os\.|process\.|service$)/;
 
 const MAX_KEPT_STRING = 500;
+
+/** An attribute of a record: its own, else its resource's. */
+type Attr = (name: string) => AttributeValue | undefined;
 
 function str(v: AttributeValue | undefined): string | undefined {
   return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
 }
 
 /** Unix ms of a record: `event.timestamp`, else the record's time, else when it was observed. */
-function timeOf(record: LogRecord, attrs: Record<string, AttributeValue>): number | null {
-  const iso = str(attrs['event.timestamp']);
+function timeOf(record: LogRecord, attr: Attr): number | null {
+  const iso = str(attr('event.timestamp'));
   if (iso) {
     const ms = Date.parse(iso);
     if (Number.isFinite(ms)) return ms;
@@ -100,18 +111,14 @@ function timeOf(record: LogRecord, attrs: Record<string, AttributeValue>): numbe
 }
 
 /** Which agent and event a record is: its event name (the field, `event.name`, or the body) and service. */
-function identify(
-  record: LogRecord,
-  attrs: Record<string, AttributeValue>,
-  service: string,
-): { agent: AgentKind; name: string } | null {
-  const candidates = [record.eventName, str(attrs['event.name']), record.body?.stringValue];
+function identify(record: LogRecord, attr: Attr, service: string): { agent: AgentKind; name: string } | null {
+  const candidates = [record.eventName, str(attr('event.name')), record.body?.stringValue];
   for (const c of candidates) {
     if (!c) continue;
     if (c.startsWith('claude_code.')) return { agent: 'claude-code', name: c.slice('claude_code.'.length) };
     if (c.startsWith('codex.')) return { agent: 'codex', name: c.slice('codex.'.length) };
   }
-  const bare = str(attrs['event.name']) ?? record.eventName;
+  const bare = str(attr('event.name')) ?? record.eventName;
   if (!bare) return null;
   if (/claude/i.test(service)) return { agent: 'claude-code', name: bare };
   if (/codex/i.test(service)) return { agent: 'codex', name: bare };
@@ -119,10 +126,10 @@ function identify(
 }
 
 /** The git commit a Bash tool result made, from `tool_parameters` (sent when tool details are on). */
-function commitOf(attrs: Record<string, AttributeValue>): string | undefined {
-  const direct = str(attrs.git_commit_id);
+function commitOf(attr: Attr): string | undefined {
+  const direct = str(attr('git_commit_id'));
   if (direct) return direct;
-  const params = attrs.tool_parameters;
+  const params = attr('tool_parameters');
   if (typeof params !== 'string') return undefined;
   try {
     const parsed = JSON.parse(params) as Record<string, unknown>;
@@ -172,29 +179,32 @@ export function eventsOf(request: ExportLogsRequest): RecordsOutcome {
 
     for (const record of records) {
       try {
+        // The record's own attributes over its resource's (looked up, not merged: this runs for every record).
         const own = plainAttributes(record.attributes, 0, { chars: 0 });
-        const attrs = { ...resource, ...own };
-        const id = identify(record, attrs, service);
-        if (!id || !KEPT[id.agent][id.name]) {
+        const attr: Attr = (k) =>
+          Object.hasOwn(own, k) ? own[k] : Object.hasOwn(resource, k) ? resource[k] : undefined;
+        const id = identify(record, attr, service);
+        const kept = id ? KEPT_WITH_COMMON[id.agent][id.name] : undefined;
+        if (!id || !kept) {
           refuse('not a Claude Code or Codex event Attest keeps');
           continue;
         }
-        const sessionId = str(attrs[id.agent === 'codex' ? 'conversation.id' : 'session.id']);
+        const sessionId = str(attr(id.agent === 'codex' ? 'conversation.id' : 'session.id'));
         if (!sessionId)
           throw new RecordProblem(`${id.agent === 'codex' ? 'conversation.id' : 'session.id'} is missing`);
         if (sessionId.length > 200) throw new RecordProblem('the session id is longer than 200 characters');
-        const ts = timeOf(record, attrs);
+        const ts = timeOf(record, attr);
         if (ts === null) throw new RecordProblem('the record has no time');
         const data: Record<string, AttributeValue> = {};
-        for (const name of [...KEPT[id.agent][id.name]!, ...COMMON]) {
-          const v = keep(name === 'git_commit_id' ? commitOf(attrs) : attrs[name]);
+        for (const name of kept) {
+          const v = keep(name === 'git_commit_id' ? commitOf(attr) : attr(name));
           if (v !== undefined) data[name] = v;
         }
         for (const [k, v] of Object.entries(custom)) {
           const kept = keep(v);
           if (kept !== undefined && !(k in data)) data[`resource.${k}`] = kept;
         }
-        const seqRaw = attrs['event.sequence'];
+        const seqRaw = attr('event.sequence');
         out.events.push({
           agent: id.agent,
           sessionId,

@@ -66,7 +66,7 @@ export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest
 
   const bySession = new Map<string, AgentEvent[]>();
   for (const e of events) {
-    const key = `${e.agent}\u0000${e.sessionId}`;
+    const key = JSON.stringify([e.agent, e.sessionId]);
     const list = bySession.get(key);
     if (list) list.push(e);
     else bySession.set(key, [e]);
@@ -104,8 +104,10 @@ export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest
         await lockForTransaction(trx, ctx.gateway.dialect, `telemetry:${ctx.appId}:${key}`);
       const inserted = await store.insertEvents(trx, rows);
       if (inserted === 0) return; // a retry of what is stored: nothing changes
+      // Each person's sessions are stored in one go (storeSessions costs a few statements a call, not a session).
+      const byActor = new Map<string, { actor: SessionActor; docs: AgentSessionV1[] }>();
       for (const key of sessionKeys) {
-        const [agent, sessionId] = key.split('\u0000') as [AgentEvent['agent'], string];
+        const [agent, sessionId] = JSON.parse(key) as [AgentEvent['agent'], string];
         const stored = await store.sessionEvents(trx, ctx.appId, agent, sessionId);
         const doc: AgentSessionV1 = sessionDocument(
           agent,
@@ -122,8 +124,13 @@ export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest
           ctx.log.warn({ sessionId, reason: checked.reason }, 'telemetry session does not validate; not stored');
           continue;
         }
-        await storeSessions(ctx, trx, [doc], actors.get(key)!, undefined, 'telemetry');
+        const actor = actors.get(key)!;
+        const group = byActor.get(actor.actorId);
+        if (group) group.docs.push(doc);
+        else byActor.set(actor.actorId, { actor, docs: [doc] });
       }
+      for (const { actor, docs } of byActor.values())
+        await storeSessions(ctx, trx, docs, actor, undefined, 'telemetry');
     });
   } finally {
     writer.leave();

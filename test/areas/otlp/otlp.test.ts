@@ -308,11 +308,17 @@ describe('OTLP in', () => {
     const tooBig = await post(a, '/v1/logs', Buffer.alloc(8 * 1024 * 1024 + 1), 'application/x-protobuf');
     expect(tooBig.statusCode).toBe(413);
     expect(tooBig.headers['content-type']).toBe('application/x-protobuf');
-    const bomb = zlib.gzipSync(Buffer.alloc(40 * 1024 * 1024));
+    // 40 gzip members of 1 MiB of zeros each: one stream that inflates to 40 MiB (gzipping 40 MiB takes seconds).
+    const member = zlib.gzipSync(Buffer.alloc(1024 * 1024));
+    const bomb = Buffer.concat(Array.from({ length: 40 }, () => member));
     const inflated = await post(a, '/v1/logs', bomb, 'application/x-protobuf', { 'content-encoding': 'gzip' });
     expect(inflated.statusCode).toBe(413);
     const many = logsRequest(
-      Array.from({ length: 10_001 }, () => claude('cc-many', 'user_prompt', '2026-11-01T11:00:00.000Z', {})),
+      Array.from({ length: 10_001 }, () => ({
+        body: 'claude_code.user_prompt',
+        at: '2026-11-01T11:00:00.000Z',
+        attributes: {},
+      })),
     );
     const records = await post(a, '/v1/logs', many, 'application/x-protobuf');
     expect(records.statusCode).toBe(413);
