@@ -37,6 +37,7 @@ import { bootstrap } from './server/bootstrap.js';
 import { AREAS } from './areas/index.js';
 import { effectiveRouteConfig, type Area } from './server/area.js';
 import { PrCommentWorker } from './jobs/pr-comments/worker.js';
+import { NotificationWorker } from './jobs/notifications/worker.js';
 import { Housekeeping } from './server/housekeeping.js';
 
 export interface BuildOptions {
@@ -155,9 +156,11 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     areas: new Set(),
     startedAt: clock.now(),
     jobs: null as never,
+    notifications: null as never,
     housekeeping: null as never,
   };
   gateway.jobs = new PrCommentWorker(gateway, app.log);
+  gateway.notifications = new NotificationWorker(gateway, app.log);
   const areas = [...AREAS, ...(options.extraAreas ?? [])];
   gateway.housekeeping = new Housekeeping(gateway, app.log, Object.assign({}, ...areas.map((a) => a.sweeps ?? {})));
   app.decorate('attest', gateway);
@@ -182,10 +185,12 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   // The job worker starts once the server is ready and stops (waiting for its run) before the store closes.
   app.addHook('onReady', async () => {
     gateway.jobs.start(config.jobsPollMs);
+    gateway.notifications.start(config.jobsPollMs);
     gateway.housekeeping.start(config.housekeepingMs);
   });
   app.addHook('onClose', async () => {
     await gateway.jobs.stop();
+    await gateway.notifications.stop();
     await gateway.housekeeping.stop();
     await rateLimits.close();
     blobs.close?.();

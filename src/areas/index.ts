@@ -42,6 +42,17 @@ import { dashboardRoutes } from './dashboard/routes.js';
 import { verdictRoutes } from './verdict/routes.js';
 import { otlpRoutes } from './otlp/routes.js';
 import { DashboardSession } from './dashboard/schema.js';
+import { budgetsRoutes } from './budgets/routes.js';
+import { Budget } from './budgets/schema.js';
+import { notificationsSweeps } from './notifications/housekeeping.js';
+import { notificationsRoutes } from './notifications/routes.js';
+import {
+  BudgetForecastEvent,
+  BudgetThresholdEvent,
+  NotificationChannel,
+  NotificationDelivery,
+  TestEvent,
+} from './notifications/schema.js';
 
 export type { Area };
 
@@ -111,5 +122,15 @@ export const AREAS: readonly Area[] = [
   // The MCP endpoints and the dashboard's sign-in keep their whole paths and guards: their paths are
   // matched elsewhere (the resource metadata) or live outside /v1.
   { name: 'mcp', routes: mcpRoutes },
+  {
+    name: 'notifications',
+    prefix: V1,
+    defaults: FACTORY,
+    // The events are listed for receivers: each is the body a webhook channel is sent.
+    schemas: [NotificationChannel, NotificationDelivery, BudgetThresholdEvent, BudgetForecastEvent, TestEvent],
+    routes: notificationsRoutes,
+    sweeps: notificationsSweeps,
+  },
+  { name: 'budgets', prefix: V1, defaults: FACTORY, schemas: [Budget], routes: budgetsRoutes },
   { name: 'dashboard', schemas: [DashboardSession], routes: dashboardRoutes, sweeps: dashboardSweeps },
 ];

@@ -42,6 +42,11 @@ export interface Config {
    * fetches them only from public https addresses (docs/security.md).
    */
   oauthAllowPrivateMetadata: boolean;
+  /**
+   * ATTEST_NOTIFY_ALLOW_PRIVATE=1, for tests and development only: notification channels may target loopback
+   * and private addresses (and plain http on a loopback host). Off, only public https addresses.
+   */
+  notifyAllowPrivate: boolean;
   github: { apiUrl: string; appId: string | null; privateKey: string | null; webhookSecret: string | null };
   s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string; region: string } | null;
 }
@@ -96,6 +101,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     housekeepingMs: intFrom(env, 'ATTEST_HOUSEKEEPING_MINUTES', 60) * 60_000,
     logLevel: env.LOG_LEVEL ?? 'info',
     oauthAllowPrivateMetadata: env.ATTEST_OAUTH_ALLOW_PRIVATE_METADATA === '1',
+    notifyAllowPrivate: env.ATTEST_NOTIFY_ALLOW_PRIVATE === '1',
     github: {
       apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
       appId: str(env, 'GITHUB_APP_ID'),

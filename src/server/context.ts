@@ -41,6 +41,14 @@ export interface JobRunner {
   stop(): Promise<void>;
 }
 
+/** Budget evaluation and notification delivery (src/jobs/notifications), from durable rows. */
+export interface NotificationRunner {
+  /** Evaluate changed budgets and send due deliveries by the gateway's clock; tests call it directly. */
+  runDueJobs(): Promise<{ notices: number; claimed: number; succeeded: number; retried: number; failed: number }>;
+  start(intervalMs: number): void;
+  stop(): Promise<void>;
+}
+
 /** Everything one gateway process shares across requests. */
 export interface Gateway {
   config: Config;
@@ -59,6 +67,8 @@ export interface Gateway {
   startedAt: number;
   /** The background job worker (started when the server is ready, stopped on close). */
   jobs: JobRunner;
+  /** The notification worker (budgets and deliveries), started and stopped with the job worker. */
+  notifications: NotificationRunner;
   /** Deletes expired single-use secrets (housekeeping.ts): the server runs it hourly, tests call run(). */
   housekeeping: Housekeeping;
 }

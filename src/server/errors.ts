@@ -41,6 +41,16 @@ export const ERROR_CODES = {
   invalid_link: { status: 400, description: 'A link must be an http or https URL.' },
   duplicate_criterion_id: { status: 400, description: 'Criterion ids must be unique within the list.' },
   invalid_permissions: { status: 400, description: 'An unknown permission or preset was named.' },
+  notification_target_refused: {
+    status: 400,
+    description:
+      'The notification URL is not https, or names a private, loopback or reserved address (allowed only with ATTEST_NOTIFY_ALLOW_PRIVATE=1).',
+  },
+  invalid_time_zone: { status: 400, description: 'The time zone is not an IANA time zone name.' },
+  unknown_notification_channel: {
+    status: 400,
+    description: 'A budget names a notification channel this factory does not have; see channelId.',
+  },
   unsupported_media_type: { status: 415, description: 'The request Content-Type is not accepted by this route.' },
   invalid_install_state: {
     status: 400,
@@ -82,6 +92,9 @@ export const ERROR_CODES = {
   session_not_found: { status: 404, description: 'No such session in this factory.' },
   blob_not_found: { status: 404, description: 'No such blob in this factory.' },
   artifact_not_found: { status: 404, description: 'No such artifact in this factory.' },
+  notification_channel_not_found: { status: 404, description: 'No such notification channel in this factory.' },
+  notification_delivery_not_found: { status: 404, description: 'No such delivery of this notification channel.' },
+  budget_not_found: { status: 404, description: 'No such budget in this factory.' },
   repository_not_found: { status: 404, description: 'No such connected repository in this factory.' },
   pull_request_not_found: { status: 404, description: 'No such pull request known to this factory.' },
   context_not_found: { status: 404, description: 'No such context commit or path.' },
@@ -111,6 +124,10 @@ export const ERROR_CODES = {
     description: 'The installation has not accepted the pull request write permission.',
   },
   artifact_content_conflict: { status: 409, description: 'The clientArtifactId was already used for other bytes.' },
+  delivery_body_expired: {
+    status: 409,
+    description: 'The delivery is older than 7 days and its body is no longer kept, so it cannot be sent again.',
+  },
   install_state_used: { status: 409, description: 'The install link was already used; each works once.' },
   // 410
   install_state_expired: { status: 410, description: 'The install link has expired; ask for a new one.' },

@@ -28,6 +28,10 @@ export const PERMISSIONS = [
   'members.read',
   'members.write',
   'audit.read',
+  'budgets.read',
+  'budgets.write',
+  'notifications.read',
+  'notifications.write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -40,11 +40,13 @@ describe('GET /v1/orgs/{org}', () => {
     expect(r.body.data.permissions).toEqual([
       'apps.read',
       'artifacts.read',
+      'budgets.read',
       'context.read',
       'findings.read',
       'hosts.read',
       'members.read',
       'metrics.read',
+      'notifications.read',
       'prs.read',
       'repositories.read',
       'results.read',

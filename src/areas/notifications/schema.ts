@@ -1,0 +1,105 @@
+// Wire shapes of outbound notifications: a channel, a delivery, and the events (versioned; each event's
+// schema is a component of the OpenAPI document, so a receiver can validate what it is sent).
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable, Uuid } from '../../server/schemas.js';
+
+/** Events a channel can subscribe to (the `test` event is sent on demand to any channel). */
+export const EVENT_TYPES = ['budget.threshold', 'budget.forecast'] as const;
+export type EventType = (typeof EVENT_TYPES)[number] | 'test';
+
+export const ChannelKind = Type.Union([Type.Literal('webhook'), Type.Literal('slack')]);
+export type ChannelKind = Static<typeof ChannelKind>;
+
+export const EventTypeName = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)));
+
+export const NotificationChannel = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    kind: ChannelKind,
+    url: Type.String({
+      description: "A webhook's URL; a Slack channel's incoming-webhook URL is a credential and is shown cut short.",
+    }),
+    events: Type.Array(EventTypeName),
+    enabled: Type.Boolean(),
+    disabledReason: Nullable(Type.String({ description: 'Why the gateway disabled the channel (repeated failures).' })),
+    consecutiveFailures: Type.Integer(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { $id: 'NotificationChannel' },
+);
+export type NotificationChannel = Static<typeof NotificationChannel>;
+
+export const NotificationDelivery = Type.Object(
+  {
+    id: Uuid,
+    channelId: Uuid,
+    eventId: Type.String({ description: 'The idempotency key: the same on every attempt and redelivery.' }),
+    eventType: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+    attempts: Type.Integer(),
+    responseCode: Nullable(Type.Integer()),
+    latencyMs: Nullable(Type.Integer()),
+    error: Nullable(Type.String()),
+    requestBody: Nullable(Type.String({ description: 'The body last sent (kept 7 days).' })),
+    responseBody: Nullable(Type.String({ description: "The answer's first 2 KiB (kept 7 days)." })),
+    createdAt: DateTime,
+    lastAttemptAt: Nullable(DateTime),
+    nextAttemptAt: Nullable(DateTime),
+    deliveredAt: Nullable(DateTime),
+  },
+  { $id: 'NotificationDelivery' },
+);
+export type NotificationDelivery = Static<typeof NotificationDelivery>;
+
+const Money = Type.Number({ description: 'US dollars' });
+
+export const BudgetNoticeData = Type.Object({
+  budget: Type.Object({
+    id: Uuid,
+    name: Type.String(),
+    scope: Type.Object({ kind: Type.String(), value: Nullable(Type.String()) }),
+    amountUsd: Money,
+    period: Type.String(),
+    timeZone: Type.String(),
+  }),
+  period: Type.Object({ start: DateTime, end: DateTime, key: Type.String() }),
+  spendUsd: Money,
+  percent: Type.Number({ description: 'spendUsd / amountUsd × 100 (forecastUsd for budget.forecast)' }),
+  threshold: Type.Integer({ description: 'The percentage crossed (100 for a forecast).' }),
+  forecastUsd: Nullable(Money),
+  projection: Type.Boolean({ description: 'true for budget.forecast: the amount is projected, not spent.' }),
+  topSessions: Type.Array(
+    Type.Object({ traceId: Type.String(), title: Nullable(Type.String()), actorName: Type.String(), costUsd: Money }),
+  ),
+  topActors: Type.Array(Type.Object({ actorId: Type.String(), actorName: Type.String(), costUsd: Money })),
+  url: Type.String({ description: "The budget's dashboard page." }),
+});
+export type BudgetNoticeData = Static<typeof BudgetNoticeData>;
+
+const envelope = <T extends string>(type: T, data: ReturnType<typeof Type.Object>, id: string) =>
+  Type.Object(
+    {
+      id: Type.String(),
+      type: Type.Literal(type),
+      version: Type.Literal(1),
+      createdAt: DateTime,
+      appId: Uuid,
+      data,
+    },
+    { $id: id, description: `The body POSTed to a webhook channel for ${type} (version 1).` },
+  );
+
+export const BudgetThresholdEvent = envelope('budget.threshold', BudgetNoticeData, 'BudgetThresholdEventV1');
+export const BudgetForecastEvent = envelope('budget.forecast', BudgetNoticeData, 'BudgetForecastEventV1');
+export const TestEvent = envelope('test', Type.Object({ message: Type.String() }), 'TestEventV1');
+
+export interface NotificationEvent {
+  id: string;
+  type: EventType;
+  version: 1;
+  createdAt: string;
+  appId: string;
+  data: BudgetNoticeData | { message: string };
+}

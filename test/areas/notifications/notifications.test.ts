@@ -1,0 +1,300 @@
+// Notification channels against a real HTTP receiver on 127.0.0.1 (ATTEST_NOTIFY_ALLOW_PRIVATE=1): the
+// webhook's signature checked by the receiver's own code, Slack blocks, retry after a 500 with backoff on the
+// test clock, a channel disabled after repeated failures and re-enabled, redelivery with the same event id,
+// a delivery whose replica died mid-send, bodies forgotten after 7 days, the SSRF rules with the operator's
+// switch off, every error code, and nothing of another factory.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
+import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
+import { keyWith } from '../work-items/helpers.js';
+import { Receiver, verify } from './receiver.js';
+import * as store from '../../../src/areas/notifications/store.js';
+import { LEASE_MS } from '../../../src/areas/notifications/service.js';
+
+describe('notification channels', () => {
+  let gw: TestGateway;
+  let a: Tenant;
+  let b: Tenant;
+  let sibling: Sibling;
+  const receiver = new Receiver();
+  const as = (t: Tenant = a) => ({ token: t.factoryKey, appId: t.appId });
+  const run = () => gw.app.attest.notifications.runDueJobs();
+
+  withGatewayAndTenants((s) => ({ gw, a, b } = s), { gateway: { env: { ATTEST_NOTIFY_ALLOW_PRIVATE: '1' } } });
+  beforeAll(async () => {
+    await receiver.start();
+    sibling = await siblingFactory(gw, a);
+  });
+  afterAll(() => receiver.close());
+
+  const create = async (body: Record<string, unknown>, t: Tenant = a) => {
+    const r = await gw.call('POST', '/v1/notification-channels', { ...as(t), body });
+    expect(r.status, r.text).toBe(201);
+    return r.body.data;
+  };
+  const deliveries = async (id: string) =>
+    (await gw.call('GET', `/v1/notification-channels/${id}/deliveries`, as())).body.data;
+
+  it('a webhook: the secret is shown once, and a test event arrives signed with it', async () => {
+    const ch = await create({ name: 'ops', kind: 'webhook', url: `${receiver.url}/ops`, events: ['budget.threshold'] });
+    expect(ch.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(ch).toMatchObject({
+      kind: 'webhook',
+      url: `${receiver.url}/ops`,
+      events: ['budget.threshold'],
+      enabled: true,
+    });
+    receiver.expectSecret('/ops', ch.secret);
+    const listed = await gw.call('GET', '/v1/notification-channels', as());
+    expect(listed.body.data).toHaveLength(1);
+    expect(listed.text).not.toContain(ch.secret);
+    expect((await gw.call('GET', `/v1/notification-channels/${ch.id}`, as())).body.data.secret).toBeUndefined();
+
+    const test = await gw.call('POST', `/v1/notification-channels/${ch.id}/test`, as());
+    expect(test.status).toBe(201);
+    expect(test.body.data).toMatchObject({ status: 'succeeded', attempts: 1, responseCode: 200, eventType: 'test' });
+    const [got] = receiver.at('/ops');
+    expect(got!.signatureValid).toBe(true);
+    // The check can fail: another secret, or a changed body, does not verify.
+    expect(verify('whsec_other', String(got!.headers['x-attest-signature']), got!.body)).toBe(false);
+    expect(verify(ch.secret, String(got!.headers['x-attest-signature']), `${got!.body} `)).toBe(false);
+    const t = Math.floor(gw.clock.now() / 1000);
+    expect(got!.headers['x-attest-signature']).toMatch(new RegExp(`^t=${t},v1=[0-9a-f]{64}$`));
+    expect(got!.headers['x-attest-event']).toBe('test');
+    expect(got!.headers['x-attest-event-id']).toBe(test.body.data.eventId);
+    expect(got!.json).toMatchObject({ id: test.body.data.eventId, type: 'test', version: 1, appId: a.appId });
+    const log = await deliveries(ch.id);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({
+      status: 'succeeded',
+      responseCode: 200,
+      requestBody: got!.body,
+      responseBody: 'ok',
+    });
+    expect(log[0].latencyMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a Slack channel gets blocks, and its URL (a credential) is shown cut short', async () => {
+    const ch = await create({ name: 'slack', kind: 'slack', url: `${receiver.url}/services/T1/B2/sekrit` });
+    expect(ch.secret).toBeNull();
+    expect(ch.url).toBe(`${receiver.url}/services/…`);
+    const test = await gw.call('POST', `/v1/notification-channels/${ch.id}/test`, as());
+    expect(test.body.data.status).toBe('succeeded');
+    const [got] = receiver.at('/services/T1/B2/sekrit');
+    expect(got!.json).toEqual({
+      text: 'A test event from Attest for the channel "slack".',
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: 'A test event from Attest for the channel "slack".' } },
+      ],
+    });
+  });
+
+  it('retries after a 500 with backoff, then delivers the same event', async () => {
+    const ch = await create({ name: 'flaky', kind: 'webhook', url: `${receiver.url}/flaky` });
+    receiver.answer(500);
+    const first = (await gw.call('POST', `/v1/notification-channels/${ch.id}/test`, as())).body.data;
+    expect(first).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      responseCode: 500,
+      responseBody: 'failing with 500',
+    });
+    expect(first.nextAttemptAt).toBe(new Date(gw.clock.now() + 30_000).toISOString());
+    expect((await gw.call('GET', `/v1/notification-channels/${ch.id}`, as())).body.data.consecutiveFailures).toBe(1);
+    gw.clock.advance(29_000);
+    expect((await run()).claimed).toBe(0);
+    gw.clock.advance(1_000);
+    expect(await run()).toMatchObject({ claimed: 1, succeeded: 1 });
+    const sent = receiver.at('/flaky');
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.headers['x-attest-event-id']).toBe(first.eventId);
+    expect(sent[1]!.headers['x-attest-event-id']).toBe(first.eventId);
+    const [log] = await deliveries(ch.id);
+    expect(log).toMatchObject({ status: 'succeeded', attempts: 2, responseCode: 200 });
+    expect((await gw.call('GET', `/v1/notification-channels/${ch.id}`, as())).body.data.consecutiveFailures).toBe(0);
+  });
+
+  it('a 4xx is not retried', async () => {
+    const ch = await create({ name: 'gone', kind: 'webhook', url: `${receiver.url}/gone` });
+    receiver.answer(404);
+    const d = (await gw.call('POST', `/v1/notification-channels/${ch.id}/test`, as())).body.data;
+    expect(d).toMatchObject({ status: 'failed', attempts: 1, responseCode: 404, nextAttemptAt: null });
+  });
+
+  it('disables a channel after 10 failures in a row, says why, and redelivers once re-enabled', async () => {
+    const ch = await create({ name: 'dead', kind: 'webhook', url: `${receiver.url}/dead` });
+    receiver.answer(...Array(10).fill(503));
+    const d = (await gw.call('POST', `/v1/notification-channels/${ch.id}/test`, as())).body.data;
+    // Backoff doubles from 30 s: 30, 60, 120, ... 1920 s, then 3600 s at most.
+    const waits = [30, 60, 120, 240, 480, 960, 1920, 3600, 3600];
+    for (const s of waits) {
+      gw.clock.advance(s * 1000 - 1);
+      expect((await run()).claimed).toBe(0);
+      gw.clock.advance(1);
+      expect((await run()).claimed).toBe(1);
+    }
+    expect(receiver.at('/dead')).toHaveLength(10);
+    const read = (await gw.call('GET', `/v1/notification-channels/${ch.id}`, as())).body.data;
+    expect(read).toMatchObject({ enabled: false, consecutiveFailures: 10 });
+    expect(read.disabledReason).toBe(
+      'Disabled after 10 failed deliveries in a row; the last: The receiver answered HTTP 503.',
+    );
+    // The pending delivery is not sent to a disabled channel: it fails when next due.
+    gw.clock.advance(3600_000);
+    await run();
+    expect(receiver.at('/dead')).toHaveLength(10);
+    expect((await deliveries(ch.id))[0]).toMatchObject({ status: 'failed', error: 'The channel is disabled.' });
+
+    const enabled = await gw.call('PATCH', `/v1/notification-channels/${ch.id}`, { ...as(), body: { enabled: true } });
+    expect(enabled.body.data).toMatchObject({ enabled: true, disabledReason: null, consecutiveFailures: 0 });
+    const again = await gw.call('POST', `/v1/notification-channels/${ch.id}/deliveries/${d.id}/redeliver`, as());
+    expect(again.status).toBe(202);
+    expect(again.body.data).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await run()).toMatchObject({ claimed: 1, succeeded: 1 });
+    const all = receiver.at('/dead');
+    expect(all).toHaveLength(11);
+    expect(all[10]!.headers['x-attest-event-id']).toBe(d.eventId);
+  });
+
+  it('a delivery whose replica died mid-send is sent by another once the lease ends', async () => {
+    const ch = await create({ name: 'lease', kind: 'webhook', url: `${receiver.url}/lease` });
+    receiver.answer(500);
+    const d = (await gw.call('POST', `/v1/notification-channels/${ch.id}/test`, as())).body.data;
+    gw.clock.advance(30_000);
+    const db = gw.app.attest.db;
+    expect(await store.claimDelivery(db, d.id, 'replica-that-dies', gw.clock.now(), LEASE_MS)).not.toBeNull();
+    expect((await run()).claimed).toBe(0);
+    gw.clock.advance(LEASE_MS);
+    expect(await run()).toMatchObject({ claimed: 1, succeeded: 1 });
+    expect(receiver.at('/lease')).toHaveLength(2);
+  });
+
+  it('forgets bodies after 7 days; such a delivery cannot be sent again', async () => {
+    const ch = await create({ name: 'old', kind: 'webhook', url: `${receiver.url}/old` });
+    const d = (await gw.call('POST', `/v1/notification-channels/${ch.id}/test`, as())).body.data;
+    gw.clock.advance(7 * 24 * 3600_000 + 1);
+    expect((await gw.app.attest.housekeeping.run()).notificationBodies).toBeGreaterThanOrEqual(1);
+    const [log] = await deliveries(ch.id);
+    expect(log).toMatchObject({
+      id: d.id,
+      status: 'succeeded',
+      responseCode: 200,
+      requestBody: null,
+      responseBody: null,
+    });
+    const r = await gw.call('POST', `/v1/notification-channels/${ch.id}/deliveries/${d.id}/redeliver`, as());
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe('delivery_body_expired');
+  });
+
+  it('refuses non-https and private targets unless the operator allows them', async () => {
+    const refused = async (url: string) => {
+      const r = await gw.call('POST', '/v1/notification-channels', {
+        ...as(),
+        body: { name: 'x', kind: 'webhook', url },
+      });
+      expect(r.status, url).toBe(400);
+      expect(r.body.error.code).toBe('notification_target_refused');
+    };
+    await refused('ftp://example.com/hook');
+    await refused('http://example.com/hook');
+    await refused('not a url');
+    const ch = await create({ name: 'private', kind: 'webhook', url: `${receiver.url}/private` });
+    const config = gw.app.attest.config;
+    config.notifyAllowPrivate = false;
+    try {
+      for (const url of [
+        `${receiver.url}/x`,
+        'https://127.0.0.1/x',
+        'https://10.1.2.3/x',
+        'https://169.254.169.254/latest',
+        'https://[::1]/x',
+        'https://[::ffff:127.0.0.1]/x',
+        'https://localhost/x',
+        'https://user:pw@hooks.example.com/x',
+      ])
+        await refused(url);
+      expect((await create({ name: 'public', kind: 'slack', url: 'https://hooks.slack.com/services/T/B/X' })).url).toBe(
+        'https://hooks.slack.com/services/…',
+      );
+      const patch = await gw.call('PATCH', `/v1/notification-channels/${ch.id}`, {
+        ...as(),
+        body: { url: 'https://192.168.1.1/x' },
+      });
+      expect(patch.body.error.code).toBe('notification_target_refused');
+      // A channel made while they were allowed is refused at send time, without a request.
+      const d = (await gw.call('POST', `/v1/notification-channels/${ch.id}/test`, as())).body.data;
+      expect(d).toMatchObject({ status: 'failed', responseCode: null });
+      expect(d.error).toMatch(/https/);
+      expect(receiver.at('/private')).toHaveLength(0);
+    } finally {
+      config.notifyAllowPrivate = true;
+    }
+  });
+
+  it('answers every documented error', async () => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    for (const [method, path] of [
+      ['GET', `/v1/notification-channels/${missing}`],
+      ['PATCH', `/v1/notification-channels/${missing}`],
+      ['DELETE', `/v1/notification-channels/${missing}`],
+      ['POST', `/v1/notification-channels/${missing}/test`],
+      ['GET', `/v1/notification-channels/${missing}/deliveries`],
+    ] as const) {
+      const r = await gw.call(method, path, { ...as(), ...(method === 'PATCH' ? { body: { name: 'n' } } : {}) });
+      expect(r.status, path).toBe(404);
+      expect(r.body.error.code).toBe('notification_channel_not_found');
+    }
+    const ch = await create({ name: 'errs', kind: 'webhook', url: `${receiver.url}/errs` });
+    const nd = await gw.call('POST', `/v1/notification-channels/${ch.id}/deliveries/${missing}/redeliver`, as());
+    expect(nd.body.error.code).toBe('notification_delivery_not_found');
+    const bad = await gw.call('POST', '/v1/notification-channels', {
+      ...as(),
+      body: { name: 'x', kind: 'email', url: 'https://x.test' },
+    });
+    expect(bad.body.error.code).toBe('invalid_request_body');
+    const badEvent = await gw.call('POST', '/v1/notification-channels', {
+      ...as(),
+      body: { name: 'x', kind: 'webhook', url: 'https://x.test', events: ['nope'] },
+    });
+    expect(badEvent.body.error.code).toBe('invalid_request_body');
+    expect((await gw.call('GET', '/v1/notification-channels', { appId: a.appId })).status).toBe(401);
+    expect(
+      (await gw.call('GET', '/v1/notification-channels', { token: 'sk_outerlayer_nope', appId: a.appId })).status,
+    ).toBe(401);
+    const readOnly = await keyWith(gw, a, ['notifications.read']);
+    const denied = await gw.call('POST', `/v1/notification-channels/${ch.id}/test`, {
+      token: readOnly,
+      appId: a.appId,
+    });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.required_permission).toBe('notifications.write');
+    const none = await keyWith(gw, a, ['sessions.read']);
+    const deniedRead = await gw.call('GET', '/v1/notification-channels', { token: none, appId: a.appId });
+    expect(deniedRead.body.error.required_permission).toBe('notifications.read');
+    expect((await gw.call('DELETE', `/v1/notification-channels/${ch.id}`, as())).status).toBe(204);
+    expect((await gw.call('GET', `/v1/notification-channels/${ch.id}`, as())).status).toBe(404);
+  });
+
+  it('another factory sees none of the channels or deliveries, and cannot change or test them', async () => {
+    const ch = (await gw.call('GET', '/v1/notification-channels', as())).body.data[0];
+    const before = await deliveries(ch.id);
+    for (const [who, auth] of foreignCallers(b, sibling)) {
+      expect((await gw.call('GET', '/v1/notification-channels', auth)).body.data, who).toEqual([]);
+      for (const [method, path] of [
+        ['GET', `/v1/notification-channels/${ch.id}`],
+        ['PATCH', `/v1/notification-channels/${ch.id}`],
+        ['POST', `/v1/notification-channels/${ch.id}/test`],
+        ['GET', `/v1/notification-channels/${ch.id}/deliveries`],
+        ['POST', `/v1/notification-channels/${ch.id}/deliveries/${before[0].id}/redeliver`],
+        ['DELETE', `/v1/notification-channels/${ch.id}`],
+      ] as const) {
+        const r = await gw.call(method, path, { ...auth, ...(method === 'PATCH' ? { body: { name: 'stolen' } } : {}) });
+        expect(r.status, `${who} ${method} ${path}`).toBe(404);
+      }
+    }
+    expect((await gw.call('GET', `/v1/notification-channels/${ch.id}`, as())).body.data.name).toBe(ch.name);
+    expect(await deliveries(ch.id)).toEqual(before);
+  });
+});
