@@ -40,6 +40,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       dashboardSessions: 0,
       oauthCodes: 0,
       installStates: 0,
+      notificationBodies: 0,
     });
     expect(await reasonOf(used)).toBe('/sign-in?reason=used');
     expect(await reasonOf(unused)).toBe('/sign-in?reason=expired');
@@ -52,6 +53,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       dashboardSessions: 0,
       oauthCodes: 0,
       installStates: 0,
+      notificationBodies: 0,
     });
     expect(await stored()).toBe(1);
     expect(await reasonOf(used)).toBe('/sign-in?reason=invalid');
@@ -62,6 +64,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       dashboardSessions: 0,
       oauthCodes: 0,
       installStates: 0,
+      notificationBodies: 0,
     });
   });
 

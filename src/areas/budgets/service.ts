@@ -1,8 +1,8 @@
 // Budgets: CRUD, the current period's spend (from the sessions' stored costs, as the metrics count them), and
 // the evaluation that turns a threshold crossing or a forecast past the amount into a notice. A notice is
-// kept once per budget, period, kind and threshold by a unique key (budget_notices), and its event is queued
-// to the budget's channels in the same transaction: two replicas or a re-sync cannot send it twice, and a
-// crash cannot keep a notice without its deliveries.
+// kept once per budget, period, kind and threshold by a unique key (budget_notices), and its event, whose id
+// is derived from that key, is queued to the budget's channels once (deliveries are unique per event and
+// channel): two replicas or a re-sync cannot send it twice, and a crash cannot keep a notice unsent.
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/connection.js';
@@ -194,6 +194,12 @@ async function noticeData(
   };
 }
 
+/** The same notice always has the same event id (the receiver's idempotency key too). */
+function eventIdOf(budgetId: string, periodKey: string, c: Candidate): string {
+  const h = crypto.createHash('sha256').update(`${budgetId}|${periodKey}|${c.kind}|${c.threshold}`).digest('hex');
+  return `evt_${h.slice(0, 32)}`;
+}
+
 interface Candidate {
   kind: 'threshold' | 'forecast';
   threshold: number;
@@ -228,34 +234,34 @@ export async function evaluateBudget(gateway: Gateway, row: store.BudgetRow, now
   }
   const channels = JSON.parse(row.notify) as string[];
   let kept = 0;
-  await gateway.db.transaction().execute(async (trx) => {
-    for (const c of fresh) {
-      const id = crypto.randomUUID();
-      const inserted = await store.insertNotice(trx, {
-        id,
-        app_id: row.app_id,
-        budget_id: row.id,
-        period_key: p.key,
-        kind: c.kind,
-        threshold: c.threshold,
-        spend_micros: spend,
-        created_at: now,
-      });
-      if (!inserted) continue;
-      kept++;
-      const message = send.get(c.kind);
-      if (message?.candidate !== c) continue;
+  // No transaction: the event id is derived from what it announces, so its deliveries (unique per event and
+  // channel) are queued at most once however often this runs, and they are queued before the notice is kept:
+  // a crash in between only makes the next evaluation queue nothing new and keep the notice.
+  for (const c of fresh) {
+    const message = send.get(c.kind);
+    if (message?.candidate === c) {
       const event: NotificationEvent = {
-        id: `evt_${id}`,
+        id: eventIdOf(row.id, p.key, c),
         type: c.kind === 'forecast' ? 'budget.forecast' : 'budget.threshold',
         version: 1,
         createdAt: iso(now),
         appId: row.app_id,
         data: message.data,
       };
-      await enqueueEvent(trx, { orgId: row.org_id, appId: row.app_id }, event, channels, now);
+      await enqueueEvent(gateway.db, { orgId: row.org_id, appId: row.app_id }, event, channels, now);
     }
-  });
+    const inserted = await store.insertNotice(gateway.db, {
+      id: crypto.randomUUID(),
+      app_id: row.app_id,
+      budget_id: row.id,
+      period_key: p.key,
+      kind: c.kind,
+      threshold: c.threshold,
+      spend_micros: spend,
+      created_at: now,
+    });
+    if (inserted) kept++;
+  }
   return kept;
 }
 
@@ -267,13 +273,14 @@ export async function evaluateChangedBudgets(gateway: Gateway, log: FastifyBaseL
   let kept = 0;
   for (const f of await store.factoriesWithBudgets(gateway.db)) {
     const now = gateway.clock.now();
-    const latest = (await store.latestSessionChange(gateway.db, f.app_id)) ?? 0;
-    const fresh =
+    const since = f.watermark === null ? 0 : Number(f.watermark);
+    const changes = await store.sessionChanges(gateway.db, f.app_id, since);
+    const unchanged =
       f.evaluated_at !== null &&
-      f.watermark !== null &&
-      latest <= Number(f.watermark) &&
+      (changes.latest === null || changes.latest <= since) &&
+      changes.count === Number(f.ties) &&
       now - Number(f.evaluated_at) < RECHECK_MS;
-    if (fresh) continue;
+    if (unchanged) continue;
     for (const row of await store.listBudgets(gateway.db, f.app_id)) {
       try {
         kept += await evaluateBudget(gateway, row, now);
@@ -281,7 +288,10 @@ export async function evaluateChangedBudgets(gateway: Gateway, log: FastifyBaseL
         log.error({ err, budget: row.id }, 'budget evaluation failed');
       }
     }
-    await store.setEvaluated(gateway.db, f.app_id, latest, now);
+    const watermark = Math.max(since, changes.latest ?? 0);
+    const ties =
+      watermark === since ? changes.count : (await store.sessionChanges(gateway.db, f.app_id, watermark)).count;
+    await store.setEvaluated(gateway.db, f.app_id, watermark, ties, now);
   }
   return kept;
 }

@@ -35,6 +35,7 @@ export interface BudgetNoticesTable {
 export interface BudgetEvaluationsTable {
   app_id: string;
   watermark: number;
+  ties: number;
   evaluated_at: number;
 }
 
@@ -157,29 +158,46 @@ export async function insertNotice(db: Db, row: BudgetNoticesTable): Promise<boo
 /** Factories with budgets, with the sessions' updated_at up to which they were evaluated and when. */
 export function factoriesWithBudgets(
   db: Db,
-): Promise<Array<{ app_id: string; org_id: string; watermark: number | null; evaluated_at: number | null }>> {
+): Promise<
+  Array<{ app_id: string; org_id: string; watermark: number | null; ties: number | null; evaluated_at: number | null }>
+> {
   return db
     .selectFrom('budgets')
     .leftJoin('budget_evaluations', 'budget_evaluations.app_id', 'budgets.app_id')
-    .select(['budgets.app_id', 'budgets.org_id', 'budget_evaluations.watermark', 'budget_evaluations.evaluated_at'])
+    .select([
+      'budgets.app_id',
+      'budgets.org_id',
+      'budget_evaluations.watermark',
+      'budget_evaluations.ties',
+      'budget_evaluations.evaluated_at',
+    ])
     .distinct()
     .execute();
 }
 
-export async function latestSessionChange(db: Db, appId: string): Promise<number | null> {
+/** The latest updated_at of the factory's sessions at or after `since`, and how many sessions are there. */
+export async function sessionChanges(
+  db: Db,
+  appId: string,
+  since: number,
+): Promise<{ latest: number | null; count: number }> {
   const r = await db
     .selectFrom('sessions')
-    .select((eb) => eb.fn.max('updated_at').as('latest'))
+    .select((eb) => [eb.fn.max('updated_at').as('latest'), eb.fn.countAll<number>().as('n')])
     .where('app_id', '=', appId)
+    .where('updated_at', '>=', since)
     .executeTakeFirst();
-  return r?.latest === null || r?.latest === undefined ? null : Number(r.latest);
+  return {
+    latest: r?.latest === null || r?.latest === undefined ? null : Number(r.latest),
+    count: Number(r?.n ?? 0),
+  };
 }
 
-export async function setEvaluated(db: Db, appId: string, watermark: number, now: number): Promise<void> {
+export async function setEvaluated(db: Db, appId: string, watermark: number, ties: number, now: number): Promise<void> {
   await db
     .insertInto('budget_evaluations')
-    .values({ app_id: appId, watermark, evaluated_at: now })
-    .onConflict((oc) => oc.column('app_id').doUpdateSet({ watermark, evaluated_at: now }))
+    .values({ app_id: appId, watermark, ties, evaluated_at: now })
+    .onConflict((oc) => oc.column('app_id').doUpdateSet({ watermark, ties, evaluated_at: now }))
     .execute();
 }
 

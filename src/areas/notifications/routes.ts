@@ -174,10 +174,9 @@ export const notificationsRoutes: AreaRoutes = (app) => {
         tags,
         description: 'Queues the delivery now with a fresh retry budget; 409 delivery_body_expired past 7 days.',
         params: Type.Object({ id: Uuid, deliveryId: Uuid }),
-        response: { 202: Data(Ref(NotificationDelivery)) },
+        response: { 200: Data(Ref(NotificationDelivery)) },
       },
     },
-    async (req, reply) =>
-      reply.status(202).send({ data: await redeliver(factoryContext(req.ctx), req.params.id, req.params.deliveryId) }),
+    async (req) => ({ data: await redeliver(factoryContext(req.ctx), req.params.id, req.params.deliveryId) }),
   );
 };

@@ -117,6 +117,8 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .createTable('budget_evaluations')
     .addColumn('app_id', 'text', (c) => c.primaryKey())
     .addColumn('watermark', 'bigint', (c) => c.notNull())
+    // how many of the factory's sessions had updated_at >= watermark then (a change within the same ms shows)
+    .addColumn('ties', 'integer', (c) => c.notNull())
     .addColumn('evaluated_at', 'bigint', (c) => c.notNull())
     .execute();
 }
