@@ -18,6 +18,7 @@ import { orgRoute } from './pages/org/route';
 import { workRoute } from './pages/work/route';
 import { workItemRoute } from './pages/work-item/route';
 import { hostsRoute } from './pages/hosts/route';
+import { budgetsRoute } from './pages/budgets/route';
 import { settingsRoute } from './pages/settings/route';
 import { turnOfHash } from './pages/session/turnAnchor';
 import { ErrorView, Loading, NotFound } from './ui/states';
@@ -37,6 +38,7 @@ export const routeTree = rootRoute.addChildren([
       workRoute,
       workItemRoute,
       hostsRoute,
+      budgetsRoute,
       settingsRoute,
     ]),
   ]),

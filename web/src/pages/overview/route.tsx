@@ -9,6 +9,7 @@ import { formatInt, formatUsd } from '../../ui/format';
 import { TrendChart } from './TrendChart';
 import { EmptyWindowHint, windowHolding } from './first-look';
 import { VerdictOutcomes } from './VerdictOutcomes';
+import { FactoryBudget } from './FactoryBudget';
 import {
   breakdownQuery,
   compareQuery,
@@ -289,6 +290,7 @@ function Tiles({
   return (
     <>
       {data.tiles.sessions.current === 0 && <EmptyWindowHint all={data.allTime} onShow={onShow} />}
+      <FactoryBudget appId={appId} />
       <div className="tiles" data-testid="tiles">
         {TILES.map((t) => (
           <Tile key={t.key} t={t} now={tiles[t.key]?.current} before={tiles[t.key]?.prior} priorLabel={prior} />

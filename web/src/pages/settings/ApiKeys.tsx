@@ -45,6 +45,10 @@ const PERMISSION_HELP = {
   'members.read': 'read organization members',
   'members.write': 'manage organization members',
   'audit.read': 'read the audit log',
+  'budgets.read': 'read budgets and their spend',
+  'budgets.write': 'create, change and delete budgets',
+  'notifications.read': 'read notification channels and their deliveries',
+  'notifications.write': 'create, change and test notification channels',
 } as const satisfies Record<Permission, string>;
 const PERMISSIONS = Object.keys(PERMISSION_HELP) as Permission[];
 

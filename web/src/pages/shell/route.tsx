@@ -55,6 +55,9 @@ function Shell() {
               <Link to="/f/$appId/hosts" params={{ appId: current.id }}>
                 Hosts
               </Link>
+              <Link to="/f/$appId/budgets" params={{ appId: current.id }}>
+                Budgets
+              </Link>
               <Link to="/f/$appId/settings" params={{ appId: current.id }}>
                 Settings
               </Link>
