@@ -206,9 +206,21 @@ interface Candidate {
 }
 
 /** Evaluate one budget at `now`: keep and queue each new notice. Returns how many notices were kept. */
-export async function evaluateBudget(gateway: Gateway, row: store.BudgetRow, now: number): Promise<number> {
+export async function evaluateBudget(
+  gateway: Gateway,
+  row: store.BudgetRow,
+  now: number,
+  spends: Map<string, Promise<number[]>> = new Map(),
+): Promise<number> {
   const p = periodAt(now, row.period as BudgetPeriod, row.time_zone);
-  const [spend = 0] = await store.cumulativeSpend(gateway.db, spendScope(row), p.start, [p.end]);
+  // Budgets over the same scope and period share one spend query within a run.
+  const key = `${row.scope_kind}|${row.scope_value}|${p.start}|${p.end}`;
+  let spendOf = spends.get(key);
+  if (!spendOf) {
+    spendOf = store.cumulativeSpend(gateway.db, spendScope(row), p.start, [p.end]);
+    spends.set(key, spendOf);
+  }
+  const [spend = 0] = await spendOf;
   const amount = Number(row.amount_micros);
   const thresholds = JSON.parse(row.thresholds) as number[];
   const crossed: Candidate[] = thresholds
@@ -281,9 +293,10 @@ export async function evaluateChangedBudgets(gateway: Gateway, log: FastifyBaseL
       changes.count === Number(f.ties) &&
       now - Number(f.evaluated_at) < RECHECK_MS;
     if (unchanged) continue;
+    const spends = new Map<string, Promise<number[]>>();
     for (const row of await store.listBudgets(gateway.db, f.app_id)) {
       try {
-        kept += await evaluateBudget(gateway, row, now);
+        kept += await evaluateBudget(gateway, row, now, spends);
       } catch (err) {
         log.error({ err, budget: row.id }, 'budget evaluation failed');
       }
