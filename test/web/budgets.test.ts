@@ -1,10 +1,11 @@
 // Browser test of the budgets page (/f/{appId}/budgets) and the Overview's factory budget: sessions seeded
 // through the API at known instants of the gateway's clock, so each amount below is computed by hand
 // (claude-sonnet-4-5 input: $3 per million tokens; a turn of 100,000 input tokens is $0.30).
-import { beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Tenant } from '../helpers/gateway.js';
 import { ingest, sessionDoc } from '../areas/metrics/sessions.js';
+import { Receiver } from '../areas/notifications/receiver.js';
 import {
   describeInBrowser,
   newContext,
@@ -22,6 +23,7 @@ describeInBrowser('dashboard: budgets', () => {
   let ctx: BrowserContext;
   let page: Page;
   let a: Tenant;
+  const receiver = new Receiver();
 
   withDashboardAndTenants((s) => ({ gw, browser, a } = s));
   beforeAll(async () => {
@@ -37,7 +39,9 @@ describeInBrowser('dashboard: budgets', () => {
     if (r.status !== 201) throw new Error(r.text);
     ctx = await newContext(browser, gw);
     page = await openFactoryHome(ctx, gw, a);
+    await receiver.start();
   }, 240_000);
+  afterAll(() => receiver.close());
 
   const until = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 20_000 });
 
@@ -84,5 +88,26 @@ describeInBrowser('dashboard: budgets', () => {
     await form.getByRole('button', { name: 'Save' }).click();
     await until(() => page.getByTestId('error-budget-timeZone').innerText()).toContain('Mars/Olympus');
     await screenshot(page, 'budgets');
+  });
+
+  it('settings: adds a webhook channel (secret shown once), refuses a non-https URL, and sends a test event', async () => {
+    // The receiver listens on 127.0.0.1: the operator's switch for private targets, as in development.
+    gw.app.attest.config.notifyAllowPrivate = true;
+    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    await page.waitForURL(`**/f/${a.appId}/settings`);
+    const form = page.getByTestId('channel-form');
+    await form.getByLabel('Channel name').fill('ops');
+    await form.getByLabel('URL').fill('http://example.com/hook');
+    await form.getByRole('button', { name: 'Add channel' }).click();
+    await until(() => page.getByTestId('error-channel-url').innerText()).toContain('https');
+    await form.getByLabel('URL').fill(`${receiver.url}/ops`);
+    await form.getByRole('button', { name: 'Add channel' }).click();
+    const secret = (await page.getByTestId('channel-secret').locator('code').innerText()).trim();
+    expect(secret).toMatch(/^whsec_/);
+    receiver.expectSecret('/ops', secret);
+    const row = page.locator('tr[data-channel="ops"]');
+    await row.getByRole('button', { name: 'Send a test event' }).click();
+    await until(() => row.getByTestId('channel-test-result').innerText()).toBe('succeeded (HTTP 200)');
+    expect(receiver.at('/ops').map((r) => r.signatureValid)).toEqual([true]);
   });
 });

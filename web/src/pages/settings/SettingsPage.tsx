@@ -2,6 +2,7 @@
 import { getRouteApi } from '@tanstack/react-router';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { ApiKeysSection } from './ApiKeys';
+import { ChannelsSection } from './Channels';
 import { FactorySection } from './FactoryForm';
 import { InstallationsSection } from './Installations';
 import { RepositoriesSection } from './Repositories';
@@ -34,6 +35,11 @@ export default function SettingsPage() {
         appId={appId}
         canRead={may.has('repositories.read')}
         canWrite={may.has('repositories.write')}
+      />
+      <ChannelsSection
+        appId={appId}
+        canRead={may.has('notifications.read')}
+        canWrite={may.has('notifications.write')}
       />
       <InstallationsSection
         appId={appId}
