@@ -11,7 +11,19 @@ import { accountRoutes } from './account/routes.js';
 import { appsRoutes } from './apps/routes.js';
 import { App, MyFactory } from './apps/schema.js';
 import { orgsRoutes } from './orgs/routes.js';
-import { AuditEntry, AuditVerify, Member, Org, OrgSelf, User } from './orgs/schema.js';
+import {
+  AuditEntry,
+  AuditVerify,
+  AutoJoin,
+  Invitation,
+  JoinedOrg,
+  Member,
+  NewInvitation,
+  Org,
+  OrgSelf,
+  User,
+} from './orgs/schema.js';
+import { orgsSweeps } from './orgs/housekeeping.js';
 import { healthRoutes } from './health/routes.js';
 import { workItemsRoutes } from './work-items/routes.js';
 import { criteriaRoutes } from './criteria/routes.js';
@@ -84,8 +96,9 @@ export const AREAS: readonly Area[] = [
     name: 'orgs',
     prefix: V1,
     defaults: { guard: { credentials: ['management_key', 'dashboard_session'], factory: 'none', orgParam: 'orgName' } },
-    schemas: [Org, OrgSelf, User, Member, AuditEntry, AuditVerify],
+    schemas: [Org, AutoJoin, OrgSelf, User, Member, AuditEntry, AuditVerify, Invitation, NewInvitation, JoinedOrg],
     routes: orgsRoutes,
+    sweeps: orgsSweeps,
   },
   {
     name: 'context',

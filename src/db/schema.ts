@@ -13,6 +13,8 @@ export interface OrgsTable {
   plan: string;
   created_at: number;
   updated_at: number;
+  /** JSON `{ domains, role }`: who joins on first sign-in by verified email domain; null or absent = off. */
+  auto_join?: string | null;
 }
 
 export interface UsersTable {

@@ -9,7 +9,15 @@ import type { Clock } from './clock.js';
 import type { Principal } from './auth/principal.js';
 
 export type AuditActorType = 'user' | 'api_key' | 'management_key' | 'admin' | 'system';
-export type AuditTargetType = 'org' | 'member' | 'app' | 'api_key' | 'management_key' | 'work_item' | 'repository';
+export type AuditTargetType =
+  | 'org'
+  | 'member'
+  | 'app'
+  | 'api_key'
+  | 'management_key'
+  | 'work_item'
+  | 'repository'
+  | 'invitation';
 
 export interface AuditEvent {
   orgId: string;

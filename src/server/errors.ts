@@ -75,6 +75,10 @@ export const ERROR_CODES = {
     description: 'The credential lacks required_permission or acts outside what it may reach.',
   },
   creator_not_member: { status: 403, description: 'The member who created this key has left the organization.' },
+  invitation_email_mismatch: {
+    status: 403,
+    description: 'The invitation is for another email address; sign in as the invited address.',
+  },
   csrf_rejected: {
     status: 403,
     description: 'A state-changing request carrying the dashboard cookie lacks the X-Attest-Dashboard: 1 header.',
@@ -84,6 +88,7 @@ export const ERROR_CODES = {
   org_not_found: { status: 404, description: 'No such organization.' },
   user_not_found: { status: 404, description: 'No such user.' },
   member_not_found: { status: 404, description: 'No such member in this organization.' },
+  invitation_not_found: { status: 404, description: 'No such open invitation (unknown, or of another organization).' },
   app_not_found: { status: 404, description: 'No such factory.' },
   login_token_not_found: { status: 404, description: 'No live login token with this id.' },
   api_key_not_found: { status: 404, description: 'No such API key in this factory.' },
@@ -131,6 +136,9 @@ export const ERROR_CODES = {
   install_state_used: { status: 409, description: 'The install link was already used; each works once.' },
   // 410
   install_state_expired: { status: 410, description: 'The install link has expired; ask for a new one.' },
+  invitation_used: { status: 410, description: 'The invitation link was already used; each works once.' },
+  invitation_expired: { status: 410, description: 'The invitation link has expired (7 days); ask for a new one.' },
+  invitation_revoked: { status: 410, description: 'The invitation was revoked; ask for a new one.' },
   claim_expired: { status: 410, description: 'The work item has no live lease; claim it again.' },
   // 413
   payload_too_large: { status: 413, description: 'The body is larger than the route accepts; see limit (bytes).' },

@@ -41,6 +41,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       oauthCodes: 0,
       installStates: 0,
       notificationBodies: 0,
+      invitations: 0,
     });
     expect(await reasonOf(used)).toBe('/sign-in?reason=used');
     expect(await reasonOf(unused)).toBe('/sign-in?reason=expired');
@@ -54,6 +55,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       oauthCodes: 0,
       installStates: 0,
       notificationBodies: 0,
+      invitations: 0,
     });
     expect(await stored()).toBe(1);
     expect(await reasonOf(used)).toBe('/sign-in?reason=invalid');
@@ -65,6 +67,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       oauthCodes: 0,
       installStates: 0,
       notificationBodies: 0,
+      invitations: 0,
     });
   });
 

@@ -1,8 +1,9 @@
 // Org management (management key only, spec part 5 rule 1): members, roles, the audit log and its verify.
 import { Type } from 'typebox';
 import { orgContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Uuid, Page, Limit, NoContent, Ref } from '../../server/schemas.js';
-import { AuditEntry, AuditVerify, Member, OrgSelf } from './schema.js';
+import { Data, Uuid, Page, Limit, NoContent, Nullable, Ref } from '../../server/schemas.js';
+import { AuditEntry, AuditVerify, AutoJoinBody, Invitation, Member, NewInvitation, OrgSelf } from './schema.js';
+import * as invitations from './invitations.js';
 import { ROLES } from '../../server/permissions.js';
 import * as orgs from './service.js';
 
@@ -12,6 +13,7 @@ import * as orgs from './service.js';
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 const OrgParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }) });
 const MemberParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }), userId: Uuid });
+const InvitationParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }), id: Uuid });
 const RoleEntry = Type.Object({ name: Type.String(), permissions: Type.Array(Type.String()) });
 const AuditDate = Type.String({
   pattern: orgs.AUDIT_DATE_PATTERN,
@@ -34,6 +36,75 @@ export const orgsRoutes: AreaRoutes = (app) => {
       },
     },
     async (req) => ({ data: await orgs.describeOrg(orgContext(req.ctx)) }),
+  );
+
+  app.patch(
+    '/orgs/:orgName',
+    {
+      config: { guard: { permission: 'members.write' } },
+      schema: {
+        summary: "Change the organization's settings: auto-join by verified email domain",
+        tags: ['orgs'],
+        description:
+          'With `autoJoin: { domains, role }`, a user whose first sign-in through an identity provider carries a verified email in one of the domains joins at `role` (`write` or `read`, never above). `autoJoin: null` turns it off.',
+        params: OrgParams,
+        body: Type.Object({ autoJoin: Nullable(AutoJoinBody) }, { additionalProperties: false }),
+        response: { 200: Data(Ref(OrgSelf)) },
+      },
+    },
+    async (req) => ({ data: await invitations.setAutoJoin(orgContext(req.ctx), req.body.autoJoin) }),
+  );
+
+  app.post(
+    '/orgs/:orgName/invitations',
+    {
+      config: { guard: { permission: 'members.write' } },
+      schema: {
+        summary: 'Invite someone to the organization: a single-use link valid 7 days',
+        tags: ['orgs'],
+        description:
+          'Opening the link after signing in joins the organization with `role`. With `email`, only a user whose verified email is that address can accept it. The link is shown only in this answer.',
+        params: OrgParams,
+        body: Type.Object(
+          { email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })), role: Role },
+          { additionalProperties: false },
+        ),
+        response: { 201: Data(Ref(NewInvitation)) },
+      },
+    },
+    async (req, reply) =>
+      reply.status(201).send({ data: await invitations.createInvitation(orgContext(req.ctx), req.body) }),
+  );
+
+  app.get(
+    '/orgs/:orgName/invitations',
+    {
+      config: { guard: { permission: 'members.write' } },
+      schema: {
+        summary: "The organization's open invitations (not used, revoked or expired), newest first",
+        tags: ['orgs'],
+        params: OrgParams,
+        response: { 200: Data(Type.Array(Ref(Invitation))) },
+      },
+    },
+    async (req) => ({ data: await invitations.listInvitations(orgContext(req.ctx)) }),
+  );
+
+  app.delete(
+    '/orgs/:orgName/invitations/:id',
+    {
+      config: { guard: { permission: 'members.write' } },
+      schema: {
+        response: { 204: NoContent },
+        summary: 'Revoke an open invitation: its link no longer joins',
+        tags: ['orgs'],
+        params: InvitationParams,
+      },
+    },
+    async (req, reply) => {
+      await invitations.revokeInvitation(orgContext(req.ctx), req.params.id);
+      return reply.status(204).send(null);
+    },
   );
 
   app.get(

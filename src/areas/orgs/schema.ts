@@ -1,13 +1,31 @@
 // The orgs area's contract (also the operator routes' answers about orgs, users and members): the routes
 // serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { DateTime, Nullable, Ref, Uuid } from '../../server/schemas.js';
 
 export const Org = Type.Object(
   { id: Uuid, name: Type.String(), plan: Type.String(), created_at: DateTime, updated_at: DateTime },
   { $id: 'Org' },
 );
 export type Org = Static<typeof Org>;
+
+/** Who joins the org by themselves on first sign-in: a verified email in one of `domains`, at `role`. */
+const autoJoinFields = {
+  domains: Type.Array(
+    Type.String({
+      minLength: 3,
+      maxLength: 253,
+      pattern: '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$',
+    }),
+    { minItems: 1, maxItems: 20 },
+  ),
+  /** Never above `write`: a stranger with a company address does not become an admin by signing in. */
+  role: Type.Union([Type.Literal('write'), Type.Literal('read')]),
+};
+export const AutoJoin = Type.Object(autoJoinFields, { additionalProperties: false, $id: 'AutoJoin' });
+/** The same, inline (a request body's validator sees only the route's own schema, no `$ref`). */
+export const AutoJoinBody = Type.Object(autoJoinFields, { additionalProperties: false });
+export type AutoJoin = Static<typeof AutoJoin>;
 
 /** The org the credential acts on, with the caller's role there and what the caller may do in it. */
 export const OrgSelf = Type.Object(
@@ -17,6 +35,8 @@ export const OrgSelf = Type.Object(
     role: Nullable(Type.String()),
     /** What the caller may do here: the dashboard shows only the controls these allow. */
     permissions: Type.Array(Type.String()),
+    /** Auto-join by verified email domain, or null when off. */
+    autoJoin: Nullable(Ref(AutoJoin)),
   },
   { $id: 'OrgSelf' },
 );
@@ -62,3 +82,28 @@ export const AuditVerify = Type.Object(
   { $id: 'AuditVerify' },
 );
 export type AuditVerify = Static<typeof AuditVerify>;
+
+/** An open invitation to join the org (its link is shown once, at creation). */
+export const Invitation = Type.Object(
+  {
+    id: Uuid,
+    /** Only this verified email may accept it; null = whoever opens the link. */
+    email: Nullable(Type.String()),
+    role: Type.String(),
+    expiresAt: DateTime,
+    createdAt: DateTime,
+  },
+  { $id: 'Invitation' },
+);
+export type Invitation = Static<typeof Invitation>;
+
+/** An invitation just made: the single-use link to send, valid 7 days. */
+export const NewInvitation = Type.Object({ ...Invitation.properties, url: Type.String() }, { $id: 'NewInvitation' });
+export type NewInvitation = Static<typeof NewInvitation>;
+
+/** The membership an accepted invitation gave. */
+export const JoinedOrg = Type.Object(
+  { org: Type.Object({ id: Uuid, name: Type.String() }), role: Type.String() },
+  { $id: 'JoinedOrg' },
+);
+export type JoinedOrg = Static<typeof JoinedOrg>;

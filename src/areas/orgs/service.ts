@@ -374,5 +374,10 @@ export async function verifyAuditLog(ctx: OrgContext): Promise<AuditVerify> {
 export async function describeOrg(ctx: OrgContext): Promise<OrgSelf> {
   const row = await store.findOrgById(ctx.db, ctx.orgId);
   if (!row) throw apiError('org_not_found', 'No such organization.');
-  return { ...orgToWire(row), role: ctx.principal.role, permissions: [...ctx.principal.permissions].sort() };
+  return {
+    ...orgToWire(row),
+    role: ctx.principal.role,
+    permissions: [...ctx.principal.permissions].sort(),
+    autoJoin: row.auto_join ? (JSON.parse(row.auto_join) as OrgSelf['autoJoin']) : null,
+  };
 }
