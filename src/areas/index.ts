@@ -65,6 +65,9 @@ import {
   NotificationDelivery,
   TestEvent,
 } from './notifications/schema.js';
+import { signInRoutes } from './sign-in/routes.js';
+import { SignInProvider } from './sign-in/schema.js';
+import { signInSweeps } from './sign-in/housekeeping.js';
 
 export type { Area };
 
@@ -146,4 +149,6 @@ export const AREAS: readonly Area[] = [
   },
   { name: 'budgets', prefix: V1, defaults: FACTORY, schemas: [Budget], routes: budgetsRoutes },
   { name: 'dashboard', schemas: [DashboardSession], routes: dashboardRoutes, sweeps: dashboardSweeps },
+  // Identity sign-in: its callbacks live outside /v1 (the redirect URIs the providers are given).
+  { name: 'sign-in', defaults: PUBLIC, schemas: [SignInProvider], routes: signInRoutes, sweeps: signInSweeps },
 ];

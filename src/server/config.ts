@@ -47,7 +47,19 @@ export interface Config {
    * and private addresses (and plain http on a loopback host). Off, only public https addresses.
    */
   notifyAllowPrivate: boolean;
-  github: { apiUrl: string; appId: string | null; privateKey: string | null; webhookSecret: string | null };
+  github: {
+    apiUrl: string;
+    appId: string | null;
+    privateKey: string | null;
+    webhookSecret: string | null;
+    /** The App's OAuth credentials: GitHub sign-in (redirect `<public URL>/auth/github/callback`) when both set. */
+    clientId: string | null;
+    clientSecret: string | null;
+    /** Where a browser is sent to authorize (GITHUB_WEB_URL; GitHub Enterprise Server or a test double). */
+    webUrl: string;
+  };
+  /** One OpenID Connect provider for sign-in (ATTEST_OIDC_*; redirect `<public URL>/auth/oidc/callback`), or null. */
+  oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | null;
   s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string; region: string } | null;
 }
 
@@ -70,6 +82,17 @@ function positive(env: Env, name: string, fallback: number): number {
 function str(env: Env, name: string): string | null {
   const v = env[name];
   return v === undefined || v === '' ? null : v;
+}
+
+function oidcFrom(env: Env): Config['oidc'] {
+  const issuer = str(env, 'ATTEST_OIDC_ISSUER');
+  const clientId = str(env, 'ATTEST_OIDC_CLIENT_ID');
+  const clientSecret = str(env, 'ATTEST_OIDC_CLIENT_SECRET');
+  if (!issuer && !clientId && !clientSecret) return null;
+  if (!issuer || !clientId || !clientSecret)
+    throw new Error('ATTEST_OIDC_ISSUER, ATTEST_OIDC_CLIENT_ID and ATTEST_OIDC_CLIENT_SECRET are set together');
+  if (!URL.canParse(issuer)) throw new Error(`ATTEST_OIDC_ISSUER must be a URL, got "${issuer}"`);
+  return { issuer, clientId, clientSecret, name: str(env, 'ATTEST_OIDC_NAME') ?? 'Single sign-on' };
 }
 
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
@@ -107,7 +130,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       appId: str(env, 'GITHUB_APP_ID'),
       privateKey: str(env, 'GITHUB_APP_PRIVATE_KEY'),
       webhookSecret: str(env, 'GITHUB_WEBHOOK_SECRET'),
+      clientId: str(env, 'GITHUB_CLIENT_ID'),
+      clientSecret: str(env, 'GITHUB_CLIENT_SECRET'),
+      webUrl: (env.GITHUB_WEB_URL ?? 'https://github.com').replace(/\/+$/, ''),
     },
+    oidc: oidcFrom(env),
     s3: s3Endpoint
       ? {
           endpoint: s3Endpoint,

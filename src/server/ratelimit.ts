@@ -10,6 +10,8 @@ export const BUCKETS = {
   'observability-read': { free: 100, paid: 1000 },
   'session-detail': { free: 30, paid: 300 },
   'mcp-protocol': { free: 300, paid: 1000 },
+  /** Identity sign-in attempts, counted per client IP and per provider subject (not per org). */
+  'sign-in': { free: 30, paid: 30 },
 } as const;
 
 export type BucketName = keyof typeof BUCKETS;

@@ -42,6 +42,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       installStates: 0,
       notificationBodies: 0,
       invitations: 0,
+      signInFlows: 0,
     });
     expect(await reasonOf(used)).toBe('/sign-in?reason=used');
     expect(await reasonOf(unused)).toBe('/sign-in?reason=expired');
@@ -56,6 +57,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       installStates: 0,
       notificationBodies: 0,
       invitations: 0,
+      signInFlows: 0,
     });
     expect(await stored()).toBe(1);
     expect(await reasonOf(used)).toBe('/sign-in?reason=invalid');
@@ -68,6 +70,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       installStates: 0,
       notificationBodies: 0,
       invitations: 0,
+      signInFlows: 0,
     });
   });
 

@@ -55,7 +55,12 @@ export function createLink(ctx: RequestContext): Promise<SignInLink> {
   return mintSignInLink(ctx.db, ctx.gateway.pepper, ctx.clock.now(), ctx.config.publicUrl, userId, loginTokenId);
 }
 
-async function startSession(ctx: RequestContext, userId: string, loginTokenId: string): Promise<NewSession | null> {
+/** A dashboard session acting as login token `loginTokenId` of `userId`; null when that user is in no org. */
+export async function startSession(
+  ctx: RequestContext,
+  userId: string,
+  loginTokenId: string,
+): Promise<NewSession | null> {
   const now = ctx.clock.now();
   const absoluteMs = ctx.config.dashboardMaxDays * 86_400_000;
   const minted = await mintCredential(ctx.db, ctx.gateway.pepper, now, {

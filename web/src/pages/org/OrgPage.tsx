@@ -4,6 +4,7 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import { factoriesQuery } from '../../api/queries';
 import { formatTime } from '../../ui/format';
 import { AuditLog } from './AuditLog';
+import { Invitations } from './Invitations';
 import { Members } from './Members';
 import { orgQuery, type AuditSearch } from './query';
 
@@ -56,6 +57,7 @@ export function OrgPage() {
         The plan is set by the gateway's operator (<code>attest admin</code>); the audit log needs the enterprise plan.
       </p>
       <Members org={org} canWrite={may('members.write')} />
+      {may('members.write') && <Invitations org={org} />}
       {may('audit.read') ? (
         <AuditLog org={org} search={search} onSearch={onSearch} />
       ) : (

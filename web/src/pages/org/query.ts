@@ -23,6 +23,10 @@ export const ACTION_TYPES = [
   'member.added',
   'member.role_changed',
   'member.removed',
+  'member.joined',
+  'invitation.created',
+  'invitation.revoked',
+  'org.auto_join_changed',
   'api_key.created',
   'api_key.revoked',
   'management_key.created',
@@ -34,7 +38,16 @@ export const ACTION_TYPES = [
   'repository.connected',
   'repository.disconnected',
 ] as const;
-export const TARGET_TYPES = ['org', 'member', 'app', 'api_key', 'management_key', 'work_item', 'repository'] as const;
+export const TARGET_TYPES = [
+  'org',
+  'member',
+  'app',
+  'api_key',
+  'management_key',
+  'work_item',
+  'repository',
+  'invitation',
+] as const;
 
 const FILTER_KEYS = ['actionType', 'targetType', 'startDate', 'endDate'] as const;
 export type AuditFilterKey = (typeof FILTER_KEYS)[number];
@@ -104,4 +117,31 @@ export async function addMember(org: string, email: string, role: Role): Promise
 
 export async function removeMember(org: string, userId: string): Promise<void> {
   await api.DELETE('/v1/orgs/{orgName}/members/{userId}', { params: { path: { orgName: org, userId } } });
+}
+
+export type Invitation =
+  paths['/v1/orgs/{orgName}/invitations']['get']['responses']['200']['content']['application/json']['data'][number];
+export type NewInvitation =
+  paths['/v1/orgs/{orgName}/invitations']['post']['responses']['201']['content']['application/json']['data'];
+export type AutoJoin = NonNullable<
+  paths['/v1/orgs/{orgName}']['patch']['requestBody']['content']['application/json']['autoJoin']
+>;
+
+export const invitationsQuery = (org: string) =>
+  queryOptions({
+    queryKey: ['org', org.toLowerCase(), 'invitations'],
+    queryFn: () => unwrap(api.GET('/v1/orgs/{orgName}/invitations', orgPath(org))).then((r) => r.data),
+  });
+
+export async function createInvitation(org: string, email: string, role: Role): Promise<NewInvitation> {
+  const body = email === '' ? { role } : { email, role };
+  return (await unwrap(api.POST('/v1/orgs/{orgName}/invitations', { ...orgPath(org), body }))).data;
+}
+
+export async function revokeInvitation(org: string, id: string): Promise<void> {
+  await unwrap(api.DELETE('/v1/orgs/{orgName}/invitations/{id}', { params: { path: { orgName: org, id } } }));
+}
+
+export async function setAutoJoin(org: string, autoJoin: AutoJoin | null) {
+  return (await unwrap(api.PATCH('/v1/orgs/{orgName}', { ...orgPath(org), body: { autoJoin } }))).data;
 }

@@ -1,0 +1,10 @@
+// What housekeeping deletes of identity sign-in: flows a day past their 10 minutes (used or not; a replayed
+// callback is refused the same way before and after).
+import type { Sweeps } from '../../server/housekeeping.js';
+import * as store from './store.js';
+
+export const SIGN_IN_FLOW_KEPT_MS = 86_400_000;
+
+export const signInSweeps: Sweeps = {
+  signInFlows: (gateway, now) => store.deleteFlowsExpiredBefore(gateway.db, now - SIGN_IN_FLOW_KEPT_MS),
+};
