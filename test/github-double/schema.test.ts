@@ -9,7 +9,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../helpers/gateway.js';
 import { startGatewayWithGitHub, type GatewayWithGitHub } from './setup.js';
-import { githubOpenApi } from './templates.js';
+import { githubOpenApi, pointer, toJsonSchema } from './templates.js';
 import { bindInstallation } from './setup.js';
 import { ingest, sessionDoc } from '../areas/metrics/sessions.js';
 import { deliver, pullRequestDelivery } from '../areas/webhooks/github.js';
@@ -39,33 +39,6 @@ const ROUTES_THE_GATEWAY_CALLS = [
   'POST /repos/{owner}/{repo}/check-runs',
   'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}',
 ];
-
-type Node = unknown;
-
-/** OpenAPI 3.0 → JSON Schema: `nullable: true` becomes a null alternative; refs point into the "gh" document. */
-function toJsonSchema(node: Node): Node {
-  if (Array.isArray(node)) return node.map(toJsonSchema);
-  if (typeof node !== 'object' || node === null) return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'example' || k === 'examples' || k === 'nullable' || k === 'discriminator' || k.startsWith('x-'))
-      continue;
-    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `gh${v}` : toJsonSchema(v);
-  }
-  if ((node as { nullable?: unknown }).nullable === true) {
-    if (typeof out.type === 'string' && !out.$ref && !out.allOf && !out.anyOf && !out.oneOf) {
-      out.type = [out.type, 'null'];
-      if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
-      return out;
-    }
-    return { anyOf: [out, { type: 'null' }] };
-  }
-  return out;
-}
-
-function pointer(...segments: string[]): string {
-  return segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
-}
 
 interface Fixture {
   method: string;

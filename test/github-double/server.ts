@@ -80,6 +80,15 @@ export interface DoubleComment {
   updatedAt: string;
 }
 
+export interface DoubleUser {
+  id: number;
+  login: string;
+  name: string | null;
+  emails: Array<{ email: string; primary: boolean; verified: boolean }>;
+  /** Installations of the App this user can reach. */
+  installations: number[];
+}
+
 export interface Fault {
   /** Matched against "METHOD /path" (path without query). */
   route: RegExp;
@@ -171,6 +180,13 @@ export class GitHubDouble {
   readonly faults: Fault[] = [];
   readonly calls: RecordedCall[] = [];
   private readonly tokens = new Map<string, TokenGrant>();
+  /** The App's OAuth client (user authorization). */
+  readonly oauthClient = { clientId: 'Iv1.attestdouble01', clientSecret: crypto.randomBytes(20).toString('hex') };
+  /** GitHub users by login, and who is signed in to "github.com" in the browser the tests drive. */
+  readonly users = new Map<string, DoubleUser>();
+  browserUser: string | null = null;
+  private readonly oauthCodes = new Map<string, { login: string; redirectUri: string; challenge: string }>();
+  private readonly userTokens = new Map<string, string>();
   private server: http.Server | null = null;
   private nextRepoId = 1_296_269;
   private nextPullId = 1_000;
@@ -375,6 +391,20 @@ export class GitHubDouble {
       this.send(res, new HttpAnswer(fault!.status!, fault!.body ?? { message: 'Server Error' }, fault!.headers));
       return;
     }
+    if (pathname.startsWith('/login/oauth/')) {
+      const answer = this.oauthWebFlow(method, pathname, url.searchParams, new URLSearchParams(raw));
+      this.calls.push({
+        method,
+        path: pathname,
+        query: url.searchParams,
+        auth: 'none',
+        status: answer.status,
+        body: answer.body,
+        route: null,
+      });
+      this.send(res, answer);
+      return;
+    }
     let body: Json = {};
     if (raw) {
       try {
@@ -500,6 +530,33 @@ export class GitHubDouble {
       call.route = template;
     };
 
+    if (
+      method === 'GET' &&
+      (pathname === '/user' || pathname === '/user/emails' || pathname === '/user/installations')
+    ) {
+      at(pathname);
+      const user = this.requireUserToken(req, call);
+      if (pathname === '/user') {
+        const body = example('private-user-response-with-public-and-private-profile-information');
+        return new HttpAnswer(200, {
+          ...body,
+          id: user.id,
+          login: user.login,
+          name: user.name,
+          email: user.emails.find((e) => e.primary)?.email ?? null,
+        });
+      }
+      if (pathname === '/user/emails')
+        return new HttpAnswer(
+          200,
+          user.emails.map((e) => ({ ...e, visibility: e.primary ? 'private' : null })),
+        );
+      const installations = user.installations
+        .map((id) => this.installations.get(id))
+        .filter((i): i is DoubleInstallation => i !== undefined)
+        .map((i) => this.installationBody(i));
+      return new HttpAnswer(200, { total_count: installations.length, installations });
+    }
     if (method === 'GET' && pathname === '/app') {
       at('/app');
       this.requireJwt(req, call);
@@ -747,6 +804,88 @@ export class GitHubDouble {
       permissions: { ...this.appPermissions },
       events: ['pull_request', 'check_run', 'check_suite'],
     };
+  }
+
+  /** A GitHub user the tests sign in as. */
+  addUser(login: string, opts: Partial<Omit<DoubleUser, 'login'>> = {}): DoubleUser {
+    const user: DoubleUser = {
+      id: opts.id ?? 5_000_000 + this.users.size,
+      login,
+      name: opts.name ?? null,
+      emails: opts.emails ?? [{ email: `${login}@users.example.test`, primary: true, verified: true }],
+      installations: opts.installations ?? [],
+    };
+    this.users.set(login, user);
+    return user;
+  }
+
+  /**
+   * GitHub's web application flow (docs: "Generating a user access token for a GitHub App"): GET
+   * /login/oauth/authorize sends the signed-in browser user back with a code (or access_denied when nobody
+   * is); POST /login/oauth/access_token exchanges it once, checking client, redirect URI and PKCE verifier,
+   * and answers 200 with `error` for a bad code, as GitHub does.
+   */
+  private oauthWebFlow(method: string, pathname: string, query: URLSearchParams, form: URLSearchParams): HttpAnswer {
+    if (method === 'GET' && pathname === '/login/oauth/authorize') {
+      const redirect = new URL(query.get('redirect_uri') ?? '');
+      redirect.searchParams.set('state', query.get('state') ?? '');
+      if (query.get('client_id') !== this.oauthClient.clientId || !this.browserUser) {
+        redirect.searchParams.set('error', 'access_denied');
+      } else {
+        const code = crypto.randomBytes(10).toString('hex');
+        this.oauthCodes.set(code, {
+          login: this.browserUser,
+          redirectUri: redirect.origin + redirect.pathname,
+          challenge: query.get('code_challenge') ?? '',
+        });
+        redirect.searchParams.set('code', code);
+      }
+      return new HttpAnswer(302, null, { location: redirect.href });
+    }
+    if (method === 'POST' && pathname === '/login/oauth/access_token') {
+      const bad = new HttpAnswer(200, {
+        error: 'bad_verification_code',
+        error_description: 'The code passed is incorrect or expired.',
+        error_uri:
+          'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors/#bad-verification-code',
+      });
+      if (
+        form.get('client_id') !== this.oauthClient.clientId ||
+        form.get('client_secret') !== this.oauthClient.clientSecret
+      )
+        return new HttpAnswer(200, {
+          error: 'incorrect_client_credentials',
+          error_description: 'The client_id and/or client_secret passed are incorrect.',
+        });
+      const grant = this.oauthCodes.get(form.get('code') ?? '');
+      if (!grant) return bad;
+      this.oauthCodes.delete(form.get('code') ?? '');
+      const challenge = crypto
+        .createHash('sha256')
+        .update(form.get('code_verifier') ?? '')
+        .digest('base64url');
+      if (grant.redirectUri !== form.get('redirect_uri') || grant.challenge !== challenge) return bad;
+      const token = `ghu_${crypto.randomBytes(18).toString('hex')}`;
+      this.userTokens.set(token, grant.login);
+      return new HttpAnswer(200, {
+        access_token: token,
+        expires_in: 28800,
+        refresh_token: `ghr_${crypto.randomBytes(18).toString('hex')}`,
+        refresh_token_expires_in: 15811200,
+        token_type: 'bearer',
+        scope: '',
+      });
+    }
+    return notFound();
+  }
+
+  private requireUserToken(req: http.IncomingMessage, call: RecordedCall): DoubleUser {
+    const auth = this.authorization(req);
+    const login = auth ? this.userTokens.get(auth.value) : undefined;
+    const user = login ? this.users.get(login) : undefined;
+    if (!user) throw new HttpAnswer(401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
+    call.auth = 'token';
+    return user;
   }
 
   private installationBody(installation: DoubleInstallation): Json {

@@ -9,7 +9,11 @@ export interface GatewayWithGitHub {
   close(): Promise<void>;
 }
 
-export async function startGatewayWithGitHub(env: Record<string, string> = {}): Promise<GatewayWithGitHub> {
+/** `signIn`: also configure GitHub sign-in with the double's OAuth client (GITHUB_CLIENT_ID/SECRET). */
+export async function startGatewayWithGitHub(
+  env: Record<string, string> = {},
+  opts: { signIn?: boolean } = {},
+): Promise<GatewayWithGitHub> {
   const keys = generateAppKeys();
   const github = new GitHubDouble(keys.publicKey);
   const url = await github.start();
@@ -19,6 +23,10 @@ export async function startGatewayWithGitHub(env: Record<string, string> = {}): 
       GITHUB_APP_ID: String(github.appId),
       // As operators paste it into env files: one line with literal \n.
       GITHUB_APP_PRIVATE_KEY: keys.privateKeyPem.replace(/\n/g, '\\n'),
+      GITHUB_WEB_URL: url,
+      ...(opts.signIn
+        ? { GITHUB_CLIENT_ID: github.oauthClient.clientId, GITHUB_CLIENT_SECRET: github.oauthClient.clientSecret }
+        : {}),
       ...env,
     },
   });

@@ -61,3 +61,30 @@ export function recorded<T = Json>(scenario: string, method: string, status: num
   if (!found) throw new Error(`no recorded ${method} ${status} in ${scenario}`);
   return structuredClone(found.response) as T;
 }
+
+type Node = unknown;
+
+/** OpenAPI 3.0 → JSON Schema: `nullable: true` becomes a null alternative; refs point into the "gh" document. */
+export function toJsonSchema(node: Node): Node {
+  if (Array.isArray(node)) return node.map(toJsonSchema);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'example' || k === 'examples' || k === 'nullable' || k === 'discriminator' || k.startsWith('x-'))
+      continue;
+    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `gh${v}` : toJsonSchema(v);
+  }
+  if ((node as { nullable?: unknown }).nullable === true) {
+    if (typeof out.type === 'string' && !out.$ref && !out.allOf && !out.anyOf && !out.oneOf) {
+      out.type = [out.type, 'null'];
+      if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+      return out;
+    }
+    return { anyOf: [out, { type: 'null' }] };
+  }
+  return out;
+}
+
+export function pointer(...segments: string[]): string {
+  return segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+}

@@ -5,6 +5,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { createRouter } from '@tanstack/react-router';
 import { rootRoute } from './pages/root';
 import { signInRoute } from './pages/sign-in/route';
+import { inviteRoute } from './pages/invite/route';
 import { shellRoute } from './pages/shell/route';
 import { factoriesRoute } from './pages/factories/route';
 import { factoryRoute } from './pages/factory/route';
@@ -25,6 +26,7 @@ import { ErrorView, Loading, NotFound } from './ui/states';
 
 export const routeTree = rootRoute.addChildren([
   signInRoute,
+  inviteRoute,
   shellRoute.addChildren([
     factoriesRoute,
     artifactRoute,

@@ -56,7 +56,8 @@ describe('sign-in with an OpenID Connect provider', () => {
     const { location, flowCookie } = await start(invite);
     return back(await idp.signIn(location, login), flowCookie);
   }
-  const sessionOf = (res: { headers: Record<string, unknown> }) => cookieValueOf(cookieOf(res.headers, 'attest_session'));
+  const sessionOf = (res: { headers: Record<string, unknown> }) =>
+    cookieValueOf(cookieOf(res.headers, 'attest_session'));
   const whoIs = (session: string) =>
     gw.call('GET', '/v1/dashboard/session', { headers: { cookie: `attest_session=${session}` } });
   const invite = async (body: unknown) => {

@@ -27,3 +27,15 @@ export async function signInWithToken(loginToken: string): Promise<DashboardSess
 export async function signOut(): Promise<void> {
   await api.DELETE('/v1/dashboard/session');
 }
+
+/** The identity providers the gateway signs in with (a button each). */
+export const providersQuery = queryOptions({
+  queryKey: ['sign-in-providers'],
+  queryFn: async () => (await unwrap(api.GET('/v1/sign-in/providers'))).data,
+  staleTime: 300_000,
+});
+
+/** Accepts an invitation as the signed-in user; the org it joined. */
+export async function acceptInvitation(token: string) {
+  return (await unwrap(api.POST('/v1/invitations/accept', { body: { token } }))).data;
+}

@@ -1,17 +1,34 @@
 // /sign-in: explains why a link did not work, and signs in with a pasted login token.
 import { useState } from 'react';
 import { createRoute, useNavigate } from '@tanstack/react-router';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { rootRoute } from '../root';
 import { ApiClientError } from '../../api/client';
-import { currentSessionQuery, signInWithToken } from '../../api/session';
+import { currentSessionQuery, providersQuery, signInWithToken } from '../../api/session';
 
-const REASONS = ['used', 'expired', 'invalid', 'signed-out'] as const;
+const REASONS = [
+  'used',
+  'expired',
+  'invalid',
+  'signed-out',
+  'provider',
+  'state',
+  'unverified-email',
+  'no-org',
+  'rate-limited',
+  'invitation-invalid',
+  'invitation-used',
+  'invitation-expired',
+  'invitation-revoked',
+  'invitation-email',
+] as const;
 type Reason = (typeof REASONS)[number];
 
 interface SignInSearch {
   reason?: Reason;
   next?: string;
+  /** An invitation to accept once signed in (the /invite/<token> page sends people here). */
+  invite?: string;
 }
 
 const EXPLAIN: Record<Reason, string> = {
@@ -19,6 +36,16 @@ const EXPLAIN: Record<Reason, string> = {
   expired: 'That sign-in link has expired. A link is valid for 10 minutes.',
   invalid: 'That sign-in link is not valid. Check that it was copied whole.',
   'signed-out': 'You are signed out.',
+  provider: 'The identity provider did not sign you in. Try again, or ask your administrator.',
+  state: 'That sign-in was not started in this browser, or was already finished. Start again.',
+  'unverified-email': 'The identity provider did not confirm a verified email address for you.',
+  'no-org': 'You are signed in, but not a member of any organization here yet. Ask an owner for an invitation.',
+  'rate-limited': 'Too many sign-in attempts. Wait a minute and try again.',
+  'invitation-invalid': 'That invitation link is not valid. Check that it was copied whole.',
+  'invitation-used': 'That invitation was already used. Each works once.',
+  'invitation-expired': 'That invitation has expired (7 days). Ask for a new one.',
+  'invitation-revoked': 'That invitation was revoked. Ask for a new one.',
+  'invitation-email': 'That invitation is for another email address. Sign in with the address it was sent to.',
 };
 
 export const signInRoute = createRoute({
@@ -29,12 +56,14 @@ export const signInRoute = createRoute({
       ? { reason: s.reason as Reason }
       : {}),
     ...(typeof s.next === 'string' && s.next.startsWith('/') && !s.next.startsWith('//') ? { next: s.next } : {}),
+    ...(typeof s.invite === 'string' && /^[A-Za-z0-9_-]{1,200}$/.test(s.invite) ? { invite: s.invite } : {}),
   }),
   component: SignInPage,
 });
 
 function SignInPage() {
-  const { reason, next } = signInRoute.useSearch();
+  const { reason, next, invite } = signInRoute.useSearch();
+  const { data: providers } = useQuery(providersQuery);
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -66,6 +95,21 @@ function SignInPage() {
           <p className={reason === 'signed-out' ? 'muted' : 'notice'} data-testid="sign-in-reason">
             {EXPLAIN[reason]}
           </p>
+        )}
+        {invite && <p data-testid="invite-note">Sign in to accept your invitation.</p>}
+        {providers && providers.length > 0 && (
+          <div className="filters" data-testid="providers">
+            {providers.map((p) => (
+              <a
+                key={p.id}
+                className="button primary"
+                href={invite ? `${p.url}?invite=${encodeURIComponent(invite)}` : p.url}
+                data-testid={`provider-${p.id}`}
+              >
+                Sign in with {p.name}
+              </a>
+            ))}
+          </div>
         )}
         <p>Get a one-time sign-in link from the command line, logged in to this gateway:</p>
         <pre>{`attest login --url ${gateway}\nattest dashboard`}</pre>
