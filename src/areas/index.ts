@@ -68,6 +68,7 @@ import {
 import { signInRoutes } from './sign-in/routes.js';
 import { SignInProvider } from './sign-in/schema.js';
 import { signInSweeps } from './sign-in/housekeeping.js';
+import { lifecycleRoutes } from './lifecycle/routes.js';
 
 export type { Area };
 
@@ -135,6 +136,7 @@ export const AREAS: readonly Area[] = [
   // OTLP/HTTP: its own body parsers (protobuf, and JSON as bytes) and OTLP's answers (otlp/routes.ts).
   { name: 'otlp', prefix: V1, defaults: FACTORY, routes: otlpRoutes },
   { name: 'sessions', prefix: V1, defaults: FACTORY, routes: sessionsRoutes },
+  { name: 'lifecycle', prefix: V1, defaults: FACTORY, routes: lifecycleRoutes },
   // The MCP endpoints and the dashboard's sign-in keep their whole paths and guards: their paths are
   // matched elsewhere (the resource metadata) or live outside /v1.
   { name: 'mcp', routes: mcpRoutes },

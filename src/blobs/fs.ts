@@ -54,6 +54,10 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  async delete(sha256: string): Promise<void> {
+    await fs.rm(this.pathOf(sha256), { force: true });
+  }
+
   async check(): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const probe = path.join(this.dir, `.health-${crypto.randomUUID()}`);

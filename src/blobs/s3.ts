@@ -105,6 +105,15 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  async delete(sha256: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.keyOf(sha256) }));
+    } catch (err) {
+      if (isMissingObject(err)) return;
+      throw surfaced(err);
+    }
+  }
+
   /** Put, read back and delete a probe object outside blobs/; throws (unreachable, denied, no bucket). */
   async check(): Promise<void> {
     const key = `health/${crypto.randomUUID()}`;

@@ -6,6 +6,8 @@ export interface BlobStore {
   /** The bytes, or null when absent. */
   get(sha256: string): Promise<Buffer | null>;
   has(sha256: string): Promise<boolean>;
+  /** Remove the bytes (absent already is fine). Callers decide first that nothing refers to them. */
+  delete(sha256: string): Promise<void>;
   /** A write-read round trip for health checks; throws when the store is unusable. */
   check(): Promise<void>;
   /** Release connections (S3 keep-alive sockets); the gateway calls it on close. */

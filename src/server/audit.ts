@@ -17,7 +17,9 @@ export type AuditTargetType =
   | 'management_key'
   | 'work_item'
   | 'repository'
-  | 'invitation';
+  | 'invitation'
+  | 'session'
+  | 'artifact';
 
 export interface AuditEvent {
   orgId: string;

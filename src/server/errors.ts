@@ -108,6 +108,17 @@ export const ERROR_CODES = {
     status: 404,
     description: 'The App installation is not bound to this factory, so there is nothing to unbind.',
   },
+  // 410
+  session_deleted: {
+    status: 410,
+    description:
+      'The session was deleted (by a person or by the factory retention); `deletedAt` and `reason` say when and how.',
+  },
+  artifact_deleted: {
+    status: 410,
+    description:
+      'The artifact was deleted (by a person or by the factory retention); `deletedAt` and `reason` say when and how.',
+  },
   // 405
   method_not_allowed: { status: 405, description: 'The path exists but not with this method; see the Allow header.' },
   // 409

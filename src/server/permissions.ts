@@ -8,8 +8,10 @@ export const PERMISSIONS = [
   'sessions.read',
   'sessions.read_team',
   'sessions.write',
+  'sessions.delete',
   'artifacts.read',
   'artifacts.write',
+  'artifacts.delete',
   'results.read',
   'results.write',
   'work.read',
@@ -47,10 +49,16 @@ const WRITE_EXCLUDED: ReadonlySet<Permission> = new Set([
 ]);
 const READ_EXCLUDED: ReadonlySet<Permission> = new Set(['sessions.read_team', 'api_keys.read', 'audit.read']);
 
+/**
+ * Deleting evidence (issue 42) is the owners' alone: an admin, a writer, or an agent's ingest key must not be able
+ * to make a failing session or screenshot disappear from the record.
+ */
+const OWNER_ONLY: ReadonlySet<Permission> = new Set(['sessions.delete', 'artifacts.delete']);
+
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   owner: PERMISSIONS,
-  admin: PERMISSIONS,
-  write: PERMISSIONS.filter((p) => !WRITE_EXCLUDED.has(p)),
+  admin: PERMISSIONS.filter((p) => !OWNER_ONLY.has(p)),
+  write: PERMISSIONS.filter((p) => !WRITE_EXCLUDED.has(p) && !OWNER_ONLY.has(p)),
   read: PERMISSIONS.filter((p) => p.endsWith('.read') && !READ_EXCLUDED.has(p)),
 };
 

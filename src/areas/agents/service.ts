@@ -1,6 +1,7 @@
 // POST /v1/agents/sync: limits, per-blob hash checks, per-session validation, then one transaction that stores
 // everything accepted (a 2xx means durable). GET /v1/agents/blob/{sha256}: a factory's image bytes.
 import crypto from 'node:crypto';
+import type { Db } from '../../db/connection.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { actorOfCaller, prepareSessions, storeSessions } from '../sessions/ingest.js';
@@ -173,4 +174,14 @@ export async function getBlob(ctx: FactoryContext, sha256: string): Promise<{ me
   const bytes = await ctx.gateway.blobs.get(sha256);
   if (!bytes) throw apiError('blob_not_found', 'No such blob in this factory.');
   return { mediaType: row.media_type, bytes };
+}
+
+/** The factory lets go of these images (no session of it names them any more; issue 42). */
+export function forgetImages(db: Db, appId: string, shas: readonly string[]): Promise<void> {
+  return store.forgetBlobs(db, appId, shas);
+}
+
+/** Whether any factory still holds this blob as a session image. */
+export function imageHeldAnywhere(db: Db, sha256: string): Promise<boolean> {
+  return store.blobHeldAnywhere(db, sha256);
 }

@@ -33,3 +33,22 @@ export async function findBlob(db: Db, appId: string, sha256: string): Promise<A
     .where('sha256', '=', sha256)
     .executeTakeFirst();
 }
+
+export async function forgetBlobs(db: Db, appId: string, shas: readonly string[]): Promise<void> {
+  if (!shas.length) return;
+  await db
+    .deleteFrom('agent_blobs')
+    .where('app_id', '=', appId)
+    .where('sha256', 'in', [...shas])
+    .execute();
+}
+
+export async function blobHeldAnywhere(db: Db, sha256: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('agent_blobs')
+    .select('app_id')
+    .where('sha256', '=', sha256)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -3,6 +3,7 @@
 // sanitising, idempotency on clientArtifactId, replacement, and the per-item list (API.md §5, §6, §8).
 import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
+import type { Db } from '../../db/connection.js';
 import type { FactoryContext, RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { ROLE_PERMISSIONS, isRole } from '../../server/permissions.js';
@@ -12,6 +13,7 @@ import { schedulePrComments, type PrRef } from '../pr-comments/outbox.js';
 import { listLinkedPullRequests } from '../work-items/service.js';
 import type { Artifact, ArtifactKind } from './schema.js';
 import * as store from './store.js';
+import { assertNotDeleted } from '../tombstones/service.js';
 
 /** API.md §8: an artifact request is at most 12 MiB (the route's bodyLimit), its blob at most 8 MiB. */
 export const ARTIFACT_REQUEST_LIMIT = 12 * 1024 * 1024;
@@ -312,6 +314,7 @@ export interface ArtifactContent {
 export async function readContent(ctx: FactoryContext, id: string): Promise<ArtifactContent> {
   const artifact = await store.findById(ctx.db, ctx.appId, id);
   if (!artifact || !(await store.factoryOwnsBlob(ctx.db, ctx.appId, artifact.sha256))) {
+    await assertNotDeleted(ctx.db, ctx.appId, 'artifact', id);
     throw apiError('artifact_not_found', 'No such artifact in this factory.');
   }
   const bytes = await ctx.gateway.blobs.get(artifact.sha256);
@@ -324,7 +327,10 @@ export async function readContent(ctx: FactoryContext, id: string): Promise<Arti
 
 export async function getArtifact(ctx: FactoryContext, id: string): Promise<Artifact> {
   const artifact = await store.findById(ctx.db, ctx.appId, id);
-  if (!artifact) throw apiError('artifact_not_found', 'No such artifact in this factory.');
+  if (!artifact) {
+    await assertNotDeleted(ctx.db, ctx.appId, 'artifact', id);
+    throw apiError('artifact_not_found', 'No such artifact in this factory.');
+  }
   return toWire(ctx, artifact);
 }
 
@@ -398,4 +404,45 @@ export async function listItemArtifacts(ctx: FactoryContext, anchors: store.Item
     data: live.slice(0, ITEM_LIST_LIMIT).map((row) => toWire(ctx, row)),
     pagination: { truncated: live.length > ITEM_LIST_LIMIT },
   };
+}
+
+// ---- deletion (issue 42) ---------------------------------------------------------------------------------
+
+export type StoredArtifact = store.ArtifactRow;
+
+export function findStoredArtifact(db: Db, appId: string, id: string): Promise<StoredArtifact | undefined> {
+  return store.findById(db, appId, id);
+}
+
+/** The factory's oldest artifacts stored before `before` (the retention sweep's batches). */
+export function artifactsCreatedBefore(
+  db: Db,
+  appId: string,
+  before: number,
+  limit: number,
+): Promise<StoredArtifact[]> {
+  return store.createdBefore(db, appId, before, limit);
+}
+
+/**
+ * Delete these artifacts in the caller's transaction, and the factory's hold on each blob no artifact of it
+ * still uses. Answers the blobs the factory let go of (for the blob store's reference check).
+ */
+export async function deleteStoredArtifacts(db: Db, appId: string, rows: readonly StoredArtifact[]): Promise<string[]> {
+  if (!rows.length) return [];
+  await store.deleteByIds(
+    db,
+    appId,
+    rows.map((r) => r.id),
+  );
+  const shas = [...new Set(rows.map((r) => r.sha256))];
+  const stillUsed = await store.shasStillUsed(db, appId, shas);
+  const released = shas.filter((sha) => !stillUsed.has(sha));
+  await store.forgetBlobs(db, appId, released);
+  return released;
+}
+
+/** Whether any factory still holds this blob as an artifact's bytes. */
+export function artifactBlobHeldAnywhere(db: Db, sha256: string): Promise<boolean> {
+  return store.blobHeldAnywhere(db, sha256);
 }

@@ -160,3 +160,55 @@ export function workItemArtifactsQuery(db: Db, appId: string, anchors: ItemAncho
   }
   return query.orderBy('emitted_at').orderBy('created_at').orderBy('id');
 }
+
+export function createdBefore(db: Db, appId: string, before: number, limit: number) {
+  return db
+    .selectFrom('artifacts')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
+export async function deleteByIds(db: Db, appId: string, ids: readonly string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 300)
+    await db
+      .deleteFrom('artifacts')
+      .where('app_id', '=', appId)
+      .where('id', 'in', ids.slice(i, i + 300))
+      .execute();
+}
+
+/** Of these digests, the ones some artifact of the factory still has as its bytes. */
+export async function shasStillUsed(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
+  if (!shas.length) return new Set();
+  const rows = await db
+    .selectFrom('artifacts')
+    .select('sha256')
+    .distinct()
+    .where('app_id', '=', appId)
+    .where('sha256', 'in', [...shas])
+    .execute();
+  return new Set(rows.map((r) => r.sha256));
+}
+
+export async function forgetBlobs(db: Db, appId: string, shas: readonly string[]): Promise<void> {
+  if (!shas.length) return;
+  await db
+    .deleteFrom('artifact_blobs')
+    .where('app_id', '=', appId)
+    .where('sha256', 'in', [...shas])
+    .execute();
+}
+
+export async function blobHeldAnywhere(db: Db, sha256: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('artifact_blobs')
+    .select('app_id')
+    .where('sha256', '=', sha256)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -51,8 +51,15 @@ export interface MetricsRefreshTable {
   rechecked_at: number;
 }
 
+/** Days whose rollups a deletion made stale (0035): the next refresh recomputes them. */
+export interface MetricsDirtyDaysTable {
+  app_id: string;
+  day: number;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
+    metrics_dirty_days: MetricsDirtyDaysTable;
     metrics_days: MetricsDaysTable;
     metrics_day_actors: MetricsDayActorsTable;
     metrics_day_models: MetricsDayModelsTable;
@@ -281,4 +288,30 @@ export async function dayRows(db: Db, scope: Scope, days: DayRange): Promise<Rol
   const [rows, actorRows] = await Promise.all([q.groupBy('day').execute(), a.groupBy('day').execute()]);
   const actorsByDay = new Map(actorRows.map((r) => [Number(r.day), Number(r.actors)]));
   return rows.map((r) => dayRowOf(r, actorsByDay.get(Number(r.day)) ?? 0));
+}
+
+/** Mark these days stale (in the caller's transaction, beside the deletion that made them so). */
+export async function markDirty(db: Db, appId: string, days: readonly number[]): Promise<void> {
+  const unique = [...new Set(days)];
+  if (!unique.length) return;
+  await db
+    .insertInto('metrics_dirty_days')
+    .values(unique.map((day) => ({ app_id: appId, day })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+export async function dirtyDays(db: Db, appId: string): Promise<number[]> {
+  const rows = await db.selectFrom('metrics_dirty_days').select('day').where('app_id', '=', appId).execute();
+  return rows.map((r) => Number(r.day));
+}
+
+/** Forget the marks of these days (after recomputing them). */
+export async function clearDirty(db: Db, appId: string, days: readonly number[]): Promise<void> {
+  for (let i = 0; i < days.length; i += 300)
+    await db
+      .deleteFrom('metrics_dirty_days')
+      .where('app_id', '=', appId)
+      .where('day', 'in', days.slice(i, i + 300))
+      .execute();
 }

@@ -23,10 +23,14 @@ export async function refresh(db: Db, dialect: Dialect, appId: string, now: numb
   const nothingNew =
     state !== undefined &&
     (changed.latest === null || (changed.latest === state.watermark && changed.count === state.ties));
-  if (nothingNew && !recheck) return;
+  // Days a deletion left stale: a deleted session has no row left to show up as changed (issue 42).
+  const dirty = await rs.dirtyDays(db, appId);
+  if (nothingNew && !recheck && !dirty.length) return;
   const since = state ? (recheck ? state.watermark - LAG_MS : state.watermark) : EVERYTHING;
-  const days = await rs.daysChangedSince(db, appId, since);
+  const days = [...new Set([...(await rs.daysChangedSince(db, appId, since)), ...dirty])].sort((a, b) => a - b);
   if (days.length) await rs.recomputeDays(db, dialect, appId, days);
+  // Cleared after the recompute, so a crash in between recomputes them again rather than never.
+  if (dirty.length) await rs.clearDirty(db, appId, dirty);
   const latest = Math.max(watermark, changed.latest ?? watermark, 0);
   const ties = (await rs.changedSince(db, appId, latest)).count;
   await rs.saveRefreshState(db, {

@@ -9,6 +9,7 @@ import { EARLIEST_INSTANT_MS, INSTANT_RANGE_MESSAGE, instantInRange } from '../.
 import { addFields } from './counters.js';
 import { sessionExtent } from './extent.js';
 import * as rollup from './rollup.js';
+import * as rs from './rollup-store.js';
 import type { MetricsWindow, Model, ModelShare } from './schema.js';
 import * as store from './store.js';
 import * as tools from './tools-store.js';
@@ -354,4 +355,20 @@ export async function recordToolUsage(
 /** The counters of one session (see recordToolUsage). */
 export function recordSessionToolUsage(db: Db, session: ToolUsageSession, turns: ToolTurns): Promise<void> {
   return recordToolUsage(db, session.appId, [{ session, turns }]);
+}
+
+/**
+ * A session was deleted (issue 42): the rollups of the days it started on are stale. Marked in the caller's
+ * transaction and recomputed (those days only) by the next read, so totals stay exact without a rebuild.
+ */
+export async function forgetSessionsInRollups(
+  db: Db,
+  appId: string,
+  sessions: readonly { startedAt: number }[],
+): Promise<void> {
+  await rs.markDirty(
+    db,
+    appId,
+    sessions.map((s) => Math.floor(s.startedAt / DAY_MS)),
+  );
 }

@@ -4,6 +4,7 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { microsToUsd, type CostStatus } from '../../pricing/cost.js';
 import { decodeDocument } from './document.js';
+import { assertNotDeleted } from '../tombstones/service.js';
 import type { SessionDetailWire } from './schema.js';
 import * as store from './store.js';
 import { actorView, enrich, iso, toWire, tokensWire } from './wire.js';
@@ -15,7 +16,10 @@ export const SUBAGENTS_LISTED = 200;
 export async function getSession(ctx: FactoryContext, traceId: string): Promise<SessionDetailWire> {
   const row =
     (await store.findById(ctx.db, ctx.appId, traceId)) ?? (await store.findBySessionId(ctx.db, ctx.appId, traceId));
-  if (!row) throw apiError('session_not_found', 'No such session in this factory.');
+  if (!row) {
+    await assertNotDeleted(ctx.db, ctx.appId, 'session', traceId);
+    throw apiError('session_not_found', 'No such session in this factory.');
+  }
   const [docRow, usage, parent, subagents] = await Promise.all([
     store.getDocument(ctx.db, ctx.appId, row.id),
     store.modelUsageOf(ctx.db, ctx.appId, row.id),

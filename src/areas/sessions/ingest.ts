@@ -314,6 +314,33 @@ export async function storeSessions(
 
 type Folded = Pending & { doc: AgentSessionV1 };
 
+/** The images (blob digests) a document names. */
+export function imagesOf(doc: AgentSessionV1): string[] {
+  const out = new Set<string>();
+  for (const turn of doc.turns) for (const image of turn.images ?? []) out.add(image.sha256);
+  return [...out];
+}
+
+/**
+ * Store new documents for sessions already stored (the retention sweep's cut-down copies), inside the caller's
+ * transaction, exactly as a re-sync of them would: the summary row, usage, tools, PR links, facts, images and
+ * counters all follow the new document, so every number the metrics read stays consistent with what is kept.
+ */
+export async function replaceStoredDocuments(
+  ctx: FactoryContext,
+  db: Db,
+  items: readonly { row: store.SessionRow; doc: AgentSessionV1 }[],
+): Promise<void> {
+  const changed: Folded[] = items.map(({ row, doc }) => ({
+    key: row.session_key,
+    before: row,
+    doc,
+    parts: JSON.parse(row.chunk_parts) as number[],
+    changed: true,
+  }));
+  await writeAll(ctx, db, changed, [], ctx.clock.now(), new Map());
+}
+
 function summaryOf(p: Folded, prepared: PreparedSessions): SessionSummary {
   p.summary ??= {
     ...(prepared.get(p.doc)?.summary ?? summarize(p.doc)),
@@ -400,6 +427,13 @@ async function writeAll(
     written.map((w) => ({ id: w.row.id, doc: w.doc })),
     now,
     ctx.log,
+  );
+  // The images each document names, so a shared image is forgotten only when no session names it (issue 42).
+  await store.replaceSessionImages(
+    db,
+    ctx.appId,
+    replaced,
+    written.flatMap((w) => imagesOf(w.doc).map((sha256) => ({ app_id: ctx.appId, session_id: w.row.id, sha256 }))),
   );
   await store.putDocuments(
     db,

@@ -111,8 +111,16 @@ export interface SessionReposTable {
   cost_micros: number;
 }
 
+/** Which images (content-addressed blobs) a stored session's document names (0035). */
+export interface SessionImagesTable {
+  app_id: string;
+  session_id: string;
+  sha256: string;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
+    session_images: SessionImagesTable;
     sessions: SessionsTable;
     session_model_usage: SessionModelUsageTable;
     session_documents: SessionDocumentsTable;
@@ -419,4 +427,59 @@ export async function insertBulk(db: Db, sessions: SessionRow[], usage: ModelUsa
       .insertInto('session_model_usage')
       .values(usage.slice(i, i + 1000))
       .execute();
+}
+
+/** Replace the image rows of these sessions with `rows` (those of `sessionIds` are deleted first). */
+export async function replaceSessionImages(
+  db: Db,
+  appId: string,
+  sessionIds: readonly string[],
+  rows: SessionImagesTable[],
+): Promise<void> {
+  for (let i = 0; i < sessionIds.length; i += 300)
+    await db
+      .deleteFrom('session_images')
+      .where('app_id', '=', appId)
+      .where('session_id', 'in', sessionIds.slice(i, i + 300))
+      .execute();
+  for (let i = 0; i < rows.length; i += 300)
+    await db
+      .insertInto('session_images')
+      .values(rows.slice(i, i + 300))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+}
+
+/** The images the stored documents of these sessions name. */
+export async function imagesOfSessions(db: Db, appId: string, sessionIds: readonly string[]): Promise<string[]> {
+  if (!sessionIds.length) return [];
+  const rows = await db
+    .selectFrom('session_images')
+    .select('sha256')
+    .distinct()
+    .where('app_id', '=', appId)
+    .where('session_id', 'in', [...sessionIds])
+    .execute();
+  return rows.map((r) => r.sha256);
+}
+
+/** Of these images, the ones some stored session of the factory still names. */
+export async function imagesStillNamed(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
+  if (!shas.length) return new Set();
+  const rows = await db
+    .selectFrom('session_images')
+    .select('sha256')
+    .distinct()
+    .where('app_id', '=', appId)
+    .where('sha256', 'in', [...shas])
+    .execute();
+  return new Set(rows.map((r) => r.sha256));
+}
+
+/** Delete a session's own rows: its usage, images, document and summary row (the title search follows it). */
+export async function deleteSessionRows(db: Db, appId: string, id: string): Promise<void> {
+  await db.deleteFrom('session_model_usage').where('app_id', '=', appId).where('session_id', '=', id).execute();
+  await db.deleteFrom('session_images').where('app_id', '=', appId).where('session_id', '=', id).execute();
+  await db.deleteFrom('session_documents').where('app_id', '=', appId).where('session_id', '=', id).execute();
+  await db.deleteFrom('sessions').where('app_id', '=', appId).where('id', '=', id).execute();
 }

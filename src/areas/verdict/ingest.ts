@@ -31,3 +31,8 @@ export async function storeSessionFacts(
   }
   await store.upsertVerifications(db, rows);
 }
+
+/** Forget the facts of deleted sessions (in the deleting transaction). */
+export async function forgetSessionFacts(db: Db, appId: string, sessionIds: readonly string[]): Promise<void> {
+  await store.deleteVerifications(db, appId, sessionIds);
+}

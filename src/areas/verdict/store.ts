@@ -231,3 +231,12 @@ export async function repositoryHistory(
   const [typecheck, lint] = await Promise.all([ran('typecheck'), ran('lint')]);
   return { typecheck, lint };
 }
+
+export async function deleteVerifications(db: Db, appId: string, sessionIds: readonly string[]): Promise<void> {
+  if (!sessionIds.length) return;
+  await db
+    .deleteFrom('session_verifications')
+    .where('app_id', '=', appId)
+    .where('session_id', 'in', [...sessionIds])
+    .execute();
+}

@@ -1,0 +1,92 @@
+// Deleting a stored session (issue 42), inside the caller's transaction: every row that holds a copy of it or a
+// count of it. Its own rows go (summary, document, usage, images; the title search follows the summary row), the
+// counters it added to move back (facets, repositories), its tool, PR-link and verification rows go, and the
+// metric rollups of the day it started on are marked stale, so each total is exact without a rebuild. What
+// refers to the deletion (tombstone, audit, blobs, the PR comment) is the caller's (the lifecycle area).
+import type { Db } from '../../db/connection.js';
+import { recordSessionPrRefs } from '../prs/service.js';
+import { forgetSessionsInRollups, recordToolUsage } from '../metrics/service.js';
+import { forgetSessionFacts } from '../verdict/ingest.js';
+import { facetContributions } from './ingest.js';
+import * as store from './store.js';
+
+export type StoredSession = store.SessionRow;
+
+/** The session a trace id (or the id its agent wrote) names in the factory, if any. */
+export async function findStoredSession(db: Db, appId: string, traceId: string): Promise<StoredSession | undefined> {
+  return (await store.findById(db, appId, traceId)) ?? (await store.findBySessionId(db, appId, traceId));
+}
+
+/** Every subagent transcript of a top-level session (they go with it). */
+export function subagentsOfSession(db: Db, appId: string, row: StoredSession): Promise<StoredSession[]> {
+  if (row.is_subagent) return Promise.resolve([]);
+  return db
+    .selectFrom('sessions')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('parent_session_id', '=', row.session_id)
+    .where('is_subagent', '=', 1)
+    .execute();
+}
+
+/** The factory's oldest sessions at `tier` that started before `before` (the retention sweep's batches). */
+export function sessionsAtTierBefore(
+  db: Db,
+  appId: string,
+  tier: string,
+  before: number,
+  limit: number,
+): Promise<StoredSession[]> {
+  return db
+    .selectFrom('sessions')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('capture_tier', '=', tier)
+    .where('started_at', '<', before)
+    .orderBy('started_at')
+    .limit(limit)
+    .execute();
+}
+
+/** The images the document of each of these sessions names (before they are cut or deleted). */
+export function imagesOfSessions(db: Db, appId: string, sessionIds: readonly string[]): Promise<string[]> {
+  return store.imagesOfSessions(db, appId, sessionIds);
+}
+
+/** Of these images, the ones some stored session of the factory still names. */
+export function imagesStillNamed(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
+  return store.imagesStillNamed(db, appId, shas);
+}
+
+/** Delete these sessions and every count of them, in the caller's transaction. */
+export async function deleteStoredSessions(db: Db, appId: string, rows: readonly StoredSession[]): Promise<void> {
+  if (!rows.length) return;
+  const ids = rows.map((r) => r.id);
+  const facets = new Map<string, store.FacetDelta>();
+  const repos = new Map<string, store.RepoDelta>();
+  for (const row of rows) {
+    for (const d of facetContributions(row)) {
+      const key = `${d.repo}\u0000${d.kind}\u0000${d.value}`;
+      const t = facets.get(key);
+      if (t) t.delta -= 1;
+      else facets.set(key, { ...d, label: null, delta: -1 });
+    }
+    const r = repos.get(row.repo) ?? { repo: row.repo, sessions: 0, costMicros: 0 };
+    r.sessions -= row.is_subagent ? 0 : 1;
+    r.costMicros -= row.cost_micros;
+    repos.set(row.repo, r);
+  }
+  const byKey = <T>(m: Map<string, T>) =>
+    [...m.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
+  await store.applyFacetDeltas(db, appId, byKey(facets));
+  await store.applyRepoDeltas(db, appId, byKey(repos));
+  await recordToolUsage(db, appId, [], ids);
+  await recordSessionPrRefs(db, appId, [], ids);
+  await forgetSessionFacts(db, appId, ids);
+  await forgetSessionsInRollups(
+    db,
+    appId,
+    rows.map((r) => ({ startedAt: r.started_at })),
+  );
+  for (const id of ids) await store.deleteSessionRows(db, appId, id);
+}
