@@ -69,6 +69,7 @@ import { signInRoutes } from './sign-in/routes.js';
 import { SignInProvider } from './sign-in/schema.js';
 import { signInSweeps } from './sign-in/housekeeping.js';
 import { lifecycleRoutes } from './lifecycle/routes.js';
+import { retentionSweep } from './lifecycle/retention.js';
 
 export type { Area };
 
@@ -136,7 +137,7 @@ export const AREAS: readonly Area[] = [
   // OTLP/HTTP: its own body parsers (protobuf, and JSON as bytes) and OTLP's answers (otlp/routes.ts).
   { name: 'otlp', prefix: V1, defaults: FACTORY, routes: otlpRoutes },
   { name: 'sessions', prefix: V1, defaults: FACTORY, routes: sessionsRoutes },
-  { name: 'lifecycle', prefix: V1, defaults: FACTORY, routes: lifecycleRoutes },
+  { name: 'lifecycle', prefix: V1, defaults: FACTORY, routes: lifecycleRoutes, sweeps: { retention: retentionSweep } },
   // The MCP endpoints and the dashboard's sign-in keep their whole paths and guards: their paths are
   // matched elsewhere (the resource metadata) or live outside /v1.
   { name: 'mcp', routes: mcpRoutes },

@@ -8,7 +8,7 @@ import type { Gateway } from './context.js';
 import { PeriodicTask } from './periodic.js';
 
 /** Deletes the rows of one kind that are past keeping at `now` (the gateway's clock) and says how many. */
-export type Sweep = (gateway: Gateway, now: number) => Promise<number>;
+export type Sweep = (gateway: Gateway, now: number, log: FastifyBaseLogger) => Promise<number>;
 
 /** Sweeps by the name they are reported under (`signInLinks`, `oauthCodes`, ...). */
 export type Sweeps = Readonly<Record<string, Sweep>>;
@@ -50,7 +50,7 @@ export class Housekeeping {
   private async runOnce(): Promise<HousekeepingReport> {
     const now = this.gateway.clock.now();
     const report: HousekeepingReport = {};
-    for (const [name, sweep] of Object.entries(this.sweeps)) report[name] = await sweep(this.gateway, now);
+    for (const [name, sweep] of Object.entries(this.sweeps)) report[name] = await sweep(this.gateway, now, this.log);
     if (Object.values(report).some((n) => n > 0))
       this.log.info({ housekeeping: report }, 'deleted expired single-use secrets and ended dashboard sessions');
     return report;

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, Limit, Nullable, Offset, Slug, Uuid, NoContent, Ref } from '../../server/schemas.js';
-import { App } from './schema.js';
+import { App, Retention } from './schema.js';
 import { createAppInOrg, deleteApp, getApp, listApps, updateApp } from './service.js';
 
 const DisplayName = Type.String({ minLength: 1, maxLength: 200 });
@@ -73,7 +73,7 @@ export const appsRoutes: AreaRoutes = (app) => {
         summary: 'Rename a factory, change how its runners update, or turn the living PR comment on or off',
         tags: ['apps'],
         description:
-          "`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version). `pr_comment` off (default) or on: the evidence comment the GitHub App keeps on each pull request. `pr_check` off (default) or on: the `Attest evidence` check run on each pull request's head commit.",
+          "`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version). `pr_comment` off (default) or on: the evidence comment the GitHub App keeps on each pull request. `pr_check` off (default) or on: the `Attest evidence` check run on each pull request's head commit. `retention` (any of its fields; the others keep their value): changing it also needs `sessions.delete` (owners), since it deletes evidence on a schedule; 400 invalid_request_body when a later step comes before an earlier one.",
         params: AppParams,
         body: Type.Object(
           {
@@ -90,6 +90,7 @@ export const appsRoutes: AreaRoutes = (app) => {
             ),
             pr_comment: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
             pr_check: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
+            retention: Type.Optional(Type.Partial(Retention, { additionalProperties: false, minProperties: 1 })),
           },
           { additionalProperties: false, minProperties: 1 },
         ),

@@ -11,6 +11,26 @@ export const PrCommentMode = Type.Union([Type.Literal('off'), Type.Literal('on')
 });
 export type PrCommentMode = Static<typeof PrCommentMode>;
 
+const RetentionDays = Type.Union([Type.Integer({ minimum: 1, maximum: 36500 }), Type.Null()]);
+
+export const Retention = Type.Object(
+  {
+    fullDays: RetentionDays,
+    redactedDays: RetentionDays,
+    sessionsDays: RetentionDays,
+    artifactsDays: RetentionDays,
+  },
+  {
+    additionalProperties: false,
+    description:
+      "How long the factory keeps detail (issue 42), in days from a session's start (an artifact's arrival); null keeps for ever. " +
+      "After fullDays a session is cut to the redacted tier, after redactedDays to the metrics tier (the capture tiers' rules: " +
+      'metrics and costs stay exact), after sessionsDays it is deleted; an artifact after artifactsDays. Each later step must ' +
+      'not come before an earlier one that is set.',
+  },
+);
+export type Retention = Static<typeof Retention>;
+
 export const App = Type.Object(
   {
     id: Uuid,
@@ -38,6 +58,7 @@ export const App = Type.Object(
       description:
         'on: the GitHub App keeps a check run named `Attest evidence` on the head commit of each pull request of a connected repository (success when clean, neutral for review, failure when a block-level row fails; docs/github-app.md). Default off.',
     }),
+    retention: Retention,
     pr_check_problem: Nullable(
       Type.Object(
         {

@@ -11,7 +11,7 @@ import { recordAudit } from '../../server/audit.js';
 import type { PrCommentProblem } from '../pr-comments/schema.js';
 import { latestProblems } from '../pr-comments/outbox.js';
 import { latestCheckProblems } from '../verdict/check-problems.js';
-import type { App, MyFactory, PrCommentMode, RunnerUpdatesMode } from './schema.js';
+import type { App, MyFactory, PrCommentMode, Retention, RunnerUpdatesMode } from './schema.js';
 import * as store from './store.js';
 import { VERSION } from '../../version.js';
 
@@ -44,6 +44,7 @@ export function appToWire(
     pr_comment_problem: problem,
     pr_check: row.pr_check === 'on' ? 'on' : 'off',
     pr_check_problem: checkProblem,
+    retention: retentionOf(row),
   };
 }
 
@@ -70,6 +71,10 @@ export async function createApp(
     runner_updates_version: null,
     pr_comment: 'off',
     pr_check: 'off',
+    retention_full_days: null,
+    retention_redacted_days: null,
+    retention_sessions_days: null,
+    retention_artifacts_days: null,
     created_at: now,
     created_by: by,
     updated_at: now,
@@ -169,6 +174,42 @@ export interface UpdateAppInput {
   runner_updates?: RunnerUpdatesInput;
   pr_comment?: PrCommentMode;
   pr_check?: PrCommentMode;
+  retention?: Partial<Retention>;
+}
+
+const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
+
+/** The factory's retention settings as the App carries them. */
+export function retentionOf(row: store.AppRow): Retention {
+  return {
+    fullDays: num(row.retention_full_days),
+    redactedDays: num(row.retention_redacted_days),
+    sessionsDays: num(row.retention_sessions_days),
+    artifactsDays: num(row.retention_artifacts_days),
+  };
+}
+
+/** The columns of a retention change (fields left out keep their value); the steps must come in order. */
+function retentionColumns(before: store.AppRow, input: Partial<Retention>): Partial<store.AppPatch> {
+  const r = { ...retentionOf(before), ...input };
+  const steps = [
+    ['fullDays', r.fullDays],
+    ['redactedDays', r.redactedDays],
+    ['sessionsDays', r.sessionsDays],
+  ] as const;
+  for (let i = 0; i < steps.length; i++)
+    for (let j = i + 1; j < steps.length; j++) {
+      const [earlier, e] = steps[i]!;
+      const [later, l] = steps[j]!;
+      if (e !== null && l !== null && l < e)
+        throw invalidBody(`retention.${later}`, `must not be less than ${earlier}`);
+    }
+  return {
+    retention_full_days: r.fullDays,
+    retention_redacted_days: r.redactedDays,
+    retention_sessions_days: r.sessionsDays,
+    retention_artifacts_days: r.artifactsDays,
+  };
 }
 
 function invalidBody(path: string, message: string) {
@@ -200,6 +241,14 @@ export async function updateApp(ctx: FactoryContext, appId: string, input: Updat
   if (input.runner_updates !== undefined) Object.assign(patch, runnerUpdatesColumns(input.runner_updates));
   if (input.pr_comment !== undefined) patch.pr_comment = input.pr_comment;
   if (input.pr_check !== undefined) patch.pr_check = input.pr_check;
+  if (input.retention !== undefined) {
+    // Retention deletes evidence on a schedule: changing it is the owners' alone, as deleting is.
+    if (!ctx.principal.permissions.has('sessions.delete'))
+      throw apiError('forbidden', 'Changing the retention needs the sessions.delete permission (owners).', {
+        required_permission: 'sessions.delete',
+      });
+    Object.assign(patch, retentionColumns(before, input.retention));
+  }
   try {
     await store.updateApp(ctx.db, ctx.orgId, before.id, patch);
   } catch (err) {
@@ -219,6 +268,10 @@ export async function updateApp(ctx: FactoryContext, appId: string, input: Updat
     'runner_updates_version',
     'pr_comment',
     'pr_check',
+    'retention_full_days',
+    'retention_redacted_days',
+    'retention_sessions_days',
+    'retention_artifacts_days',
   ] as const) {
     if (before[field] !== after[field]) changes[field] = { from: before[field], to: after[field] };
   }
@@ -263,5 +316,20 @@ export async function factoriesOfUser(db: Db, userId: string): Promise<MyFactory
     display_name: r.display_name,
     org: { id: r.org_id, name: r.org_name },
     role: r.role,
+  }));
+}
+
+export interface FactoryRetention {
+  orgId: string;
+  appId: string;
+  retention: Retention;
+}
+
+/** Every live factory with a retention setting (the retention sweep's list). */
+export async function factoriesWithRetention(db: Db): Promise<FactoryRetention[]> {
+  return (await store.appsWithRetention(db)).map((row) => ({
+    orgId: row.org_id,
+    appId: row.id,
+    retention: retentionOf(row),
   }));
 }

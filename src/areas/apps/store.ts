@@ -40,7 +40,19 @@ export function listLiveApps(db: Db, orgId: string) {
 }
 
 export type AppPatch = Partial<
-  Pick<AppRow, 'name' | 'display_name' | 'runner_updates_mode' | 'runner_updates_version' | 'pr_comment' | 'pr_check'>
+  Pick<
+    AppRow,
+    | 'name'
+    | 'display_name'
+    | 'runner_updates_mode'
+    | 'runner_updates_version'
+    | 'pr_comment'
+    | 'pr_check'
+    | 'retention_full_days'
+    | 'retention_redacted_days'
+    | 'retention_sessions_days'
+    | 'retention_artifacts_days'
+  >
 > &
   Pick<AppRow, 'updated_at' | 'updated_by'>;
 
@@ -93,5 +105,22 @@ export function listFactoriesOfUser(db: Db, userId: string) {
     .orderBy('orgs.name')
     .orderBy('apps.name')
     .orderBy('apps.id')
+    .execute();
+}
+
+export function appsWithRetention(db: Db) {
+  return db
+    .selectFrom('apps')
+    .selectAll()
+    .where('deleted_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('retention_full_days', 'is not', null),
+        eb('retention_redacted_days', 'is not', null),
+        eb('retention_sessions_days', 'is not', null),
+        eb('retention_artifacts_days', 'is not', null),
+      ]),
+    )
+    .orderBy('id')
     .execute();
 }

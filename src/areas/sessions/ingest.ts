@@ -105,7 +105,7 @@ function facetDeltas(before: store.FacetDelta[], after: store.FacetDelta[]): sto
 }
 
 function rowOf(
-  ctx: FactoryContext,
+  ctx: Pick<FactoryContext, 'orgId' | 'appId'>,
   id: string,
   s: SessionSummary,
   actor: SessionActor,
@@ -327,7 +327,7 @@ export function imagesOf(doc: AgentSessionV1): string[] {
  * counters all follow the new document, so every number the metrics read stays consistent with what is kept.
  */
 export async function replaceStoredDocuments(
-  ctx: FactoryContext,
+  ctx: WriteContext,
   db: Db,
   items: readonly { row: store.SessionRow; doc: AgentSessionV1 }[],
 ): Promise<void> {
@@ -350,9 +350,12 @@ function summaryOf(p: Folded, prepared: PreparedSessions): SessionSummary {
   return p.summary;
 }
 
+/** What storing a session needs of its caller: the factory, a clock and a log (a request or a sweep). */
+export type WriteContext = Pick<FactoryContext, 'orgId' | 'appId' | 'clock' | 'log'>;
+
 /** Update the replaced rows, then usage, documents and counters of every changed session in one go each. */
 async function writeAll(
-  ctx: FactoryContext,
+  ctx: WriteContext,
   db: Db,
   changed: Folded[],
   insertedRows: store.SessionRow[],

@@ -483,3 +483,12 @@ export async function deleteSessionRows(db: Db, appId: string, id: string): Prom
   await db.deleteFrom('session_documents').where('app_id', '=', appId).where('session_id', '=', id).execute();
   await db.deleteFrom('sessions').where('app_id', '=', appId).where('id', '=', id).execute();
 }
+
+export async function setCaptureTier(db: Db, appId: string, id: string, tier: string, now: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ capture_tier: tier, updated_at: now })
+    .where('app_id', '=', appId)
+    .where('id', '=', id)
+    .execute();
+}

@@ -18,6 +18,7 @@ const APP_FIELDS = [
   'pr_check_problem',
   'pr_comment',
   'pr_comment_problem',
+  'retention',
   'runner_updates',
   'tenant_id',
   'updated_at',

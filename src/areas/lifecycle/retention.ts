@@ -1,0 +1,174 @@
+// The retention sweep (issue 42): per factory with a `retention` setting, in small batches, each its own
+// transaction: delete sessions past `sessionsDays`, cut sessions past `redactedDays` to the metrics tier and those
+// past `fullDays` to the redacted tier (the capture's tier rules, so metrics and costs stay exact), delete
+// artifacts past `artifactsDays`. Ages count from a session's start and an artifact's arrival, on the gateway's
+// clock. A lease per factory (retention_runs) lets one replica sweep it at a time; every step is a query of what
+// is still due, so a sweep that crashed is simply resumed by the next run (once its lease has run out).
+import crypto from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { CaptureTier } from '../../capture/index.js';
+import { recordAudit } from '../../server/audit.js';
+import type { Gateway } from '../../server/context.js';
+import type { Sweep } from '../../server/housekeeping.js';
+import { forgetImages } from '../agents/service.js';
+import { factoriesWithRetention, type FactoryRetention } from '../apps/service.js';
+import { artifactsCreatedBefore } from '../artifacts/service.js';
+import { imagesOfSessions, imagesStillNamed, sessionsAtTierBefore } from '../sessions/delete.js';
+import { fadeStoredSessions } from '../sessions/fade.js';
+import { deleteArtifactsInTransaction, deleteSessionsInTransaction, dropUnheldBlobs } from './service.js';
+import * as store from './store.js';
+
+const DAY_MS = 86_400_000;
+/** Rows per transaction: small, so a sync waiting behind one waits milliseconds (bench/lifecycle.ts). */
+export const RETENTION_BATCH = 100;
+/** How long a replica's claim on a factory lasts unless renewed (each batch renews it). */
+export const RETENTION_LEASE_MS = 5 * 60_000;
+/** Wall time one run spends on one factory; what is left is the next run's. */
+const RUN_BUDGET_MS = 10 * 60_000;
+
+/** This process's name on the leases it takes. */
+const OWNER = `retention-${crypto.randomUUID()}`;
+
+export interface RetentionReport {
+  redacted: number;
+  metrics: number;
+  sessionsDeleted: number;
+  artifactsDeleted: number;
+  blobsRemoved: number;
+}
+
+export interface SweepOptions {
+  batch?: number;
+  /** Stop after this many batches (the rest is the next run's): tests show a sweep resumes. */
+  maxBatches?: number;
+  /** The lease owner (tests play a second replica). */
+  owner?: string;
+}
+
+/** Housekeeping's entry: every factory with a retention setting. Answers how many rows it changed. */
+export const retentionSweep: Sweep = async (gateway, now, log) => {
+  let total = 0;
+  for (const f of await factoriesWithRetention(gateway.db)) {
+    try {
+      const r = await sweepFactory(gateway, f, now, log);
+      if (r) total += r.redacted + r.metrics + r.sessionsDeleted + r.artifactsDeleted;
+    } catch (err) {
+      log.error({ err, appId: f.appId }, 'retention sweep of a factory failed; the next run resumes it');
+    }
+  }
+  return total;
+};
+
+/** Sweep one factory; null when another replica holds its lease. */
+export async function sweepFactory(
+  gateway: Gateway,
+  f: FactoryRetention,
+  now: number,
+  log: FastifyBaseLogger,
+  opts: SweepOptions = {},
+): Promise<RetentionReport | null> {
+  const { db, clock } = gateway;
+  const owner = opts.owner ?? OWNER;
+  const batch = opts.batch ?? RETENTION_BATCH;
+  const maxBatches = opts.maxBatches ?? Number.POSITIVE_INFINITY;
+  if (!(await store.claim(db, f.appId, owner, clock.now(), clock.now() + RETENTION_LEASE_MS))) return null;
+  const report: RetentionReport = { redacted: 0, metrics: 0, sessionsDeleted: 0, artifactsDeleted: 0, blobsRemoved: 0 };
+  const ctx = { orgId: f.orgId, appId: f.appId, clock, log };
+  const startedMs = Date.now();
+  let batches = 0;
+  let finished = false;
+  /** Whether another batch may run: within budget, and the lease renewed. */
+  const another = async (): Promise<boolean> => {
+    if (batches >= maxBatches || Date.now() - startedMs > RUN_BUDGET_MS) return false;
+    batches++;
+    // Let requests waiting on the event loop run between batches.
+    await new Promise((resolve) => setImmediate(resolve));
+    return store.claim(db, f.appId, owner, clock.now(), clock.now() + RETENTION_LEASE_MS);
+  };
+  const cutoff = (days: number) => now - days * DAY_MS;
+
+  try {
+    const r = f.retention;
+    let stopped = false;
+    // Deleted first, so nothing is cut down that is about to go.
+    if (r.sessionsDays !== null) {
+      for (const tier of ['full', 'redacted', 'metrics'] as const) {
+        while (!stopped) {
+          const rows = await sessionsAtTierBefore(db, f.appId, tier, cutoff(r.sessionsDays), batch);
+          if (!rows.length) break;
+          if (!(await another())) {
+            stopped = true;
+            break;
+          }
+          const released = await db
+            .transaction()
+            .execute((trx) => deleteSessionsInTransaction(trx, f.appId, rows, 'retention', clock.now()));
+          report.sessionsDeleted += rows.length;
+          report.blobsRemoved += await dropUnheldBlobs(db, gateway.blobs, released, log);
+        }
+      }
+    }
+    const fade = async (from: CaptureTier, to: CaptureTier, days: number) => {
+      while (!stopped) {
+        const rows = await sessionsAtTierBefore(db, f.appId, from, cutoff(days), batch);
+        if (!rows.length) return;
+        if (!(await another())) {
+          stopped = true;
+          return;
+        }
+        const ids = rows.map((row) => row.id);
+        const images = await imagesOfSessions(db, f.appId, ids);
+        const { cut, released } = await db.transaction().execute(async (trx) => {
+          const cut = await fadeStoredSessions(
+            ctx,
+            trx,
+            rows.map((row) => row.session_key),
+            to,
+          );
+          const still = await imagesStillNamed(trx, f.appId, images);
+          const released = images.filter((sha) => !still.has(sha));
+          await forgetImages(trx, f.appId, released);
+          return { cut, released };
+        });
+        if (to === 'metrics') report.metrics += cut;
+        else report.redacted += cut;
+        report.blobsRemoved += await dropUnheldBlobs(db, gateway.blobs, released, log);
+      }
+    };
+    if (r.redactedDays !== null) {
+      await fade('full', 'metrics', r.redactedDays);
+      await fade('redacted', 'metrics', r.redactedDays);
+    }
+    if (r.fullDays !== null) await fade('full', 'redacted', r.fullDays);
+    if (r.artifactsDays !== null) {
+      while (!stopped) {
+        const rows = await artifactsCreatedBefore(db, f.appId, cutoff(r.artifactsDays), batch);
+        if (!rows.length) break;
+        if (!(await another())) {
+          stopped = true;
+          break;
+        }
+        const released = await db
+          .transaction()
+          .execute((trx) => deleteArtifactsInTransaction(trx, f.appId, rows, 'retention', clock.now()));
+        report.artifactsDeleted += rows.length;
+        report.blobsRemoved += await dropUnheldBlobs(db, gateway.blobs, released, log);
+      }
+    }
+    finished = !stopped;
+  } finally {
+    await store.release(db, f.appId, owner, clock.now(), finished);
+  }
+  if (report.redacted + report.metrics + report.sessionsDeleted + report.artifactsDeleted > 0) {
+    await recordAudit(db, clock, {
+      orgId: f.orgId,
+      actionType: 'retention.applied',
+      actor: null,
+      targetType: 'app',
+      targetId: f.appId,
+      targetIdentifier: f.appId,
+      details: { ...report, retention: f.retention, finished },
+    });
+  }
+  return report;
+}
