@@ -134,4 +134,47 @@ export function registerServe(program: Command): void {
         await handle.close();
       }
     });
+
+  program
+    .command('backup <dir>')
+    .description(
+      'Back up a SQLite gateway (it may be serving) into a new directory: a consistent copy of the database, the blobs and the key pepper',
+    )
+    .option('-d, --data-dir <dir>', 'data directory (env ATTEST_DATA_DIR, default ./.attest)')
+    .action(async (dir: string, flags: ServeFlags) => {
+      const config = loadConfig(envWithFlags(flags));
+      if (config.databaseUrl) {
+        process.stderr.write('attest: backup copies a SQLite gateway; for PostgreSQL and S3 see docs/deploy.md.\n');
+        process.exitCode = 1;
+        return;
+      }
+      const { backupDataDir } = await import('../db/backup.js');
+      try {
+        const r = backupDataDir(config.dataDir, path.resolve(dir));
+        process.stdout.write(
+          `Backed up ${config.dataDir} to ${dir}: database ${r.databaseBytes} bytes, ${r.blobs} blobs.\n`,
+        );
+      } catch (err) {
+        process.stderr.write(`attest: backup failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exitCode = 1;
+      }
+    });
+
+  program
+    .command('restore <dir>')
+    .description('Restore a backup made by `attest backup` into an empty data directory')
+    .option('-d, --data-dir <dir>', 'data directory (env ATTEST_DATA_DIR, default ./.attest)')
+    .action(async (dir: string, flags: ServeFlags) => {
+      const config = loadConfig(envWithFlags(flags));
+      const { restoreDataDir } = await import('../db/backup.js');
+      try {
+        const r = restoreDataDir(path.resolve(dir), config.dataDir);
+        process.stdout.write(
+          `Restored ${dir} into ${config.dataDir}: database ${r.databaseBytes} bytes, ${r.blobs} blobs.\n`,
+        );
+      } catch (err) {
+        process.stderr.write(`attest: restore failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exitCode = 1;
+      }
+    });
 }

@@ -6,6 +6,7 @@ import { ChannelsSection } from './Channels';
 import { FactorySection } from './FactoryForm';
 import { InstallationsSection } from './Installations';
 import { RepositoriesSection } from './Repositories';
+import { RetentionSection } from './Retention';
 import { orgQuery } from '../org/query';
 
 const route = getRouteApi('/signed-in/f/$appId/settings');
@@ -24,6 +25,7 @@ export default function SettingsPage() {
         shown; the gateway refuses those requests too.
       </p>
       <FactorySection appId={appId} canWrite={may.has('apps.write')} role={access.role} />
+      <RetentionSection appId={appId} canWrite={may.has('apps.write') && may.has('sessions.delete')} />
       <ApiKeysSection
         appId={appId}
         canRead={may.has('api_keys.read')}
