@@ -337,6 +337,7 @@ export async function replaceStoredDocuments(
     doc,
     parts: JSON.parse(row.chunk_parts) as number[],
     changed: true,
+    source: row.capture_source as CaptureSource,
   }));
   await writeAll(ctx, db, changed, [], ctx.clock.now(), new Map());
 }
