@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Process entry: `attest <command>`. Commands live in src/cli/.
-import { runCli } from './cli/index.js';
+// Process entry: `attest <command>`. Commands live in src/cli/. `attest hook` runs inside the user's agent:
+// it is dispatched before the CLI (commander, the API client, capture) loads, so it costs Node's start-up
+// and little more.
 
 // `attest session ID | head -1`: the reader closed the pipe and wants no more. That is not an error: stop
 // quietly with status 0 instead of an EPIPE stack trace.
@@ -11,7 +12,13 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-runCli(process.argv).catch((err: unknown) => {
-  process.stderr.write(`attest: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
-});
+if (process.argv[2] === 'hook') {
+  const { runHook } = await import('./cli/capture/hook.js');
+  await runHook(process.argv.slice(3));
+} else {
+  const { runCli } = await import('./cli/index.js');
+  await runCli(process.argv).catch((err: unknown) => {
+    process.stderr.write(`attest: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}

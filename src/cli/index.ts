@@ -11,6 +11,8 @@ import { registerReads } from './reads.js';
 import { registerMcp } from './mcp.js';
 import { registerDashboard } from './dashboard.js';
 import { registerVerify } from './verify.js';
+import { registerHookDrain } from './capture/drain.js';
+import { registerInit } from './init.js';
 import { VERSION } from '../version.js';
 
 export async function runCli(argv: string[]): Promise<void> {
@@ -28,5 +30,7 @@ export async function runCli(argv: string[]): Promise<void> {
   registerMcp(program);
   registerDashboard(program);
   registerVerify(program);
+  registerInit(program);
+  registerHookDrain(program);
   await program.parseAsync(argv);
 }

@@ -3,9 +3,11 @@
 // holds credentials (the login token or API key, and the item keys of claimed work items).
 // ATTEST_URL, ATTEST_API_KEY and ATTEST_APP_ID override the stored values for one run.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { AttestClient } from '../client/index.js';
+import { configDir, stateDir } from './capture/paths.js';
+
+export { configDir, stateDir };
 
 export interface ItemKeyEntry {
   itemKey: string;
@@ -29,22 +31,6 @@ export interface ResolvedProfile {
   url: string;
   token: string;
   appId: string | undefined;
-}
-
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
-      ? env.XDG_CONFIG_HOME
-      : path.join(os.homedir(), '.config');
-  return path.join(base, 'attest');
-}
-
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)
-      ? env.XDG_STATE_HOME
-      : path.join(os.homedir(), '.local', 'state');
-  return path.join(base, 'attest');
 }
 
 export function profilePath(env: NodeJS.ProcessEnv = process.env): string {

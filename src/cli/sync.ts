@@ -54,10 +54,26 @@ export function registerSync(program: Command): void {
       'redacted',
     )
     .option('--no-progress', 'plain lines instead of a progress bar')
-    .action(action(async (flags: SyncFlags) => runSync(flags)));
+    .action(
+      action(async (flags: SyncFlags) => {
+        await runSync(flags);
+      }),
+    );
 }
 
-async function runSync(flags: SyncFlags): Promise<void> {
+/** What one sync sent: the AgentSession ids the gateway took, and those it refused. */
+export interface SyncRun {
+  sent: number;
+  sessionIds: string[];
+  rejected: { id: string | null; reason: string }[];
+}
+
+/**
+ * One sync. `only` limits it to these files (the sessions the hooks named) instead of every file found;
+ * `quiet` prints nothing (the background drain logs the result it returns instead). Throws a CliError when
+ * the gateway refused the credential (exit 4) or could not be reached (exit 3): nothing was lost then.
+ */
+export async function runSync(flags: SyncFlags & { quiet?: boolean }, only?: FoundFile[]): Promise<SyncRun> {
   const tier = flags.tier ?? 'redacted';
   if (!isCaptureTier(tier)) throw new CliError(`--tier must be metrics, redacted or full (got "${tier}")`);
   let sinceMs: number | undefined;
@@ -75,7 +91,7 @@ async function runSync(flags: SyncFlags): Promise<void> {
   const watermarks = readWatermarks();
   const marks = (watermarks[target] ??= {});
 
-  const files = discover().filter((f) => sinceMs === undefined || f.mtimeMs >= sinceMs);
+  const files = (only ?? discover()).filter((f) => sinceMs === undefined || f.mtimeMs >= sinceMs);
   const changed = files.filter((f) => {
     const m = marks[f.path];
     return !m || m.size !== f.size || m.mtimeMs !== f.mtimeMs || m.tier !== tier;
@@ -146,14 +162,14 @@ async function runSync(flags: SyncFlags): Promise<void> {
         ...summary,
         requests: batches.map((b) => ({ method: 'POST', path: '/v1/agents/sync', body: requestBody(b) })),
       });
-      return;
+      return { sent: 0, sessionIds: [], rejected: [] };
     }
     printDryRun(summary, prepared);
-    return;
+    return { sent: 0, sessionIds: [], rejected: [] };
   }
 
   const client = clientFor(profile!);
-  const rep = reporter(flags);
+  const rep = reporter(flags.quiet ? { ...flags, json: true } : flags);
   const out: SendOutcome = { accepted: new Set(), rejected: [], requests: 0, rejectedBlobs: 0 };
   rep.start(prepared.length);
   let sent = 0;
@@ -231,6 +247,12 @@ async function runSync(flags: SyncFlags): Promise<void> {
     tenantTier: out.tenantTier ?? null,
     pullRequestsReported,
   };
+  const run: SyncRun = {
+    sent: out.accepted.size,
+    sessionIds: tookPrepared.map((p) => p.session.id).filter((id, i, all) => all.indexOf(id) === i),
+    rejected: out.rejected,
+  };
+  if (flags.quiet) return run;
   if (flags.json) printJson(result);
   else {
     const w = (t: string) => process.stdout.write(`${t}\n`);
@@ -251,4 +273,5 @@ async function runSync(flags: SyncFlags): Promise<void> {
     for (const r of out.rejected) w(`  rejected ${r.id ?? '(no id)'}: ${r.reason}`);
   }
   if (out.rejected.length > 0) process.exitCode = 2;
+  return run;
 }
