@@ -13,6 +13,7 @@ import { registerDashboard } from './dashboard.js';
 import { registerVerify } from './verify.js';
 import { registerHookDrain } from './capture/drain.js';
 import { registerInit } from './init.js';
+import { registerDoctor } from './doctor.js';
 import { VERSION } from '../version.js';
 
 export async function runCli(argv: string[]): Promise<void> {
@@ -31,6 +32,7 @@ export async function runCli(argv: string[]): Promise<void> {
   registerDashboard(program);
   registerVerify(program);
   registerInit(program);
+  registerDoctor(program);
   registerHookDrain(program);
   await program.parseAsync(argv);
 }
