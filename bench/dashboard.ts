@@ -24,6 +24,9 @@ export interface DashboardBenchResult {
   overviewColdMs: number;
   overviewWarm: { p50Ms: number; p99Ms: number; samples: number };
   overviewPageWarm: { p50Ms: number; p99Ms: number; samples: number; requests: number };
+  /** RSS before the overview page's reads (after a GC) and at its peak while they ran. */
+  overviewRss: { beforeMb: number; peakMb: number };
+  perRequest: { path: string; p50Ms: number }[];
   exports: {
     format: string;
     seconds: number;
@@ -45,10 +48,12 @@ export async function runDashboardBench(
   return { ...api, web: await runDashboardWebBench(opts.sessions !== undefined ? { sessions: opts.sessions } : {}) };
 }
 
-async function runDashboardApiBench(opts: {
+export async function runDashboardApiBench(opts: {
   sessions?: number;
   samples?: number;
   databaseUrl?: string | null;
+  exports?: boolean;
+  withVerdicts?: boolean;
 }): Promise<DashboardBenchResult> {
   const sessions = opts.sessions ?? 100_000;
   const samples = opts.samples ?? 40;
@@ -75,7 +80,7 @@ async function runDashboardApiBench(opts: {
       return { p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), samples: n };
     };
 
-    // The overview, cold: the first read after the sessions were written builds the daily rollups.
+    // The overview, cold: the first read after the sessions were written (the aggregates are kept at write).
     const c0 = performance.now();
     await get('/v1/metrics/overview');
     const overviewColdMs = performance.now() - c0;
@@ -87,12 +92,30 @@ async function runDashboardApiBench(opts: {
       ...['branch', 'agent_type', 'worker_kind', 'repo', 'origin', 'model', 'tool'].map(
         (by) => `/v1/metrics/breakdown?by=${by}&limit=10`,
       ),
+      // The verdict comparison (verdict area) reads every PR outcome of the factory with its sessions on each
+      // request: minutes at 10k under load. Measured only with --with-verdicts until it reads aggregates too.
+      ...(opts.withVerdicts ? ['/v1/metrics/verdicts'] : []),
     ];
+    global.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const rssSampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    }, 5);
     const overviewPage = await timed(Math.min(samples, 20), () => Promise.all(page.map(get)));
+    clearInterval(rssSampler);
+    // Each request of the page alone (sequential), to name what dominates the page.
+    const perRequest: { path: string; p50Ms: number }[] = [];
+    for (const p of page)
+      perRequest.push({
+        path: p.split('?')[0]! + (p.includes('by=') ? `?by=${p.split('by=')[1]!.split('&')[0]}` : ''),
+        p50Ms: (await timed(5, () => get(p))).p50Ms,
+      });
+    const overviewRss = { beforeMb: mb(rssBefore), peakMb: mb(Math.max(rssPeak, process.memoryUsage().rss)) };
 
     // Exports of every session, read as a stream and dropped.
     const exports: DashboardBenchResult['exports'] = [];
-    for (const format of ['csv', 'json']) {
+    for (const format of opts.exports === false ? [] : ['csv', 'json']) {
       global.gc?.();
       const rssBefore = process.memoryUsage().rss;
       let peak = rssBefore;
@@ -129,6 +152,8 @@ async function runDashboardApiBench(opts: {
       overviewColdMs,
       overviewWarm,
       overviewPageWarm: { ...overviewPage, requests: page.length },
+      overviewRss,
+      perRequest,
       exports,
     };
   } finally {
@@ -139,10 +164,11 @@ async function runDashboardApiBench(opts: {
 export function formatDashboardBench(r: DashboardBenchResult): string {
   const within = (ms: number) => (ms <= 1000 ? 'within 1 s' : 'NOT within 1 s');
   return [
-    `${r.sessions} sessions on ${r.dialect} (seeded in ${r.seedSeconds.toFixed(1)} s); node ${process.version}, ${os.cpus().length} CPUs`,
-    `overview tiles, first read (builds the rollups): ${r.overviewColdMs.toFixed(0)} ms (${within(r.overviewColdMs)})`,
+    `${r.sessions} sessions on ${r.dialect} (seeded with their aggregates in ${r.seedSeconds.toFixed(1)} s); node ${process.version}, ${os.cpus().length} CPUs`,
+    `overview tiles, first read after the bulk load: ${r.overviewColdMs.toFixed(1)} ms (${within(r.overviewColdMs)})`,
     `overview tiles, warm: p50 ${r.overviewWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewWarm.p99Ms.toFixed(1)} ms over ${r.overviewWarm.samples} (${within(r.overviewWarm.p99Ms)})`,
-    `overview page (${r.overviewPageWarm.requests} requests in parallel), warm: p50 ${r.overviewPageWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewPageWarm.p99Ms.toFixed(1)} ms over ${r.overviewPageWarm.samples}`,
+    `overview page (${r.overviewPageWarm.requests} requests in parallel), warm: p50 ${r.overviewPageWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewPageWarm.p99Ms.toFixed(1)} ms over ${r.overviewPageWarm.samples}; RSS ${r.overviewRss.beforeMb} MB before, peak ${r.overviewRss.peakMb} MB`,
+    `  alone, p50: ${r.perRequest.map((x) => `${x.path} ${x.p50Ms.toFixed(1)}`).join(', ')}`,
     ...r.exports.map(
       (e) =>
         `export ${e.format}: HTTP ${e.status}, ${e.lines} lines, ${mb(e.bytes)} MB in ${e.seconds.toFixed(1)} s; RSS ${e.rssBeforeMb} MB before, peak ${e.rssPeakMb} MB (+${(e.rssPeakMb - e.rssBeforeMb).toFixed(1)} MB)`,
@@ -151,9 +177,67 @@ export function formatDashboardBench(r: DashboardBenchResult): string {
   ].join('\n');
 }
 
+/**
+ * Issue 46's goal 1 over the runs of one invocation (sizes ascending): the overview page at the largest size
+ * within 1.5× of the smallest, at most 300 ms p50 at 100k, the first read after a bulk load no slower than a
+ * warm one, and RSS during the largest size's page within 50 MB of before it.
+ */
+export function dashboardVerdicts(runs: readonly DashboardBenchResult[]): string[] {
+  const out: string[] = [];
+  const line = (goal: string, measured: string, pass: boolean) =>
+    out.push(`verdict | ${goal} | ${measured} | ${pass ? 'PASS' : 'FAIL'}`);
+  const small = runs[0];
+  const large = runs[runs.length - 1];
+  if (small && large && large !== small) {
+    const ratio = large.overviewPageWarm.p50Ms / small.overviewPageWarm.p50Ms;
+    line(
+      `goal 1: overview page at ${large.sessions} ≤ 1.5× at ${small.sessions}`,
+      `${large.overviewPageWarm.p50Ms.toFixed(1)} / ${small.overviewPageWarm.p50Ms.toFixed(1)} ms = ${ratio.toFixed(2)}×`,
+      ratio <= 1.5,
+    );
+  }
+  const at100k = runs.find((r) => r.sessions === 100_000);
+  if (at100k)
+    line(
+      'goal 1: overview page p50 at 100k ≤ 300 ms',
+      `${at100k.overviewPageWarm.p50Ms.toFixed(1)} ms`,
+      at100k.overviewPageWarm.p50Ms <= 300,
+    );
+  for (const r of runs)
+    line(
+      `goal 1: first read after a bulk load of ${r.sessions} no slower than warm (tiles p99)`,
+      `${r.overviewColdMs.toFixed(1)} ms vs ${r.overviewWarm.p99Ms.toFixed(1)} ms`,
+      r.overviewColdMs <= r.overviewWarm.p99Ms,
+    );
+  if (large)
+    line(
+      `memory: RSS during the overview at ${large.sessions} within 50 MB of before`,
+      `+${(large.overviewRss.peakMb - large.overviewRss.beforeMb).toFixed(1)} MB`,
+      large.overviewRss.peakMb - large.overviewRss.beforeMb <= 50,
+    );
+  return out;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  // --sessions 10000,1000000: each size in turn in this process (the ratio's two ends in the same run);
+  // --api-only: no browser half; --no-export: skip the exports (minutes at 1M); --with-verdicts: the page's
+  // verdict comparison too.
   const i = process.argv.indexOf('--sessions');
-  const result = await runDashboardBench(i >= 0 ? { sessions: Number(process.argv[i + 1]) } : {});
-  console.log(formatDashboardBench(result));
-  if (result.exports.some((e) => e.status !== 200)) process.exitCode = 1;
+  const sizes = i >= 0 ? process.argv[i + 1]!.split(',').map(Number) : [100_000];
+  const apiOnly = process.argv.includes('--api-only') || sizes.length > 1;
+  const exportsToo = !process.argv.includes('--no-export');
+  const runs: DashboardBenchResult[] = [];
+  for (const sessions of sizes.sort((a, b) => a - b)) {
+    const result = apiOnly
+      ? await runDashboardApiBench({
+          sessions,
+          exports: exportsToo,
+          withVerdicts: process.argv.includes('--with-verdicts'),
+        })
+      : await runDashboardBench({ sessions });
+    console.log(formatDashboardBench(result));
+    runs.push(result);
+    if (result.exports.some((e) => e.status !== 200)) process.exitCode = 1;
+  }
+  for (const v of dashboardVerdicts(runs)) console.log(v);
 }

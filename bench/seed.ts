@@ -10,6 +10,8 @@ import path from 'node:path';
 import { buildApp } from '../src/app.js';
 import type { SessionModelUsageTable, SessionsTable } from '../src/areas/sessions/store.js';
 import type { Db } from '../src/db/connection.js';
+import { insertRows } from '../src/db/bulk-insert.js';
+import { rebuildAllRollups } from '../src/areas/metrics/rollup-rebuild.js';
 import { mintCredential } from '../src/server/auth/mint.js';
 import { loadConfig } from '../src/server/config.js';
 import { PERMISSIONS } from '../src/server/permissions.js';
@@ -50,9 +52,9 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
       for (const r of refs)
         refBatch.push({ app_id: appId, session_id: row.id, repository: row.repo, number: r.prNumber });
     }
-    if (sessionBatch.length) await db.insertInto('sessions').values(sessionBatch.splice(0)).execute();
-    if (refBatch.length) await db.insertInto('session_pr_refs').values(refBatch.splice(0)).execute();
-    if (usageBatch.length) await db.insertInto('session_model_usage').values(usageBatch.splice(0)).execute();
+    if (sessionBatch.length) await insertRows(db, 'sessions', sessionBatch.splice(0));
+    if (refBatch.length) await insertRows(db, 'session_pr_refs', refBatch.splice(0));
+    if (usageBatch.length) await insertRows(db, 'session_model_usage', usageBatch.splice(0));
   };
   for (let i = 0; i < n; i++) {
     const id = crypto.randomUUID();
@@ -197,6 +199,8 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
       .insertInto('pull_requests')
       .values(prs.slice(i, i + 200))
       .execute();
+  // The rows were written straight to the tables, past the write path that keeps the aggregates: build them.
+  await rebuildAllRollups(db, appId);
 }
 
 /** The p-th percentile of ascending samples (0 when there are none). */

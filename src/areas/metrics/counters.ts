@@ -6,6 +6,8 @@ const FIELD_OF = {
   sessions: 'sessions',
   subagent_sessions: 'subagentSessions',
   cost_micros: 'costMicros',
+  /** Cost of the top-level sessions (subagent transcripts excluded): the unshipped tile's whole. */
+  top_cost_micros: 'topCostMicros',
   turns: 'turns',
   unpriced_turns: 'unpricedTurns',
   tool_calls: 'toolCalls',
@@ -32,6 +34,7 @@ export const TILE_COUNTERS = [
   'sessions',
   'subagent_sessions',
   'cost_micros',
+  'top_cost_micros',
   'tool_calls',
   'tool_errors',
   'rejected',

@@ -1,45 +1,12 @@
-// Daily rollups behind the window metrics. Before a read, the factory's rollups are brought up to date
-// with the sessions changed since the last refresh (an index probe when nothing changed); a window is then
-// its whole UTC days from the rollups plus its partial edge days aggregated from the sessions directly.
-//
-// Freshness: a session stored with an updated_at newer than the watermark (or more sessions at it) is seen
-// by the next read. A session whose transaction commits late with an older updated_at is picked up by the
-// periodic re-read of the last LAG_MS of changes, at most RECHECK_MS later.
-import type { Db, Dialect } from '../../db/connection.js';
+// Daily rollups behind the window metrics: a window is its whole UTC days from the rollups (kept current by
+// every write, rollup-write.ts) plus its partial edge days aggregated from the sessions directly.
+import type { Db } from '../../db/connection.js';
 import { addFields, fieldsOf, readCounters, TILE_COUNTERS } from './counters.js';
 import * as raw from './store.js';
 import * as rs from './rollup-store.js';
+import { breakdownByTool } from './tools-store.js';
 
 const DAY_MS = rs.DAY_MS;
-export const RECHECK_MS = 30_000;
-export const LAG_MS = 5 * 60_000;
-const EVERYTHING = -Number.MAX_SAFE_INTEGER;
-
-export async function refresh(db: Db, dialect: Dialect, appId: string, now: number): Promise<void> {
-  const state = await rs.refreshState(db, appId);
-  const recheck = !state || now - state.rechecked_at >= RECHECK_MS;
-  const watermark = state?.watermark ?? EVERYTHING;
-  const changed = await rs.changedSince(db, appId, watermark);
-  const nothingNew =
-    state !== undefined &&
-    (changed.latest === null || (changed.latest === state.watermark && changed.count === state.ties));
-  // Days a deletion left stale: a deleted session has no row left to show up as changed (issue 42).
-  const dirty = await rs.dirtyDays(db, appId);
-  if (nothingNew && !recheck && !dirty.length) return;
-  const since = state ? (recheck ? state.watermark - LAG_MS : state.watermark) : EVERYTHING;
-  const days = [...new Set([...(await rs.daysChangedSince(db, appId, since)), ...dirty])].sort((a, b) => a - b);
-  if (days.length) await rs.recomputeDays(db, dialect, appId, days);
-  // Cleared after the recompute, so a crash in between recomputes them again rather than never.
-  if (dirty.length) await rs.clearDirty(db, appId, dirty);
-  const latest = Math.max(watermark, changed.latest ?? watermark, 0);
-  const ties = (await rs.changedSince(db, appId, latest)).count;
-  await rs.saveRefreshState(db, {
-    app_id: appId,
-    watermark: latest,
-    ties,
-    rechecked_at: recheck ? now : state!.rechecked_at,
-  });
-}
 
 interface Split {
   days: rs.DayRange | null;
@@ -113,4 +80,30 @@ export async function windowDays(db: Db, scope: raw.Scope, w: raw.Window): Promi
     ...s.edges.map((e) => raw.days(db, scope, e)),
   ]);
   return parts.flat().sort((a, b) => a.day - b.day);
+}
+
+/** A breakdown by a session column: whole-day windows from the rollups, others from the sessions. */
+export function windowKeyBreakdown(
+  db: Db,
+  scope: raw.Scope,
+  w: raw.Window,
+  dimension: Exclude<raw.SessionDimension, 'actor_id'>,
+  limit: number,
+): Promise<{ rows: raw.BreakdownRow[]; groups: number }> {
+  const s = split(w);
+  // Ranked groups do not add across parts: a window with partial days is aggregated whole from the sessions.
+  if (s.edges.length || !s.days) return raw.breakdownBySession(db, scope, w, dimension, limit);
+  return rs.dayKeyBreakdown(db, scope, s.days, dimension, limit);
+}
+
+/** The tool breakdown: whole-day windows from the rollups, others from the per-session tool rows. */
+export function windowToolBreakdown(
+  db: Db,
+  scope: raw.Scope,
+  w: raw.Window,
+  limit: number,
+): Promise<{ rows: raw.BreakdownRow[]; groups: number }> {
+  const s = split(w);
+  if (s.edges.length || !s.days) return breakdownByTool(db, scope, w, limit);
+  return rs.dayToolBreakdown(db, scope, s.days, limit);
 }

@@ -86,7 +86,6 @@ function scopeOf(ctx: FactoryContext, repo: string | undefined): store.Scope {
 
 export async function modelSpend(ctx: FactoryContext, q: ModelsQuery) {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
-  await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const rows = await rollup.windowModels(ctx.db, scopeOf(ctx, q.repo), w);
   // A session uses several models, so sessions do not sum across them; every other counter does.
   const {
@@ -150,7 +149,7 @@ function tileValues(t: store.Tiles, models: readonly store.ModelRow[], spend: Pr
     activeActors: t.activeActors,
     mergedPrs: spend.mergedPrs,
     costPerMergedPrUsd: spend.mergedPrs > 0 ? usd(spend.mergedCostMicros / spend.mergedPrs) : null,
-    unshippedCostUsd: usd(spend.unshippedCostMicros),
+    unshippedCostUsd: usd(t.topCostMicros - spend.shippedCostMicros),
     modelMix: modelMix(models),
   };
 }
@@ -160,7 +159,6 @@ async function tilesOf(
   scope: store.Scope,
   windows: readonly store.Window[],
 ): Promise<TileValues[]> {
-  await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const [tiles, spend, ...models] = await Promise.all([
     rollup.windowTiles(ctx.db, scope, windows),
     prSpendOfWindows(ctx, scope.repo === undefined ? {} : { repo: scope.repo }, windows),
@@ -240,13 +238,12 @@ export interface BreakdownQuery extends ModelsQuery {
 export async function breakdown(ctx: FactoryContext, q: BreakdownQuery) {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
   const scope = scopeOf(ctx, q.repo);
-  await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const result =
     q.by === 'model'
       ? store.modelBreakdown(await rollup.windowModels(ctx.db, scope, w), q.limit)
       : q.by === 'tool'
-        ? await tools.breakdownByTool(ctx.db, scope, w, q.limit)
-        : await store.breakdownBySession(ctx.db, scope, w, q.by, q.limit);
+        ? await rollup.windowToolBreakdown(ctx.db, scope, w, q.limit)
+        : await rollup.windowKeyBreakdown(ctx.db, scope, w, q.by, q.limit);
   const totalCost = (await rollup.windowTiles(ctx.db, scope, [w]))[0]!.costMicros;
   return {
     window: windowWire(w),
@@ -278,7 +275,6 @@ export async function trends(ctx: FactoryContext, q: ModelsQuery) {
       details: [{ path: 'from', message: `must be within ${MAX_TREND_DAYS} days of to` }],
     });
   }
-  await rollup.refresh(ctx.db, ctx.gateway.dialect, ctx.appId, ctx.clock.now());
   const rows = new Map((await rollup.windowDays(ctx.db, scopeOf(ctx, q.repo), w)).map((r) => [r.day, r]));
   const points = [];
   for (let day = firstDay; day <= lastDay && w.to > w.from; day++) {
@@ -326,7 +322,7 @@ export async function recordToolUsage(
   appId: string,
   sessions: readonly { session: ToolUsageSession; turns: ToolTurns }[],
   replaced: readonly string[] = sessions.map(({ session }) => session.id),
-): Promise<void> {
+): Promise<tools.SessionToolUsageTable[]> {
   const rows = sessions.flatMap(({ session, turns }) => {
     const byTool = new Map<string, { calls: number; errors: number; rejected: number }>();
     for (const turn of turns) {
@@ -350,25 +346,11 @@ export async function recordToolUsage(
     }));
   });
   await tools.replaceToolUsage(db, appId, replaced, rows);
+  return rows;
 }
 
 /** The counters of one session (see recordToolUsage). */
-export function recordSessionToolUsage(db: Db, session: ToolUsageSession, turns: ToolTurns): Promise<void> {
-  return recordToolUsage(db, session.appId, [{ session, turns }]);
+export async function recordSessionToolUsage(db: Db, session: ToolUsageSession, turns: ToolTurns): Promise<void> {
+  await recordToolUsage(db, session.appId, [{ session, turns }]);
 }
 
-/**
- * A session was deleted (issue 42): the rollups of the days it started on are stale. Marked in the caller's
- * transaction and recomputed (those days only) by the next read, so totals stay exact without a rebuild.
- */
-export async function forgetSessionsInRollups(
-  db: Db,
-  appId: string,
-  sessions: readonly { startedAt: number }[],
-): Promise<void> {
-  await rs.markDirty(
-    db,
-    appId,
-    sessions.map((s) => Math.floor(s.startedAt / DAY_MS)),
-  );
-}

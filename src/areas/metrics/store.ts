@@ -61,6 +61,7 @@ export async function tiles(db: Db, scope: Scope, windows: readonly Window[]): P
     sumIn(w, top).as(`w${i}_sessions`),
     sumIn(w, sql`is_subagent`).as(`w${i}_subagent_sessions`),
     sumIn(w, sql`cost_micros`).as(`w${i}_cost_micros`),
+    sumIn(w, topOf(sql`cost_micros`)).as(`w${i}_top_cost_micros`),
     sumIn(w, topOf(sql`tool_call_count`)).as(`w${i}_tool_calls`),
     sumIn(w, topOf(sql`tool_error_count`)).as(`w${i}_tool_errors`),
     sumIn(w, topOf(sql`rejected_tool_call_count`)).as(`w${i}_rejected`),

@@ -16,7 +16,10 @@ import type { PrState, PullRequestDetail, PullRequestOutcome, PullRequestSession
 import * as store from './attribution-store.js';
 import { namedPrs, type PrKey } from './refs.js';
 import * as spend from './spend-store.js';
+import { refreshSessionSpend, spendOfDays } from './spend-aggregates.js';
 import * as prStore from './store.js';
+
+const DAY_MS = 86_400_000;
 
 export type LinkSource = 'session' | 'branch';
 
@@ -373,9 +376,15 @@ export async function prSpendOfWindows(
   windows: readonly { from: number; to: number }[],
 ): Promise<spend.PrSpend[]> {
   const s: spend.SpendScope = scope.repo === undefined ? { appId: ctx.appId } : { appId: ctx.appId, repo: scope.repo };
-  // Computed on every read, never kept: a memo of it could answer stale on another replica (or within its
-  // lifetime on this one), and no cache of tenant data may do that.
-  return Promise.all(windows.map((w) => spend.prSpend(ctx.db, s, w)));
+  // Never a memo (it could answer stale on another replica): whole days read the sums kept in step with every
+  // write (spend-aggregates.ts), a window with partial days is computed from the rows.
+  return Promise.all(
+    windows.map((w) =>
+      w.from % DAY_MS === 0 && w.to % DAY_MS === 0
+        ? spendOfDays(ctx.db, s, { first: w.from / DAY_MS, end: w.to / DAY_MS })
+        : spend.prSpend(ctx.db, s, w),
+    ),
+  );
 }
 
 /**
@@ -393,4 +402,17 @@ export async function recordSessionPrRefs(
     namedPrs(s).map((k) => ({ app_id: appId, session_id: s.id, repository: k.repository, number: k.number })),
   );
   await spend.replaceSessionPrRefs(db, appId, replaced, rows);
+}
+
+/**
+ * Recount the PR spend sums of these top-level sessions (the sessions ingest calls this inside its transaction,
+ * after their rows and named PRs are written). `known`: false when every one was inserted just now.
+ */
+export function recordSessionSpend(
+  db: Db,
+  appId: string,
+  sessionIds: readonly string[],
+  known: boolean,
+): Promise<void> {
+  return refreshSessionSpend(db, appId, sessionIds, known);
 }

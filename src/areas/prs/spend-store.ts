@@ -69,11 +69,14 @@ export interface PrSpend {
   mergedPrs: number;
   /** Cost of the distinct top-level sessions linked to those PRs (each session once). */
   mergedCostMicros: number;
-  /** Cost of the top-level sessions started in the window that link to no merged PR. */
-  unshippedCostMicros: number;
+  /** Cost of the top-level sessions started in the window that link to a merged PR. */
+  shippedCostMicros: number;
 }
 
-/** The PR spend of one window: two statements, each aggregated by the database. */
+/**
+ * The PR spend of one window from the rows: two statements, each aggregated by the database. Reads of whole
+ * UTC days use the sums of spend-aggregates.ts instead; this answers windows with partial days.
+ */
 export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promise<PrSpend> {
   const app = scope.appId;
   const prRepo = scope.repo === undefined ? sql`` : sql` and p.repository = ${scope.repo}`;
@@ -98,14 +101,12 @@ export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promis
       (select coalesce(sum(s.cost_micros), 0) from sessions s where s.app_id = ${app} and s.id in (select sid from links)) as cost`.execute(
     db,
   );
-  // Unshipped: the window's top-level cost, minus the cost of its sessions linked to any merged PR (by name,
-  // or on its head branch before it closed). The same set as "no such link exists", found from the merged
-  // PRs through their indexes rather than by two probes for every session of the window.
+  // Shipped: the window's top-level sessions linked to any merged PR (by name, or on its head branch before it
+  // closed), found from the merged PRs through their indexes rather than by two probes for every session of
+  // the window. The unshipped tile is the window's top-level cost minus this.
   const scoped = sql`s.app_id = ${app} and s.is_subagent = 0 and s.started_at >= ${w.from} and s.started_at < ${w.to}${sessionRepo}`;
-  const unshipped = await sql<{ cost: number | string | null }>`
-    select
-      (select coalesce(sum(s.cost_micros), 0) from sessions s where ${scoped})
-      - (select coalesce(sum(s.cost_micros), 0) from sessions s where ${scoped} and s.id in (
+  const shipped = await sql<{ cost: number | string | null }>`
+    select coalesce(sum(s.cost_micros), 0) as cost from sessions s where ${scoped} and s.id in (
           select r.session_id from session_pr_refs r
             join pull_requests p on p.app_id = r.app_id and p.repository = r.repository and p.number = r.number
           where r.app_id = ${app} and p.merged = 1
@@ -113,11 +114,11 @@ export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promis
           select s2.id from pull_requests p
             join sessions s2 on s2.app_id = ${app} and s2.repo = p.repository and s2.is_subagent = 0 and s2.branch = p.head_branch
               and s2.started_at >= ${w.from} and s2.started_at < ${w.to} and (p.closed_at is null or s2.started_at <= p.closed_at)
-          where p.app_id = ${app} and p.merged = 1)) as cost`.execute(db);
+          where p.app_id = ${app} and p.merged = 1)`.execute(db);
   const m = merged.rows[0];
   return {
     mergedPrs: Number(m?.prs ?? 0),
     mergedCostMicros: Number(m?.cost ?? 0),
-    unshippedCostMicros: Number(unshipped.rows[0]?.cost ?? 0),
+    shippedCostMicros: Number(shipped.rows[0]?.cost ?? 0),
   };
 }

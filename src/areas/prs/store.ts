@@ -2,6 +2,7 @@
 // Every statement is scoped by factory.
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import { pullRequestChanged } from './spend-aggregates.js';
 
 export type PullRequestState = 'open' | 'closed' | 'merged';
 
@@ -87,6 +88,8 @@ export function findPullRequest(
  * replaces only an older CLI report, never a webhook's.
  */
 export async function upsertPullRequest(db: Db, row: PullRequestsTable): Promise<'inserted' | 'updated' | 'stale'> {
+  // The PR spend sums move with the PR's state in the same transaction (spend-aggregates.ts).
+  if (!db.isTransaction) return db.transaction().execute((trx) => upsertPullRequest(trx, row));
   const existing = await findPullRequest(db, row.app_id, row.repository, row.number);
   if (!existing) {
     const inserted = await db
@@ -94,8 +97,13 @@ export async function upsertPullRequest(db: Db, row: PullRequestsTable): Promise
       .values(row)
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return 'inserted';
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {
+      await pullRequestChanged(db, row.app_id, undefined, row);
+      return 'inserted';
+    }
   }
+  // Lost an insert race: the row another writer inserted is what this update changes.
+  const before = existing ?? (await findPullRequest(db, row.app_id, row.repository, row.number));
   const { id: _id, org_id: _org, app_id: _app, repository: _repo, number: _n, ...changes } = row;
   let update = db
     .updateTable('pull_requests')
@@ -110,7 +118,9 @@ export async function upsertPullRequest(db: Db, row: PullRequestsTable): Promise
         )
       : update.where('source_updated_at', '<=', row.source_updated_at).where('state_source', '=', 'cli');
   const updated = await update.executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0 ? 'updated' : 'stale';
+  if (Number(updated.numUpdatedRows) === 0) return 'stale';
+  await pullRequestChanged(db, row.app_id, before, row);
+  return 'updated';
 }
 
 /** Replace what one merged PR says it reverts. */

@@ -1,11 +1,12 @@
 // Deleting a stored session (issue 42), inside the caller's transaction: every row that holds a copy of it or a
 // count of it. Its own rows go (summary, document, usage, images; the title search follows the summary row), the
-// counters it added to move back (facets, repositories), its tool, PR-link and verification rows go, and the
-// metric rollups of the day it started on are marked stale, so each total is exact without a rebuild. What
+// counters it added to move back (facets, repositories, the metrics' daily rollups and the PR spend sums), and its
+// tool, PR-link and verification rows go, so each total is exact without a rebuild. What
 // refers to the deletion (tombstone, audit, blobs, the PR comment) is the caller's (the lifecycle area).
 import type { Db } from '../../db/connection.js';
-import { recordSessionPrRefs } from '../prs/service.js';
-import { forgetSessionsInRollups, recordToolUsage } from '../metrics/service.js';
+import { recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
+import { applyRollupChanges, storedRollupParts } from '../metrics/rollup-write.js';
+import { recordToolUsage } from '../metrics/service.js';
 import { forgetSessionFacts } from '../verdict/ingest.js';
 import { facetContributions } from './ingest.js';
 import * as store from './store.js';
@@ -80,13 +81,25 @@ export async function deleteStoredSessions(db: Db, appId: string, rows: readonly
     [...m.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
   await store.applyFacetDeltas(db, appId, byKey(facets));
   await store.applyRepoDeltas(db, appId, byKey(repos));
+  // What each session counts in the daily rollups, read before its usage and tool rows go.
+  const parts = await storedRollupParts(db, appId, ids);
+  await applyRollupChanges(
+    db,
+    appId,
+    rows.map((row) => ({
+      before: { row, usage: parts.get(row.id)?.usage ?? [], tools: parts.get(row.id)?.tools ?? [] },
+      after: null,
+    })),
+  );
   await recordToolUsage(db, appId, [], ids);
   await recordSessionPrRefs(db, appId, [], ids);
   await forgetSessionFacts(db, appId, ids);
-  await forgetSessionsInRollups(
+  for (const id of ids) await store.deleteSessionRows(db, appId, id);
+  // The PR spend sums take back what the deleted top-level sessions counted (their links are gone now).
+  await recordSessionSpend(
     db,
     appId,
-    rows.map((r) => ({ startedAt: r.started_at })),
+    rows.filter((r) => !r.is_subagent).map((r) => r.id),
+    true,
   );
-  for (const id of ids) await store.deleteSessionRows(db, appId, id);
 }

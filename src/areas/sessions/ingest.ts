@@ -5,8 +5,9 @@ import type { Db } from '../../db/connection.js';
 import type { FactoryContext } from '../../server/context.js';
 import { nanosToMicros } from '../../pricing/cost.js';
 import { requireUser } from '../orgs/service.js';
-import { recordSessionPrRefs } from '../prs/service.js';
+import { recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
 import { recordToolUsage } from '../metrics/service.js';
+import { applyRollupChanges, storedRollupParts, type RollupToolRow } from '../metrics/rollup-write.js';
 import {
   decodeDocument,
   encodeDocument,
@@ -394,14 +395,12 @@ async function writeAll(
 
   // Only a replaced session can have usage, tool or PR rows already: an inserted one has a new id.
   const replaced = written.filter((w) => w.before).map((w) => w.row.id);
-  await store.replaceModelUsage(
-    db,
-    ctx.appId,
-    replaced,
-    written.flatMap((w) => usageRows(w.row, w.summary)),
-  );
+  // What the replaced sessions counted in the daily rollups, read before their rows are replaced.
+  const storedParts = await storedRollupParts(db, ctx.appId, replaced);
+  const usage = written.map((w) => usageRows(w.row, w.summary));
+  await store.replaceModelUsage(db, ctx.appId, replaced, usage.flat());
   // Per-tool counters for the metrics tool breakdown, from the same merged documents.
-  await recordToolUsage(
+  const toolRows = await recordToolUsage(
     db,
     ctx.appId,
     written.map((w) => ({
@@ -417,12 +416,39 @@ async function writeAll(
     })),
     replaced,
   );
-  // The PRs each session names, as rows, for the metrics' PR spend tiles (joined in SQL).
+  // The PRs each session names, as rows, for the metrics' PR spend tiles, and those tiles' sums.
   await recordSessionPrRefs(
     db,
     ctx.appId,
     written.map((w) => w.row),
     replaced,
+  );
+  await recordSessionSpend(
+    db,
+    ctx.appId,
+    written.filter((w) => !w.row.is_subagent).map((w) => w.row.id),
+    replaced.length > 0,
+  );
+  // The daily rollups of the metrics move by what each session counts now minus what it counted.
+  const toolsBySession = new Map<string, RollupToolRow[]>();
+  for (const t of toolRows) {
+    const list = toolsBySession.get(t.session_id);
+    if (list) list.push(t);
+    else toolsBySession.set(t.session_id, [t]);
+  }
+  await applyRollupChanges(
+    db,
+    ctx.appId,
+    written.map((w, i) => ({
+      before: w.before
+        ? {
+            row: w.before,
+            usage: storedParts.get(w.before.id)?.usage ?? [],
+            tools: storedParts.get(w.before.id)?.tools ?? [],
+          }
+        : null,
+      after: { row: w.row, usage: usage[i]!, tools: toolsBySession.get(w.row.id) ?? [] },
+    })),
   );
   // The verification facts the verdict reads (issue 39).
   await storeSessionFacts(

@@ -1,9 +1,8 @@
 // The data's whole life (issue 42): the factory's retention settings on apps; tombstones of deleted sessions and
 // artifacts (so a link to one says "deleted" rather than 404); which images each stored session refers to
 // (`session_images`, so a shared content-addressed image is forgotten only when no session of the factory still
-// names it), backfilled from the stored documents; the days whose metric rollups a deletion made stale
-// (`metrics_dirty_days`, recomputed by the next metrics read, in the deleting transaction so a crash cannot lose
-// them); the retention sweep's lease and progress per factory; and the indexes the sweep reads by.
+// names it), backfilled from the stored documents; the retention sweep's lease and progress per factory; and the
+// indexes the sweep reads by. (A deletion moves the metric rollups back in its own transaction, as a re-sync does.)
 import zlib from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
@@ -37,13 +36,6 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addPrimaryKeyConstraint('session_images_pk', ['app_id', 'session_id', 'sha256'])
     .execute();
   await db.schema.createIndex('session_images_app_sha').on('session_images').columns(['app_id', 'sha256']).execute();
-
-  await db.schema
-    .createTable('metrics_dirty_days')
-    .addColumn('app_id', 'text', (c) => c.notNull())
-    .addColumn('day', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('metrics_dirty_days_pk', ['app_id', 'day'])
-    .execute();
 
   await db.schema
     .createTable('retention_runs')

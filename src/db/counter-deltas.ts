@@ -1,0 +1,54 @@
+// Counter rows moved by differences inside a writer's transaction (the metrics rollups, the PR spend sums):
+// contributions are gathered per row key, summed, and written as one upsert per table that adds them to what
+// is stored. Rows are written in key order, so two writers of the same rows take their locks in the same order
+// (PostgreSQL) and wait for each other instead of deadlocking.
+import type { Db } from './connection.js';
+import { insertRows } from './bulk-insert.js';
+
+export interface CounterTable {
+  table: string;
+  /** The primary key's columns (app_id first), as stored. */
+  keys: readonly string[];
+  counters: readonly string[];
+}
+
+type KeyValue = string | number;
+
+export class CounterDeltas {
+  private readonly rows = new Map<CounterTable, Map<string, { key: KeyValue[]; counts: number[] }>>();
+
+  /** Add `counts` (in the table's counter order) times `sign` to the row of `key` (in the table's key order). */
+  add(table: CounterTable, key: readonly KeyValue[], counts: readonly number[], sign: number): void {
+    let byKey = this.rows.get(table);
+    if (!byKey) this.rows.set(table, (byKey = new Map()));
+    const k = key.join('\u0000');
+    let row = byKey.get(k);
+    if (!row) byKey.set(k, (row = { key: [...key], counts: table.counters.map(() => 0) }));
+    for (let i = 0; i < counts.length; i++) row.counts[i]! += sign * counts[i]!;
+  }
+
+  /** Write every row whose sum moved, table by table in the order given. */
+  async write(db: Db, tables: readonly CounterTable[]): Promise<void> {
+    for (const table of tables) {
+      const byKey = this.rows.get(table);
+      if (!byKey) continue;
+      const moving = [...byKey.entries()]
+        .filter(([, r]) => r.counts.some((c) => c !== 0))
+        .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+        .map(([, r]) => {
+          const row: Record<string, KeyValue> = {};
+          table.keys.forEach((c, i) => {
+            row[c] = r.key[i]!;
+          });
+          table.counters.forEach((c, i) => {
+            row[c] = r.counts[i]!;
+          });
+          return row;
+        });
+      const tail = `on conflict (${table.keys.map((c) => `"${c}"`).join(', ')}) do update set ${table.counters
+        .map((c) => `"${c}" = "${table.table}"."${c}" + excluded."${c}"`)
+        .join(', ')}`;
+      for (let i = 0; i < moving.length; i += 300) await insertRows(db, table.table, moving.slice(i, i + 300), tail);
+    }
+  }
+}
