@@ -253,9 +253,9 @@ export async function dayToolBreakdown(
     group by tool
     having sum(sessions) > 0`;
   const [rows, count] = await Promise.all([
-    sql<Record<string, unknown> & { tool: string }>`select * from (${groups}) g order by calls desc, tool limit ${limit}`.execute(
-      db,
-    ),
+    sql<
+      Record<string, unknown> & { tool: string }
+    >`select * from (${groups}) g order by calls desc, tool limit ${limit}`.execute(db),
     sql<{ n: unknown }>`select count(*) as n from (${groups}) g`.execute(db),
   ]);
   return {
