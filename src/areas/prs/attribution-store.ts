@@ -45,6 +45,32 @@ export function sessionsNamingPrs(db: Db, appId: string): Promise<SessionLinkRow
     .execute();
 }
 
+/**
+ * Top-level sessions that name one pull request themselves: through `session_pr_refs` (the same links as
+ * rows, by its (app_id, repository, number, session_id) index), never by reading every session that names
+ * any PR. The PR read and the verdict start here.
+ */
+export function sessionsNamingPr(
+  db: Db,
+  appId: string,
+  key: { repository: string; number: number },
+): Promise<SessionLinkRow[]> {
+  return sessionsNamingPrQuery(db, appId, key).execute();
+}
+
+/** sessionsNamingPr's statement (exported so a test can ask each store for its plan). */
+export function sessionsNamingPrQuery(db: Db, appId: string, key: { repository: string; number: number }) {
+  return db
+    .selectFrom('session_pr_refs as r')
+    .innerJoin('sessions as s', 's.id', 'r.session_id')
+    .select(SESSION_LINK_COLUMNS.map((c) => `s.${c}` as const))
+    .where('r.app_id', '=', appId)
+    .where('r.repository', '=', key.repository)
+    .where('r.number', '=', key.number)
+    .where('s.app_id', '=', appId)
+    .where('s.is_subagent', '=', 0);
+}
+
 export interface BranchLinkRow extends SessionLinkRow {
   pr_repository: string;
   pr_number: number;
@@ -52,13 +78,19 @@ export interface BranchLinkRow extends SessionLinkRow {
 
 /**
  * Top-level sessions on a pull request's head branch in the same repository, started before the PR was
- * closed (a branch name reused later does not pull new sessions into an old PR).
+ * closed (a branch name reused later does not pull new sessions into an old PR). For one PR (`only`) the
+ * sessions come by the (app_id, repo, branch, is_subagent, started_at) index (migration 0031).
  */
 export function sessionsOnPrBranches(
   db: Db,
   appId: string,
   only?: { repository: string; number: number },
 ): Promise<BranchLinkRow[]> {
+  return sessionsOnPrBranchesQuery(db, appId, only).execute();
+}
+
+/** sessionsOnPrBranches's statement (exported so a test can ask each store for its plan). */
+export function sessionsOnPrBranchesQuery(db: Db, appId: string, only?: { repository: string; number: number }) {
   let q = db
     .selectFrom('pull_requests as p')
     .innerJoin('sessions as s', (join) =>
@@ -86,7 +118,7 @@ export function sessionsOnPrBranches(
     .where('s.is_subagent', '=', 0)
     .where((eb) => eb.or([eb('p.closed_at', 'is', null), eb('s.started_at', '<=', eb.ref('p.closed_at'))]));
   if (only) q = q.where('p.repository', '=', only.repository).where('p.number', '=', only.number);
-  return q.execute();
+  return q;
 }
 
 export function sessionsBySessionIds(db: Db, appId: string, sessionIds: readonly string[]): Promise<SessionLinkRow[]> {

@@ -325,8 +325,9 @@ export async function getPullRequest(
 ): Promise<PullRequestRead> {
   const repository = normalizeRepository(`${owner}/${repo}`);
   const key = { repository, number };
+  // Only this PR's links, each by its index: never the factory's sessions that name any PR.
   const [named, onBranch, row] = await Promise.all([
-    store.sessionsNamingPrs(ctx.db, ctx.appId),
+    store.sessionsNamingPr(ctx.db, ctx.appId, key),
     store.sessionsOnPrBranches(ctx.db, ctx.appId, key),
     prStore.findPullRequest(ctx.db, ctx.appId, repository, number),
   ]);

@@ -454,7 +454,7 @@ async function writeAll(
   await storeSessionFacts(
     db,
     ctx.appId,
-    written.map((w) => ({ id: w.row.id, doc: w.doc })),
+    written.map((w) => ({ id: w.row.id, repo: w.row.repo, doc: w.doc })),
     now,
     ctx.log,
   );

@@ -11,14 +11,18 @@ import * as store from './store.js';
 export async function storeSessionFacts(
   db: Db,
   appId: string,
-  sessions: ReadonlyArray<{ id: string; doc: AgentSessionV1 }>,
+  sessions: ReadonlyArray<{ id: string; repo: string; doc: AgentSessionV1 }>,
   now: number,
   log?: { warn(obj: unknown, msg: string): void },
 ): Promise<void> {
   const rows: store.SessionVerificationsTable[] = [];
-  for (const { id, doc } of sessions) {
+  const kinds: store.RepositoryRunKindsTable[] = [];
+  for (const { id, repo, doc } of sessions) {
     try {
       const facts = factsOfDocument(doc as unknown as FactsDocument);
+      if (repo !== '')
+        for (const kind of new Set(facts?.runs.map((r) => r.kind)))
+          kinds.push({ app_id: appId, repository: repo, kind });
       rows.push({
         session_id: id,
         app_id: appId,
@@ -30,6 +34,7 @@ export async function storeSessionFacts(
     }
   }
   await store.upsertVerifications(db, rows);
+  await store.recordRunKinds(db, kinds);
 }
 
 /** Forget the facts of deleted sessions (in the deleting transaction). */

@@ -45,8 +45,16 @@ export interface VerdictPoliciesTable {
   fetched_at: number;
 }
 
+/** The kinds of run a repository's sessions' facts ever held (migration 0031). */
+export interface RepositoryRunKindsTable {
+  app_id: string;
+  repository: string;
+  kind: string;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
+    repository_run_kinds: RepositoryRunKindsTable;
     session_verifications: SessionVerificationsTable;
     pr_evaluations: PrEvaluationsTable;
     verdict_pr_inputs: VerdictPrInputsTable;
@@ -208,6 +216,17 @@ export async function savePolicy(db: Db, row: VerdictPoliciesTable): Promise<voi
     .execute();
 }
 
+/** Remember the kinds of run these repositories' sessions held (the ingest calls this with the facts). */
+export async function recordRunKinds(db: Db, rows: readonly RepositoryRunKindsTable[]): Promise<void> {
+  const unique = [...new Map(rows.map((r) => [`${r.app_id}\n${r.repository}\n${r.kind}`, r])).values()];
+  if (unique.length === 0) return;
+  await db
+    .insertInto('repository_run_kinds')
+    .values(unique)
+    .onConflict((oc) => oc.columns(['app_id', 'repository', 'kind']).doNothing())
+    .execute();
+}
+
 /** Whether the factory's sessions of this repository ever ran a typecheck / a linter (the facts say so). */
 export async function repositoryHistory(
   db: Db,
@@ -215,21 +234,14 @@ export async function repositoryHistory(
   repos: readonly string[],
 ): Promise<{ typecheck: boolean; lint: boolean }> {
   if (repos.length === 0) return { typecheck: false, lint: false };
-  const ran = async (kind: string) => {
-    const row = await db
-      .selectFrom('session_verifications as v')
-      .innerJoin('sessions as s', 's.id', 'v.session_id')
-      .select('v.session_id')
-      .where('v.app_id', '=', appId)
-      .where('s.app_id', '=', appId)
-      .where('s.repo', 'in', [...repos])
-      .where('v.verification', 'like', `%"kind":"${kind}"%`)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
-  };
-  const [typecheck, lint] = await Promise.all([ran('typecheck'), ran('lint')]);
-  return { typecheck, lint };
+  const rows = await db
+    .selectFrom('repository_run_kinds')
+    .select('kind')
+    .where('app_id', '=', appId)
+    .where('repository', 'in', [...repos])
+    .where('kind', 'in', ['typecheck', 'lint'])
+    .execute();
+  return { typecheck: rows.some((r) => r.kind === 'typecheck'), lint: rows.some((r) => r.kind === 'lint') };
 }
 
 export async function deleteVerifications(db: Db, appId: string, sessionIds: readonly string[]): Promise<void> {
