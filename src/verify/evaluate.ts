@@ -18,7 +18,7 @@ import type {
   VerdictInput,
   VerdictRow,
 } from './schema.js';
-import { BUILTIN_VALIDATORS } from './schema.js';
+import { BUILTIN_VALIDATORS } from './constants.js';
 import { DEFAULT_LEVELS } from './policy.js';
 
 /** A fact placed on the timeline: `pos` orders facts across sessions. */
@@ -354,6 +354,22 @@ export function evaluate(input: VerdictInput): Evaluation {
       status: 'error',
       level: 'warn',
       sentence: `${e.file} could not be used (${e.message}); it was ignored.`,
+      refs: [],
+    });
+  }
+  // Sessions linked, none with facts (all captured at the metrics tier): every rule that reads facts is not
+  // checkable and shows no row, so the remaining rows (findings, CI) could all pass. That must never read as
+  // clean: nothing proves what the agent did, which is itself a reason to review.
+  if (!t.checkable && input.sessions.length > 0) {
+    const n = input.sessions.length;
+    rows.push({
+      validator: 'session-facts',
+      status: 'flag',
+      level: 'warn',
+      sentence:
+        n === 1
+          ? 'The linked session carries no verification facts (a metrics-tier capture, or none were sent): what it ran and edited cannot be checked.'
+          : `None of the ${n} linked sessions carries verification facts (metrics-tier captures, or none were sent): what they ran and edited cannot be checked.`,
       refs: [],
     });
   }

@@ -3,18 +3,17 @@
 // has them, otherwise from the facts events the CLI wrote at capture. Nothing here executes anything.
 import picomatch from 'picomatch';
 import { readCommand, type CommandPart } from './commands.js';
-import {
-  FACTS_EVENT,
-  RUN_KINDS,
-  type CommandRun,
-  type FactsDocument,
-  type FactsEvent,
-  type FileEdit,
-  type HookBypass,
-  type RunKind,
-  type RunResult,
-  type RunScope,
-  type SessionVerification,
+import { FACTS_EVENT, RUN_KINDS } from './constants.js';
+import type {
+  CommandRun,
+  FactsDocument,
+  FactsEvent,
+  FileEdit,
+  HookBypass,
+  RunKind,
+  RunResult,
+  RunScope,
+  SessionVerification,
 } from './schema.js';
 import { OUTPUT_SIGNS, PROSE_FILE_GLOBS, TEST_FILE_GLOBS } from './tools/index.js';
 
@@ -41,6 +40,8 @@ export function factsOfDocument(doc: FactsDocument): SessionVerification | null 
   const hasInput = doc.captureTier === 'full' && doc.turns.some((t) => t.toolCalls.some((c) => c.input !== undefined));
   if (hasInput) return factsOfTurns(doc.turns, true, doc.env.cwd);
   if (doc.events.some((e) => e.type === FACTS_EVENT.marker)) return factsOfEvents(doc.events);
+  // The whole transcript, and no tool call in it: the session provably ran and edited nothing.
+  if (doc.captureTier === 'full' && doc.turns.every((t) => t.toolCalls.length === 0)) return factsOfTurns([], true);
   return null;
 }
 
