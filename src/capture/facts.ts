@@ -2,7 +2,10 @@
 // output included), then carried in the session document as events holding data only, so the default
 // `redacted` tier sends what was run and how it ended without the command text. `outcome.commitShas` lists
 // the commits the session made.
-import { factsEvents, factsOfDocument, FACTS_EVENT, type SessionVerification } from '../verify/index.js';
+// The modules themselves, not verify/index.js: its schemas would load TypeBox into every capture.
+import { FACTS_EVENT } from '../verify/constants.js';
+import { factsEvents, factsOfDocument } from '../verify/facts.js';
+import type { SessionVerification } from '../verify/schema.js';
 import { parseClaudeCodeTranscript } from './claude.js';
 import { parseCodexRollout } from './codex.js';
 import { applyTier } from './tier.js';

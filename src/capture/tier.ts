@@ -3,7 +3,7 @@
 // full document once and this module cuts it down, so the three tiers cannot drift apart.
 import type { AgentSessionV1, CaptureTier } from './types.js';
 import { scrubDeep } from './scrub.js';
-import { FACTS_EVENT } from '../verify/schema.js';
+import { FACTS_EVENT } from '../verify/constants.js';
 
 const FACT_TYPES: ReadonlySet<string> = new Set(Object.values(FACTS_EVENT));
 

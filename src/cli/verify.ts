@@ -6,20 +6,37 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
 import { parseClaudeCodeTranscript, parseCodexRollout } from '../capture/index.js';
-import { evaluate, factsOfDocument, parsePolicy, type Evaluation, type LinkedSession } from '../verify/index.js';
+// The modules themselves, not verify/index.js: its schemas would load TypeBox (a third of the command's start).
+import { evaluate } from '../verify/evaluate.js';
+import { factsOfDocument } from '../verify/facts.js';
+import { parsePolicy } from '../verify/policy.js';
+import type { Evaluation, LinkedSession } from '../verify/schema.js';
 import { action, printJson } from './output.js';
 import { CliError } from './profile.js';
-import { discover } from './sync.js';
+import { discover } from './sync/discovery.js';
 
 function git(cwd: string, args: string[]): string | undefined {
   const r = spawnSync('git', ['-C', cwd, ...args], { encoding: 'utf8', timeout: 10_000 });
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
+const DEFAULT_BASES = [
+  ['origin/HEAD', 'refs/remotes/origin/HEAD'],
+  ['origin/main', 'refs/remotes/origin/main'],
+  ['origin/master', 'refs/remotes/origin/master'],
+  ['main', 'refs/heads/main'],
+  ['master', 'refs/heads/master'],
+] as const;
+
 /** The ref the branch will merge into: the one given, else the remote's default branch, else main or master. */
 function baseRef(root: string, given: string | undefined): string | undefined {
-  const candidates = given ? [given] : ['origin/HEAD', 'origin/main', 'origin/master', 'main', 'master'];
-  return candidates.find((ref) => git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]) !== undefined);
+  if (given)
+    return git(root, ['rev-parse', '--verify', '--quiet', `${given}^{commit}`]) === undefined ? undefined : given;
+  // One git process for the five candidates (each costs a process start): the refs that exist, in any order.
+  const present = new Set(
+    lines(git(root, ['for-each-ref', '--format=%(refname)', ...DEFAULT_BASES.map(([, r]) => r)])),
+  );
+  return DEFAULT_BASES.find(([, full]) => present.has(full))?.[0];
 }
 
 function lines(text: string | undefined): string[] {
@@ -103,9 +120,8 @@ export function registerVerify(program: Command): void {
         const branch = git(root, ['rev-parse', '--abbrev-ref', 'HEAD']);
         if (!branch || branch === 'HEAD')
           throw new CliError('No branch is checked out (detached HEAD): check out the branch to verify.');
-        if (flags.base && !baseRef(root, flags.base))
-          throw new CliError(`--base ${flags.base} is not a commit in this repository.`);
         const base = baseRef(root, flags.base);
+        if (flags.base && !base) throw new CliError(`--base ${flags.base} is not a commit in this repository.`);
         const mergeBase = base ? git(root, ['merge-base', base, 'HEAD']) : undefined;
         const commits = mergeBase ? lines(git(root, ['rev-list', '--reverse', `${mergeBase}..HEAD`])) : null;
         const changed = mergeBase

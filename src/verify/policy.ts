@@ -2,7 +2,8 @@
 // declares the repository's own validators as data. Text in, Policy out: a file that cannot be read becomes
 // one error naming the file and the problem (with its line and column), and is otherwise ignored.
 import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
-import { BUILTIN_VALIDATORS, type CustomValidator, type Policy, type PolicyError, type PolicyLevel } from './schema.js';
+import { BUILTIN_VALIDATORS } from './constants.js';
+import type { CustomValidator, Policy, PolicyError, PolicyLevel } from './schema.js';
 
 export const POLICY_FILE = '.attest/policy.yaml';
 export const VALIDATORS_DIR = '.attest/validators/';

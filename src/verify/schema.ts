@@ -2,18 +2,8 @@
 // shows, the parsed repository policy and what an evaluation reads. Every type is derived from these schemas.
 import { Type, type Static } from 'typebox';
 
-export const RUN_KINDS: readonly RunKind[] = [
-  'test',
-  'typecheck',
-  'lint',
-  'build',
-  'install',
-  'migrate',
-  'commit',
-  'push',
-  'pr_create',
-  'other',
-];
+// The constants live apart from the schemas, so the CLI's capture and `attest verify` do not load TypeBox.
+export { BUILTIN_VALIDATORS, FACTS_EVENT, RUN_KINDS, VERDICTS, type BuiltinValidator } from './constants.js';
 export const RunKind = Type.Union([
   Type.Literal('test'),
   Type.Literal('typecheck'),
@@ -81,15 +71,6 @@ export type SessionVerification = Static<typeof SessionVerification>;
 // The facts as session-document events (data only, kept at the redacted tier). The CLI writes them at capture
 // so the gateway learns the facts without the command text; docs/spec/API.md §11 documents them.
 
-export const FACTS_EVENT = {
-  /** Marks a document whose facts were computed at capture: absent runs then mean none ran. */
-  marker: 'verify_facts',
-  run: 'verify_run',
-  edit: 'verify_edit',
-  commit: 'verify_commit',
-  bypass: 'verify_bypass',
-} as const;
-
 export const FactsEvent = Type.Object({
   type: Type.String(),
   seq: Type.Integer({ minimum: 0 }),
@@ -136,20 +117,6 @@ export type FactsDocument = Static<typeof FactsDocument>;
 // ---------------------------------------------------------------------------------------------------------
 // The evaluation of a pull request.
 
-export const BUILTIN_VALIDATORS = [
-  'tests-after-last-edit',
-  'red-then-green',
-  'no-test-tampering',
-  'hooks-kept',
-  'typecheck-after-last-edit',
-  'lint-after-last-edit',
-  'commit-provenance',
-  'ci-green',
-  'criteria-proven',
-  'findings-settled',
-] as const;
-export type BuiltinValidator = (typeof BUILTIN_VALIDATORS)[number];
-
 export const Verdict = Type.Union([
   Type.Literal('clean'),
   Type.Literal('review'),
@@ -158,7 +125,6 @@ export const Verdict = Type.Union([
   Type.Literal('none'),
 ]);
 export type Verdict = Static<typeof Verdict>;
-export const VERDICTS: readonly Verdict[] = ['clean', 'review', 'unverifiable', 'waiting', 'none'];
 
 export const RowStatus = Type.Union([
   Type.Literal('pass'),
