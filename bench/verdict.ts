@@ -222,7 +222,7 @@ interface VerdictGateway {
 }
 
 /** A full-tier session of the bench PR: edits, a failing then a passing test run, a typecheck, a commit. */
-function linkedSession(k: number, startedAt: number): Record<string, unknown> {
+export function linkedSession(k: number, startedAt: number): Record<string, unknown> {
   const calls: { name: string; status: 'ok' | 'error'; input: Record<string, unknown>; output: string }[] = [
     {
       name: 'Edit',
@@ -407,7 +407,30 @@ export function formatVerdictBench(rows: VerdictBenchRow[]): string {
       `${r.name.padEnd(w)}  ${r.medianMs.toFixed(1).padStart(9)}  ${r.p99Ms.toFixed(1).padStart(6)}  ${r.maxMs.toFixed(1).padStart(6)}  ${String(r.goalMs).padStart(7)}  ${met.padEnd(3)}  ${r.note}`,
     );
   }
+  out.push('', ...verdictLines(rows));
   return out.join('\n');
+}
+
+/** The issue's three goals, each as one line: the goal, what was measured, PASS or FAIL. */
+export function verdictLines(rows: VerdictBenchRow[]): string[] {
+  const find = (prefix: string) => rows.find((r) => r.name.startsWith(prefix));
+  const line = (goal: string, row: VerdictBenchRow | undefined, pass: (r: VerdictBenchRow) => boolean, why = '') =>
+    `verdict: ${goal.padEnd(62)} measured ${row ? `${row.medianMs.toFixed(1)} ms`.padStart(10) : 'not run'.padStart(10)}  ${row && !why && pass(row) ? 'PASS' : 'FAIL'}${why}`;
+  const verify = find('attest verify');
+  return [
+    line('GET …/verdict, PR of 20 sessions, 100k in store: p50 <= 30 ms', find('GET verdict'), (r) => r.medianMs <= 30),
+    line(
+      'facts of a 1,000-turn session (full tier): median <= 20 ms',
+      find('facts of a 1,000-turn'),
+      (r) => r.medianMs <= 20,
+    ),
+    line(
+      'attest verify, 1,000-turn session, built CLI: median < 1 s',
+      verify,
+      (r) => r.medianMs < 1000,
+      verify && !fs.existsSync(BUILT) ? ' (measured through tsx: run `npm run build` first)' : '',
+    ),
+  ];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
