@@ -353,4 +353,3 @@ export async function recordToolUsage(
 export async function recordSessionToolUsage(db: Db, session: ToolUsageSession, turns: ToolTurns): Promise<void> {
   await recordToolUsage(db, session.appId, [{ session, turns }]);
 }
-
