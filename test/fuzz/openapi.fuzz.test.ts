@@ -80,6 +80,8 @@ const seeds = {
   commitSha: 'c'.repeat(40),
   blobSha: '',
   victimKeyId: '',
+  victimArtifactId: '',
+  victimSessionId: '',
   victimAppId: '',
   victimUserId: '',
   victimOrg: '',
@@ -153,6 +155,22 @@ beforeAll(async () => {
   seeds.sessionId = doc.id as string;
   const sync = await gw.call('POST', '/v1/agents/sync', { ...as, body: { schemaVersion: 1, sessions: [doc] } });
   await ok(200, 'session', sync);
+  // Victims of the DELETE routes (issue 42), so the reads of the seeds above still answer after the fuzz.
+  const victimArtifact = await gw.call('POST', '/v1/artifacts', {
+    ...as,
+    body: artifactBody(Buffer.from('fuzz victim artifact')),
+  });
+  await ok(201, 'victim artifact', victimArtifact);
+  seeds.victimArtifactId = victimArtifact.body.data.id;
+  const victimDoc = variant(canonical('full'), (d: Doc) => {
+    d.id = 'fuzz-victim-session';
+  });
+  seeds.victimSessionId = victimDoc.id as string;
+  await ok(
+    200,
+    'victim session',
+    await gw.call('POST', '/v1/agents/sync', { ...as, body: { schemaVersion: 1, sessions: [victimDoc] } }),
+  );
   await ok(
     201,
     'context',
@@ -224,7 +242,9 @@ afterAll(async () => {
 });
 
 /** The seeded value a path parameter takes, by route. */
-function pathValue(path: string, name: string): string {
+function pathValue(path: string, name: string, method: string): string {
+  if (method === 'delete' && path === '/v1/sessions/{traceId}') return seeds.victimSessionId;
+  if (method === 'delete' && path === '/v1/artifacts/{id}') return seeds.victimArtifactId;
   if (name === 'orgName') return path.startsWith('/v1/admin/') ? seeds.victimOrg : t.orgName;
   if (name === 'userId') return seeds.victimUserId;
   if (name === 'appId')
@@ -334,7 +354,7 @@ function credentials(): Auth[] {
 function urlOf(op: Operation, pathValues: Record<string, string>, query: [string, string][]): string {
   const path = op.path.replace(
     /\{(\w+)\}/g,
-    (_, name: string) => pathValues[name] ?? encodeURIComponent(pathValue(op.path, name)),
+    (_, name: string) => pathValues[name] ?? encodeURIComponent(pathValue(op.path, name, op.method)),
   );
   return query.length ? `${path}?${query.map(([k, v]) => `${k}=${v}`).join('&')}` : path;
 }
