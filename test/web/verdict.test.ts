@@ -114,7 +114,7 @@ const UNTESTED = prSession('13131313-1313-4131-8131-131313131313', 'Change after
   GREEN,
   { edit: 'src/cache.ts' },
 ]);
-// A metrics-tier session: counts only, nothing to verify.
+// A metrics-tier session: counts only, nothing to verify, so the verdict asks for a person's look (review).
 const METRICS = prSession(
   '15151515-1515-4151-8151-151515151515',
   'Counted only',
@@ -232,26 +232,28 @@ describeInBrowser('dashboard: the verdict', () => {
     await until(() => row(11).locator('[data-verdict]').getAttribute('data-verdict')).toBe('clean');
     // By hand: #11 red, fix, green, commit; #12 a commit with --no-verify (hooks-kept fails: 1 flagged row);
     // #13 the last edit after the last test run (1 flagged row). (#14 has no session: the list, PRs with
-    // sessions, leaves it out; its page says "nothing to judge".)
+    // sessions, leaves it out; its page says "nothing to judge".) #15's only session is metrics-tier: no facts,
+    // so one flagged row says nothing could be checked.
     expect(await row(11).locator('[data-verdict]').innerText()).toBe('clean');
     expect(await row(12).locator('[data-verdict]').innerText()).toBe('unverifiable · 1 flagged');
     expect(await row(13).locator('[data-verdict]').innerText()).toBe('review · 1 flagged');
+    expect(await row(15).locator('[data-verdict]').innerText()).toBe('review · 1 flagged');
     // The other factory's #13 (same repository and number) is not here: one row, with this factory's verdict.
     expect(await row(13).count()).toBe(1);
     await screenshot(page, 'prs-verdict');
 
     await page.locator('select[name=verdict]').selectOption('review');
     await page.waitForURL((u) => u.searchParams.get('verdict') === 'review');
-    await until(rowTitles).toEqual([`${REPO}#13`]);
-    expect(await page.getByTestId('prs-total').innerText()).toBe('1');
+    await until(async () => (await rowTitles()).sort()).toEqual([`${REPO}#13`, `${REPO}#15`]);
+    expect(await page.getByTestId('prs-total').innerText()).toBe('2');
     await page.locator('select[name=verdict]').selectOption('review,unverifiable');
     await page.waitForURL((u) => u.searchParams.get('verdict') === 'review,unverifiable');
-    await until(async () => (await rowTitles()).sort()).toEqual([`${REPO}#12`, `${REPO}#13`]);
+    await until(async () => (await rowTitles()).sort()).toEqual([`${REPO}#12`, `${REPO}#13`, `${REPO}#15`]);
     await page.reload();
-    await until(async () => (await rowTitles()).sort()).toEqual([`${REPO}#12`, `${REPO}#13`]);
+    await until(async () => (await rowTitles()).sort()).toEqual([`${REPO}#12`, `${REPO}#13`, `${REPO}#15`]);
     expect(await page.locator('select[name=verdict]').inputValue()).toBe('review,unverifiable');
     await page.goBack();
-    await until(rowTitles).toEqual([`${REPO}#13`]);
+    await until(async () => (await rowTitles()).sort()).toEqual([`${REPO}#13`, `${REPO}#15`]);
   });
 
   it('PR page: the verdict panel, each row with its turns; a turn link opens the transcript at that turn', async () => {
@@ -357,10 +359,10 @@ describeInBrowser('dashboard: the verdict', () => {
     await page.goto(`/f/${a.appId}/?from=2026-07-01&to=2026-07-31`);
     const table = page.getByTestId('verdict-outcomes');
     const cells = (v: string) => table.locator(`tr[data-verdict-row="${v}"] td`).allInnerTexts();
-    // By hand: opened (first session) on 2026-07-03: #11 and #15 clean, #13 review, #12 unverifiable; none
+    // By hand: opened (first session) on 2026-07-03: #11 clean, #13 and #15 review, #12 unverifiable; none
     // merged, reverted or with a failed CI (no webhook told any). #14 has no session.
-    await until(() => cells('clean')).toEqual(['clean', '2', '0 (0%)', '0 (0%)', '0 (0%)']);
-    expect(await cells('review')).toEqual(['review', '1', '0 (0%)', '0 (0%)', '0 (0%)']);
+    await until(() => cells('clean')).toEqual(['clean', '1', '0 (0%)', '0 (0%)', '0 (0%)']);
+    expect(await cells('review')).toEqual(['review', '2', '0 (0%)', '0 (0%)', '0 (0%)']);
     expect(await cells('unverifiable')).toEqual(['unverifiable', '1', '0 (0%)', '0 (0%)', '0 (0%)']);
     expect(await cells('waiting')).toEqual(['waiting for sessions', '0', '0', '0', '0']);
     await screenshot(page, 'overview-verdicts');
