@@ -2,14 +2,90 @@
 // words with quotes removed, and which of them the line's exit status speaks for. Heredoc bodies and quoted
 // text stay words of the command they belong to; they are never commands themselves.
 import { createRequire } from 'node:module';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import { Language, Parser, type TreeCursor } from 'web-tree-sitter';
 
 // The wasm runtime and the grammar load once per process, before the first parse; the top-level await keeps
 // every function of this module synchronous for its callers.
 const require = createRequire(import.meta.url);
 await Parser.init();
 const parser = new Parser();
-parser.setLanguage(await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
+const bash = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+parser.setLanguage(bash);
+
+/**
+ * A node of the syntax tree as plain data. Every call into the wasm tree costs far more than reading a JS
+ * field, so the tree is copied out once, through one cursor, and read from here; text is sliced from the line.
+ */
+interface Node {
+  type: string;
+  isNamed: boolean;
+  start: number;
+  end: number;
+  /** The parsed line, which the node's text is a slice of. */
+  line: string;
+  /** The field this node fills in its parent, only where it is read (assignments, redirected statements). */
+  field: string | undefined;
+  children: Node[];
+}
+
+const NO_CHILDREN: Node[] = [];
+/** Whether each node type is named, by the type's id, asked of the grammar once per id. */
+const namedById: (boolean | undefined)[] = [];
+/** Parents whose children's fields are read. */
+const FIELDED = new Set(['variable_assignment', 'redirected_statement']);
+/** Node types whose children are read for what they are, not only searched for command substitutions. */
+const STRUCTURAL = new Set(['command_name', 'variable_assignment', 'concatenation']);
+/** Heredocs are data: nothing below them is ever read. */
+const OPAQUE = new Set(['heredoc_redirect', 'heredoc_body']);
+/** Every command or process substitution starts with one of these tokens. */
+const SUBSTITUTION_START = /\$\(|`|<\(|>\(/;
+
+function copyTree(cursor: TreeCursor, line: string, parentType: string | undefined): Node {
+  const id = cursor.nodeTypeId;
+  let named = namedById[id];
+  if (named === undefined) {
+    named = bash.nodeTypeIsNamed(id) || id === 0xffff; // 0xffff: ERROR, named though outside the table
+    namedById[id] = named;
+  }
+  const type = bash.types[id] || 'ERROR';
+  const start = cursor.startIndex;
+  const end = cursor.endIndex;
+  const node: Node = {
+    type,
+    isNamed: named,
+    start,
+    end,
+    line,
+    field: parentType !== undefined && FIELDED.has(parentType) ? (cursor.currentFieldName ?? undefined) : undefined,
+    children: NO_CHILDREN,
+  };
+  // Below a word or redirect, only command substitutions are ever looked for: skip subtrees that cannot hold one.
+  // The root's statements are read whatever its type (a line that does not parse has an ERROR root).
+  const descend =
+    parentType === undefined ||
+    (!OPAQUE.has(type) &&
+      (STATEMENTS.has(type) || STRUCTURAL.has(type) || SUBSTITUTION_START.test(line.slice(start, end))));
+  if (descend && cursor.gotoFirstChild()) {
+    const children: Node[] = [];
+    do children.push(copyTree(cursor, line, type));
+    while (cursor.gotoNextSibling());
+    cursor.gotoParent();
+    node.children = children;
+  }
+  return node;
+}
+
+function namedChildren(node: Node): Node[] {
+  return node.children.filter((c) => c.isNamed);
+}
+
+function childForFieldName(node: Node, field: string): Node | undefined {
+  return node.children.find((c) => c.field === field);
+}
+
+function textOf(node: Node): string {
+  return node.line.slice(node.start, node.end);
+}
 
 /** One simple command the line runs. */
 export interface SimpleCommand {
@@ -36,19 +112,23 @@ const NO = { pass: false, fail: false } as const;
 export function simpleCommands(line: string): SimpleCommand[] {
   const tree = parser.parse(line);
   if (!tree) return [];
+  let root: Node;
+  const cursor = tree.walk();
   try {
-    const out: SimpleCommand[] = [];
-    const exported: Record<string, string> = {};
-    sequence(tree.rootNode, { pass: true, fail: true }, out, exported);
-    return out;
+    root = copyTree(cursor, line, undefined);
   } finally {
+    cursor.delete();
     tree.delete();
   }
+  const out: SimpleCommand[] = [];
+  const exported: Record<string, string> = {};
+  sequence(root, { pass: true, fail: true }, out, exported);
+  return out;
 }
 
 /** A node holding statements one after another (`;`, newlines, `&`): only the last can decide the line's status. */
 function sequence(node: Node, flags: Flags, out: SimpleCommand[], exported: Record<string, string>): void {
-  const statements = node.namedChildren.filter((c): c is Node => c !== null && isStatement(c.type));
+  const statements = namedChildren(node).filter((c) => isStatement(c.type));
   statements.forEach((s, i) => {
     const last = i === statements.length - 1;
     statement(s, { pass: flags.pass && last, fail: flags.fail && last }, out, exported);
@@ -85,18 +165,18 @@ function statement(node: Node, flags: Flags, out: SimpleCommand[], exported: Rec
       command(node, flags, out, exported);
       return;
     case 'redirected_statement': {
-      const body = node.childForFieldName('body');
+      const body = childForFieldName(node, 'body');
       if (body) statement(body, flags, out, exported);
-      // A here-string or redirect target may hold a command substitution; heredoc bodies are data.
-      for (const r of node.namedChildren)
-        if (r && r !== body && r.type !== 'heredoc_redirect') substitutions(r, out, exported);
+      // A here-string or redirect target may hold a command substitution; heredoc bodies are data. The body is
+      // searched again with them (its substitutions are listed twice), as the evaluated classification reads it.
+      for (const r of namedChildren(node)) if (r.type !== 'heredoc_redirect') substitutions(r, out, exported);
       return;
     }
     case 'list':
       andOr(node, flags, out, exported);
       return;
     case 'pipeline': {
-      const parts = node.namedChildren.filter((c): c is Node => c !== null && isStatement(c.type));
+      const parts = namedChildren(node).filter((c) => isStatement(c.type));
       for (const [i, p] of parts.entries()) statement(p, i === parts.length - 1 ? flags : NO, out, exported);
       return;
     }
@@ -106,11 +186,12 @@ function statement(node: Node, flags: Flags, out: SimpleCommand[], exported: Rec
       return;
     case 'declaration_command':
       // `export HUSKY=0` reaches every later command of the line.
-      if (node.child(0)?.type === 'export') {
-        for (const a of node.namedChildren) {
-          if (a?.type !== 'variable_assignment') continue;
-          const name = a.childForFieldName('name')?.text;
-          const value = a.childForFieldName('value');
+      if (node.children[0]?.type === 'export') {
+        for (const a of namedChildren(node)) {
+          if (a.type !== 'variable_assignment') continue;
+          const nameNode = childForFieldName(a, 'name');
+          const name = nameNode && textOf(nameNode);
+          const value = childForFieldName(a, 'value');
           if (name) exported[name] = value ? wordText(value) : '';
         }
       }
@@ -118,8 +199,7 @@ function statement(node: Node, flags: Flags, out: SimpleCommand[], exported: Rec
       return;
     default:
       // Conditions, loops, negations, functions: the commands run, but the line's status says nothing of them.
-      for (const c of node.namedChildren) {
-        if (!c) continue;
+      for (const c of namedChildren(node)) {
         if (isStatement(c.type)) statement(c, NO, out, exported);
         else substitutions(c, out, exported);
       }
@@ -136,7 +216,6 @@ function andOr(node: Node, flags: Flags, out: SimpleCommand[], exported: Record<
       return;
     }
     for (const c of n.children) {
-      if (!c) continue;
       if (c.type === '&&' || c.type === '||') ops.push(c.type);
       else if (c.isNamed && isStatement(c.type)) flatten(c);
     }
@@ -152,15 +231,15 @@ function andOr(node: Node, flags: Flags, out: SimpleCommand[], exported: Record<
 function command(node: Node, flags: Flags, out: SimpleCommand[], exported: Record<string, string>): void {
   const env: Record<string, string> = {};
   const argv: string[] = [];
-  for (const c of node.namedChildren) {
-    if (!c) continue;
+  for (const c of namedChildren(node)) {
     if (c.type === 'variable_assignment') {
-      const name = c.childForFieldName('name')?.text;
-      const value = c.childForFieldName('value');
+      const nameNode = childForFieldName(c, 'name');
+      const name = nameNode && textOf(nameNode);
+      const value = childForFieldName(c, 'value');
       if (name) env[name] = value ? wordText(value) : '';
       if (value) substitutions(value, out, exported);
     } else if (c.type === 'command_name') {
-      const w = c.namedChildren[0];
+      const w = namedChildren(c)[0];
       if (w) argv.push(wordText(w));
       substitutions(c, out, exported);
     } else if (c.type === 'file_redirect' || c.type === 'herestring_redirect' || c.type === 'heredoc_redirect') {
@@ -181,29 +260,28 @@ function substitutions(node: Node, out: SimpleCommand[], exported: Record<string
     return;
   }
   if (node.type === 'heredoc_body' || node.type === 'heredoc_redirect') return;
-  if (node.childCount === 0) return;
-  for (const c of node.namedChildren) if (c) substitutions(c, out, exported);
+  for (const c of namedChildren(node)) substitutions(c, out, exported);
 }
 
 /** A word's value as the command receives it, for the parts that can be known without running anything. */
 function wordText(node: Node): string {
   switch (node.type) {
     case 'raw_string':
-      return node.text.slice(1, -1);
+      return textOf(node).slice(1, -1);
     case 'ansi_c_string':
-      return node.text.slice(2, -1);
+      return textOf(node).slice(2, -1);
     case 'string': {
-      const t = node.text;
+      const t = textOf(node);
       return t.startsWith('"') && t.endsWith('"') && t.length >= 2 ? t.slice(1, -1) : t;
     }
     case 'translated_string':
-      return node.text.slice(2, -1);
+      return textOf(node).slice(2, -1);
     case 'concatenation':
-      return node.namedChildren.map((c) => (c ? wordText(c) : '')).join('');
+      return namedChildren(node).map(wordText).join('');
     case 'word':
-      return node.text.replace(/\\(.)/g, '$1');
+      return textOf(node).replace(/\\(.)/g, '$1');
     default:
-      return node.text;
+      return textOf(node);
   }
 }
 
