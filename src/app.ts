@@ -8,6 +8,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { openDatabase, type DbHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
+import { rebuildOwedRollups } from './areas/metrics/rollup-rebuild.js';
 import type { Kysely } from 'kysely';
 import { FsBlobStore } from './blobs/fs.js';
 import type { BlobStore } from './blobs/store.js';
@@ -99,6 +100,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
 async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): Promise<App> {
   const { config } = options;
   await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
+  // Aggregates a migration added are filled for existing factories before the first request is served.
+  await rebuildOwedRollups(handle.db, handle.dialect);
 
   // Asynchronous, batched writes: a synchronous write to stdout per request line costs about a third of a small
   // authenticated read, and an asynchronous write per line still about a fifth of GET /health (the write system

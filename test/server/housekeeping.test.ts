@@ -41,6 +41,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       oauthCodes: 0,
       installStates: 0,
       notificationBodies: 0,
+      retention: 0,
       invitations: 0,
       signInFlows: 0,
     });
@@ -56,6 +57,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       oauthCodes: 0,
       installStates: 0,
       notificationBodies: 0,
+      retention: 0,
       invitations: 0,
       signInFlows: 0,
     });
@@ -69,6 +71,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       oauthCodes: 0,
       installStates: 0,
       notificationBodies: 0,
+      retention: 0,
       invitations: 0,
       signInFlows: 0,
     });

@@ -1,9 +1,10 @@
 // The daily rollups of a factory rebuilt from its rows (INSERT ... SELECT ... GROUP BY: the database
 // aggregates). The write path keeps them current by differences (rollup-write.ts); this is what they must
-// equal at any time. Used to fill them for existing factories (migration 0032), after a bulk load that wrote
+// equal at any time. Used to fill them for existing factories (owed by migration 0032, paid at start-up), after a bulk load that wrote
 // the tables directly (the benches), and by the check that compares the two (test/areas/metrics/rollups).
 import { sql, type Kysely } from 'kysely';
-import type { Db } from '../../db/connection.js';
+import type { Db, Dialect } from '../../db/connection.js';
+import { lockForTransaction } from '../../db/locks.js';
 import type { Database } from '../../db/schema.js';
 import { rebuildSpend } from '../prs/spend-aggregates.js';
 import { KEY_DIMENSIONS } from './rollup-write.js';
@@ -69,4 +70,27 @@ export async function rebuildMetricRollups(db: Db, appId: string): Promise<void>
 export async function rebuildAllRollups(db: Db | Kysely<Database>, appId: string): Promise<void> {
   await rebuildMetricRollups(db as Db, appId);
   await rebuildSpend(db as Db, appId);
+}
+
+/**
+ * Fill the aggregates of every factory a migration left owing them (rollup_rebuilds), one factory per
+ * transaction, at start-up before the gateway serves. Replicas starting together take turns on each factory's
+ * lock, and the one that comes second finds it paid.
+ */
+export async function rebuildOwedRollups(db: Db, dialect: Dialect): Promise<number> {
+  const owed = await sql<{ app_id: string }>`select app_id from rollup_rebuilds order by app_id`.execute(db);
+  let paid = 0;
+  for (const { app_id: appId } of owed.rows) {
+    await db.transaction().execute(async (trx) => {
+      await lockForTransaction(trx, dialect, `rollup-rebuild:${appId}`);
+      const still = await sql<{
+        n: unknown;
+      }>`select count(*) as n from rollup_rebuilds where app_id = ${appId}`.execute(trx);
+      if (!Number(still.rows[0]?.n ?? 0)) return;
+      await rebuildAllRollups(trx, appId);
+      await sql`delete from rollup_rebuilds where app_id = ${appId}`.execute(trx);
+      paid += 1;
+    });
+  }
+  return paid;
 }

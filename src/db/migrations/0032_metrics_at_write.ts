@@ -8,10 +8,10 @@
 // - spend_*: the PR spend tiles (prs area, spend-aggregates.ts): each top-level session's links to merged PRs,
 //   the linked sessions of each merged PR by its merged day, and the cost sums per day.
 // - metrics_refresh (the read-time refresh's watermark) goes: nothing refreshes on read any more.
-// Existing factories are filled from their rows by the same statements a bench or a check rebuilds them with.
+// Existing factories are owed a fill from their rows (rollup_rebuilds): the gateway does it at start-up with the
+// code of its day (metrics/rollup-rebuild.ts), so this migration keeps meaning the same thing however that grows.
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 import type { Dialect } from '../connection.js';
-import { rebuildAllRollups } from '../../areas/metrics/rollup-rebuild.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema.dropTable('metrics_refresh').execute();
@@ -103,6 +103,9 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addPrimaryKeyConstraint('spend_merged_pairs_pk', ['app_id', 'scope', 'first_day', 'second_day'])
     .execute();
 
-  const apps = await sql<{ app_id: string }>`select distinct app_id from sessions`.execute(db);
-  for (const { app_id } of apps.rows) await rebuildAllRollups(db as never, app_id);
+  await db.schema
+    .createTable('rollup_rebuilds')
+    .addColumn('app_id', 'text', (c) => c.primaryKey())
+    .execute();
+  await sql`insert into rollup_rebuilds (app_id) select distinct app_id from sessions`.execute(db);
 }
