@@ -5,7 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // One parent dir for every temp dir of the run, removed at the end (no tokens left in /tmp).
-    globalSetup: ['test/global-tmp.ts'],
+    globalSetup: ['test/global-tmp.ts', 'test/global-cli-build.ts'],
     // Every 2xx/3xx answer of a test gateway is checked against the OpenAPI document; a test whose answers
     // drift from it fails (test/helpers/openapi-drift.ts).
     setupFiles: ['test/helpers/openapi-drift-setup.ts'],

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spoolPaths } from '../../src/cli/capture/paths.js';
 import { takeLock } from '../../src/cli/capture/spool.js';
+import { cliCommandLine } from '../helpers/cli-main.js';
 import {
   cliHome,
   listeningGateway,
@@ -63,8 +63,7 @@ function sh(
 function installBin(home: CliHome): string {
   const bin = path.join(home.dir, 'bin', 'attest');
   fs.mkdirSync(path.dirname(bin), { recursive: true });
-  const tsx = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-  fs.writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" --import "${tsx}" "${ROOT}/src/main.ts" "$@"\n`, {
+  fs.writeFileSync(bin, `#!/bin/sh\nexec ${cliCommandLine()} "$@"\n`, {
     mode: 0o755,
   });
   return bin;

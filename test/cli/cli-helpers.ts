@@ -1,4 +1,4 @@
-// Driving the attest CLI as a user does: a spawned `node --import tsx src/main.ts ...` process with its own
+// Driving the attest CLI as a user does: a spawned `node <built main.js> ...` process with its own
 // HOME, XDG config/state dirs and transcript roots, against a real gateway listening on a local port.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { afterAll } from 'vitest';
 import { startGateway, createTenant, type TestGateway, type Tenant } from '../helpers/gateway.js';
+import { cliArgv } from '../helpers/cli-main.js';
 import { testTempDir } from '../helpers/tmp.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MAIN = path.join(ROOT, 'src/main.ts');
 
 export interface CliResult {
   code: number | null;
@@ -66,7 +66,7 @@ export function cliHome(): CliHome {
 
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    const proc = spawn(process.execPath, [...cliArgv(), ...args], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliCommandLine } from '../helpers/cli-main.js';
 import {
   cliHome,
   listeningGateway,
@@ -231,15 +232,11 @@ describe('attest sessions and session', { timeout: 300_000 }, () => {
 
   it('`attest session ID | head -1` and a reader that closes at once end quietly with status 0', async () => {
     const row = (await allSessions()).find((r) => r.isSubagent)!;
-    const main = path.join(ROOT, 'src/main.ts');
     const cmd = (reader: string) =>
       new Promise<{ stderr: string }>((resolve, reject) => {
         const proc = spawn(
           'bash',
-          [
-            '-c',
-            `"${process.execPath}" --import tsx "${main}" session ${row.traceId} --json | ${reader}; echo "status=\${PIPESTATUS[0]}" >&2`,
-          ],
+          ['-c', `${cliCommandLine()} session ${row.traceId} --json | ${reader}; echo "status=\${PIPESTATUS[0]}" >&2`],
           { cwd: ROOT, env: home.env },
         );
         let stderr = '';

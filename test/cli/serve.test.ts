@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { testTempDir } from '../helpers/tmp.js';
+import { cliArgv } from '../helpers/cli-main.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MAIN = path.join(ROOT, 'src/main.ts');
 
 interface Running {
   proc: ChildProcessWithoutNullStreams;
@@ -51,7 +51,7 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 async function serve(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir], {
+  const proc = spawn(process.execPath, [...cliArgv(), 'serve', '--data-dir', dataDir], {
     cwd: ROOT,
     env: cleanEnv(env),
   });
@@ -84,7 +84,7 @@ async function waitListening(proc: ChildProcessWithoutNullStreams, exited: Promi
 }
 
 function admin(url: string, token: string, args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'admin', '--url', url, '--token', token, ...args], {
+  return spawnSync(process.execPath, [...cliArgv(), 'admin', '--url', url, '--token', token, ...args], {
     cwd: ROOT,
     env: cleanEnv({}),
     encoding: 'utf8',
@@ -159,7 +159,7 @@ describe('attest serve', { timeout: 180_000 }, () => {
     try {
       const failed = spawnSync(
         process.execPath,
-        ['--import', 'tsx', MAIN, 'serve', '--data-dir', dataDir, '--port', String(port)],
+        [...cliArgv(), 'serve', '--data-dir', dataDir, '--port', String(port)],
         { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8' },
       );
       expect(failed.status, failed.stdout + failed.stderr).toBe(1);
@@ -239,7 +239,7 @@ describe('attest serve', { timeout: 180_000 }, () => {
   it('attest migrate applies the migrations and is idempotent', () => {
     const dataDir = tempDataDir();
     const run = () =>
-      spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'migrate', '--data-dir', dataDir], {
+      spawnSync(process.execPath, [...cliArgv(), 'migrate', '--data-dir', dataDir], {
         cwd: ROOT,
         env: cleanEnv({}),
         encoding: 'utf8',
@@ -253,7 +253,7 @@ describe('attest serve', { timeout: 180_000 }, () => {
   });
 
   it('attest admin new-token prints a token the gateway accepts as ATTEST_ADMIN_TOKEN', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'admin', 'new-token'], {
+    const r = spawnSync(process.execPath, [...cliArgv(), 'admin', 'new-token'], {
       cwd: ROOT,
       env: cleanEnv({}),
       encoding: 'utf8',

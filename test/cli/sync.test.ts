@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClaudeCodeTranscript } from '../../src/capture/index.js';
+import { cliCommandLine } from '../helpers/cli-main.js';
 import {
   cliHome,
   fileMode,
@@ -332,7 +333,7 @@ describe('attest sync', { timeout: 300_000 }, () => {
     const home = cliHome();
     await loginWithFactoryKey(home, g);
     placeClaudeFixture(home, 's22-small-a1bb6e6d.jsonl');
-    const cmd = `${JSON.stringify(process.execPath)} --import tsx src/main.ts sync`;
+    const cmd = `${cliCommandLine()} sync`;
     const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
       const proc = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: home.env });
       let text = '';
