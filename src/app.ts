@@ -26,6 +26,7 @@ import {
 import { ERROR_CODES } from './server/errors.js';
 import { registerGuard } from './server/guard.js';
 import { createWeb } from './server/web.js';
+import { registerDownloads } from './server/downloads.js';
 import { registerHostileInputChecks } from './server/hostile-input.js';
 import { BatchedLogDestination } from './server/log-destination.js';
 import { registerQueryRule } from './server/query-rule.js';
@@ -316,6 +317,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
       area.prefix ? { prefix: area.prefix } : {},
     );
   }
+  registerDownloads(app as App, config.cliPackage);
   await web.register(app as App);
   return app as App;
 }

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** dist/web of this checkout: next to the built server (dist/server) and found from src/server too. */
-const DEFAULT_WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'web');
+const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
+const DEFAULT_WEB_DIR = path.join(DIST, 'web');
+/** The light CLI package `npm run build` writes (scripts/cli-package.ts). */
+const DEFAULT_CLI_PACKAGE = path.join(DIST, 'attest-cli.tgz');
 
 export interface Config {
   port: number;
@@ -31,6 +34,8 @@ export interface Config {
   dashboardMaxDays: number;
   /** The built dashboard (index.html + assets/); when missing the gateway serves the API only. */
   webDir: string;
+  /** The CLI package served at /downloads/attest-cli.tgz (ATTEST_CLI_PACKAGE); missing = a 404 that says so. */
+  cliPackage: string;
   /** How often the job worker looks for due jobs (PR comments); 0 = never (a test runs jobs itself). */
   jobsPollMs: number;
   /** How often expired single-use secrets are deleted (housekeeping.ts); 0 = never. */
@@ -120,6 +125,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dashboardIdleHours: positive(env, 'ATTEST_DASHBOARD_IDLE_HOURS', 12),
     dashboardMaxDays: positive(env, 'ATTEST_DASHBOARD_MAX_DAYS', 7),
     webDir: path.resolve(env.ATTEST_WEB_DIR ?? DEFAULT_WEB_DIR),
+    cliPackage: path.resolve(env.ATTEST_CLI_PACKAGE ?? DEFAULT_CLI_PACKAGE),
     jobsPollMs: intFrom(env, 'ATTEST_JOBS_POLL_MS', 2000),
     housekeepingMs: intFrom(env, 'ATTEST_HOUSEKEEPING_MINUTES', 60) * 60_000,
     logLevel: env.LOG_LEVEL ?? 'info',

@@ -85,6 +85,10 @@ export const ERROR_CODES = {
   },
   // 404
   route_not_found: { status: 404, description: 'No route matches this method and path.' },
+  cli_package_not_built: {
+    status: 404,
+    description: 'This gateway has no CLI package to serve: `npm run build` on the gateway writes it.',
+  },
   org_not_found: { status: 404, description: 'No such organization.' },
   user_not_found: { status: 404, description: 'No such user.' },
   member_not_found: { status: 404, description: 'No such member in this organization.' },

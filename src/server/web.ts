@@ -11,7 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from './context.js';
 
 /** Paths that belong to the API (or to assets): never answered with index.html. */
-const NOT_SPA = ['/oauth', '/.well-known', '/health', '/auth', '/mcp', '/assets'];
+const NOT_SPA = ['/oauth', '/.well-known', '/health', '/auth', '/mcp', '/assets', '/downloads'];
 /** A version prefix of the API, known or not: `/v1`, `/v2/anything`. */
 const API_VERSION = /^\/v\d+(\/|$)/;
 const YEAR_MS = 365 * 24 * 3600_000;

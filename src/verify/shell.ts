@@ -1,7 +1,9 @@
 // Reading a command line as a shell does, with tree-sitter's bash grammar: the simple commands it runs, their
 // words with quotes removed, and which of them the line's exit status speaks for. Heredoc bodies and quoted
 // text stay words of the command they belong to; they are never commands themselves.
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { Language, Parser, type TreeCursor } from 'web-tree-sitter';
 
 // The wasm runtime and the grammar load once per process, before the first parse; the top-level await keeps
@@ -9,7 +11,11 @@ import { Language, Parser, type TreeCursor } from 'web-tree-sitter';
 const require = createRequire(import.meta.url);
 await Parser.init();
 const parser = new Parser();
-const bash = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+// The light CLI package (scripts/cli-package.ts) ships the grammar beside its bundle, without the package.
+const beside = fileURLToPath(new URL('tree-sitter-bash.wasm', import.meta.url));
+const bash = await Language.load(
+  fs.existsSync(beside) ? beside : require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'),
+);
 parser.setLanguage(bash);
 
 /**
