@@ -100,12 +100,14 @@ export async function runCliInstallBench(
 export function formatCliInstallBench(r: CliInstallBenchResult): string {
   const ms = (x: number) => `${x.toFixed(0)} ms`;
   const kib = (x: number) => `${(x / 1024).toFixed(0)} KiB`;
+  const modules = r.nodeModules ? 'WITH node_modules' : 'no node_modules';
+  const installs = `${r.install.runs} installs`;
   return [
     'cli-install (the light attest package, installed from its tgz with npm):',
     `  build (esbuild + npm pack)        ${ms(r.buildMs)}`,
     `  tgz                               ${kib(r.tgzBytes)}`,
-    `  installed on disk                 ${kib(r.installedBytes)} in ${r.installedFiles} files, ${r.nodeModules ? 'WITH' : 'no'} node_modules`,
-    `  npm install -g                    median ${ms(r.install.median)}  max ${ms(r.install.max)}  (${r.install.runs} installs)`,
+    `  installed on disk                 ${kib(r.installedBytes)} in ${r.installedFiles} files, ${modules}`,
+    `  npm install -g                    median ${ms(r.install.median)}  max ${ms(r.install.max)}  (${installs})`,
     `  node -e 0                         p50 ${ms(r.bare.p50)}  p95 ${ms(r.bare.p95)}`,
     `  attest --version                  p50 ${ms(r.version.p50)}  p95 ${ms(r.version.p95)}  (${r.version.runs} runs)`,
     `  bundled packages                  ${r.bundledPackages.join(', ')}`,

@@ -123,7 +123,10 @@ export async function buildCliPackage(
     logLevel: 'warning',
     // CommonJS packages in an ES module bundle call require() for Node's built-ins.
     banner: {
-      js: "import { createRequire as __attestRequire } from 'node:module'; const require = __attestRequire(import.meta.url);",
+      js: [
+        "import { createRequire as __attestRequire } from 'node:module';",
+        'const require = __attestRequire(import.meta.url);',
+      ].join(' '),
     },
     plugins: [versionOf(rootPkg.version), serverStub, lazyRequires],
   });

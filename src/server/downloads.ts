@@ -36,7 +36,8 @@ export function registerDownloads(app: App, cliPackage: string): void {
       if (!stat?.isFile()) {
         throw apiError(
           'cli_package_not_built',
-          'This gateway has no CLI package to serve: run `npm run build` on the gateway (it writes dist/attest-cli.tgz).',
+          'This gateway has no CLI package to serve: run `npm run build` on the gateway ' +
+            '(it writes dist/attest-cli.tgz).',
         );
       }
       const etag = await etagOf(stat);
