@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../src/server/errors.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
@@ -68,10 +69,17 @@ describe('GET /v1/openapi.json', () => {
     // A route left out of the document (schema.hide) may only exist to refuse its method, as the MCP
     // endpoints do for GET and DELETE (Streamable HTTP without server streams); anything else is a gap.
     // The dashboard's static files (registered when a build is present) are hidden on purpose: the page
-    // fallback answers index.html, a missing hashed asset the JSON 404; neither is part of the API.
+    // fallback answers index.html, a missing hashed asset the JSON 404; neither is part of the API. Nor is the
+    // CLI package download: the package when `npm run build` wrote it, else the JSON 404.
+    const cliBuilt = fs.existsSync(gw.config.cliPackage);
     const staticRoutes: Record<string, { path: string; status: number; type: RegExp }> = {
       'GET *': { path: '/some/dashboard/page', status: 200, type: /^text\/html/ },
       'GET /assets/*': { path: '/assets/missing-0000.js', status: 404, type: /^application\/json/ },
+      'GET /downloads/attest-cli.tgz': {
+        path: '/downloads/attest-cli.tgz',
+        status: cliBuilt ? 200 : 404,
+        type: cliBuilt ? /^application\/gzip/ : /^application\/json/,
+      },
     };
     for (const route of registered.filter((r) => !documented.includes(r))) {
       const served = staticRoutes[route];
