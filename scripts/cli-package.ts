@@ -120,6 +120,7 @@ export async function buildCliPackage(
     minify: true,
     legalComments: 'linked',
     metafile: true,
+    absWorkingDir: ROOT,
     logLevel: 'warning',
     // CommonJS packages in an ES module bundle call require() for Node's built-ins.
     banner: {
