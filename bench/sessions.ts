@@ -28,7 +28,7 @@ import pg from 'pg';
 import { parseClaudeCodeTranscript } from '../src/capture/index.js';
 import type { RateLimits } from '../src/server/ratelimit.js';
 import * as sessionsStore from '../src/areas/sessions/store.js';
-import { facetContributions } from '../src/areas/sessions/ingest.js';
+import { facetContributions } from '../src/areas/sessions/facets.js';
 import { commitCount } from '../src/db/group-commit.js';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../test/helpers/gateway.js';
 
@@ -604,7 +604,7 @@ export async function bulkLoad(gw: TestGateway, t: Tenant, n: number, actors: st
     const rc = repos.get(repo) ?? { sessions: 0, cost: 0 };
     rc.cost += cost;
     if (!isSub) rc.sessions += 1;
-    // The same counters ingest keeps (service.facetContributions), so the list reads what it would in production.
+    // The same counters ingest keeps (sessions/facets.ts), so the list reads what it would in production.
     for (const d of facetContributions(sessions[sessions.length - 1]!)) count(d);
     repos.set(repo, rc);
   }

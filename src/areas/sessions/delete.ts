@@ -8,7 +8,7 @@ import { recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
 import { applyRollupChanges, storedRollupParts } from '../metrics/rollup-write.js';
 import { recordToolUsage } from '../metrics/service.js';
 import { forgetSessionFacts } from '../verdict/ingest.js';
-import { facetContributions } from './ingest.js';
+import { facetContributions } from './facets.js';
 import * as store from './store.js';
 
 export type StoredSession = store.SessionRow;

@@ -18,7 +18,7 @@ import {
   type EncodedDocument,
   type SessionSummary,
 } from './document.js';
-import type { Signal } from './list-store.js';
+import { facetContributions, facetDeltas } from './facets.js';
 import * as store from './store.js';
 import { storeSessionFacts } from '../verdict/ingest.js';
 
@@ -44,65 +44,6 @@ export async function actorOfCaller(ctx: FactoryContext): Promise<SessionActor> 
     return { actorId: p.userId, actorName: p.label, credentialId: p.credentialId };
   }
   return { actorId: p.credentialId, actorName: p.label, credentialId: p.credentialId };
-}
-
-export type FacetSource = Pick<
-  store.SessionRow,
-  | 'is_subagent'
-  | 'repo'
-  | 'actor_id'
-  | 'actor_name'
-  | 'agent_type'
-  | 'branch'
-  | 'models'
-  | 'worker_kind'
-  | 'origin'
-  | 'steering_count'
-  | 'rejected_tool_call_count'
-  | 'tool_error_count'
-  | 'api_error_count'
->;
-
-/** The counters one top-level session adds to (subagent sessions count in none). */
-export function facetContributions(row: FacetSource): store.FacetDelta[] {
-  if (row.is_subagent) return [];
-  const out: store.FacetDelta[] = [];
-  const add = (kind: store.FacetKind, value: string | null, label: string | null = null) => {
-    if (value) out.push({ repo: row.repo, kind, value, label, delta: 1 });
-  };
-  add('actor', row.actor_id, row.actor_name);
-  add('agentType', row.agent_type);
-  add('branch', row.branch);
-  for (const m of JSON.parse(row.models) as string[]) add('model', m);
-  add('workerKind', row.worker_kind);
-  add('origin', row.origin);
-  for (const signal of signalsOf(row)) add('signal', signal);
-  return out;
-}
-
-/** The list's `signal` filter values a session matches (the same rules as the SQL filter in list-store.ts). */
-export function signalsOf(
-  row: Pick<store.SessionRow, 'steering_count' | 'rejected_tool_call_count' | 'tool_error_count' | 'api_error_count'>,
-): Signal[] {
-  const out: Signal[] = [];
-  if (row.steering_count > 0) out.push('hands-on');
-  if (row.rejected_tool_call_count > 0) out.push('denied');
-  if (row.tool_error_count > 0) out.push('tool-errors');
-  if (row.api_error_count > 0) out.push('provider-errors');
-  if (row.tool_error_count === 0 && row.api_error_count === 0 && row.rejected_tool_call_count === 0) out.push('clean');
-  return out;
-}
-
-/** New minus old, so a replaced session moves its counts instead of adding them twice. */
-function facetDeltas(before: store.FacetDelta[], after: store.FacetDelta[]): store.FacetDelta[] {
-  const byKey = new Map<string, store.FacetDelta>();
-  const key = (d: store.FacetDelta) => `${d.repo}\u0000${d.kind}\u0000${d.value}`;
-  for (const d of before) byKey.set(key(d), { ...d, delta: (byKey.get(key(d))?.delta ?? 0) - 1 });
-  for (const d of after) {
-    const prev = byKey.get(key(d));
-    byKey.set(key(d), { ...d, delta: (prev?.delta ?? 0) + 1 });
-  }
-  return [...byKey.values()].filter((d) => d.delta !== 0);
 }
 
 function rowOf(
