@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Process entry: `attest <command>`. Commands live in src/cli/. `attest hook` runs inside the user's agent:
 // it is dispatched before the CLI (commander, the API client, capture) loads, so it costs Node's start-up
-// and little more.
+// and little more. `attest statusline` (Claude Code's status line) likewise.
 
 // `attest session ID | head -1`: the reader closed the pipe and wants no more. That is not an error: stop
 // quietly with status 0 instead of an EPIPE stack trace.
@@ -15,6 +15,9 @@ for (const stream of [process.stdout, process.stderr]) {
 if (process.argv[2] === 'hook') {
   const { runHook } = await import('./cli/capture/hook.js');
   await runHook(process.argv.slice(3));
+} else if (process.argv[2] === 'statusline' && !process.argv.includes('--help')) {
+  const { runStatusline } = await import('./cli/capture/statusline.js');
+  await runStatusline(process.argv.slice(3));
 } else {
   const { runCli } = await import('./cli/index.js');
   await runCli(process.argv).catch((err: unknown) => {

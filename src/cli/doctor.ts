@@ -7,9 +7,11 @@ import { CLAUDE_EVENTS, isAttestHook, parseSettings } from './capture/claude-set
 import { parseCodexConfig } from './capture/codex-config.js';
 import { spoolPaths } from './capture/paths.js';
 import { backlog } from './capture/spool.js';
+import { serviceFile, serviceFilePath } from './capture/service.js';
 import { claudeSettingsPath, codexConfigPath } from './init.js';
 import { action, describeError, printJson } from './output.js';
 import { clientFor, credentialKind, profilePath, readProfile, resolveProfile } from './profile.js';
+import { readWatchStatus, runningWatcher } from './watch.js';
 
 export interface Check {
   name: string;
@@ -62,9 +64,14 @@ async function runChecks(): Promise<Check[]> {
     });
   }
   if (profile) checks.push(...(await gatewayChecks(profile)));
-  checks.push(claudeCheck());
+  const watcher = runningWatcher();
+  const claude = claudeCheck();
+  if (!claude.ok && watcher !== undefined && claude.detail === 'not installed')
+    checks.push({ name: 'claude-code hooks', ok: true, detail: 'not installed; attest watch sends the sessions' });
+  else checks.push(claude);
   const codex = codexCheck();
   if (codex) checks.push(codex);
+  checks.push(watcherCheck(watcher, claude.ok));
   checks.push(...spoolChecks());
   return checks;
 }
@@ -198,6 +205,37 @@ function codexCheck(): Check | undefined {
       fix: `fix ${file}, then attest init --agent codex`,
     };
   }
+}
+
+/** The watcher is the alternative to the hooks: needed running only where it is installed or no hook is. */
+function watcherCheck(pid: number | undefined, hooksInstalled: boolean): Check {
+  if (pid !== undefined) {
+    const st = readWatchStatus();
+    const waiting = st?.lastError
+      ? `; ${st.waiting} file(s) wait, the last send failed at ${st.lastErrorAt}: ${st.lastError} (it retries by itself)`
+      : '';
+    return {
+      name: 'watcher',
+      ok: true,
+      detail: `running (pid ${pid})${st?.lastSendAt ? `, last sent ${st.lastSendAt}` : ''}${waiting}`,
+    };
+  }
+  const platform = process.platform === 'linux' || process.platform === 'darwin' ? process.platform : undefined;
+  const unit = platform ? serviceFilePath(platform) : undefined;
+  if (platform && unit && fs.existsSync(unit))
+    return {
+      name: 'watcher',
+      ok: false,
+      detail: `installed (${unit}) but not running`,
+      fix: `start it: ${serviceFile(platform, ['attest']).start}`,
+    };
+  if (hooksInstalled) return { name: 'watcher', ok: true, detail: 'not running (the hooks send the sessions)' };
+  return {
+    name: 'watcher',
+    ok: false,
+    detail: 'not running, and no hooks are installed: nothing sends the sessions',
+    fix: 'attest init (hooks), or attest watch --install (a service that watches the transcripts)',
+  };
 }
 
 function spoolChecks(): Check[] {

@@ -21,7 +21,11 @@ export const COMMAND_GROUPS: ReadonlyArray<{ names: readonly string[]; load: () 
   { names: ['verify'], load: async () => (await import('./verify.js')).registerVerify },
   { names: ['init'], load: async () => (await import('./init.js')).registerInit },
   { names: ['doctor'], load: async () => (await import('./doctor.js')).registerDoctor },
-  { names: ['hook', 'hook-drain'], load: async () => (await import('./capture/drain.js')).registerHookDrain },
+  { names: ['watch'], load: async () => (await import('./watch.js')).registerWatch },
+  {
+    names: ['hook', 'hook-drain', 'statusline'],
+    load: async () => (await import('./capture/drain.js')).registerHookDrain,
+  },
 ];
 
 /** The groups a command line needs: the one it names, none for --version, all otherwise. */

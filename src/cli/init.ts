@@ -2,12 +2,20 @@
 // ~/.claude/settings.json (or .claude/settings.json of the current project with --scope project). Codex:
 // `notify` in $CODEX_HOME/config.toml (default ~/.codex). Each file is refused untouched when it does not
 // parse or is read-only, backed up before a change, written atomically, and left alone when nothing changes.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { isCaptureTier } from '../capture/index.js';
-import { CLAUDE_EVENTS, installClaudeHooks, parseSettings, removeClaudeHooks } from './capture/claude-settings.js';
+import {
+  CLAUDE_EVENTS,
+  installClaudeHooks,
+  installStatusLine,
+  parseSettings,
+  removeClaudeHooks,
+  removeStatusLine,
+} from './capture/claude-settings.js';
 import { installCodexNotify, removeCodexNotify } from './capture/codex-config.js';
 import {
   assertWritable,
@@ -29,6 +37,8 @@ interface InitFlags {
   bin?: string;
   tier?: string;
   json?: boolean;
+  /** false with --no-statusline: leave Claude Code's status line alone. */
+  statusline?: boolean;
 }
 
 export interface FileOutcome {
@@ -53,6 +63,7 @@ export function registerInit(program: Command): void {
     .option('--agent <agent>', 'claude-code, codex, or all (Codex only where ~/.codex exists)', 'all')
     .option('--bin <path>', 'the attest binary the hooks run (default: this one)')
     .option('--tier <tier>', 'what the hooks send: metrics, redacted (default) or full')
+    .option('--no-statusline', "leave Claude Code's status line alone (default: install Attest's, wrapping yours)")
     .option('--json', 'print what changed as JSON')
     .action(
       action(async (flags: InitFlags) => {
@@ -93,9 +104,12 @@ function initClaude(flags: InitFlags, argv: string[]): FileOutcome {
   const file = claudeSettingsPath(flags.scope);
   const f = readSettingsText(file);
   const settings = parseSettings(f.text, file);
+  const record = initRecord(file);
   if (flags.remove) {
-    const record = initRecord(file);
-    const { settings: next, changes } = removeClaudeHooks(settings, record?.createdKeys ?? [], file);
+    const hooks = removeClaudeHooks(settings, record?.createdKeys ?? [], file);
+    const status = removeStatusLine(hooks.settings, record?.statusLine);
+    const next = status.settings;
+    const changes = [...hooks.changes, ...(status.change ? [status.change] : [])];
     if (changes.length === 0)
       return { agent: 'claude-code', file, changed: false, changes: ['no Attest hooks'], backup: null };
     assertWritable(f);
@@ -103,24 +117,39 @@ function initClaude(flags: InitFlags, argv: string[]): FileOutcome {
     if (record?.createdFile && Object.keys(next).length === 0) {
       fs.rmSync(file);
       changes.push('file removed (init had created it)');
+    } else if (record?.pristine && record.wrote === sha256(f.text) && fs.existsSync(record.pristine)) {
+      // Untouched since Attest wrote it: the file goes back to exactly the bytes it had before.
+      writeAtomically(f, fs.readFileSync(record.pristine, 'utf8'));
+      changes.push(`restored byte for byte from ${record.pristine}`);
     } else writeAtomically(f, `${JSON.stringify(next, null, 2)}\n`);
     saveInitRecord(file, undefined);
     return { agent: 'claude-code', file, changed: true, changes, backup: copy ?? null };
   }
-  const command = [...argv.map(shellWord), 'hook', 'claude-code', ...(flags.tier ? ['--tier', flags.tier] : [])].join(
-    ' ',
-  );
-  const { settings: next, changes, created } = installClaudeHooks(settings, command, file);
+  const bin = argv.map(shellWord).join(' ');
+  const command = [bin, 'hook', 'claude-code', ...(flags.tier ? ['--tier', flags.tier] : [])].join(' ');
+  const hooks = installClaudeHooks(settings, command, file);
+  const status = flags.statusline === false ? undefined : installStatusLine(hooks.settings, bin, record?.statusLine);
+  const next = status?.settings ?? hooks.settings;
+  const changes = [...hooks.changes, ...(status ? [status.change] : [])];
   if (changes.every((c) => c.endsWith(': unchanged')))
     return { agent: 'claude-code', file, changed: false, changes, backup: null };
   assertWritable(f);
   const copy = backup(f);
-  writeAtomically(f, `${JSON.stringify(next, null, 2)}\n`);
+  const text = `${JSON.stringify(next, null, 2)}\n`;
+  writeAtomically(f, text);
   // A second install keeps the first one's record: that one saw the file as it was before Attest.
-  const before = initRecord(file);
-  saveInitRecord(file, before ?? { createdFile: !f.exists, createdKeys: created });
+  const kept = record ?? { createdFile: !f.exists, createdKeys: hooks.created, ...(copy ? { pristine: copy } : {}) };
+  saveInitRecord(file, {
+    ...kept,
+    wrote: sha256(text),
+    ...(status
+      ? { statusLine: { ours: status.ours, ...(status.original !== undefined ? { original: status.original } : {}) } }
+      : {}),
+  });
   return { agent: 'claude-code', file, changed: true, changes, backup: copy ?? null };
 }
+
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
 function initCodex(flags: InitFlags, argv: string[]): FileOutcome {
   const file = codexConfigPath();

@@ -130,6 +130,7 @@ describe('attest init', { timeout: 300_000 }, () => {
     const settings = JSON.parse(fs.readFileSync(settingsFile(home), 'utf8'));
     expect(Object.keys(settings.hooks)).toEqual(['SessionEnd', 'Stop', 'SubagentStop', 'PreCompact']);
     expect(installedCommand(home, 'Stop')).toBe(`${bin} hook claude-code`);
+    expect(settings.statusLine).toEqual({ type: 'command', command: `${bin} statusline` });
     const text = fs.readFileSync(settingsFile(home), 'utf8');
 
     const second = await home.run(['init', '--bin', bin]);
@@ -152,7 +153,7 @@ describe('attest init', { timeout: 300_000 }, () => {
         Stop: [{ hooks: [{ type: 'command', command: 'echo mine' }] }],
         PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard' }] }],
       },
-      statusLine: { type: 'command', command: 'my-status' },
+      statusLine: { type: 'command', command: 'echo mine', padding: 0 },
     };
     fs.mkdirSync(path.dirname(settingsFile(home)), { recursive: true });
     fs.writeFileSync(settingsFile(home), JSON.stringify(own));
@@ -167,7 +168,12 @@ describe('attest init', { timeout: 300_000 }, () => {
     expect(res.stdout).toContain('chaining your');
     const after = JSON.parse(fs.readFileSync(settingsFile(home), 'utf8'));
     expect(after.model).toBe('opus');
-    expect(after.statusLine).toEqual(own.statusLine);
+    // The user's status line is wrapped: Attest's runs it first and appends its own part.
+    expect(after.statusLine).toEqual({ type: 'command', command: `${bin} statusline --chain 'echo mine'`, padding: 0 });
+    const line = await sh(home, after.statusLine.command, {
+      stdin: JSON.stringify({ session_id: 'not-synced', transcript_path: path.join(home.dir, 'none.jsonl') }),
+    });
+    expect(line).toMatchObject({ code: 0, stdout: 'mine  attest today $0.00\n' });
     expect(after.hooks.PreToolUse).toEqual(own.hooks.PreToolUse);
     expect(after.hooks.Stop[0]).toEqual(own.hooks.Stop[0]);
     expect(installedCommand(home, 'Stop')).toBe(`${bin} hook claude-code --tier metrics`);
@@ -177,10 +183,16 @@ describe('attest init', { timeout: 300_000 }, () => {
     expect(codex).toContain(`notify = ["${bin}", "hook", "codex", "--tier", "metrics", "--chain", "/bin/sh", "-c"`);
     expect(backups(settingsFile(home))).toHaveLength(1);
     expect(backups(codexFile(home))).toHaveLength(1);
+    const installed = fs.readFileSync(settingsFile(home), 'utf8');
+
+    const second = await home.run(['init', '--bin', bin, '--tier', 'metrics', '--agent', 'claude-code']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('statusLine: unchanged');
+    expect(fs.readFileSync(settingsFile(home), 'utf8')).toBe(installed);
 
     const removed = await home.run(['init', '--remove']);
     expect(removed.code, removed.stderr).toBe(0);
-    expect(JSON.parse(fs.readFileSync(settingsFile(home), 'utf8'))).toEqual(own);
+    expect(fs.readFileSync(settingsFile(home), 'utf8')).toBe(JSON.stringify(own));
     expect(fs.readFileSync(codexFile(home), 'utf8')).toBe(toml);
   });
 
@@ -291,6 +303,7 @@ describe('attest hook', { timeout: 300_000 }, () => {
       ['clock', true],
       ['credential', true],
       ['claude-code hooks', true],
+      ['watcher', true],
       ['spool', true],
       ['last sync', true],
     ]);

@@ -119,3 +119,70 @@ export function removeClaudeHooks(
   if (Object.keys(hooks).length === 0 && created.includes('hooks')) delete next.hooks;
   return { settings: next, changes };
 }
+
+/** The `statusLine` Attest installs: `<attest> statusline`, with the user's own command after `--chain`. */
+export function isAttestStatusLine(value: unknown, recorded?: string): boolean {
+  const command = (value as HookEntry | null)?.command;
+  if (typeof command !== 'string') return false;
+  if (recorded !== undefined && command === recorded) return true;
+  const m = /^(\S+|'[^']*')(?:\s+\S+)*?\s+statusline(\s+--chain\s.*)?$/s.exec(command);
+  return m !== null && /attest|main\.[jt]s/.test(command.split(/\s+statusline(\s|$)/)[0]!);
+}
+
+export interface StatusLineChange {
+  settings: Json;
+  change: string;
+  /** The status line the user had (undefined: none), to record for --remove. */
+  original?: unknown;
+  ours?: string;
+}
+
+/**
+ * Installs Attest's status line. A status line of the user's is wrapped: Attest's command runs theirs (after
+ * `--chain`) and appends to it; `recordedOriginal` is the one seen before Attest, when this is a second run.
+ */
+export function installStatusLine(
+  settings: Json,
+  attest: string,
+  recorded: { original?: unknown; ours?: string } | undefined,
+): StatusLineChange {
+  const current = settings.statusLine;
+  const oursNow = current !== undefined && isAttestStatusLine(current, recorded?.ours);
+  const original = oursNow ? recorded?.original : current;
+  const theirs = (original as HookEntry | undefined)?.command;
+  const command =
+    typeof theirs === 'string' && theirs.trim() !== ''
+      ? `${attest} statusline --chain ${shellQuote(theirs)}`
+      : `${attest} statusline`;
+  const base = original !== null && typeof original === 'object' && !Array.isArray(original) ? original : {};
+  const desired = { ...base, type: 'command', command };
+  if (JSON.stringify(current) === JSON.stringify(desired))
+    return { settings, change: 'statusLine: unchanged', original, ours: command };
+  const next: Json = { ...settings, statusLine: desired };
+  const change = oursNow
+    ? `statusLine: updated ${command}`
+    : original === undefined
+      ? `statusLine: added ${command}`
+      : `statusLine: wrapped your own (${String(theirs)}) in ${command}`;
+  return { settings: next, change, original, ours: command };
+}
+
+/** Puts back the status line the user had before Attest (or none); leaves one that is not Attest's alone. */
+export function removeStatusLine(
+  settings: Json,
+  recorded: { original?: unknown; ours?: string } | undefined,
+): { settings: Json; change?: string } {
+  if (settings.statusLine === undefined || !isAttestStatusLine(settings.statusLine, recorded?.ours))
+    return { settings };
+  const next: Json = { ...settings };
+  if (recorded?.original === undefined) {
+    delete next.statusLine;
+    return { settings: next, change: 'statusLine: removed' };
+  }
+  next.statusLine = recorded.original;
+  return { settings: next, change: 'statusLine: restored your own' };
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -37,6 +37,15 @@ export function registerHookDrain(program: Command): void {
       const { runHook } = await import('./hook.js');
       await runHook(process.argv.slice(3));
     });
+  // src/main.ts runs `attest statusline` before commander loads too; this entry is for `attest --help`.
+  program
+    .command('statusline')
+    .description("One line for Claude Code's status line: session cost, today's total, budget and PR verdict")
+    .option('--chain <command>', 'a status line of your own to run first (attest init sets it)')
+    .action(async () => {
+      const { runStatusline } = await import('./statusline.js');
+      await runStatusline(process.argv.slice(3));
+    });
   program
     .command('hook-drain', { hidden: true })
     .description('Send the sessions the hooks spooled (started in the background by `attest hook`)')

@@ -55,6 +55,12 @@ export function writeAtomically(f: FileText, text: string): void {
 export interface InitRecord {
   createdFile?: boolean;
   createdKeys?: string[];
+  /** Claude Code's status line: the command Attest wrote and the user's own before it (absent: none). */
+  statusLine?: { ours?: string; original?: unknown };
+  /** The backup of the file as it was before Attest first changed it. */
+  pristine?: string;
+  /** sha256 of what Attest last wrote: while the file still holds exactly that, --remove puts back `pristine`. */
+  wrote?: string;
 }
 
 function recordPath(): string {
