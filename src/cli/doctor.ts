@@ -208,9 +208,14 @@ function codexCheck(): Check | undefined {
 }
 
 /** The watcher is the alternative to the hooks: needed running only where it is installed or no hook is. */
-function watcherCheck(pid: number | undefined, hooksInstalled: boolean): Check {
+export function watcherCheck(
+  pid: number | undefined,
+  hooksInstalled: boolean,
+  on: string = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): Check {
   if (pid !== undefined) {
-    const st = readWatchStatus();
+    const st = readWatchStatus(env);
     const waiting = st?.lastError
       ? `; ${st.waiting} file(s) wait, the last send failed at ${st.lastErrorAt}: ${st.lastError} (it retries by itself)`
       : '';
@@ -220,14 +225,14 @@ function watcherCheck(pid: number | undefined, hooksInstalled: boolean): Check {
       detail: `running (pid ${pid})${st?.lastSendAt ? `, last sent ${st.lastSendAt}` : ''}${waiting}`,
     };
   }
-  const platform = process.platform === 'linux' || process.platform === 'darwin' ? process.platform : undefined;
-  const unit = platform ? serviceFilePath(platform) : undefined;
+  const platform = on === 'linux' || on === 'darwin' ? on : undefined;
+  const unit = platform ? serviceFilePath(platform, env) : undefined;
   if (platform && unit && fs.existsSync(unit))
     return {
       name: 'watcher',
       ok: false,
       detail: `installed (${unit}) but not running`,
-      fix: `start it: ${serviceFile(platform, ['attest']).start}`,
+      fix: `start it: ${serviceFile(platform, ['attest'], env).start}`,
     };
   if (hooksInstalled) return { name: 'watcher', ok: true, detail: 'not running (the hooks send the sessions)' };
   return {

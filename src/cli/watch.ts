@@ -356,28 +356,38 @@ export function registerWatch(program: Command): void {
     );
 }
 
-function installService(flags: WatchFlags): void {
-  const platform = (flags.platform ?? process.platform) as string;
+export interface ServiceOutcome {
+  platform: ServicePlatform;
+  file: string;
+  /** Installing: the file was written (false: it already said exactly this). */
+  changed?: boolean;
+  /** Removing: there was a file to remove. */
+  removed?: boolean;
+  argv?: string[];
+  start: string;
+  stop: string;
+  logs: string;
+}
+
+/** Writes (or with `remove` takes out) the unit or agent that runs `attest watch`. */
+export function serviceInstall(
+  opts: { platform?: string; bin?: string; tier: string; remove?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): ServiceOutcome {
+  const platform = opts.platform ?? process.platform;
   if (platform !== 'linux' && platform !== 'darwin')
     throw new CliError(
       `--install knows systemd (linux) and launchd (darwin), not ${platform}; run attest watch in a terminal instead.`,
     );
-  const file = serviceFilePath(platform as ServicePlatform);
-  if (flags.remove) {
-    const existed = fs.existsSync(file);
-    if (existed) fs.rmSync(file);
-    const stop = serviceFile(platform as ServicePlatform, ['attest']).stop;
-    if (flags.json) printJson({ platform, file, removed: existed, stop });
-    else
-      process.stdout.write(
-        existed
-          ? `Removed ${file}.\nIf it still runs, stop it: ${stop}\n`
-          : `Nothing to remove: ${file} does not exist.\n`,
-      );
-    return;
+  const file = serviceFilePath(platform, env);
+  if (opts.remove) {
+    const { start, stop, logs } = serviceFile(platform, ['attest'], env);
+    const removed = fs.existsSync(file);
+    if (removed) fs.rmSync(file);
+    return { platform, file, removed, start, stop, logs };
   }
-  const argv = [...attestArgv(flags.bin), 'watch', ...(flags.tier !== 'redacted' ? ['--tier', flags.tier] : [])];
-  const unit = serviceFile(platform as ServicePlatform, argv);
+  const argv = [...attestArgv(opts.bin), 'watch', ...(opts.tier !== 'redacted' ? ['--tier', opts.tier] : [])];
+  const unit = serviceFile(platform, argv, env);
   let before: string | undefined;
   try {
     before = fs.readFileSync(file, 'utf8');
@@ -389,15 +399,32 @@ function installService(flags: WatchFlags): void {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, unit.text, { mode: 0o644 });
   }
-  if (flags.json) printJson({ platform, file, changed, start: unit.start, stop: unit.stop, logs: unit.logs });
-  else
+  return { platform, file, changed, argv, start: unit.start, stop: unit.stop, logs: unit.logs };
+}
+
+function installService(flags: WatchFlags): void {
+  const o = serviceInstall({
+    ...(flags.platform ? { platform: flags.platform } : {}),
+    ...(flags.bin ? { bin: flags.bin } : {}),
+    tier: flags.tier,
+    ...(flags.remove ? { remove: true } : {}),
+  });
+  if (flags.json) return printJson(o);
+  if (flags.remove) {
     process.stdout.write(
-      [
-        `${changed ? 'Wrote' : 'Unchanged:'} ${file} (runs ${argv.join(' ')}).`,
-        `Start it now and at every login: ${unit.start}`,
-        `Stop it:                         ${unit.stop}`,
-        `Its log:                         ${unit.logs}`,
-        '',
-      ].join('\n'),
+      o.removed
+        ? `Removed ${o.file}.\nIf it still runs, stop it: ${o.stop}\n`
+        : `Nothing to remove: ${o.file} does not exist.\n`,
     );
+    return;
+  }
+  process.stdout.write(
+    [
+      `${o.changed ? 'Wrote' : 'Unchanged:'} ${o.file} (runs ${o.argv!.join(' ')}).`,
+      `Start it now and at every login: ${o.start}`,
+      `Stop it:                         ${o.stop}`,
+      `Its log:                         ${o.logs}`,
+      '',
+    ].join('\n'),
+  );
 }
