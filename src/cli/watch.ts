@@ -328,7 +328,10 @@ export function registerWatch(program: Command): void {
     .action(
       action(async (flags: WatchFlags) => {
         if (!isCaptureTier(flags.tier)) throw new CliError('--tier must be metrics, redacted or full');
-        if (flags.install) return installService(flags);
+        if (flags.install) {
+          installService(flags);
+          return;
+        }
         if (flags.remove) throw new CliError('--remove goes with --install (attest watch --install --remove)');
         const debounceMs = Number(flags.debounce);
         const rescanS = Number(flags.rescan);
@@ -409,7 +412,10 @@ function installService(flags: WatchFlags): void {
     tier: flags.tier,
     ...(flags.remove ? { remove: true } : {}),
   });
-  if (flags.json) return printJson(o);
+  if (flags.json) {
+    printJson(o);
+    return;
+  }
   if (flags.remove) {
     process.stdout.write(
       o.removed
