@@ -4,6 +4,9 @@
 //   (the hook appends and returns), and the hook starts the drain (adds the detached spawn).
 // - SessionEnd → readable: from starting the hook with a new session's SessionEnd payload until
 //   GET /v1/sessions lists it, median and max of 20, on an in-process gateway (temp SQLite).
+// - `attest statusline` wall time, p50/p95: with the session's cost cached (the transcript unchanged since the
+//   last run, what Claude Code's updates mostly are) and with the transcript grown (priced anew). Logged in to
+//   the gateway, so the budget/verdict cache refreshes in the background; the line never waits for it.
 // Not a scenario set of bench/run.ts (it exports no `scenarios`): it runs only when named.
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -25,6 +28,9 @@ export interface CaptureBenchResult {
   hookDrainRunning: { p50: number; p95: number };
   hookStartsDrain: { p50: number; p95: number };
   sessionEndToReadable: { median: number; max: number; samples: number };
+  statuslineCached: { p50: number; p95: number };
+  statuslineGrown: { p50: number; p95: number };
+  transcriptBytes: number;
 }
 
 function quantile(xs: number[], q: number): number {
@@ -140,12 +146,27 @@ export async function runCaptureBench(opts: { runs?: number; samples?: number } 
       readable.push(performance.now() - t0);
       while (fs.existsSync(lock)) await new Promise((r) => setTimeout(r, 10));
     }
+    // The status line of one session: first run prices it, later runs read the cache; a grown transcript is priced anew.
+    const slId = crypto.randomUUID();
+    const slFile = transcript(home, slId);
+    const slPayload = JSON.stringify({ session_id: slId, transcript_path: slFile, cwd: home });
+    await timed([main, 'statusline'], env, slPayload);
+    const cached: number[] = [];
+    const grown: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      cached.push(await timed([main, 'statusline'], env, slPayload));
+      fs.appendFileSync(slFile, '\n');
+      grown.push(await timed([main, 'statusline'], env, slPayload));
+    }
     return {
       runs,
       bare: stats(bare),
       hookDrainRunning: stats(running),
       hookStartsDrain: stats(starts),
       sessionEndToReadable: { median: quantile(readable, 0.5), max: Math.max(...readable), samples },
+      statuslineCached: stats(cached),
+      statuslineGrown: stats(grown),
+      transcriptBytes: fs.statSync(slFile).size,
     };
   } finally {
     await app.close();
@@ -163,5 +184,7 @@ export function formatCaptureBench(r: CaptureBenchResult): string {
     `  attest hook (a drain runs)        p50 ${ms(r.hookDrainRunning.p50)}  p95 ${ms(r.hookDrainRunning.p95)}  (${ratio.toFixed(2)}× bare p95; goal ≤ 1.5×)`,
     `  attest hook (starts the drain)    p50 ${ms(r.hookStartsDrain.p50)}  p95 ${ms(r.hookStartsDrain.p95)}`,
     `  SessionEnd → listed on gateway    median ${ms(r.sessionEndToReadable.median)}  max ${ms(r.sessionEndToReadable.max)}  (${r.sessionEndToReadable.samples} sessions; goal ≤ 10 s)`,
+    `  attest statusline (cost cached)   p50 ${ms(r.statuslineCached.p50)}  p95 ${ms(r.statuslineCached.p95)}`,
+    `  attest statusline (priced anew)   p50 ${ms(r.statuslineGrown.p50)}  p95 ${ms(r.statuslineGrown.p95)}  (${r.transcriptBytes} B transcript)`,
   ].join('\n');
 }

@@ -15,7 +15,7 @@ import { stateDir } from './capture/paths.js';
 import { type ServicePlatform, serviceFile, serviceFilePath } from './capture/service.js';
 import { attestArgv } from './capture/settings-file.js';
 import { action, describeError, printJson } from './output.js';
-import { CliError, writePrivateJson } from './profile.js';
+import { CliError, resolveProfile, writePrivateJson } from './profile.js';
 import { type SyncRun, runSync } from './sync.js';
 import { claudeRoot, codexRoot, type FoundFile, type SourceKind } from './sync/discovery.js';
 
@@ -214,9 +214,8 @@ export function startWatch(opts: WatchOptions): Watcher {
       status.lastError = error;
       status.lastErrorAt = at;
       saveStatus();
-      log(
-        `${at} send failed (${error}); ${pending.size} file(s) wait, next attempt in ${Math.round(retryInMs / 1000)} s`,
-      );
+      const waiting = `${pending.size} file(s)${scanWanted ? ' and a full rescan' : ''}`;
+      log(`${at} send failed (${error}); ${waiting} wait, next attempt in ${Math.round(retryInMs / 1000)} s`);
       opts.onSend?.({ at, scan, files: scan ? 0 : files.length, sent: 0, sessionIds: [], error, retryInMs });
       if (!stopped)
         retryTimer = setTimeout(() => {
@@ -337,6 +336,8 @@ export function registerWatch(program: Command): void {
         const rescanS = Number(flags.rescan);
         if (!Number.isFinite(debounceMs) || debounceMs < 0) throw new CliError('--debounce must be milliseconds');
         if (!Number.isFinite(rescanS) || rescanS < 1) throw new CliError('--rescan must be at least 1 (seconds)');
+        // Not logged in is not a gateway that is down: say so now instead of retrying forever.
+        resolveProfile();
         const write = (line: string) => process.stdout.write(`${line}\n`);
         const watcher = startWatch({
           ...WATCH_DEFAULTS,
