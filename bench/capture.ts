@@ -137,8 +137,9 @@ export async function runCaptureBench(opts: { runs?: number; samples?: number } 
         const res = await fetch(`${url}/v1/sessions?repoScope=all&limit=5`, {
           headers: { authorization: `Bearer ${key.plaintext}`, 'x-outerlayer-app-id': boot.appId },
         });
-        const data = (await res.json()) as { data: { sessions: { sessionId: string }[] } };
-        if (data.data.sessions.some((s) => s.sessionId === id)) break;
+        // A 429 of the read's rate limit (polled every 10 ms) is not an answer: ask again.
+        const data = res.ok ? ((await res.json()) as { data: { sessions: { sessionId: string }[] } }) : undefined;
+        if (data?.data.sessions.some((s) => s.sessionId === id)) break;
         if (performance.now() - t0 > 30_000)
           throw new Error(`session ${id} not readable after 30 s (see ${spool}/hook.log)`);
         await new Promise((r) => setTimeout(r, 10));

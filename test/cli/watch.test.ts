@@ -393,5 +393,18 @@ describe('attest statusline', { timeout: 120_000 }, () => {
     expect(fs.existsSync(path.join(home.dir, 'state', 'attest', 'statusline', 'refresh.lock'))).toBe(true);
     hanging.closeAllConnections();
     await new Promise<void>((r) => hanging.close(() => r()));
+    // The refresh failed and said why; the status line does not ask again within the minute.
+    const sl = path.join(home.dir, 'state', 'attest', 'statusline');
+    for (const end = Date.now() + 30_000; fs.existsSync(path.join(sl, 'refresh.lock')); ) {
+      if (Date.now() > end) throw new Error('the background refresh did not finish');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(fs.readFileSync(path.join(sl, 'statusline.log'), 'utf8')).toContain('"refresh":true');
+    const refreshes: string[][] = [];
+    const input = { session_id: id, transcript_path: file, cwd: home.dir };
+    expect(await statusText(input, { env: home.env, refresh: (a) => refreshes.push(a) })).toBe(
+      'attest session $0.45 · today $0.45',
+    );
+    expect(refreshes).toEqual([]);
   });
 });

@@ -25,7 +25,7 @@ const HARD_LIMIT_MS = 2000;
 /** What the gateway said is shown for this long before a refresh is started. */
 export const REMOTE_MAX_AGE_MS = 60_000;
 /** A refresh lock older than this belongs to a refresh that died. */
-const REFRESH_LOCK_STALE_MS = 15_000;
+const REFRESH_LOCK_STALE_MS = 30_000;
 /** Each request of the background refresh. */
 const REFRESH_REQUEST_MS = 5_000;
 const APP_HEADER = 'X-Outerlayer-App-Id';
@@ -64,6 +64,8 @@ export interface PrVerdict {
 /** What the gateway said, for one gateway and factory. */
 export interface RemoteCache {
   target: string;
+  /** When the last refresh started: a gateway that does not answer is asked again only after REMOTE_MAX_AGE_MS. */
+  triedAt?: number;
   budget?: { at: number; value: { name: string; spendUsd: number; amountUsd: number } | null };
   /** By `<git top>|<branch>`. */
   prs: Record<string, { at: number; value: PrVerdict | null }>;
@@ -242,7 +244,8 @@ export async function statusText(
         `PR #${pr.value.number} ${pr.value.verdict}${pr.value.flagged > 0 ? ` (${pr.value.flagged} flagged)` : ''}`,
       );
     const stale = (at: number | undefined) => at === undefined || now - at > REMOTE_MAX_AGE_MS || at > now;
-    if (opts.refresh && (stale(budget?.at) || (prKey && stale(pr?.at))))
+    const tried = cache?.triedAt !== undefined && !stale(cache.triedAt);
+    if (opts.refresh && !tried && (stale(budget?.at) || (prKey && stale(pr?.at))))
       opts.refresh(git ? ['--dir', git.top, '--branch', git.branch] : []);
   }
   return `attest ${parts.length > 0 ? parts.join(' · ') : 'ready'}`;
@@ -317,6 +320,9 @@ export async function refreshRemote(
   const p = statuslinePaths(env);
   const loaded = readJson<RemoteCache>(p.remote);
   const cache: RemoteCache = loaded?.target === target.key ? loaded : { target: target.key, prs: {} };
+  cache.triedAt = now();
+  // Recorded before asking: status lines started while this one waits do not start another.
+  writeJson(p.remote, cache);
   const errors: string[] = [];
   try {
     const budgets = ((await getJson(target, '/v1/budgets')) ?? []) as BudgetRow[];
