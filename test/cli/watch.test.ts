@@ -13,6 +13,7 @@ import { watcherCheck } from '../../src/cli/doctor.js';
 import { refreshRemote, statusText } from '../../src/cli/capture/statusline.js';
 import { runSync } from '../../src/cli/sync.js';
 import { readWatchStatus, runningWatcher, type SendOutcome, serviceInstall, startWatch } from '../../src/cli/watch.js';
+import { cliArgv } from '../helpers/cli-main.js';
 import { createTenant } from '../helpers/gateway.js';
 import { cliHome, type CliHome, listeningGateway, type ListeningGateway, ROOT } from './cli-helpers.js';
 
@@ -377,7 +378,7 @@ describe('attest statusline', { timeout: 120_000 }, () => {
     const file = path.join(home.claudeDir, 'proj', `${id}.jsonl`);
     transcript(file, id, [{ at: Date.now() - 60_000, usage: T045 }]);
     const out = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const p = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'statusline'], {
+      const p = spawn(process.execPath, [...cliArgv(), 'statusline'], {
         cwd: ROOT,
         env: home.env,
         stdio: ['pipe', 'pipe', 'ignore'],
