@@ -456,8 +456,8 @@ describe('attest hook', { timeout: 300_000 }, () => {
       for (const m of text.matchAll(/(?:^import[^'"]*|import\()['"]([^'"]+)['"]/gm)) {
         const spec = m[1]!;
         if (spec.startsWith('node:')) continue;
-        // main.ts loads the CLI with a dynamic import only when the command is not `hook`
-        if (file.endsWith('main.ts') && spec === './cli/index.js') continue;
+        // main.ts loads the CLI, or the status line, with a dynamic import only when the command is not `hook`
+        if (file.endsWith('main.ts') && (spec === './cli/index.js' || spec === './cli/capture/statusline.js')) continue;
         expect(spec, `${file} imports ${spec}`).toMatch(/^\.\.?\//);
         visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')));
       }
@@ -468,6 +468,14 @@ describe('attest hook', { timeout: 300_000 }, () => {
       'src/cli/capture/paths.ts',
       'src/cli/capture/spool.ts',
       'src/main.ts',
+    ]);
+    // The status line loads the same way; the transcript parser and the pricer only when the transcript changed.
+    const statusline = fs.readFileSync(path.join(ROOT, 'src/cli/capture/statusline.ts'), 'utf8');
+    expect([...statusline.matchAll(/^import[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1])).toEqual([
+      'node:child_process',
+      'node:fs',
+      'node:path',
+      './paths.js',
     ]);
   });
 });
