@@ -38,13 +38,19 @@ async function json(res: Response, what: string): Promise<unknown> {
   return res.json();
 }
 
+export interface UserToken {
+  token: string;
+  /** Seconds the token lives (GitHub: 8 hours), when GitHub says. */
+  expiresIn: number | null;
+}
+
 /** A user access token for the code GitHub sent back (the PKCE verifier proves this gateway started the flow). */
 export async function exchangeCode(
   gh: GitHubOAuth,
   code: string,
   redirectUri: string,
   codeVerifier: string,
-): Promise<string> {
+): Promise<UserToken> {
   const res = await fetch(`${gh.webUrl}/login/oauth/access_token`, {
     method: 'POST',
     headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
@@ -58,9 +64,9 @@ export async function exchangeCode(
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
   // GitHub answers 200 with { error, error_description } for a bad code.
-  const body = (await json(res, 'token exchange')) as { access_token?: unknown; error?: unknown };
+  const body = (await json(res, 'token exchange')) as { access_token?: unknown; expires_in?: unknown; error?: unknown };
   if (typeof body.access_token !== 'string') throw new Error(`token exchange refused: ${String(body.error)}`);
-  return body.access_token;
+  return { token: body.access_token, expiresIn: typeof body.expires_in === 'number' ? body.expires_in : null };
 }
 
 function userGet(gh: Pick<GitHubOAuth, 'apiUrl'>, token: string, path: string): Promise<Response> {
@@ -99,14 +105,19 @@ export async function userOf(gh: Pick<GitHubOAuth, 'apiUrl'>, token: string): Pr
   return { id: user.id, login: user.login, name: user.name, verifiedEmail: chosen?.email.toLowerCase() ?? null };
 }
 
-/** The ids of the App's installations the user can reach (every page). */
+/** GitHub no longer takes the user's token (revoked, or the App's authorization removed). */
+export class UserTokenRefused extends Error {}
+
+/** The ids of the App's installations the user can reach (every page, up to 1,000). */
 export async function userInstallationIds(gh: Pick<GitHubOAuth, 'apiUrl'>, token: string): Promise<number[]> {
   const ids: number[] = [];
   for (let page = 1; page <= 10; page++) {
-    const body = (await json(
-      await userGet(gh, token, `/user/installations?per_page=100&page=${page}`),
-      'GET /user/installations',
-    )) as { total_count: number; installations: { id: number }[] };
+    const res = await userGet(gh, token, `/user/installations?per_page=100&page=${page}`);
+    if (res.status === 401) throw new UserTokenRefused('GET /user/installations: GitHub answered 401');
+    const body = (await json(res, 'GET /user/installations')) as {
+      total_count: number;
+      installations: { id: number }[];
+    };
     ids.push(...body.installations.map((i) => i.id));
     if (body.installations.length < 100) break;
   }

@@ -79,6 +79,15 @@ export const ERROR_CODES = {
     status: 403,
     description: 'The invitation is for another email address; sign in as the invited address.',
   },
+  github_sign_in_required: {
+    status: 403,
+    description:
+      'Binding an App installation needs a dashboard session, signed in with GitHub within the last 8 hours, of the person the install link was issued to.',
+  },
+  installation_not_reachable: {
+    status: 403,
+    description: 'The GitHub account you signed in with cannot reach this installation (GET /user/installations).',
+  },
   csrf_rejected: {
     status: 403,
     description: 'A state-changing request carrying the dashboard cookie lacks the X-Attest-Dashboard: 1 header.',

@@ -806,6 +806,11 @@ export class GitHubDouble {
     };
   }
 
+  /** The user revokes the App's authorization on GitHub: every user token of theirs answers 401 from now on. */
+  revokeUserTokens(login: string): void {
+    for (const [token, owner] of this.userTokens) if (owner === login) this.userTokens.delete(token);
+  }
+
   /** A GitHub user the tests sign in as. */
   addUser(login: string, opts: Partial<Omit<DoubleUser, 'login'>> = {}): DoubleUser {
     const user: DoubleUser = {

@@ -44,6 +44,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       retention: 0,
       invitations: 0,
       signInFlows: 0,
+      githubUserTokens: 0,
     });
     expect(await reasonOf(used)).toBe('/sign-in?reason=used');
     expect(await reasonOf(unused)).toBe('/sign-in?reason=expired');
@@ -60,6 +61,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       retention: 0,
       invitations: 0,
       signInFlows: 0,
+      githubUserTokens: 0,
     });
     expect(await stored()).toBe(1);
     expect(await reasonOf(used)).toBe('/sign-in?reason=invalid');
@@ -74,6 +76,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       retention: 0,
       invitations: 0,
       signInFlows: 0,
+      githubUserTokens: 0,
     });
   });
 

@@ -4,6 +4,7 @@
 // missing browser fails instead).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe } from 'vitest';
@@ -89,15 +90,33 @@ export interface WebGateway extends TestGateway {
   base: string;
 }
 
-/** A real gateway on a free port, its clock at the real now (cookies and links expire by it). */
-export async function startWebGateway(opts: StartOptions = {}): Promise<WebGateway> {
+/** A port free on 127.0.0.1 right now (for a gateway whose public URL must be known before it starts). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * A real gateway on a free port, its clock at the real now (cookies and links expire by it). `publicUrl`: its
+ * public URL is its own address (an identity provider's redirects then come back to it).
+ */
+export async function startWebGateway(opts: StartOptions & { publicUrl?: boolean } = {}): Promise<WebGateway> {
   await ensureWebBuilt();
+  const { publicUrl, ...rest } = opts;
+  const port = publicUrl ? await freePort() : 0;
   const gw = await startGateway({
     clock: new ManualClock(Date.now()),
-    ...opts,
-    env: { ATTEST_AUTH_CACHE_MS: '0', ...opts.env },
+    ...rest,
+    env: {
+      ATTEST_AUTH_CACHE_MS: '0',
+      ...(publicUrl ? { ATTEST_PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
+      ...rest.env,
+    },
   });
-  await gw.app.listen({ port: 0, host: '127.0.0.1' });
+  await gw.app.listen({ port, host: '127.0.0.1' });
   const address = gw.app.server.address();
   if (!address || typeof address === 'string') throw new Error('gateway did not listen on a port');
   return Object.assign(gw, { base: `http://127.0.0.1:${address.port}` });

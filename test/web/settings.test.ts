@@ -38,10 +38,15 @@ describeInBrowser('dashboard: factory settings', () => {
     github = new GitHubDouble(keys.publicKey);
     const url = await github.start();
     gw = await startWebGateway({
+      publicUrl: true,
       env: {
         GITHUB_API_URL: url,
         GITHUB_APP_ID: String(github.appId),
         GITHUB_APP_PRIVATE_KEY: keys.privateKeyPem.replace(/\n/g, '\\n'),
+        // GitHub sign-in: binding an installation through the install link needs it.
+        GITHUB_WEB_URL: url,
+        GITHUB_CLIENT_ID: github.oauthClient.clientId,
+        GITHUB_CLIENT_SECRET: github.oauthClient.clientSecret,
       },
     });
     t = await createTenant(gw);
@@ -387,9 +392,24 @@ describeInBrowser('dashboard: factory settings', () => {
     // person to this page, which says so.
     const fresh = github.addInstallation('fresh');
     github.addRepository('fresh/app', { installation: fresh });
-    await page.goto(
-      `/v1/github/setup?${new URLSearchParams({ installation_id: String(fresh.id), state, setup_action: 'install' })}`,
+    const setupUrl = `/v1/github/setup?${new URLSearchParams({ installation_id: String(fresh.id), state, setup_action: 'install' })}`;
+    // Signed in by a one-time link, not with GitHub: nothing says this browser's person reaches the
+    // installation GitHub named, so the sign-in page asks for GitHub first.
+    await page.goto(setupUrl);
+    await page.waitForURL('**/sign-in?reason=github-install');
+    expect(await page.getByTestId('sign-in-reason').innerText()).toBe(
+      'To bind a GitHub App installation to a factory, sign in with GitHub first (as the person who asked for the install link), then open the install link again.',
     );
+    // The owner signs in with GitHub (the double's own authorize page sends the browser straight back), as a
+    // GitHub account that reaches the new installation; the same link then binds it.
+    await page.unroute(`${github.webUrl}/**`);
+    const members = await gw.call('GET', `/v1/orgs/${t.orgName}/members`, { token: t.managementKey });
+    const email = (members.body.data as { userId: string; email: string }[]).find((m) => m.userId === t.ownerId)!.email;
+    github.addUser('settings-owner', { emails: [{ email, primary: true, verified: true }], installations: [fresh.id] });
+    github.browserUser = 'settings-owner';
+    await page.getByTestId('provider-github').click();
+    await page.waitForURL((u) => u.origin === gw.base && !/^\/(sign-in|auth)\b/.test(u.pathname));
+    await page.goto(setupUrl);
     await page.waitForURL(`**/f/${t.appId}/settings?installed=${fresh.id}`);
     expect(await page.getByTestId('installed-notice').innerText()).toBe(
       `Installation ${fresh.id} (fresh) is bound to this factory. Connect its repositories with POST /v1/repositories (docs/github-app.md §3).`,

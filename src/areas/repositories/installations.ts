@@ -4,7 +4,10 @@
 //   with a `state` the gateway signed for that factory and user (30 minutes, single use). GitHub sends the
 //   browser back to the App's setup URL, GET /v1/github/setup?installation_id=&state=, which verifies the
 //   state (signature, expiry, not spent: its digest is stored when used), checks that the issuing user may
-//   still connect repositories there, asks GitHub whether the installation exists, and binds it;
+//   still connect repositories there, asks GitHub whether the installation exists, and binds it. The
+//   installation_id in that redirect is not signed by GitHub: the browser must also carry the issuing user's
+//   dashboard session, and that user's GitHub sign-in token must reach the installation (GET
+//   /user/installations), so nobody binds an installation they could not reach on GitHub themselves;
 // - the operator: POST /v1/admin/apps/{appId}/installations with the admin token.
 // Either undoes it: DELETE /v1/github/installations/{id} (the factory) or DELETE /v1/admin/apps/{appId}/
 // installations/{id} (the operator), which also disconnects the repositories connected through it: they
@@ -20,6 +23,7 @@ import { ROLE_PERMISSIONS, isRole } from '../../server/permissions.js';
 import * as authStore from '../../server/auth/store.js';
 import type { Principal } from '../../server/auth/principal.js';
 import { recordAudit } from '../../server/audit.js';
+import { githubInstallationsOfUser } from '../sign-in/github.js';
 import * as store from './store.js';
 
 export const INSTALL_STATE_TTL_MS = 30 * 60_000;
@@ -170,13 +174,17 @@ async function bind(
  * GitHub's setup URL: binds `installationId` to the factory the state was issued for. Checks in order:
  * signature (400 invalid_install_state), expiry (410 install_state_expired), not spent (409
  * install_state_used), the issuing user may still connect repositories in that factory (400
- * invalid_install_state), GitHub knows the installation (404 installation_not_found). The state is spent
- * only once every check has passed, so a GitHub outage (503) does not burn it.
+ * invalid_install_state), the browser's dashboard session is that user's and they signed in with GitHub
+ * in the last 8 hours (403 github_sign_in_required), GitHub knows the installation (404
+ * installation_not_found), their GitHub account reaches it (403 installation_not_reachable). The state is
+ * spent only once every check has passed, so a refusal the person can fix (or a GitHub outage, 503) does not
+ * burn it.
  */
 export async function completeInstall(
   ctx: RequestContext,
   installationId: number,
   state: string,
+  sessionUserId: string | null,
 ): Promise<{ appId: string; binding: InstallationBinding; created: boolean }> {
   const payload = verifyState(ctx, state);
   if (!payload)
@@ -204,7 +212,21 @@ export async function completeInstall(
       'The user this install link was issued to can no longer connect repositories in its factory.',
     );
   }
+  const signInFirst = () =>
+    apiError(
+      'github_sign_in_required',
+      'Binding an installation needs you signed in to this dashboard with GitHub, as the person who asked for the install link. Sign in with GitHub, then open the install link again.',
+    );
+  if (sessionUserId !== payload.u) throw signInFirst();
+  const reachable = await githubInstallationsOfUser(ctx, payload.u);
+  if (!reachable) throw signInFirst();
   const found = await existingInstallation(ctx, installationId);
+  if (!reachable.includes(installationId))
+    throw apiError(
+      'installation_not_reachable',
+      `The GitHub account you signed in with cannot reach installation ${installationId}. Sign in with GitHub as an account that can (one that administers where the App is installed), then open the install link again.`,
+      { installationId },
+    );
   if (!(await store.spendState(ctx.db, { digest, app_id: payload.a, expires_at: payload.e, used_at: now })))
     throw spent();
 

@@ -2,7 +2,10 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Int53, NoContent, Nullable, Redirect, Uuid } from '../../server/schemas.js';
-import { apiError } from '../../server/errors.js';
+import type { FastifyRequest } from 'fastify';
+import { ApiError, apiError } from '../../server/errors.js';
+import { SESSION_COOKIE, cookieValue } from '../../server/guard.js';
+import { parsePlaintext } from '../../server/credentials.js';
 import { connectRepository, disconnectRepository, listRepositories } from './service.js';
 import { completeInstall, issueInstallLink, listBindings, unbindFromFactory } from './installations.js';
 
@@ -53,6 +56,18 @@ export const Unbound = Type.Object({
 });
 
 /** A browser navigating (an Accept naming text/html, not application/json), not an API client (any type, or JSON). */
+/** The user of the dashboard session the browser carries (the setup URL is public: GitHub sends the browser). */
+async function sessionUserOf(req: FastifyRequest): Promise<string | null> {
+  const plaintext = cookieValue(req, SESSION_COOKIE);
+  if (!plaintext || parsePlaintext(plaintext) !== 'dashboard_session') return null;
+  try {
+    const principal = await req.ctx.gateway.auth.resolve(plaintext, null);
+    return principal.kind === 'dashboard_session' ? principal.userId : null;
+  } catch {
+    return null; // a session that ended is no session
+  }
+}
+
 export function wantsPage(accept: string | undefined): boolean {
   return accept !== undefined && /\btext\/html\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
 }
@@ -159,7 +174,7 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
         summary: "The GitHub App's setup URL: binds the installation to the factory the install link was issued for",
         tags: ['repositories'],
         description:
-          "Set it as the App's **Setup URL** (with \"Redirect on update\" on). 200 when bound (or already bound); a browser (an `Accept` naming `text/html` and not `application/json`, as GitHub's redirect sends) gets 303 to the factory's settings page, `/f/{appId}/settings?installed={installationId}`, instead. 400 invalid_install_state (not signed by this gateway, altered, or its user can no longer connect repositories there); 410 install_state_expired; 409 install_state_used (each link works once); 404 installation_not_found (GitHub does not know the installation); 400 invalid_query_params when installation_id is missing (GitHub sends none while an organization owner has yet to approve the install: open a new link once approved).",
+          "Set it as the App's **Setup URL** (with \"Redirect on update\" on). 200 when bound (or already bound); a browser (an `Accept` naming `text/html` and not `application/json`, as GitHub's redirect sends) gets 303 to the factory's settings page, `/f/{appId}/settings?installed={installationId}`, instead. The installation_id GitHub sends is not signed, so the browser must carry the dashboard session (cookie) of the user the link was issued to, who signed in with GitHub in the last 8 hours, and that GitHub account must reach the installation (`GET /user/installations` with its token). 400 invalid_install_state (not signed by this gateway, altered, or its user can no longer connect repositories there); 410 install_state_expired; 409 install_state_used (each link works once); 403 github_sign_in_required (no such session; a browser gets 303 to `/sign-in?reason=github-install` instead); 404 installation_not_found (GitHub does not know the installation); 403 installation_not_reachable (that GitHub account cannot reach it; a browser: 303 to `/sign-in?reason=installation-unreachable`); none of these refusals spends the state; 400 invalid_query_params when installation_id is missing (GitHub sends none while an organization owner has yet to approve the install: open a new link once approved).",
         querystring: Type.Object({
           installation_id: Type.Optional(Int53({ minimum: 1 })),
           state: Type.String({ minLength: 1, maxLength: 1000 }),
@@ -182,8 +197,8 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
             }),
           ),
           303: Redirect(
-            'Bound; a browser is sent to the dashboard.',
-            '`/f/{appId}/settings?installed={installationId}`',
+            'Bound, a browser is sent to the dashboard; or a browser must sign in with GitHub first.',
+            '`/f/{appId}/settings?installed={installationId}`, or `/sign-in?reason=github-install` or `installation-unreachable`',
           ),
         },
       },
@@ -199,9 +214,24 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
           },
         );
       }
-      const { appId, binding, created } = await completeInstall(req.ctx, installationId, state);
+      let bound: Awaited<ReturnType<typeof completeInstall>>;
+      try {
+        bound = await completeInstall(req.ctx, installationId, state, await sessionUserOf(req));
+      } catch (err) {
+        // A person who must sign in with GitHub (or with another GitHub account) is shown the sign-in page that
+        // says so; the state is not spent, so the install link works once they have.
+        const reason =
+          err instanceof ApiError &&
+          { github_sign_in_required: 'github-install', installation_not_reachable: 'installation-unreachable' }[
+            err.code as string
+          ];
+        if (reason && wantsPage(req.headers.accept))
+          return reply.header('Cache-Control', 'no-store').redirect(`/sign-in?reason=${reason}`, 303);
+        throw err;
+      }
+      const { appId, binding, created } = bound;
       // GitHub sends the person's browser here: show them the factory's settings with the installation bound,
-      // not a JSON body. A refusal stays the error envelope, whose message says what to do.
+      // not a JSON body. Any other refusal stays the error envelope, whose message says what to do.
       if (wantsPage(req.headers.accept))
         return reply
           .header('Cache-Control', 'no-store')

@@ -4,13 +4,14 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AreaRoutes, RequestContext } from '../../server/context.js';
-import { Data, Redirect, Ref } from '../../server/schemas.js';
+import { Data, HtmlPage, Redirect, Ref } from '../../server/schemas.js';
 import { SESSION_COOKIE, cookieValue } from '../../server/guard.js';
 import { sessionCookie } from '../dashboard/service.js';
 import { SignInProvider } from './schema.js';
 import * as oidc from './oidc.js';
 import * as signIn from './service.js';
 import { githubAuthorizationRequest, githubIdentity } from './github.js';
+import type { UserToken } from '../../codehost/github-user.js';
 
 const StartQuery = Type.Object({ invite: Type.Optional(Type.String({ maxLength: 200 })) });
 const CallbackQuery = Type.Object(
@@ -21,14 +22,25 @@ const CallbackQuery = Type.Object(
   },
   { additionalProperties: true },
 );
+const TOO_MANY = HtmlPage(
+  'Too many sign-in attempts from this address (or, at the callback, for this provider account): a page that says when to try again.',
+  { 'Retry-After': { type: 'integer', description: 'Seconds until sign-in attempts are taken again.' } },
+);
 const START_ANSWER = {
   303: Redirect('To the provider, or back to the sign-in page when sign-in is refused.', 'The provider.'),
+  429: TOO_MANY,
 };
 const CALLBACK_ANSWER = {
   303: Redirect(
     'Signed in (with `Set-Cookie`), or refused.',
     "`/` (or the joined org's page) when signed in; `/sign-in?reason=…` otherwise.",
   ),
+  429: TOO_MANY,
+};
+const PAGE_HEADERS = {
+  'Cache-Control': 'no-store',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
 };
 
 function flowCookie(ctx: RequestContext, value: string, maxAgeSeconds: number): string {
@@ -37,8 +49,25 @@ function flowCookie(ctx: RequestContext, value: string, maxAgeSeconds: number): 
   return `${signIn.FLOW_COOKIE}=${value}; Path=/auth; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
-function refuse(reply: FastifyReply, reason: signIn.Refusal) {
-  return reply.redirect(`/sign-in?reason=${reason}`, 303);
+/**
+ * A refusal: back to the sign-in page, which explains the reason (none says whether an account exists). Too
+ * many attempts is a 429 with Retry-After, and the page is this answer's own: going back to the sign-in page
+ * would only invite another attempt.
+ */
+function refuse(reply: FastifyReply, refusal: signIn.SignInRefused) {
+  if (refusal.reason !== 'rate-limited') return reply.redirect(`/sign-in?reason=${refusal.reason}`, 303);
+  const seconds = refusal.retryAfterSeconds;
+  return reply
+    .code(429)
+    .headers({ ...PAGE_HEADERS, 'Retry-After': String(seconds) })
+    .type('text/html; charset=utf-8')
+    .send(
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too many sign-in attempts · Attest</title>' +
+        '<style>body{font:16px system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}</style></head>' +
+        '<body><h1>Too many sign-in attempts</h1>' +
+        `<p data-testid="retry-after">Wait ${seconds} second${seconds === 1 ? '' : 's'}, then sign in again.</p>` +
+        '<p><a href="/sign-in">Back to the sign-in page</a></p></body></html>',
+    );
 }
 
 /** What the start and callback handlers read of a request. */
@@ -79,9 +108,9 @@ async function start(req: Incoming<{ invite?: string | undefined }>, reply: Fast
     reply.header('Set-Cookie', flowCookie(ctx, flow.state, signIn.FLOW_TTL_MS / 1000));
     return reply.redirect(flow.url, 303);
   } catch (err) {
-    if (err instanceof signIn.SignInRefused) return refuse(reply, err.reason);
+    if (err instanceof signIn.SignInRefused) return refuse(reply, err);
     req.log.warn({ err: { message: (err as Error).message } }, 'sign-in could not reach the identity provider');
-    return refuse(reply, 'provider');
+    return refuse(reply, new signIn.SignInRefused('provider'));
   }
 }
 
@@ -98,6 +127,7 @@ async function callback(
     const flow = await signIn.takeFlow(ctx, provider, req.query.state, req.flowCookie);
     if (req.query.error || !req.query.code) throw new signIn.SignInRefused('provider');
     let who: oidc.ProviderIdentity;
+    let githubToken: UserToken | null = null;
     try {
       if (provider === 'oidc') {
         const settings = ctx.config.oidc;
@@ -108,7 +138,7 @@ async function callback(
           nonce: flow.nonce ?? '',
         });
       } else {
-        who = await githubIdentity(ctx, req.query.code, flow.code_verifier);
+        ({ who, token: githubToken } = await githubIdentity(ctx, req.query.code, flow.code_verifier));
       }
     } catch (err) {
       if (err instanceof signIn.SignInRefused) throw err;
@@ -116,7 +146,7 @@ async function callback(
       req.log.info({ err: { message: (err as Error).message } }, 'identity provider sign-in refused');
       throw new signIn.SignInRefused('provider');
     }
-    const { session, joinedOrg } = await signIn.completeSignIn(ctx, provider, who, flow.invitation);
+    const { session, joinedOrg } = await signIn.completeSignIn(ctx, provider, who, flow.invitation, githubToken);
     reply.header('Set-Cookie', [
       sessionCookie(ctx.config, SESSION_COOKIE, session.id, session.maxAgeSeconds),
       flowCookie(ctx, '', 0),
@@ -124,7 +154,7 @@ async function callback(
     return reply.redirect(joinedOrg ? `/o/${encodeURIComponent(joinedOrg)}` : '/', 303);
   } catch (err) {
     reply.header('Set-Cookie', flowCookie(ctx, '', 0));
-    if (err instanceof signIn.SignInRefused) return refuse(reply, err.reason);
+    if (err instanceof signIn.SignInRefused) return refuse(reply, err);
     throw err;
   }
 }

@@ -12,6 +12,8 @@ import { revokeCredential } from '../../server/auth/store.js';
 import { startSession, type NewSession } from '../dashboard/service.js';
 import { acceptInvitation, autoJoin, type Joiner } from '../orgs/invitations.js';
 import { createUser, findUserByEmail } from '../orgs/service.js';
+import type { UserToken } from '../../codehost/github-user.js';
+import { keepGitHubUserToken } from './github.js';
 import type { ProviderIdentity } from './oidc.js';
 import type { SignInProvider } from './schema.js';
 import * as store from './store.js';
@@ -47,7 +49,11 @@ export type Refusal =
   | 'invitation-email';
 
 export class SignInRefused extends Error {
-  constructor(readonly reason: Refusal) {
+  constructor(
+    readonly reason: Refusal,
+    /** For `rate-limited`: the seconds until the window resets (the answer's Retry-After). */
+    readonly retryAfterSeconds = 0,
+  ) {
     super(reason);
   }
 }
@@ -93,7 +99,7 @@ export async function takeFlow(
 
 export async function rateLimit(ctx: RequestContext, key: string): Promise<void> {
   const decision = await ctx.gateway.rateLimits.consume('sign-in', key, 'free');
-  if (!decision.allowed) throw new SignInRefused('rate-limited');
+  if (!decision.allowed) throw new SignInRefused('rate-limited', Math.max(1, decision.retryAfterSeconds));
 }
 
 const INVITATION_REFUSALS: Record<string, Refusal> = {
@@ -140,15 +146,20 @@ async function userOf(ctx: RequestContext, provider: ProviderId, who: ProviderId
   return { user, created };
 }
 
-/** Ends a provider sign-in: the user, the invitation the flow carried, auto-join, and the dashboard session. */
+/**
+ * Ends a provider sign-in: the user, the GitHub user token (kept for installation binding), the invitation
+ * the flow carried, auto-join, and the dashboard session.
+ */
 export async function completeSignIn(
   ctx: RequestContext,
   provider: ProviderId,
   who: ProviderIdentity,
   invitation: string | null,
+  githubToken: UserToken | null = null,
 ): Promise<SignedIn> {
   await rateLimit(ctx, `subject:${provider}:${who.subject}`);
   const { user, created } = await userOf(ctx, provider, who);
+  if (githubToken) await keepGitHubUserToken(ctx, user.id, who.subject, githubToken);
   const joiner: Joiner = {
     db: ctx.db,
     clock: ctx.clock,

@@ -1,5 +1,6 @@
 // SQL of identity sign-in: the flows under way (state kept as a digest, PKCE verifier, nonce, the invitation
-// they carry) and the identities users sign in with (provider + subject → user).
+// they carry), the identities users sign in with (provider + subject → user), and the GitHub user token of
+// each user's latest GitHub sign-in (sealed).
 import type { Db } from '../../db/connection.js';
 
 export interface SignInFlowsTable {
@@ -23,10 +24,19 @@ export interface IdentitiesTable {
   last_sign_in_at: number;
 }
 
+export interface GitHubUserTokensTable {
+  user_id: string;
+  subject: string;
+  token_enc: string;
+  created_at: number;
+  expires_at: number;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
     sign_in_flows: SignInFlowsTable;
     identities: IdentitiesTable;
+    github_user_tokens: GitHubUserTokensTable;
   }
 }
 
@@ -82,4 +92,35 @@ export function touchIdentity(db: Db, provider: string, subject: string, email: 
     .where('provider', '=', provider)
     .where('subject', '=', subject)
     .execute();
+}
+
+/** Keeps the token of the user's latest GitHub sign-in (replacing an earlier one). */
+export async function saveGitHubUserToken(db: Db, row: GitHubUserTokensTable): Promise<void> {
+  await db
+    .insertInto('github_user_tokens')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet({
+        subject: row.subject,
+        token_enc: row.token_enc,
+        created_at: row.created_at,
+        expires_at: row.expires_at,
+      }),
+    )
+    .execute();
+}
+
+export function liveGitHubUserToken(db: Db, userId: string, now: number) {
+  return db
+    .selectFrom('github_user_tokens')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Deletes the tokens no longer live at `now` (expired at or before it). */
+export async function deleteGitHubUserTokensExpired(db: Db, now: number): Promise<number> {
+  const res = await db.deleteFrom('github_user_tokens').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(res.numDeletedRows);
 }

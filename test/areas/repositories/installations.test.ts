@@ -2,12 +2,19 @@
 // install link (signed, single-use, expiring state returned by GitHub's setup URL) or by the operator.
 // GitHub is the double (test/github-double): GET /app gives the App's page, GET /app/installations/{id}
 // says whether an installation exists.
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
 import { holdRows } from '../../helpers/row-lock.js';
-import { startGatewayWithGitHub, type GatewayWithGitHub } from '../../github-double/setup.js';
-import type { DoubleInstallation, GitHubDouble } from '../../github-double/server.js';
+import {
+  githubUserOf,
+  signInWithGitHub,
+  startGatewayWithGitHub,
+  type GatewayWithGitHub,
+} from '../../github-double/setup.js';
+import type { DoubleInstallation, DoubleUser, GitHubDouble } from '../../github-double/server.js';
+import { githubOpenApi, pointer, toJsonSchema } from '../../github-double/templates.js';
 
 const THIRTY_MINUTES_MS = 30 * 60 * 1000;
 
@@ -19,24 +26,37 @@ describe('binding App installations to factories', () => {
   let b: Tenant;
   let sibling: Sibling;
   let n = 0;
+  /** The owners of a and b on GitHub, and their dashboard sessions from signing in with GitHub. */
+  let aOnGitHub: DoubleUser;
+  let bOnGitHub: DoubleUser;
+  const sessions = new Map<string, string>();
 
   beforeAll(async () => {
-    env = await startGatewayWithGitHub();
+    env = await startGatewayWithGitHub({}, { signIn: true });
     gw = env.gw;
     github = env.github;
     a = await createTenant(gw);
     b = await createTenant(gw);
     sibling = await siblingFactory(gw, a);
+    aOnGitHub = await githubUserOf(env, a, a.ownerId, 'a-owner');
+    bOnGitHub = await githubUserOf(env, b, b.ownerId, 'b-owner');
+    sessions.set(a.ownerId, await signInWithGitHub(env, 'a-owner'));
+    sessions.set(b.ownerId, await signInWithGitHub(env, 'b-owner'));
   });
   afterAll(async () => {
     await env?.close();
   });
 
-  /** A fresh installation on its own account, listing one repository `<account>/app`. */
+  /**
+   * A fresh installation on its own account, listing one repository `<account>/app`, which the owners of a
+   * and b reach on GitHub (GET /user/installations lists it for them).
+   */
   function newInstallation(): { inst: DoubleInstallation; repository: string } {
     const account = `acct${++n}`;
     const inst = github.addInstallation(account);
     github.addRepository(`${account}/app`, { installation: inst });
+    aOnGitHub.installations.push(inst.id);
+    bOnGitHub.installations.push(inst.id);
     return { inst, repository: `${account}/app` };
   }
 
@@ -50,11 +70,27 @@ describe('binding App installations to factories', () => {
     return { url, state: url.searchParams.get('state')!, expiresAt: r.body.data.expiresAt };
   }
 
-  /** What GitHub's redirect to the setup URL sends. */
-  function setup(installationId: number | null, state: string) {
+  /** The user a state was issued to (its signed payload's `u`), or null when it does not decode. */
+  function userOfState(state: string): string | null {
+    try {
+      return (JSON.parse(Buffer.from(state.split('.')[0]!, 'base64url').toString('utf8')) as { u: string }).u;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * What GitHub's redirect to the setup URL sends, from the browser of the person the link was issued to (their
+   * dashboard session, from signing in with GitHub; a's owner's for a state that does not decode). `session`
+   * null: a browser signed in to nothing; a string: that session instead.
+   */
+  function setup(installationId: number | null, state: string, session?: string | null, accept?: string) {
     const q = new URLSearchParams({ state, setup_action: 'install' });
     if (installationId !== null) q.set('installation_id', String(installationId));
-    return gw.call('GET', `/v1/github/setup?${q}`);
+    const cookie = session === undefined ? sessions.get(userOfState(state) ?? a.ownerId) : session;
+    return gw.call('GET', `/v1/github/setup?${q}`, {
+      headers: { ...(cookie ? { cookie: `attest_session=${cookie}` } : {}), ...(accept ? { accept } : {}) },
+    });
   }
 
   const connect = (t: { factoryKey: string; appId: string }, repository: string, installationId: number) =>
@@ -117,7 +153,8 @@ describe('binding App installations to factories', () => {
       `/v1/github/setup?${new URLSearchParams({ installation_id: String(inst.id), state, setup_action: 'install' })}`;
     // What a browser sends when it follows a redirect to a page.
     const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
-    const page = await gw.call('GET', q((await linkFor(a)).state), { headers: { accept: browserAccept } });
+    const asA = (accept: string) => ({ headers: { accept, cookie: `attest_session=${sessions.get(a.ownerId)}` } });
+    const page = await gw.call('GET', q((await linkFor(a)).state), asA(browserAccept));
     expect(page.status, page.text).toBe(303);
     expect(page.headers.location).toBe(`/f/${a.appId}/settings?installed=${inst.id}`);
     expect(page.headers['cache-control']).toBe('no-store');
@@ -127,14 +164,14 @@ describe('binding App installations to factories', () => {
       ),
     ).toContain(inst.id);
     for (const accept of ['application/json', '*/*', 'text/html, application/json']) {
-      const api = await gw.call('GET', q((await linkFor(a)).state), { headers: { accept } });
+      const api = await gw.call('GET', q((await linkFor(a)).state), asA(accept));
       expect(api.status, accept).toBe(200);
       expect(api.body.data).toMatchObject({ appId: a.appId, created: false });
     }
     // A refusal stays the error envelope, browser or not: its message says what to do.
     const { state } = await linkFor(a);
-    expect((await gw.call('GET', q(state), { headers: { accept: browserAccept } })).status).toBe(303);
-    const reused = await gw.call('GET', q(state), { headers: { accept: browserAccept } });
+    expect((await gw.call('GET', q(state), asA(browserAccept))).status).toBe(303);
+    const reused = await gw.call('GET', q(state), asA(browserAccept));
     expect(code(reused)).toEqual({ status: 409, code: 'install_state_used' });
   });
 
@@ -207,6 +244,101 @@ describe('binding App installations to factories', () => {
     });
     expect(demoted.status).toBe(200);
     expect(code(await setup(inst.id, state))).toEqual({ status: 400, code: 'invalid_install_state' });
+  });
+
+  it('binding needs the browser signed in with GitHub, as the person the link was issued to; no refusal spends the state', async () => {
+    const { inst, repository } = newInstallation();
+    const { state } = await linkFor(a);
+    const browserAccept = 'text/html,application/xhtml+xml,*/*;q=0.8';
+    // Signed in to nothing: the API answer names the code; a browser is sent to the sign-in page saying why.
+    const none = await setup(inst.id, state, null);
+    expect(code(none)).toEqual({ status: 403, code: 'github_sign_in_required' });
+    expect(none.body.error.message).toContain('Sign in with GitHub');
+    const page = await setup(inst.id, state, null, browserAccept);
+    expect(page.status).toBe(303);
+    expect(page.headers.location).toBe('/sign-in?reason=github-install');
+    // Signed in with GitHub, but as another person (b's owner holding a's link).
+    expect(code(await setup(inst.id, state, sessions.get(b.ownerId)!))).toEqual({
+      status: 403,
+      code: 'github_sign_in_required',
+    });
+    // a's owner signed in with a pasted login token, not with GitHub: there is no GitHub user to ask.
+    const pasted = await gw.call('POST', '/v1/dashboard/session', {
+      headers: { 'x-attest-dashboard': '1' },
+      body: { loginToken: a.loginToken },
+    });
+    expect(pasted.status).toBe(201);
+    const pastedSession = String(pasted.headers['set-cookie']).split('attest_session=')[1]!.split(';')[0]!;
+    const stored = await gw.app.attest.db.deleteFrom('github_user_tokens').where('user_id', '=', a.ownerId).execute();
+    expect(Number(stored[0]!.numDeletedRows)).toBe(1);
+    expect(code(await setup(inst.id, state, pastedSession))).toEqual({ status: 403, code: 'github_sign_in_required' });
+    sessions.set(a.ownerId, await signInWithGitHub(env, 'a-owner'));
+    // The person revoked the App's authorization on GitHub: GitHub answers 401 to the kept token.
+    github.revokeUserTokens('a-owner');
+    expect(code(await setup(inst.id, state))).toEqual({ status: 403, code: 'github_sign_in_required' });
+    sessions.set(a.ownerId, await signInWithGitHub(env, 'a-owner'));
+    expect(code(await connect(a, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+    // Signed in again with GitHub: the same link binds.
+    expect((await setup(inst.id, state)).status).toBe(200);
+    expect((await connect(a, repository, inst.id)).status).toBe(201);
+  });
+
+  it("an installation the person's GitHub account cannot reach is refused (403), and the state is not spent", async () => {
+    const { inst, repository } = newInstallation();
+    aOnGitHub.installations = aOnGitHub.installations.filter((id) => id !== inst.id);
+    const { state } = await linkFor(a);
+    const r = await setup(inst.id, state);
+    expect(code(r)).toEqual({ status: 403, code: 'installation_not_reachable' });
+    expect(r.body.error.installationId).toBe(inst.id);
+    const page = await setup(inst.id, state, undefined, 'text/html');
+    expect(page.status).toBe(303);
+    expect(page.headers.location).toBe('/sign-in?reason=installation-unreachable');
+    expect(code(await connect(a, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
+    // GitHub was asked with the person's own token.
+    const asked = github.calls.filter((c) => c.route === '/user/installations');
+    expect(asked.at(-1)?.auth).toBe('token');
+    aOnGitHub.installations.push(inst.id);
+    expect((await setup(inst.id, state)).status).toBe(200);
+  });
+
+  it('the GitHub user token is kept sealed, for 8 hours at most; after that a new GitHub sign-in is needed', async () => {
+    const row = await gw.app.attest.db
+      .selectFrom('github_user_tokens')
+      .selectAll()
+      .where('user_id', '=', a.ownerId)
+      .executeTakeFirstOrThrow();
+    expect(row.subject).toBe(String(aOnGitHub.id));
+    expect(row.token_enc.startsWith('v1.')).toBe(true);
+    expect(row.token_enc).not.toContain('ghu_');
+    // The double's tokens live 28,800 s (8 hours), as GitHub's do.
+    expect(Number(row.expires_at) - Number(row.created_at)).toBe(8 * 3600 * 1000);
+    const { inst } = newInstallation();
+    gw.clock.advance(8 * 3600 * 1000);
+    const { state } = await linkFor(a);
+    expect(code(await setup(inst.id, state))).toEqual({ status: 403, code: 'github_sign_in_required' });
+    expect((await gw.app.attest.housekeeping.run()).githubUserTokens).toBe(2); // a's and b's owners'
+    sessions.set(a.ownerId, await signInWithGitHub(env, 'a-owner'));
+    sessions.set(b.ownerId, await signInWithGitHub(env, 'b-owner'));
+    expect((await setup(inst.id, state)).status).toBe(200);
+  });
+
+  it("the double's answers to GET /user/installations match GitHub's OpenAPI schema", async () => {
+    const doc = githubOpenApi();
+    const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
+    ajv.addSchema(toJsonSchema({ components: doc.components, paths: doc.paths }) as object, 'gh');
+    const validate = ajv.compile({
+      $ref: `gh#/${pointer('paths', '/user/installations', 'get', 'responses', '200', 'content', 'application/json', 'schema')}`,
+    });
+    const answers = github.calls.filter((c) => c.route === '/user/installations' && c.status === 200);
+    expect(answers.length).toBeGreaterThan(3);
+    for (const call of answers) expect(validate(call.body), ajv.errorsText(validate.errors)).toBe(true);
+    // And the one listing installations names them as GitHub does (id, account.login).
+    const listed = answers.at(-1)!.body as {
+      total_count: number;
+      installations: { id: number; account: { login: string } }[];
+    };
+    expect(listed.total_count).toBe(listed.installations.length);
+    expect(listed.installations.map((i) => i.id)).toEqual(aOnGitHub.installations);
   });
 
   it('a setup call without installation_id (an install awaiting approval) is a 400 naming it', async () => {

@@ -21,6 +21,8 @@ const REASONS = [
   'invitation-expired',
   'invitation-revoked',
   'invitation-email',
+  'github-install',
+  'installation-unreachable',
 ] as const;
 type Reason = (typeof REASONS)[number];
 
@@ -46,6 +48,10 @@ const EXPLAIN: Record<Reason, string> = {
   'invitation-expired': 'That invitation has expired (7 days). Ask for a new one.',
   'invitation-revoked': 'That invitation was revoked. Ask for a new one.',
   'invitation-email': 'That invitation is for another email address. Sign in with the address it was sent to.',
+  'github-install':
+    'To bind a GitHub App installation to a factory, sign in with GitHub first (as the person who asked for the install link), then open the install link again.',
+  'installation-unreachable':
+    'The GitHub account you signed in with cannot reach that installation. Sign in with GitHub as an account that can, then open the install link again.',
 };
 
 export const signInRoute = createRoute({
