@@ -155,7 +155,10 @@ async function callback(
   } catch (err) {
     reply.header('Set-Cookie', flowCookie(ctx, '', 0));
     if (err instanceof signIn.SignInRefused) return refuse(reply, err);
-    throw err;
+    // A person's browser is here, not an API client: a page that says the gateway failed (the log says why),
+    // never the error itself.
+    req.log.error({ err }, 'sign-in failed after the identity provider answered');
+    return refuse(reply, new signIn.SignInRefused('error'));
   }
 }
 

@@ -38,6 +38,7 @@ export function redirectUriOf(config: RequestContext['config'], provider: Provid
 /** Why a sign-in did not end in a session: the sign-in page explains each, and none says whether an account exists. */
 export type Refusal =
   | 'provider'
+  | 'error'
   | 'state'
   | 'unverified-email'
   | 'no-org'

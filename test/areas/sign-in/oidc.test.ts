@@ -190,4 +190,42 @@ describe('sign-in with an OpenID Connect provider', () => {
       'dave@acme.test',
     ]);
   });
+
+  it('sign-in attempts are limited per client IP and per provider account: 429 with Retry-After and a page', async () => {
+    const from = (ip: string, url: string, cookie?: string) =>
+      gw.app.inject({ method: 'GET', url, remoteAddress: ip, ...(cookie ? { headers: { cookie } } : {}) });
+    const flowOf = (res: { cookies: { name: string; value: string }[] }) =>
+      `attest_sign_in=${res.cookies.find((c) => c.name === 'attest_sign_in')!.value}`;
+    const tooMany = (res: { statusCode: number; headers: Record<string, unknown>; body: string }) => {
+      expect(res.statusCode).toBe(429);
+      const wait = Number(res.headers['retry-after']);
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(60);
+      expect(String(res.headers['content-type'])).toMatch(/^text\/html/);
+      expect(res.body).toContain('<h1>Too many sign-in attempts</h1>');
+      expect(res.body).toContain(`Wait ${wait} second${wait === 1 ? '' : 's'}, then sign in again.`);
+      expect(res.body).not.toMatch(/ at .*\.(ts|js):\d+/);
+    };
+
+    // Per IP: 30 starts a minute, the 31st is refused; another address is not.
+    for (let i = 0; i < 30; i++) expect((await from('203.0.113.7', '/auth/oidc/start')).statusCode).toBe(303);
+    tooMany(await from('203.0.113.7', '/auth/oidc/start'));
+    expect((await from('203.0.113.8', '/auth/oidc/start')).statusCode).toBe(303);
+
+    // Per provider account: 30 completed sign-ins of one subject a minute, each from its own address; the 31st
+    // is refused at the callback, after the provider said who it is, whatever the address.
+    idp.accounts.set('hasty', { email: 'hasty@elsewhere.test', email_verified: true });
+    const once = async (ip: string) => {
+      const started = await from(ip, '/auth/oidc/start');
+      const callback = await idp.signIn(String(started.headers.location), 'hasty');
+      return from(ip, callback.slice('http://attest.test'.length), flowOf(started));
+    };
+    for (let i = 1; i <= 30; i++)
+      expect((await once(`198.51.100.${i}`)).headers.location).toBe('/sign-in?reason=no-org');
+    const refused = await once('198.51.100.31');
+    tooMany(refused);
+    // Nothing about whether an account exists, and no session.
+    expect(refused.body).not.toContain('hasty');
+    expect(refused.cookies.find((c) => c.name === 'attest_session')).toBeUndefined();
+  });
 });
