@@ -100,13 +100,15 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * A real gateway on a free port, its clock at the real now (cookies and links expire by it). `publicUrl`: its
- * public URL is its own address (an identity provider's redirects then come back to it).
+ * A real gateway on a free port (or `port`), its clock at the real now (cookies and links expire by it).
+ * `publicUrl`: its public URL is its own address (an identity provider's redirects then come back to it).
  */
-export async function startWebGateway(opts: StartOptions & { publicUrl?: boolean } = {}): Promise<WebGateway> {
+export async function startWebGateway(
+  opts: StartOptions & { publicUrl?: boolean; port?: number } = {},
+): Promise<WebGateway> {
   await ensureWebBuilt();
-  const { publicUrl, ...rest } = opts;
-  const port = publicUrl ? await freePort() : 0;
+  const { publicUrl, port: given, ...rest } = opts;
+  const port = given ?? (publicUrl ? await freePort() : 0);
   const gw = await startGateway({
     clock: new ManualClock(Date.now()),
     ...rest,
