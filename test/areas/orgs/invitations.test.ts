@@ -187,4 +187,39 @@ describe('invitations and auto-join', () => {
     expect({ status: late.status, code: late.body.error.code }).toEqual({ status: 410, code: 'invitation_expired' });
     expect((await open(a)).map((i) => i.id)).not.toContain(made.body.data.id);
   });
+
+  it("a dashboard session sees its own org's members and invitations, never another org's", async () => {
+    const secret = await invite(b, { email: 'only-b-knows@b.example', role: 'write' });
+    expect(secret.status).toBe(201);
+    const mine = await invite(a, { email: 'a-invitee@a.example', role: 'read' });
+    const signedIn = await gw.call('POST', '/v1/dashboard/session', {
+      headers: { 'x-attest-dashboard': '1' },
+      body: { loginToken: a.loginToken },
+    });
+    expect(signedIn.status).toBe(201);
+    const cookie = `attest_session=${String(signedIn.headers['set-cookie']).split('attest_session=')[1]!.split(';')[0]}`;
+    const asA = (url: string) => gw.call('GET', url, { headers: { cookie } });
+    // Its own org: the invitation and the owner are there.
+    const own = await asA(`/v1/orgs/${a.orgName}/invitations`);
+    expect(own.status).toBe(200);
+    expect((own.body.data as { id: string }[]).map((i) => i.id)).toContain(mine.body.data.id);
+    const ownMembers = await asA(`/v1/orgs/${a.orgName}/members`);
+    expect(ownMembers.status).toBe(200);
+    expect((ownMembers.body.data as { userId: string }[]).map((m) => m.userId)).toContain(a.ownerId);
+    // b's: refused, and nothing of b in the answer.
+    for (const path of ['invitations', 'members']) {
+      const r = await asA(`/v1/orgs/${b.orgName}/${path}`);
+      expect(r.status, path).toBe(403);
+      expect(r.body.error.code, path).toBe('forbidden');
+      expect(r.text, path).not.toContain('only-b-knows');
+      expect(r.text, path).not.toContain(secret.body.data.id);
+      expect(r.text, path).not.toContain(b.ownerId);
+    }
+    // Nor by the invitation's id through a's path.
+    const del = await gw.call('DELETE', `/v1/orgs/${a.orgName}/invitations/${secret.body.data.id}`, {
+      headers: { cookie, 'x-attest-dashboard': '1' },
+    });
+    expect({ status: del.status, code: del.body.error.code }).toEqual({ status: 404, code: 'invitation_not_found' });
+    expect((await open(b)).map((i) => i.id)).toContain(secret.body.data.id);
+  });
 });
