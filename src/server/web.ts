@@ -10,6 +10,11 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from './context.js';
 
+/** A browser navigating (an Accept naming text/html, not application/json), not an API client (any type, or JSON). */
+export function wantsPage(accept: string | undefined): boolean {
+  return accept !== undefined && /\btext\/html\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
+}
+
 /** Paths that belong to the API (or to assets): never answered with index.html. */
 const NOT_SPA = ['/oauth', '/.well-known', '/health', '/auth', '/mcp', '/assets', '/downloads'];
 /** A version prefix of the API, known or not: `/v1`, `/v2/anything`. */

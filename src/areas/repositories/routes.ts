@@ -5,6 +5,7 @@ import { Data, DateTime, Int53, NoContent, Nullable, Redirect, Uuid } from '../.
 import type { FastifyRequest } from 'fastify';
 import { ApiError, apiError } from '../../server/errors.js';
 import { SESSION_COOKIE, cookieValue } from '../../server/guard.js';
+import { wantsPage } from '../../server/web.js';
 import { parsePlaintext } from '../../server/credentials.js';
 import { connectRepository, disconnectRepository, listRepositories } from './service.js';
 import { completeInstall, issueInstallLink, listBindings, unbindFromFactory } from './installations.js';
@@ -55,7 +56,6 @@ export const Unbound = Type.Object({
   }),
 });
 
-/** A browser navigating (an Accept naming text/html, not application/json), not an API client (any type, or JSON). */
 /** The user of the dashboard session the browser carries (the setup URL is public: GitHub sends the browser). */
 async function sessionUserOf(req: FastifyRequest): Promise<string | null> {
   const plaintext = cookieValue(req, SESSION_COOKIE);
@@ -66,10 +66,6 @@ async function sessionUserOf(req: FastifyRequest): Promise<string | null> {
   } catch {
     return null; // a session that ended is no session
   }
-}
-
-export function wantsPage(accept: string | undefined): boolean {
-  return accept !== undefined && /\btext\/html\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
 }
 
 export const repositoriesRoutes: AreaRoutes = (app) => {

@@ -6,6 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AreaRoutes, RequestContext } from '../../server/context.js';
 import { Data, HtmlPage, Redirect, Ref } from '../../server/schemas.js';
 import { SESSION_COOKIE, cookieValue } from '../../server/guard.js';
+import { ApiError } from '../../server/errors.js';
+import { wantsPage } from '../../server/web.js';
 import { sessionCookie } from '../dashboard/service.js';
 import { SignInProvider } from './schema.js';
 import * as oidc from './oidc.js';
@@ -23,7 +25,7 @@ const CallbackQuery = Type.Object(
   { additionalProperties: true },
 );
 const TOO_MANY = HtmlPage(
-  'Too many sign-in attempts from this address (or, at the callback, for this provider account): a page that says when to try again.',
+  'Too many sign-in attempts from this address (or, at the callback, for this provider account): for a browser (an `Accept` naming `text/html`, not `application/json`) a page that says when to try again; otherwise the error envelope, code `rate_limited`.',
   { 'Retry-After': { type: 'integer', description: 'Seconds until sign-in attempts are taken again.' } },
 );
 const START_ANSWER = {
@@ -51,12 +53,20 @@ function flowCookie(ctx: RequestContext, value: string, maxAgeSeconds: number): 
 
 /**
  * A refusal: back to the sign-in page, which explains the reason (none says whether an account exists). Too
- * many attempts is a 429 with Retry-After, and the page is this answer's own: going back to the sign-in page
- * would only invite another attempt.
+ * many attempts is a 429 with Retry-After: a browser gets a page of this answer's own (going back to the
+ * sign-in page would only invite another attempt), anything else the error envelope `rate_limited`.
  */
-function refuse(reply: FastifyReply, refusal: signIn.SignInRefused) {
+function refuse(req: { accept: string | undefined }, reply: FastifyReply, refusal: signIn.SignInRefused) {
   if (refusal.reason !== 'rate-limited') return reply.redirect(`/sign-in?reason=${refusal.reason}`, 303);
   const seconds = refusal.retryAfterSeconds;
+  if (!wantsPage(req.accept))
+    throw new ApiError(
+      429,
+      'rate_limited',
+      `Too many sign-in attempts; try again in ${seconds} seconds.`,
+      {},
+      { 'Retry-After': String(seconds) },
+    );
   return reply
     .code(429)
     .headers({ ...PAGE_HEADERS, 'Retry-After': String(seconds) })
@@ -79,6 +89,7 @@ interface Incoming<Q> {
   query: Q;
   /** The flow cookie this browser sent. */
   flowCookie: string | null;
+  accept: string | undefined;
 }
 const incoming = <Q>(req: FastifyRequest & { query: Q }): Incoming<Q> => ({
   ctx: req.ctx,
@@ -87,6 +98,7 @@ const incoming = <Q>(req: FastifyRequest & { query: Q }): Incoming<Q> => ({
   log: req.log,
   query: req.query,
   flowCookie: cookieValue(req, signIn.FLOW_COOKIE),
+  accept: req.headers.accept,
 });
 
 async function start(req: Incoming<{ invite?: string | undefined }>, reply: FastifyReply, provider: signIn.ProviderId) {
@@ -108,9 +120,9 @@ async function start(req: Incoming<{ invite?: string | undefined }>, reply: Fast
     reply.header('Set-Cookie', flowCookie(ctx, flow.state, signIn.FLOW_TTL_MS / 1000));
     return reply.redirect(flow.url, 303);
   } catch (err) {
-    if (err instanceof signIn.SignInRefused) return refuse(reply, err);
+    if (err instanceof signIn.SignInRefused) return refuse(req, reply, err);
     req.log.warn({ err: { message: (err as Error).message } }, 'sign-in could not reach the identity provider');
-    return refuse(reply, new signIn.SignInRefused('provider'));
+    return refuse(req, reply, new signIn.SignInRefused('provider'));
   }
 }
 
@@ -154,11 +166,11 @@ async function callback(
     return reply.redirect(joinedOrg ? `/o/${encodeURIComponent(joinedOrg)}` : '/', 303);
   } catch (err) {
     reply.header('Set-Cookie', flowCookie(ctx, '', 0));
-    if (err instanceof signIn.SignInRefused) return refuse(reply, err);
+    if (err instanceof signIn.SignInRefused) return refuse(req, reply, err);
     // A person's browser is here, not an API client: a page that says the gateway failed (the log says why),
     // never the error itself.
     req.log.error({ err }, 'sign-in failed after the identity provider answered');
-    return refuse(reply, new signIn.SignInRefused('error'));
+    return refuse(req, reply, new signIn.SignInRefused('error'));
   }
 }
 

@@ -192,8 +192,10 @@ describe('sign-in with an OpenID Connect provider', () => {
   });
 
   it('sign-in attempts are limited per client IP and per provider account: 429 with Retry-After and a page', async () => {
-    const from = (ip: string, url: string, cookie?: string) =>
-      gw.app.inject({ method: 'GET', url, remoteAddress: ip, ...(cookie ? { headers: { cookie } } : {}) });
+    // What a browser sends when it navigates.
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const from = (ip: string, url: string, cookie?: string, accept = browserAccept) =>
+      gw.app.inject({ method: 'GET', url, remoteAddress: ip, headers: { accept, ...(cookie ? { cookie } : {}) } });
     const flowOf = (res: { cookies: { name: string; value: string }[] }) =>
       `attest_sign_in=${res.cookies.find((c) => c.name === 'attest_sign_in')!.value}`;
     const tooMany = (res: { statusCode: number; headers: Record<string, unknown>; body: string }) => {
@@ -210,6 +212,11 @@ describe('sign-in with an OpenID Connect provider', () => {
     // Per IP: 30 starts a minute, the 31st is refused; another address is not.
     for (let i = 0; i < 30; i++) expect((await from('203.0.113.7', '/auth/oidc/start')).statusCode).toBe(303);
     tooMany(await from('203.0.113.7', '/auth/oidc/start'));
+    // An API client gets the error envelope instead of the page.
+    const api = await from('203.0.113.7', '/auth/oidc/start', undefined, 'application/json');
+    expect(api.statusCode).toBe(429);
+    expect(Number(api.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(api.json().error.code).toBe('rate_limited');
     expect((await from('203.0.113.8', '/auth/oidc/start')).statusCode).toBe(303);
 
     // Per provider account: 30 completed sign-ins of one subject a minute, each from its own address; the 31st
