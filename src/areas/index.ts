@@ -8,6 +8,7 @@ import { adminRoutes } from './admin/routes.js';
 import { apiKeysRoutes } from './api-keys/routes.js';
 import { ApiKey } from './api-keys/schema.js';
 import { accountRoutes } from './account/routes.js';
+import { MyLoginToken } from './account/schema.js';
 import { appsRoutes } from './apps/routes.js';
 import { App, MyFactory } from './apps/schema.js';
 import { orgsRoutes } from './orgs/routes.js';
@@ -66,7 +67,17 @@ import {
   TestEvent,
 } from './notifications/schema.js';
 import { signInRoutes } from './sign-in/routes.js';
-import { SignInProvider } from './sign-in/schema.js';
+import {
+  CliLoginCodeExchange,
+  CliLoginRedirect,
+  CliLoginToken,
+  DeviceAuthorization,
+  DevicePoll,
+  DeviceRequest,
+  NewCliLoginCode,
+  NewDeviceCode,
+  SignInProvider,
+} from './sign-in/schema.js';
 import { signInSweeps } from './sign-in/housekeeping.js';
 import { lifecycleRoutes } from './lifecycle/routes.js';
 import { retentionSweep } from './lifecycle/retention.js';
@@ -96,7 +107,7 @@ export const AREAS: readonly Area[] = [
   { name: 'findings', prefix: V1, defaults: FACTORY, schemas: [Finding], routes: findingsRoutes },
   { name: 'hosts', prefix: V1, defaults: FACTORY, schemas: [Host], routes: hostsRoutes },
   { name: 'apps', prefix: V1, defaults: FACTORY, schemas: [App], routes: appsRoutes },
-  { name: 'account', prefix: V1, schemas: [MyFactory], routes: accountRoutes },
+  { name: 'account', prefix: V1, schemas: [MyFactory, MyLoginToken], routes: accountRoutes },
   {
     name: 'orgs',
     prefix: V1,
@@ -152,6 +163,23 @@ export const AREAS: readonly Area[] = [
   },
   { name: 'budgets', prefix: V1, defaults: FACTORY, schemas: [Budget], routes: budgetsRoutes },
   { name: 'dashboard', schemas: [DashboardSession], routes: dashboardRoutes, sweeps: dashboardSweeps },
-  // Identity sign-in: its callbacks live outside /v1 (the redirect URIs the providers are given).
-  { name: 'sign-in', defaults: PUBLIC, schemas: [SignInProvider], routes: signInRoutes, sweeps: signInSweeps },
+  // Identity sign-in: its callbacks live outside /v1 (the redirect URIs the providers are given). With it,
+  // `attest login` through the browser (/v1/cli-login/...).
+  {
+    name: 'sign-in',
+    defaults: PUBLIC,
+    schemas: [
+      SignInProvider,
+      NewCliLoginCode,
+      CliLoginRedirect,
+      CliLoginCodeExchange,
+      CliLoginToken,
+      NewDeviceCode,
+      DeviceAuthorization,
+      DevicePoll,
+      DeviceRequest,
+    ],
+    routes: signInRoutes,
+    sweeps: signInSweeps,
+  },
 ];

@@ -25,7 +25,7 @@ export function opener(
  * Starts the opener detached and waits up to 3 s for it: true when it exited 0 (or is still running, as some
  * openers stay until the browser closes), false on any failure. Never throws.
  */
-function openInBrowser(command: string, url: string): Promise<boolean> {
+export function openInBrowser(command: string, url: string): Promise<boolean> {
   return new Promise((resolve) => {
     try {
       const child = spawn(command, [url], { stdio: 'ignore', detached: true });

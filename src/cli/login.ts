@@ -1,5 +1,7 @@
 // `attest login`, `attest logout`, `attest whoami`.
 import type { Command } from 'commander';
+import { deviceLogin, loopbackLogin } from './browser-login.js';
+import { openInBrowser, opener } from './dashboard.js';
 import { AttestClient, ApiClientError, type Factory } from '../client/index.js';
 import { action, printJson } from './output.js';
 import {
@@ -18,36 +20,77 @@ interface LoginFlags {
   token?: string;
   apiKey?: string;
   appId?: string;
+  device?: boolean;
+  open?: boolean;
   json?: boolean;
+}
+
+/** Lines for the person during a browser sign-in: stderr when stdout is the --json answer. */
+function printer(json: boolean | undefined) {
+  return (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);
 }
 
 export function registerLogin(program: Command): void {
   program
     .command('login')
-    .description('Store the gateway URL, a credential and the factory to use (profile file, mode 0600)')
+    .description(
+      'Sign in and store the gateway URL, a credential and the factory to use (profile file, mode 0600); ' +
+        'with no --token or --api-key, sign in through the browser',
+    )
     .requiredOption('--url <url>', 'gateway URL, e.g. https://attest.example.com')
     .option('--token <token>', 'a CLI login token (acts as you; pick the factory with --app-id)')
     .option('--api-key <key>', 'a factory API key (needs --app-id)')
     .option('--app-id <id>', 'the factory id (X-Outerlayer-App-Id)')
+    .option('--device', 'sign in with a code confirmed on any signed-in browser (for SSH sessions)')
+    .option('--no-open', 'only print the sign-in link, never open a browser')
     .option('--json', 'print the result as JSON')
     .action(
       action(async (flags: LoginFlags) => {
-        const token = flags.token ?? flags.apiKey;
-        if (!token || (flags.token && flags.apiKey))
-          throw new CliError('Give exactly one of --token olu_... or --api-key sk_...');
+        if (flags.token && flags.apiKey)
+          throw new CliError('Give one of --token olu_... or --api-key sk_..., not both.');
         if (flags.token && !flags.token.startsWith('olu_'))
           throw new CliError('--token takes a login token (olu_...); use --api-key for a factory key.');
+        if (flags.device && (flags.token || flags.apiKey))
+          throw new CliError('--device signs in through the browser: leave out --token and --api-key.');
         const url = parseGatewayUrl(flags.url);
         const base = url.toString().replace(/\/+$/, '');
+        let viaBrowser = false;
+        let loginToken = flags.token;
+        if (!flags.token && !flags.apiKey) {
+          const print = printer(flags.json);
+          const command = flags.open === false ? null : opener();
+          const signedIn = flags.device
+            ? await deviceLogin({ url: base, print })
+            : await loopbackLogin({
+                url: base,
+                print,
+                ...(command ? { open: (page: string) => openInBrowser(command, page) } : {}),
+              });
+          print(`Signed in as ${signedIn.user.email}; new login token "${signedIn.name}".`);
+          loginToken = signedIn.token;
+          viaBrowser = true;
+        }
+        const token = (loginToken ?? flags.apiKey) as string;
         let appId = flags.appId;
         let factories: Factory[] | undefined;
-        if (flags.token) {
+        if (loginToken) {
           // A login token can list its factories: this checks the token and lets us pick the only one.
           factories = await new AttestClient({ url: base, token }).myFactories();
           if (appId && !factories.some((f) => f.id === appId))
             throw new CliError(
               `Factory ${appId} is not one of yours: ${factories.map((f) => `${f.id} (${f.org.name}/${f.name})`).join(', ') || 'none'}`,
             );
+          if (!appId && viaBrowser && factories.length !== 1) {
+            // The token is new and is the person's now: keep it, and let them choose the factory after.
+            const file = writeProfile({ url: base, token });
+            const list = factories.map((f) => `  ${f.id}  ${f.org.name}/${f.name} (${f.role})`).join('\n');
+            if (flags.json) printJson({ url: base, credential: 'login token', appId: null, factories, profile: file });
+            else
+              process.stdout.write(
+                `Logged in to ${base} with a login token; ${factories.length === 0 ? 'you belong to no factory yet' : `choose a factory with ATTEST_APP_ID, or run attest login again with --app-id:\n${list}`}\nProfile: ${file}\n`,
+              );
+            return;
+          }
           if (!appId) {
             if (factories.length === 1) appId = factories[0]!.id;
             else

@@ -77,6 +77,17 @@ export class AttestClient {
   async myFactories(): Promise<Factory[]> {
     return (await unwrap(this.api.GET('/v1/me/factories', NO_FACTORY))).data;
   }
+  /** `attest login` through the browser: a loopback code and its PKCE verifier → a login token. */
+  async exchangeCliLoginCode(body: Body<'/v1/cli-login/token', 'post'>) {
+    return (await unwrap(this.api.POST('/v1/cli-login/token', { ...NO_FACTORY, body }))).data;
+  }
+  async startDeviceLogin(clientName: string) {
+    return (await unwrap(this.api.POST('/v1/cli-login/device', { ...NO_FACTORY, body: { clientName } }))).data;
+  }
+  /** One poll; throws ApiClientError `authorization_pending`, `slow_down`, ... until the code is confirmed. */
+  async pollDeviceLogin(deviceCode: string) {
+    return (await unwrap(this.api.POST('/v1/cli-login/device/token', { ...NO_FACTORY, body: { deviceCode } }))).data;
+  }
   async createDashboardLink() {
     return (await unwrap(this.api.POST('/v1/me/dashboard-links', NO_FACTORY))).data;
   }

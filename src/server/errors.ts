@@ -51,6 +51,22 @@ export const ERROR_CODES = {
     status: 400,
     description: 'A budget names a notification channel this factory does not have; see channelId.',
   },
+  invalid_redirect_uri: {
+    status: 400,
+    description:
+      'A CLI sign-in redirect must be exactly http://127.0.0.1:<port>/<path> (a loopback address, no query).',
+  },
+  invalid_grant: {
+    status: 400,
+    description: 'The sign-in code is unknown, used or expired, or its PKCE verifier or redirect URI does not match.',
+  },
+  authorization_pending: {
+    status: 400,
+    description: 'The device code is not confirmed yet; ask again after `interval` seconds.',
+  },
+  slow_down: { status: 400, description: 'The device code was polled too soon; wait `interval` seconds (now longer).' },
+  expired_token: { status: 400, description: 'The device code has expired; start `attest login --device` again.' },
+  access_denied: { status: 400, description: 'The person at the dashboard refused this device code.' },
   unsupported_media_type: { status: 415, description: 'The request Content-Type is not accepted by this route.' },
   invalid_install_state: {
     status: 400,
@@ -103,6 +119,7 @@ export const ERROR_CODES = {
   member_not_found: { status: 404, description: 'No such member in this organization.' },
   invitation_not_found: { status: 404, description: 'No such open invitation (unknown, or of another organization).' },
   app_not_found: { status: 404, description: 'No such factory.' },
+  device_code_not_found: { status: 404, description: 'No pending device code with this user code.' },
   login_token_not_found: { status: 404, description: 'No live login token with this id.' },
   api_key_not_found: { status: 404, description: 'No such API key in this factory.' },
   work_item_not_found: { status: 404, description: 'No such work item in this factory.' },

@@ -12,6 +12,8 @@ export const BUCKETS = {
   'mcp-protocol': { free: 300, paid: 1000 },
   /** Identity sign-in attempts, counted per client IP and per provider subject (not per org). */
   'sign-in': { free: 30, paid: 30 },
+  /** `attest login` through the browser: code exchanges, device polls and user-code look-ups, per client IP. */
+  'cli-login': { free: 60, paid: 60 },
 } as const;
 
 export type BucketName = keyof typeof BUCKETS;

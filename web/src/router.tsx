@@ -21,6 +21,9 @@ import { workItemRoute } from './pages/work-item/route';
 import { hostsRoute } from './pages/hosts/route';
 import { budgetsRoute } from './pages/budgets/route';
 import { settingsRoute } from './pages/settings/route';
+import { cliLoginRoute } from './pages/cli-login/route';
+import { deviceRoute } from './pages/device/route';
+import { tokensRoute } from './pages/tokens/route';
 import { turnOfHash } from './pages/session/turnAnchor';
 import { ErrorView, Loading, NotFound } from './ui/states';
 
@@ -31,6 +34,9 @@ export const routeTree = rootRoute.addChildren([
     factoriesRoute,
     artifactRoute,
     orgRoute,
+    cliLoginRoute,
+    deviceRoute,
+    tokensRoute,
     factoryRoute.addChildren([
       overviewRoute,
       sessionsRoute,

@@ -4,18 +4,33 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AreaRoutes, RequestContext } from '../../server/context.js';
-import { Data, HtmlPage, Redirect, Ref } from '../../server/schemas.js';
+import { Data, HtmlPage, NoContent, Redirect, Ref } from '../../server/schemas.js';
 import { SESSION_COOKIE, cookieValue } from '../../server/guard.js';
 import { ApiError } from '../../server/errors.js';
 import { wantsPage } from '../../server/web.js';
 import { sessionCookie } from '../dashboard/service.js';
-import { SignInProvider } from './schema.js';
+import {
+  CliLoginCodeExchange,
+  CliLoginRedirect,
+  CliLoginToken,
+  DeviceAuthorization,
+  DevicePoll,
+  DeviceRequest,
+  NewCliLoginCode,
+  NewDeviceCode,
+  SignInProvider,
+  UserCodeParams,
+} from './schema.js';
+import * as cliLogin from './cli-login.js';
 import * as oidc from './oidc.js';
 import * as signIn from './service.js';
 import { githubAuthorizationRequest, githubIdentity } from './github.js';
 import type { UserToken } from '../../codehost/github-user.js';
 
-const StartQuery = Type.Object({ invite: Type.Optional(Type.String({ maxLength: 200 })) });
+const StartQuery = Type.Object({
+  invite: Type.Optional(Type.String({ maxLength: 200 })),
+  next: Type.Optional(Type.String({ maxLength: 2000 })),
+});
 const CallbackQuery = Type.Object(
   {
     code: Type.Optional(Type.String({ maxLength: 2000 })),
@@ -101,7 +116,11 @@ const incoming = <Q>(req: FastifyRequest & { query: Q }): Incoming<Q> => ({
   accept: req.headers.accept,
 });
 
-async function start(req: Incoming<{ invite?: string | undefined }>, reply: FastifyReply, provider: signIn.ProviderId) {
+async function start(
+  req: Incoming<{ invite?: string | undefined; next?: string | undefined }>,
+  reply: FastifyReply,
+  provider: signIn.ProviderId,
+) {
   const ctx = req.ctx;
   reply.header('Cache-Control', 'no-store');
   try {
@@ -116,7 +135,7 @@ async function start(req: Incoming<{ invite?: string | undefined }>, reply: Fast
       if (!ctx.config.github.clientId || !ctx.config.github.clientSecret) return reply.redirect('/sign-in', 303);
       flow = await githubAuthorizationRequest(ctx.config, redirectUri);
     }
-    await signIn.saveFlow(ctx, provider, flow, req.query.invite ?? null);
+    await signIn.saveFlow(ctx, provider, flow, req.query.invite ?? null, signIn.dashboardPath(req.query.next));
     reply.header('Set-Cookie', flowCookie(ctx, flow.state, signIn.FLOW_TTL_MS / 1000));
     return reply.redirect(flow.url, 303);
   } catch (err) {
@@ -163,7 +182,7 @@ async function callback(
       sessionCookie(ctx.config, SESSION_COOKIE, session.id, session.maxAgeSeconds),
       flowCookie(ctx, '', 0),
     ]);
-    return reply.redirect(joinedOrg ? `/o/${encodeURIComponent(joinedOrg)}` : '/', 303);
+    return reply.redirect(joinedOrg ? `/o/${encodeURIComponent(joinedOrg)}` : (flow.next_path ?? '/'), 303);
   } catch (err) {
     reply.header('Set-Cookie', flowCookie(ctx, '', 0));
     if (err instanceof signIn.SignInRefused) return refuse(req, reply, err);
@@ -195,7 +214,7 @@ export const signInRoutes: AreaRoutes = (app) => {
           summary: `Start signing in with ${provider === 'oidc' ? 'the OpenID Connect provider' : 'GitHub'}`,
           tags: ['dashboard'],
           description:
-            '`invite` carries an invitation token to accept once signed in. Not configured: 303 to `/sign-in`.',
+            '`invite` carries an invitation token to accept once signed in; `next`, a dashboard path to land on (one leading `/`). Not configured: 303 to `/sign-in`.',
           querystring: StartQuery,
           response: START_ANSWER,
         },
@@ -213,6 +232,125 @@ export const signInRoutes: AreaRoutes = (app) => {
         },
       },
       (req, reply) => callback(incoming(req), reply, provider),
+    );
+  }
+  cliLoginRoutes(app);
+};
+
+const DASHBOARD_ONLY = { guard: { credentials: ['dashboard_session' as const], factory: 'none' as const } };
+const NO_STORE = 'no-store';
+
+/** `attest login` through the browser: the loopback redirect with PKCE, and the device flow. */
+export const cliLoginRoutes: AreaRoutes = (app) => {
+  app.post(
+    '/v1/cli-login/codes',
+    {
+      config: DASHBOARD_ONLY,
+      schema: {
+        summary: 'Confirm an `attest login` on this machine: a one-time code for its loopback redirect',
+        tags: ['account'],
+        description:
+          'The dashboard page `/cli-login` calls this once the signed-in person confirms, then sends the browser to `redirectTo` (the redirect URI with `code` and `state`). The code works once, for 60 seconds, with the PKCE verifier of `codeChallenge` and the same `redirectUri`. 400 `invalid_redirect_uri` unless the redirect is exactly `http://127.0.0.1:<port>/<path>`.',
+        body: Ref(NewCliLoginCode),
+        response: { 201: Data(Ref(CliLoginRedirect)) },
+      },
+    },
+    async (req, reply) => {
+      reply.header('Cache-Control', NO_STORE);
+      return reply.status(201).send({ data: await cliLogin.issueLoginCode(req.ctx, req.body) });
+    },
+  );
+
+  app.post(
+    '/v1/cli-login/token',
+    {
+      schema: {
+        summary: 'Exchange a loopback code and its PKCE verifier for a login token',
+        tags: ['account'],
+        description:
+          'No credential: the code is one. 400 `invalid_grant` for a code that is unknown, used, expired, or whose verifier or redirect URI does not match (the code is used up either way). 429 `rate_limited` past 60 attempts a minute from one address.',
+        body: Ref(CliLoginCodeExchange),
+        response: { 201: Data(Ref(CliLoginToken)) },
+      },
+    },
+    async (req, reply) => {
+      reply.header('Cache-Control', NO_STORE);
+      return reply.status(201).send({ data: await cliLogin.exchangeLoginCode(req.ctx, req.ip, req.body) });
+    },
+  );
+
+  app.post(
+    '/v1/cli-login/device',
+    {
+      schema: {
+        summary: 'Start a device sign-in (`attest login --device`): a device code and the code a person confirms',
+        tags: ['account'],
+        description:
+          'No credential. The person opens `verificationUri` signed in and confirms `userCode`; the CLI polls `POST /v1/cli-login/device/token` every `interval` seconds until then. Both codes expire after `expiresIn` seconds (600).',
+        body: Ref(NewDeviceCode),
+        response: { 201: Data(Ref(DeviceAuthorization)) },
+      },
+    },
+    async (req, reply) => {
+      reply.header('Cache-Control', NO_STORE);
+      return reply.status(201).send({ data: await cliLogin.startDeviceLogin(req.ctx, req.ip, req.body.clientName) });
+    },
+  );
+
+  app.post(
+    '/v1/cli-login/device/token',
+    {
+      schema: {
+        summary: 'Poll a device sign-in: the login token once the code is confirmed',
+        tags: ['account'],
+        description:
+          'Until then 400 `authorization_pending` (with `interval`); polled sooner than `interval` after the last poll, 400 `slow_down` with the longer `interval` to keep from now on; 400 `expired_token` after 10 minutes; 400 `access_denied` when the person refused; 400 `invalid_grant` for an unknown or already exchanged device code.',
+        body: Ref(DevicePoll),
+        response: { 201: Data(Ref(CliLoginToken)) },
+      },
+    },
+    async (req, reply) => {
+      reply.header('Cache-Control', NO_STORE);
+      return reply.status(201).send({ data: await cliLogin.pollDeviceLogin(req.ctx, req.ip, req.body.deviceCode) });
+    },
+  );
+
+  app.get(
+    '/v1/cli-login/device/:userCode',
+    {
+      config: DASHBOARD_ONLY,
+      schema: {
+        summary: 'A pending device sign-in by its user code: which machine asks, from where, since when',
+        tags: ['account'],
+        description:
+          'For the confirmation page `/device`. 404 `device_code_not_found` when no sign-in waits for the code (unknown, expired, or already confirmed or refused).',
+        params: UserCodeParams,
+        response: { 200: Data(Ref(DeviceRequest)) },
+      },
+    },
+    async (req) => ({ data: await cliLogin.describeUserCode(req.ctx, req.params.userCode) }),
+  );
+
+  for (const decision of ['approve', 'deny'] as const) {
+    app.post(
+      `/v1/cli-login/device/:userCode/${decision}`,
+      {
+        config: DASHBOARD_ONLY,
+        schema: {
+          summary:
+            decision === 'approve'
+              ? 'Confirm a device sign-in: the CLI that shows this code gets a login token acting as you'
+              : 'Refuse a device sign-in: the CLI that shows this code gets `access_denied`',
+          tags: ['account'],
+          description: '404 `device_code_not_found` when no sign-in waits for the code.',
+          params: UserCodeParams,
+          response: { 204: NoContent },
+        },
+      },
+      async (req, reply) => {
+        await cliLogin.decideUserCode(req.ctx, req.params.userCode, decision === 'approve');
+        return reply.status(204).send(null);
+      },
     );
   }
 };

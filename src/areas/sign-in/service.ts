@@ -59,12 +59,23 @@ export class SignInRefused extends Error {
   }
 }
 
+/**
+ * A dashboard path to land on after signing in, or null: one leading `/` and no second one or backslash
+ * after it (`//host` and `/\\host` are other origins to a browser), so the callback never redirects off-site.
+ */
+export function dashboardPath(value: string | undefined): string | null {
+  if (!value?.startsWith('/') || value.startsWith('//') || value.includes('\\')) return null;
+  if (/[\u0000-\u001f\u007f]/.test(value)) return null;
+  return value;
+}
+
 /** Records a new flow; what the browser is sent to is the caller's (the provider's authorization URL). */
 export async function saveFlow(
   ctx: RequestContext,
   provider: ProviderId,
   flow: { state: string; codeVerifier: string; nonce: string | null },
   invitation: string | null,
+  nextPath: string | null = null,
 ): Promise<void> {
   const now = ctx.clock.now();
   await store.insertFlow(ctx.db, {
@@ -76,6 +87,7 @@ export async function saveFlow(
     created_at: now,
     expires_at: now + FLOW_TTL_MS,
     used_at: null,
+    next_path: nextPath,
   });
 }
 

@@ -1,6 +1,7 @@
 // SQL of identity sign-in: the flows under way (state kept as a digest, PKCE verifier, nonce, the invitation
-// they carry), the identities users sign in with (provider + subject → user), and the GitHub user token of
-// each user's latest GitHub sign-in (sealed).
+// they carry), the identities users sign in with (provider + subject → user), the GitHub user token of each
+// user's latest GitHub sign-in (sealed); and of `attest login` through the browser: the loopback codes and
+// the device codes (digests only).
 import type { Db } from '../../db/connection.js';
 
 export interface SignInFlowsTable {
@@ -12,6 +13,7 @@ export interface SignInFlowsTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  next_path: string | null;
 }
 
 export interface IdentitiesTable {
@@ -32,11 +34,39 @@ export interface GitHubUserTokensTable {
   expires_at: number;
 }
 
+export interface CliLoginCodesTable {
+  code_digest: string;
+  user_id: string;
+  code_challenge: string;
+  redirect_uri: string;
+  client_name: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface CliDeviceCodesTable {
+  device_digest: string;
+  user_code_digest: string;
+  client_name: string;
+  requested_ip: string;
+  interval_ms: number;
+  polled_at: number | null;
+  user_id: string | null;
+  decided_at: number | null;
+  denied: number;
+  used_at: number | null;
+  created_at: number;
+  expires_at: number;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
     sign_in_flows: SignInFlowsTable;
     identities: IdentitiesTable;
     github_user_tokens: GitHubUserTokensTable;
+    cli_login_codes: CliLoginCodesTable;
+    cli_device_codes: CliDeviceCodesTable;
   }
 }
 
@@ -60,7 +90,84 @@ export async function useFlow(db: Db, stateDigest: string, provider: string, now
 
 export async function deleteFlowsExpiredBefore(db: Db, before: number): Promise<number> {
   const res = await db.deleteFrom('sign_in_flows').where('expires_at', '<', before).executeTakeFirst();
-  return Number(res.numDeletedRows);
+  const codes = await db.deleteFrom('cli_login_codes').where('expires_at', '<', before).executeTakeFirst();
+  const devices = await db.deleteFrom('cli_device_codes').where('expires_at', '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows) + Number(codes.numDeletedRows) + Number(devices.numDeletedRows);
+}
+
+export function insertLoginCode(db: Db, row: CliLoginCodesTable): Promise<unknown> {
+  return db.insertInto('cli_login_codes').values(row).execute();
+}
+
+/** Uses a live loopback code once; the row when this call used it (a second exchange finds it used). */
+export async function useLoginCode(db: Db, codeDigest: string, now: number) {
+  const res = await db
+    .updateTable('cli_login_codes')
+    .set({ used_at: now })
+    .where('code_digest', '=', codeDigest)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return undefined;
+  return db.selectFrom('cli_login_codes').selectAll().where('code_digest', '=', codeDigest).executeTakeFirst();
+}
+
+export function insertDeviceCode(db: Db, row: CliDeviceCodesTable): Promise<unknown> {
+  return db.insertInto('cli_device_codes').values(row).execute();
+}
+
+export function findDeviceCode(db: Db, deviceDigest: string) {
+  return db.selectFrom('cli_device_codes').selectAll().where('device_digest', '=', deviceDigest).executeTakeFirst();
+}
+
+/** A device code still waiting for a person, by its user code. */
+export function findPendingUserCode(db: Db, userCodeDigest: string, now: number) {
+  return db
+    .selectFrom('cli_device_codes')
+    .selectAll()
+    .where('user_code_digest', '=', userCodeDigest)
+    .where('decided_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Records a person's decision on a pending code; false when it was decided or expired meanwhile. */
+export async function decideUserCode(
+  db: Db,
+  userCodeDigest: string,
+  userId: string,
+  denied: boolean,
+  now: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('cli_device_codes')
+    .set({ user_id: userId, decided_at: now, denied: denied ? 1 : 0 })
+    .where('user_code_digest', '=', userCodeDigest)
+    .where('decided_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export function recordDevicePoll(db: Db, deviceDigest: string, polledAt: number, intervalMs: number) {
+  return db
+    .updateTable('cli_device_codes')
+    .set({ polled_at: polledAt, interval_ms: intervalMs })
+    .where('device_digest', '=', deviceDigest)
+    .execute();
+}
+
+/** Marks a confirmed device code as exchanged, once; true when this call did. */
+export async function useDeviceCode(db: Db, deviceDigest: string, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('cli_device_codes')
+    .set({ used_at: now, polled_at: now })
+    .where('device_digest', '=', deviceDigest)
+    .where('used_at', 'is', null)
+    .where('denied', '=', 0)
+    .where('decided_at', 'is not', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
 }
 
 export function findIdentity(db: Db, provider: string, subject: string) {

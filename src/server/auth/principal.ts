@@ -265,12 +265,22 @@ export class PrincipalResolver {
         const user = await store.findUser(this.db, row.user_id);
         if (!user) return { error: 'unauthorized' };
         const withUser = { ...base, userId: user.id, label: user.email };
-        if (!appId) return { ...withUser, permissions: new Set<Permission>() };
+        // Its owner's token list shows when it was last used (to the minute, as a session's idle clock); only
+        // a call the token may make counts, so a refusal costs no write.
+        const touch = async () => {
+          if (row.last_used_at === null || now - row.last_used_at >= TOUCH_EVERY_MS)
+            await store.touchCredential(this.db, row.id, now);
+        };
+        if (!appId) {
+          await touch();
+          return { ...withUser, permissions: new Set<Permission>() };
+        }
         const app = await store.findLiveApp(this.db, appId);
         // A factory that does not exist costs the same membership lookup as one the user is not in, so the
         // refusal's timing does not tell which factory ids exist.
         const member = await store.findMembership(this.db, app?.orgId ?? NO_ROW_ID, user.id);
         if (!app || !member || !isRole(member.role)) return { error: 'unauthorized' };
+        await touch();
         return {
           ...withUser,
           orgId: app.orgId,

@@ -79,13 +79,13 @@ export async function hasAnyMembership(db: Db, userId: string): Promise<boolean>
   );
 }
 
-/** Record use of a dashboard session (idle expiry); only moves forward. */
+/** Record use of a dashboard session (idle expiry) or a login token (its owner's list); only moves forward. */
 export function touchCredential(db: Db, id: string, now: number): Promise<unknown> {
   return db
     .updateTable('credentials')
     .set({ last_used_at: now })
     .where('id', '=', id)
-    .where('last_used_at', '<', now)
+    .where((eb) => eb.or([eb('last_used_at', '<', now), eb('last_used_at', 'is', null)]))
     .execute();
 }
 

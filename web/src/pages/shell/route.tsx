@@ -69,6 +69,9 @@ function Shell() {
         )}
         <span className="spacer" />
         <span className="who">{session?.user.email}</span>
+        <Link to="/tokens" data-testid="nav-tokens">
+          Your tokens
+        </Link>
         <button onClick={() => void onSignOut()}>Sign out</button>
       </header>
       <main>

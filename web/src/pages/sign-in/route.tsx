@@ -69,6 +69,15 @@ export const signInRoute = createRoute({
   component: SignInPage,
 });
 
+/** A provider's start URL carrying the invitation to accept and the page to come back to (e.g. /cli-login). */
+function providerHref(url: string, invite: string | undefined, next: string | undefined): string {
+  const q = new URLSearchParams();
+  if (invite) q.set('invite', invite);
+  if (next) q.set('next', next);
+  const s = q.toString();
+  return s ? `${url}?${s}` : url;
+}
+
 function SignInPage() {
   const { reason, next, invite } = signInRoute.useSearch();
   const { data: providers } = useQuery(providersQuery);
@@ -111,7 +120,7 @@ function SignInPage() {
               <a
                 key={p.id}
                 className="button primary"
-                href={invite ? `${p.url}?invite=${encodeURIComponent(invite)}` : p.url}
+                href={providerHref(p.url, invite, next)}
                 data-testid={`provider-${p.id}`}
               >
                 Sign in with {p.name}
