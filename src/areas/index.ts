@@ -68,14 +68,10 @@ import {
 } from './notifications/schema.js';
 import { signInRoutes } from './sign-in/routes.js';
 import {
-  CliLoginCodeExchange,
   CliLoginRedirect,
   CliLoginToken,
   DeviceAuthorization,
-  DevicePoll,
   DeviceRequest,
-  NewCliLoginCode,
-  NewDeviceCode,
   SignInProvider,
 } from './sign-in/schema.js';
 import { signInSweeps } from './sign-in/housekeeping.js';
@@ -168,17 +164,7 @@ export const AREAS: readonly Area[] = [
   {
     name: 'sign-in',
     defaults: PUBLIC,
-    schemas: [
-      SignInProvider,
-      NewCliLoginCode,
-      CliLoginRedirect,
-      CliLoginCodeExchange,
-      CliLoginToken,
-      NewDeviceCode,
-      DeviceAuthorization,
-      DevicePoll,
-      DeviceRequest,
-    ],
+    schemas: [SignInProvider, CliLoginRedirect, CliLoginToken, DeviceAuthorization, DeviceRequest],
     routes: signInRoutes,
     sweeps: signInSweeps,
   },

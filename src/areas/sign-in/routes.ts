@@ -251,7 +251,7 @@ export const cliLoginRoutes: AreaRoutes = (app) => {
         tags: ['account'],
         description:
           'The dashboard page `/cli-login` calls this once the signed-in person confirms, then sends the browser to `redirectTo` (the redirect URI with `code` and `state`). The code works once, for 60 seconds, with the PKCE verifier of `codeChallenge` and the same `redirectUri`. 400 `invalid_redirect_uri` unless the redirect is exactly `http://127.0.0.1:<port>/<path>`.',
-        body: Ref(NewCliLoginCode),
+        body: NewCliLoginCode,
         response: { 201: Data(Ref(CliLoginRedirect)) },
       },
     },
@@ -269,7 +269,7 @@ export const cliLoginRoutes: AreaRoutes = (app) => {
         tags: ['account'],
         description:
           'No credential: the code is one. 400 `invalid_grant` for a code that is unknown, used, expired, or whose verifier or redirect URI does not match (the code is used up either way). 429 `rate_limited` past 60 attempts a minute from one address.',
-        body: Ref(CliLoginCodeExchange),
+        body: CliLoginCodeExchange,
         response: { 201: Data(Ref(CliLoginToken)) },
       },
     },
@@ -287,7 +287,7 @@ export const cliLoginRoutes: AreaRoutes = (app) => {
         tags: ['account'],
         description:
           'No credential. The person opens `verificationUri` signed in and confirms `userCode`; the CLI polls `POST /v1/cli-login/device/token` every `interval` seconds until then. Both codes expire after `expiresIn` seconds (600).',
-        body: Ref(NewDeviceCode),
+        body: NewDeviceCode,
         response: { 201: Data(Ref(DeviceAuthorization)) },
       },
     },
@@ -305,7 +305,7 @@ export const cliLoginRoutes: AreaRoutes = (app) => {
         tags: ['account'],
         description:
           'Until then 400 `authorization_pending` (with `interval`); polled sooner than `interval` after the last poll, 400 `slow_down` with the longer `interval` to keep from now on; 400 `expired_token` after 10 minutes; 400 `access_denied` when the person refused; 400 `invalid_grant` for an unknown or already exchanged device code.',
-        body: Ref(DevicePoll),
+        body: DevicePoll,
         response: { 201: Data(Ref(CliLoginToken)) },
       },
     },

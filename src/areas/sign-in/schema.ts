@@ -31,7 +31,7 @@ export const NewCliLoginCode = Type.Object(
     state: Type.String({ minLength: 16, maxLength: 200, pattern: '^[A-Za-z0-9._~-]+$' }),
     clientName: ClientName,
   },
-  { $id: 'NewCliLoginCode', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type NewCliLoginCode = Static<typeof NewCliLoginCode>;
 
@@ -52,7 +52,7 @@ export const CliLoginCodeExchange = Type.Object(
     /** The same redirect URI the code was issued for. */
     redirectUri: Type.String({ minLength: 1, maxLength: 200 }),
   },
-  { $id: 'CliLoginCodeExchange', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 export const CliLoginToken = Type.Object(
@@ -67,10 +67,7 @@ export const CliLoginToken = Type.Object(
 );
 export type CliLoginToken = Static<typeof CliLoginToken>;
 
-export const NewDeviceCode = Type.Object(
-  { clientName: ClientName },
-  { $id: 'NewDeviceCode', additionalProperties: false },
-);
+export const NewDeviceCode = Type.Object({ clientName: ClientName }, { additionalProperties: false });
 
 export const DeviceAuthorization = Type.Object(
   {
@@ -92,7 +89,7 @@ export type DeviceAuthorization = Static<typeof DeviceAuthorization>;
 
 export const DevicePoll = Type.Object(
   { deviceCode: Type.String({ minLength: 1, maxLength: 200 }) },
-  { $id: 'DevicePoll', additionalProperties: false },
+  { additionalProperties: false },
 );
 
 /** A pending device code as the confirmation page shows it: who asks, from where, since when. */

@@ -191,6 +191,32 @@ describe('sign-in with an OpenID Connect provider', () => {
     ]);
   });
 
+  it('returns to the dashboard page the sign-in started from (`next`), never to another origin', async () => {
+    idp.accounts.set('nina', { email: 'nina@acme.test', email_verified: true, name: 'Nina' });
+    // From an address of its own: the tests above used up much of the per-address sign-in limit.
+    const from = (url: string, cookie?: string) =>
+      gw.app.inject({ method: 'GET', url, remoteAddress: '10.9.8.7', ...(cookie ? { headers: { cookie } } : {}) });
+    const via = async (next: string) => {
+      const res = await from(`/auth/oidc/start?next=${encodeURIComponent(next)}`);
+      expect(res.statusCode).toBe(303);
+      const flowCookie = cookieValueOf(cookieOf(res.headers, 'attest_sign_in'));
+      const callback = await idp.signIn(String(res.headers.location), 'nina');
+      return from(callback.slice('http://attest.test'.length), `attest_sign_in=${flowCookie}`);
+    };
+    // The first sign-in creates Nina, in no org: the refusal wins over `next`.
+    expect((await via('/tokens')).headers.location).toBe('/sign-in?reason=no-org');
+    const added = await gw.call('POST', `/v1/orgs/${a.orgName}/members`, {
+      token: a.managementKey,
+      body: { email: 'nina@acme.test', role: 'read' },
+    });
+    expect(added.status).toBe(201);
+    const page = '/cli-login?redirect_uri=http%3A%2F%2F127.0.0.1%3A5000%2Fcallback&state=s';
+    expect((await via(page)).headers.location).toBe(page);
+    expect((await via('//evil.example/x')).headers.location).toBe('/');
+    expect((await via('/\\evil.example')).headers.location).toBe('/');
+    expect((await via('https://evil.example/')).headers.location).toBe('/');
+  });
+
   it('sign-in attempts are limited per client IP and per provider account: 429 with Retry-After and a page', async () => {
     // What a browser sends when it navigates.
     const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';

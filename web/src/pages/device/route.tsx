@@ -70,7 +70,8 @@ function Confirm({ code }: { code: string }) {
   const decide = useMutation({
     mutationFn: async (approve: boolean) => {
       const path = approve ? '/v1/cli-login/device/{userCode}/approve' : '/v1/cli-login/device/{userCode}/deny';
-      await unwrap(api.POST(path, { params: { path: { userCode: code } } }));
+      // 204: no body to unwrap; a refusal throws from the client's middleware.
+      await api.POST(path, { params: { path: { userCode: code } } });
       return approve;
     },
   });

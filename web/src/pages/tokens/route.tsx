@@ -31,7 +31,8 @@ function TokensPage() {
   const navigate = useNavigate();
   const revoke = useMutation({
     mutationFn: async (t: MyLoginToken) => {
-      await unwrap(api.DELETE('/v1/me/login-tokens/{tokenId}', { params: { path: { tokenId: t.id } } }));
+      // 204: no body to unwrap; a refusal throws from the client's middleware.
+      await api.DELETE('/v1/me/login-tokens/{tokenId}', { params: { path: { tokenId: t.id } } });
       return t;
     },
     onSuccess: async (t) => {
