@@ -171,8 +171,9 @@ describeInBrowser('attest login through the browser', () => {
     await page.getByTestId('nav-tokens').click();
     await page.waitForURL('**/tokens');
     const rows = page.getByTestId('token-row');
-    const ids = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     const expected = (await listTokens(a.loginToken)).map((t) => t.id);
+    await expect.poll(() => rows.count()).toBe(expected.length);
+    const ids = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     expect(ids).toEqual(expected);
     expect(ids).toContain(spare.id);
     for (const t of bTokens) expect(ids).not.toContain(t.id);
