@@ -139,7 +139,8 @@ export async function deviceLogin(opts: DeviceOptions): Promise<BrowserLoginResu
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const auth = await client.startDeviceLogin(opts.clientName ?? defaultClientName());
   opts.print(
-    `On any device signed in to the dashboard, open\n  ${auth.verificationUri}\nand confirm the code  ${auth.userCode}\n` +
+    `On any device signed in to the dashboard, open\n  ${auth.verificationUri}\n` +
+      `and confirm the code  ${auth.userCode}\n` +
       `(or open ${auth.verificationUriComplete}). The code expires in ${Math.round(auth.expiresIn / 60)} minutes.`,
   );
   let intervalMs = auth.interval * 1000;

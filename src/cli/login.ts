@@ -85,10 +85,13 @@ export function registerLogin(program: Command): void {
             const file = writeProfile({ url: base, token });
             const list = factories.map((f) => `  ${f.id}  ${f.org.name}/${f.name} (${f.role})`).join('\n');
             if (flags.json) printJson({ url: base, credential: 'login token', appId: null, factories, profile: file });
-            else
-              process.stdout.write(
-                `Logged in to ${base} with a login token; ${factories.length === 0 ? 'you belong to no factory yet' : `choose a factory with ATTEST_APP_ID, or run attest login again with --app-id:\n${list}`}\nProfile: ${file}\n`,
-              );
+            else {
+              const next =
+                factories.length === 0
+                  ? 'you belong to no factory yet'
+                  : `choose a factory with ATTEST_APP_ID, or run attest login again with --app-id:\n${list}`;
+              process.stdout.write(`Logged in to ${base} with a login token; ${next}\nProfile: ${file}\n`);
+            }
             return;
           }
           if (!appId) {

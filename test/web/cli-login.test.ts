@@ -5,12 +5,12 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { Tenant } from '../helpers/gateway.js';
 import { deviceLogin, type BrowserLoginResult } from '../../src/cli/browser-login.js';
 import { ROOT, cliHome } from '../cli/cli-helpers.js';
+import { cliArgv } from '../helpers/cli-main.js';
 import {
   describeInBrowser,
   newContext,
@@ -31,13 +31,13 @@ describeInBrowser('attest login through the browser', () => {
   const listTokens = async (token: string) =>
     (await gw.call('GET', '/v1/me/login-tokens', { token })).body.data as { id: string; name: string }[];
 
-  it('desktop: the CLI prints the link, the browser signs in and confirms, the CLI stores a working token', async () => {
+  it('desktop: the CLI prints the link, the browser signs in and confirms, the CLI stores a token', async () => {
     const home = cliHome();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'login', '--url', gw.base, '--no-open'],
-      { cwd: ROOT, env: home.env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [...cliArgv(), 'login', '--url', gw.base, '--no-open'], {
+      cwd: ROOT,
+      env: home.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -30,7 +30,8 @@ export const accountRoutes: AreaRoutes = (app) => {
         summary: 'Accept an invitation: the signed-in user joins its organization with its role',
         tags: ['account'],
         description:
-          'The token is the last segment of the invitation link. A used, revoked or expired link answers 410; one for another email 403 `invitation_email_mismatch`.',
+          'The token is the last segment of the invitation link. A used, revoked or expired link answers ' +
+          '410; one for another email 403 `invitation_email_mismatch`.',
         body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
         response: { 201: Data(Ref(JoinedOrg)) },
       },
@@ -63,7 +64,9 @@ export const accountRoutes: AreaRoutes = (app) => {
         summary: 'Revoke one of your own login tokens',
         tags: ['account'],
         description:
-          "The token and every dashboard session signed in with it stop working. 404 `login_token_not_found` for an id that is not a live login token of yours (another person's included).",
+          'The token and every dashboard session signed in with it stop working. 404 ' +
+          "`login_token_not_found` for an id that is not a live login token of yours (another person's " +
+          'included).',
         params: Type.Object({ tokenId: Uuid }),
         response: { 204: NoContent },
       },

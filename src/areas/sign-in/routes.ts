@@ -214,7 +214,8 @@ export const signInRoutes: AreaRoutes = (app) => {
           summary: `Start signing in with ${provider === 'oidc' ? 'the OpenID Connect provider' : 'GitHub'}`,
           tags: ['dashboard'],
           description:
-            '`invite` carries an invitation token to accept once signed in; `next`, a dashboard path to land on (one leading `/`). Not configured: 303 to `/sign-in`.',
+            '`invite` carries an invitation token to accept once signed in; `next`, a dashboard path to ' +
+            'land on (one leading `/`). Not configured: 303 to `/sign-in`.',
           querystring: StartQuery,
           response: START_ANSWER,
         },
@@ -250,7 +251,10 @@ export const cliLoginRoutes: AreaRoutes = (app) => {
         summary: 'Confirm an `attest login` on this machine: a one-time code for its loopback redirect',
         tags: ['account'],
         description:
-          'The dashboard page `/cli-login` calls this once the signed-in person confirms, then sends the browser to `redirectTo` (the redirect URI with `code` and `state`). The code works once, for 60 seconds, with the PKCE verifier of `codeChallenge` and the same `redirectUri`. 400 `invalid_redirect_uri` unless the redirect is exactly `http://127.0.0.1:<port>/<path>`.',
+          'The dashboard page `/cli-login` calls this once the signed-in person confirms, then sends the ' +
+          'browser to `redirectTo` (the redirect URI with `code` and `state`). The code works once, for ' +
+          '60 seconds, with the PKCE verifier of `codeChallenge` and the same `redirectUri`. 400 ' +
+          '`invalid_redirect_uri` unless the redirect is exactly `http://127.0.0.1:<port>/<path>`.',
         body: NewCliLoginCode,
         response: { 201: Data(Ref(CliLoginRedirect)) },
       },
@@ -268,7 +272,9 @@ export const cliLoginRoutes: AreaRoutes = (app) => {
         summary: 'Exchange a loopback code and its PKCE verifier for a login token',
         tags: ['account'],
         description:
-          'No credential: the code is one. 400 `invalid_grant` for a code that is unknown, used, expired, or whose verifier or redirect URI does not match (the code is used up either way). 429 `rate_limited` past 60 attempts a minute from one address.',
+          'No credential: the code is one. 400 `invalid_grant` for a code that is unknown, used, expired, ' +
+          'or whose verifier or redirect URI does not match (the code is used up either way). 429 ' +
+          '`rate_limited` past 60 attempts a minute from one address.',
         body: CliLoginCodeExchange,
         response: { 201: Data(Ref(CliLoginToken)) },
       },
@@ -286,7 +292,9 @@ export const cliLoginRoutes: AreaRoutes = (app) => {
         summary: 'Start a device sign-in (`attest login --device`): a device code and the code a person confirms',
         tags: ['account'],
         description:
-          'No credential. The person opens `verificationUri` signed in and confirms `userCode`; the CLI polls `POST /v1/cli-login/device/token` every `interval` seconds until then. Both codes expire after `expiresIn` seconds (600).',
+          'No credential. The person opens `verificationUri` signed in and confirms `userCode`; the CLI ' +
+          'polls `POST /v1/cli-login/device/token` every `interval` seconds until then. Both codes expire ' +
+          'after `expiresIn` seconds (600).',
         body: NewDeviceCode,
         response: { 201: Data(Ref(DeviceAuthorization)) },
       },
@@ -304,7 +312,10 @@ export const cliLoginRoutes: AreaRoutes = (app) => {
         summary: 'Poll a device sign-in: the login token once the code is confirmed',
         tags: ['account'],
         description:
-          'Until then 400 `authorization_pending` (with `interval`); polled sooner than `interval` after the last poll, 400 `slow_down` with the longer `interval` to keep from now on; 400 `expired_token` after 10 minutes; 400 `access_denied` when the person refused; 400 `invalid_grant` for an unknown or already exchanged device code.',
+          'Until then 400 `authorization_pending` (with `interval`); polled sooner than `interval` after ' +
+          'the last poll, 400 `slow_down` with the longer `interval` to keep from now on; 400 ' +
+          '`expired_token` after 10 minutes; 400 `access_denied` when the person refused; 400 ' +
+          '`invalid_grant` for an unknown or already exchanged device code.',
         body: DevicePoll,
         response: { 201: Data(Ref(CliLoginToken)) },
       },
@@ -323,7 +334,8 @@ export const cliLoginRoutes: AreaRoutes = (app) => {
         summary: 'A pending device sign-in by its user code: which machine asks, from where, since when',
         tags: ['account'],
         description:
-          'For the confirmation page `/device`. 404 `device_code_not_found` when no sign-in waits for the code (unknown, expired, or already confirmed or refused).',
+          'For the confirmation page `/device`. 404 `device_code_not_found` when no sign-in waits for the ' +
+          'code (unknown, expired, or already confirmed or refused).',
         params: UserCodeParams,
         response: { 200: Data(Ref(DeviceRequest)) },
       },

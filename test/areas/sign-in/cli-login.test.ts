@@ -82,7 +82,7 @@ describe('attest login through the browser (API)', () => {
     expectError(await exchange({ code, codeVerifier: verifier }), 400, 'invalid_grant');
   });
 
-  it('a wrong verifier or redirect is refused and uses the code up; a code older than a minute is refused', async () => {
+  it('a wrong verifier or redirect is refused and uses the code up; a code past its minute is refused', async () => {
     const first = await issueCode();
     expectError(await exchange({ code: first.code, codeVerifier: pkce().verifier }), 400, 'invalid_grant');
     expectError(await exchange({ code: first.code, codeVerifier: first.verifier }), 400, 'invalid_grant');
@@ -137,7 +137,7 @@ describe('attest login through the browser (API)', () => {
     );
   });
 
-  it('only a signed-in browser issues codes: no cookie, a bearer login token, or no dashboard header is refused', async () => {
+  it('only a signed-in browser issues codes: no cookie, a bearer token or no dashboard header is refused', async () => {
     const body = codeRequest(pkce().challenge);
     expectError(await gw.call('POST', '/v1/cli-login/codes', { body }), 401, 'unauthorized');
     expectError(await gw.call('POST', '/v1/cli-login/codes', { token: a.loginToken, body }), 401, 'unauthorized');
@@ -148,7 +148,7 @@ describe('attest login through the browser (API)', () => {
     );
   });
 
-  it('device flow: pending, slow_down when polled too soon, confirmed on the dashboard, then a working token', async () => {
+  it('device flow: pending, slow_down when polled too soon, confirmed on the dashboard, then a token', async () => {
     const started = await gw.call('POST', '/v1/cli-login/device', { body: { clientName: 'attest CLI on ssh-box' } });
     expect(started.status, started.text).toBe(201);
     const d = started.body.data;

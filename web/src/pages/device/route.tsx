@@ -94,7 +94,8 @@ function Confirm({ code }: { code: string }) {
   return (
     <>
       <p>
-        <b data-testid="device-client">{r.clientName}</b> asks to sign in as <b>{session?.user.email}</b> with the code{' '}
+        <b data-testid="device-client">{r.clientName}</b> asks to sign in as <b>{session?.user.email}</b>
+        {' with the code '}
         <code data-testid="device-code">{r.userCode}</code>.
       </p>
       <table className="grid">
