@@ -48,7 +48,12 @@ describeInBrowser('attest login through the browser', () => {
       await expect.poll(() => link.test(stdout), { timeout: 30_000 }).toBe(true);
       const url = new URL(link.exec(stdout)![0]);
       expect(url.searchParams.get('code_challenge_method')).toBe('S256');
-      expect(url.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+      const redirectUri = url.searchParams.get('redirect_uri')!;
+      expect(redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+      // Anything at the CLI's port without this run's state is refused, and the CLI keeps waiting.
+      const forged = await fetch(`${redirectUri}?code=forged&state=${'x'.repeat(32)}`);
+      expect(forged.status).toBe(400);
+      expect(child.exitCode).toBeNull();
 
       // Signed out: the page asks to sign in first, then comes back to the confirmation.
       const ctx = await newContext(browser, gw);
