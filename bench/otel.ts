@@ -1,7 +1,7 @@
 // `npm run bench -- otel`: OTLP logs ingest (issue 41). A gateway on a temp store (SQLite, or PostgreSQL when
 // DATABASE_URL is set) takes batches of 512 Claude Code events (protobuf, as Claude Code's http/protobuf
-// exporter sends them; every record new) from 4 concurrent clients over its socket: log records a second and
-// the p50/p99 of a request. Then the time from one exported `api_request` to its session being readable
+// exporter sends them; every record new; each batch continues one of 8 developers' sessions) from 4 concurrent
+// clients over its socket: log records a second and the p50/p99 of a request. Then the time from one exported `api_request` to its session being readable
 // through GET /v1/sessions. Goals (issue 41): 20,000 records/s, p99 100 ms, readable within 2,000 ms.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -19,6 +19,11 @@ const CLIENTS = 4;
 const BATCHES = Number(process.env.OTEL_BENCH_BATCHES ?? 80);
 /** Sessions the batches spread over (a batch is one developer's 5 s of events in real life: a few sessions). */
 const SESSIONS_PER_BATCH = 4;
+/**
+ * Developers sending: batch n continues developer n % DEVELOPERS's sessions, later in time, as an exporter does
+ * all day; each session grows by 128 events a batch (to 1,280 at 80 batches).
+ */
+const DEVELOPERS = 8;
 
 export interface OtelBenchResult {
   store: string;
@@ -30,16 +35,16 @@ export interface OtelBenchResult {
   readableMs: number;
 }
 
-function batch(n: number): Buffer {
+function batch(n: number, developer: string | number = n % DEVELOPERS): Buffer {
   const type = REQUEST_TYPES.logs;
   const t0 = Date.UTC(2026, 10, 1, 9) + n * 1000;
   const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
   const records = Array.from({ length: BATCH }, (_, i) => {
-    const session = `bench-${n}-${i % SESSIONS_PER_BATCH}`;
+    const session = `bench-${developer}-${i % SESSIONS_PER_BATCH}`;
     const at = new Date(t0 + i).toISOString();
     const common = [
       str('session.id', session),
-      str('user.email', `dev${n % 50}@example.com`),
+      str('user.email', `dev${developer}@example.com`),
       str('app.version', '2.0.14'),
       str('event.timestamp', at),
     ];
@@ -114,7 +119,7 @@ export async function runOtelBench(): Promise<OtelBenchResult> {
       if (res.status !== 200) throw new Error(`POST /v1/logs answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     };
-    await send(batch(BATCHES + 1)); // warm-up (and the first session's row)
+    await send(batch(BATCHES + 1, 'warm')); // warm-up (and the first session's row)
 
     const times: number[] = [];
     let next = 0;
@@ -133,8 +138,8 @@ export async function runOtelBench(): Promise<OtelBenchResult> {
     times.sort((x, y) => x - y);
 
     // One api_request exported, then the session list polled until it shows that session.
-    const probe = batch(BATCHES + 2);
-    const probeSession = `bench-${BATCHES + 2}-1`;
+    const probe = batch(BATCHES + 2, 'probe');
+    const probeSession = 'bench-probe-1';
     const r0 = performance.now();
     await send(probe);
     let readableMs = Number.NaN;

@@ -139,9 +139,20 @@ function commitOf(attr: Attr): string | undefined {
   }
 }
 
-function keep(value: AttributeValue | undefined): AttributeValue | undefined {
+/**
+ * What is kept of an attribute value. Scrubbed strings are remembered for the request (`scrubbed`): a batch
+ * repeats the same few (model, email, version, tool name) hundreds of times.
+ */
+function keep(value: AttributeValue | undefined, scrubbed: Map<string, string>): AttributeValue | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return scrubString(value.slice(0, MAX_KEPT_STRING));
+  if (typeof value === 'string') {
+    let clean = scrubbed.get(value);
+    if (clean === undefined) {
+      clean = scrubString(value.slice(0, MAX_KEPT_STRING));
+      if (scrubbed.size < 10_000) scrubbed.set(value, clean);
+    }
+    return clean;
+  }
   if (typeof value === 'number' || typeof value === 'boolean') return value;
   return undefined;
 }
@@ -156,6 +167,7 @@ export interface RecordsOutcome {
 /** Every record of a logs export request, as agent events or as refusals (the request's partial success). */
 export function eventsOf(request: ExportLogsRequest): RecordsOutcome {
   const out: RecordsOutcome = { events: [], rejected: 0, reasons: [] };
+  const scrubbed = new Map<string, string>();
   const refuse = (reason: string) => {
     out.rejected += 1;
     if (out.reasons.length < 3 && !out.reasons.includes(reason)) out.reasons.push(reason);
@@ -197,11 +209,11 @@ export function eventsOf(request: ExportLogsRequest): RecordsOutcome {
         if (ts === null) throw new RecordProblem('the record has no time');
         const data: Record<string, AttributeValue> = {};
         for (const name of kept) {
-          const v = keep(name === 'git_commit_id' ? commitOf(attr) : attr(name));
+          const v = keep(name === 'git_commit_id' ? commitOf(attr) : attr(name), scrubbed);
           if (v !== undefined) data[name] = v;
         }
         for (const [k, v] of Object.entries(custom)) {
-          const kept = keep(v);
+          const kept = keep(v, scrubbed);
           if (kept !== undefined && !(k in data)) data[`resource.${k}`] = kept;
         }
         const seqRaw = attr('event.sequence');

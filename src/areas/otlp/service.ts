@@ -1,5 +1,5 @@
 // OTLP in: a decoded logs export becomes stored agent events (each once) and the sessions they belong to,
-// rebuilt from all their events, in one durable transaction: the answer (a 2xx) is sent after it commits.
+// with the new events folded in, in one durable transaction: the answer (a 2xx) is sent after it commits.
 // Metrics and traces are decoded and counted, and answered as refused: Attest keeps neither yet.
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
@@ -7,12 +7,13 @@ import { durableWriter } from '../../db/group-commit.js';
 import { lockForTransaction } from '../../db/locks.js';
 import { checkSession } from '../agents/validate.js';
 import { findUserByEmail, membershipOf } from '../orgs/service.js';
-import { actorOfCaller, storeSessions, type SessionActor } from '../sessions/ingest.js';
-import type { AgentSessionV1 } from '../sessions/document.js';
+import { actorOfCaller, storedSessions, storeSessions, type SessionActor } from '../sessions/ingest.js';
+import { sessionKeyOf, type AgentSessionV1 } from '../sessions/document.js';
+import type { Db } from '../../db/connection.js';
 import { OTLP_LIMITS } from './decode.js';
 import { eventsOf, type AgentEvent } from './events.js';
 import type { ExportLogsRequest, ExportMetricsRequest, ExportTraceRequest } from './proto.js';
-import { sessionDocument } from './session.js';
+import { foldInto, sessionDocument } from './session.js';
 import * as store from './store.js';
 
 export interface ExportOutcome {
@@ -52,6 +53,57 @@ async function actorOf(ctx: FactoryContext, events: readonly AgentEvent[]): Prom
   const account = attr('user.account_uuid') ?? attr('user.account_id');
   if (account) return { actorId: `account:${account}`, actorName: account, credentialId };
   return actorOfCaller(ctx);
+}
+
+/**
+ * The documents of the sessions that received new events (keyed by JSON of [agent, session id]), each exactly
+ * what rebuilding it from all of its stored events makes: new events later than a stored session's last are
+ * folded into its document; a session seen for the first time is made from its new events alone; any other
+ * (events arriving out of order, a session whose earlier events made no document) is rebuilt from every stored
+ * event. A session a transcript made is left alone: the transcript is authoritative.
+ */
+async function sessionDocuments(
+  ctx: FactoryContext,
+  trx: Db,
+  fresh: ReadonlyMap<string, AgentEvent[]>,
+): Promise<Map<string, AgentSessionV1>> {
+  const ids = new Map<string, [AgentEvent['agent'], string]>();
+  for (const key of fresh.keys()) ids.set(key, JSON.parse(key) as [AgentEvent['agent'], string]);
+  const stored = await storedSessions(
+    trx,
+    ctx.appId,
+    [...ids.values()].map(([, id]) => sessionKeyOf({ id })),
+  );
+  const unseen = [...ids].filter(([, [, id]]) => !stored.has(sessionKeyOf({ id })));
+  const counts = await store.eventCounts(
+    trx,
+    ctx.appId,
+    unseen.map(([, pair]) => pair),
+  );
+  const out = new Map<string, AgentSessionV1>();
+  for (const [key, events] of fresh) {
+    const [agent, sessionId] = ids.get(key)!;
+    const current = stored.get(sessionKeyOf({ id: sessionId }));
+    if (current?.source === 'transcript') continue;
+    let doc: AgentSessionV1 | null = null;
+    if (current?.doc && current.doc.agent.type === agent) doc = foldInto(current.doc, events);
+    else if (!current && counts.get(key) === events.length) doc = sessionDocument(agent, sessionId, events);
+    if (!doc) {
+      const all = await store.sessionEvents(trx, ctx.appId, agent, sessionId);
+      doc = sessionDocument(
+        agent,
+        sessionId,
+        all.map((r) => ({
+          name: r.name,
+          ts: Number(r.ts),
+          seq: Number(r.seq),
+          data: JSON.parse(r.data) as AgentEvent['data'],
+        })),
+      );
+    }
+    out.set(key, doc);
+  }
+  return out;
 }
 
 export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest): Promise<ExportOutcome> {
@@ -103,25 +155,22 @@ export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest
       for (const key of sessionKeys)
         await lockForTransaction(trx, ctx.gateway.dialect, `telemetry:${ctx.appId}:${key}`);
       const inserted = await store.insertEvents(trx, rows);
-      if (inserted === 0) return; // a retry of what is stored: nothing changes
+      if (inserted.size === 0) return; // a retry of what is stored: nothing changes
+      const fresh = new Map<string, AgentEvent[]>();
+      for (const key of sessionKeys) {
+        const list = bySession.get(key)!.filter((e) => inserted.has(e.key) && inserted.delete(e.key));
+        if (list.length) fresh.set(key, list);
+      }
+      const docs = await sessionDocuments(ctx, trx, fresh);
       // Each person's sessions are stored in one go (storeSessions costs a few statements a call, not a session).
       const byActor = new Map<string, { actor: SessionActor; docs: AgentSessionV1[] }>();
-      for (const key of sessionKeys) {
-        const [agent, sessionId] = JSON.parse(key) as [AgentEvent['agent'], string];
-        const stored = await store.sessionEvents(trx, ctx.appId, agent, sessionId);
-        const doc: AgentSessionV1 = sessionDocument(
-          agent,
-          sessionId,
-          stored.map((r) => ({
-            name: r.name,
-            ts: Number(r.ts),
-            seq: Number(r.seq),
-            data: JSON.parse(r.data) as AgentEvent['data'],
-          })),
-        );
+      for (const [key, doc] of docs) {
         const checked = checkSession(doc);
         if (!checked.ok) {
-          ctx.log.warn({ sessionId, reason: checked.reason }, 'telemetry session does not validate; not stored');
+          ctx.log.warn(
+            { sessionId: doc.id, reason: checked.reason },
+            'telemetry session does not validate; not stored',
+          );
           continue;
         }
         const actor = actors.get(key)!;

@@ -22,9 +22,9 @@ declare module '../../db/schema.js' {
   }
 }
 
-/** Insert the events not stored yet; answers how many were new. */
-export async function insertEvents(db: Db, rows: TelemetryEventsTable[]): Promise<number> {
-  let inserted = 0;
+/** Insert the events not stored yet; answers the keys of those that were new. */
+export async function insertEvents(db: Db, rows: TelemetryEventsTable[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
   for (let i = 0; i < rows.length; i += 500) {
     const res = await insertRows<{ event_key: string }>(
       db,
@@ -32,7 +32,7 @@ export async function insertEvents(db: Db, rows: TelemetryEventsTable[]): Promis
       rows.slice(i, i + 500),
       'on conflict ("app_id", "event_key") do nothing returning "event_key"',
     );
-    inserted += res.length;
+    for (const r of res) inserted.add(r.event_key);
   }
   return inserted;
 }
@@ -52,4 +52,27 @@ export async function sessionEvents(
     .orderBy('ts')
     .orderBy('seq')
     .execute();
+}
+
+/** How many events are stored of each of these sessions (keyed by JSON of [agent, session id]). */
+export async function eventCounts(
+  db: Db,
+  appId: string,
+  sessions: readonly (readonly [agent: string, sessionId: string])[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  // One statement an agent, so each probes the (app_id, agent, session_id, ts) index by its whole prefix.
+  for (const agent of new Set(sessions.map(([a]) => a))) {
+    const ids = sessions.filter(([a]) => a === agent).map(([, id]) => id);
+    const rows = await db
+      .selectFrom('telemetry_events')
+      .select(['session_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .where('app_id', '=', appId)
+      .where('agent', '=', agent)
+      .where('session_id', 'in', ids)
+      .groupBy('session_id')
+      .execute();
+    for (const r of rows) out.set(JSON.stringify([agent, r.session_id]), Number(r.n));
+  }
+  return out;
 }

@@ -254,6 +254,33 @@ export async function storeSessions(
   await writeAll(ctx, db, changed, [], now, prepared);
 }
 
+/**
+ * What is stored of these sessions (by session key): where each came from and its document, for a caller that
+ * folds new material into it before storing (the OTLP receiver). Read in the caller's transaction.
+ */
+export async function storedSessions(
+  db: Db,
+  appId: string,
+  keys: readonly string[],
+): Promise<Map<string, { source: CaptureSource; doc: AgentSessionV1 | null }>> {
+  const out = new Map<string, { source: CaptureSource; doc: AgentSessionV1 | null }>();
+  const rows = await store.findByKeys(db, appId, [...keys]);
+  const docs = await store.getDocuments(
+    db,
+    appId,
+    rows.map((r) => r.id),
+  );
+  const docById = new Map(docs.map((d) => [d.session_id, d]));
+  for (const row of rows) {
+    const d = docById.get(row.id);
+    out.set(row.session_key, {
+      source: row.capture_source as CaptureSource,
+      doc: d ? decodeDocument(d.encoding, d.body) : null,
+    });
+  }
+  return out;
+}
+
 type Folded = Pending & { doc: AgentSessionV1 };
 
 /** The images (blob digests) a document names. */

@@ -173,6 +173,43 @@ describe('OTLP in', () => {
     expect(s.turnCount).toBe(4);
   });
 
+  it('events sent over several batches (in order, and one late) make the same session as one batch', async () => {
+    const as = (id: string) => claudeEvents.map((e) => ({ ...e, attributes: { ...e.attributes, 'session.id': id } }));
+    const whole = as('cc-whole');
+    const split = as('cc-split');
+    expect((await post(a, '/v1/logs', logsRequest(whole), 'application/x-protobuf')).statusCode).toBe(200);
+    // Later events folded in twice, then the api_error of 11:00:06 after the request of 11:00:09 (a rebuild).
+    for (const part of [split.slice(0, 2), split.slice(2, 5), split.slice(6), split.slice(5, 6)])
+      expect((await post(a, '/v1/logs', logsRequest(part), 'application/x-protobuf')).statusCode).toBe(200);
+    for (const id of ['cc-whole', 'cc-split']) {
+      const s = await sessionOf(a, id);
+      expect(s.costUsd).toBe(0.016912); // 0.012345 + 0.004567
+      expect(s.tokens).toMatchObject({ input: 2000, output: 400, cacheRead: 5000, cacheWrite: 700 });
+      expect(s).toMatchObject({
+        turnCount: 3,
+        userTurnCount: 1,
+        toolCallCount: 3,
+        toolErrorCount: 1,
+        rejectedToolCallCount: 1,
+        apiErrorCount: 1,
+        startedAt: '2026-11-01T11:00:00.000Z',
+        endedAt: '2026-11-01T11:00:09.000Z',
+      });
+    }
+    const detail = async (id: string) =>
+      (
+        await gw.call('GET', `/v1/sessions/${(await sessionOf(a, id)).traceId}`, {
+          token: a.loginToken,
+          appId: a.appId,
+        })
+      ).body.data;
+    const [w, p] = [await detail('cc-whole'), await detail('cc-split')];
+    expect(p.turns).toEqual(w.turns);
+    expect(p.turns.map((t: { toolCalls: unknown[] }) => t.toolCalls.length)).toEqual([0, 3, 0]);
+    expect(p.events).toEqual(w.events);
+    expect(p.events).toHaveLength(1);
+  });
+
   it("Codex's events (JSON exporter) make a session priced by the price table", async () => {
     const codex = (name: string, at: string, attributes: Attrs): Event => ({
       body: `codex.${name}`,
