@@ -10,6 +10,8 @@ export const BUCKETS = {
   'observability-read': { free: 100, paid: 1000 },
   'session-detail': { free: 30, paid: 300 },
   'mcp-protocol': { free: 300, paid: 1000 },
+  /** OTLP exports (POST /v1/logs, /v1/metrics, /v1/traces): a developer's exporters send about 13 a minute. */
+  'otlp-ingest': { free: 600, paid: 6000 },
   /** Identity sign-in attempts, counted per client IP and per provider subject (not per org). */
   'sign-in': { free: 30, paid: 30 },
   /** `attest login` through the browser: code exchanges, device polls and user-code look-ups, per client IP. */

@@ -1,7 +1,7 @@
 // OTLP/HTTP in: POST /v1/logs, /v1/metrics and /v1/traces, protobuf or JSON, plain or gzip, with the sync's
 // credentials (a factory key in Authorization, the factory in X-Outerlayer-App-Id). Answers are OTLP's own, in
 // the encoding of the request: an ExportServiceResponse (with partialSuccess when records were not kept), and
-// for a protobuf request refused, a google.rpc.Status with the same status code and headers (Retry-After).
+// for a request refused, a google.rpc.Status with the same status code and headers (Retry-After).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { factoryContext, type App, type AreaRoutes } from '../../server/context.js';
 import { ApiError, apiError } from '../../server/errors.js';
@@ -51,24 +51,36 @@ function answer(reply: FastifyReply, signal: Signal, encoding: Encoding, outcome
     .send(Buffer.from(type.encode(type.fromObject(body)).finish()));
 }
 
-/** A refused protobuf request answers a google.rpc.Status; a JSON one the gateway's usual envelope. */
+/** google.rpc.Code by HTTP status (the mapping gRPC gateways use). */
+const grpcCodeOf = (status: number): number =>
+  ({ 400: 3, 401: 16, 403: 7, 404: 5, 413: 8, 415: 3, 429: 8, 503: 14 })[status] ?? (status >= 500 ? 13 : 3);
+
+/**
+ * A refused request answers OTLP's google.rpc.Status in the request's encoding: protobuf, or JSON (`code` and
+ * `message`, beside the gateway's usual `error` envelope), with the error's headers (Retry-After on 429 and
+ * 503, which an exporter honours before it retries).
+ */
 function otlpErrors(error: FastifyError | ApiError | Error, req: FastifyRequest, reply: FastifyReply) {
-  if (encodingOf(req.headers['content-type']) !== 'protobuf') throw error;
   let err: ApiError | null = error instanceof ApiError ? error : null;
   const fe = error as FastifyError;
   if (!err && (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fe.statusCode === 413))
     err = apiError('payload_too_large', 'The body is larger than a request may be.', { limit: OTLP_LIMITS.bodyBytes });
-  if (!err && isStoreUnavailable(error))
+  if (!err && isStoreUnavailable(error)) {
+    req.log.error({ err: error, requestId: req.id }, 'data store unavailable');
     err = apiError('store_unavailable', 'A data store did not answer; retry shortly.', {}, { 'Retry-After': '5' });
+  }
   if (!err || (err.status >= 500 && err.code !== 'store_unavailable')) throw error;
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
-  // google.rpc.Code by HTTP status (the mapping gRPC gateways use).
-  const grpcCode =
-    { 400: 3, 401: 16, 403: 7, 404: 5, 413: 8, 415: 3, 429: 8, 503: 14 }[err.status] ?? (err.status >= 500 ? 13 : 3);
+  const code = grpcCodeOf(err.status);
+  if (encodingOf(req.headers['content-type']) === 'protobuf')
+    return reply
+      .status(err.status)
+      .type(PROTOBUF)
+      .send(Buffer.from(encodeStatus(code, err.message)));
   return reply
     .status(err.status)
-    .type(PROTOBUF)
-    .send(Buffer.from(encodeStatus(grpcCode, err.message)));
+    .type('application/json')
+    .send({ code, message: err.message, error: { code: err.code, message: err.message, ...err.extra } });
 }
 
 const SIGNALS = [
@@ -93,7 +105,7 @@ export const otlpRoutes: AreaRoutes = (app: App) => {
       `/${signal}`,
       {
         bodyLimit: OTLP_LIMITS.bodyBytes,
-        config: { guard: { permission: 'sessions.write' } },
+        config: { guard: { permission: 'sessions.write' }, rateLimit: 'otlp-ingest' },
         schema: {
           summary,
           tags: ['otlp'],
@@ -106,7 +118,9 @@ export const otlpRoutes: AreaRoutes = (app: App) => {
             `Idempotent: a record sent again is stored once. Limits: ${OTLP_LIMITS.bodyBytes} bytes as sent, ${OTLP_LIMITS.inflatedBytes} inflated ` +
             `(413), ${OTLP_LIMITS.records} records a request (413); a record with more than ${OTLP_LIMITS.attributes} attributes, a value over ` +
             `${OTLP_LIMITS.attributeChars} characters or nested deeper than ${OTLP_LIMITS.attributeDepth} levels is not kept (partialSuccess). ` +
-            'An undecodable body answers 400; a refused protobuf request answers a google.rpc.Status in protobuf.',
+            "An undecodable body answers 400; 429 past the org's otlp-ingest rate limit and 503 when a store does not " +
+            'answer or the gateway is storing as many exports as it can, both with Retry-After. A refused request ' +
+            'answers a google.rpc.Status in its encoding (in JSON `code` and `message`, beside the error envelope).',
           response: { 200: ExportResponse(signal) },
         },
       },

@@ -106,6 +106,33 @@ async function sessionDocuments(
   return out;
 }
 
+/**
+ * Exports being stored at once, per gateway. Past MAX_IN_FLIGHT the store is not keeping up (each export waits
+ * for the ones before it to commit): a new one answers 503 with Retry-After at once, which an exporter honours,
+ * instead of queueing until its own timeout and sending the batch again on top of the queue.
+ */
+const inFlight = new WeakMap<object, number>();
+export const MAX_IN_FLIGHT = 64;
+
+async function admitted<T>(ctx: FactoryContext, work: () => Promise<T>): Promise<T> {
+  const n = inFlight.get(ctx.gateway) ?? 0;
+  if (n >= MAX_IN_FLIGHT)
+    throw apiError(
+      'store_unavailable',
+      'The gateway is storing as many exports as it can; retry shortly.',
+      {},
+      {
+        'Retry-After': '1',
+      },
+    );
+  inFlight.set(ctx.gateway, n + 1);
+  try {
+    return await work();
+  } finally {
+    inFlight.set(ctx.gateway, (inFlight.get(ctx.gateway) ?? 1) - 1);
+  }
+}
+
 export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest): Promise<ExportOutcome> {
   let records = 0;
   for (const rl of request.resourceLogs ?? [])
@@ -147,6 +174,18 @@ export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest
     });
   }
 
+  await admitted(ctx, () => storeEvents(ctx, rows, sessionKeys, bySession, actors));
+  return { rejected, message };
+}
+
+/** The new events stored, and the sessions they changed, in one durable transaction. */
+async function storeEvents(
+  ctx: FactoryContext,
+  rows: store.TelemetryEventsTable[],
+  sessionKeys: readonly string[],
+  bySession: ReadonlyMap<string, AgentEvent[]>,
+  actors: ReadonlyMap<string, SessionActor>,
+): Promise<void> {
   const writer = durableWriter(ctx.db, ctx.gateway.dialect);
   try {
     await writer.commit(async (trx) => {
@@ -184,7 +223,6 @@ export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest
   } finally {
     writer.leave();
   }
-  return { rejected, message };
 }
 
 export function exportMetrics(request: ExportMetricsRequest): ExportOutcome {

@@ -1,6 +1,7 @@
 // OTLP/HTTP in (issue 41): the real OpenTelemetry JS SDK exporters (protobuf and JSON) send Claude Code's and
 // Codex's documented events to a listening gateway, and the sessions they make are read back through the API;
 // raw bodies cover what an exporter never sends (undecodable, oversized, hostile), retries, and tenancy.
+import http from 'node:http';
 import zlib from 'node:zlib';
 import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
@@ -11,6 +12,7 @@ import { MeterProvider, PeriodicExportingMetricReader, AggregationTemporality } 
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
+import { createTenant } from '../../helpers/gateway.js';
 import { decodeStatus, REQUEST_TYPES } from '../../../src/areas/otlp/proto.js';
 
 type Attrs = Record<string, string | number | boolean>;
@@ -382,6 +384,77 @@ describe('OTLP in', () => {
     expect((await sessionOf(b, claudeSession)).costUsd).toBe(100);
     expect((await sessionOf(a, claudeSession)).costUsd).toBe(1.516912);
     expect(await sessionOf(b, 'codex-conv-1')).toBeUndefined();
+  });
+
+  it("answers 429 with Retry-After past the org's otlp-ingest bucket, as a google.rpc.Status in either encoding", async () => {
+    const fresh = await createTenant(gw, { plan: 'free' });
+    // 600 exports a minute on the free plan.
+    for (let i = 0; i < 600; i++)
+      expect((await post(fresh, '/v1/traces', Buffer.from('{}'), 'application/json')).statusCode).toBe(200);
+    const proto = await post(fresh, '/v1/logs', logsRequest([]), 'application/x-protobuf');
+    expect(proto.statusCode).toBe(429);
+    expect(Number(proto.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(proto.headers['content-type']).toBe('application/x-protobuf');
+    expect(decodeStatus(proto.rawPayload)).toMatchObject({ code: 8, message: expect.stringContaining('Rate limit') });
+    const json = await post(fresh, '/v1/metrics', Buffer.from('{}'), 'application/json');
+    expect(json.statusCode).toBe(429);
+    expect(Number(json.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(json.body)).toMatchObject({ code: 8, error: { code: 'rate_limited' } });
+    // Another org's bucket is its own.
+    expect((await post(b, '/v1/traces', Buffer.from('{}'), 'application/json')).statusCode).toBe(200);
+  });
+
+  it('the SDK exporter retries after a 503 with Retry-After, and the batch it sends again is stored once', async () => {
+    // A proxy in front of the gateway that loses the first answer (the gateway stored the batch) and answers
+    // 503 with Retry-After instead, as a load balancer does: the exporter must send the same batch again.
+    const bodies: Buffer[] = [];
+    const proxy = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks);
+        bodies.push(body);
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(
+            ([k]) => !['host', 'content-length', 'connection', 'transfer-encoding'].includes(k),
+          ),
+        ) as Record<string, string>;
+        const upstream = await fetch(`${base}${req.url}`, { method: 'POST', headers, body: new Uint8Array(body) });
+        const answer = Buffer.from(await upstream.arrayBuffer());
+        if (bodies.length === 1) {
+          res.writeHead(503, { 'content-type': 'application/x-protobuf', 'retry-after': '1' });
+          res.end();
+          return;
+        }
+        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? '' });
+        res.end(answer);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const port = (proxy.address() as { port: number }).port;
+    try {
+      const id = 'cc-retried';
+      let result: { code: number } | undefined;
+      const exporter = new ProtoLogExporter({ url: `http://127.0.0.1:${port}/v1/logs`, headers: headersOf(a) });
+      const watched = Object.assign(Object.create(exporter), {
+        export: (logs: Parameters<LogRecordExporter['export']>[0], cb: Parameters<LogRecordExporter['export']>[1]) =>
+          exporter.export(logs, (r) => {
+            result = r;
+            cb(r);
+          }),
+      }) as LogRecordExporter;
+      await emit(watched, 'claude-code', [
+        claude(id, 'api_request', '2026-11-01T12:00:00.000Z', { model: 'claude-sonnet-4-5-20250929', cost_usd: 0.25 }),
+      ]);
+      expect(result?.code).toBe(0);
+      expect(bodies).toHaveLength(2);
+      expect(bodies[1]!.equals(bodies[0]!)).toBe(true);
+      const s = await sessionOf(a, id);
+      expect(s).toMatchObject({ turnCount: 1, costUsd: 0.25 }); // once, not 0.5
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it('metrics and traces are decoded and answered with every point counted as not kept', async () => {
