@@ -3,7 +3,7 @@ import { Type, type TSchema } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { Data, DateTime, Nullable, Limit, Ref } from '../../server/schemas.js';
-import { MetricsWindow, Model, ModelShare, Rate } from './schema.js';
+import { MetricsWindow, Model, ModelShare, Rate, TelemetryFigures } from './schema.js';
 import { breakdown, compare, DIMENSIONS, modelSpend, overview, trends } from './service.js';
 
 /** A date (a whole UTC day) or a date-time with its offset. */
@@ -148,6 +148,19 @@ export const metricsRoutes: AreaRoutes = (app) => {
               priorWindow: Ref(MetricsWindow),
               tiles: OverviewTiles,
               allTime: AllTime,
+              telemetry: Type.Object(
+                {
+                  source: Type.Literal('telemetry'),
+                  current: Nullable(TelemetryFigures),
+                  prior: Nullable(TelemetryFigures),
+                },
+                {
+                  description:
+                    "Lines changed, active time and edit acceptance from the agents' own telemetry (OTLP metrics, " +
+                    'the whole factory whatever `repo` says, by the UTC days the window touches); null when none was ' +
+                    'received in the window.',
+                },
+              ),
             }),
           ),
         },

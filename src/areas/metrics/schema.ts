@@ -43,3 +43,14 @@ export const ModelShare = Type.Object(
   { $id: 'ModelShare' },
 );
 export type ModelShare = Static<typeof ModelShare>;
+
+/** Figures only agent telemetry carries (OTLP metrics, docs/telemetry.md), of one window. */
+export const TelemetryFigures = Type.Object({
+  linesAdded: Type.Number({ minimum: 0 }),
+  linesRemoved: Type.Number({ minimum: 0 }),
+  activeTimeSeconds: Type.Number({ minimum: 0 }),
+  /** Edit suggestions accepted or rejected (claude_code.code_edit_tool.decision). */
+  editDecisions: Type.Number({ minimum: 0 }),
+  /** Accepted / decided; null when none was decided. */
+  editAcceptanceRate: Rate,
+});

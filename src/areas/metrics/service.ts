@@ -13,6 +13,7 @@ import * as rs from './rollup-store.js';
 import type { MetricsWindow, Model, ModelShare } from './schema.js';
 import * as store from './store.js';
 import * as tools from './tools-store.js';
+import { telemetryFigures } from '../otlp/metric-read.js';
 
 export const DAY_MS = 86_400_000;
 export const DEFAULT_WINDOW_DAYS = 30;
@@ -190,16 +191,20 @@ export async function overview(ctx: FactoryContext, q: ModelsQuery) {
   // a start in a negative year is no date-time the answer can carry).
   const prior = { from: Math.max(EARLIEST_INSTANT_MS, current.from - (current.to - current.from)), to: current.from };
   const scope = scopeOf(ctx, q.repo);
-  const [[now, before], allTime] = await Promise.all([
+  const [[now, before], allTime, telemetryNow, telemetryBefore] = await Promise.all([
     tilesOf(ctx, scope, [current, prior]),
     sessionExtent(ctx.db, scope),
+    telemetryFigures(ctx.db, ctx.appId, current),
+    telemetryFigures(ctx.db, ctx.appId, prior),
   ]);
   const tiles = {} as Record<NumericTile, { current: number | null; prior: number | null }> & {
     modelMix: { current: ModelShare[]; prior: ModelShare[] };
   };
   for (const k of NUMERIC_TILES) tiles[k] = { current: now![k], prior: before![k] };
   tiles.modelMix = { current: now!.modelMix, prior: before!.modelMix };
-  return { window: windowWire(current), priorWindow: windowWire(prior), tiles, allTime };
+  // Agent telemetry is not per repository: the whole factory's, whatever `repo` says (the answer says so).
+  const telemetry = { source: 'telemetry' as const, current: telemetryNow, prior: telemetryBefore };
+  return { window: windowWire(current), priorWindow: windowWire(prior), tiles, allTime, telemetry };
 }
 
 export interface CompareQuery {

@@ -114,7 +114,11 @@ export const otlpRoutes: AreaRoutes = (app: App) => {
             'with the credentials of POST /v1/agents/sync (set through OTEL_EXPORTER_OTLP_HEADERS). ' +
             (signal === 'logs'
               ? "Claude Code's and Codex's events become sessions (docs/telemetry.md); other records are not kept and are counted in partialSuccess. "
-              : 'Decoded and counted; not kept yet (every record is counted in partialSuccess). ') +
+              : signal === 'metrics'
+                ? "Claude Code's usage metrics (claude_code.cost.usage, token.usage, lines_of_code.count, commit.count, " +
+                  'pull_request.count, active_time.total, code_edit_tool.decision; delta or cumulative sums) become daily ' +
+                  'rollups per actor and model; other points are counted in partialSuccess. '
+                : 'Decoded and counted; not kept (every span is counted in partialSuccess). ') +
             `Idempotent: a record sent again is stored once. Limits: ${OTLP_LIMITS.bodyBytes} bytes as sent, ${OTLP_LIMITS.inflatedBytes} inflated ` +
             `(413), ${OTLP_LIMITS.records} records a request (413); a record with more than ${OTLP_LIMITS.attributes} attributes, a value over ` +
             `${OTLP_LIMITS.attributeChars} characters or nested deeper than ${OTLP_LIMITS.attributeDepth} levels is not kept (partialSuccess). ` +
@@ -133,7 +137,7 @@ export const otlpRoutes: AreaRoutes = (app: App) => {
         let outcome: ExportOutcome;
         if (signal === 'logs') outcome = await exportLogs(ctx, decodeRequest('logs', encoding, raw, contentEncoding));
         else if (signal === 'metrics')
-          outcome = exportMetrics(decodeRequest('metrics', encoding, raw, contentEncoding));
+          outcome = await exportMetrics(ctx, decodeRequest('metrics', encoding, raw, contentEncoding));
         else outcome = exportTraces(decodeRequest('traces', encoding, raw, contentEncoding));
         return answer(reply, signal, encoding, outcome);
       },

@@ -1,6 +1,6 @@
 // OTLP in: a decoded logs export becomes stored agent events (each once) and the sessions they belong to,
 // with the new events folded in, in one durable transaction: the answer (a 2xx) is sent after it commits.
-// Metrics and traces are decoded and counted, and answered as refused: Attest keeps neither yet.
+// Claude Code's usage metrics become daily rollups (metrics.ts); spans are decoded, counted and refused.
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { durableWriter } from '../../db/group-commit.js';
@@ -15,6 +15,7 @@ import { eventsOf, type AgentEvent } from './events.js';
 import type { ExportLogsRequest, ExportMetricsRequest, ExportTraceRequest } from './proto.js';
 import { foldInto, sessionDocument } from './session.js';
 import * as store from './store.js';
+import { countOf, dayOf, increment, pointsOf, type MetricPoint, type SeriesState } from './metrics.js';
 
 export interface ExportOutcome {
   /** Records (log records, data points, spans) not kept. */
@@ -42,7 +43,16 @@ async function actorOf(ctx: FactoryContext, events: readonly AgentEvent[]): Prom
     }
     return undefined;
   };
-  const email = attr('user.email')?.toLowerCase();
+  return actorNamed(ctx, attr('user.email'), attr('user.account_uuid') ?? attr('user.account_id'));
+}
+
+/** The actor an email or account uuid names (see actorOf). */
+async function actorNamed(
+  ctx: FactoryContext,
+  rawEmail: string | undefined,
+  account: string | undefined,
+): Promise<SessionActor> {
+  const email = rawEmail?.toLowerCase();
   const credentialId = ctx.principal.credentialId;
   if (email) {
     const user = await findUserByEmail(ctx.db, email);
@@ -50,7 +60,6 @@ async function actorOf(ctx: FactoryContext, events: readonly AgentEvent[]): Prom
       return { actorId: user.id, actorName: user.name || user.email, credentialId };
     return { actorId: email, actorName: email, credentialId };
   }
-  const account = attr('user.account_uuid') ?? attr('user.account_id');
   if (account) return { actorId: `account:${account}`, actorName: account, credentialId };
   return actorOfCaller(ctx);
 }
@@ -225,23 +234,76 @@ async function storeEvents(
   }
 }
 
-export function exportMetrics(request: ExportMetricsRequest): ExportOutcome {
+export async function exportMetrics(ctx: FactoryContext, request: ExportMetricsRequest): Promise<ExportOutcome> {
   let points = 0;
   for (const rm of request.resourceMetrics ?? [])
-    for (const sm of rm.scopeMetrics ?? [])
-      for (const m of sm.metrics ?? [])
-        points +=
-          m.sum?.dataPoints?.length ??
-          m.gauge?.dataPoints?.length ??
-          m.histogram?.dataPoints?.length ??
-          m.exponentialHistogram?.dataPoints?.length ??
-          m.summary?.dataPoints?.length ??
-          0;
+    for (const sm of rm.scopeMetrics ?? []) for (const m of sm.metrics ?? []) points += countOf(m);
   if (points > OTLP_LIMITS.records) throw tooMany(points, 'data points');
-  return {
-    rejected: points,
-    message: points ? `${points} data points were not kept: this gateway does not store metrics yet` : '',
-  };
+  const kept = pointsOf(request);
+  const message = kept.rejected ? `${kept.rejected} data points were not kept: ${kept.reasons.join('; ')}` : '';
+  if (kept.points.length) await admitted(ctx, () => storeMetricPoints(ctx, kept.points));
+  return { rejected: kept.rejected, message };
+}
+
+/**
+ * Each point's increment added to its day's rollup, and its series' last state kept, in one durable
+ * transaction. Exports of one factory's metrics take turns (PostgreSQL), so a series' last value is the one
+ * the previous export left.
+ */
+async function storeMetricPoints(ctx: FactoryContext, points: MetricPoint[]): Promise<void> {
+  const sorted = [...points].sort((x, y) =>
+    x.series < y.series ? -1 : x.series > y.series ? 1 : x.timeNanos < y.timeNanos ? -1 : 1,
+  );
+  const actors = new Map<string, string>();
+  for (const p of sorted) {
+    const who = JSON.stringify([p.email ?? null, p.account ?? null]);
+    if (!actors.has(who)) actors.set(who, (await actorNamed(ctx, p.email, p.account)).actorId);
+  }
+  const writer = durableWriter(ctx.db, ctx.gateway.dialect);
+  try {
+    await writer.commit(async (trx) => {
+      await lockForTransaction(trx, ctx.gateway.dialect, `telemetry-metrics:${ctx.appId}`);
+      const state = new Map<string, SeriesState>();
+      const keys = [...new Set(sorted.map((p) => p.series))];
+      for (const r of await store.seriesStates(trx, ctx.appId, keys))
+        state.set(r.series_key, {
+          startNanos: BigInt(r.start_nanos),
+          timeNanos: BigInt(r.time_nanos),
+          lastValue: Number(r.last_value),
+        });
+      const days = new Map<string, store.TelemetryMetricDaysTable>();
+      for (const p of sorted) {
+        const add = increment(p, state);
+        if (add === 0) continue;
+        const actorId = actors.get(JSON.stringify([p.email ?? null, p.account ?? null]))!;
+        const row = { app_id: ctx.appId, org_id: ctx.orgId, day: dayOf(p.timeNanos), actor_id: actorId };
+        const k = JSON.stringify([row.day, actorId, p.model, p.metric, p.variant]);
+        const day = days.get(k);
+        if (day) day.value += add;
+        else days.set(k, { ...row, model: p.model, metric: p.metric, variant: p.variant, value: add });
+      }
+      await store.addToDays(trx, [...days.values()]);
+      await store.saveSeries(
+        trx,
+        keys.flatMap((k) => {
+          const s = state.get(k);
+          return s
+            ? [
+                {
+                  app_id: ctx.appId,
+                  series_key: k,
+                  start_nanos: String(s.startNanos),
+                  time_nanos: String(s.timeNanos),
+                  last_value: s.lastValue,
+                },
+              ]
+            : [];
+        }),
+      );
+    });
+  } finally {
+    writer.leave();
+  }
 }
 
 export function exportTraces(request: ExportTraceRequest): ExportOutcome {

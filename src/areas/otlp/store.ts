@@ -76,3 +76,94 @@ export async function eventCounts(
   }
   return out;
 }
+
+export interface TelemetryMetricDaysTable {
+  app_id: string;
+  org_id: string;
+  day: string;
+  actor_id: string;
+  model: string;
+  metric: string;
+  variant: string;
+  value: number;
+}
+
+export interface TelemetryMetricSeriesTable {
+  app_id: string;
+  series_key: string;
+  start_nanos: string;
+  time_nanos: string;
+  last_value: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    telemetry_metric_days: TelemetryMetricDaysTable;
+    telemetry_metric_series: TelemetryMetricSeriesTable;
+  }
+}
+
+export async function seriesStates(
+  db: Db,
+  appId: string,
+  keys: readonly string[],
+): Promise<TelemetryMetricSeriesTable[]> {
+  const out: TelemetryMetricSeriesTable[] = [];
+  for (let i = 0; i < keys.length; i += 500)
+    out.push(
+      ...(await db
+        .selectFrom('telemetry_metric_series')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('series_key', 'in', keys.slice(i, i + 500))
+        .execute()),
+    );
+  return out;
+}
+
+export async function saveSeries(db: Db, rows: TelemetryMetricSeriesTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto('telemetry_metric_series')
+      .values(rows.slice(i, i + 500))
+      .onConflict((oc) =>
+        oc.columns(['app_id', 'series_key']).doUpdateSet((eb) => ({
+          start_nanos: eb.ref('excluded.start_nanos'),
+          time_nanos: eb.ref('excluded.time_nanos'),
+          last_value: eb.ref('excluded.last_value'),
+        })),
+      )
+      .execute();
+}
+
+/** Add each row's value to its day (one row per day, actor, model, metric and variant). */
+export async function addToDays(db: Db, rows: TelemetryMetricDaysTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto('telemetry_metric_days')
+      .values(rows.slice(i, i + 500))
+      .onConflict((oc) =>
+        oc
+          .columns(['app_id', 'day', 'actor_id', 'model', 'metric', 'variant'])
+          .doUpdateSet((eb) => ({ value: eb(eb.ref('telemetry_metric_days.value'), '+', eb.ref('excluded.value')) })),
+      )
+      .execute();
+}
+
+/** Sums of each metric and variant over days `from` to `to` (UTC dates, both included). */
+export async function metricTotals(
+  db: Db,
+  appId: string,
+  from: string,
+  to: string,
+): Promise<{ metric: string; variant: string; value: number }[]> {
+  const rows = await db
+    .selectFrom('telemetry_metric_days')
+    .select(['metric', 'variant', (eb) => eb.fn.sum<number | string>('value').as('value')])
+    .where('app_id', '=', appId)
+    .where('day', '>=', from)
+    .where('day', '<=', to)
+    .groupBy(['metric', 'variant'])
+    .execute();
+  return rows.map((r) => ({ metric: r.metric, variant: r.variant, value: Number(r.value) }));
+}

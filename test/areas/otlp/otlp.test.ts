@@ -457,30 +457,125 @@ describe('OTLP in', () => {
     }
   });
 
-  it('metrics and traces are decoded and answered with every point counted as not kept', async () => {
-    let exported: { code: number; error?: Error } | undefined;
+  /** A meter provider whose exports go to `t`'s /v1/metrics with `temporality`, and what each export answered. */
+  function meters(t: Tenant, temporality: AggregationTemporality, instance: string) {
+    const results: { code: number }[] = [];
     const exporter = new OTLPMetricExporter({
       url: `${base}/v1/metrics`,
-      headers: headersOf(a),
-      temporalityPreference: AggregationTemporality.DELTA,
+      headers: headersOf(t),
+      temporalityPreference: temporality,
     });
-    const wrapped = Object.assign(Object.create(exporter), {
+    const watched = Object.assign(Object.create(exporter), {
       export: (metrics: Parameters<typeof exporter.export>[0], cb: Parameters<typeof exporter.export>[1]) =>
         exporter.export(metrics, (result) => {
-          exported = result;
+          results.push(result);
           cb(result);
         }),
     }) as typeof exporter;
     const provider = new MeterProvider({
-      resource: resourceFromAttributes({ 'service.name': 'claude-code' }),
-      readers: [new PeriodicExportingMetricReader({ exporter: wrapped, exportIntervalMillis: 3_600_000 })],
+      resource: resourceFromAttributes({ 'service.name': 'claude-code', 'service.instance.id': instance }),
+      readers: [new PeriodicExportingMetricReader({ exporter: watched, exportIntervalMillis: 3_600_000 })],
     });
-    provider.getMeter('claude_code').createCounter('claude_code.cost.usage').add(0.5, { 'session.id': claudeSession });
-    await provider.forceFlush();
-    await provider.shutdown();
-    // The SDK treats a partial success as a success (it logs the message).
-    expect(exported?.code).toBe(0);
+    return { provider, meter: provider.getMeter('com.anthropic.claude_code'), results };
+  }
 
+  it("Claude Code's usage metrics (delta and cumulative, real SDK exporter) become the Overview's telemetry figures", async () => {
+    const who = { 'user.email': EMAIL, 'session.id': 'cc-metrics' };
+    // Delta: lines 10 + 5 added, 3 removed, over two exports; an unkept metric is counted as refused.
+    const delta = meters(a, AggregationTemporality.DELTA, 'laptop-1');
+    const lines = delta.meter.createCounter('claude_code.lines_of_code.count');
+    lines.add(10, { ...who, type: 'added' });
+    lines.add(3, { ...who, type: 'removed' });
+    delta.meter.createCounter('some.other.metric').add(1);
+    await delta.provider.forceFlush();
+    lines.add(5, { ...who, type: 'added' });
+    await delta.provider.forceFlush();
+    await delta.provider.shutdown();
+    expect(delta.results.map((r) => r.code)).toEqual([0, 0]);
+
+    // Cumulative: active time 100 s, then 120 s (20 more), an export with nothing new (0 more), then the agent
+    // restarts (a new start time) and reports 7 s: 127 s. Edits: 3 accepted, 1 rejected.
+    const first = meters(a, AggregationTemporality.CUMULATIVE, 'laptop-2');
+    const active = first.meter.createCounter('claude_code.active_time.total');
+    const edits = first.meter.createCounter('claude_code.code_edit_tool.decision');
+    active.add(100, { ...who, type: 'user' });
+    edits.add(2, { ...who, decision: 'accept', tool_name: 'Edit' });
+    await first.provider.forceFlush();
+    active.add(20, { ...who, type: 'user' });
+    edits.add(1, { ...who, decision: 'accept', tool_name: 'Edit' });
+    edits.add(1, { ...who, decision: 'reject', tool_name: 'Edit' });
+    await first.provider.forceFlush();
+    await first.provider.forceFlush();
+    await first.provider.shutdown();
+    const restarted = meters(a, AggregationTemporality.CUMULATIVE, 'laptop-2');
+    restarted.meter.createCounter('claude_code.active_time.total').add(7, { ...who, type: 'user' });
+    await restarted.provider.forceFlush();
+    await restarted.provider.shutdown();
+
+    const now = Date.now();
+    const window = `from=${new Date(now - 86_400_000).toISOString()}&to=${new Date(now + 86_400_000).toISOString()}`;
+    const read = async (t: Tenant) => {
+      const r = await gw.call('GET', `/v1/metrics/overview?${window}`, { token: t.loginToken, appId: t.appId });
+      expect(r.status).toBe(200);
+      return r.body.data.telemetry;
+    };
+    expect(await read(a)).toEqual({
+      source: 'telemetry',
+      current: {
+        linesAdded: 15,
+        linesRemoved: 3,
+        activeTimeSeconds: 127,
+        editDecisions: 4,
+        editAcceptanceRate: 0.75,
+      },
+      prior: null,
+    });
+    // Another factory received none of it.
+    expect((await read(b)).current).toBeNull();
+  });
+
+  it('metrics outside the kept ones are counted as refused, and a delta export sent again is counted once', async () => {
+    const request = {
+      resourceMetrics: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
+          scopeMetrics: [
+            {
+              metrics: [
+                {
+                  name: 'claude_code.commit.count',
+                  sum: {
+                    aggregationTemporality: 1,
+                    isMonotonic: true,
+                    dataPoints: [
+                      {
+                        asInt: '2',
+                        startTimeUnixNano: '1793530800000000000',
+                        timeUnixNano: '1793530860000000000',
+                        attributes: [{ key: 'user.email', value: { stringValue: EMAIL } }],
+                      },
+                    ],
+                  },
+                },
+                { name: 'jvm.memory', gauge: { dataPoints: [{ asDouble: 1, timeUnixNano: '1793530860000000000' }] } },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    for (let i = 0; i < 2; i++) {
+      const r = await post(b, '/v1/metrics', Buffer.from(JSON.stringify(request)), 'application/json');
+      expect(r.statusCode).toBe(200);
+      expect(JSON.parse(r.body).partialSuccess).toMatchObject({ rejectedDataPoints: 1 });
+    }
+    const stored = await gw.app.attest.db
+      .selectFrom('telemetry_metric_days')
+      .select(['day', 'actor_id', 'metric', 'value'])
+      .where('app_id', '=', b.appId)
+      .execute();
+    // 1793530860 s is 2026-11-01T11:01:00Z; 2 commits, once.
+    expect(stored).toEqual([{ day: '2026-11-01', actor_id: EMAIL, metric: 'commit.count', value: 2 }]);
     const traces = await post(a, '/v1/traces', Buffer.from('{}'), 'application/json');
     expect(traces.statusCode).toBe(200);
     expect(JSON.parse(traces.body)).toEqual({});
