@@ -99,6 +99,61 @@ describeInBrowser('dashboard: overview and exports', () => {
     await screenshot(page, 'overview');
   });
 
+  it("the factory home shows lines changed, active time and edit acceptance from the agents' telemetry, labelled so", async () => {
+    await page.goto(`${base}/f/${t.appId}?days=7`);
+    await page.getByTestId('tiles').waitFor();
+    expect(await page.getByTestId('telemetry-tiles').count()).toBe(0); // none received yet
+    const nanos = String(BigInt(now) * 1_000_000n);
+    const point = (value: number, attrs: Record<string, string>) => ({
+      asDouble: value,
+      startTimeUnixNano: String(BigInt(now - 60_000) * 1_000_000n),
+      timeUnixNano: nanos,
+      attributes: Object.entries({ 'user.email': 'dev@example.com', ...attrs }).map(([key, v]) => ({
+        key,
+        value: { stringValue: v },
+      })),
+    });
+    const sum = (name: string, dataPoints: unknown[]) => ({
+      name,
+      sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints },
+    });
+    const body = {
+      resourceMetrics: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'claude-code' } }] },
+          scopeMetrics: [
+            {
+              metrics: [
+                sum('claude_code.lines_of_code.count', [point(40, { type: 'added' }), point(12, { type: 'removed' })]),
+                sum('claude_code.active_time.total', [point(5400, { type: 'user' })]),
+                sum('claude_code.code_edit_tool.decision', [
+                  point(3, { decision: 'accept' }),
+                  point(1, { decision: 'reject' }),
+                ]),
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const r = await fetch(`${base}/v1/metrics`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.factoryKey}`,
+        'x-outerlayer-app-id': t.appId,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+    expect(r.status).toBe(200);
+    await page.goto(`${base}/f/${t.appId}?days=7`);
+    await page.getByTestId('telemetry-tiles').waitFor();
+    expect(await page.getByTestId('telemetry-tiles').textContent()).toContain("From the agents' own telemetry");
+    expect(await page.getByTestId('telemetry-lines').locator('.tile-value').textContent()).toBe('+40 / −12');
+    expect(await page.getByTestId('telemetry-active').locator('.tile-value').textContent()).toBe('1.5 h');
+    expect(await page.getByTestId('telemetry-acceptance').locator('.tile-value').textContent()).toBe('75.0% of 4');
+  });
+
   it('the window picker and compare mode put two windows side by side', async () => {
     await page.goto(`${base}/f/${t.appId}?days=7`);
     await page.getByTestId('tiles').waitFor();

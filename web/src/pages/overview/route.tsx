@@ -152,6 +152,58 @@ function Tile({
   );
 }
 
+/**
+ * Figures only the agents' own telemetry carries (OTLP metrics), beside the session tiles, labelled as such;
+ * nothing when none was received in the window.
+ */
+function TelemetryTiles({
+  figures,
+}: {
+  figures: {
+    linesAdded: number;
+    linesRemoved: number;
+    activeTimeSeconds: number;
+    editDecisions: number;
+    editAcceptanceRate: number | null;
+  } | null;
+}) {
+  if (!figures) return null;
+  const hours = figures.activeTimeSeconds / 3600;
+  const items = [
+    {
+      key: 'lines',
+      label: 'Lines changed',
+      value: `+${formatInt(figures.linesAdded)} / −${formatInt(figures.linesRemoved)}`,
+    },
+    {
+      key: 'active',
+      label: 'Active time',
+      value: hours >= 1 ? `${hours.toFixed(1)} h` : `${formatInt(Math.round(figures.activeTimeSeconds / 60))} min`,
+    },
+    {
+      key: 'acceptance',
+      label: 'Edits accepted',
+      value:
+        figures.editAcceptanceRate === null
+          ? '—'
+          : `${(figures.editAcceptanceRate * 100).toFixed(1)}% of ${formatInt(figures.editDecisions)}`,
+    },
+  ];
+  return (
+    <div data-testid="telemetry-tiles">
+      <p className="muted">From the agents' own telemetry (OpenTelemetry), for the whole factory:</p>
+      <div className="tiles">
+        {items.map((t) => (
+          <div key={t.key} className="card tile" data-testid={`telemetry-${t.key}`}>
+            <div className="muted tile-label">{t.label}</div>
+            <div className="tile-value">{t.value}</div>
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
+
 /** An API refusal of a window, placed by the field it names (null: not one of the form's fields). */
 interface WindowError {
   field: string | null;
@@ -296,6 +348,7 @@ function Tiles({
           <Tile key={t.key} t={t} now={tiles[t.key]?.current} before={tiles[t.key]?.prior} priorLabel={prior} />
         ))}
       </div>
+      <TelemetryTiles figures={data.telemetry.current} />
       <p className="muted" data-testid="merged-prs">
         {formatInt(tiles.mergedPrs?.current ?? 0)} merged pull requests with agent sessions in the window.
       </p>
