@@ -197,6 +197,42 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(await page.getByTestId('new-key').count()).toBe(0);
   });
 
+  it("the telemetry blocks carry this gateway's URL and factory, and a fresh ingest key that works, shown once", async () => {
+    await settings();
+    const claude = page.getByTestId('telemetry-claude-code');
+    const codex = page.getByTestId('telemetry-codex');
+    expect(await claude.innerText()).toContain('<ingest key: create one below>');
+    await page.getByTestId('telemetry-create-key').click();
+    await page.getByTestId('telemetry-key-once').waitFor();
+    const env = JSON.parse(await claude.innerText()).env;
+    expect(env).toMatchObject({
+      CLAUDE_CODE_ENABLE_TELEMETRY: '1',
+      OTEL_LOGS_EXPORTER: 'otlp',
+      OTEL_METRICS_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_ENDPOINT: gw.base,
+    });
+    const headers = /^Authorization=Bearer (sk_\S+),X-Outerlayer-App-Id=(\S+)$/.exec(env.OTEL_EXPORTER_OTLP_HEADERS);
+    expect(headers?.[2]).toBe(t.appId);
+    const key = headers![1]!;
+    const toml = await codex.innerText();
+    expect(toml).toContain('[otel]');
+    expect(toml).toContain(`endpoint = "${gw.base}/v1/logs"`);
+    expect(toml).toContain(`"Authorization" = "Bearer ${key}"`);
+    expect(toml).toContain(`"X-Outerlayer-App-Id" = "${t.appId}"`);
+    // The key is a real ingest key of this factory: an OTLP export with it is accepted.
+    const r = await fetch(`${gw.base}/v1/traces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'x-outerlayer-app-id': t.appId, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(r.status).toBe(200);
+    // Shown once: a reload shows the placeholder again, and the key list names it without its plaintext.
+    await settings();
+    expect(await page.getByTestId('telemetry-claude-code').innerText()).not.toContain(key);
+    expect(await page.content()).not.toContain(key);
+  });
+
   it('revoke asks first: cancel keeps the key working, confirm revokes it and the key gets 401 at once', async () => {
     await settings();
     const form = page.getByTestId('create-key-form');

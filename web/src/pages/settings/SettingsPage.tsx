@@ -7,6 +7,7 @@ import { FactorySection } from './FactoryForm';
 import { InstallationsSection } from './Installations';
 import { RepositoriesSection } from './Repositories';
 import { RetentionSection } from './Retention';
+import { TelemetrySection } from './Telemetry';
 import { orgQuery } from '../org/query';
 
 const route = getRouteApi('/signed-in/f/$appId/settings');
@@ -33,6 +34,7 @@ export default function SettingsPage() {
         role={access.role}
         callerPermissions={may}
       />
+      <TelemetrySection appId={appId} canCreateKey={may.has('api_keys.write')} />
       <RepositoriesSection
         appId={appId}
         canRead={may.has('repositories.read')}
