@@ -62,8 +62,12 @@ import { notificationsRoutes } from './notifications/routes.js';
 import {
   BudgetForecastEvent,
   BudgetThresholdEvent,
+  ClaimExpiredEvent,
+  HostOfflineEvent,
   NotificationChannel,
   NotificationDelivery,
+  PrVerdictEvent,
+  SessionFailedSyncEvent,
   TestEvent,
 } from './notifications/schema.js';
 import { signInRoutes } from './sign-in/routes.js';
@@ -153,7 +157,17 @@ export const AREAS: readonly Area[] = [
     prefix: V1,
     defaults: FACTORY,
     // The events are listed for receivers: each is the body a webhook channel is sent.
-    schemas: [NotificationChannel, NotificationDelivery, BudgetThresholdEvent, BudgetForecastEvent, TestEvent],
+    schemas: [
+      NotificationChannel,
+      NotificationDelivery,
+      BudgetThresholdEvent,
+      BudgetForecastEvent,
+      PrVerdictEvent,
+      SessionFailedSyncEvent,
+      HostOfflineEvent,
+      ClaimExpiredEvent,
+      TestEvent,
+    ],
     routes: notificationsRoutes,
     sweeps: notificationsSweeps,
   },

@@ -43,8 +43,16 @@ export interface JobRunner {
 
 /** Budget evaluation and notification delivery (src/jobs/notifications), from durable rows. */
 export interface NotificationRunner {
-  /** Evaluate changed budgets and send due deliveries by the gateway's clock; tests call it directly. */
-  runDueJobs(): Promise<{ notices: number; claimed: number; succeeded: number; retried: number; failed: number }>;
+  /** Evaluate changed budgets, watch hosts and claims, send due deliveries by the gateway's clock (tests call it). */
+  runDueJobs(): Promise<{
+    notices: number;
+    hostsOffline: number;
+    claimsExpired: number;
+    claimed: number;
+    succeeded: number;
+    retried: number;
+    failed: number;
+  }>;
   start(intervalMs: number): void;
   stop(): Promise<void>;
 }

@@ -4,7 +4,8 @@ import crypto from 'node:crypto';
 import type { Db } from '../../db/connection.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { actorOfCaller, prepareSessions, storeSessions } from '../sessions/ingest.js';
+import { actorOfCaller, prepareSessions, storeSessions, type SessionActor } from '../sessions/ingest.js';
+import { emitEvent } from '../notifications/service.js';
 import { durableWriter, type DurableWriter } from '../../db/group-commit.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
 import { prCheckModeOf, prCommentModeOf } from '../apps/service.js';
@@ -106,6 +107,7 @@ export async function sync(
 
   const accepted: AgentSessionV1[] = [];
   const rejected: SyncResult['rejected'] = [];
+  let actor: SessionActor | null = null;
   try {
     body.sessions.forEach((value, index) => {
       const checked = checkSession(value);
@@ -123,7 +125,8 @@ export async function sync(
     // Bytes first (each put is durable on return), then the rows that make them visible, in one transaction
     // with the sessions: a crash in between leaves at most an unreferenced file, never a dangling row.
     for (const blob of blobs) await ctx.gateway.blobs.put(blob.sha256, blob.bytes);
-    const actor = await actorOfCaller(ctx);
+    const by = await actorOfCaller(ctx);
+    actor = by;
     const now = ctx.clock.now();
     const prepared = prepareSessions(accepted);
     // Concurrent syncs share one commit on SQLite; each is answered after it, so a 2xx is still durable.
@@ -138,11 +141,13 @@ export async function sync(
           created_at: now,
         })),
       );
-      await storeSessions(ctx, trx, accepted, actor, prepared);
+      await storeSessions(ctx, trx, accepted, by, prepared);
     });
   } finally {
     writer.leave();
   }
+
+  if (rejected.length > 0 && actor) await announceRejections(ctx, actor, rejected);
 
   // The living comment of every pull request these sessions link to (named, or worked on its branch).
   const prJobs =
@@ -166,6 +171,34 @@ export async function sync(
     rejectedBlobs,
     tenantTier: ctx.principal.plan ?? 'free',
   };
+}
+
+/**
+ * session.failed_sync: each session refused here is refused again however often the CLI sends it (the document
+ * fails validation), so it is announced once per sender, session id and reason, whichever replica answers.
+ */
+async function announceRejections(
+  ctx: FactoryContext,
+  actor: SessionActor,
+  rejected: SyncResult['rejected'],
+): Promise<void> {
+  const now = ctx.clock.now();
+  for (const r of rejected) {
+    await emitEvent(
+      ctx.db,
+      { orgId: ctx.orgId, appId: ctx.appId },
+      'session.failed_sync',
+      JSON.stringify([actor.actorId, r.id, r.reason]),
+      {
+        sessionId: r.id,
+        reason: r.reason,
+        actorId: actor.actorId,
+        actorName: actor.actorName,
+        rejectedAt: new Date(now).toISOString(),
+      },
+      now,
+    );
+  }
 }
 
 export async function getBlob(ctx: FactoryContext, sha256: string): Promise<{ mediaType: string; bytes: Buffer }> {

@@ -16,8 +16,20 @@ export const BudgetScope = Type.Union(
       },
       { additionalProperties: false },
     ),
+    Type.Object(
+      {
+        kind: Type.Literal('attribute'),
+        key: Type.String({ minLength: 1, maxLength: 200, description: 'A telemetry resource attribute, e.g. team' }),
+        value: Type.String({ minLength: 1, maxLength: 500, description: 'Its value, e.g. payments' }),
+      },
+      { additionalProperties: false },
+    ),
   ],
-  { description: "What the budget limits: the whole factory, one actor's sessions, or one repository's." },
+  {
+    description:
+      "What the budget limits: the whole factory, one actor's sessions, one repository's, or the sessions whose " +
+      'telemetry carried a resource attribute (OTEL_RESOURCE_ATTRIBUTES such as team=payments).',
+  },
 );
 export type BudgetScope = Static<typeof BudgetScope>;
 

@@ -25,7 +25,18 @@ const iso = (ms: number) => new Date(Number(ms)).toISOString();
 function scopeOf(row: store.BudgetRow): BudgetScope {
   if (row.scope_kind === 'actor') return { kind: 'actor', actorId: row.scope_value };
   if (row.scope_kind === 'repository') return { kind: 'repository', repository: row.scope_value };
+  if (row.scope_kind === 'attribute') {
+    const [key, value] = JSON.parse(row.scope_value) as [string, string];
+    return { kind: 'attribute', key, value };
+  }
   return { kind: 'factory' };
+}
+
+/** The scope's value as a notice shows it: the actor, the repository, `key=value`; null for the factory. */
+function scopeText(row: store.BudgetRow): string | null {
+  const scope = scopeOf(row);
+  if (scope.kind === 'attribute') return `${scope.key}=${scope.value}`;
+  return scope.kind === 'factory' ? null : row.scope_value;
 }
 
 function spendScope(row: store.BudgetRow): store.SpendScope {
@@ -35,6 +46,8 @@ function spendScope(row: store.BudgetRow): store.SpendScope {
 function scopeColumns(scope: BudgetScope): { scope_kind: string; scope_value: string } {
   if (scope.kind === 'actor') return { scope_kind: 'actor', scope_value: scope.actorId };
   if (scope.kind === 'repository') return { scope_kind: 'repository', scope_value: scope.repository.toLowerCase() };
+  // Both parts in one column, unambiguously (a key or a value may hold any character).
+  if (scope.kind === 'attribute') return { scope_kind: 'attribute', scope_value: JSON.stringify([scope.key, scope.value]) };
   return { scope_kind: 'factory', scope_value: '' };
 }
 
@@ -172,7 +185,7 @@ async function noticeData(
     budget: {
       id: row.id,
       name: row.name,
-      scope: { kind: row.scope_kind, value: row.scope_kind === 'factory' ? null : row.scope_value },
+      scope: { kind: row.scope_kind, value: scopeText(row) },
       amountUsd: usd(amount),
       period: row.period,
       timeZone: row.time_zone,

@@ -87,6 +87,19 @@ function scoped(db: Db, s: SpendScope, from: number, to: number) {
     .where('started_at', '<', to);
   if (s.kind === 'actor') q = q.where('actor_id', '=', s.value);
   else if (s.kind === 'repository') q = q.where('repo', '=', s.value);
+  else if (s.kind === 'attribute') {
+    const [key, value] = JSON.parse(s.value) as [string, string];
+    q = q.where(
+      'session_key',
+      'in',
+      db
+        .selectFrom('session_attributes')
+        .select('session_attributes.session_key')
+        .where('session_attributes.app_id', '=', s.appId)
+        .where('session_attributes.key', '=', key)
+        .where('session_attributes.value', '=', value),
+    );
+  }
   return q;
 }
 

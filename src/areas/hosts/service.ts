@@ -1,6 +1,7 @@
 // Runner hosts: a heartbeat upserts the host; the status is derived when read, from the age of the last
 // heartbeat and the load it reported (API.md §5), so no job has to mark hosts stale or offline.
-import type { FactoryContext } from '../../server/context.js';
+import type { FactoryContext, Gateway } from '../../server/context.js';
+import { emitEvent } from '../notifications/service.js';
 import type { Host, HostStatus } from './schema.js';
 import * as store from './store.js';
 
@@ -63,4 +64,39 @@ export async function heartbeat(ctx: FactoryContext, input: HeartbeatInput): Pro
 export async function listHosts(ctx: FactoryContext): Promise<Host[]> {
   const now = ctx.clock.now();
   return (await store.listHosts(ctx.db, ctx.appId)).map((h) => toWire(h, now));
+}
+
+/** A spell that began this long before the sweep first sees it is not announced (e.g. hosts long gone at upgrade). */
+export const OFFLINE_LOOKBACK_MS = 24 * 3600_000;
+const SWEEP_BATCH = 200;
+
+/**
+ * host.offline: every host silent for longer than STALE_MS (the `offline` status) is announced once per spell,
+ * the spell named by its last heartbeat: a host that comes back and falls silent again is a new spell. The
+ * event is queued before the spell is marked, and named by it, so a crash in between or a second replica
+ * sweeping at once queues nothing twice. Returns how many spells were announced.
+ */
+export async function announceOfflineHosts(gateway: Gateway, now: number): Promise<number> {
+  const hosts = await store.unannouncedOffline(gateway.db, now - STALE_MS, now - OFFLINE_LOOKBACK_MS, SWEEP_BATCH);
+  for (const h of hosts) {
+    const last = Number(h.last_heartbeat_at);
+    await emitEvent(
+      gateway.db,
+      { orgId: h.org_id, appId: h.app_id },
+      'host.offline',
+      `${h.host_id}|${last}`,
+      {
+        hostId: h.host_id,
+        name: h.name,
+        runnerVersion: h.runner_version,
+        labels: JSON.parse(h.labels) as string[],
+        lastHeartbeatAt: new Date(last).toISOString(),
+        offlineAfterSeconds: STALE_MS / 1000,
+        url: `${gateway.config.publicUrl}/f/${h.app_id}/hosts`,
+      },
+      now,
+    );
+    await store.markOfflineNoticed(gateway.db, h.app_id, h.host_id, last);
+  }
+  return hosts.length;
 }

@@ -14,6 +14,8 @@ export interface HostsTable {
   labels: string;
   first_seen_at: number;
   last_heartbeat_at: number;
+  /** The last_heartbeat_at of the offline spell announced (host.offline); null before any. */
+  offline_noticed_at: number | null;
 }
 
 declare module '../../db/schema.js' {
@@ -23,9 +25,11 @@ declare module '../../db/schema.js' {
 }
 
 export type HostRow = HostsTable;
+/** What a heartbeat writes (the announcement marker is the offline sweep's). */
+export type HostUpsert = Omit<HostRow, 'offline_noticed_at'>;
 
 /** Inserts the host or refreshes it; first_seen_at keeps its first value. One statement, so racing heartbeats cannot duplicate a host. */
-export async function upsertHost(db: Db, row: HostRow): Promise<void> {
+export async function upsertHost(db: Db, row: HostUpsert): Promise<void> {
   await db
     .insertInto('hosts')
     .values(row)
@@ -58,4 +62,31 @@ const factoryHosts = preparedQuery(1, (db: Db, appId: string) =>
 
 export function listHosts(db: Db, appId: string): Promise<HostRow[]> {
   return factoryHosts(db, appId);
+}
+
+/**
+ * Hosts of every factory silent since before `silentBefore` but heard from after `heardAfter`, whose current
+ * spell (their last heartbeat) was not announced yet; the oldest spells first.
+ */
+export function unannouncedOffline(db: Db, silentBefore: number, heardAfter: number, limit: number): Promise<HostRow[]> {
+  return db
+    .selectFrom('hosts')
+    .selectAll()
+    .where('last_heartbeat_at', '<', silentBefore)
+    .where('last_heartbeat_at', '>', heardAfter)
+    .where((eb) => eb.or([eb('offline_noticed_at', 'is', null), eb('offline_noticed_at', '<>', eb.ref('last_heartbeat_at'))]))
+    .orderBy('last_heartbeat_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Mark the spell announced, unless a heartbeat ended it meanwhile. */
+export async function markOfflineNoticed(db: Db, appId: string, hostId: string, lastHeartbeatAt: number): Promise<void> {
+  await db
+    .updateTable('hosts')
+    .set({ offline_noticed_at: lastHeartbeatAt })
+    .where('app_id', '=', appId)
+    .where('host_id', '=', hostId)
+    .where('last_heartbeat_at', '=', lastHeartbeatAt)
+    .execute();
 }

@@ -1,7 +1,14 @@
 // What a channel is sent for an event: a webhook gets the event's JSON, signed; a Slack incoming webhook gets
 // the event as Slack blocks (https://api.slack.com/block-kit), with `text` as the notification's fallback.
 import crypto from 'node:crypto';
-import type { BudgetNoticeData, NotificationEvent } from './schema.js';
+import type {
+  BudgetNoticeData,
+  ClaimExpiredData,
+  HostOfflineData,
+  NotificationEvent,
+  PrVerdictData,
+  SessionFailedSyncData,
+} from './schema.js';
 
 /** `X-Attest-Signature: t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">` (API.md §11). */
 export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
@@ -37,6 +44,47 @@ function budgetText(event: NotificationEvent, d: BudgetNoticeData): string {
 
 function isBudget(event: NotificationEvent): event is NotificationEvent & { data: BudgetNoticeData } {
   return event.type === 'budget.threshold' || event.type === 'budget.forecast';
+}
+
+/** The sentence and link of an event other than a budget's notice (null for a test event). */
+function otherText(event: NotificationEvent): { title: string; text: string; url: string | null } | null {
+  switch (event.type) {
+    case 'pr.verdict': {
+      const d = event.data as PrVerdictData;
+      const was = d.previousVerdict === null ? '' : ` (was ${d.previousVerdict})`;
+      return {
+        title: 'Pull request verdict',
+        text: `${d.repository}#${d.number}${d.title ? ` "${d.title}"` : ''} is now ${d.verdict}${was}.`,
+        url: d.url,
+      };
+    }
+    case 'session.failed_sync': {
+      const d = event.data as SessionFailedSyncData;
+      return {
+        title: 'Session refused',
+        text: `A session of ${d.actorName}${d.sessionId ? ` (${d.sessionId})` : ''} was refused: ${d.reason}`,
+        url: null,
+      };
+    }
+    case 'host.offline': {
+      const d = event.data as HostOfflineData;
+      return {
+        title: 'Host offline',
+        text: `Host "${d.name}" has not been heard from since ${d.lastHeartbeatAt}.`,
+        url: d.url,
+      };
+    }
+    case 'work_item.claim_expired': {
+      const d = event.data as ClaimExpiredData;
+      return {
+        title: 'Claim expired',
+        text: `The claim of work item #${d.workItem.number} "${d.workItem.title}" by ${d.claim.source} ran out at ${d.claim.expiresAt} without being released.`,
+        url: d.url,
+      };
+    }
+    default:
+      return null;
+  }
 }
 
 /** The Slack message: a header, the sentence, and for budgets the top sessions and actors by cost. */
@@ -78,8 +126,12 @@ export function slackRequest(event: NotificationEvent): OutboundRequest {
       });
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `<${d.url}|Open the budget in Attest>` }] });
   } else {
-    text = (event.data as { message: string }).message;
+    const other = otherText(event);
+    text = other ? other.text : (event.data as { message: string }).message;
+    if (other) blocks.push({ type: 'header', text: { type: 'plain_text', text: other.title } });
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
+    if (other?.url)
+      blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `<${other.url}|Open in Attest>` }] });
   }
   return { body: JSON.stringify({ text, blocks }), headers: {} };
 }

@@ -4,7 +4,14 @@ import { Type, type Static } from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../server/schemas.js';
 
 /** Events a channel can subscribe to (the `test` event is sent on demand to any channel). */
-export const EVENT_TYPES = ['budget.threshold', 'budget.forecast'] as const;
+export const EVENT_TYPES = [
+  'budget.threshold',
+  'budget.forecast',
+  'pr.verdict',
+  'session.failed_sync',
+  'host.offline',
+  'work_item.claim_expired',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number] | 'test';
 
 export const ChannelKind = Type.Union([Type.Literal('webhook'), Type.Literal('slack')]);
@@ -78,6 +85,56 @@ export const BudgetNoticeData = Type.Object({
 });
 export type BudgetNoticeData = Static<typeof BudgetNoticeData>;
 
+export const PrVerdictData = Type.Object({
+  repository: Type.String({ description: 'owner/name, lower case' }),
+  number: Type.Integer(),
+  title: Nullable(Type.String()),
+  headSha: Nullable(Type.String()),
+  verdict: Type.String({ description: 'clean | review | unverifiable | waiting | none' }),
+  previousVerdict: Nullable(Type.String({ description: 'The verdict stored before; null for the first one.' })),
+  flagged: Type.Integer(),
+  rows: Type.Array(
+    Type.Object({ validator: Type.String(), status: Type.String(), level: Type.String(), sentence: Type.String() }),
+    { description: 'The rows that did not pass (info rows left out), ordered as on the PR.' },
+  ),
+  evaluatedAt: DateTime,
+  url: Type.String({ description: "The pull request's dashboard page." }),
+});
+export type PrVerdictData = Static<typeof PrVerdictData>;
+
+export const SessionFailedSyncData = Type.Object({
+  sessionId: Nullable(Type.String({ description: "The AgentSession's id as sent; null when it had none." })),
+  reason: Type.String({ description: 'Why the gateway refused it; sending it again is refused again.' }),
+  actorId: Type.String(),
+  actorName: Type.String(),
+  rejectedAt: DateTime,
+});
+export type SessionFailedSyncData = Static<typeof SessionFailedSyncData>;
+
+export const HostOfflineData = Type.Object({
+  hostId: Type.String(),
+  name: Type.String(),
+  runnerVersion: Type.String(),
+  labels: Type.Array(Type.String()),
+  lastHeartbeatAt: DateTime,
+  offlineAfterSeconds: Type.Integer({ description: 'The silence after which a host counts as offline.' }),
+  url: Type.String({ description: "The dashboard's hosts page." }),
+});
+export type HostOfflineData = Static<typeof HostOfflineData>;
+
+export const ClaimExpiredData = Type.Object({
+  workItem: Type.Object({ id: Uuid, number: Type.Integer(), title: Type.String() }),
+  claim: Type.Object({
+    id: Uuid,
+    source: Type.String(),
+    branch: Nullable(Type.String()),
+    claimedAt: DateTime,
+    expiresAt: DateTime,
+  }),
+  url: Type.String({ description: "The work item's dashboard page." }),
+});
+export type ClaimExpiredData = Static<typeof ClaimExpiredData>;
+
 const envelope = <T extends string>(type: T, data: ReturnType<typeof Type.Object>, id: string) =>
   Type.Object(
     {
@@ -93,6 +150,10 @@ const envelope = <T extends string>(type: T, data: ReturnType<typeof Type.Object
 
 export const BudgetThresholdEvent = envelope('budget.threshold', BudgetNoticeData, 'BudgetThresholdEventV1');
 export const BudgetForecastEvent = envelope('budget.forecast', BudgetNoticeData, 'BudgetForecastEventV1');
+export const PrVerdictEvent = envelope('pr.verdict', PrVerdictData, 'PrVerdictEventV1');
+export const SessionFailedSyncEvent = envelope('session.failed_sync', SessionFailedSyncData, 'SessionFailedSyncEventV1');
+export const HostOfflineEvent = envelope('host.offline', HostOfflineData, 'HostOfflineEventV1');
+export const ClaimExpiredEvent = envelope('work_item.claim_expired', ClaimExpiredData, 'WorkItemClaimExpiredEventV1');
 export const TestEvent = envelope('test', Type.Object({ message: Type.String() }), 'TestEventV1');
 
 export interface NotificationEvent {
@@ -101,5 +162,5 @@ export interface NotificationEvent {
   version: 1;
   createdAt: string;
   appId: string;
-  data: BudgetNoticeData | { message: string };
+  data: BudgetNoticeData | PrVerdictData | SessionFailedSyncData | HostOfflineData | ClaimExpiredData | { message: string };
 }

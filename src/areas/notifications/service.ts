@@ -234,6 +234,35 @@ export async function enqueueEvent(
   return queued;
 }
 
+/** The id of one occurrence: derived from what it is, so each replica and each re-run names it alike. */
+export function occurrenceId(type: EventType, appId: string, key: string): string {
+  return `evt_${crypto.createHash('sha256').update(`${type}|${appId}|${key}`).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * Queue an event to the factory's channels subscribed to its type. `key` names the occurrence (a verdict's
+ * change, a host's offline spell, a claim): the event id is derived from it and deliveries are unique per event
+ * and channel, so however many replicas or runs see the occurrence, each channel is sent it once.
+ */
+export function emitEvent(
+  db: Db,
+  target: EventTarget,
+  type: Exclude<EventType, 'test' | 'budget.threshold' | 'budget.forecast'>,
+  key: string,
+  data: NotificationEvent['data'],
+  now: number,
+): Promise<number> {
+  const event: NotificationEvent = {
+    id: occurrenceId(type, target.appId, key),
+    type,
+    version: 1,
+    createdAt: new Date(now).toISOString(),
+    appId: target.appId,
+    data,
+  };
+  return enqueueEvent(db, target, event, null, now);
+}
+
 /** POST …/{id}/test: queue a test event for the channel and try it at once; answers the delivery. */
 export async function sendTest(ctx: FactoryContext, channelId: string): Promise<NotificationDelivery> {
   const channel = await channelOf(ctx, channelId);

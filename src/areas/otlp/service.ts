@@ -14,6 +14,7 @@ import { OTLP_LIMITS } from './decode.js';
 import { eventsOf, type AgentEvent } from './events.js';
 import type { ExportLogsRequest, ExportMetricsRequest, ExportTraceRequest } from './proto.js';
 import { foldInto, sessionDocument } from './session.js';
+import { sessionAttributes } from './attributes.js';
 import * as store from './store.js';
 import { countOf, dayOf, increment, pointsOf, type MetricPoint, type SeriesState } from './metrics.js';
 
@@ -228,6 +229,8 @@ async function storeEvents(
       }
       for (const { actor, docs } of byActor.values())
         await storeSessions(ctx, trx, docs, actor, undefined, 'telemetry');
+      // Custom resource attributes (team=payments): what a budget scoped by an attribute counts by.
+      await store.keepSessionAttributes(trx, sessionAttributes(ctx.appId, bySession, ctx.clock.now()));
     });
   } finally {
     writer.leave();

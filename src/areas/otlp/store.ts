@@ -96,10 +96,20 @@ export interface TelemetryMetricSeriesTable {
   last_value: number;
 }
 
+/** A session's custom resource attribute (migration 0038); the budgets' attribute scope reads it. */
+export interface SessionAttributesTable {
+  app_id: string;
+  session_key: string;
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
     telemetry_metric_days: TelemetryMetricDaysTable;
     telemetry_metric_series: TelemetryMetricSeriesTable;
+    session_attributes: SessionAttributesTable;
   }
 }
 
@@ -166,4 +176,29 @@ export async function metricTotals(
     .groupBy(['metric', 'variant'])
     .execute();
   return rows.map((r) => ({ metric: r.metric, variant: r.variant, value: Number(r.value) }));
+}
+
+/** Keep each session's attributes; a value sent again replaces the one stored. */
+export async function keepSessionAttributes(db: Db, rows: readonly SessionAttributesTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 200) {
+    await db
+      .insertInto('session_attributes')
+      .values(rows.slice(i, i + 200))
+      .onConflict((oc) =>
+        oc.columns(['app_id', 'session_key', 'key']).doUpdateSet((eb) => ({
+          value: eb.ref('excluded.value'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+  }
+}
+
+export async function deleteSessionAttributes(db: Db, appId: string, sessionKeys: readonly string[]): Promise<void> {
+  for (let i = 0; i < sessionKeys.length; i += 500)
+    await db
+      .deleteFrom('session_attributes')
+      .where('app_id', '=', appId)
+      .where('session_key', 'in', sessionKeys.slice(i, i + 500))
+      .execute();
 }

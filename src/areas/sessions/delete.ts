@@ -8,6 +8,7 @@ import { recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
 import { applyRollupChanges, storedRollupParts } from '../metrics/rollup-write.js';
 import { recordToolUsage } from '../metrics/service.js';
 import { forgetSessionFacts } from '../verdict/ingest.js';
+import { forgetSessionAttributes } from '../otlp/attributes.js';
 import { facetContributions } from './facets.js';
 import * as store from './store.js';
 
@@ -94,6 +95,11 @@ export async function deleteStoredSessions(db: Db, appId: string, rows: readonly
   await recordToolUsage(db, appId, [], ids);
   await recordSessionPrRefs(db, appId, [], ids);
   await forgetSessionFacts(db, appId, ids);
+  await forgetSessionAttributes(
+    db,
+    appId,
+    rows.map((r) => r.session_key),
+  );
   for (const id of ids) await store.deleteSessionRows(db, appId, id);
   // The PR spend sums take back what the deleted top-level sessions counted (their links are gone now).
   await recordSessionSpend(

@@ -12,12 +12,16 @@ import { getPullRequest, type PrDetailWire } from '../prs/service.js';
 import { normalizeRepository } from '../../codehost/repository-name.js';
 import { findPullRequest } from '../prs/store.js';
 import { workItemsOfPullRequest } from '../work-items/service.js';
+import { emitEvent } from '../notifications/service.js';
 import { policyFiles, prInputs } from './github-inputs.js';
 import type { VerdictWire } from './schema.js';
 import * as store from './store.js';
 
 /** A linked session that has not ended and started within this long is still expected to arrive whole. */
 export const WAITING_WINDOW_MS = 6 * 3600_000;
+
+/** First verdicts that are not announced: they say nothing about the PR yet. */
+const UNANNOUNCED = new Set(['none', 'waiting']);
 
 export interface PrVerdict {
   wire: VerdictWire;
@@ -144,6 +148,33 @@ export async function pullRequestVerdict(
   let evaluatedAt = latest?.evaluated_at ?? ctx.clock.now();
   if (!latest || latest.digest !== digest) {
     evaluatedAt = ctx.clock.now();
+    // A change of the verdict itself (not of its rows) is announced; a first verdict too, unless it says
+    // nothing yet (`none`: a human PR; `waiting`: its sessions are on their way). Queued before the row is
+    // stored and named by the evaluation it follows, so a crash in between, or a replica evaluating the same
+    // change at once, queues nothing twice.
+    const changed = latest ? latest.verdict !== evaluation.verdict : !UNANNOUNCED.has(evaluation.verdict);
+    if (changed)
+      await emitEvent(
+        ctx.db,
+        { orgId: ctx.orgId, appId: ctx.appId },
+        'pr.verdict',
+        `${repository}#${number}|${latest?.id ?? 'first'}|${evaluation.verdict}`,
+        {
+          repository,
+          number,
+          title: detail.title,
+          headSha: detail.headSha,
+          verdict: evaluation.verdict,
+          previousVerdict: latest?.verdict ?? null,
+          flagged: evaluation.flagged,
+          rows: evaluation.rows
+            .filter((r) => r.status !== 'pass' && r.level !== 'info')
+            .map((r) => ({ validator: r.validator, status: r.status, level: r.level, sentence: r.sentence })),
+          evaluatedAt: new Date(evaluatedAt).toISOString(),
+          url: `${ctx.config.publicUrl}/f/${ctx.appId}/prs/${repository}/${number}`,
+        },
+        evaluatedAt,
+      );
     await store.insertEvaluation(ctx.db, {
       id: crypto.randomUUID(),
       org_id: ctx.orgId,

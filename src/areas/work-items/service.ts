@@ -4,7 +4,8 @@
 // background job.
 import crypto from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { FactoryContext } from '../../server/context.js';
+import type { FactoryContext, Gateway } from '../../server/context.js';
+import { emitEvent } from '../notifications/service.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../../server/audit.js';
 import { schedulePrComments } from '../pr-comments/outbox.js';
@@ -449,4 +450,39 @@ export async function declarePullRequest(
 export async function listPullRequestsOf(ctx: FactoryContext, idOrNumber: string): Promise<LinkedPullRequest[]> {
   const item = await findItemRow(ctx, idOrNumber);
   return listLinkedPullRequests(ctx, item.id);
+}
+
+/** A lease that ran out this long before the sweep first sees it is not announced (e.g. old claims at upgrade). */
+export const EXPIRY_LOOKBACK_MS = 24 * 3600_000;
+const SWEEP_BATCH = 200;
+
+/**
+ * work_item.claim_expired: each claim whose lease ran out without a release is announced once. The event is
+ * named by the claim and queued before the claim is marked, so a crash in between or a second replica
+ * sweeping at once queues nothing twice. Returns how many claims were announced.
+ */
+export async function announceExpiredClaims(gateway: Gateway, now: number): Promise<number> {
+  const claims = await store.unannouncedExpiredClaims(gateway.db, now, now - EXPIRY_LOOKBACK_MS, SWEEP_BATCH);
+  for (const c of claims) {
+    await emitEvent(
+      gateway.db,
+      { orgId: c.org_id, appId: c.app_id },
+      'work_item.claim_expired',
+      c.id,
+      {
+        workItem: { id: c.item_id, number: Number(c.item_number), title: c.item_title },
+        claim: {
+          id: c.id,
+          source: c.source,
+          branch: c.branch,
+          claimedAt: iso(Number(c.claimed_at)),
+          expiresAt: iso(Number(c.expires_at)),
+        },
+        url: `${gateway.config.publicUrl}/f/${c.app_id}/work/${c.item_id}`,
+      },
+      now,
+    );
+    await store.markExpiryNoticed(gateway.db, c.app_id, c.id, now);
+  }
+  return claims.length;
 }

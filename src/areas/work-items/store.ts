@@ -38,6 +38,8 @@ export interface ClaimsTable {
   credential_id: string | null;
   ended_at: number | null;
   end_reason: string | null;
+  /** When the lease running out was announced (work_item.claim_expired); null before. */
+  expiry_noticed_at: number | null;
 }
 
 export interface WorkItemPullRequestsTable {
@@ -288,7 +290,7 @@ export async function endExpiredClaim(tx: Tx, appId: string, workItemId: string,
   return ended.map((c) => c.credential_id).filter((id): id is string => id !== null);
 }
 
-export async function insertClaim(db: Db, row: ClaimRow): Promise<void> {
+export async function insertClaim(db: Db, row: Omit<ClaimRow, 'expiry_noticed_at'>): Promise<void> {
   await db.insertInto('claims').values(row).execute();
 }
 
@@ -395,5 +397,46 @@ export function itemsLinkedToPullRequest(db: Db, appId: string, repository: stri
     .where('l.number', '=', number)
     .orderBy('l.linked_at')
     .orderBy('w.id')
+    .execute();
+}
+
+/**
+ * Claims of every factory whose lease ran out in (expiredAfter, now] without a release (still open, or ended as
+ * expired) and that were not announced yet, with their item; the earliest first.
+ */
+export function unannouncedExpiredClaims(db: Db, now: number, expiredAfter: number, limit: number) {
+  return db
+    .selectFrom('claims')
+    .innerJoin('work_items', (j) =>
+      j.onRef('work_items.id', '=', 'claims.work_item_id').onRef('work_items.app_id', '=', 'claims.app_id'),
+    )
+    .select([
+      'claims.id',
+      'claims.org_id',
+      'claims.app_id',
+      'claims.source',
+      'claims.branch',
+      'claims.claimed_at',
+      'claims.expires_at',
+      'work_items.id as item_id',
+      'work_items.number as item_number',
+      'work_items.title as item_title',
+    ])
+    .where('claims.expires_at', '<=', now)
+    .where('claims.expires_at', '>', expiredAfter)
+    .where('claims.expiry_noticed_at', 'is', null)
+    .where((eb) => eb.or([eb('claims.ended_at', 'is', null), eb('claims.end_reason', '=', 'expired')]))
+    .orderBy('claims.expires_at')
+    .limit(limit)
+    .execute();
+}
+
+export async function markExpiryNoticed(db: Db, appId: string, claimId: string, now: number): Promise<void> {
+  await db
+    .updateTable('claims')
+    .set({ expiry_noticed_at: now })
+    .where('app_id', '=', appId)
+    .where('id', '=', claimId)
+    .where('expiry_noticed_at', 'is', null)
     .execute();
 }

@@ -1,6 +1,9 @@
 // The notification worker: on each run it evaluates the budgets of factories whose sessions changed (off the
-// sync path: the sync only stores sessions) and then sends the deliveries that are due, each claimed with a
-// lease so one replica sends it. Lives above the areas because it joins two of them (budgets, notifications).
+// sync path: the sync only stores sessions), looks (at most every WATCH_MS) for hosts gone offline and claims
+// whose lease ran out, and then sends the deliveries that are due, each claimed with a lease so one replica
+// sends it. Lives above the areas because it joins several (budgets, hosts, work items, notifications). The
+// watches run here rather than in hourly housekeeping so a host's silence is told within a minute; they need
+// no lease of their own: each occurrence is marked once and its event id is derived from it.
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
@@ -8,11 +11,17 @@ import type { Gateway, NotificationRunner } from '../../server/context.js';
 import { PeriodicTask } from '../../server/periodic.js';
 import { evaluateChangedBudgets } from '../../areas/budgets/service.js';
 import { deliverDue } from '../../areas/notifications/service.js';
+import { announceOfflineHosts } from '../../areas/hosts/service.js';
+import { announceExpiredClaims } from '../../areas/work-items/service.js';
 
 const BATCH = 50;
+/** The offline-host and expired-claim watches run at most this often (by the gateway's clock). */
+export const WATCH_MS = 30_000;
 
 export interface NotificationReport {
   notices: number;
+  hostsOffline: number;
+  claimsExpired: number;
   claimed: number;
   succeeded: number;
   retried: number;
@@ -22,6 +31,7 @@ export interface NotificationReport {
 export class NotificationWorker implements NotificationRunner {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   private readonly loop: PeriodicTask<NotificationReport>;
+  private watchedAt: number | null = null;
 
   constructor(
     private readonly gateway: Gateway,
@@ -48,7 +58,16 @@ export class NotificationWorker implements NotificationRunner {
 
   private async runOnce(): Promise<NotificationReport> {
     const notices = await evaluateChangedBudgets(this.gateway, this.log);
+    const now = this.gateway.clock.now();
+    let hostsOffline = 0;
+    let claimsExpired = 0;
+    // A clock set back (tests) watches again at once.
+    if (this.watchedAt === null || now - this.watchedAt >= WATCH_MS || now < this.watchedAt) {
+      this.watchedAt = now;
+      hostsOffline = await announceOfflineHosts(this.gateway, now);
+      claimsExpired = await announceExpiredClaims(this.gateway, now);
+    }
     const sent = await deliverDue(this.gateway, this.log, this.owner, BATCH);
-    return { notices, ...sent };
+    return { notices, hostsOffline, claimsExpired, ...sent };
   }
 }

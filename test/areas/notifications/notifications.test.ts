@@ -2,12 +2,15 @@
 // webhook's signature checked by the receiver's own code, Slack blocks, retry after a 500 with backoff on the
 // test clock, a channel disabled after repeated failures and re-enabled, redelivery with the same event id,
 // a delivery whose replica died mid-send, bodies forgotten after 7 days, the SSRF rules with the operator's
-// switch off, every error code, and nothing of another factory.
+// switch off, every error code, and nothing of another factory. The events the gateway notices by itself:
+// a session it refused (session.failed_sync), a host gone silent (host.offline, once per spell) and a claim
+// whose lease ran out (work_item.claim_expired, once per claim), each to the subscribed channels of its own
+// factory only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
-import { keyWith } from '../work-items/helpers.js';
+import { claim, keyWith, newItem } from '../work-items/helpers.js';
 import { Receiver, verify } from './receiver.js';
 import * as store from '../../../src/areas/notifications/store.js';
 import { LEASE_MS } from '../../../src/areas/notifications/service.js';
@@ -275,6 +278,100 @@ describe('notification channels', () => {
     expect(deniedRead.body.error.required_permission).toBe('notifications.read');
     expect((await gw.call('DELETE', `/v1/notification-channels/${ch.id}`, as())).status).toBe(204);
     expect((await gw.call('GET', `/v1/notification-channels/${ch.id}`, as())).status).toBe(404);
+  });
+
+  it('announces a refused session, an offline host and an expired claim once each; another factory gets none', async () => {
+    const events = ['session.failed_sync', 'host.offline', 'work_item.claim_expired'];
+    const ch = await create({ name: 'events', kind: 'webhook', url: `${receiver.url}/events`, events });
+    receiver.expectSecret('/events', ch.secret);
+    const theirs = await create({ name: 'theirs', kind: 'webhook', url: `${receiver.url}/theirs`, events }, b);
+    // Subscribed to budgets only: none of these events.
+    await create({ name: 'budgets only', kind: 'webhook', url: `${receiver.url}/budgets-only` });
+    const got = (type: string) =>
+      receiver
+        .at('/events')
+        .filter((r) => r.headers['x-attest-event'] === type)
+        .map((r) => r.json as { id: string; type: string; version: number; appId: string; data: any });
+
+    // A session the gateway refuses is refused again each time the CLI sends it: one notice.
+    const refused = { schemaVersion: 1, sessions: [{ schemaVersion: 1, id: 'broken-1', startedAt: 'not a time' }] };
+    const first = await gw.call('POST', '/v1/agents/sync', { ...as(), body: refused });
+    expect(first.body.data.rejected).toEqual([{ index: 0, id: 'broken-1', reason: expect.any(String) }]);
+    await gw.call('POST', '/v1/agents/sync', { ...as(), body: refused });
+    await run();
+    const failed = got('session.failed_sync');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ type: 'session.failed_sync', version: 1, appId: a.appId });
+    expect(failed[0]!.data).toEqual({
+      sessionId: 'broken-1',
+      reason: first.body.data.rejected[0].reason,
+      actorId: a.ownerId,
+      actorName: expect.any(String),
+      rejectedAt: new Date(gw.clock.now()).toISOString(),
+    });
+
+    // A host is offline after 10 minutes of silence: told once per spell.
+    const beat = () =>
+      gw.call('POST', '/v1/hosts/heartbeat', {
+        ...as(),
+        body: { hostId: 'h-ev', name: 'runner-ev', runnerVersion: '1.4.0', capacity: 1, activeJobs: 0, labels: ['gpu'] },
+      });
+    expect((await beat()).status).toBe(200);
+    const heard = gw.clock.now();
+    gw.clock.advance(600_000 - 30_000);
+    await run();
+    expect(got('host.offline')).toHaveLength(0);
+    gw.clock.advance(30_001);
+    expect((await run()).hostsOffline).toBe(1);
+    gw.clock.advance(60_000);
+    expect((await run()).hostsOffline).toBe(0);
+    expect(got('host.offline')).toHaveLength(1);
+    expect(got('host.offline')[0]!.data).toEqual({
+      hostId: 'h-ev',
+      name: 'runner-ev',
+      runnerVersion: '1.4.0',
+      labels: ['gpu'],
+      lastHeartbeatAt: new Date(heard).toISOString(),
+      offlineAfterSeconds: 600,
+      url: `http://attest.test/f/${a.appId}/hosts`,
+    });
+    // Back, then silent again: a new spell, a new notice.
+    await beat();
+    const again = gw.clock.now();
+    gw.clock.advance(600_001);
+    await run();
+    expect(got('host.offline').map((e) => e.data.lastHeartbeatAt)).toEqual([
+      new Date(heard).toISOString(),
+      new Date(again).toISOString(),
+    ]);
+
+    // A claim whose lease runs out without a release: once. One released in time: never.
+    const item = await newItem(gw, a);
+    const held = await claim(gw, a, item.id, { ttlSeconds: 60 });
+    expect(held.status).toBe(201);
+    const kept = await newItem(gw, a);
+    expect((await claim(gw, a, kept.id, { ttlSeconds: 60 })).status).toBe(201);
+    expect((await gw.call('DELETE', `/v1/work-items/${kept.id}/claims/current`, as())).status).toBe(204);
+    gw.clock.advance(59_999);
+    await run();
+    expect(got('work_item.claim_expired')).toHaveLength(0);
+    gw.clock.advance(30_001);
+    expect((await run()).claimsExpired).toBe(1);
+    gw.clock.advance(60_000);
+    expect((await run()).claimsExpired).toBe(0);
+    const expired = got('work_item.claim_expired');
+    expect(expired).toHaveLength(1);
+    expect(expired[0]!.data).toEqual({
+      workItem: { id: item.id, number: item.number, title: item.title },
+      claim: held.body.data.claim,
+      url: `http://attest.test/f/${a.appId}/work/${item.id}`,
+    });
+
+    expect(receiver.at('/events').every((r) => r.signatureValid === true)).toBe(true);
+    expect(new Set(receiver.at('/events').map((r) => r.headers['x-attest-event-id'])).size).toBe(4);
+    expect(receiver.at('/theirs')).toEqual([]);
+    expect(receiver.at('/budgets-only')).toEqual([]);
+    expect((await gw.call('DELETE', `/v1/notification-channels/${theirs.id}`, as(b))).status).toBe(204);
   });
 
   it('another factory sees none of the channels or deliveries, and cannot change or test them', async () => {
