@@ -1,7 +1,9 @@
 // Budgets on the test clock: spend from the sessions' stored costs in a non-UTC zone (day, week and month
 // boundaries, a month with the autumn DST hour), each threshold notified once per period through a re-sync
 // and with two replicas on one store, the forecast once and marked as a projection, a late session that
-// changes nothing, the next period starting again; CRUD, errors, and nothing of another factory. Costs by
+// changes nothing, the next period starting again; a budget scoped by a telemetry resource attribute
+// (team=payments) counting only the sessions OTLP log records with that attribute built; CRUD, errors, and
+// nothing of another factory. Costs by
 // hand: claude-sonnet-4-5 input is $3 per million tokens, so a turn of 100,000 input tokens costs $0.30.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -208,6 +210,95 @@ describe('budgets', () => {
     gw.clock.set(NOW);
   });
 
+  it('a budget scoped by a resource attribute counts the telemetry sessions that carried it', async () => {
+    // A day after the last test's evaluations (the worker's watermark only moves forward).
+    gw.clock.set(Date.parse('2026-11-12T15:00:00Z'));
+    const ch = (
+      await gw.call('POST', '/v1/notification-channels', {
+        ...as(),
+        body: { name: 'team', kind: 'webhook', url: `${receiver.url}/team` },
+      })
+    ).body.data;
+    receiver.expectSecret('/team', ch.secret);
+    const budget = await create({
+      name: 'Payments',
+      scope: { kind: 'attribute', key: 'team', value: 'payments' },
+      amountUsd: 1,
+      period: 'day',
+      notify: [ch.id],
+    });
+    expect(budget.scope).toEqual({ kind: 'attribute', key: 'team', value: 'payments' });
+
+    // OTLP/HTTP JSON as an exporter sends it: OTEL_RESOURCE_ATTRIBUTES=team=... on the resource, Claude Code's
+    // api_request events carrying their cost.
+    const nanos = (iso: string) => (BigInt(Date.parse(iso)) * 1_000_000n).toString();
+    const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
+    const logs = (team: string, sessionId: string, costs: number[]) => ({
+      resourceLogs: [
+        {
+          resource: { attributes: [str('service.name', 'claude-code'), str('team', team)] },
+          scopeLogs: [
+            {
+              logRecords: costs.map((cost, i) => ({
+                timeUnixNano: nanos(`2026-11-12T14:00:0${i}Z`),
+                body: { stringValue: 'claude_code.api_request' },
+                attributes: [
+                  str('session.id', sessionId),
+                  str('model', SONNET),
+                  { key: 'cost_usd', value: { doubleValue: cost } },
+                  { key: 'input_tokens', value: { intValue: '1000' } },
+                  { key: 'event.sequence', value: { intValue: String(i) } },
+                ],
+              })),
+            },
+          ],
+        },
+      ],
+    });
+    const send = async (body: unknown) => {
+      const r = await gw.app.inject({
+        method: 'POST',
+        url: '/v1/logs',
+        headers: { authorization: `Bearer ${a.factoryKey}`, 'x-outerlayer-app-id': a.appId },
+        payload: body as Record<string, unknown>,
+      });
+      expect(r.statusCode, r.body).toBe(200);
+    };
+    const run = () => gw.app.attest.notifications.runDueJobs();
+    // $0.25 + $0.20 for payments, $5 for another team: the payments budget is at 45%, below its first threshold.
+    await send(logs('payments', 'otel-pay-1', [0.25, 0.2]));
+    await send(logs('search', 'otel-search-1', [5]));
+    await run();
+    expect(receiver.at('/team')).toHaveLength(0);
+    const read = async () => (await gw.call('GET', `/v1/budgets/${budget.id}`, as())).body.data.status;
+    expect(await read()).toMatchObject({ spendUsd: 0.45, percent: 45 });
+
+    // A second session of the team's, $0.15: $0.60, past 50%.
+    await send(logs('payments', 'otel-pay-2', [0.15]));
+    expect((await run()).notices).toBe(1);
+    const [notice] = receiver.at('/team');
+    expect(notice!.signatureValid).toBe(true);
+    expect(notice!.json).toMatchObject({
+      type: 'budget.threshold',
+      data: {
+        threshold: 50,
+        spendUsd: 0.6,
+        percent: 60,
+        budget: { id: budget.id, scope: { kind: 'attribute', value: 'team=payments' } },
+      },
+    });
+    const top = (notice!.json as { data: { topSessions: Array<{ costUsd: number }> } }).data.topSessions;
+    expect(top.map((x) => x.costUsd)).toEqual([0.45, 0.15]);
+    expect(await read()).toMatchObject({ spendUsd: 0.6, percent: 60 });
+
+    // The same records again (an exporter's retry) change nothing.
+    await send(logs('payments', 'otel-pay-2', [0.15]));
+    expect((await run()).notices).toBe(0);
+    expect(await read()).toMatchObject({ spendUsd: 0.6 });
+    await gw.call('DELETE', `/v1/budgets/${budget.id}`, as());
+    gw.clock.set(NOW);
+  });
+
   it('creates, reads, changes and deletes; answers every documented error', async () => {
     const made = await create({
       name: 'Ana',
@@ -251,6 +342,8 @@ describe('budgets', () => {
     await bad({ amountUsd: 0 }, 'invalid_request_body');
     await bad({ period: 'year' }, 'invalid_request_body');
     await bad({ scope: { kind: 'team' } }, 'invalid_request_body');
+    await bad({ scope: { kind: 'attribute', key: 'team' } }, 'invalid_request_body');
+    await bad({ scope: { kind: 'attribute', key: '', value: 'payments' } }, 'invalid_request_body');
     await bad({ thresholds: [] }, 'invalid_request_body');
 
     const missing = '00000000-0000-4000-8000-000000000000';

@@ -2,7 +2,7 @@
 // session read, GET /v1/prs/{owner}/{repo}/{number}/verdict with the policy read at the PR's base commit,
 // evaluations stored once while identical, the `Attest evidence` check run (a new one per head commit; a
 // missing checks write shown as the factory's problem), the comment opening with the verdict, and nothing
-// of another factory.
+// of another factory; a change of the stored verdict announced once (pr.verdict), to this factory's channels only.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DoubleInstallation } from '../../github-double/server.js';
@@ -10,6 +10,7 @@ import { bindInstallation } from '../../github-double/setup.js';
 import { createTenant, type Tenant } from '../../helpers/gateway.js';
 import { foreignCallers, siblingFactory } from '../../helpers/cross-tenant.js';
 import { deliver, pullRequestDelivery, startWithGithub, type GithubGateway } from '../webhooks/github.js';
+import { Receiver } from '../notifications/receiver.js';
 
 const as = (t: Tenant) => ({ token: t.factoryKey, appId: t.appId });
 const REPO = 'acme/api';
@@ -447,6 +448,86 @@ describe('the verdict of a pull request', () => {
       'invalid_date_range',
     );
     expect((await g.gw.call('GET', '/v1/metrics/verdicts', { appId: u.appId })).status).toBe(401);
+  });
+
+  it('announces a change of the stored verdict once, signed, and not an identical re-evaluation; to this factory only', async () => {
+    const receiver = new Receiver();
+    await receiver.start();
+    const config = g.gw.app.attest.config;
+    config.notifyAllowPrivate = true;
+    try {
+      const channel = async (tenant: Tenant, path: string) => {
+        const r = await g.gw.call('POST', '/v1/notification-channels', {
+          ...as(tenant),
+          body: { name: path, kind: 'webhook', url: `${receiver.url}${path}`, events: ['pr.verdict'] },
+        });
+        expect(r.status, r.text).toBe(201);
+        return r.body.data;
+      };
+      const mine = await channel(t, '/verdict');
+      receiver.expectSecret('/verdict', mine.secret);
+      await channel(await createTenant(g.gw), '/theirs');
+      const run = () => g.gw.app.attest.notifications.runDueJobs();
+      const got = () => receiver.at('/verdict').map((r) => r.json as { type: string; data: Record<string, unknown> });
+
+      const pr = await openPull(writer.id);
+      const path = `/v1/prs/${REPO}/${pr.number}/verdict`;
+      // An edit and no test after it: review.
+      await sync(fullSession({ prNumber: pr.number, branch: pr.branch, calls: [edit('src/n.ts')] }));
+      const review = (await g.gw.call('GET', path, as(t))).body.data;
+      expect(review.verdict).toBe('review');
+      g.gw.clock.advance(5_000);
+      await g.gw.call('GET', path, as(t));
+      await run();
+      expect(got()).toHaveLength(1);
+      expect(got()[0]).toMatchObject({
+        type: 'pr.verdict',
+        data: {
+          repository: REPO,
+          number: pr.number,
+          title: 'Fix login',
+          headSha: pr.pull.headSha,
+          verdict: 'review',
+          previousVerdict: null,
+          flagged: review.flagged,
+          url: `http://attest.test/f/${t.appId}/prs/${REPO}/${pr.number}`,
+        },
+      });
+      // The rows the PR's verdict shows as not passed (none of them info), without their refs.
+      const notPassed = (review.rows as Array<{ status: string; level: string }>).filter((r) => r.status !== 'pass');
+      expect(notPassed.map((r) => r.level)).not.toContain('info');
+      expect(got()[0]!.data.rows).toEqual(
+        notPassed.map(({ refs: _refs, ...r }: { refs?: unknown; status: string; level: string }) => r),
+      );
+      expect(notPassed.length).toBe(review.flagged);
+
+      // A second session commits past the hooks: unverifiable, announced once however often it is read.
+      await sync(
+        fullSession({
+          prNumber: pr.number,
+          branch: pr.branch,
+          startedAt: '2026-11-20T10:30:00Z',
+          calls: [bash('git commit --no-verify -m wip', `[${pr.branch} abc1234] wip\n 1 file changed`)],
+        }),
+      );
+      g.gw.clock.advance(5_000);
+      const changed = (await g.gw.call('GET', path, as(t))).body.data;
+      expect(changed.verdict).toBe('unverifiable');
+      await g.gw.call('GET', path, as(t));
+      await run();
+      await run();
+      expect(got()).toHaveLength(2);
+      expect(got()[1]!.data).toMatchObject({
+        verdict: 'unverifiable',
+        previousVerdict: 'review',
+        evaluatedAt: changed.evaluatedAt,
+      });
+      expect(receiver.at('/verdict').every((r) => r.signatureValid === true)).toBe(true);
+      expect(receiver.at('/theirs')).toEqual([]);
+    } finally {
+      config.notifyAllowPrivate = false;
+      await receiver.close();
+    }
   });
 
   it('answers 404 pull_request_not_found, 401 without or with a wrong credential, and nothing to another factory', async () => {
