@@ -47,7 +47,8 @@ function scopeColumns(scope: BudgetScope): { scope_kind: string; scope_value: st
   if (scope.kind === 'actor') return { scope_kind: 'actor', scope_value: scope.actorId };
   if (scope.kind === 'repository') return { scope_kind: 'repository', scope_value: scope.repository.toLowerCase() };
   // Both parts in one column, unambiguously (a key or a value may hold any character).
-  if (scope.kind === 'attribute') return { scope_kind: 'attribute', scope_value: JSON.stringify([scope.key, scope.value]) };
+  if (scope.kind === 'attribute')
+    return { scope_kind: 'attribute', scope_value: JSON.stringify([scope.key, scope.value]) };
   return { scope_kind: 'factory', scope_value: '' };
 }
 

@@ -68,20 +68,32 @@ export function listHosts(db: Db, appId: string): Promise<HostRow[]> {
  * Hosts of every factory silent since before `silentBefore` but heard from after `heardAfter`, whose current
  * spell (their last heartbeat) was not announced yet; the oldest spells first.
  */
-export function unannouncedOffline(db: Db, silentBefore: number, heardAfter: number, limit: number): Promise<HostRow[]> {
+export function unannouncedOffline(
+  db: Db,
+  silentBefore: number,
+  heardAfter: number,
+  limit: number,
+): Promise<HostRow[]> {
   return db
     .selectFrom('hosts')
     .selectAll()
     .where('last_heartbeat_at', '<', silentBefore)
     .where('last_heartbeat_at', '>', heardAfter)
-    .where((eb) => eb.or([eb('offline_noticed_at', 'is', null), eb('offline_noticed_at', '<>', eb.ref('last_heartbeat_at'))]))
+    .where((eb) =>
+      eb.or([eb('offline_noticed_at', 'is', null), eb('offline_noticed_at', '<>', eb.ref('last_heartbeat_at'))]),
+    )
     .orderBy('last_heartbeat_at')
     .limit(limit)
     .execute();
 }
 
 /** Mark the spell announced, unless a heartbeat ended it meanwhile. */
-export async function markOfflineNoticed(db: Db, appId: string, hostId: string, lastHeartbeatAt: number): Promise<void> {
+export async function markOfflineNoticed(
+  db: Db,
+  appId: string,
+  hostId: string,
+  lastHeartbeatAt: number,
+): Promise<void> {
   await db
     .updateTable('hosts')
     .set({ offline_noticed_at: lastHeartbeatAt })

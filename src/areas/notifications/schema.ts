@@ -151,7 +151,11 @@ const envelope = <T extends string>(type: T, data: ReturnType<typeof Type.Object
 export const BudgetThresholdEvent = envelope('budget.threshold', BudgetNoticeData, 'BudgetThresholdEventV1');
 export const BudgetForecastEvent = envelope('budget.forecast', BudgetNoticeData, 'BudgetForecastEventV1');
 export const PrVerdictEvent = envelope('pr.verdict', PrVerdictData, 'PrVerdictEventV1');
-export const SessionFailedSyncEvent = envelope('session.failed_sync', SessionFailedSyncData, 'SessionFailedSyncEventV1');
+export const SessionFailedSyncEvent = envelope(
+  'session.failed_sync',
+  SessionFailedSyncData,
+  'SessionFailedSyncEventV1',
+);
 export const HostOfflineEvent = envelope('host.offline', HostOfflineData, 'HostOfflineEventV1');
 export const ClaimExpiredEvent = envelope('work_item.claim_expired', ClaimExpiredData, 'WorkItemClaimExpiredEventV1');
 export const TestEvent = envelope('test', Type.Object({ message: Type.String() }), 'TestEventV1');
@@ -162,5 +166,11 @@ export interface NotificationEvent {
   version: 1;
   createdAt: string;
   appId: string;
-  data: BudgetNoticeData | PrVerdictData | SessionFailedSyncData | HostOfflineData | ClaimExpiredData | { message: string };
+  data:
+    | BudgetNoticeData
+    | PrVerdictData
+    | SessionFailedSyncData
+    | HostOfflineData
+    | ClaimExpiredData
+    | { message: string };
 }

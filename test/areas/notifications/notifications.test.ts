@@ -314,7 +314,14 @@ describe('notification channels', () => {
     const beat = () =>
       gw.call('POST', '/v1/hosts/heartbeat', {
         ...as(),
-        body: { hostId: 'h-ev', name: 'runner-ev', runnerVersion: '1.4.0', capacity: 1, activeJobs: 0, labels: ['gpu'] },
+        body: {
+          hostId: 'h-ev',
+          name: 'runner-ev',
+          runnerVersion: '1.4.0',
+          capacity: 1,
+          activeJobs: 0,
+          labels: ['gpu'],
+        },
       });
     expect((await beat()).status).toBe(200);
     const heard = gw.clock.now();

@@ -10,7 +10,16 @@ import { FieldError, FormError, NO_ERRORS, fieldId, fieldProps, formErrorsOf, ty
 type CreateBody = paths['/v1/notification-channels']['post']['requestBody']['content']['application/json'];
 type Delivery =
   paths['/v1/notification-channels/{id}/test']['post']['responses'][201]['content']['application/json']['data'];
-const EVENTS = ['budget.threshold', 'budget.forecast'] as const;
+const EVENTS = [
+  'budget.threshold',
+  'budget.forecast',
+  'pr.verdict',
+  'session.failed_sync',
+  'host.offline',
+  'work_item.claim_expired',
+] as const satisfies readonly NonNullable<CreateBody['events']>[number][];
+/** A new channel takes the budget events unless its owner ticks more. */
+const DEFAULT_EVENTS = ['budget.threshold', 'budget.forecast'];
 
 export function ChannelsSection({ appId, canRead, canWrite }: { appId: string; canRead: boolean; canWrite: boolean }) {
   const qc = useQueryClient();
@@ -34,7 +43,10 @@ export function ChannelsSection({ appId, canRead, canWrite }: { appId: string; c
   return (
     <section className="settings-section" aria-labelledby="channels-title" data-testid="channels">
       <h2 id="channels-title">Notification channels</h2>
-      <p className="muted">Webhooks (signed, X-Attest-Signature) and Slack incoming webhooks that budgets notify.</p>
+      <p className="muted">
+        Webhooks (signed, X-Attest-Signature) and Slack incoming webhooks: budgets notify them, and each takes the
+        events it subscribes to (a verdict change, a refused session, a host offline, an expired claim).
+      </p>
       {channels.data?.length === 0 && <p className="muted">No channel yet.</p>}
       {channels.data && channels.data.length > 0 && (
         <table className="grid">
@@ -84,7 +96,7 @@ function ChannelForm({ appId }: { appId: string }) {
   const [name, setName] = useState('');
   const [kind, setKind] = useState<CreateBody['kind']>('webhook');
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>([...EVENTS]);
+  const [events, setEvents] = useState<string[]>(DEFAULT_EVENTS);
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [secret, setSecret] = useState<string | null>(null);
   const create = useMutation({
