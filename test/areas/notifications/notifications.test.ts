@@ -7,7 +7,7 @@
 // whose lease ran out (work_item.claim_expired, once per claim), each to the subscribed channels of its own
 // factory only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Tenant, TestGateway } from '../../helpers/gateway.js';
+import { startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { foreignCallers, siblingFactory, type Sibling } from '../../helpers/cross-tenant.js';
 import { claim, keyWith, newItem } from '../work-items/helpers.js';
@@ -342,11 +342,18 @@ describe('notification channels', () => {
       offlineAfterSeconds: 600,
       url: `http://attest.test/f/${a.appId}/hosts`,
     });
-    // Back, then silent again: a new spell, a new notice.
+    // Back, then silent again: a new spell, a new notice, once though two replicas look at the same moment.
     await beat();
     const again = gw.clock.now();
     gw.clock.advance(600_001);
-    await run();
+    const replica = await startGateway({ replicaOf: gw });
+    try {
+      const [x, y] = await Promise.all([run(), replica.app.attest.notifications.runDueJobs()]);
+      expect(x.hostsOffline + y.hostsOffline).toBeGreaterThanOrEqual(1);
+      expect(x.succeeded + y.succeeded).toBe(1);
+    } finally {
+      await replica.close();
+    }
     expect(got('host.offline').map((e) => e.data.lastHeartbeatAt)).toEqual([
       new Date(heard).toISOString(),
       new Date(again).toISOString(),
