@@ -287,7 +287,8 @@ describe('budgets', () => {
         budget: { id: budget.id, scope: { kind: 'attribute', value: 'team=payments' } },
       },
     });
-    const top = (notice!.json as { data: { topSessions: Array<{ costUsd: number }> } }).data.topSessions;
+    const top = (notice!.json as { data: { topSessions: Array<{ traceId: string; costUsd: number }> } }).data
+      .topSessions;
     expect(top.map((x) => x.costUsd)).toEqual([0.45, 0.15]);
     expect(await read()).toMatchObject({ spendUsd: 0.6, percent: 60 });
 
@@ -295,6 +296,20 @@ describe('budgets', () => {
     await send(logs('payments', 'otel-pay-2', [0.15]));
     expect((await run()).notices).toBe(0);
     expect(await read()).toMatchObject({ spendUsd: 0.6 });
+
+    // A deleted session takes its attributes with it.
+    const attributesOf = (key: string) =>
+      gw.app.attest.db
+        .selectFrom('session_attributes')
+        .select(['key', 'value'])
+        .where('app_id', '=', a.appId)
+        .where('session_key', '=', key)
+        .execute();
+    expect(await attributesOf('otel-pay-1')).toEqual([{ key: 'team', value: 'payments' }]);
+    const del = await gw.call('DELETE', `/v1/sessions/${top[0]!.traceId}`, owner());
+    expect(del.status, del.text).toBe(204);
+    expect(await attributesOf('otel-pay-1')).toEqual([]);
+    expect(await read()).toMatchObject({ spendUsd: 0.15 });
     await gw.call('DELETE', `/v1/budgets/${budget.id}`, as());
     gw.clock.set(NOW);
   });
