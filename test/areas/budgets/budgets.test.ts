@@ -173,7 +173,9 @@ describe('budgets', () => {
     // Another member's $0.30 session takes it to $1.20; two replicas run at once and one notice goes out.
     const member = await addMember(gw, a, 'write');
     await sync('acme/spend', '2026-11-10T10:00:00Z', 1, undefined, { token: member.loginToken, appId: a.appId });
-    const replica = await startGateway({ replicaOf: gw });
+    // The replica's own configuration must allow the test's loopback receiver too: whichever replica claims the
+    // delivery sends it.
+    const replica = await startGateway({ replicaOf: gw, env: { ATTEST_NOTIFY_ALLOW_PRIVATE: '1' } });
     try {
       const [x, y] = await Promise.all([run(), replica.app.attest.notifications.runDueJobs()]);
       expect(x.notices + y.notices).toBe(1);

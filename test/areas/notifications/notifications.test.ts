@@ -346,7 +346,7 @@ describe('notification channels', () => {
     await beat();
     const again = gw.clock.now();
     gw.clock.advance(600_001);
-    const replica = await startGateway({ replicaOf: gw });
+    const replica = await startGateway({ replicaOf: gw, env: { ATTEST_NOTIFY_ALLOW_PRIVATE: '1' } });
     try {
       const [x, y] = await Promise.all([run(), replica.app.attest.notifications.runDueJobs()]);
       expect(x.hostsOffline + y.hostsOffline).toBeGreaterThanOrEqual(1);
