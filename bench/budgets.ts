@@ -100,7 +100,13 @@ export async function runBudgetsBench(opts: { samples?: number; budgets?: number
         headers,
         payload: JSON.stringify({
           name: `b${i}`,
-          scope: i % 2 ? { kind: 'repository', repository: `acme/r${i % 50}` } : { kind: 'factory' },
+          // A quarter each: the factory, a repository, a repository, a resource attribute (team=tN).
+          scope: [
+            { kind: 'factory' },
+            { kind: 'repository', repository: `acme/r${i % 50}` },
+            { kind: 'repository', repository: `acme/r${(i + 25) % 50}` },
+            { kind: 'attribute', key: 'team', value: `t${i % 10}` },
+          ][i % 4],
           amountUsd: 1000 + i,
           period: (['day', 'week', 'month'] as const)[i % 3],
           timeZone: i % 4 ? 'UTC' : 'Europe/Berlin',
