@@ -285,6 +285,12 @@ describe('notification channels', () => {
     const ch = await create({ name: 'events', kind: 'webhook', url: `${receiver.url}/events`, events });
     receiver.expectSecret('/events', ch.secret);
     const theirs = await create({ name: 'theirs', kind: 'webhook', url: `${receiver.url}/theirs`, events }, b);
+    await create({
+      name: 'slack ev',
+      kind: 'slack',
+      url: `${receiver.url}/services/T9/B9/ev`,
+      events: ['host.offline'],
+    });
     // Subscribed to budgets only: none of these events.
     await create({ name: 'budgets only', kind: 'webhook', url: `${receiver.url}/budgets-only` });
     const got = (type: string) =>
@@ -342,6 +348,19 @@ describe('notification channels', () => {
       offlineAfterSeconds: 600,
       url: `http://attest.test/f/${a.appId}/hosts`,
     });
+    const [slack] = receiver.at('/services/T9/B9/ev');
+    const sentence = `Host "runner-ev" has not been heard from since ${new Date(heard).toISOString()}.`;
+    expect(slack!.json).toEqual({
+      text: sentence,
+      blocks: [
+        { type: 'header', text: { type: 'plain_text', text: 'Host offline' } },
+        { type: 'section', text: { type: 'mrkdwn', text: sentence } },
+        {
+          type: 'context',
+          elements: [{ type: 'mrkdwn', text: `<http://attest.test/f/${a.appId}/hosts|Open in Attest>` }],
+        },
+      ],
+    });
     // Back, then silent again: a new spell, a new notice, once though two replicas look at the same moment.
     await beat();
     const again = gw.clock.now();
@@ -350,7 +369,8 @@ describe('notification channels', () => {
     try {
       const [x, y] = await Promise.all([run(), replica.app.attest.notifications.runDueJobs()]);
       expect(x.hostsOffline + y.hostsOffline).toBeGreaterThanOrEqual(1);
-      expect(x.succeeded + y.succeeded).toBe(1);
+      // The webhook and the Slack channel: one delivery each.
+      expect(x.succeeded + y.succeeded).toBe(2);
     } finally {
       await replica.close();
     }
