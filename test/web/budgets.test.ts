@@ -80,6 +80,22 @@ describeInBrowser('dashboard: budgets', () => {
     await form.getByRole('button', { name: 'Save' }).click();
     await until(() => webWeek.getByTestId('budget-spend').innerText()).toMatch(/^\$0\.30 of \$3\.00 this week \(10%\)/);
 
+    // A budget by telemetry resource attribute, typed as OTEL_RESOURCE_ATTRIBUTES writes it; no telemetry session
+    // carried team=payments, so it has spent nothing.
+    await page.getByTestId('budget-new').click();
+    await form.getByLabel('Name').fill('Payments');
+    await form.getByLabel('a telemetry attribute').check();
+    await form.getByLabel('Resource attribute (key=value)').fill('team=payments');
+    await form.getByLabel('Amount (US dollars)').fill('5');
+    await form.getByLabel('Period').selectOption('month');
+    await form.getByLabel('Time zone').fill('UTC');
+    await form.getByRole('button', { name: 'Save' }).click();
+    const payments = page.locator('[data-budget="Payments"]');
+    await until(() => payments.getByTestId('budget-spend').innerText()).toMatch(
+      /^\$0\.00 of \$5\.00 this month \(0%\)/,
+    );
+    expect(await payments.innerText()).toContain('team=payments');
+
     // A time zone the API refuses shows its message under the field.
     await page.getByTestId('budget-new').click();
     await form.getByLabel('Name').fill('Bad zone');

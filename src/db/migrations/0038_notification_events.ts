@@ -3,7 +3,8 @@
 //   sessions OTLP ingest builds, one row per session and key, indexed by (factory, key, value) for a budget's
 //   spend query;
 // - hosts.offline_noticed_at: the last_heartbeat_at of the offline spell that was announced (host.offline), so
-//   a spell notifies once and the next spell (a new heartbeat, then silence) notifies again;
+//   a spell notifies once and the next spell (a new heartbeat, then silence) notifies again; an index on
+//   last_heartbeat_at for the sweep that finds the silent hosts of every factory;
 // - claims.expiry_noticed_at: when the claim's expiry was announced (work_item.claim_expired), once per claim,
 //   and an index on expires_at for the sweep that finds the claims whose lease ran out.
 import type { Kysely } from 'kysely';
@@ -27,6 +28,7 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .execute();
 
   await db.schema.alterTable('hosts').addColumn('offline_noticed_at', 'bigint').execute();
+  await db.schema.createIndex('hosts_last_heartbeat').on('hosts').columns(['last_heartbeat_at']).execute();
   await db.schema.alterTable('claims').addColumn('expiry_noticed_at', 'bigint').execute();
   await db.schema.createIndex('claims_expires').on('claims').columns(['expires_at']).execute();
 }

@@ -35,6 +35,7 @@ export const budgetsRoute = createRoute({
 function scopeText(b: Budget): string {
   if (b.scope.kind === 'actor') return `actor ${b.scope.actorId}`;
   if (b.scope.kind === 'repository') return b.scope.repository;
+  if (b.scope.kind === 'attribute') return `${b.scope.key}=${b.scope.value}`;
   return 'the whole factory';
 }
 
@@ -107,6 +108,19 @@ function BudgetsPage() {
   );
 }
 
+const SCOPE_LABELS = {
+  factory: 'the whole factory',
+  repository: 'one repository',
+  actor: 'one actor',
+  attribute: 'a telemetry attribute',
+} as const;
+const SCOPE_INPUTS = {
+  factory: { label: '', placeholder: '' },
+  repository: { label: 'Repository (owner/name)', placeholder: 'acme/api' },
+  actor: { label: 'Actor id', placeholder: 'actor id' },
+  attribute: { label: 'Resource attribute (key=value)', placeholder: 'team=payments' },
+} as const;
+
 const FIELDS = ['name', 'scope', 'amountUsd', 'period', 'timeZone', 'thresholds', 'notify'] as const;
 const BY_CODE = { invalid_time_zone: 'timeZone', unknown_notification_channel: 'notify' } as const;
 
@@ -120,7 +134,9 @@ function BudgetForm({ appId, budget, onDone }: { appId: string; budget: Budget |
       ? budget.scope.actorId
       : budget?.scope.kind === 'repository'
         ? budget.scope.repository
-        : '',
+        : budget?.scope.kind === 'attribute'
+          ? `${budget.scope.key}=${budget.scope.value}`
+          : '',
   );
   const [amount, setAmount] = useState(budget ? String(budget.amountUsd) : '');
   const [period, setPeriod] = useState<BudgetBody['period']>(budget?.period ?? 'month');
@@ -129,8 +145,16 @@ function BudgetForm({ appId, budget, onDone }: { appId: string; budget: Budget |
   const [notify, setNotify] = useState<string[]>(budget?.notify ?? []);
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
 
+  // An attribute is typed as OTEL_RESOURCE_ATTRIBUTES writes it: key=value (split at the first "=").
+  const eq = value.indexOf('=');
   const scope: BudgetBody['scope'] =
-    kind === 'actor' ? { kind, actorId: value } : kind === 'repository' ? { kind, repository: value } : { kind };
+    kind === 'actor'
+      ? { kind, actorId: value }
+      : kind === 'repository'
+        ? { kind, repository: value }
+        : kind === 'attribute'
+          ? { kind, key: eq < 0 ? value : value.slice(0, eq), value: eq < 0 ? '' : value.slice(eq + 1) }
+          : { kind };
   const body: BudgetBody = {
     name,
     scope,
@@ -165,16 +189,16 @@ function BudgetForm({ appId, budget, onDone }: { appId: string; budget: Budget |
       </div>
       <fieldset className="field" {...fieldProps('budget', 'scope', errors)}>
         <legend>Limits</legend>
-        {(['factory', 'repository', 'actor'] as const).map((k) => (
+        {(['factory', 'repository', 'actor', 'attribute'] as const).map((k) => (
           <label key={k} className="inline">
             <input type="radio" name="budget-scope" checked={kind === k} onChange={() => setKind(k)} />{' '}
-            {k === 'factory' ? 'the whole factory' : k === 'repository' ? 'one repository' : 'one actor'}
+            {SCOPE_LABELS[k]}
           </label>
         ))}
         {kind !== 'factory' && (
           <input
-            aria-label={kind === 'repository' ? 'Repository (owner/name)' : 'Actor id'}
-            placeholder={kind === 'repository' ? 'acme/api' : 'actor id'}
+            aria-label={SCOPE_INPUTS[kind].label}
+            placeholder={SCOPE_INPUTS[kind].placeholder}
             value={value}
             onChange={(e) => setValue(e.target.value)}
           />
