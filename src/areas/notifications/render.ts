@@ -78,7 +78,9 @@ function otherText(event: NotificationEvent): { title: string; text: string; url
       const d = event.data as ClaimExpiredData;
       return {
         title: 'Claim expired',
-        text: `The claim of work item #${d.workItem.number} "${d.workItem.title}" by ${d.claim.source} ran out at ${d.claim.expiresAt} without being released.`,
+        text:
+          `The claim of work item #${d.workItem.number} "${d.workItem.title}" by ${d.claim.source} ` +
+          `ran out at ${d.claim.expiresAt} without being released.`,
         url: d.url,
       };
     }
