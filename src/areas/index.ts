@@ -79,6 +79,7 @@ import {
   SignInProvider,
 } from './sign-in/schema.js';
 import { signInSweeps } from './sign-in/housekeeping.js';
+import { workItemsSweeps } from './work-items/housekeeping.js';
 import { lifecycleRoutes } from './lifecycle/routes.js';
 import { retentionSweep } from './lifecycle/retention.js';
 
@@ -102,7 +103,7 @@ export const AREAS: readonly Area[] = [
     routes: adminRoutes,
   },
   { name: 'api-keys', prefix: V1, defaults: FACTORY, schemas: [ApiKey], routes: apiKeysRoutes },
-  { name: 'work-items', prefix: V1, defaults: FACTORY, routes: workItemsRoutes },
+  { name: 'work-items', prefix: V1, defaults: FACTORY, routes: workItemsRoutes, sweeps: workItemsSweeps },
   { name: 'criteria', prefix: V1, defaults: FACTORY, routes: criteriaRoutes },
   { name: 'findings', prefix: V1, defaults: FACTORY, schemas: [Finding], routes: findingsRoutes },
   { name: 'hosts', prefix: V1, defaults: FACTORY, schemas: [Host], routes: hostsRoutes },

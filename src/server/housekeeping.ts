@@ -2,7 +2,9 @@
 // remember, which otherwise pile up for ever (a row per sign-in link, dashboard sign-in, OAuth authorization
 // code, GitHub App install link used). Each kind is a sweep its area registers (the `sweeps` of its entry in
 // src/areas/index.ts), which says how long past its end a row is kept and why; this loop only runs them.
-// Other credentials (API keys, login tokens, OAuth tokens) are not deleted: revoked ones stay listed.
+// Each sweep deletes in batches (`inBatches`), so one run never holds a write lock or a long transaction over
+// a large backlog, and every purge reads by an index (migration 0042). API keys and OAuth tokens are not deleted
+// (revoked ones stay listed); expired or revoked login tokens and item keys are, a while after they ended.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Gateway } from './context.js';
 import { PeriodicTask } from './periodic.js';
@@ -15,6 +17,22 @@ export type Sweeps = Readonly<Record<string, Sweep>>;
 
 /** How many rows each sweep deleted in one run, by its name. */
 export type HousekeepingReport = Record<string, number>;
+
+/** Rows one batch of a purge deletes. */
+export const PURGE_BATCH = 500;
+
+/**
+ * Repeats one batch of a purge (`step` deletes at most `limit` rows and says how many) until a batch comes back
+ * short; answers the total. Each batch is its own statement, so ingest waits at most one batch's work.
+ */
+export async function inBatches(step: (limit: number) => Promise<number>, limit = PURGE_BATCH): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await step(limit);
+    total += n;
+    if (n < limit) return total;
+  }
+}
 
 /** How long after start-up the first run waits (then every ATTEST_HOUSEKEEPING_MINUTES, default 60). */
 const FIRST_RUN_DELAY_MS = 60_000;

@@ -40,12 +40,19 @@ export function findLink(db: Db, digest: string) {
 }
 
 /**
- * Deletes the dashboard sessions that ended before `before` (housekeeping): signed out, past their absolute
- * expiry, or idle for `idleMs` since their last use. How many.
+ * Deletes at most `limit` dashboard sessions that ended before `before` (housekeeping): signed out, past their
+ * absolute expiry, or idle for `idleMs` since their last use. How many. Each arm of the condition reads by an
+ * index of migration 0042 (kind with revoked_at, expires_at, or the last use).
  */
-export async function deleteSessionsEndedBefore(db: Db, before: number, idleMs: number): Promise<number> {
-  const res = await db
-    .deleteFrom('credentials')
+export async function deleteSessionsEndedBefore(
+  db: Db,
+  before: number,
+  idleMs: number,
+  limit: number,
+): Promise<number> {
+  const ids = await db
+    .selectFrom('credentials')
+    .select('id')
     .where('kind', '=', kindLiteral('dashboard_session'))
     .where((eb) =>
       eb.or([
@@ -54,13 +61,37 @@ export async function deleteSessionsEndedBefore(db: Db, before: number, idleMs: 
         eb(eb.fn.coalesce('last_used_at', 'created_at'), '<', before - idleMs),
       ]),
     )
+    .limit(limit)
+    .execute();
+  if (!ids.length) return 0;
+  const res = await db
+    .deleteFrom('credentials')
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    )
     .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
 
-/** Deletes the sign-in links that expired before `before` (housekeeping); how many. */
-export async function deleteLinksExpiredBefore(db: Db, before: number): Promise<number> {
-  const res = await db.deleteFrom('dashboard_links').where('expires_at', '<', before).executeTakeFirst();
+/** Deletes at most `limit` sign-in links that expired before `before` (housekeeping); how many. */
+export async function deleteLinksExpiredBefore(db: Db, before: number, limit: number): Promise<number> {
+  const digests = await db
+    .selectFrom('dashboard_links')
+    .select('digest')
+    .where('expires_at', '<', before)
+    .limit(limit)
+    .execute();
+  if (!digests.length) return 0;
+  const res = await db
+    .deleteFrom('dashboard_links')
+    .where(
+      'digest',
+      'in',
+      digests.map((r) => r.digest),
+    )
+    .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
 
