@@ -81,6 +81,7 @@ import {
 import { signInSweeps } from './sign-in/housekeeping.js';
 import { workItemsSweeps } from './work-items/housekeeping.js';
 import { lifecycleRoutes } from './lifecycle/routes.js';
+import { blobSweep } from './lifecycle/blob-sweep.js';
 import { retentionSweep } from './lifecycle/retention.js';
 
 export type { Area };
@@ -149,7 +150,13 @@ export const AREAS: readonly Area[] = [
   // OTLP/HTTP: its own body parsers (protobuf, and JSON as bytes) and OTLP's answers (otlp/routes.ts).
   { name: 'otlp', prefix: V1, defaults: FACTORY, routes: otlpRoutes },
   { name: 'sessions', prefix: V1, defaults: FACTORY, routes: sessionsRoutes },
-  { name: 'lifecycle', prefix: V1, defaults: FACTORY, routes: lifecycleRoutes, sweeps: { retention: retentionSweep } },
+  {
+    name: 'lifecycle',
+    prefix: V1,
+    defaults: FACTORY,
+    routes: lifecycleRoutes,
+    sweeps: { retention: retentionSweep, blobs: blobSweep },
+  },
   // The MCP endpoints and the dashboard's sign-in keep their whole paths and guards: their paths are
   // matched elsewhere (the resource metadata) or live outside /v1.
   { name: 'mcp', routes: mcpRoutes },

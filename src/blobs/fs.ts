@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isSha256, type BlobStore } from './store.js';
+import { isSha256, type BlobStore, type StoredBlob } from './store.js';
 import { ensurePrivateDir } from '../data-dir.js';
 
 export class FsBlobStore implements BlobStore {
@@ -23,7 +23,12 @@ export class FsBlobStore implements BlobStore {
 
   async put(sha256: string, bytes: Buffer): Promise<void> {
     const final = this.pathOf(sha256);
-    if (await this.has(sha256)) return;
+    if (await this.has(sha256)) {
+      // Restart the blob sweep's grace period: an upload of bytes that were orphaned is a reference on its way.
+      const now = new Date();
+      await fs.utimes(final, now, now).catch(() => undefined);
+      return;
+    }
     await fs.mkdir(path.dirname(final), { recursive: true, mode: 0o700 });
     const tmp = `${final}.${crypto.randomUUID()}.tmp`;
     const handle = await fs.open(tmp, 'w', 0o600);
@@ -56,6 +61,29 @@ export class FsBlobStore implements BlobStore {
 
   async delete(sha256: string): Promise<void> {
     await fs.rm(this.pathOf(sha256), { force: true });
+  }
+
+  async *list(): AsyncIterable<StoredBlob> {
+    let shards: string[];
+    try {
+      shards = await fs.readdir(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const shard of shards) {
+      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      for (const name of await fs.readdir(path.join(this.dir, shard))) {
+        // Temp files of a write in progress (or crashed) are not blobs.
+        if (!isSha256(name) || !name.startsWith(shard)) continue;
+        try {
+          const st = await fs.stat(path.join(this.dir, shard, name));
+          yield { sha256: name, writtenAt: st.mtimeMs };
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        }
+      }
+    }
   }
 
   async check(): Promise<void> {

@@ -5,11 +5,13 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { isSha256, type BlobStore } from './store.js';
+import { isSha256, type BlobStore, type StoredBlob } from './store.js';
 
 export interface S3BlobStoreOptions {
   endpoint: string;
@@ -112,6 +114,26 @@ export class S3BlobStore implements BlobStore {
       if (isMissingObject(err)) return;
       throw surfaced(err);
     }
+  }
+
+  /** The objects under blobs/, a page (up to 1000 keys) at a time. */
+  async *list(): AsyncIterable<StoredBlob> {
+    let token: string | undefined;
+    do {
+      let page: ListObjectsV2CommandOutput;
+      try {
+        page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: 'blobs/', ContinuationToken: token }),
+        );
+      } catch (err) {
+        throw surfaced(err);
+      }
+      for (const o of page.Contents ?? []) {
+        const name = o.Key?.slice(o.Key.lastIndexOf('/') + 1) ?? '';
+        if (isSha256(name) && o.LastModified) yield { sha256: name, writtenAt: o.LastModified.getTime() };
+      }
+      token = page.NextContinuationToken;
+    } while (token);
   }
 
   /** Put, read back and delete a probe object outside blobs/; throws (unreachable, denied, no bucket). */

@@ -8,10 +8,21 @@ export interface BlobStore {
   has(sha256: string): Promise<boolean>;
   /** Remove the bytes (absent already is fine). Callers decide first that nothing refers to them. */
   delete(sha256: string): Promise<void>;
+  /**
+   * Every stored blob and when it was last written (a put of bytes already there counts as a write), in no
+   * particular order: the blob sweep's input, which leaves alone what was written within its grace period.
+   */
+  list(): AsyncIterable<StoredBlob>;
   /** A write-read round trip for health checks; throws when the store is unusable. */
   check(): Promise<void>;
   /** Release connections (S3 keep-alive sockets); the gateway calls it on close. */
   close?(): void;
+}
+
+export interface StoredBlob {
+  sha256: string;
+  /** Epoch milliseconds of the last write (file mtime, S3 LastModified). */
+  writtenAt: number;
 }
 
 export function isSha256(value: string): boolean {

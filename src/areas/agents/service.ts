@@ -214,7 +214,7 @@ export function forgetImages(db: Db, appId: string, shas: readonly string[]): Pr
   return store.forgetBlobs(db, appId, shas);
 }
 
-/** Whether any factory still holds this blob as a session image. */
-export function imageHeldAnywhere(db: Db, sha256: string): Promise<boolean> {
-  return store.blobHeldAnywhere(db, sha256);
+/** Of these blobs, the ones some factory still holds as a session image. */
+export function imagesHeldAnywhere(db: Db, shas: readonly string[]): Promise<Set<string>> {
+  return store.blobsHeldAnywhere(db, shas);
 }

@@ -1,6 +1,7 @@
 // SQL for the factory's content-addressed session images: which sha256 a factory holds (the bytes live once in
 // the blob store, app.attest.blobs). Scoped by app_id, so another factory's blob is simply absent.
 import type { Db } from '../../db/connection.js';
+import { digestsNamedIn, forgetDigests } from '../../db/digests.js';
 
 export interface AgentBlobsTable {
   app_id: string;
@@ -34,21 +35,12 @@ export async function findBlob(db: Db, appId: string, sha256: string): Promise<A
     .executeTakeFirst();
 }
 
-export async function forgetBlobs(db: Db, appId: string, shas: readonly string[]): Promise<void> {
-  if (!shas.length) return;
-  await db
-    .deleteFrom('agent_blobs')
-    .where('app_id', '=', appId)
-    .where('sha256', 'in', [...shas])
-    .execute();
+/** Let go of the factory's hold on these images. */
+export function forgetBlobs(db: Db, appId: string, shas: readonly string[]): Promise<void> {
+  return forgetDigests(db, 'agent_blobs', appId, shas);
 }
 
-export async function blobHeldAnywhere(db: Db, sha256: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('agent_blobs')
-    .select('app_id')
-    .where('sha256', '=', sha256)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+/** Of these digests, the ones some factory holds as a session image. */
+export function blobsHeldAnywhere(db: Db, shas: readonly string[]): Promise<Set<string>> {
+  return digestsNamedIn(db, 'agent_blobs', null, shas);
 }

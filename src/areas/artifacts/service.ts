@@ -442,7 +442,7 @@ export async function deleteStoredArtifacts(db: Db, appId: string, rows: readonl
   return released;
 }
 
-/** Whether any factory still holds this blob as an artifact's bytes. */
-export function artifactBlobHeldAnywhere(db: Db, sha256: string): Promise<boolean> {
-  return store.blobHeldAnywhere(db, sha256);
+/** Of these blobs, the ones some factory still holds as an artifact's bytes. */
+export function artifactBlobsHeldAnywhere(db: Db, shas: readonly string[]): Promise<Set<string>> {
+  return store.blobsHeldAnywhere(db, shas);
 }

@@ -1,6 +1,7 @@
 // SQL for artifacts and the per-factory blob ownership table. Every query is scoped by factory (app_id).
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import { digestsNamedIn, forgetDigests } from '../../db/digests.js';
 import { preparedQuery } from '../../db/prepared.js';
 
 export interface ArtifactsTable {
@@ -182,33 +183,16 @@ export async function deleteByIds(db: Db, appId: string, ids: readonly string[])
 }
 
 /** Of these digests, the ones some artifact of the factory still has as its bytes. */
-export async function shasStillUsed(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
-  if (!shas.length) return new Set();
-  const rows = await db
-    .selectFrom('artifacts')
-    .select('sha256')
-    .distinct()
-    .where('app_id', '=', appId)
-    .where('sha256', 'in', [...shas])
-    .execute();
-  return new Set(rows.map((r) => r.sha256));
+export function shasStillUsed(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
+  return digestsNamedIn(db, 'artifacts', appId, shas);
 }
 
-export async function forgetBlobs(db: Db, appId: string, shas: readonly string[]): Promise<void> {
-  if (!shas.length) return;
-  await db
-    .deleteFrom('artifact_blobs')
-    .where('app_id', '=', appId)
-    .where('sha256', 'in', [...shas])
-    .execute();
+/** Let go of the factory's hold on these artifact bytes. */
+export function forgetBlobs(db: Db, appId: string, shas: readonly string[]): Promise<void> {
+  return forgetDigests(db, 'artifact_blobs', appId, shas);
 }
 
-export async function blobHeldAnywhere(db: Db, sha256: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('artifact_blobs')
-    .select('app_id')
-    .where('sha256', '=', sha256)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+/** Of these digests, the ones some factory holds as an artifact's bytes. */
+export function blobsHeldAnywhere(db: Db, shas: readonly string[]): Promise<Set<string>> {
+  return digestsNamedIn(db, 'artifact_blobs', null, shas);
 }

@@ -10,10 +10,10 @@ import type { BlobStore } from '../../blobs/store.js';
 import { recordAudit } from '../../server/audit.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { forgetImages, imageHeldAnywhere } from '../agents/service.js';
+import { forgetImages, imagesHeldAnywhere } from '../agents/service.js';
 import { prCheckModeOf, prCommentModeOf } from '../apps/service.js';
 import {
-  artifactBlobHeldAnywhere,
+  artifactBlobsHeldAnywhere,
   deleteStoredArtifacts,
   findStoredArtifact,
   type StoredArtifact,
@@ -83,12 +83,13 @@ export async function dropUnheldBlobs(
   log: Pick<FastifyBaseLogger, 'warn'>,
 ): Promise<number> {
   let removed = 0;
+  const held = await heldAnywhere(db, shas);
   for (const sha of new Set(shas)) {
+    if (held.has(sha)) continue;
     try {
-      if (await isHeld(db, sha)) continue;
       const bytes = await blobs.get(sha);
       await blobs.delete(sha);
-      if (await isHeld(db, sha)) {
+      if ((await heldAnywhere(db, [sha])).size) {
         if (bytes) await blobs.put(sha, bytes);
         continue;
       }
@@ -101,8 +102,11 @@ export async function dropUnheldBlobs(
   return removed;
 }
 
-async function isHeld(db: Db, sha: string): Promise<boolean> {
-  return (await imageHeldAnywhere(db, sha)) || (await artifactBlobHeldAnywhere(db, sha));
+/** Of these blobs, the ones some factory holds (as a session image or an artifact's bytes). */
+export async function heldAnywhere(db: Db, shas: readonly string[]): Promise<Set<string>> {
+  const images = await imagesHeldAnywhere(db, shas);
+  const artifacts = await artifactBlobsHeldAnywhere(db, shas);
+  return new Set([...images, ...artifacts]);
 }
 
 async function prJobsOn(ctx: FactoryContext): Promise<boolean> {

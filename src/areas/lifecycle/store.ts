@@ -45,3 +45,12 @@ export async function release(db: Db, appId: string, owner: string, now: number,
     .where('lease_owner', '=', owner)
     .execute();
 }
+
+export async function lastFinished(db: Db, key: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('retention_runs')
+    .select('last_finished_at')
+    .where('app_id', '=', key)
+    .executeTakeFirst();
+  return row?.last_finished_at == null ? null : Number(row.last_finished_at);
+}

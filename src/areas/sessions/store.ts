@@ -4,6 +4,7 @@
 import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows, updateRowsById } from '../../db/bulk-insert.js';
+import { digestsNamedIn } from '../../db/digests.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
 import { sessionKeyOf, sessionKeyPart } from './document.js';
@@ -464,16 +465,8 @@ export async function imagesOfSessions(db: Db, appId: string, sessionIds: readon
 }
 
 /** Of these images, the ones some stored session of the factory still names. */
-export async function imagesStillNamed(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
-  if (!shas.length) return new Set();
-  const rows = await db
-    .selectFrom('session_images')
-    .select('sha256')
-    .distinct()
-    .where('app_id', '=', appId)
-    .where('sha256', 'in', [...shas])
-    .execute();
-  return new Set(rows.map((r) => r.sha256));
+export function imagesStillNamed(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
+  return digestsNamedIn(db, 'session_images', appId, shas);
 }
 
 /** Delete a session's own rows: its usage, images, document and summary row (the title search follows it). */

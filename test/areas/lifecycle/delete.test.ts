@@ -2,6 +2,8 @@
 // rollups (totals checked against numbers worked out by hand), PR links, tombstones answering 410, blobs counted
 // by reference across factories, the audit log. Owners only; another factory's credential sees nothing.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addMember, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
@@ -189,5 +191,43 @@ describe('deleting sessions and artifacts', () => {
     expect(text).not.toContain('acme/api');
     const verify = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log/verify`, { token: a.managementKey });
     expect(verify.body.data.intact).toBe(true);
+  });
+  it('the blob sweep removes blobs no factory holds once past the grace period, at most once a day', async () => {
+    const { blobs, config } = gw.app.attest;
+    const fileOf = (sha: string) => path.join(config.dataDir, 'blobs', sha.slice(0, 2), sha);
+    const age = (sha: string, ms: number) => {
+      const at = new Date(gw.clock.now() - ms);
+      fs.utimesSync(fileOf(sha), at, at);
+    };
+    const put = async (text: string) => {
+      const bytes = Buffer.from(`${text} ${crypto.randomUUID()}`);
+      await blobs.put(sha256(bytes), bytes);
+      return sha256(bytes);
+    };
+    // Held by b's artifact, two days old; an orphan two days old (a crash between put and commit); an orphan
+    // written an hour ago (an upload whose row is not committed yet).
+    const held = Buffer.from(`held by b ${crypto.randomUUID()}`);
+    const created = await gw.call('POST', '/v1/artifacts', { ...on(b), body: artifactBody(held) });
+    expect(created.status).toBe(201);
+    age(sha256(held), 2 * 86_400_000);
+    const orphan = await put('orphan');
+    age(orphan, 2 * 86_400_000);
+    const young = await put('in flight');
+    age(young, 3_600_000);
+
+    expect((await gw.app.attest.housekeeping.run()).blobs).toBe(1);
+    expect(fs.existsSync(fileOf(orphan))).toBe(false);
+    expect(fs.existsSync(fileOf(young))).toBe(true);
+    const content = await gw.call('GET', `/v1/artifacts/${created.body.data.id}/content`, on(b));
+    expect(content.status).toBe(200);
+    expect(content.text).toBe(held.toString());
+
+    // Within the day the store is not listed again; a day later the one-hour-old orphan has aged out.
+    age(young, 25 * 3_600_000);
+    expect((await gw.app.attest.housekeeping.run()).blobs).toBe(0);
+    gw.clock.advance(86_400_000);
+    expect((await gw.app.attest.housekeeping.run()).blobs).toBe(1);
+    expect(fs.existsSync(fileOf(young))).toBe(false);
+    expect(fs.existsSync(fileOf(sha256(held)))).toBe(true);
   });
 });
