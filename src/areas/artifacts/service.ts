@@ -414,6 +414,11 @@ export function findStoredArtifact(db: Db, appId: string, id: string): Promise<S
   return store.findById(db, appId, id);
 }
 
+/** Every stored artifact of one work item (the GET's ways in), replaced versions included: its evidence. */
+export function storedArtifactsOfItem(db: Db, appId: string, anchors: store.ItemAnchors): Promise<StoredArtifact[]> {
+  return store.listForWorkItem(db, appId, anchors);
+}
+
 /** The factory's oldest artifacts stored before `before` (the retention sweep's batches). */
 export function artifactsCreatedBefore(
   db: Db,

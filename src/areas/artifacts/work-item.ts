@@ -5,7 +5,7 @@
 // even one that names only the session.
 import type { FactoryContext } from '../../server/context.js';
 import { getWorkItem, listLinkedPullRequests } from '../work-items/service.js';
-import { listItemArtifacts, type ItemArtifacts } from './service.js';
+import { listItemArtifacts, storedArtifactsOfItem, type ItemArtifacts, type StoredArtifact } from './service.js';
 
 /** The item named by id or number, as stored on an artifact (its id); 404 work_item_not_found. */
 export async function resolveWorkItemForArtifact(ctx: FactoryContext, idOrNumber: string): Promise<{ id: string }> {
@@ -21,4 +21,18 @@ export async function listWorkItemArtifacts(ctx: FactoryContext, idOrNumber: str
     workItemId: item.id,
     pullRequests: pullRequests.map((pr) => ({ repository: pr.repository, number: pr.number })),
   });
+}
+
+/** Every stored artifact of the item (as the list reaches them, replaced versions too); 404 work_item_not_found. */
+export async function workItemEvidence(
+  ctx: FactoryContext,
+  idOrNumber: string,
+): Promise<{ workItemId: string; artifacts: StoredArtifact[] }> {
+  const item = await getWorkItem(ctx, idOrNumber);
+  const pullRequests = await listLinkedPullRequests(ctx, item.id);
+  const artifacts = await storedArtifactsOfItem(ctx.db, ctx.appId, {
+    workItemId: item.id,
+    pullRequests: pullRequests.map((pr) => ({ repository: pr.repository, number: pr.number })),
+  });
+  return { workItemId: item.id, artifacts };
 }

@@ -3,8 +3,8 @@
 // full-access key holds).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { NoContent } from '../../server/schemas.js';
-import { deleteArtifact, deleteSession } from './service.js';
+import { Data, NoContent } from '../../server/schemas.js';
+import { deleteArtifact, deleteSession, deleteWorkItemEvidence } from './service.js';
 
 export const lifecycleRoutes: AreaRoutes = (app) => {
   app.delete(
@@ -51,5 +51,31 @@ export const lifecycleRoutes: AreaRoutes = (app) => {
       await deleteArtifact(factoryContext(req.ctx), req.params.id);
       return reply.status(204).send(null);
     },
+  );
+
+  app.delete(
+    '/work-items/:id/artifacts',
+    {
+      config: { guard: { permission: 'artifacts.delete' } },
+      schema: {
+        summary: "Delete a work item's evidence",
+        tags: ['artifacts', 'work-items'],
+        description:
+          'Deletes every artifact GET /v1/work-items/{id}/artifacts reaches (anchored to the item, to a pull request ' +
+          'declared onto it, or emitted from a session linked to it), replaced versions included, each as DELETE ' +
+          '/v1/artifacts/{id} does: a later read answers 410 artifact_deleted, bytes leave the blob store when nothing ' +
+          'of any factory refers to them. The item, its criteria, findings, claims and sessions stay. The audit log ' +
+          'records who deleted which ids (work_item.evidence_deleted). Answers how many artifacts went (0 when it had ' +
+          'none). Errors: 404 work_item_not_found, 403 forbidden (artifacts.delete: owners only).',
+        params: Type.Object({
+          id: Type.String({
+            pattern: '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[1-9][0-9]{0,14})$',
+            description: 'The work item id (uuid) or its number in the factory.',
+          }),
+        }),
+        response: { 200: Data(Type.Object({ workItemId: Type.String(), artifacts: Type.Integer({ minimum: 0 }) })) },
+      },
+    },
+    async (req) => ({ data: await deleteWorkItemEvidence(factoryContext(req.ctx), req.params.id) }),
   );
 };

@@ -18,6 +18,7 @@ import {
   findStoredArtifact,
   type StoredArtifact,
 } from '../artifacts/service.js';
+import { workItemEvidence } from '../artifacts/work-item.js';
 import { schedulePrComments, type PrRef } from '../pr-comments/outbox.js';
 import { pullRequestsOfSessions } from '../prs/service.js';
 import {
@@ -172,4 +173,46 @@ export async function deleteArtifact(ctx: FactoryContext, id: string): Promise<v
   const prs: PrRef[] =
     row.repository !== null && row.pr_number !== null ? [{ repository: row.repository, number: row.pr_number }] : [];
   if (prs.length && (await prJobsOn(ctx))) await schedulePrComments(ctx, ctx.appId, prs);
+}
+
+/** Artifacts per transaction when a work item's evidence goes (as the retention sweep's batches). */
+const EVIDENCE_BATCH = 100;
+
+export interface EvidenceDeletion {
+  workItemId: string;
+  artifacts: number;
+}
+
+/**
+ * DELETE /v1/work-items/{id}/artifacts: every artifact the item's list reaches (anchored to it, to a pull request
+ * declared onto it, or emitted from a session linked to it), replaced versions too, each as by DELETE
+ * /v1/artifacts/{id}. Sessions are not evidence here: they have their own DELETE.
+ */
+export async function deleteWorkItemEvidence(ctx: FactoryContext, idOrNumber: string): Promise<EvidenceDeletion> {
+  const { workItemId, artifacts } = await workItemEvidence(ctx, idOrNumber);
+  const released: string[] = [];
+  for (let i = 0; i < artifacts.length; i += EVIDENCE_BATCH) {
+    const rows = artifacts.slice(i, i + EVIDENCE_BATCH);
+    released.push(
+      ...(await ctx.db
+        .transaction()
+        .execute((trx) => deleteArtifactsInTransaction(trx, ctx.appId, rows, 'request', ctx.clock.now()))),
+    );
+  }
+  await recordAudit(ctx.db, ctx.clock, {
+    orgId: ctx.orgId,
+    actionType: 'work_item.evidence_deleted',
+    actor: ctx.principal,
+    targetType: 'work_item',
+    targetId: workItemId,
+    targetIdentifier: workItemId,
+    details: { factoryId: ctx.appId, artifactIds: artifacts.map((r) => r.id) },
+  });
+  await dropUnheldBlobs(ctx.db, ctx.gateway.blobs, released, ctx.log);
+  const prs = new Map<string, PrRef>();
+  for (const r of artifacts)
+    if (r.repository !== null && r.pr_number !== null)
+      prs.set(`${r.repository}#${r.pr_number}`, { repository: r.repository, number: r.pr_number });
+  if (prs.size && (await prJobsOn(ctx))) await schedulePrComments(ctx, ctx.appId, [...prs.values()]);
+  return { workItemId, artifacts: artifacts.length };
 }

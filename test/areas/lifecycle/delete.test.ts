@@ -10,6 +10,7 @@ import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 import { foreignCallers, siblingFactory } from '../../helpers/cross-tenant.js';
 import { ingest, sessionDoc, type SessionDoc } from '../metrics/sessions.js';
 import { artifactBody, keyWith, sha256 } from '../artifacts/helpers.js';
+import { newItem } from '../work-items/helpers.js';
 
 const PNG = Buffer.from('\x89PNG shared screenshot bytes for the lifecycle test');
 const IMAGE = sha256(PNG);
@@ -181,6 +182,52 @@ describe('deleting sessions and artifacts', () => {
     expect((await gw.call('DELETE', `/v1/artifacts/${crypto.randomUUID()}`, on(a))).status).toBe(404);
   });
 
+  it("deletes a work item's evidence: every artifact its list reaches, replaced versions too; the item stays", async () => {
+    const item = await newItem(gw, a);
+    const other = await newItem(gw, a);
+    const upload = async (workItemId: string, fields: Record<string, unknown> = {}) => {
+      const bytes = Buffer.from(`evidence ${crypto.randomUUID()}`);
+      const r = await gw.call('POST', '/v1/artifacts', {
+        ...on(a),
+        body: artifactBody(bytes, { workItemId, ...fields }, { unanchored: true }),
+      });
+      expect(r.status, r.text).toBe(201);
+      return { id: r.body.data.id as string, sha: sha256(bytes), clientId: r.body.data.clientArtifactId as string };
+    };
+    const first = await upload(item.id);
+    const replaced = await upload(item.id);
+    const replacement = await upload(item.id, { supersedes: replaced.clientId });
+    const kept = await upload(other.id);
+    const path = `/v1/work-items/${item.number}/artifacts`;
+
+    const writer = await keyWith(gw, a, ['artifacts.read', 'artifacts.write']);
+    const denied = await gw.call('DELETE', path, on(a, writer));
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.required_permission).toBe('artifacts.delete');
+    expect((await gw.call('DELETE', path, { appId: a.appId })).status).toBe(401);
+    const foreign = await gw.call('DELETE', `/v1/work-items/${item.id}/artifacts`, on(b));
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('work_item_not_found');
+    expect((await gw.call('GET', `/v1/artifacts/${first.id}`, on(a))).status).toBe(200);
+
+    const res = await gw.call('DELETE', path, on(a));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: { workItemId: item.id, artifacts: 3 } });
+    for (const x of [first, replaced, replacement]) {
+      const read = await gw.call('GET', `/v1/artifacts/${x.id}`, on(a));
+      expect(read.status).toBe(410);
+      expect(await gw.app.attest.blobs.has(x.sha)).toBe(false);
+    }
+    expect((await gw.call('GET', path, on(a))).body.data).toEqual([]);
+    expect((await gw.call('GET', `/v1/work-items/${item.id}`, on(a))).status).toBe(200);
+    expect((await gw.call('GET', `/v1/artifacts/${kept.id}`, on(a))).status).toBe(200);
+    expect(await gw.app.attest.blobs.has(kept.sha)).toBe(true);
+    expect((await gw.call('DELETE', path, on(a))).body.data.artifacts).toBe(0);
+    const missing = await gw.call('DELETE', '/v1/work-items/999999/artifacts', on(a));
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('work_item_not_found');
+  });
+
   it('audit-logs each deletion with who and which id, never the content, and the chain verifies', async () => {
     const log = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log?pageSize=100`, { token: a.managementKey });
     expect(log.status).toBe(200);
@@ -188,6 +235,7 @@ describe('deleting sessions and artifacts', () => {
     const text = JSON.stringify(rows);
     expect(text).toContain('session.deleted');
     expect(text).toContain('artifact.deleted');
+    expect(text).toContain('work_item.evidence_deleted');
     expect(text).not.toContain('acme/api');
     const verify = await gw.call('GET', `/v1/orgs/${a.orgName}/audit-log/verify`, { token: a.managementKey });
     expect(verify.body.data.intact).toBe(true);
