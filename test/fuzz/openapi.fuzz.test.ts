@@ -245,6 +245,8 @@ afterAll(async () => {
 function pathValue(path: string, name: string, method: string): string {
   if (method === 'delete' && path === '/v1/sessions/{traceId}') return seeds.victimSessionId;
   if (method === 'delete' && path === '/v1/artifacts/{id}') return seeds.victimArtifactId;
+  // The claimed item has no evidence: the seeded item's artifacts stay readable for the reads after the fuzz.
+  if (method === 'delete' && path === '/v1/work-items/{id}/artifacts') return seeds.claimedItemId;
   if (name === 'orgName') return path.startsWith('/v1/admin/') ? seeds.victimOrg : t.orgName;
   if (name === 'userId') return seeds.victimUserId;
   if (name === 'appId')
