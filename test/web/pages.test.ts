@@ -2,15 +2,17 @@
 // The dashboard's pages in a real browser on a seeded factory: what a person reads on each (titles, counts,
 // costs, token totals, turn texts), evidence that renders (an image with pixels, a video that plays and seeks,
 // a sandboxed HTML report, a log), and filters that live in the URL. Screenshots of each page are saved.
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, ConsoleMessage, Page, Request, Response } from 'playwright-core';
-import { createTenant, type Tenant } from '../helpers/gateway.js';
+import { addMember, createTenant, type Tenant } from '../helpers/gateway.js';
 import { siblingFactory } from '../helpers/cross-tenant.js';
 import {
   describeInBrowser,
   launchBrowser,
   newContext,
   openFactoryHome,
+  signIn,
   screenshot,
   startWebGateway,
   type WebGateway,
@@ -372,5 +374,71 @@ describeInBrowser('dashboard pages', () => {
     await page.waitForURL('**/prs/acme/tools/10');
     await until(() => page.getByTestId('pr-cost').innerText()).toBe('unpriced');
     expect(await page.getByTestId('pr-sessions').locator('tbody').innerText()).not.toContain('$0.00');
+  });
+  // After the others: it deletes a session and an artifact of its own.
+  it('session and artifact pages: a delete button with a confirm for owners only; a deleted one answers 410', async () => {
+    const auth = { token: t.factoryKey, appId: t.appId };
+    const doc = sessionDoc({
+      startedAt: '2026-10-02T09:00:00Z',
+      repo: 'acme/doomed',
+      turns: [{ model: 'x', in: 1, out: 1 }],
+    });
+    await ingest(gw, auth, [doc]);
+    const trace = (await gw.call('GET', `/v1/sessions/${doc.id}`, auth)).body.data.traceId as string;
+    const png = Buffer.from('\x89PNG doomed artifact');
+    const created = await gw.call('POST', '/v1/artifacts', {
+      ...auth,
+      body: {
+        schemaVersion: 1,
+        artifact: {
+          clientArtifactId: 'doomed-1',
+          filename: 'doomed.txt',
+          mediaType: 'text/plain',
+          bytes: png.length,
+          sha256: crypto.createHash('sha256').update(png).digest('hex'),
+          caption: 'doomed artifact',
+          emittedAt: '2026-10-02T09:00:00Z',
+          repository: 'acme/doomed',
+          prNumber: 1,
+        },
+        blob: { data: png.toString('base64') },
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const artifactId = created.body.data.id as string;
+    const sessionPath = `/f/${t.appId}/sessions/${trace}`;
+
+    // An admin reads both pages but is offered no delete (sessions.delete and artifacts.delete are owners').
+    const adminCtx = await newContext(browser, gw);
+    const admin = await signIn(adminCtx, gw, (await addMember(gw, t, 'admin')).loginToken);
+    await admin.goto(sessionPath);
+    await until(() => admin.getByTestId('session-facts').count()).toBe(1);
+    expect(await admin.getByTestId('delete-button').count()).toBe(0);
+    await admin.goto(`/artifacts/${artifactId}`);
+    await until(() => admin.getByTestId('artifact-caption').innerText()).toBe('doomed artifact');
+    expect(await admin.getByTestId('delete-button').count()).toBe(0);
+    await adminCtx.close();
+
+    // The owner: Cancel keeps the session; confirming deletes it and goes to the list.
+    await page.goto(sessionPath);
+    await until(() => page.getByTestId('delete-button').innerText()).toBe('Delete session');
+    await page.getByTestId('delete-button').click();
+    const dialog = page.getByTestId('confirm-dialog');
+    await until(() => dialog.getByRole('heading').innerText()).toBe('Delete session');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await gw.call('GET', `/v1/sessions/${trace}`, auth)).status).toBe(200);
+    await page.getByTestId('delete-button').click();
+    await dialog.getByRole('button', { name: 'Delete session' }).click();
+    await page.waitForURL(`**/f/${t.appId}/sessions`);
+    expect((await gw.call('GET', `/v1/sessions/${trace}`, auth)).status).toBe(410);
+
+    await page.goto(`/artifacts/${artifactId}`);
+    await until(() => page.getByTestId('delete-button').innerText()).toBe('Delete artifact');
+    await page.getByTestId('delete-button').click();
+    await dialog.getByRole('button', { name: 'Delete artifact' }).click();
+    await page.waitForURL(`**/f/${t.appId}/prs`);
+    const gone = await gw.call('GET', `/v1/artifacts/${artifactId}`, auth);
+    expect(gone.status).toBe(410);
+    expect(gone.body.error.code).toBe('artifact_deleted');
   });
 });

@@ -87,6 +87,8 @@ export const MyFactory = Type.Object(
     display_name: Type.String(),
     org: Type.Object({ id: Uuid, name: Type.String() }),
     role: Type.String(),
+    /** What the role may do there (the dashboard shows a control only to those allowed to use it). */
+    permissions: Type.Array(Type.String()),
   },
   { $id: 'MyFactory' },
 );

@@ -7,6 +7,7 @@ import type { Clock } from '../../server/clock.js';
 import type { Principal } from '../../server/auth/principal.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
+import { ROLE_PERMISSIONS, isRole } from '../../server/permissions.js';
 import { recordAudit } from '../../server/audit.js';
 import type { PrCommentProblem } from '../pr-comments/schema.js';
 import { latestProblems } from '../pr-comments/outbox.js';
@@ -316,6 +317,7 @@ export async function factoriesOfUser(db: Db, userId: string): Promise<MyFactory
     display_name: r.display_name,
     org: { id: r.org_id, name: r.org_name },
     role: r.role,
+    permissions: isRole(r.role) ? [...ROLE_PERMISSIONS[r.role]] : [],
   }));
 }
 

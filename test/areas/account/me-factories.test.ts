@@ -2,6 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { addMember, createTenant, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { withGatewayAndTenants } from '../../helpers/gateway-fixture.js';
 
+// What each role may do there: the deleting permissions are the owners' alone (the dashboard's delete buttons).
+const perms = {
+  owner: expect.arrayContaining(['sessions.read', 'sessions.delete', 'artifacts.delete']),
+  write: expect.not.arrayContaining(['sessions.delete', 'artifacts.delete']),
+  read: expect.not.arrayContaining(['sessions.delete', 'artifacts.delete', 'sessions.write']),
+};
+
 describe('GET /v1/me/factories', () => {
   let gw: TestGateway;
   let a: Tenant;
@@ -26,16 +33,44 @@ describe('GET /v1/me/factories', () => {
     const res = await gw.call('GET', '/v1/me/factories', { token: a.loginToken });
     expect(res.status).toBe(200);
     const expected = [
-      { id: a.appId, name: 'main', display_name: 'main', org: { id: a.orgId, name: a.orgName }, role: 'owner' },
-      { id: second.id, name: 'zeta', display_name: 'Zeta', org: { id: a.orgId, name: a.orgName }, role: 'owner' },
-      { id: b.appId, name: 'main', display_name: 'main', org: { id: b.orgId, name: b.orgName }, role: 'read' },
+      {
+        id: a.appId,
+        name: 'main',
+        display_name: 'main',
+        org: { id: a.orgId, name: a.orgName },
+        role: 'owner',
+        permissions: perms.owner,
+      },
+      {
+        id: second.id,
+        name: 'zeta',
+        display_name: 'Zeta',
+        org: { id: a.orgId, name: a.orgName },
+        role: 'owner',
+        permissions: perms.owner,
+      },
+      {
+        id: b.appId,
+        name: 'main',
+        display_name: 'main',
+        org: { id: b.orgId, name: b.orgName },
+        role: 'read',
+        permissions: perms.read,
+      },
     ].sort((x, y) => (x.org.name + x.name).localeCompare(y.org.name + y.name));
     expect(res.body.data).toEqual(expected);
 
     // B's owner sees only B.
     const other = await gw.call('GET', '/v1/me/factories', { token: b.loginToken });
     expect(other.body.data).toEqual([
-      { id: b.appId, name: 'main', display_name: 'main', org: { id: b.orgId, name: b.orgName }, role: 'owner' },
+      {
+        id: b.appId,
+        name: 'main',
+        display_name: 'main',
+        org: { id: b.orgId, name: b.orgName },
+        role: 'owner',
+        permissions: perms.owner,
+      },
     ]);
   });
 
@@ -52,7 +87,14 @@ describe('GET /v1/me/factories', () => {
 
     const member = await addMember(gw, t, 'write');
     expect((await gw.call('GET', '/v1/me/factories', { token: member.loginToken })).body.data).toEqual([
-      { id: t.appId, name: 'main', display_name: 'main', org: { id: t.orgId, name: t.orgName }, role: 'write' },
+      {
+        id: t.appId,
+        name: 'main',
+        display_name: 'main',
+        org: { id: t.orgId, name: t.orgName },
+        role: 'write',
+        permissions: perms.write,
+      },
     ]);
     expect(
       (await gw.call('DELETE', `/v1/orgs/${t.orgName}/members/${member.userId}`, { token: t.managementKey })).status,

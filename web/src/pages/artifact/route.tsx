@@ -1,10 +1,11 @@
 // /artifacts/$id — exactly the `url` the API returns for an artifact. The id does not name its factory, so
 // the page asks GET /v1/me/artifacts/{id}, which finds it in whichever of the user's factories holds it (one
 // request); an artifact of a factory they do not belong to is "not found", never shown.
-import { Link, createRoute, notFound } from '@tanstack/react-router';
-import { queryOptions, useSuspenseQuery } from '@tanstack/react-query';
+import { Link, createRoute, notFound, useNavigate } from '@tanstack/react-router';
+import { queryOptions, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { shellRoute } from '../shell/route';
-import { ApiClientError, api, unwrap } from '../../api/client';
+import { ApiClientError, api, factory, unwrap } from '../../api/client';
+import { DeleteButton } from '../../ui/delete-button';
 import { factoriesQuery } from '../../api/queries';
 import { ArtifactView } from '../../ui/artifact';
 import { formatTime } from '../../ui/format';
@@ -41,6 +42,8 @@ export const artifactRoute = createRoute({
 function ArtifactPage() {
   const { id } = artifactRoute.useParams();
   const { data: hit } = useSuspenseQuery(artifactQuery(id));
+  const qc = useQueryClient();
+  const navigate = useNavigate();
   if (!hit) return <NotFound what="No artifact with this id is in any factory you can read." />;
   const { artifact: a, factory: f } = hit;
   return (
@@ -52,6 +55,23 @@ function ArtifactPage() {
         / artifact
       </p>
       <h1 data-testid="artifact-caption">{a.caption || a.filename}</h1>
+      <DeleteButton
+        appId={f.id}
+        permission="artifacts.delete"
+        what="artifact"
+        body={
+          <p>
+            The artifact goes for good, and its bytes too unless another artifact or session still shows them. A link to
+            it will say it was deleted.
+          </p>
+        }
+        run={() => api.DELETE('/v1/artifacts/{id}', { params: { path: { id } }, ...factory(f.id) })}
+        done={async () => {
+          qc.removeQueries({ queryKey: ['artifact', id] });
+          await navigate({ to: '/f/$appId/prs', params: { appId: f.id } });
+          await qc.invalidateQueries();
+        }}
+      />
       <dl className="facts">
         <div>
           <dt>Kind</dt>

@@ -1,9 +1,10 @@
 import { Suspense, lazy, useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useSuspenseQuery } from '@tanstack/react-query';
+import { useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { sessionRoute } from './route';
 import { api, factory } from '../../api/client';
+import { DeleteButton } from '../../ui/delete-button';
 import { asTurns, sessionQuery, type SessionDetail, type ToolCall, type Turn, type TurnImage } from './query';
 import { Cost, formatDuration, formatInt, formatTime, formatUsd } from '../../ui/format';
 import { PrOutcomeChips } from '../../ui/pr';
@@ -21,6 +22,7 @@ export function SessionPage() {
   const { view } = sessionRoute.useSearch();
   const { data: s } = useSuspenseQuery(sessionQuery(appId, traceId));
   const navigate = useNavigate({ from: sessionRoute.fullPath });
+  const qc = useQueryClient();
   const turns = asTurns(s.turns);
   return (
     <>
@@ -31,6 +33,23 @@ export function SessionPage() {
         /
       </p>
       <h1 data-testid="session-title">{sessionTitleText(s.title)}</h1>
+      <DeleteButton
+        appId={appId}
+        permission="sessions.delete"
+        what="session"
+        body={
+          <p>
+            The transcript, its subagents' transcripts and every copy of them go for good; metrics and costs are
+            adjusted. A link to it will say it was deleted.
+          </p>
+        }
+        run={() => api.DELETE('/v1/sessions/{traceId}', { params: { path: { traceId } }, ...factory(appId) })}
+        done={async () => {
+          qc.removeQueries({ queryKey: sessionQuery(appId, traceId).queryKey });
+          await navigate({ to: '/f/$appId/sessions', params: { appId } });
+          await qc.invalidateQueries();
+        }}
+      />
       <Facts s={s} />
       <Tokens s={s} />
       <Family appId={appId} s={s} />
