@@ -100,7 +100,7 @@ export async function deleteStoredSessions(db: Db, appId: string, rows: readonly
     appId,
     rows.map((r) => r.session_key),
   );
-  for (const id of ids) await store.deleteSessionRows(db, appId, id);
+  await store.deleteSessionsRows(db, appId, ids);
   // The PR spend sums take back what the deleted top-level sessions counted (their links are gone now).
   await recordSessionSpend(
     db,

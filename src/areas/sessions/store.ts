@@ -469,12 +469,18 @@ export function imagesStillNamed(db: Db, appId: string, shas: readonly string[])
   return digestsNamedIn(db, 'session_images', appId, shas);
 }
 
-/** Delete a session's own rows: its usage, images, document and summary row (the title search follows it). */
-export async function deleteSessionRows(db: Db, appId: string, id: string): Promise<void> {
-  await db.deleteFrom('session_model_usage').where('app_id', '=', appId).where('session_id', '=', id).execute();
-  await db.deleteFrom('session_images').where('app_id', '=', appId).where('session_id', '=', id).execute();
-  await db.deleteFrom('session_documents').where('app_id', '=', appId).where('session_id', '=', id).execute();
-  await db.deleteFrom('sessions').where('app_id', '=', appId).where('id', '=', id).execute();
+/**
+ * Delete these sessions' own rows: their usage, images, documents and summary rows (the title search follows
+ * them). A statement per table for up to 300 sessions, not one per session: a retention batch of 100 sessions
+ * costs 4 statements instead of 400, and holds SQLite's write lock (and the event loop) that much less.
+ */
+export async function deleteSessionsRows(db: Db, appId: string, ids: readonly string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 300) {
+    const part = ids.slice(i, i + 300);
+    for (const table of ['session_model_usage', 'session_images', 'session_documents'] as const)
+      await db.deleteFrom(table).where('app_id', '=', appId).where('session_id', 'in', part).execute();
+    await db.deleteFrom('sessions').where('app_id', '=', appId).where('id', 'in', part).execute();
+  }
 }
 
 export async function setCaptureTier(db: Db, appId: string, id: string, tier: string, now: number): Promise<void> {
