@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { claudeImageBlobs, isCaptureTier, type AgentSessionV1, type ImageBlob } from '../capture/index.js';
-import { ApiClientError } from '../client/index.js';
+import { ApiClientError, type AttestClient } from '../client/index.js';
 import { reportLinkedPullRequests } from './gh.js';
 import { action, printJson } from './output.js';
 import { CliError, clientFor, readProfile, resolveProfile, writePrivateJson } from './profile.js';
@@ -217,6 +217,7 @@ export async function runSync(flags: SyncFlags & { quiet?: boolean }, only?: Fou
     throw err;
   }
   rep.stop();
+  await reportGivenUp(client, out.givenUp ?? []);
   // Files without a turn (a snapshot-only transcript) are not read again until they change.
   for (const file of empty) marks[file.path] = { size: file.size, mtimeMs: file.mtimeMs, tier, sessionId: '' };
   if (empty.length > 0) writePrivateJson(watermarkPath(), watermarks);
@@ -274,4 +275,14 @@ export async function runSync(flags: SyncFlags & { quiet?: boolean }, only?: Fou
   }
   if (out.rejected.length > 0) process.exitCode = 2;
   return run;
+}
+
+/**
+ * Tells the gateway which sessions this CLI gave up on by itself (a session too large even alone), so the
+ * factory's `session.failed_sync` notice covers them too. Best effort: the sync's own outcome stands whatever
+ * this answers (an older gateway without the route included).
+ */
+async function reportGivenUp(client: AttestClient, failures: { sessionId: string; reason: string }[]): Promise<void> {
+  for (let i = 0; i < failures.length; i += 50)
+    await client.reportSyncFailures(failures.slice(i, i + 50)).catch(() => undefined);
 }

@@ -99,6 +99,9 @@ export class AttestClient {
   async syncSessions(body: SyncBody): Promise<SyncResult> {
     return (await unwrap(this.api.POST('/v1/agents/sync', { body }))).data;
   }
+  async reportSyncFailures(failures: Body<'/v1/agents/sync-failures', 'post'>['failures']) {
+    return (await unwrap(this.api.POST('/v1/agents/sync-failures', { body: { failures } }))).data;
+  }
   /** The whole answer (`data` with the page and its facets). */
   async listSessions(query: SessionsQuery = {}) {
     return unwrap(this.api.GET('/v1/sessions', { params: { query } }));

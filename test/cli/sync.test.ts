@@ -271,6 +271,35 @@ describe('attest sync', { timeout: 300_000 }, () => {
     }
   });
 
+  it('a session too large even alone is given up and reported to the gateway (POST /v1/agents/sync-failures)', async () => {
+    const home = cliHome();
+    const id = '41300010-0000-4000-8000-000000000000';
+    writeSmallTranscript(home, id);
+    const server = await scriptedServer((req) =>
+      req.url === '/v1/agents/sync-failures'
+        ? { status: 200, body: { data: { reported: 1 } } }
+        : { status: 413, body: { error: { code: 'payload_too_large', message: 'too big', limit: 1000 } } },
+    );
+    try {
+      const res = await home.run(['sync', '--json'], {
+        ATTEST_URL: server.url,
+        ATTEST_API_KEY: g.tenant.factoryKey,
+        ATTEST_APP_ID: g.tenant.appId,
+      });
+      const reason = 'too large for the gateway even alone (413, limit 1000 bytes)';
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.json).toMatchObject({ sent: 0, rejected: [{ id, reason }] });
+      expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+        'POST /v1/agents/sync',
+        'POST /v1/agents/sync-failures',
+      ]);
+      expect(server.requests[1]!.body).toEqual({ failures: [{ sessionId: id, reason }] });
+      expect(server.requests[1]!.headers.authorization).toBe(`Bearer ${g.tenant.factoryKey}`);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('at the full tier the pasted images go along as blobs; below it they stay on the machine', async () => {
     const home = cliHome();
     await loginWithFactoryKey(home, g);

@@ -5,7 +5,7 @@ import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Bytes, Data, NoBody, Nullable } from '../../server/schemas.js';
 import { isActiveContent } from '../artifacts/service.js';
 import type { DurableWriter } from '../../db/group-commit.js';
-import { getBlob, sync, SYNC_LIMITS, syncWriter, type SyncBody } from './service.js';
+import { getBlob, reportSyncFailures, sync, SYNC_LIMITS, syncWriter, type SyncBody } from './service.js';
 
 const BLOB_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
 
@@ -56,6 +56,38 @@ export const agentsRoutes: AreaRoutes = (app) => {
       },
     },
     async (req) => ({ data: await sync(factoryContext(req.ctx), req.body as SyncBody, writers.get(req)) }),
+  );
+
+  app.post(
+    '/agents/sync-failures',
+    {
+      config: { guard: { permission: 'sessions.write' } },
+      schema: {
+        summary: 'Report sessions the CLI gave up on',
+        tags: ['agents'],
+        description:
+          'The CLI reports the sessions it could not send and will not retry (one too large for the gateway even ' +
+          'alone), so the factory hears of them: each is announced as a `session.failed_sync` notification, once ' +
+          'per sender, session id and reason however often it is reported. Nothing else is stored.',
+        body: Type.Object(
+          {
+            failures: Type.Array(
+              Type.Object(
+                {
+                  sessionId: Type.String({ minLength: 1, maxLength: 500 }),
+                  reason: Type.String({ minLength: 1, maxLength: 500 }),
+                },
+                { additionalProperties: false },
+              ),
+              { minItems: 1, maxItems: 50 },
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Data(Type.Object({ reported: Type.Integer({ description: 'failures received' }) })) },
+      },
+    },
+    async (req) => ({ data: { reported: await reportSyncFailures(factoryContext(req.ctx), req.body.failures) } }),
   );
 
   app.get(

@@ -174,6 +174,23 @@ export async function sync(
 }
 
 /**
+ * What the CLI gave up on by itself (a session too large for the gateway even alone, which the gateway never
+ * saw): announced as `session.failed_sync` like a refusal here, once per sender, session and reason.
+ */
+export async function reportSyncFailures(
+  ctx: FactoryContext,
+  failures: readonly { sessionId: string; reason: string }[],
+): Promise<number> {
+  const actor = await actorOfCaller(ctx);
+  await announceRejections(
+    ctx,
+    actor,
+    failures.map((f, index) => ({ index, id: f.sessionId, reason: f.reason })),
+  );
+  return failures.length;
+}
+
+/**
  * session.failed_sync: each session refused here is refused again however often the CLI sends it (the document
  * fails validation), so it is announced once per sender, session id and reason, whichever replica answers.
  */

@@ -112,6 +112,8 @@ export interface SendOutcome {
   rejectedBlobs: number;
   accepted: Set<string>;
   rejected: { id: string | null; reason: string }[];
+  /** The part of `rejected` the CLI decided itself (the gateway never saw them), to report to the gateway. */
+  givenUp?: { sessionId: string; reason: string }[];
   requests: number;
   tenantTier?: string;
 }
@@ -164,7 +166,9 @@ export async function sendBatch(
             return;
           }
         }
-        out.rejected.push({ id: only.id, reason: `too large for the gateway even alone (413, limit ${limit} bytes)` });
+        const reason = `too large for the gateway even alone (413, limit ${limit} bytes)`;
+        out.rejected.push({ id: only.id, reason });
+        (out.givenUp ??= []).push({ sessionId: only.id, reason });
         return;
       }
       if (!err.retryable || attempt >= MAX_ATTEMPTS) throw err;

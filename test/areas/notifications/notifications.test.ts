@@ -408,6 +408,65 @@ describe('notification channels', () => {
     expect((await gw.call('DELETE', `/v1/notification-channels/${theirs.id}`, as(b))).status).toBe(204);
   });
 
+  it('a session the CLI gave up on (POST /v1/agents/sync-failures) is announced once; another factory hears none', async () => {
+    const events = ['session.failed_sync'];
+    const ch = await create({ name: 'given up', kind: 'webhook', url: `${receiver.url}/given-up`, events });
+    receiver.expectSecret('/given-up', ch.secret);
+    const theirs = await create(
+      { name: 'their given up', kind: 'webhook', url: `${receiver.url}/given-up-b`, events },
+      b,
+    );
+    const reason = 'too large for the gateway even alone (413, limit 8388608 bytes)';
+    const report = (body: unknown, who: { token?: string; appId?: string } = as()) =>
+      gw.call('POST', '/v1/agents/sync-failures', { ...who, body });
+
+    const first = await report({ failures: [{ sessionId: 'huge-1', reason }] });
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ data: { reported: 1 } });
+    // The CLI reports it again on every sync that finds the file changed: still one notice.
+    expect((await report({ failures: [{ sessionId: 'huge-1', reason }] })).status).toBe(200);
+    await run();
+    const got = receiver.at('/given-up').map((r) => r.json as { type: string; appId: string; data: unknown });
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ type: 'session.failed_sync', appId: a.appId });
+    expect(got[0]!.data).toEqual({
+      sessionId: 'huge-1',
+      reason,
+      actorId: a.ownerId,
+      actorName: expect.any(String),
+      rejectedAt: new Date(gw.clock.now()).toISOString(),
+    });
+    expect(receiver.at('/given-up').every((r) => r.signatureValid === true)).toBe(true);
+    expect(receiver.at('/given-up-b')).toEqual([]);
+
+    // Bad input is a 400 in the envelope; a missing credential 401; a key without sessions.write 403.
+    for (const bad of [
+      {},
+      { failures: [] },
+      { failures: [{ sessionId: '', reason }] },
+      { failures: [{ sessionId: 'x' }] },
+    ]) {
+      const res = await report(bad);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request_body');
+    }
+    expect((await report({ failures: [{ sessionId: 'x', reason }] }, { appId: a.appId })).status).toBe(401);
+    const readOnly = await keyWith(gw, a, ['sessions.read']);
+    const denied = await report({ failures: [{ sessionId: 'x', reason }] }, { token: readOnly, appId: a.appId });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.required_permission).toBe('sessions.write');
+
+    // Another factory's report reaches its own channel only.
+    expect((await report({ failures: [{ sessionId: 'huge-b', reason }] }, as(b))).status).toBe(200);
+    await run();
+    expect(receiver.at('/given-up')).toHaveLength(1);
+    expect(receiver.at('/given-up-b').map((r) => (r.json as { data: { sessionId: string } }).data.sessionId)).toEqual([
+      'huge-b',
+    ]);
+    expect((await gw.call('DELETE', `/v1/notification-channels/${theirs.id}`, as(b))).status).toBe(204);
+    expect((await gw.call('DELETE', `/v1/notification-channels/${ch.id}`, as())).status).toBe(204);
+  });
+
   it('another factory sees none of the channels or deliveries, and cannot change or test them', async () => {
     const ch = (await gw.call('GET', '/v1/notification-channels', as())).body.data[0];
     const before = await deliveries(ch.id);
