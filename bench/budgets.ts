@@ -145,7 +145,8 @@ export async function runBudgetsBench(opts: { samples?: number; budgets?: number
 export function formatBudgetsBench(rows: BudgetsBenchRow[]): string {
   const lines = rows.map(
     (r) =>
-      `${r.name.padEnd(48)} ${r.p50Ms.toFixed(2).padStart(8)} ${r.p99Ms.toFixed(2).padStart(8)} ${String(r.samples).padStart(6)}`,
+      `${r.name.padEnd(48)} ${r.p50Ms.toFixed(2).padStart(8)} ${r.p99Ms.toFixed(2).padStart(8)} ` +
+      `${String(r.samples).padStart(6)}`,
   );
   return [`${'scenario'.padEnd(48)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'n'.padStart(6)}`, ...lines].join(
     '\n',

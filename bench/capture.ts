@@ -147,7 +147,8 @@ export async function runCaptureBench(opts: { runs?: number; samples?: number } 
       readable.push(performance.now() - t0);
       while (fs.existsSync(lock)) await new Promise((r) => setTimeout(r, 10));
     }
-    // The status line of one session: first run prices it, later runs read the cache; a grown transcript is priced anew.
+    // The status line of one session: first run prices it, later runs read the cache; a grown transcript is priced
+    // anew.
     const slId = crypto.randomUUID();
     const slFile = transcript(home, slId);
     const slPayload = JSON.stringify({ session_id: slId, transcript_path: slFile, cwd: home });
@@ -182,10 +183,13 @@ export function formatCaptureBench(r: CaptureBenchResult): string {
   return [
     `capture (built CLI, ${r.runs} runs interleaved with node -e 0):`,
     `  node -e 0                         p50 ${ms(r.bare.p50)}  p95 ${ms(r.bare.p95)}`,
-    `  attest hook (a drain runs)        p50 ${ms(r.hookDrainRunning.p50)}  p95 ${ms(r.hookDrainRunning.p95)}  (${ratio.toFixed(2)}× bare p95; goal ≤ 1.5×)`,
+    `  attest hook (a drain runs)        p50 ${ms(r.hookDrainRunning.p50)}  p95 ${ms(r.hookDrainRunning.p95)}  (` +
+      `${ratio.toFixed(2)}× bare p95; goal ≤ 1.5×)`,
     `  attest hook (starts the drain)    p50 ${ms(r.hookStartsDrain.p50)}  p95 ${ms(r.hookStartsDrain.p95)}`,
-    `  SessionEnd → listed on gateway    median ${ms(r.sessionEndToReadable.median)}  max ${ms(r.sessionEndToReadable.max)}  (${r.sessionEndToReadable.samples} sessions; goal ≤ 10 s)`,
+    `  SessionEnd → listed on gateway    median ${ms(r.sessionEndToReadable.median)}  max ` +
+      `${ms(r.sessionEndToReadable.max)}  (${r.sessionEndToReadable.samples} sessions; goal ≤ 10 s)`,
     `  attest statusline (cost cached)   p50 ${ms(r.statuslineCached.p50)}  p95 ${ms(r.statuslineCached.p95)}`,
-    `  attest statusline (priced anew)   p50 ${ms(r.statuslineGrown.p50)}  p95 ${ms(r.statuslineGrown.p95)}  (${r.transcriptBytes} B transcript)`,
+    `  attest statusline (priced anew)   p50 ${ms(r.statuslineGrown.p50)}  p95 ${ms(r.statuslineGrown.p95)}  (` +
+      `${r.transcriptBytes} B transcript)`,
   ].join('\n');
 }

@@ -4,8 +4,8 @@
 // rows, with 100k sessions in the store (target 1 s): a real gateway on the embedded SQLite store serving
 // dist/web, driven in Debian's Chromium; each visit in a fresh browser context (empty cache), signed in by a
 // one-time link. Sessions are bulk-loaded as bench/sessions.ts does (the same rows and counters ingest keeps).
-// DASHBOARD_BENCH_SESSIONS (or --sessions) overrides the size; DASHBOARD_BENCH_VISITS the number of timed visits (default 5).
-// Not a scenario set of bench/run.ts (it exports no `scenarios`): it runs only when named.
+// DASHBOARD_BENCH_SESSIONS (or --sessions) overrides the size; DASHBOARD_BENCH_VISITS the number of timed visits
+// (default 5). Not a scenario set of bench/run.ts (it exports no `scenarios`): it runs only when named.
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,7 +87,8 @@ export async function runDashboardWebBench(opts: { sessions?: number } = {}): Pr
 export function formatDashboardWebBench(r: DashboardWebBenchResult, targetMs = 1000): string {
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
   const lines = [
-    `dashboard: initial JS ${kb(r.initialJsGzipBytes)} gzipped (${r.initialJsFiles.join(', ')}); budget ${kb(INITIAL_JS_BUDGET)} → ${r.initialJsGzipBytes <= INITIAL_JS_BUDGET ? 'within' : 'OVER'}`,
+    `dashboard: initial JS ${kb(r.initialJsGzipBytes)} gzipped (${r.initialJsFiles.join(', ')}); budget ` +
+      `${kb(INITIAL_JS_BUDGET)} → ${r.initialJsGzipBytes <= INITIAL_JS_BUDGET ? 'within' : 'OVER'}`,
   ];
   if (!r.firstRowsMs) {
     lines.push(`dashboard: sessions page not timed (${r.skipped})`);
@@ -97,7 +98,9 @@ export function formatDashboardWebBench(r: DashboardWebBenchResult, targetMs = 1
   const median = sorted[Math.floor(sorted.length / 2)]!;
   lines.push(
     `dashboard: ${r.sessions.toLocaleString('en-US')} sessions bulk-loaded in ${r.loadSeconds.toFixed(1)} s (SQLite)`,
-    `dashboard: sessions page to first rows, cold browser cache: median ${median} ms, min ${sorted[0]} ms, max ${sorted[sorted.length - 1]} ms over ${sorted.length} visits; target ${targetMs} ms → ${median <= targetMs ? 'met' : 'MISSED'}`,
+    `dashboard: sessions page to first rows, cold browser cache: median ${median} ms, min ${sorted[0]} ms, max ` +
+      `${sorted[sorted.length - 1]} ms over ${sorted.length} visits; target ${targetMs} ms → ` +
+      `${median <= targetMs ? 'met' : 'MISSED'}`,
   );
   return lines.join('\n');
 }

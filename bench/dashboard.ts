@@ -164,14 +164,19 @@ export async function runDashboardApiBench(opts: {
 export function formatDashboardBench(r: DashboardBenchResult): string {
   const within = (ms: number) => (ms <= 1000 ? 'within 1 s' : 'NOT within 1 s');
   return [
-    `${r.sessions} sessions on ${r.dialect} (seeded with their aggregates in ${r.seedSeconds.toFixed(1)} s); node ${process.version}, ${os.cpus().length} CPUs`,
+    `${r.sessions} sessions on ${r.dialect} (seeded with their aggregates in ${r.seedSeconds.toFixed(1)} s); node ` +
+      `${process.version}, ${os.cpus().length} CPUs`,
     `overview tiles, first read after the bulk load: ${r.overviewColdMs.toFixed(1)} ms (${within(r.overviewColdMs)})`,
-    `overview tiles, warm: p50 ${r.overviewWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewWarm.p99Ms.toFixed(1)} ms over ${r.overviewWarm.samples} (${within(r.overviewWarm.p99Ms)})`,
-    `overview page (${r.overviewPageWarm.requests} requests in parallel), warm: p50 ${r.overviewPageWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewPageWarm.p99Ms.toFixed(1)} ms over ${r.overviewPageWarm.samples}; RSS ${r.overviewRss.beforeMb} MB before, peak ${r.overviewRss.peakMb} MB`,
+    `overview tiles, warm: p50 ${r.overviewWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewWarm.p99Ms.toFixed(1)} ms over ` +
+      `${r.overviewWarm.samples} (${within(r.overviewWarm.p99Ms)})`,
+    `overview page (${r.overviewPageWarm.requests} requests in parallel), warm: p50 ` +
+      `${r.overviewPageWarm.p50Ms.toFixed(1)} ms, p99 ${r.overviewPageWarm.p99Ms.toFixed(1)} ms over ` +
+      `${r.overviewPageWarm.samples}; RSS ${r.overviewRss.beforeMb} MB before, peak ${r.overviewRss.peakMb} MB`,
     `  alone, p50: ${r.perRequest.map((x) => `${x.path} ${x.p50Ms.toFixed(1)}`).join(', ')}`,
     ...r.exports.map(
       (e) =>
-        `export ${e.format}: HTTP ${e.status}, ${e.lines} lines, ${mb(e.bytes)} MB in ${e.seconds.toFixed(1)} s; RSS ${e.rssBeforeMb} MB before, peak ${e.rssPeakMb} MB (+${(e.rssPeakMb - e.rssBeforeMb).toFixed(1)} MB)`,
+        `export ${e.format}: HTTP ${e.status}, ${e.lines} lines, ${mb(e.bytes)} MB in ${e.seconds.toFixed(1)} s; RSS ` +
+        `${e.rssBeforeMb} MB before, peak ${e.rssPeakMb} MB (+${(e.rssPeakMb - e.rssBeforeMb).toFixed(1)} MB)`,
     ),
     ...(r.web ? [formatDashboardWebBench(r.web)] : []),
   ].join('\n');
@@ -192,7 +197,8 @@ export function dashboardVerdicts(runs: readonly DashboardBenchResult[]): string
     const ratio = large.overviewPageWarm.p50Ms / small.overviewPageWarm.p50Ms;
     line(
       `goal 1: overview page at ${large.sessions} ≤ 1.5× at ${small.sessions}`,
-      `${large.overviewPageWarm.p50Ms.toFixed(1)} / ${small.overviewPageWarm.p50Ms.toFixed(1)} ms = ${ratio.toFixed(2)}×`,
+      `${large.overviewPageWarm.p50Ms.toFixed(1)} / ${small.overviewPageWarm.p50Ms.toFixed(1)} ms = ` +
+        `${ratio.toFixed(2)}×`,
       ratio <= 1.5,
     );
   }

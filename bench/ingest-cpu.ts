@@ -75,7 +75,8 @@ const steps: [string, () => unknown][] = [
 
 const turns = parsed.sessions.reduce((n, d) => n + d.turns.length, 0);
 console.log(
-  `node ${process.version}; one sync body of ${SESSIONS} fixture sessions, ${(body.length / 1024).toFixed(0)} KiB, ${turns} turns; fastest of ${reps} runs`,
+  `node ${process.version}; one sync body of ${SESSIONS} fixture sessions, ${(body.length / 1024).toFixed(0)} KiB, ` +
+    `${turns} turns; fastest of ${reps} runs`,
 );
 console.log();
 const width = Math.max(...steps.map(([name]) => name.length));

@@ -117,12 +117,14 @@ export async function runLifecycleBench(): Promise<LifecycleRow[]> {
 export function formatLifecycleBench(rows: LifecycleRow[]): string {
   const f = (n: number) => n.toFixed(1);
   const lines = [
-    'store     seeded   deleted  sweep s   rows/s  ingest p50 idle/during ms  ingest p99 idle/during ms  ratio  samples',
+    'store     seeded   deleted  sweep s   rows/s  ingest p50 idle/during ms  ingest p99 idle/during ms  ratio  ' +
+      'samples',
   ];
   for (const r of rows) {
     const ratio = r.duringP99Ms / r.idleP99Ms;
     lines.push(
-      `${r.store.padEnd(9)} ${String(r.sessions).padStart(6)}  ${String(r.deleted).padStart(8)}  ${f(r.sweepSeconds).padStart(7)}  ` +
+      `${r.store.padEnd(9)} ${String(r.sessions).padStart(6)}  ${String(r.deleted).padStart(8)}  ` +
+        `${f(r.sweepSeconds).padStart(7)}  ` +
         `${r.rowsPerSecond.toFixed(0).padStart(7)}  ${`${f(r.idleP50Ms)} / ${f(r.duringP50Ms)}`.padStart(25)}  ` +
         `${`${f(r.idleP99Ms)} / ${f(r.duringP99Ms)}`.padStart(25)}  ${ratio.toFixed(2).padStart(5)}  ` +
         `${String(r.duringSamples).padStart(7)}  ${ratio <= 2 ? 'PASS' : 'FAIL'} (p99 during <= 2x idle)`,

@@ -2,9 +2,9 @@
 //
 // Starts `node dist/main.js serve` with the node flags of `npm start` (the built gateway, as production runs
 // it) on a fresh SQLite data dir, reads its resident set size from /proc 3 s after start-up and again at rest
-// (60 s), then ingests N fixture sessions (25 a request, fresh ids, `--clients` concurrent clients over a real socket) and reads the RSS again after the ingest, with
-// the peak (VmHWM) over the whole run. Also prints the ingest rate and request latency seen over the socket.
-// Linux only (/proc). `npm run bench -- memory` runs it after the core table.
+// (60 s), then ingests N fixture sessions (25 a request, fresh ids, `--clients` concurrent clients over a real socket)
+// and reads the RSS again after the ingest, with the peak (VmHWM) over the whole run. Also prints the ingest rate and
+// request latency seen over the socket. Linux only (/proc). `npm run bench -- memory` runs it after the core table.
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -185,9 +185,13 @@ export async function runMemoryBench(opts: { sessions?: number; clients?: number
 export function formatMemoryBench(r: MemoryResult): string {
   return [
     `RSS 3 s after start-up (SQLite): ${r.startupRssMb} MB`,
-    `idle RSS 60 s after start-up (SQLite): ${r.idleRssMb} MB (target <= 120 MB): ${r.idleRssMb <= 120 ? 'met' : 'NOT met'}`,
-    `ingest over a socket: ${r.sessions} sessions, ${r.clients} clients: ${r.sessionsPerSec} sessions/s, ${r.turnsPerSec} turns/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; server CPU ${r.cpuUsPerSession} µs a session (${r.kernelUsPerSession} of it in the kernel)`,
-    `RSS after the ingest: ${r.rssAfterIngestMb} MB, peak ${r.peakRssMb} MB (target <= 250 MB): ${r.peakRssMb <= 250 ? 'met' : 'NOT met'}`,
+    `idle RSS 60 s after start-up (SQLite): ${r.idleRssMb} MB (target <= 120 MB): ` +
+      `${r.idleRssMb <= 120 ? 'met' : 'NOT met'}`,
+    `ingest over a socket: ${r.sessions} sessions, ${r.clients} clients: ${r.sessionsPerSec} sessions/s, ` +
+      `${r.turnsPerSec} turns/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; server CPU ${r.cpuUsPerSession} µs a session (` +
+      `${r.kernelUsPerSession} of it in the kernel)`,
+    `RSS after the ingest: ${r.rssAfterIngestMb} MB, peak ${r.peakRssMb} MB (target <= 250 MB): ` +
+      `${r.peakRssMb <= 250 ? 'met' : 'NOT met'}`,
   ].join('\n');
 }
 

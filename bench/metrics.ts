@@ -115,7 +115,8 @@ export function formatMetricsBench(result: MetricsBenchResult, targetMs = 50): s
       .join('  ')
       .trimEnd();
   return [
-    `${result.sessions} sessions on ${result.dialect} (seeded in ${result.seedSeconds.toFixed(1)} s); node ${process.version}, ${os.cpus().length} CPUs; sequential requests`,
+    `${result.sessions} sessions on ${result.dialect} (seeded in ${result.seedSeconds.toFixed(1)} s); node ` +
+      `${process.version}, ${os.cpus().length} CPUs; sequential requests`,
     fmt(header),
     widths.map((w) => '-'.repeat(w)).join('  '),
     ...lines.map(fmt),

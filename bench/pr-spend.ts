@@ -36,7 +36,8 @@ const time = async (label: string) => {
   times.sort((a, b) => a - b);
   const load = os.loadavg()[0]!.toFixed(1);
   console.log(
-    `${gw.dialect} ${sessions} sessions, ${label}: overview p50 ${times[7]!.toFixed(1)} ms, min ${times[0]!.toFixed(1)} ms (load ${load})`,
+    `${gw.dialect} ${sessions} sessions, ${label}: overview p50 ${times[7]!.toFixed(1)} ms, min ` +
+      `${times[0]!.toFixed(1)} ms (load ${load})`,
   );
   return tiles;
 };

@@ -1,4 +1,5 @@
-// `npm run bench [-- <scenario set>...] [--duration S] [--connections N] [--warmup S] [--log-level L] [--profile DIR] [--rate R] [--same-core]`
+// `npm run bench [-- <scenario set>...] [--duration S] [--connections N] [--warmup S] [--log-level L] [--profile DIR]
+// [--rate R] [--same-core]`
 //
 // Starts, in a child process, the gateway (buildApp on a temp SQLite data dir, 127.0.0.1, random port) and a
 // bare Fastify app with one JSON route; loads each with autocannon from this process, one at a time; prints
@@ -426,7 +427,10 @@ async function main(): Promise<void> {
       factoryHeaders: { authorization: `Bearer ${factoryKey}`, 'x-outerlayer-app-id': info.appId },
     };
     console.log(
-      `node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per scenario after ${opts.warmup} s warm-up; gateway log level ${opts.logLevel}${opts.rate !== null ? `; every scenario at ${opts.rate} requests/s` : ''}${opts.sameCore ? '; load generator and servers pinned to CPU 0 (--same-core)' : ''}`,
+      `node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per ` +
+        `scenario after ${opts.warmup} s warm-up; gateway log level ${opts.logLevel}` +
+        `${opts.rate !== null ? `; every scenario at ${opts.rate} requests/s` : ''}` +
+        `${opts.sameCore ? '; load generator and servers pinned to CPU 0 (--same-core)' : ''}`,
     );
     const bare = await measure(child, 'bare Fastify GET /bare', info.bareUrl, [{ path: BARE_PATH }], opts);
     const rows: Measured[] = [bare];
@@ -454,8 +458,10 @@ async function main(): Promise<void> {
       const ratio = authed.cpuMicrosPerRequest / bare.cpuMicrosPerRequest;
       console.log('');
       console.log(
-        `verdict${opts.sameCore ? ' (same core)' : ''}: server CPU of ${AUTHED_READ} / bare route = ${ratio.toFixed(2)}x ` +
-          `(${authed.cpuMicrosPerRequest.toFixed(1)} / ${bare.cpuMicrosPerRequest.toFixed(1)} µs; target <= ${CPU_RATIO_TARGET}x): ${ratio <= CPU_RATIO_TARGET ? 'met' : 'NOT met'}`,
+        `verdict${opts.sameCore ? ' (same core)' : ''}: server CPU of ${AUTHED_READ} / bare route = ` +
+          `${ratio.toFixed(2)}x ` +
+          `(${authed.cpuMicrosPerRequest.toFixed(1)} / ${bare.cpuMicrosPerRequest.toFixed(1)} µs; target <= ` +
+          `${CPU_RATIO_TARGET}x): ${ratio <= CPU_RATIO_TARGET ? 'met' : 'NOT met'}`,
       );
     }
     if (rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;

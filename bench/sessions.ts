@@ -441,7 +441,9 @@ async function ingest(
     const sessions = batches * 25;
     return {
       store,
-      scenario: `POST /v1/agents/sync, 25 ${grown ? 'grown sessions (stored with half their turns)' : 'sessions'} a request, ${clients} client${clients > 1 ? 's' : ''}`,
+      scenario:
+        `POST /v1/agents/sync, 25 ${grown ? 'grown sessions (stored with half their turns)' : 'sessions'} a ` +
+        `request, ${clients} client${clients > 1 ? 's' : ''}`,
       sessions,
       sessionsPerSec: round(sessions / seconds, 0),
       turnsPerSec: round(turns / seconds, 0),
@@ -459,7 +461,10 @@ async function ingest(
         ? { databaseUsPerSession: round((databaseEnd - databaseStart) / sessions, 0) }
         : {}),
       load1: round(os.loadavg()[0]!, 1),
-      note: `${batches} requests over HTTP, ${round(turns / sessions, 1)} turns a session, ${round(seconds, 1)} s; gateway in its own process (CPU, RSS are its own)${store === 'postgres' ? `; PostgreSQL over ${pgTransport(pgUrl())}` : ''}`,
+      note:
+        `${batches} requests over HTTP, ${round(turns / sessions, 1)} turns a session, ${round(seconds, 1)} s; ` +
+        `gateway in its own process (CPU, RSS are its own)` +
+        `${store === 'postgres' ? `; PostgreSQL over ${pgTransport(pgUrl())}` : ''}`,
     };
   } finally {
     agent.destroy();
@@ -736,12 +741,14 @@ export function verdicts(rows: Row[]): string[] {
       const target = INGEST_TARGET[r.store];
       const met = r.sessionsPerSec >= target && r.p99Ms <= INGEST_P99_TARGET_MS;
       lines.push(
-        `verdict (${r.store}): ingest from 4 clients ${r.sessionsPerSec} sessions/s (target >= ${target}), p99 ${r.p99Ms} ms (target <= ${INGEST_P99_TARGET_MS}): ${met ? 'met' : 'NOT met'}`,
+        `verdict (${r.store}): ingest from 4 clients ${r.sessionsPerSec} sessions/s (target >= ${target}), p99 ` +
+          `${r.p99Ms} ms (target <= ${INGEST_P99_TARGET_MS}): ${met ? 'met' : 'NOT met'}`,
       );
     }
     if (r.scenario === TITLE_SEARCH_SCENARIO && r.sessions === 100_000 && r.p50Ms !== undefined) {
       lines.push(
-        `verdict (${r.store}): title search q=on main at 100k sessions p50 ${r.p50Ms} ms (target <= ${TITLE_SEARCH_TARGET_MS}): ${r.p50Ms <= TITLE_SEARCH_TARGET_MS ? 'met' : 'NOT met'}`,
+        `verdict (${r.store}): title search q=on main at 100k sessions p50 ${r.p50Ms} ms (target <= ` +
+          `${TITLE_SEARCH_TARGET_MS}): ${r.p50Ms <= TITLE_SEARCH_TARGET_MS ? 'met' : 'NOT met'}`,
       );
     }
   }
@@ -804,8 +811,11 @@ export async function machineReference(): Promise<string> {
     times.sort((x, y) => x - y);
     const kernel = kernelCosts();
     return (
-      `machine reference: an in-process GET of a bare Fastify route, p50 ${round(percentile(times, 50) * 1000, 1)} µs; ` +
-      `a system call (fs.fstatSync) ${round(kernel.syscallUs, 2)} µs, a page fault on fresh memory ${Number.isFinite(kernel.pageFaultUs) ? `${round(kernel.pageFaultUs, 2)} µs` : 'not measured (no fresh memory)'} (load average ${round(os.loadavg()[0]!, 1)})`
+      `machine reference: an in-process GET of a bare Fastify route, p50 ${round(percentile(times, 50) * 1000, 1)} ` +
+      `µs; ` +
+      `a system call (fs.fstatSync) ${round(kernel.syscallUs, 2)} µs, a page fault on fresh memory ` +
+      `${Number.isFinite(kernel.pageFaultUs) ? `${round(kernel.pageFaultUs, 2)} µs` : 'not measured (no fresh memory)'}` +
+      ` (load average ${round(os.loadavg()[0]!, 1)})`
     );
   } finally {
     await app.close();

@@ -87,7 +87,10 @@ export function longSession(turns = 1000, cwd = '/home/dev/shop', branch = 'feat
 }
 
 function verdictLine(e: ReturnType<typeof evaluate>): string {
-  return `${e.verdict}${e.flagged ? ` (${e.flagged} flagged)` : ''}: ${e.rows.map((r) => `${r.validator} ${r.status}`).join(', ')}`;
+  return (
+    `${e.verdict}${e.flagged ? ` (${e.flagged} flagged)` : ''}: ` +
+    `${e.rows.map((r) => `${r.validator} ${r.status}`).join(', ')}`
+  );
 }
 
 function evaluateOne(verification: ReturnType<typeof factsOfDocument>) {
@@ -127,13 +130,17 @@ export const VERDICT_SCENARIOS: VerdictScenario[] = [
         parseClaudeCodeTranscript(longSession(1000, '/home/dev/shop', 'feat/verdict', String(k + 1)), { tier: 'full' }),
       );
       ctx.state.next = 0;
-      factsOfDocument(parseClaudeCodeTranscript(longSession(200, '/home/dev/other', 'x', '99'), { tier: 'full' })); // warm the wasm parser
+      // warm the wasm parser
+      factsOfDocument(parseClaudeCodeTranscript(longSession(200, '/home/dev/other', 'x', '99'), { tier: 'full' }));
     },
     run(ctx) {
       const docs = ctx.state.docs as Parameters<typeof factsOfDocument>[0][];
       const doc = docs[(ctx.state.next as number)++]!;
       const facts = factsOfDocument(doc)!;
-      return `${doc.turns.length} turns, ${facts.runs.length} runs, ${facts.edits.length} edits; ${verdictLine(evaluateOne(facts))}`;
+      return (
+        `${doc.turns.length} turns, ${facts.runs.length} runs, ${facts.edits.length} edits; ` +
+        `${verdictLine(evaluateOne(facts))}`
+      );
     },
   },
   {
@@ -208,7 +215,10 @@ export const VERDICT_SCENARIOS: VerdictScenario[] = [
       };
       if (res.status !== 200) throw new Error(`GET verdict: ${res.status} ${JSON.stringify(body)}`);
       const v = body.data;
-      return `${v.verdict}${v.flagged ? ` (${v.flagged} flagged)` : ''}: ${v.rows.map((r) => `${r.validator} ${r.status}`).join(', ')}`;
+      return (
+        `${v.verdict}${v.flagged ? ` (${v.flagged} flagged)` : ''}: ` +
+        `${v.rows.map((r) => `${r.validator} ${r.status}`).join(', ')}`
+      );
     },
   },
 ];
@@ -404,7 +414,8 @@ export function formatVerdictBench(rows: VerdictBenchRow[]): string {
   for (const r of rows) {
     const met = r.medianMs <= r.goalMs ? 'yes' : 'NO';
     out.push(
-      `${r.name.padEnd(w)}  ${r.medianMs.toFixed(1).padStart(9)}  ${r.p99Ms.toFixed(1).padStart(6)}  ${r.maxMs.toFixed(1).padStart(6)}  ${String(r.goalMs).padStart(7)}  ${met.padEnd(3)}  ${r.note}`,
+      `${r.name.padEnd(w)}  ${r.medianMs.toFixed(1).padStart(9)}  ${r.p99Ms.toFixed(1).padStart(6)}  ` +
+        `${r.maxMs.toFixed(1).padStart(6)}  ${String(r.goalMs).padStart(7)}  ${met.padEnd(3)}  ${r.note}`,
     );
   }
   out.push('', ...verdictLines(rows));
@@ -415,7 +426,9 @@ export function formatVerdictBench(rows: VerdictBenchRow[]): string {
 export function verdictLines(rows: VerdictBenchRow[]): string[] {
   const find = (prefix: string) => rows.find((r) => r.name.startsWith(prefix));
   const line = (goal: string, row: VerdictBenchRow | undefined, pass: (r: VerdictBenchRow) => boolean, why = '') =>
-    `verdict: ${goal.padEnd(62)} measured ${row ? `${row.medianMs.toFixed(1)} ms`.padStart(10) : 'not run'.padStart(10)}  ${row && !why && pass(row) ? 'PASS' : 'FAIL'}${why}`;
+    `verdict: ${goal.padEnd(62)} measured ` +
+    `${row ? `${row.medianMs.toFixed(1)} ms`.padStart(10) : 'not run'.padStart(10)}  ` +
+    `${row && !why && pass(row) ? 'PASS' : 'FAIL'}${why}`;
   const verify = find('attest verify');
   return [
     line('GET …/verdict, PR of 20 sessions, 100k in store: p50 <= 30 ms', find('GET verdict'), (r) => r.medianMs <= 30),

@@ -232,7 +232,9 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
               error: {
                 type: 'string',
                 description:
-                  'An RFC 6749 error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target, invalid_client_metadata, invalid_redirect_uri, server_error, ...',
+                  'An RFC 6749 error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, ' +
+                  'unsupported_grant_type, invalid_scope, invalid_target, invalid_client_metadata, ' +
+                  'invalid_redirect_uri, server_error, ...',
               },
               error_description: { type: 'string' },
             },

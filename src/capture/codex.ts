@@ -157,7 +157,8 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
 
   function readItem(item: JsonObject, ts: string | undefined, ms: number | undefined): void {
     const type = str(item.type) ?? '';
-    if (type === 'message' && item.role !== 'assistant') return; // user and developer items: instructions and environment context, not typing
+    // user and developer items: instructions and environment context, not typing
+    if (type === 'message' && item.role !== 'assistant') return;
     if (ASSISTANT_ITEMS.has(type)) {
       const turn = openAssistant(ts);
       if (type === 'message') {

@@ -193,7 +193,10 @@ function append(map: Map<TurnV1, string[]>, turn: TurnV1, piece: string): void {
   else map.set(turn, [piece]);
 }
 
-/** Calls still waiting for a result when the transcript ends: the session is still being written or the process died mid-call. */
+/**
+ * Calls still waiting for a result when the transcript ends: the session is still being written or the process died
+ * mid-call.
+ */
 export function closeUnansweredCalls(pending: Iterable<{ call: ToolCallV1 }>, warnings: Warnings): void {
   for (const { call } of pending) {
     call.status = 'error';

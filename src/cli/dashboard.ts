@@ -58,7 +58,8 @@ export function registerDashboard(program: Command): void {
         const profile = resolveProfile(process.env, { needAppId: false });
         if (!profile.token.startsWith('olu_')) {
           throw new CliError(
-            `attest dashboard needs a login token (you are logged in with a ${credentialKind(profile.token)}); run \`attest login --url ${profile.url} --token olu_...\`.`,
+            `attest dashboard needs a login token (you are logged in with a ${credentialKind(profile.token)}); run ` +
+              `\`attest login --url ${profile.url} --token olu_...\`.`,
           );
         }
         const link = await clientFor(profile).createDashboardLink();

@@ -217,7 +217,8 @@ export function watcherCheck(
   if (pid !== undefined) {
     const st = readWatchStatus(env);
     const waiting = st?.lastError
-      ? `; ${st.waiting} file(s) wait, the last send failed at ${st.lastErrorAt}: ${st.lastError} (it retries by itself)`
+      ? `; ${st.waiting} file(s) wait, the last send failed at ${st.lastErrorAt}: ${st.lastError} (it retries by ` +
+        `itself)`
       : '';
     return {
       name: 'watcher',
@@ -271,7 +272,9 @@ function spoolChecks(): Check[] {
     out.push({
       name: 'last sync',
       ok: !last.error,
-      detail: `${lastOk ? `last success ${String(lastOk.at)}` : 'no success yet'}${last.error ? `; last drain failed at ${String(last.at)}: ${String(last.error)}` : ''}`,
+      detail:
+        `${lastOk ? `last success ${String(lastOk.at)}` : 'no success yet'}` +
+        `${last.error ? `; last drain failed at ${String(last.at)}: ${String(last.error)}` : ''}`,
       fix: 'fix what the error says; the waiting sessions are sent by the next hook or attest hook-drain',
     });
   return out;

@@ -215,7 +215,8 @@ export function registerEvidence(program: Command): void {
   result
     .command('list')
     .description(
-      "List the checks of a pull request (--repo --pr) or of a work item's pull requests (--work-item): the latest result of each, with how many earlier",
+      "List the checks of a pull request (--repo --pr) or of a work item's pull requests (--work-item): the latest " +
+        'result of each, with how many earlier',
     )
     .option('--repo <owner/repo>', 'repository of the pull request')
     .option('--pr <number>', 'pull request number')
@@ -246,7 +247,9 @@ export function registerEvidence(program: Command): void {
           ],
         );
         process.stdout.write(
-          `${checks.length} check(s) of ${anchor.label}${anchor.kind === 'work-item' ? ` across ${prs.length} pull request(s)${prs.length === 0 ? ' (none declared onto it yet)' : ''}` : ''}\n`,
+          `${checks.length} check(s) of ${anchor.label}` +
+            `${anchor.kind === 'work-item' ? ` across ${prs.length} pull request(s)${prs.length === 0 ? ' (none declared onto it yet)' : ''}` : ''}` +
+            `\n`,
         );
       }),
     );
@@ -295,7 +298,8 @@ export function registerEvidence(program: Command): void {
         if (flags.json) printJson(stored);
         else
           process.stdout.write(
-            `Result ${name} = ${outcome} recorded for ${repository}#${prNumber}${typeof stored.id === 'string' ? ` (${stored.id})` : ''}.\n`,
+            `Result ${name} = ${outcome} recorded for ${repository}#${prNumber}` +
+              `${typeof stored.id === 'string' ? ` (${stored.id})` : ''}.\n`,
           );
       }),
     );

@@ -78,7 +78,8 @@ export function registerLogin(program: Command): void {
           factories = await new AttestClient({ url: base, token }).myFactories();
           if (appId && !factories.some((f) => f.id === appId))
             throw new CliError(
-              `Factory ${appId} is not one of yours: ${factories.map((f) => `${f.id} (${f.org.name}/${f.name})`).join(', ') || 'none'}`,
+              `Factory ${appId} is not one of yours: ` +
+                `${factories.map((f) => `${f.id} (${f.org.name}/${f.name})`).join(', ') || 'none'}`,
             );
           if (!appId && viaBrowser && factories.length !== 1) {
             // The token is new and is the person's now: keep it, and let them choose the factory after.
@@ -98,7 +99,8 @@ export function registerLogin(program: Command): void {
             if (factories.length === 1) appId = factories[0]!.id;
             else
               throw new CliError(
-                `You belong to ${factories.length} factories; pick one with --app-id:\n${factories.map((f) => `  ${f.id}  ${f.org.name}/${f.name} (${f.role})`).join('\n')}`,
+                `You belong to ${factories.length} factories; pick one with --app-id:\n` +
+                  `${factories.map((f) => `  ${f.id}  ${f.org.name}/${f.name} (${f.role})`).join('\n')}`,
               );
           }
         } else {
@@ -113,7 +115,8 @@ export function registerLogin(program: Command): void {
           printJson({ url: base, credential: credentialKind(token), appId, factory: factory ?? null, profile: file });
         else
           process.stdout.write(
-            `Logged in to ${base} with a ${credentialKind(token)}; factory ${appId}${factory ? ` (${factory.org.name}/${factory.name}, ${factory.role})` : ''}.\nProfile: ${file}\n`,
+            `Logged in to ${base} with a ${credentialKind(token)}; factory ${appId}` +
+              `${factory ? ` (${factory.org.name}/${factory.name}, ${factory.role})` : ''}.\nProfile: ${file}\n`,
           );
       }),
     );
@@ -164,7 +167,8 @@ export function registerLogin(program: Command): void {
         const out = [
           `Gateway:    ${profile.url}`,
           `Credential: ${String(info.credential)} ${String(info.token)}`,
-          `Factory:    ${profile.appId ?? '(none)'}${f?.name ? ` (${f.org?.name ? `${f.org.name}/` : ''}${f.name}${f.role ? `, ${f.role}` : ''})` : ''}`,
+          `Factory:    ${profile.appId ?? '(none)'}` +
+            `${f?.name ? ` (${f.org?.name ? `${f.org.name}/` : ''}${f.name}${f.role ? `, ${f.role}` : ''})` : ''}`,
         ];
         const others = (info.factories as Factory[] | undefined)?.filter((x) => x.id !== profile.appId) ?? [];
         if (others.length > 0)
@@ -189,7 +193,9 @@ async function factoryOfKey(client: AttestClient, appId: string | undefined): Pr
   }
 }
 
-/** The gateway URL of `--url`: http or https only, so `localhost:8787` gets a hint instead of "Is the gateway running?". */
+/**
+ * The gateway URL of `--url`: http or https only, so `localhost:8787` gets a hint instead of "Is the gateway running?".
+ */
 export function parseGatewayUrl(value: string): URL {
   const hint = `--url needs http:// or https:// (e.g. http://${value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')})`;
   let url: URL;

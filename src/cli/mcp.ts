@@ -152,7 +152,8 @@ function installCodexMcp(flags: McpFlags): void {
   if (flags.json) printJson({ file, name: flags.name, entry: entry ?? null, backup: copy ?? null });
   else {
     process.stdout.write(
-      `${flags.remove ? 'Removed' : 'Wrote'} MCP server "${flags.name}" ${flags.remove ? 'from' : 'to'} ${file}${copy ? ` (backup ${copy})` : ''}\n`,
+      `${flags.remove ? 'Removed' : 'Wrote'} MCP server "${flags.name}" ${flags.remove ? 'from' : 'to'} ${file}` +
+        `${copy ? ` (backup ${copy})` : ''}\n`,
     );
     if (!flags.remove)
       process.stdout.write('Codex reads the credential from ATTEST_API_KEY: export it where Codex runs.\n');

@@ -11,7 +11,8 @@ export function whoCan(permission: string): string {
     : [];
   const keys =
     presets.length > 0
-      ? `a factory API key made with the preset ${presets.map((p) => `"${p}"`).join(' or ')} (POST /v1/api-keys with a login token)`
+      ? `a factory API key made with the preset ${presets.map((p) => `"${p}"`).join(' or ')} (POST /v1/api-keys with ` +
+        `a login token)`
       : 'a factory API key granted it';
   return `${keys}, or a member's login token (\`attest login --url URL --token olu_...\`)`;
 }
@@ -42,14 +43,20 @@ export function describeError(err: unknown): string {
   if (err instanceof ApiClientError) {
     if (err.status === 0) return `${err.message}. Is the gateway running? Check the URL with \`attest whoami\`.`;
     if (err.status === 401)
-      return `The gateway refused the credential (401 ${err.code}): it is unknown, revoked or expired, or the factory id does not match it. Run \`attest login\` again.`;
+      return (
+        `The gateway refused the credential (401 ${err.code}): it is unknown, revoked or expired, or the factory ` +
+        `id does not match it. Run \`attest login\` again.`
+      );
     if (err.status === 403) {
       const perm = typeof err.extra.required_permission === 'string' ? err.extra.required_permission : undefined;
       if (!perm) return `Not allowed (403 ${err.code}): ${err.message}`;
       return `Not allowed (403 ${err.code}, needs permission ${perm}): ${err.message} This can: ${whoCan(perm)}.`;
     }
     if (err.status === 426)
-      return `This CLI is too old for the gateway (426): upgrade to ${String(err.extra.minimum ?? 'a newer version')}. ${String(err.extra.docs ?? '')}`.trim();
+      return (
+        `This CLI is too old for the gateway (426): upgrade to ${String(err.extra.minimum ?? 'a newer version')}. ` +
+        `${String(err.extra.docs ?? '')}`
+      ).trim();
     return `${err.status} ${err.code}: ${err.message}`;
   }
   return err instanceof Error ? err.message : String(err);

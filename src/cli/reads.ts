@@ -167,11 +167,14 @@ export function registerReads(program: Command): void {
         if (s.title) w(`Title:  ${s.title}`);
         w(`Repo:   ${s.repo || '-'}  branch ${s.branch || '-'}`);
         w(
-          `Turns:  ${s.turnCount ?? turns.length}  tool calls ${s.toolCallCount ?? '-'}  errors ${s.errorCount ?? '-'}  cost ${costText(s.costUsd, s.unpricedModels)}`,
+          `Turns:  ${s.turnCount ?? turns.length}  tool calls ${s.toolCallCount ?? '-'}  errors ` +
+            `${s.errorCount ?? '-'}  cost ${costText(s.costUsd, s.unpricedModels)}`,
         );
         for (const m of s.modelUsage ?? [])
           w(
-            `  ${m.model}: ${m.turns} turn(s), ${(s.unpricedModels ?? []).includes(m.model) ? `unpriced (${m.model})` : usd(m.costUsd)}, cache writes ${cacheWrites(m.tokens)}`,
+            `  ${m.model}: ${m.turns} turn(s), ` +
+              `${(s.unpricedModels ?? []).includes(m.model) ? `unpriced (${m.model})` : usd(m.costUsd)}, cache ` +
+              `writes ${cacheWrites(m.tokens)}`,
           );
         printTable(
           turns.map((t) => ({
@@ -290,10 +293,17 @@ export function registerReads(program: Command): void {
           return;
         }
         w(
-          `Spend: ${usd(totalMicros / 1e6)} over ${plural(sessions, 'session')}${unpricedSessions ? `, plus ${plural(unpricedSessions, 'session')} unpriced (${[...unpricedModels].sort().join(', ')}) not counted` : ''}`,
+          `Spend: ${usd(totalMicros / 1e6)} over ${plural(sessions, 'session')}` +
+            `${
+              unpricedSessions
+                ? `, plus ${plural(unpricedSessions, 'session')} unpriced (${[...unpricedModels].sort().join(', ')}) ` +
+                  `not counted`
+                : ''
+            }`,
         );
         w(
-          `Tokens: input ${tokens.input}, output ${tokens.output}, cache read ${tokens.cacheRead}, cache write ${tokens.cacheWrite}`,
+          `Tokens: input ${tokens.input}, output ${tokens.output}, cache read ${tokens.cacheRead}, cache write ` +
+            `${tokens.cacheWrite}`,
         );
         printTable(
           list.map((r) => ({
@@ -350,7 +360,10 @@ async function sessionSpan(client: AttestClient): Promise<{ oldest: string; newe
 
 function emptyWindowHint(span: { oldest: string; newest: string } | null): string {
   if (!span) return 'This factory has no sessions yet: send them with `attest sync`.';
-  return `The newest session started ${span.newest} (the oldest ${span.oldest}): \`attest costs --from ${day(span.oldest)}\` shows them all, \`attest costs --from ${day(span.newest)}\` the newest.`;
+  return (
+    `The newest session started ${span.newest} (the oldest ${span.oldest}): \`attest costs --from ` +
+    `${day(span.oldest)}\` shows them all, \`attest costs --from ${day(span.newest)}\` the newest.`
+  );
 }
 
 /** Lines saying what a session page left out and which flag shows it. */
@@ -374,7 +387,10 @@ function leftOutLines(data: SessionList, subagentsLeftOut: number, offset: numbe
       .map((r) => `${r.repo || '(none)'} ${r.sessions}`)
       .join(', ');
     lines.push(
-      `  left out: ${plural(hidden, 'session')} in ${plural(data.hiddenRepositories ?? others.length, 'other repository', 'other repositories')}${named ? ` (${named}${others.length > 3 ? ', ...' : ''})` : ''}: --all-repos shows them, --repo OWNER/NAME one of them`,
+      `  left out: ${plural(hidden, 'session')} in ` +
+        `${plural(data.hiddenRepositories ?? others.length, 'other repository', 'other repositories')}` +
+        `${named ? ` (${named}${others.length > 3 ? ', ...' : ''})` : ''}: --all-repos shows them, --repo OWNER/NAME ` +
+        `one of them`,
     );
   }
   if (subagentsLeftOut > 0)

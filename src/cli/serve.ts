@@ -49,7 +49,8 @@ export function registerServe(program: Command): void {
               ? err.message
               : String(err);
         const where = boot.created
-          ? ` The first boot created credentials; they were not printed and are saved in ${savedCredentials} (mode 0600).`
+          ? ` The first boot created credentials; they were not printed and are saved in ${savedCredentials} (mode ` +
+            `0600).`
           : '';
         process.stderr.write(`attest: cannot listen: ${why}.${where}\n`);
         process.exitCode = 1;
@@ -58,7 +59,8 @@ export function registerServe(program: Command): void {
       if (!boot.created && fs.existsSync(savedCredentials)) {
         // A first start that failed after bootstrapping (port in use) never printed them: say where they are.
         out.write(
-          `Credentials of the first boot (admin token, login token, factory id) are in ${savedCredentials} (mode 0600); delete the file once they are stored elsewhere.\n`,
+          `Credentials of the first boot (admin token, login token, factory id) are in ${savedCredentials} (mode ` +
+            `0600); delete the file once they are stored elsewhere.\n`,
         );
       }
       if (boot.created) {
@@ -92,7 +94,8 @@ export function registerServe(program: Command): void {
         out.write('\n');
       }
       out.write(
-        `Store: ${app.attest.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ${app.attest.rateLimits.store}\n`,
+        `Store: ${app.attest.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'}; rate limits: ` +
+          `${app.attest.rateLimits.store}\n`,
       );
       // Handlers first: whoever reads the line below may signal at once.
       let closing = false;
@@ -138,7 +141,8 @@ export function registerServe(program: Command): void {
   program
     .command('backup <dir>')
     .description(
-      'Back up a SQLite gateway (it may be serving) into a new directory: a consistent copy of the database, the blobs and the key pepper',
+      'Back up a SQLite gateway (it may be serving) into a new directory: a consistent copy of the database, the ' +
+        'blobs and the key pepper',
     )
     .option('-d, --data-dir <dir>', 'data directory (env ATTEST_DATA_DIR, default ./.attest)')
     .action(async (dir: string, flags: ServeFlags) => {

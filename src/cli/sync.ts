@@ -198,20 +198,25 @@ export async function runSync(flags: SyncFlags & { quiet?: boolean }, only?: Fou
     if (err instanceof ApiClientError && (err.status === 401 || err.status === 403)) {
       throw new CliError(
         err.status === 401
-          ? `Sync stopped: the gateway refused the credential (401 ${err.code}). Run \`attest login\` again. ${sent} of ${prepared.length} session(s) were sent before.`
-          : `Sync stopped: the credential may not write sessions (403 ${err.code}${typeof err.extra.required_permission === 'string' ? `, needs ${err.extra.required_permission}` : ''}). ${sent} of ${prepared.length} session(s) were sent before.`,
+          ? `Sync stopped: the gateway refused the credential (401 ${err.code}). Run \`attest login\` again. ${sent} ` +
+              `of ${prepared.length} session(s) were sent before.`
+          : `Sync stopped: the credential may not write sessions (403 ${err.code}` +
+              `${typeof err.extra.required_permission === 'string' ? `, needs ${err.extra.required_permission}` : ''}` +
+              `). ${sent} of ${prepared.length} session(s) were sent before.`,
         4,
       );
     }
     if (err instanceof ApiClientError && err.code === 'connection_refused') {
       throw new CliError(
-        `Sync stopped: ${err.message}. Is the gateway running? Check the URL with \`attest whoami\`. Nothing is lost; run attest sync again.`,
+        `Sync stopped: ${err.message}. Is the gateway running? Check the URL with \`attest whoami\`. Nothing is ` +
+          `lost; run attest sync again.`,
         3,
       );
     }
     if (err instanceof ApiClientError && err.status === 0)
       throw new CliError(
-        `Sync stopped: ${err.message} (gave up after ${MAX_ATTEMPTS} attempts). Nothing is lost; run attest sync again.`,
+        `Sync stopped: ${err.message} (gave up after ${MAX_ATTEMPTS} attempts). Nothing is lost; run attest sync ` +
+          `again.`,
         3,
       );
     throw err;
@@ -258,15 +263,19 @@ export async function runSync(flags: SyncFlags & { quiet?: boolean }, only?: Fou
   else {
     const w = (t: string) => process.stdout.write(`${t}\n`);
     w(
-      `Synced ${out.accepted.size} session(s) in ${out.requests} request(s) at tier ${tier}${out.tenantTier ? ` (plan ${out.tenantTier})` : ''}; ${files.length - changed.length} unchanged file(s) skipped.`,
+      `Synced ${out.accepted.size} session(s) in ${out.requests} request(s) at tier ${tier}` +
+        `${out.tenantTier ? ` (plan ${out.tenantTier})` : ''}; ${files.length - changed.length} unchanged file(s) ` +
+        `skipped.`,
     );
     if (took.sessions > 0) {
       w(`  sent: ${took.sessions} session(s), ${took.turns} turns, ${took.toolCalls} tool calls`);
       w(
-        `  tokens: input ${took.tokens.input}, output ${took.tokens.output}, cache read ${took.tokens.cacheRead}, cache creation ${took.tokens.cacheCreation}`,
+        `  tokens: input ${took.tokens.input}, output ${took.tokens.output}, cache read ${took.tokens.cacheRead}, ` +
+          `cache creation ${took.tokens.cacheCreation}`,
       );
       w(
-        `  estimated cost: $${took.estimatedCostUsd.toFixed(4)}${took.sessionsNotFullyPriced ? ` (${took.sessionsNotFullyPriced} session(s) with unpriced models not counted)` : ''}`,
+        `  estimated cost: $${took.estimatedCostUsd.toFixed(4)}` +
+          `${took.sessionsNotFullyPriced ? ` (${took.sessionsNotFullyPriced} session(s) with unpriced models not counted)` : ''}`,
       );
       if (pullRequestsReported > 0) w(`  pull requests: state of ${pullRequestsReported} read with gh and reported`);
       w('  see them with `attest sessions --all-repos` and `attest costs`');

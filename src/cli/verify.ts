@@ -104,7 +104,8 @@ export function registerVerify(program: Command): void {
   program
     .command('verify')
     .description(
-      "evaluate this machine's agent sessions of the current git branch as a reviewer will see them (exit 1 when a block-level row fails)",
+      "evaluate this machine's agent sessions of the current git branch as a reviewer will see them (exit 1 when a " +
+        'block-level row fails)',
     )
     .option('--repo <dir>', 'the repository (default: the current directory)')
     .option(

@@ -38,7 +38,10 @@ async function listAll(client: AttestClient): Promise<WorkItem[]> {
 }
 
 function claimExpiredMessage(item: string, branch: string | undefined): string {
-  return `The claim on ${item} has expired (410 claim_expired): the item is free again. Claim it again with: attest work claim ${item} --branch ${branch ?? '<branch>'}`;
+  return (
+    `The claim on ${item} has expired (410 claim_expired): the item is free again. Claim it again with: attest ` +
+    `work claim ${item} --branch ${branch ?? '<branch>'}`
+  );
 }
 
 /** On a terminal, offer to claim again after a 410; elsewhere just say how. */
@@ -144,7 +147,8 @@ export function registerWork(program: Command): void {
         if (flags.json) printJson(shown);
         else
           process.stdout.write(
-            `Claimed #${entry.number} for branch ${entry.branch} until ${entry.expiresAt}. The item key is saved in your profile.\n`,
+            `Claimed #${entry.number} for branch ${entry.branch} until ${entry.expiresAt}. The item key is saved in ` +
+              `your profile.\n`,
           );
       }),
     );

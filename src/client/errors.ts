@@ -11,7 +11,10 @@ export class ApiClientError extends Error {
   override readonly name = 'ApiClientError';
   /** HTTP status; 0 when no answer came (connection refused, DNS, timeout). */
   readonly status: number;
-  /** The gateway's `error.code` (lower_snake_case), or `connection_refused` / `network_error` / `timeout` / `invalid_response`. */
+  /**
+   * The gateway's `error.code` (lower_snake_case), or `connection_refused` / `network_error` / `timeout` /
+   * `invalid_response`.
+   */
   readonly code: string;
   /** Seconds to wait before retrying, from `Retry-After` (429 and some 503s). */
   readonly retryAfter: number | undefined;

@@ -61,7 +61,10 @@ function textOf(
 function jsonTextOf(table: string, columns: readonly string[], tail: string): string {
   return cachedText(`json\u0000${table}\u0000${columns.join(',')}\u0000${tail}`, () => {
     const list = columnList(columns);
-    return `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", $1::json)${tail ? ` ${tail}` : ''}`;
+    return (
+      `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", $1::json)` +
+      `${tail ? ` ${tail}` : ''}`
+    );
   });
 }
 
@@ -159,7 +162,10 @@ export function updateRowsByIdQueries(
   const text = cachedText(`update-one\u0000${placeholderStyle(db)}\u0000${table}\u0000${columns.join(',')}`, () => {
     const dollar = placeholderStyle(db) === 'dollar';
     const assignments = set.map((c, i) => `"${c}" = ${dollar ? `$${i + 1}` : '?'}`).join(', ');
-    return `update "${table}" set ${assignments} where "app_id" = ${dollar ? `$${set.length + 1}` : '?'} and "id" = ${dollar ? `$${set.length + 2}` : '?'}`;
+    return (
+      `update "${table}" set ${assignments} where "app_id" = ${dollar ? `$${set.length + 1}` : '?'} and "id" = ` +
+      `${dollar ? `$${set.length + 2}` : '?'}`
+    );
   });
   return rows.map((row) => {
     const values = row as Record<string, unknown>;

@@ -223,7 +223,9 @@ export function withoutPassword(url: string): string {
   return hidden.replace(/([?&]password=)[^&#]*/g, '$1***');
 }
 
-/** `pg` is passed in, loaded only when DATABASE_URL is set (about 15 MB of resident memory an SQLite node never needs). */
+/**
+ * `pg` is passed in, loaded only when DATABASE_URL is set (about 15 MB of resident memory an SQLite node never needs).
+ */
 function openPostgres(pg: typeof import('pg').default, url: string, schema: string | null): DbHandle {
   const pool = new pg.Pool({
     connectionString: url,

@@ -34,7 +34,8 @@ export function rowsOfSessionsTids(
   const appFirst = probe === 'app-then-session' ? `"app_id" = ${appParam} and ` : '';
   return (
     `array(select s.ctid from unnest(${idsParam}::text[]) as k(id) cross join lateral ` +
-    `(select ctid, "app_id" from "${table}" where ${appFirst}"${column}" = k.id offset 0) as s where s."app_id" = ${appParam})`
+    `(select ctid, "app_id" from "${table}" where ${appFirst}"${column}" = k.id offset 0) as s where s."app_id" = ` +
+    `${appParam})`
   );
 }
 

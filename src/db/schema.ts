@@ -42,7 +42,10 @@ export interface AppsTable {
   pr_comment: string;
   /** The `Attest evidence` check run on each PR's head commit (0028): 'off' (default) or 'on'. */
   pr_check: string;
-  /** Retention (0035, issue 42): days before a session is cut to redacted, to metrics, deleted; an artifact deleted. Null keeps. */
+  /**
+   * Retention (0035, issue 42): days before a session is cut to redacted, to metrics, deleted; an artifact deleted.
+   * Null keeps.
+   */
   retention_full_days: number | null;
   retention_redacted_days: number | null;
   retention_sessions_days: number | null;

@@ -97,7 +97,10 @@ export const NoContent = Type.Null({ description: 'No content' });
 
 type HeaderDocs = Record<string, { type: 'string' | 'integer'; description: string }>;
 
-/** A success answer whose body is raw bytes of one of `mediaTypes` (the range of every type: whatever the bytes were stored as). */
+/**
+ * A success answer whose body is raw bytes of one of `mediaTypes` (the range of every type: whatever the bytes were
+ * stored as).
+ */
 export const Bytes = (mediaTypes: readonly string[], description: string, headers?: HeaderDocs) => ({
   description,
   content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),

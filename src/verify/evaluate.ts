@@ -163,7 +163,9 @@ function redThenGreen(t: Timeline): Draft | undefined {
     if (green) {
       return {
         status: 'pass',
-        sentence: `A test failed (${turnOf(red)}), the code changed (${turnOf(fix)}) and the tests then passed (${turnOf(green)}).`,
+        sentence:
+          `A test failed (${turnOf(red)}), the code changed (${turnOf(fix)}) and the tests then passed (` +
+          `${turnOf(green)}).`,
         refs: refs(red, fix, green),
       };
     }
@@ -208,7 +210,9 @@ function hooksKept(t: Timeline): Draft | undefined {
     const ways = [...new Set(t.bypasses.map((b) => b.fact))];
     return {
       status: 'fail',
-      sentence: `${capital(plural(t.bypasses.length, 'commit or push', 'commits or pushes'))} skipped the repository's hooks (${ways.join(', ')}; ${t.bypasses.slice(0, 3).map(turnOf).join(', ')}).`,
+      sentence:
+        `${capital(plural(t.bypasses.length, 'commit or push', 'commits or pushes'))} skipped the repository's ` +
+        `hooks (${ways.join(', ')}; ${t.bypasses.slice(0, 3).map(turnOf).join(', ')}).`,
       refs: refs(...t.bypasses),
     };
   }
@@ -263,7 +267,9 @@ function criteriaProven(criteria: VerdictInput['criteria']): Draft | undefined {
     .join(', ');
   return {
     status: 'flag',
-    sentence: `${open.length} of ${plural(criteria.length, 'criterion', 'criteria')} lack a live proving artifact: ${named}${open.length > 3 ? ', …' : ''}.`,
+    sentence:
+      `${open.length} of ${plural(criteria.length, 'criterion', 'criteria')} lack a live proving artifact: ${named}` +
+      `${open.length > 3 ? ', …' : ''}.`,
     refs: [],
   };
 }
@@ -280,7 +286,9 @@ function findingsSettled(findings: VerdictInput['findings']): Draft {
     .join(', ');
   return {
     status: 'flag',
-    sentence: `${capital(plural(serious.length, 'high or critical finding'))} still open (${named}${serious.length > 3 ? ', …' : ''}).`,
+    sentence:
+      `${capital(plural(serious.length, 'high or critical finding'))} still open (${named}` +
+      `${serious.length > 3 ? ', …' : ''}).`,
     refs: [],
   };
 }
@@ -368,8 +376,10 @@ export function evaluate(input: VerdictInput): Evaluation {
       level: 'warn',
       sentence:
         n === 1
-          ? 'The linked session carries no verification facts (a metrics-tier capture, or none were sent): what it ran and edited cannot be checked.'
-          : `None of the ${n} linked sessions carries verification facts (metrics-tier captures, or none were sent): what they ran and edited cannot be checked.`,
+          ? 'The linked session carries no verification facts (a metrics-tier capture, or none were sent): what it ' +
+            'ran and edited cannot be checked.'
+          : `None of the ${n} linked sessions carries verification facts (metrics-tier captures, or none were sent): ` +
+            `what they ran and edited cannot be checked.`,
       refs: [],
     });
   }

@@ -158,7 +158,8 @@ describe('attest init', { timeout: 300_000 }, () => {
     fs.mkdirSync(path.dirname(settingsFile(home)), { recursive: true });
     fs.writeFileSync(settingsFile(home), JSON.stringify(own));
     const toml =
-      '# my Codex settings\nmodel = "o3" # the model\nnotify = ["/bin/sh", "-c", "printf %s \\"$1\\" > \\"$HOME/chained.json\\"", "sh"]\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # keep me\n';
+      '# my Codex settings\nmodel = "o3" # the model\nnotify = ["/bin/sh", "-c", "printf %s \\"$1\\" > ' +
+      '\\"$HOME/chained.json\\"", "sh"]\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # keep me\n';
     fs.mkdirSync(path.dirname(codexFile(home)), { recursive: true });
     fs.writeFileSync(codexFile(home), toml);
 

@@ -158,7 +158,8 @@ describe('attest costs', { timeout: 300_000 }, () => {
       `Spend: $${priced.toFixed(4)} over 4 sessions, plus 1 session unpriced (claude-imaginary-1) not counted`,
     );
     expect(res.stdout).toContain(
-      `Tokens: input ${sum('input')}, output ${sum('output')}, cache read ${sum('cacheRead')}, cache write ${sum('cacheWrite')}`,
+      `Tokens: input ${sum('input')}, output ${sum('output')}, cache read ${sum('cacheRead')}, cache write ` +
+        `${sum('cacheWrite')}`,
     );
     expect(res.stdout).toMatch(
       /^AGENT\s+MODELS\s+SESSIONS\s+COST\s+INPUT\s+OUTPUT\s+CACHE READ\s+CACHE WRITE\s+CACHE-W 5M\s+CACHE-W 1H$/m,
@@ -205,7 +206,8 @@ describe('attest sessions and session', { timeout: 300_000 }, () => {
     );
     const m = elsewhere.length;
     expect(res.stdout).toContain(
-      `  left out: ${m} session${m === 1 ? '' : 's'} in 1 other repository (${otherRepos[0] || '(none)'} ${m}): --all-repos shows them, --repo OWNER/NAME one of them`,
+      `  left out: ${m} session${m === 1 ? '' : 's'} in 1 other repository (${otherRepos[0] || '(none)'} ${m}): ` +
+        `--all-repos shows them, --repo OWNER/NAME one of them`,
     );
     expect(res.stdout).toContain('  left out: 1 subagent session: --subagents includes them');
 
@@ -264,7 +266,8 @@ describe('a read with an ingest key', { timeout: 300_000 }, () => {
     expect(res.code).toBe(4);
     expect(res.stderr).toContain('needs permission sessions.read');
     expect(res.stderr).toContain(
-      'This can: a factory API key made with the preset "read-only" or "full-access" (POST /v1/api-keys with a login token), or a member\'s login token (`attest login --url URL --token olu_...`).',
+      'This can: a factory API key made with the preset "read-only" or "full-access" (POST /v1/api-keys with a login ' +
+        "token), or a member's login token (`attest login --url URL --token olu_...`).",
     );
   });
 });

@@ -250,7 +250,8 @@ describe('attest watch', { timeout: 120_000 }, () => {
     expect(mac.file).toBe(plist);
     const text = fs.readFileSync(plist, 'utf8');
     expect(text).toContain(
-      `<array>\n    <string>${bin}</string>\n    <string>watch</string>\n    <string>--tier</string>\n    <string>full</string>\n  </array>`,
+      `<array>\n    <string>${bin}</string>\n    <string>watch</string>\n    <string>--tier</string>\n    ` +
+        `<string>full</string>\n  </array>`,
     );
     expect(text).toContain('<key>Label</key><string>dev.attest.watch</string>');
     expect(mac.start).toBe(`launchctl bootstrap gui/$(id -u) ${plist}`);
@@ -357,7 +358,8 @@ describe('attest statusline', { timeout: 120_000 }, () => {
     const after = await statusText(input, { env: home.env, now, refresh: (args) => refreshes.push(args) });
     // $1.53 of $20.00 is 7.65 %.
     expect(after).toBe(
-      `attest session $1.53 · today $1.53 · factory $1.53/$20.00 (8%) · PR #7 ${v}${flagged > 0 ? ` (${flagged} flagged)` : ''}`,
+      `attest session $1.53 · today $1.53 · factory $1.53/$20.00 (8%) · PR #7 ${v}` +
+        `${flagged > 0 ? ` (${flagged} flagged)` : ''}`,
     );
     expect(refreshes).toEqual([]);
     // 61 s later the cache is stale: the line stays as it was and a refresh is asked for.

@@ -17,7 +17,8 @@ const rows = async (text: string) => (await sql.raw<Record<string, unknown>>(tex
 describe('row objects', () => {
   it('names that mean something to JavaScript are plain own properties', async () => {
     const [row] = await rows(
-      `select 1 as "constructor", 'a' as "toString", 2 as "hasOwnProperty", 3 as "0", 'b' as "a b", 'c' as "q""uote", 'd' as "back\\slash"`,
+      `select 1 as "constructor", 'a' as "toString", 2 as "hasOwnProperty", 3 as "0", 'b' as "a b", 'c' as ` +
+        `"q""uote", 'd' as "back\\slash"`,
     );
     expect(row).toEqual({
       constructor: 1,

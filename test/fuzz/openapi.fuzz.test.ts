@@ -629,7 +629,8 @@ describe('fuzz: every operation of /v1/openapi.json with hostile input', () => {
       cases.push('{"fuzzUnknown":1}');
       for (const args of cases) {
         const a = await rpc(
-          `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":${JSON.stringify(tool.name)},"arguments":${args}}}`,
+          `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":${JSON.stringify(tool.name)},"arguments":` +
+            `${args}}}`,
         );
         if (!a) continue;
         toolCalls++;
@@ -674,7 +675,10 @@ describe('fuzz: every operation of /v1/openapi.json with hostile input', () => {
         );
     }
 
-    const summary = `${ops.length} operations, ${sent} hostile requests, ${toolCalls} MCP tool calls, ${listsBefore.length} reads checked after; statuses ${JSON.stringify(Object.fromEntries([...byStatus].sort((x, y) => x[0] - y[0])))}`;
+    const summary =
+      `${ops.length} operations, ${sent} hostile requests, ${toolCalls} MCP tool calls, ${listsBefore.length} ` +
+      `reads checked after; statuses ` +
+      `${JSON.stringify(Object.fromEntries([...byStatus].sort((x, y) => x[0] - y[0])))}`;
     console.log(`fuzz: ${summary}`);
     expect(failures.slice(0, 40), `${failures.length} failures; ${summary}`).toEqual([]);
     expect(sent).toBeGreaterThan(2000);

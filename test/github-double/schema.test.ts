@@ -55,7 +55,9 @@ function fixture(scenario: string): Fixture[] {
   ) as Fixture[];
 }
 
-/** Keys of the recorded real answer (recursively, for nested objects) the double's answer lacks, and type mismatches. */
+/**
+ * Keys of the recorded real answer (recursively, for nested objects) the double's answer lacks, and type mismatches.
+ */
 function shapeDifferences(real: unknown, ours: unknown, at = '', ignore: ReadonlySet<string> = new Set()): string[] {
   if (real === null || ours === null || typeof real !== 'object' || typeof ours !== 'object') {
     if (real !== null && ours !== null && typeof real !== typeof ours)
@@ -261,8 +263,10 @@ describe('the GitHub double answers as GitHub does', () => {
       // Statuses GitHub does not document for the route (a faked answer, or an undocumented 404 body).
       if (!response) continue;
       const ref = response.$ref
-        ? `gh#/${pointer('components', 'responses', response.$ref.split('/').pop()!, 'content', 'application/json', 'schema')}`
-        : `gh#/${pointer('paths', call.route!, method, 'responses', String(call.status), 'content', 'application/json', 'schema')}`;
+        ? `gh#/` +
+          `${pointer('components', 'responses', response.$ref.split('/').pop()!, 'content', 'application/json', 'schema')}`
+        : `gh#/` +
+          `${pointer('paths', call.route!, method, 'responses', String(call.status), 'content', 'application/json', 'schema')}`;
       let validate = cache.get(ref);
       if (!validate) {
         validate = ajv.compile({ $ref: ref });
@@ -270,7 +274,8 @@ describe('the GitHub double answers as GitHub does', () => {
       }
       if (!validate(call.body)) {
         failures.add(
-          `${call.method} ${call.route} ${call.status}: ${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 800)}`,
+          `${call.method} ${call.route} ${call.status}: ` +
+            `${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 800)}`,
         );
       }
       checked.add(`${call.method} ${call.route} ${call.status}`);

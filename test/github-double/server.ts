@@ -92,7 +92,10 @@ export interface DoubleUser {
 export interface Fault {
   /** Matched against "METHOD /path" (path without query). */
   route: RegExp;
-  /** status: answer with it; network: drop the connection unanswered; lost-answer: do the work, then drop the connection. */
+  /**
+   * status: answer with it; network: drop the connection unanswered; lost-answer: do the work, then drop the
+   * connection.
+   */
   kind: 'status' | 'network' | 'lost-answer';
   status?: number;
   headers?: Record<string, string>;
@@ -974,7 +977,9 @@ export class GitHubDouble {
     const headers: Record<string, string> = {};
     const pages = Math.ceil(all.length / perPage);
     if (page < pages) {
-      headers.link = `<${this.url}/installation/repositories?per_page=${perPage}&page=${page + 1}>; rel="next", <${this.url}/installation/repositories?per_page=${perPage}&page=${pages}>; rel="last"`;
+      headers.link =
+        `<${this.url}/installation/repositories?per_page=${perPage}&page=${page + 1}>; rel="next", <${this.url}` +
+        `/installation/repositories?per_page=${perPage}&page=${pages}>; rel="last"`;
     }
     return new HttpAnswer(
       200,
@@ -1200,7 +1205,9 @@ export class GitHubDouble {
     const pages = Math.ceil(all.length / perPage);
     const headers: Record<string, string> = {};
     if (page < pages)
-      headers.link = `<${base}?per_page=${perPage}&page=${page + 1}>; rel="next", <${base}?per_page=${perPage}&page=${pages}>; rel="last"`;
+      headers.link =
+        `<${base}?per_page=${perPage}&page=${page + 1}>; rel="next", <${base}?per_page=${perPage}&page=${pages}>; ` +
+        `rel="last"`;
     return { items: all.slice((page - 1) * perPage, page * perPage), headers };
   }
 

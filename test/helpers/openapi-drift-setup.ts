@@ -10,7 +10,8 @@ function failOn(when: string): void {
   if (found.length === 0) return;
   throw new Error(
     `${found.length} answer(s) ${when} do not match the OpenAPI document (GET /v1/openapi.json). ` +
-      `Fix the route's response schema, or the route where docs/spec/gateway-api-spec.md says it is wrong:\n- ${found.join('\n- ')}`,
+      `Fix the route's response schema, or the route where docs/spec/gateway-api-spec.md says it is wrong:\n- ` +
+      `${found.join('\n- ')}`,
   );
 }
 

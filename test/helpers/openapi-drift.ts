@@ -61,7 +61,9 @@ function excerpt(body: Buffer): string {
 
 class DriftChecker {
   private doc: OpenApiDoc | null = null;
-  /** What an answer must be, by `METHOD template status media`: a validator, or null when any body of that type goes. */
+  /**
+   * What an answer must be, by `METHOD template status media`: a validator, or null when any body of that type goes.
+   */
   private readonly bodyChecks = new Map<string, ValidateFunction | null>();
 
   constructor(private readonly app: App) {}
@@ -99,7 +101,10 @@ class DriftChecker {
           ? '*/*'
           : null;
     if (key === null)
-      return `content type "${contentType || '(none)'}" is not documented for ${status} (documented: ${Object.keys(content).join(', ')})`;
+      return (
+        `content type "${contentType || '(none)'}" is not documented for ${status} (documented: ` +
+        `${Object.keys(content).join(', ')})`
+      );
 
     const cacheKey = `${method} ${template} ${status} ${key}`;
     let validate = this.bodyChecks.get(cacheKey);
@@ -220,7 +225,8 @@ export function installDriftCheck(app: App): void {
           const problem = checker.check(req.method, route, status, contentType, body);
           if (problem)
             violations.push(
-              `${req.method} ${templateOf(route)} answered ${status} (${contentType || 'no content type'}): ${problem}\n  body: ${excerpt(body)}`,
+              `${req.method} ${templateOf(route)} answered ${status} (${contentType || 'no content type'}): ` +
+                `${problem}\n  body: ${excerpt(body)}`,
             );
         } catch (err) {
           violations.push(

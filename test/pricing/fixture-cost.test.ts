@@ -7,7 +7,10 @@ import { parseClaudeCodeTranscript } from '../../src/capture/index.js';
 import { priceSession, type PricedTurnInput } from '../../src/pricing/cost.js';
 import { rawFixtureNames, readRaw } from '../capture/schema.js';
 
-/** USD per million tokens: input, five-minute cache write (1.25 × input), one-hour cache write (2 × input), cache read, output. */
+/**
+ * USD per million tokens: input, five-minute cache write (1.25 × input), one-hour cache write (2 × input), cache read,
+ * output.
+ */
 const PUBLISHED: Record<string, { in: number; w5m: number; w1h: number; read: number; out: number }> = {
   'claude-opus-4-8': { in: 5, w5m: 6.25, w1h: 10, read: 0.5, out: 25 },
   'claude-opus-4-7': { in: 5, w5m: 6.25, w1h: 10, read: 0.5, out: 25 },
@@ -112,9 +115,14 @@ describe('cost of the 30 raw fixture transcripts', () => {
       'file                          before $     after $  reference $  before Δ%  after Δ%',
       ...rows.map(
         (r) =>
-          `${r.name.padEnd(28)} ${(r.before / 1e6).toFixed(4).padStart(9)} ${(r.after / 1e6).toFixed(4).padStart(11)} ${(r.ref / 1e6).toFixed(4).padStart(12)} ${pct(r.before, r.ref).toFixed(2).padStart(9)} ${pct(r.after, r.ref).toFixed(3).padStart(9)}${r.unpriced ? `  (unpriced: ${r.unpriced})` : ''}`,
+          `${r.name.padEnd(28)} ${(r.before / 1e6).toFixed(4).padStart(9)} ${(r.after / 1e6).toFixed(4).padStart(11)}` +
+          ` ${(r.ref / 1e6).toFixed(4).padStart(12)} ${pct(r.before, r.ref).toFixed(2).padStart(9)} ` +
+          `${pct(r.after, r.ref).toFixed(3).padStart(9)}${r.unpriced ? `  (unpriced: ${r.unpriced})` : ''}`,
       ),
-      `${'TOTAL'.padEnd(28)} ${(total('before') / 1e6).toFixed(4).padStart(9)} ${(total('after') / 1e6).toFixed(4).padStart(11)} ${(total('ref') / 1e6).toFixed(4).padStart(12)} ${pct(total('before'), total('ref')).toFixed(2).padStart(9)} ${pct(total('after'), total('ref')).toFixed(3).padStart(9)}`,
+      `${'TOTAL'.padEnd(28)} ${(total('before') / 1e6).toFixed(4).padStart(9)} ` +
+        `${(total('after') / 1e6).toFixed(4).padStart(11)} ${(total('ref') / 1e6).toFixed(4).padStart(12)} ` +
+        `${pct(total('before'), total('ref')).toFixed(2).padStart(9)} ` +
+        `${pct(total('after'), total('ref')).toFixed(3).padStart(9)}`,
     ];
     if (process.env.PRINT_COST_TABLE) console.log(table.join('\n'));
     for (const r of rows) expect(Math.abs(pct(r.after, r.ref)), r.name).toBeLessThan(0.1);

@@ -241,7 +241,10 @@ export async function startS3Double(options: S3DoubleOptions): Promise<S3Double>
             : err.code === 'NoSuchBucket'
               ? `<BucketName>${xmlEscape(bucket)}</BucketName>`
               : '';
-        const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${err.code}</Code><Message>${xmlEscape(message)}</Message>${extra}<Resource>${xmlEscape(err.resource)}</Resource><RequestId>${requestId}</RequestId></Error>`;
+        const xml =
+          `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${err.code}</Code><Message>${xmlEscape(message)}` +
+          `</Message>${extra}<Resource>${xmlEscape(err.resource)}</Resource><RequestId>${requestId}` +
+          `</RequestId></Error>`;
         res.writeHead(status, { 'Content-Type': 'application/xml', 'Content-Length': String(Buffer.byteLength(xml)) });
         res.end(xml);
       }

@@ -118,7 +118,8 @@ describe('authentication rules (spec part 5)', () => {
         body: { name: 'replicated', preset: 'read-only' },
       });
       const key = created.body.data.plaintext_key as string;
-      expect((await replica.call('GET', '/v1/api-keys', { token: key, appId: a.appId })).status).toBe(200); // now cached on the replica
+      // now cached on the replica
+      expect((await replica.call('GET', '/v1/api-keys', { token: key, appId: a.appId })).status).toBe(200);
       await gw.call('DELETE', `/v1/api-keys/${created.body.data.id}`, { token: a.loginToken, appId: a.appId });
       gw.clock.advance(5000);
       expect401(await replica.call('GET', '/v1/api-keys', { token: key, appId: a.appId }));

@@ -1,7 +1,7 @@
 // Housekeeping (src/server/housekeeping.ts): sign-in links are deleted 7 days after they expire (until then a
 // used or expired link still says so), dashboard sessions 7 days after they end, login tokens and the item keys
-// of ended claims 7 days after they were revoked or expired, finished notification deliveries after 30 days. Authorization codes and install
-// states have their own tests (test/areas/oauth/authorization-server.test.ts,
+// of ended claims 7 days after they were revoked or expired, finished notification deliveries after 30 days.
+// Authorization codes and install states have their own tests (test/areas/oauth/authorization-server.test.ts,
 // test/areas/repositories/installations.test.ts).
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -101,7 +101,8 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
     await makeLink();
     gw.clock.advance(8 * DAY);
     const reports = await Promise.all([gw.app.attest.housekeeping.run(), gw.app.attest.housekeeping.run()]);
-    expect(reports.map((r) => r.signInLinks)).toEqual([2, 2]); // one shared run: the live link of the first test and this one
+    // one shared run: the live link of the first test and this one
+    expect(reports.map((r) => r.signInLinks)).toEqual([2, 2]);
     expect(await stored()).toBe(0);
   });
 

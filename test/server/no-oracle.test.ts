@@ -90,7 +90,8 @@ describe('one 401 for unknown, revoked, expired and wrong-factory credentials (n
     };
     expectOneAnswer(answers);
     expect(answers.otherFactory.headers['www-authenticate']).toBe(
-      'Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/mcp", error="invalid_token"',
+      'Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/mcp", ' +
+        'error="invalid_token"',
     );
   });
 

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
 const INDEX =
-  '<!doctype html><html><head><script type="module" src="/assets/app-3f9a1c.js"></script></head><body><div id="root"></div></body></html>\n';
+  '<!doctype html><html><head><script type="module" src="/assets/app-3f9a1c.js"></script></head><body><div ' +
+  'id="root"></div></body></html>\n';
 const JS = `console.log(${JSON.stringify('attest dashboard '.repeat(40))});\n`;
 const BR = zlib.brotliCompressSync(Buffer.from(JS));
 const GZ = zlib.gzipSync(Buffer.from(JS));

@@ -112,7 +112,8 @@ describe('the verdict evaluation set', () => {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(
         ([v, [right, total]]) =>
-          `  ${v.padEnd(28)} ${String(right).padStart(3)}/${String(total).padEnd(3)} ${((100 * right) / total).toFixed(0)}%`,
+          `  ${v.padEnd(28)} ${String(right).padStart(3)}/${String(total).padEnd(3)} ` +
+          `${((100 * right) / total).toFixed(0)}%`,
       );
     console.log(`Verdict accuracy per validator over ${cases.length} cases:\n${lines.join('\n')}`);
   });

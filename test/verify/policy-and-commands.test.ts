@@ -13,7 +13,9 @@ describe('parsePolicy', () => {
       },
       {
         path: '.attest/validators/e2e.yaml',
-        text: "description: UI changes ran the e2e suite\nwhen:\n  paths: ['web/**']\nrequire:\n  ran: [npm run test:e2e]\n",
+        text:
+          "description: UI changes ran the e2e suite\nwhen:\n  paths: ['web/**']\nrequire:\n  ran: [npm run " +
+          'test:e2e]\n',
       },
     ]);
     expect(p.errors).toEqual([]);

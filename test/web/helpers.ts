@@ -26,7 +26,8 @@ export function describeInBrowser(name: string, fn: () => void): void {
   if (process.env.ATTEST_REQUIRE_BROWSER)
     throw new Error(`No Chromium at ${CHROMIUM}: the browser tests are required here (ATTEST_REQUIRE_BROWSER)`);
   console.log(
-    `web tests skipped (${name}): no Chromium at ${CHROMIUM}; install it with \`apt-get install chromium\` or set ATTEST_CHROMIUM`,
+    `web tests skipped (${name}): no Chromium at ${CHROMIUM}; install it with \`apt-get install chromium\` or set ` +
+      `ATTEST_CHROMIUM`,
   );
   describe.skip(name, fn);
 }
@@ -167,7 +168,10 @@ export async function signIn(ctx: BrowserContext, gw: WebGateway, loginToken: st
   return page;
 }
 
-/** Signs the user of `loginToken` in on `ctx` and waits for the factory's home page; the page's script errors are logged. */
+/**
+ * Signs the user of `loginToken` in on `ctx` and waits for the factory's home page; the page's script errors are
+ * logged.
+ */
 export async function openFactoryHome(
   ctx: BrowserContext,
   gw: WebGateway,

@@ -104,7 +104,8 @@ const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
 export const PR = { repository: 'acme/acme-api', number: 481 } as const;
 export const REPORT_HTML =
-  '<!doctype html><html><body><h1>Playwright report</h1><p id="summary">12 passed, 0 failed</p><script>document.body.dataset.ran = "yes"</script></body></html>';
+  '<!doctype html><html><body><h1>Playwright report</h1><p id="summary">12 passed, 0 ' +
+  'failed</p><script>document.body.dataset.ran = "yes"</script></body></html>';
 export const LOG_TEXT = 'npm test\n> vitest run\n✓ rate-limit window floor (3 tests)\nTest Files 1 passed (1)\n';
 
 export const RAW_WITH_IMAGES = 's06-large-43526e01.jsonl';

@@ -428,13 +428,16 @@ describeInBrowser('dashboard: factory settings', () => {
     // person to this page, which says so.
     const fresh = github.addInstallation('fresh');
     github.addRepository('fresh/app', { installation: fresh });
-    const setupUrl = `/v1/github/setup?${new URLSearchParams({ installation_id: String(fresh.id), state, setup_action: 'install' })}`;
+    const setupUrl =
+      `/v1/github/setup?` +
+      `${new URLSearchParams({ installation_id: String(fresh.id), state, setup_action: 'install' })}`;
     // Signed in by a one-time link, not with GitHub: nothing says this browser's person reaches the
     // installation GitHub named, so the sign-in page asks for GitHub first.
     await page.goto(setupUrl);
     await page.waitForURL('**/sign-in?reason=github-install');
     expect(await page.getByTestId('sign-in-reason').innerText()).toBe(
-      'To bind a GitHub App installation to a factory, sign in with GitHub first (as the person who asked for the install link), then open the install link again.',
+      'To bind a GitHub App installation to a factory, sign in with GitHub first (as the person who asked for the ' +
+        'install link), then open the install link again.',
     );
     // The owner signs in with GitHub (the double's own authorize page sends the browser straight back), as a
     // GitHub account that reaches the new installation; the same link then binds it.
@@ -448,7 +451,8 @@ describeInBrowser('dashboard: factory settings', () => {
     await page.goto(setupUrl);
     await page.waitForURL(`**/f/${t.appId}/settings?installed=${fresh.id}`);
     expect(await page.getByTestId('installed-notice').innerText()).toBe(
-      `Installation ${fresh.id} (fresh) is bound to this factory. Connect its repositories with POST /v1/repositories (docs/github-app.md §3).`,
+      `Installation ${fresh.id} (fresh) is bound to this factory. Connect its repositories with POST ` +
+        `/v1/repositories (docs/github-app.md §3).`,
     );
     const freshRow = page.getByTestId('installations-table').locator(`tr[data-installation="${fresh.id}"]`);
     expect((await freshRow.locator('td').allInnerTexts()).slice(0, 3)).toEqual([

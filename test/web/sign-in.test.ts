@@ -157,7 +157,8 @@ describeInBrowser('dashboard sign-in', () => {
     const port = new URL(gw.base).port;
     await evil.goto(`http://localhost:${port}/sign-in`);
     await evil.setContent(
-      `<form method="POST" action="${gw.base}/v1/api-keys" enctype="text/plain"><input name='{"name":"evil","preset":"full-access","a":"' value='"}'></form>`,
+      `<form method="POST" action="${gw.base}/v1/api-keys" enctype="text/plain"><input ` +
+        `name='{"name":"evil","preset":"full-access","a":"' value='"}'></form>`,
     );
     await Promise.all([evil.waitForLoadState(), evil.evaluate(() => document.forms[0]!.submit())]);
     const after = (await gw.call('GET', '/v1/api-keys', { token: a.loginToken, appId: a.appId })).body.data.length;

@@ -88,7 +88,8 @@ const RED = {
   bash: 'npx vitest run',
   ok: false,
   output:
-    ' FAIL  test/login.test.ts > redirects after sign-in\n Test Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)',
+    ' FAIL  test/login.test.ts > redirects after sign-in\n Test Files  1 failed (1)\n      Tests  1 failed | 4 ' +
+    'passed (5)',
 };
 const GREEN = { bash: 'npx vitest run', ok: true, output: ' Test Files  1 passed (1)\n      Tests  5 passed (5)' };
 

@@ -178,7 +178,8 @@ describeInBrowser('dashboard: work board and work item page', () => {
   const card = (title: string) => page.getByTestId('work-card').filter({ hasText: title });
 
   it('the board: one column per stage with its cards, each with its claim, lease time left, startability and block class', async () => {
-    // 17 min 30 s after the claims: the login redirect's 30 min lease has 12 min 30 s left, the limiter's hour 42 min 30 s.
+    // 17 min 30 s after the claims: the login redirect's 30 min lease has 12 min 30 s left, the limiter's hour 42 min
+    // 30 s.
     await page.clock.setFixedTime(t0 + 17.5 * MIN);
     await page.getByRole('link', { name: 'Work', exact: true }).click();
     await page.waitForURL(`**/f/${a.appId}/work`);

@@ -129,7 +129,8 @@ export const adminRoutes: AreaRoutes = (app) => {
         tags: ['admin'],
         params: Type.Object({ tokenId: Uuid }),
         description:
-          'The token and every dashboard session signed in with it stop working (on other replicas within ATTEST_AUTH_CACHE_MS).',
+          'The token and every dashboard session signed in with it stop working (on other replicas within ' +
+          'ATTEST_AUTH_CACHE_MS).',
       },
     },
     async (req, reply) => {
@@ -210,7 +211,8 @@ export const adminRoutes: AreaRoutes = (app) => {
         summary: "Bind a GitHub App installation to a factory (the operator's way; users use the install link)",
         tags: ['admin'],
         description:
-          '201 when bound, 200 when the factory already had it. 404 app_not_found; 404 installation_not_found when GitHub does not know the installation; 503 repository_tokens_unavailable without a GitHub App.',
+          '201 when bound, 200 when the factory already had it. 404 app_not_found; 404 installation_not_found when ' +
+          'GitHub does not know the installation; 503 repository_tokens_unavailable without a GitHub App.',
         params: Type.Object({ appId: Uuid }),
         body: Type.Object({ installationId: Int53({ minimum: 1 }) }, { additionalProperties: false }),
         response: { 200: Data(Binding), 201: Data(Binding) },
@@ -229,7 +231,8 @@ export const adminRoutes: AreaRoutes = (app) => {
         summary: 'Unbind a GitHub App installation from a factory, disconnecting the repositories connected through it',
         tags: ['admin'],
         description:
-          '200 with the repositories disconnected along with it. 404 app_not_found; 404 installation_binding_not_found when the factory has no binding of it. Needs no GitHub call.',
+          '200 with the repositories disconnected along with it. 404 app_not_found; 404 ' +
+          'installation_binding_not_found when the factory has no binding of it. Needs no GitHub call.',
         params: Type.Object({ appId: Uuid, installationId: Int53({ minimum: 1 }) }),
         response: { 200: Data(Unbound) },
       },

@@ -42,11 +42,16 @@ export const agentsRoutes: AreaRoutes = (app) => {
         summary: 'Ingest agent sessions (AgentSession v1) and their images',
         tags: ['agents'],
         description:
-          'Each session is validated on its own against AgentSession v1: a bad one is listed in `rejected` (index, id, reason) and the rest are stored. ' +
-          'Idempotent: a session sent again, or in `chunk` parts, is stored and counted once; a longer version replaces a shorter one. ' +
-          'Blobs `{ sha256, mediaType, bytes, data (base64) }` are re-hashed; a mismatch is listed in `rejectedBlobs`. ' +
-          'A blob over 2 MiB is listed in `rejectedBlobs` (reason `blob_too_large: ...`) and the sessions are stored without it. ' +
-          'A 2xx means everything accepted is durable. Limits: 50 sessions, 64 blobs, 8 MiB a request (413 payload_too_large with limit).',
+          'Each session is validated on its own against AgentSession v1: a bad one is listed in `rejected` (index, ' +
+          'id, reason) and the rest are stored. ' +
+          'Idempotent: a session sent again, or in `chunk` parts, is stored and counted once; a longer version ' +
+          'replaces a shorter one. ' +
+          'Blobs `{ sha256, mediaType, bytes, data (base64) }` are re-hashed; a mismatch is listed in ' +
+          '`rejectedBlobs`. ' +
+          'A blob over 2 MiB is listed in `rejectedBlobs` (reason `blob_too_large: ...`) and the sessions are stored ' +
+          'without it. ' +
+          'A 2xx means everything accepted is durable. Limits: 50 sessions, 64 blobs, 8 MiB a request (413 ' +
+          'payload_too_large with limit).',
         body: Type.Object({
           schemaVersion: Type.Literal(1),
           sessions: Type.Array(Type.Unknown(), { minItems: 1 }),
@@ -103,7 +108,9 @@ export const agentsRoutes: AreaRoutes = (app) => {
         response: {
           200: Bytes(
             ['*/*'],
-            'The bytes, with the media type they were synced with. Every answer carries `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy; HTML, SVG and other XML or script types are sent as attachments.',
+            'The bytes, with the media type they were synced with. Every answer carries `X-Content-Type-Options: ' +
+              'nosniff` and a sandboxing Content-Security-Policy; HTML, SVG and other XML or script types are sent ' +
+              'as attachments.',
             {
               ETag: { type: 'string', description: 'The quoted sha256; send it back in `If-None-Match`.' },
               'Content-Security-Policy': {

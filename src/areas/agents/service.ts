@@ -47,7 +47,10 @@ function tooLarge(what: string, limit: number, unit: string) {
 }
 
 function oversized(base64Chars: number): string {
-  return `blob_too_large: about ${Math.floor((base64Chars * 3) / 4)} bytes is more than a blob may be (limit ${SYNC_LIMITS.blobBytes} bytes); the sessions were stored without it`;
+  return (
+    `blob_too_large: about ${Math.floor((base64Chars * 3) / 4)} bytes is more than a blob may be (limit ` +
+    `${SYNC_LIMITS.blobBytes} bytes); the sessions were stored without it`
+  );
 }
 
 function checkBlob(

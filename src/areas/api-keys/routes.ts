@@ -32,7 +32,8 @@ export const apiKeysRoutes: AreaRoutes = (app) => {
         summary: 'Create an API key (plaintext returned once)',
         tags: ['api-keys'],
         description:
-          'Give `preset` (ingest, read-only, full-access) or an explicit `permissions` list; neither means read-only. A key never gets a permission its creator lacks.',
+          'Give `preset` (ingest, read-only, full-access) or an explicit `permissions` list; neither means ' +
+          'read-only. A key never gets a permission its creator lacks.',
         body: CreateKeyInput,
         response: { 201: Data(CreatedApiKey) },
       },

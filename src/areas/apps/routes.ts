@@ -19,7 +19,9 @@ export const appsRoutes: AreaRoutes = (app) => {
         summary: 'List the factories the caller may see',
         tags: ['apps'],
         description:
-          'A login token sees every live factory of the org of the factory its header names; a factory key sees only its own factory. `name` keeps only the factory of that exact name; `limit`/`offset` page the list (ordered as before).',
+          'A login token sees every live factory of the org of the factory its header names; a factory key sees only ' +
+          'its own factory. `name` keeps only the factory of that exact name; `limit`/`offset` page the list ' +
+          '(ordered as before).',
         querystring: Type.Object(
           {
             name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact factory name.' })),
@@ -42,7 +44,8 @@ export const appsRoutes: AreaRoutes = (app) => {
         summary: "Create a factory in the caller's organization",
         tags: ['apps'],
         description:
-          'Names are slugs, unique per organization case-insensitively (stored lower case); 409 duplicate_app_name otherwise.',
+          'Names are slugs, unique per organization case-insensitively (stored lower case); 409 duplicate_app_name ' +
+          'otherwise.',
         body: Type.Object({ name: Slug, display_name: Type.Optional(DisplayName) }, { additionalProperties: false }),
         response: { 201: Data(Ref(App)) },
       },
@@ -73,7 +76,12 @@ export const appsRoutes: AreaRoutes = (app) => {
         summary: 'Rename a factory, change how its runners update, or turn the living PR comment on or off',
         tags: ['apps'],
         description:
-          "`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; send no version) or pin (runners stay on `version`, a semantic version). `pr_comment` off (default) or on: the evidence comment the GitHub App keeps on each pull request. `pr_check` off (default) or on: the `Attest evidence` check run on each pull request's head commit. `retention` (any of its fields; the others keep their value): changing it also needs `sessions.delete` (owners), since it deletes evidence on a schedule; 400 invalid_request_body when a later step comes before an earlier one.",
+          '`runner_updates.mode` follow (runners track the version the gateway recommends, answered as `version`; ' +
+          'send no version) or pin (runners stay on `version`, a semantic version). `pr_comment` off (default) or ' +
+          'on: the evidence comment the GitHub App keeps on each pull request. `pr_check` off (default) or on: the ' +
+          "`Attest evidence` check run on each pull request's head commit. `retention` (any of its fields; the " +
+          'others keep their value): changing it also needs `sessions.delete` (owners), since it deletes evidence ' +
+          'on a schedule; 400 invalid_request_body when a later step comes before an earlier one.',
         params: AppParams,
         body: Type.Object(
           {
@@ -109,7 +117,8 @@ export const appsRoutes: AreaRoutes = (app) => {
         summary: 'Delete (tombstone) a factory and revoke its keys',
         tags: ['apps'],
         description:
-          'The factory disappears from every read, its name becomes free, and every key bound to it is revoked at once.',
+          'The factory disappears from every read, its name becomes free, and every key bound to it is revoked at ' +
+          'once.',
         params: AppParams,
       },
     },

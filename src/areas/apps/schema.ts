@@ -7,7 +7,8 @@ export const RunnerUpdatesMode = Type.Union([Type.Literal('follow'), Type.Litera
 export type RunnerUpdatesMode = Static<typeof RunnerUpdatesMode>;
 export const PrCommentMode = Type.Union([Type.Literal('off'), Type.Literal('on')], {
   description:
-    'on: the GitHub App keeps exactly one comment with the evidence on each pull request of a connected repository (docs/github-app.md). Default off.',
+    'on: the GitHub App keeps exactly one comment with the evidence on each pull request of a connected repository ' +
+    '(docs/github-app.md). Default off.',
 });
 export type PrCommentMode = Static<typeof PrCommentMode>;
 
@@ -23,9 +24,12 @@ export const Retention = Type.Object(
   {
     additionalProperties: false,
     description:
-      "How long the factory keeps detail (issue 42), in days from a session's start (an artifact's arrival); null keeps for ever. " +
-      "After fullDays a session is cut to the redacted tier, after redactedDays to the metrics tier (the capture tiers' rules: " +
-      'metrics and costs stay exact), after sessionsDays it is deleted; an artifact after artifactsDays. Each later step must ' +
+      "How long the factory keeps detail (issue 42), in days from a session's start (an artifact's arrival); null " +
+      'keeps for ever. ' +
+      'After fullDays a session is cut to the redacted tier, after redactedDays to the metrics tier (the capture ' +
+      "tiers' rules: " +
+      'metrics and costs stay exact), after sessionsDays it is deleted; an artifact after artifactsDays. Each later ' +
+      'step must ' +
       'not come before an earlier one that is set.',
   },
 );
@@ -56,7 +60,9 @@ export const App = Type.Object(
     ),
     pr_check: Type.Union([Type.Literal('off'), Type.Literal('on')], {
       description:
-        'on: the GitHub App keeps a check run named `Attest evidence` on the head commit of each pull request of a connected repository (success when clean, neutral for review, failure when a block-level row fails; docs/github-app.md). Default off.',
+        'on: the GitHub App keeps a check run named `Attest evidence` on the head commit of each pull request of a ' +
+        'connected repository (success when clean, neutral for review, failure when a block-level row fails; ' +
+        'docs/github-app.md). Default off.',
     }),
     retention: Retention,
     pr_check_problem: Nullable(
@@ -65,12 +71,14 @@ export const App = Type.Object(
           ...PrCommentProblem.properties,
           code: Type.String({
             description:
-              'missing_permission (checks write), repository_not_connected, repository_not_in_installation, repository_tokens_unavailable, github_unavailable (gave up after retries), ...',
+              'missing_permission (checks write), repository_not_connected, repository_not_in_installation, ' +
+              'repository_tokens_unavailable, github_unavailable (gave up after retries), ...',
           }),
         },
         {
           description:
-            'The latest pull request whose check run could not be written, until a later run writes it; null when none.',
+            'The latest pull request whose check run could not be written, until a later run writes it; null when ' +
+            'none.',
         },
       ),
     ),

@@ -69,7 +69,8 @@ const ArtifactBody = Type.Object(
             minLength: 1,
             maxLength: 500,
             description:
-              'The normalized git remote, e.g. github.com/acme/api. Stands in for a missing `repository` when `prNumber` is given.',
+              'The normalized git remote, e.g. github.com/acme/api. Stands in for a missing `repository` when ' +
+              '`prNumber` is given.',
           }),
         ),
         gitBranch: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
@@ -142,8 +143,10 @@ export const artifactsRoutes: AreaRoutes = (app) => {
         summary: 'Upload an evidence artifact',
         tags: ['artifacts'],
         description:
-          'Stores the bytes (content-addressed) and the artifact, anchored to a pull request (repository + prNumber), a work item and/or a session. ' +
-          'Idempotent on clientArtifactId: the same bytes again answer 200 with the stored artifact; other bytes answer 409 artifact_content_conflict. ' +
+          'Stores the bytes (content-addressed) and the artifact, anchored to a pull request (repository + ' +
+          'prNumber), a work item and/or a session. ' +
+          'Idempotent on clientArtifactId: the same bytes again answer 200 with the stored artifact; other bytes ' +
+          'answer 409 artifact_content_conflict. ' +
           'Limits: 12 MiB a request, 8 MiB a blob (413 payload_too_large with limit).',
         body: ArtifactBody,
         response: { 201: Data(Ref(Artifact)), 200: Data(Ref(Artifact)) },
@@ -202,7 +205,8 @@ export const artifactsRoutes: AreaRoutes = (app) => {
         tags: ['artifacts', 'account'],
         description:
           "An artifact's `url` (its dashboard page) names no factory; this finds the factory in one request. " +
-          "Errors: 400 invalid_path_params, 404 artifact_not_found (no such artifact in any factory of yours, which is also the answer for another org's).",
+          'Errors: 400 invalid_path_params, 404 artifact_not_found (no such artifact in any factory of yours, which ' +
+          "is also the answer for another org's).",
         params: Type.Object({ id: Uuid }),
         response: { 200: Data(Type.Object({ appId: Uuid, artifact: Ref(Artifact) })) },
       },
@@ -218,10 +222,15 @@ export const artifactsRoutes: AreaRoutes = (app) => {
         summary: "Read an artifact's bytes",
         tags: ['artifacts'],
         description:
-          'Streams the bytes with their media type. Supports a single `Range: bytes=` range (206 Partial Content; 416 range_not_satisfiable with `Content-Range: bytes */size`). ' +
-          'HTML, SVG and other XML or script types are sent as attachments; every answer carries `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy, so no artifact can run script in the gateway origin. ' +
-          'With the dashboard session cookie (a media element sends no headers), `?appId=` may name the factory in place of X-Outerlayer-App-Id. ' +
-          'Without Authorization, a signed URL (`?appId=&exp=&sig=`, as the PR comment embeds for screenshots) opens this one artifact until `exp` (at most 8 days); an invalid or expired signature is 401 unauthorized.',
+          'Streams the bytes with their media type. Supports a single `Range: bytes=` range (206 Partial Content; ' +
+          '416 range_not_satisfiable with `Content-Range: bytes */size`). ' +
+          'HTML, SVG and other XML or script types are sent as attachments; every answer carries ' +
+          '`X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy, so no artifact can run ' +
+          'script in the gateway origin. ' +
+          'With the dashboard session cookie (a media element sends no headers), `?appId=` may name the factory in ' +
+          'place of X-Outerlayer-App-Id. ' +
+          'Without Authorization, a signed URL (`?appId=&exp=&sig=`, as the PR comment embeds for screenshots) opens ' +
+          'this one artifact until `exp` (at most 8 days); an invalid or expired signature is 401 unauthorized.',
         params: Type.Object({ id: Uuid }),
         querystring: Type.Object({
           appId: Type.Optional(Uuid),
@@ -288,8 +297,10 @@ export const artifactsRoutes: AreaRoutes = (app) => {
         summary: 'List the live artifacts of a work item',
         tags: ['artifacts', 'work-items'],
         description:
-          'Oldest first: artifacts anchored to the item, to a pull request declared onto it, or emitted from a session linked to it ' +
-          '(a session that emitted an artifact naming the item). Replaced artifacts are left out. At most 200, the oldest kept; ' +
+          'Oldest first: artifacts anchored to the item, to a pull request declared onto it, or emitted from a ' +
+          'session linked to it ' +
+          '(a session that emitted an artifact naming the item). Replaced artifacts are left out. At most 200, the ' +
+          'oldest kept; ' +
           '`pagination.truncated` is true when more exist. `workItemId` is the item id or its number in the factory. ' +
           'Errors: 400 invalid_path_params, 403 forbidden (needs artifacts.read), 404 work_item_not_found.',
         // Named `id` like the work-items area's other routes on this path (one router node); the spec calls it

@@ -54,7 +54,8 @@ export function repositoryOfGitRepo(gitRepo: string, field: string): string {
   if (!OWNER_REPO.test(repo)) {
     throw apiError(
       'invalid_request_body',
-      `Invalid body: ${field} must name a GitHub repository (github.com/owner/repo or owner/repo) to anchor a pull request`,
+      `Invalid body: ${field} must name a GitHub repository (github.com/owner/repo or owner/repo) to anchor a pull ` +
+        `request`,
       {
         details: [{ path: field, message: 'must name a GitHub repository' }],
       },
@@ -71,7 +72,9 @@ export function essenceOf(mediaType: string): string {
   return (mediaType.split(';')[0] ?? '').trim().toLowerCase();
 }
 
-/** API.md §5: video/* → video; image/* → screenshot; text/html, application/pdf → report; text/plain → log; else file. */
+/**
+ * API.md §5: video/* → video; image/* → screenshot; text/html, application/pdf → report; text/plain → log; else file.
+ */
 export function kindOf(mediaType: string): ArtifactKind {
   const essence = essenceOf(mediaType);
   if (essence.startsWith('video/')) return 'video';

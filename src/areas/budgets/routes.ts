@@ -8,7 +8,9 @@ import { createBudget, deleteBudget, getBudget, listBudgets, updateBudget } from
 const IdParams = Type.Object({ id: Uuid });
 const tags = ['budgets'];
 const about =
-  "Spend is the stored cost of the sessions started in the period (subagent transcripts included, as the metrics count it), in the budget's time zone. Each threshold notifies the budget's channels once per period (`budget.threshold`), and a forecast past the amount once (`budget.forecast`, marked as a projection).";
+  'Spend is the stored cost of the sessions started in the period (subagent transcripts included, as the metrics ' +
+  "count it), in the budget's time zone. Each threshold notifies the budget's channels once per period " +
+  '(`budget.threshold`), and a forecast past the amount once (`budget.forecast`, marked as a projection).';
 
 export const budgetsRoutes: AreaRoutes = (app) => {
   app.get(
@@ -32,7 +34,9 @@ export const budgetsRoutes: AreaRoutes = (app) => {
       schema: {
         summary: 'Create a budget',
         tags,
-        description: `${about} Defaults: thresholds [50, 80, 100], time zone UTC, no channels. 400 invalid_time_zone, 400 unknown_notification_channel.`,
+        description:
+          `${about} Defaults: thresholds [50, 80, 100], time zone UTC, no channels. 400 invalid_time_zone, 400 ` +
+          `unknown_notification_channel.`,
         body: BudgetInput,
         response: { 201: Data(Ref(Budget)) },
       },

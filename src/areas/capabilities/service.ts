@@ -12,7 +12,9 @@ export interface Capabilities {
     redisRateLimits: boolean;
     /** Blobs in S3 rather than the data directory. */
     s3Blobs: boolean;
-    /** A GitHub App is configured (GITHUB_APP_ID + GITHUB_APP_PRIVATE_KEY): pull requests and repository checks work. */
+    /**
+     * A GitHub App is configured (GITHUB_APP_ID + GITHUB_APP_PRIVATE_KEY): pull requests and repository checks work.
+     */
     githubApp: boolean;
     /** The MCP protocol endpoint POST /v1/mcp is served. */
     mcp: boolean;

@@ -22,7 +22,9 @@ export const contextRoutes: AreaRoutes = (app) => {
         summary: 'Store the whole .outerlayer/ tree at a commit',
         tags: ['context'],
         description:
-          'Send every file of the tree (base64). Unchanged files are stored once (content-addressed). 201 when the commit is new; 200 when the same tree was already synced at this commit; 409 `conflict` when the commit was synced with other contents.',
+          'Send every file of the tree (base64). Unchanged files are stored once (content-addressed). 201 when the ' +
+          'commit is new; 200 when the same tree was already synced at this commit; 409 `conflict` when the commit ' +
+          'was synced with other contents.',
         body: Type.Object(
           {
             commitSha: CommitSha,
@@ -92,7 +94,9 @@ export const contextRoutes: AreaRoutes = (app) => {
         summary: 'The tree listing, a directory, or one file at a synced commit',
         tags: ['context'],
         description:
-          'Without commitSha: the latest synced commit. Without path: the whole tree. A path naming a directory lists the files under it; a path naming a file returns its bytes (base64). 404 `context_not_found` for an unknown commit or path.',
+          'Without commitSha: the latest synced commit. Without path: the whole tree. A path naming a directory ' +
+          'lists the files under it; a path naming a file returns its bytes (base64). 404 `context_not_found` for ' +
+          'an unknown commit or path.',
         querystring: Type.Object(
           {
             commitSha: Type.Optional(CommitSha),

@@ -40,7 +40,9 @@ export const criteriaRoutes: AreaRoutes = (app) => {
       schema: {
         summary: "Replace a work item's acceptance criteria",
         tags: ['criteria'],
-        description: `The whole list, in order: at most ${MAX_CRITERIA} criteria with unique ids (400 duplicate_criterion_id). An empty list clears it. A withdrawn item answers 409 work_item_withdrawn.`,
+        description:
+          `The whole list, in order: at most ${MAX_CRITERIA} criteria with unique ids (400 ` +
+          `duplicate_criterion_id). An empty list clears it. A withdrawn item answers 409 work_item_withdrawn.`,
         params: ItemParams,
         body: Type.Object(
           {

@@ -22,7 +22,8 @@ export const dashboardRoutes: AreaRoutes = (app) => {
         summary: 'A one-time dashboard sign-in link for the caller',
         tags: ['dashboard'],
         description:
-          'Single use, valid 10 minutes. Opening it signs the browser in as the login token (or dashboard session) that asked for it.',
+          'Single use, valid 10 minutes. Opening it signs the browser in as the login token (or dashboard session) ' +
+          'that asked for it.',
         response: { 201: Data(SignInLink) },
       },
     },
@@ -37,7 +38,8 @@ export const dashboardRoutes: AreaRoutes = (app) => {
         summary: 'Open a sign-in link',
         tags: ['dashboard'],
         description:
-          'A live link sets the session cookie and answers 303 to `/`; a used, expired or unknown one answers 303 to `/sign-in?reason=used|expired|invalid`.',
+          'A live link sets the session cookie and answers 303 to `/`; a used, expired or unknown one answers 303 to ' +
+          '`/sign-in?reason=used|expired|invalid`.',
         params: Type.Object({ token: Type.String() }),
         response: {
           303: Redirect(
@@ -65,7 +67,8 @@ export const dashboardRoutes: AreaRoutes = (app) => {
         summary: 'Sign the browser in with a pasted login token',
         tags: ['dashboard'],
         description:
-          'Needs the header `X-Attest-Dashboard: 1`. Only a login token signs in; an API key, item key, management key or admin token answers 401.',
+          'Needs the header `X-Attest-Dashboard: 1`. Only a login token signs in; an API key, item key, management ' +
+          'key or admin token answers 401.',
         body: Type.Object(
           { loginToken: Type.String({ minLength: 1, maxLength: 200 }) },
           { additionalProperties: false },

@@ -107,7 +107,8 @@ export async function openLink(ctx: RequestContext, token: string): Promise<Link
 }
 
 const ONLY_LOGIN_TOKENS =
-  'Only a CLI login token (olu_…) signs in to the dashboard; API keys, item keys, management keys and admin tokens never do. Run `attest dashboard` for a sign-in link.';
+  'Only a CLI login token (olu_…) signs in to the dashboard; API keys, item keys, management keys and admin tokens ' +
+  'never do. Run `attest dashboard` for a sign-in link.';
 
 /** Sign-in with a pasted login token. */
 export async function signIn(ctx: RequestContext, loginToken: string): Promise<NewSession> {

@@ -18,7 +18,9 @@ export const findingsRoutes: AreaRoutes = (app) => {
         summary: 'Record a finding on a work item',
         tags: ['findings'],
         description:
-          'What an agent found wrong about a change under review (`about: change`) or about a rule it ran on (`about: rule`, which needs `rule`). `line` needs `path`. A withdrawn item answers 409 work_item_withdrawn.',
+          'What an agent found wrong about a change under review (`about: change`) or about a rule it ran on ' +
+          '(`about: rule`, which needs `rule`). `line` needs `path`. A withdrawn item answers 409 ' +
+          'work_item_withdrawn.',
         params: ItemParams,
         body: FindingInput,
         response: { 201: Data(Ref(Finding)) },

@@ -45,7 +45,8 @@ export const healthRoutes: AreaRoutes = (app) => {
         summary: 'Can the gateway take ingest (database, rate-limit store, blob store)',
         tags: ['health'],
         description:
-          'The database is critical (503 `store_unavailable` with `checks` and `Retry-After` when it is down); a down rate-limit store (limits fail open) or blob store makes the status `degraded`.',
+          'The database is critical (503 `store_unavailable` with `checks` and `Retry-After` when it is down); a ' +
+          'down rate-limit store (limits fail open) or blob store makes the status `degraded`.',
         response: { 200: Report },
       },
     },

@@ -15,7 +15,8 @@ export const hostsRoutes: AreaRoutes = (app) => {
         summary: "A runner host's heartbeat",
         tags: ['hosts'],
         description:
-          'Creates the host on its first heartbeat and refreshes it on every later one (keyed by hostId within the factory).',
+          'Creates the host on its first heartbeat and refreshes it on every later one (keyed by hostId within the ' +
+          'factory).',
         body: Type.Object(
           {
             hostId: Type.String({ minLength: 1, maxLength: 200 }),
@@ -41,7 +42,8 @@ export const hostsRoutes: AreaRoutes = (app) => {
         summary: "The factory's runner hosts with their derived status",
         tags: ['hosts'],
         description:
-          'status: online (last heartbeat ≤ 90 s ago, activeJobs below capacity), busy (≤ 90 s, at capacity), stale (≤ 10 min), offline (older). Computed at read time.',
+          'status: online (last heartbeat ≤ 90 s ago, activeJobs below capacity), busy (≤ 90 s, at capacity), stale ' +
+          '(≤ 10 min), offline (older). Computed at read time.',
         response: { 200: Data(Type.Array(Ref(Host))) },
       },
     },

@@ -17,7 +17,10 @@ export interface HeartbeatInput {
   labels?: string[];
 }
 
-/** online: heard from within 90 s and below capacity; busy: within 90 s at capacity; stale: within 10 min; offline: older. */
+/**
+ * online: heard from within 90 s and below capacity; busy: within 90 s at capacity; stale: within 10 min; offline:
+ * older.
+ */
 export function statusOf(
   host: Pick<store.HostRow, 'last_heartbeat_at' | 'capacity' | 'active_jobs'>,
   now: number,

@@ -28,7 +28,10 @@ export type HostRow = HostsTable;
 /** What a heartbeat writes (the announcement marker is the offline sweep's). */
 export type HostUpsert = Omit<HostRow, 'offline_noticed_at'>;
 
-/** Inserts the host or refreshes it; first_seen_at keeps its first value. One statement, so racing heartbeats cannot duplicate a host. */
+/**
+ * Inserts the host or refreshes it; first_seen_at keeps its first value. One statement, so racing heartbeats cannot
+ * duplicate a host.
+ */
 export async function upsertHost(db: Db, row: HostUpsert): Promise<void> {
   await db
     .insertInto('hosts')

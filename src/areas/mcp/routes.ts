@@ -139,7 +139,8 @@ export const mcpRoutes: AreaRoutes = (app) => {
         body: Body,
         response,
         description:
-          'A factory key may leave out X-Outerlayer-App-Id. Tools mirror REST reads with their permissions and rate limits; initialize, ping, tools/list and resources/* count against the mcp-protocol bucket.',
+          'A factory key may leave out X-Outerlayer-App-Id. Tools mirror REST reads with their permissions and rate ' +
+          'limits; initialize, ping, tools/list and resources/* count against the mcp-protocol bucket.',
       },
     },
     handle,
@@ -161,7 +162,8 @@ export const mcpRoutes: AreaRoutes = (app) => {
         body: Body,
         response,
         description:
-          'The factory comes from the path. Accepts a login token or an OAuth access token issued for this URL, never an API key.',
+          'The factory comes from the path. Accepts a login token or an OAuth access token issued for this URL, ' +
+          'never an API key.',
         params: Type.Object({ appId: Uuid }),
       },
     },

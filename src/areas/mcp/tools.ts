@@ -28,7 +28,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     name: 'get_model_costs',
     path: '/v1/metrics/models',
     description:
-      'Per-model token spend and cost in a window, cache writes by TTL (five-minute and one-hour) (GET /v1/metrics/models).',
+      'Per-model token spend and cost in a window, cache writes by TTL (five-minute and one-hour) (GET ' +
+      '/v1/metrics/models).',
   },
   {
     name: 'get_fleet_overview',
@@ -60,7 +61,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     name: 'get_pr_verdict',
     path: '/v1/prs/{owner}/{repo}/{number}/verdict',
     description:
-      'The verdict of a pull request (clean, review, unverifiable, waiting, none) with its rows and the turns that prove them (GET /v1/prs/{owner}/{repo}/{number}/verdict).',
+      'The verdict of a pull request (clean, review, unverifiable, waiting, none) with its rows and the turns that ' +
+      'prove them (GET /v1/prs/{owner}/{repo}/{number}/verdict).',
   },
   {
     name: 'list_context_changes',
@@ -76,7 +78,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     name: 'list_work_items',
     path: '/v1/work-items',
     description:
-      'Work items of the factory: the live ones, or with `withdrawn: true` the withdrawn ones instead (GET /v1/work-items).',
+      'Work items of the factory: the live ones, or with `withdrawn: true` the withdrawn ones instead (GET ' +
+      '/v1/work-items).',
   },
   {
     name: 'list_work_item_artifacts',

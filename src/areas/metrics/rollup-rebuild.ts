@@ -1,7 +1,8 @@
 // The daily rollups of a factory rebuilt from its rows (INSERT ... SELECT ... GROUP BY: the database
 // aggregates). The write path keeps them current by differences (rollup-write.ts); this is what they must
-// equal at any time. Used to fill them for existing factories (owed by migration 0032, paid at start-up), after a bulk load that wrote
-// the tables directly (the benches), and by the check that compares the two (test/areas/metrics/rollups).
+// equal at any time. Used to fill them for existing factories (owed by migration 0032, paid at start-up), after a bulk
+// load that wrote the tables directly (the benches), and by the check that compares the two
+// (test/areas/metrics/rollups).
 import { sql, type Kysely } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
 import { lockForTransaction } from '../../db/locks.js';

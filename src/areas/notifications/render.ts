@@ -38,8 +38,14 @@ const usd = (n: number) => `$${n.toFixed(2)}`;
 
 function budgetText(event: NotificationEvent, d: BudgetNoticeData): string {
   if (event.type === 'budget.forecast')
-    return `Budget "${d.budget.name}" is projected to reach ${usd(d.forecastUsd ?? 0)} of ${usd(d.budget.amountUsd)} this ${d.budget.period} (a projection from ${usd(d.spendUsd)} spent so far).`;
-  return `Budget "${d.budget.name}" passed ${d.threshold}%: ${usd(d.spendUsd)} of ${usd(d.budget.amountUsd)} this ${d.budget.period}.`;
+    return (
+      `Budget "${d.budget.name}" is projected to reach ${usd(d.forecastUsd ?? 0)} of ${usd(d.budget.amountUsd)} ` +
+      `this ${d.budget.period} (a projection from ${usd(d.spendUsd)} spent so far).`
+    );
+  return (
+    `Budget "${d.budget.name}" passed ${d.threshold}%: ${usd(d.spendUsd)} of ${usd(d.budget.amountUsd)} this ` +
+    `${d.budget.period}.`
+  );
 }
 
 function isBudget(event: NotificationEvent): event is NotificationEvent & { data: BudgetNoticeData } {
@@ -115,7 +121,9 @@ export function slackRequest(event: NotificationEvent): OutboundRequest {
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: `*Top sessions*\n${d.topSessions.map((s) => `• ${s.title ?? s.traceId} (${s.actorName}): ${usd(s.costUsd)}`).join('\n')}`,
+          text:
+            `*Top sessions*\n` +
+            `${d.topSessions.map((s) => `• ${s.title ?? s.traceId} (${s.actorName}): ${usd(s.costUsd)}`).join('\n')}`,
         },
       });
     if (d.topActors.length > 0)

@@ -42,7 +42,11 @@ export const notificationsRoutes: AreaRoutes = (app) => {
         summary: "Create a notification channel (a webhook's signing secret is returned once)",
         tags,
         description:
-          'kind `webhook`: each delivery is POSTed as the event JSON with `X-Attest-Signature: t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">` under the secret returned here once, `X-Attest-Event` and `X-Attest-Event-Id` (the idempotency key). kind `slack`: `url` is a Slack incoming-webhook URL; deliveries are Slack blocks. The URL must be https on a public address (ATTEST_NOTIFY_ALLOW_PRIVATE=1 lifts this for tests and development): 400 notification_target_refused.',
+          'kind `webhook`: each delivery is POSTed as the event JSON with `X-Attest-Signature: t=<unix s>,v1=<hex ' +
+          'HMAC-SHA256 of "<t>.<body>">` under the secret returned here once, `X-Attest-Event` and ' +
+          '`X-Attest-Event-Id` (the idempotency key). kind `slack`: `url` is a Slack incoming-webhook URL; ' +
+          'deliveries are Slack blocks. The URL must be https on a public address (ATTEST_NOTIFY_ALLOW_PRIVATE=1 ' +
+          'lifts this for tests and development): 400 notification_target_refused.',
         body: Type.Object(
           { name: Name, kind: ChannelKind, url: Url, events: Type.Optional(Events) },
           { additionalProperties: false },

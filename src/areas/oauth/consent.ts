@@ -74,8 +74,10 @@ export function renderConsentPage(
   const factory = request.appId
     ? `<input id="app_id" name="app_id" value="${esc(request.appId)}" readonly>`
     : step
-      ? `<select id="app_id" name="app_id" required>${step.choices.map((c) => `<option value="${esc(c.id)}">${esc(c.label)}</option>`).join('')}</select>`
-      : '<input id="app_id" name="app_id" pattern="[0-9a-fA-F-]{36}" placeholder="leave empty to choose from your factories">';
+      ? `<select id="app_id" name="app_id" required>` +
+        `${step.choices.map((c) => `<option value="${esc(c.id)}">${esc(c.label)}</option>`).join('')}</select>`
+      : '<input id="app_id" name="app_id" pattern="[0-9a-fA-F-]{36}" placeholder="leave empty to choose from your ' +
+        'factories">';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Authorize ${esc(request.clientName)} — Attest</title>

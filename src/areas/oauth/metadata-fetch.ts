@@ -120,7 +120,8 @@ async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
 }
 
 const NOT_PUBLIC_SENTENCE = (url: URL) =>
-  `The client ID metadata document at ${url.origin} was not fetched: its host does not resolve to a public address, and the gateway fetches metadata documents only from public https addresses.`;
+  `The client ID metadata document at ${url.origin} was not fetched: its host does not resolve to a public address, ` +
+  `and the gateway fetches metadata documents only from public https addresses.`;
 
 function checkedAddresses(
   url: URL,
@@ -262,8 +263,10 @@ export async function fetchMetadataDocument(clientId: string, opts: MetadataFetc
     if (!schemeAllowed(url, opts)) {
       throw new MetadataFetchRefused(
         hop === 0
-          ? `The client ID metadata document URL ${url.origin} is not https; the gateway fetches metadata documents only over https.`
-          : `The client ID metadata document at ${clientId} redirects to a URL that is not https; the gateway follows only https redirects.`,
+          ? `The client ID metadata document URL ${url.origin} is not https; the gateway fetches metadata documents ` +
+              `only over https.`
+          : `The client ID metadata document at ${clientId} redirects to a URL that is not https; the gateway ` +
+              `follows only https redirects.`,
         `scheme ${url.protocol}`,
       );
     }

@@ -155,7 +155,8 @@ class ClientsStore implements OAuthRegisteredClientsStore {
       throw new InvalidClientError(`The client ID metadata document at ${url} must name its own URL as client_id.`);
     if (!parsed.data.redirect_uris.every(redirectUriAllowed)) {
       throw new InvalidClientError(
-        `The client ID metadata document at ${url} names a redirect URI that is not https, http on a loopback host, or a private-use scheme.`,
+        `The client ID metadata document at ${url} names a redirect URI that is not https, http on a loopback host, ` +
+          `or a private-use scheme.`,
       );
     }
     const client: OAuthClientInformationFull = { ...parsed.data, client_id: url, token_endpoint_auth_method: 'none' };
@@ -186,7 +187,8 @@ export class GatewayOAuthProvider implements OAuthServerProvider {
       resource = parseResource(this.gateway, params.resource.href);
       if (!resource)
         throw new InvalidTargetError(
-          `resource must be this gateway's MCP endpoint (${this.gateway.config.publicUrl}/v1/mcp or /v1/apps/{appId}/mcp)`,
+          `resource must be this gateway's MCP endpoint (${this.gateway.config.publicUrl}/v1/mcp or ` +
+            `/v1/apps/{appId}/mcp)`,
         );
     }
     const requested = (params.scopes ?? []).filter((s) => s !== '');
@@ -212,7 +214,9 @@ export class GatewayOAuthProvider implements OAuthServerProvider {
     res.end(renderConsentPage(request, signConsentRequest(this.gateway, request), null));
   }
 
-  /** Issues a code for an approved consent: bound to user, factory, client, redirect URI, PKCE challenge and resource. */
+  /**
+   * Issues a code for an approved consent: bound to user, factory, client, redirect URI, PKCE challenge and resource.
+   */
   async issueCode(request: ConsentRequest, grant: { userId: string; orgId: string; appId: string }): Promise<string> {
     const now = this.gateway.clock.now();
     const grantId = crypto.randomUUID();

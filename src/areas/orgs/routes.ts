@@ -18,7 +18,8 @@ const RoleEntry = Type.Object({ name: Type.String(), permissions: Type.Array(Typ
 const AuditDate = Type.String({
   pattern: orgs.AUDIT_DATE_PATTERN,
   description:
-    'YYYY-MM-DD, optionally THH:MM:SS with optional .f–.fff and optional Z; read as UTC. A bare endDate covers its whole day.',
+    'YYYY-MM-DD, optionally THH:MM:SS with optional .f–.fff and optional Z; read as UTC. A bare endDate covers its ' +
+    'whole day.',
 });
 
 export const orgsRoutes: AreaRoutes = (app) => {
@@ -30,7 +31,8 @@ export const orgsRoutes: AreaRoutes = (app) => {
         summary: "The organization: its plan, and the caller's role and permissions in it",
         tags: ['orgs'],
         description:
-          "For the dashboard's organization page: the plan, and what the caller may do (controls for anything else are not shown; the routes still refuse).",
+          "For the dashboard's organization page: the plan, and what the caller may do (controls for anything else " +
+          'are not shown; the routes still refuse).',
         params: OrgParams,
         response: { 200: Data(Ref(OrgSelf)) },
       },
@@ -46,7 +48,9 @@ export const orgsRoutes: AreaRoutes = (app) => {
         summary: "Change the organization's settings: auto-join by verified email domain",
         tags: ['orgs'],
         description:
-          'With `autoJoin: { domains, role }`, a user whose first sign-in through an identity provider carries a verified email in one of the domains joins at `role` (`write` or `read`, never above). `autoJoin: null` turns it off.',
+          'With `autoJoin: { domains, role }`, a user whose first sign-in through an identity provider carries a ' +
+          'verified email in one of the domains joins at `role` (`write` or `read`, never above). `autoJoin: null` ' +
+          'turns it off.',
         params: OrgParams,
         body: Type.Object({ autoJoin: Nullable(AutoJoinBody) }, { additionalProperties: false }),
         response: { 200: Data(Ref(OrgSelf)) },
@@ -63,7 +67,8 @@ export const orgsRoutes: AreaRoutes = (app) => {
         summary: 'Invite someone to the organization: a single-use link valid 7 days',
         tags: ['orgs'],
         description:
-          'Opening the link after signing in joins the organization with `role`. With `email`, only a user whose verified email is that address can accept it. The link is shown only in this answer.',
+          'Opening the link after signing in joins the organization with `role`. With `email`, only a user whose ' +
+          'verified email is that address can accept it. The link is shown only in this answer.',
         params: OrgParams,
         body: Type.Object(
           { email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })), role: Role },
@@ -167,7 +172,8 @@ export const orgsRoutes: AreaRoutes = (app) => {
         tags: ['orgs'],
         params: MemberParams,
         description:
-          "The member's login tokens stop reaching the org's factories, and keys they created answer 403 creator_not_member.",
+          "The member's login tokens stop reaching the org's factories, and keys they created answer 403 " +
+          'creator_not_member.',
       },
     },
     async (req, reply) => {

@@ -31,7 +31,8 @@ const partialSuccess = (signal: Signal) => ({
 /** The 200 answer, documented for both encodings (plain JSON Schema: the body is written as bytes or text). */
 const ExportResponse = (signal: Signal) => ({
   description:
-    'The export was stored (what was kept is durable). In the encoding of the request: an OTLP ExportServiceResponse, ' +
+    'The export was stored (what was kept is durable). In the encoding of the request: an OTLP ' +
+    'ExportServiceResponse, ' +
     '`partialSuccess` naming how many records were not kept and why.',
   content: {
     [PROTOBUF]: { schema: { type: 'string', format: 'binary' } },
@@ -110,19 +111,27 @@ export const otlpRoutes: AreaRoutes = (app: App) => {
           summary,
           tags: ['otlp'],
           description:
-            'OTLP/HTTP (protobuf `application/x-protobuf` or JSON `application/json`, optionally `Content-Encoding: gzip`), ' +
+            'OTLP/HTTP (protobuf `application/x-protobuf` or JSON `application/json`, optionally `Content-Encoding: ' +
+            'gzip`), ' +
             'with the credentials of POST /v1/agents/sync (set through OTEL_EXPORTER_OTLP_HEADERS). ' +
             (signal === 'logs'
-              ? "Claude Code's and Codex's events become sessions (docs/telemetry.md); other records are not kept and are counted in partialSuccess. "
+              ? "Claude Code's and Codex's events become sessions (docs/telemetry.md); other records are not kept " +
+                'and are counted in partialSuccess. '
               : signal === 'metrics'
-                ? "Claude Code's usage metrics (claude_code.cost.usage, token.usage, lines_of_code.count, commit.count, " +
-                  'pull_request.count, active_time.total, code_edit_tool.decision; delta or cumulative sums) become daily ' +
+                ? "Claude Code's usage metrics (claude_code.cost.usage, token.usage, lines_of_code.count, " +
+                  'commit.count, ' +
+                  'pull_request.count, active_time.total, code_edit_tool.decision; delta or cumulative sums) become ' +
+                  'daily ' +
                   'rollups per actor and model; other points are counted in partialSuccess. '
                 : 'Decoded and counted; not kept (every span is counted in partialSuccess). ') +
-            `Idempotent: a record sent again is stored once. Limits: ${OTLP_LIMITS.bodyBytes} bytes as sent, ${OTLP_LIMITS.inflatedBytes} inflated ` +
-            `(413), ${OTLP_LIMITS.records} records a request (413); a record with more than ${OTLP_LIMITS.attributes} attributes, a value over ` +
-            `${OTLP_LIMITS.attributeChars} characters or nested deeper than ${OTLP_LIMITS.attributeDepth} levels is not kept (partialSuccess). ` +
-            "An undecodable body answers 400; 429 past the org's otlp-ingest rate limit and 503 when a store does not " +
+            `Idempotent: a record sent again is stored once. Limits: ${OTLP_LIMITS.bodyBytes} bytes as sent, ` +
+            `${OTLP_LIMITS.inflatedBytes} inflated ` +
+            `(413), ${OTLP_LIMITS.records} records a request (413); a record with more than ${OTLP_LIMITS.attributes}` +
+            ` attributes, a value over ` +
+            `${OTLP_LIMITS.attributeChars} characters or nested deeper than ${OTLP_LIMITS.attributeDepth} levels is ` +
+            `not kept (partialSuccess). ` +
+            "An undecodable body answers 400; 429 past the org's otlp-ingest rate limit and 503 when a store does " +
+            'not ' +
             'answer or the gateway is storing as many exports as it can, both with Retry-After. A refused request ' +
             'answers a google.rpc.Status in its encoding (in JSON `code` and `message`, beside the error envelope).',
           response: { 200: ExportResponse(signal) },

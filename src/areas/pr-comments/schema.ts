@@ -6,7 +6,8 @@ import { DateTime } from '../../server/schemas.js';
 export const PrCommentProblem = Type.Object({
   code: Type.String({
     description:
-      'missing_permission, repository_not_connected, repository_not_in_installation, pull_request_not_found, repository_tokens_unavailable, github_unavailable (gave up after retries), ...',
+      'missing_permission, repository_not_connected, repository_not_in_installation, pull_request_not_found, ' +
+      'repository_tokens_unavailable, github_unavailable (gave up after retries), ...',
   }),
   message: Type.String(),
   repository: Type.String(),

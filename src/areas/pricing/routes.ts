@@ -44,7 +44,8 @@ export const pricingRoutes: AreaRoutes = (app) => {
         summary: 'Per-model LLM prices (input, output, cache read, cache write per million tokens)',
         tags: ['pricing'],
         description:
-          'Prices come from @pydantic/genai-prices; `version` is that data version. A price is null when the provider does not charge for that kind of token separately.',
+          'Prices come from @pydantic/genai-prices; `version` is that data version. A price is null when the ' +
+          'provider does not charge for that kind of token separately.',
         querystring: Type.Object(
           {
             provider: Type.Optional(

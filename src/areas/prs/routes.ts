@@ -48,7 +48,8 @@ export const prsRoutes: AreaRoutes = (app) => {
         summary: 'Pull requests with attributed sessions: state, revert, CI and cost',
         tags: ['prs'],
         description:
-          'A session is attributed to a PR it names (outcome prNumber/prUrl/prs, pr_linked events) or whose head branch it worked on in the same repository. Most recent session first.',
+          'A session is attributed to a PR it names (outcome prNumber/prUrl/prs, pr_linked events) or whose head ' +
+          'branch it worked on in the same repository. Most recent session first.',
         querystring: Type.Object(
           {
             limit: Type.Optional(Limit(100, 25)),
@@ -102,8 +103,10 @@ export const prsRoutes: AreaRoutes = (app) => {
         summary: 'Pull-request state read by the CLI (gh pr view), for a gateway that hears no GitHub App',
         tags: ['prs'],
         description:
-          'Stores each PR\'s state, merge time, head SHA and title as reported by the CLI (`stateSource: "cli"`). A report never replaces what the GitHub App\'s webhook stored ' +
-          'for the same PR, nor a newer report (by `updatedAt`); a webhook always replaces a report. `stored`: reports written; `ignored`: reports left aside for those reasons.',
+          'Stores each PR\'s state, merge time, head SHA and title as reported by the CLI (`stateSource: "cli"`). A ' +
+          "report never replaces what the GitHub App's webhook stored " +
+          'for the same PR, nor a newer report (by `updatedAt`); a webhook always replaces a report. `stored`: ' +
+          'reports written; `ignored`: reports left aside for those reasons.',
         body: Type.Object(
           { pullRequests: Type.Array(ReportedPullRequest, { minItems: 1, maxItems: 100 }) },
           { additionalProperties: false },
@@ -143,9 +146,12 @@ export const prsRoutes: AreaRoutes = (app) => {
         summary: "Download a pull request's evidence (CSV or JSON), streamed",
         tags: ['prs'],
         description:
-          'The evidence of GET /v1/prs/{owner}/{repo}/{number}: its linked sessions (oldest first, read page by page), artifacts and emitted results. ' +
-          "`format=csv` (default): one line per item, `kind` session | artifact | result (a session's `status` is its costStatus), the PR in the file name; text a spreadsheet would run as a formula " +
-          'starts with an apostrophe. `format=json`: `{ pullRequest, sessions, artifacts, results }` with the objects of the PR route. 404 pull_request_not_found as that route.',
+          'The evidence of GET /v1/prs/{owner}/{repo}/{number}: its linked sessions (oldest first, read page by ' +
+          'page), artifacts and emitted results. ' +
+          "`format=csv` (default): one line per item, `kind` session | artifact | result (a session's `status` is " +
+          'its costStatus), the PR in the file name; text a spreadsheet would run as a formula ' +
+          'starts with an apostrophe. `format=json`: `{ pullRequest, sessions, artifacts, results }` with the ' +
+          'objects of the PR route. 404 pull_request_not_found as that route.',
         params: PrParams,
         querystring: Type.Object({ format: Type.Optional(FORMAT_QUERY) }, { additionalProperties: false }),
         response: { 200: exportResponse('{ pullRequest, sessions: [...], artifacts: [...], results: [...] }') },

@@ -40,7 +40,8 @@ export const PullRequestOutcome = Type.Object(
     stateSource: Nullable(
       Type.Union([Type.Literal('github_app'), Type.Literal('cli')], {
         description:
-          "github_app: the GitHub App's webhooks; cli: `gh pr view` at `attest sync`, kept until a webhook speaks for the PR.",
+          "github_app: the GitHub App's webhooks; cli: `gh pr view` at `attest sync`, kept until a webhook speaks " +
+          'for the PR.',
       }),
     ),
     // The verdict (API.md §11): GET /v1/prs/{owner}/{repo}/{number}/verdict has its rows.
@@ -55,7 +56,8 @@ export const GithubAppStatus = Type.Union(
   [Type.Literal('connected'), Type.Literal('not_bound'), Type.Literal('not_configured')],
   {
     description:
-      'Whether PR state can come from the GitHub App: connected (configured and bound to this factory), not_bound (configured, no installation bound here), not_configured (no App on this gateway).',
+      'Whether PR state can come from the GitHub App: connected (configured and bound to this factory), not_bound ' +
+      '(configured, no installation bound here), not_configured (no App on this gateway).',
   },
 );
 export type GithubAppStatus = Static<typeof GithubAppStatus>;

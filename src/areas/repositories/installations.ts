@@ -215,7 +215,8 @@ export async function completeInstall(
   const signInFirst = () =>
     apiError(
       'github_sign_in_required',
-      'Binding an installation needs you signed in to this dashboard with GitHub, as the person who asked for the install link. Sign in with GitHub, then open the install link again.',
+      'Binding an installation needs you signed in to this dashboard with GitHub, as the person who asked for the ' +
+        'install link. Sign in with GitHub, then open the install link again.',
     );
   if (sessionUserId !== payload.u) throw signInFirst();
   const reachable = await githubInstallationsOfUser(ctx, payload.u);
@@ -224,7 +225,8 @@ export async function completeInstall(
   if (!reachable.includes(installationId))
     throw apiError(
       'installation_not_reachable',
-      `The GitHub account you signed in with cannot reach installation ${installationId}. Sign in with GitHub as an account that can (one that administers where the App is installed), then open the install link again.`,
+      `The GitHub account you signed in with cannot reach installation ${installationId}. Sign in with GitHub as an ` +
+        `account that can (one that administers where the App is installed), then open the install link again.`,
       { installationId },
     );
   if (!(await store.spendState(ctx.db, { digest, app_id: payload.a, expires_at: payload.e, used_at: now })))

@@ -26,11 +26,15 @@ const Entry = Type.Object({
   defaultBranch: Type.String(),
   pullRequestWrite: Type.Union([Type.Literal('granted'), Type.Literal('pending'), Type.Literal('missing')], {
     description:
-      'granted: the installation lets the App open pull requests; pending: the App asks for pull request write but the installation has not accepted it; missing: the App does not ask for it, or the installation no longer includes the repository',
+      'granted: the installation lets the App open pull requests; pending: the App asks for pull request write but ' +
+      'the installation has not accepted it; missing: the App does not ask for it, or the installation no longer ' +
+      'includes the repository',
   }),
   commentWrite: Type.Union([Type.Literal('granted'), Type.Literal('pending'), Type.Literal('missing')], {
     description:
-      'Whether the App may keep the PR comment (pr_comment) on pull requests here: granted when the installation has pull requests write or issues write; pending when the App asks for one but the installation has not accepted it; missing otherwise',
+      'Whether the App may keep the PR comment (pr_comment) on pull requests here: granted when the installation has ' +
+      'pull requests write or issues write; pending when the App asks for one but the installation has not ' +
+      'accepted it; missing otherwise',
   }),
   defaultBranchRequiresPullRequest: Type.Boolean({
     description: 'a pull_request branch rule or classic protection with required reviews applies to the default branch',
@@ -77,7 +81,8 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
         summary: "List the factory's connected repositories with what the App installation lets builds do",
         tags: ['repositories'],
         description:
-          'Read live from GitHub. 503 repository_tokens_unavailable without a GitHub App; 503 github_unavailable (Retry-After) when GitHub is failing or rate limiting.',
+          'Read live from GitHub. 503 repository_tokens_unavailable without a GitHub App; 503 github_unavailable ' +
+          '(Retry-After) when GitHub is failing or rate limiting.',
         response: { 200: Data(Type.Array(Entry)) },
       },
     },
@@ -92,7 +97,10 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
         summary: 'Connect a repository of a GitHub App installation',
         tags: ['repositories'],
         description:
-          '201 when connected, 200 when it was already connected (the installation is updated). 422 installation_not_bound when the installation is not bound to this factory (install link or operator, see docs/github-app.md); 422 repository_not_in_installation when the installation does not list the repository or does not exist.',
+          '201 when connected, 200 when it was already connected (the installation is updated). 422 ' +
+          'installation_not_bound when the installation is not bound to this factory (install link or operator, ' +
+          'see docs/github-app.md); 422 repository_not_in_installation when the installation does not list the ' +
+          'repository or does not exist.',
         body: Type.Object(
           {
             repository: RepositoryName,
@@ -118,7 +126,10 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
         summary: "The GitHub App's install URL with a state bound to this factory and user",
         tags: ['repositories'],
         description:
-          "Open `url` in a browser and install (or reconfigure) the App; GitHub sends the browser back to the App's setup URL, `GET /v1/github/setup`, which binds the installation to this factory. The state is signed, single use and expires at `expiresAt` (30 minutes). Login tokens and dashboard sessions only (an API key gets 401: a person installs the App). 503 repository_tokens_unavailable without a GitHub App.",
+          "Open `url` in a browser and install (or reconfigure) the App; GitHub sends the browser back to the App's " +
+          'setup URL, `GET /v1/github/setup`, which binds the installation to this factory. The state is signed, ' +
+          'single use and expires at `expiresAt` (30 minutes). Login tokens and dashboard sessions only (an API ' +
+          'key gets 401: a person installs the App). 503 repository_tokens_unavailable without a GitHub App.',
         response: {
           201: Data(
             Type.Object({
@@ -153,7 +164,10 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
         summary: 'Unbind an App installation from this factory, disconnecting the repositories connected through it',
         tags: ['repositories'],
         description:
-          '200 with the repositories disconnected along with it (each is also a `repository.disconnected` in the audit log, beside `installation.unbound`). The installation stays installed on GitHub: uninstall it there to revoke the App everywhere. 404 installation_binding_not_found when this factory has no binding of it. Needs no GitHub call.',
+          '200 with the repositories disconnected along with it (each is also a `repository.disconnected` in the ' +
+          'audit log, beside `installation.unbound`). The installation stays installed on GitHub: uninstall it ' +
+          'there to revoke the App everywhere. 404 installation_binding_not_found when this factory has no binding ' +
+          'of it. Needs no GitHub call.',
         params: Type.Object({ installationId: Int53({ minimum: 1 }) }),
         response: { 200: Data(Unbound) },
       },
@@ -170,7 +184,19 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
         summary: "The GitHub App's setup URL: binds the installation to the factory the install link was issued for",
         tags: ['repositories'],
         description:
-          "Set it as the App's **Setup URL** (with \"Redirect on update\" on). 200 when bound (or already bound); a browser (an `Accept` naming `text/html` and not `application/json`, as GitHub's redirect sends) gets 303 to the factory's settings page, `/f/{appId}/settings?installed={installationId}`, instead. The installation_id GitHub sends is not signed, so the browser must carry the dashboard session (cookie) of the user the link was issued to, who signed in with GitHub in the last 8 hours, and that GitHub account must reach the installation (`GET /user/installations` with its token). 400 invalid_install_state (not signed by this gateway, altered, or its user can no longer connect repositories there); 410 install_state_expired; 409 install_state_used (each link works once); 403 github_sign_in_required (no such session; a browser gets 303 to `/sign-in?reason=github-install` instead); 404 installation_not_found (GitHub does not know the installation); 403 installation_not_reachable (that GitHub account cannot reach it; a browser: 303 to `/sign-in?reason=installation-unreachable`); none of these refusals spends the state; 400 invalid_query_params when installation_id is missing (GitHub sends none while an organization owner has yet to approve the install: open a new link once approved).",
+          'Set it as the App\'s **Setup URL** (with "Redirect on update" on). 200 when bound (or already bound); a ' +
+          "browser (an `Accept` naming `text/html` and not `application/json`, as GitHub's redirect sends) gets " +
+          "303 to the factory's settings page, `/f/{appId}/settings?installed={installationId}`, instead. The " +
+          'installation_id GitHub sends is not signed, so the browser must carry the dashboard session (cookie) of ' +
+          'the user the link was issued to, who signed in with GitHub in the last 8 hours, and that GitHub account ' +
+          'must reach the installation (`GET /user/installations` with its token). 400 invalid_install_state (not ' +
+          'signed by this gateway, altered, or its user can no longer connect repositories there); 410 ' +
+          'install_state_expired; 409 install_state_used (each link works once); 403 github_sign_in_required (no ' +
+          'such session; a browser gets 303 to `/sign-in?reason=github-install` instead); 404 ' +
+          'installation_not_found (GitHub does not know the installation); 403 installation_not_reachable (that ' +
+          'GitHub account cannot reach it; a browser: 303 to `/sign-in?reason=installation-unreachable`); none of ' +
+          'these refusals spends the state; 400 invalid_query_params when installation_id is missing (GitHub sends ' +
+          'none while an organization owner has yet to approve the install: open a new link once approved).',
         querystring: Type.Object({
           installation_id: Type.Optional(Int53({ minimum: 1 })),
           state: Type.String({ minLength: 1, maxLength: 1000 }),
@@ -194,7 +220,8 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
           ),
           303: Redirect(
             'Bound, a browser is sent to the dashboard; or a browser must sign in with GitHub first.',
-            '`/f/{appId}/settings?installed={installationId}`, or `/sign-in?reason=github-install` or `installation-unreachable`',
+            '`/f/{appId}/settings?installed={installationId}`, or `/sign-in?reason=github-install` or ' +
+              '`installation-unreachable`',
           ),
         },
       },
@@ -204,7 +231,8 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
       if (installationId === undefined) {
         throw apiError(
           'invalid_query_params',
-          'installation_id is missing: GitHub sends none while an organization owner has yet to approve the installation. Once it is approved, open a new install link.',
+          'installation_id is missing: GitHub sends none while an organization owner has yet to approve the ' +
+            'installation. Once it is approved, open a new install link.',
           {
             details: [{ path: 'installation_id', message: 'is required' }],
           },

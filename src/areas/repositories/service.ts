@@ -167,7 +167,8 @@ export async function connectRepository(
   const notBound = () =>
     apiError(
       'installation_not_bound',
-      `The App installation ${input.installationId} is not bound to this factory. Install the App through this factory's install link (POST /v1/github/install-links), or ask the operator to bind it.`,
+      `The App installation ${input.installationId} is not bound to this factory. Install the App through this ` +
+        `factory's install link (POST /v1/github/install-links), or ask the operator to bind it.`,
       {
         installationId: input.installationId,
       },

@@ -14,8 +14,10 @@ export const resultsRoutes: AreaRoutes = (app) => {
         summary: 'Record the pass/fail result of a check run in your own CI',
         tags: ['emitted-results'],
         description:
-          'Anchored to a pull request, with the run URL as proof (http/https only: 400 invalid_link). Idempotent on clientEmitId: ' +
-          'the same result again answers 200 with the stored one; a different result under the same clientEmitId answers 409 conflict.',
+          'Anchored to a pull request, with the run URL as proof (http/https only: 400 invalid_link). Idempotent on ' +
+          'clientEmitId: ' +
+          'the same result again answers 200 with the stored one; a different result under the same clientEmitId ' +
+          'answers 409 conflict.',
         body: EmitBody,
         response: { 201: Data(Ref(EmittedResult)), 200: Data(Ref(EmittedResult)) },
       },
@@ -34,7 +36,8 @@ export const resultsRoutes: AreaRoutes = (app) => {
         summary: "A pull request's checks: the latest result of each check name, with its history",
         tags: ['emitted-results'],
         description:
-          'One entry per check name: its latest result (by emittedAt) and `history`, the earlier ones newest first. Checks with the newest latest result come first.',
+          'One entry per check name: its latest result (by emittedAt) and `history`, the earlier ones newest first. ' +
+          'Checks with the newest latest result come first.',
         querystring: Type.Object({ repository: Repository, prNumber: PrNumber }, { additionalProperties: false }),
         response: { 200: Data(Type.Array(Ref(Check))) },
       },

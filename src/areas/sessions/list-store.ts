@@ -113,7 +113,8 @@ async function walkEstimate(db: Db, appId: string, filter: ListFilter): Promise<
   if ((filter.from === undefined && filter.to === undefined) || filter.includeSubagents) return filter.scopeRows;
   const st = new Statement('sqlite');
   const scope = () =>
-    `app_id = ${st.bind(appId)}${filter.repo !== null ? ` and repo = ${st.bind(filter.repo)}` : ''} and is_subagent = 0`;
+    `app_id = ${st.bind(appId)}${filter.repo !== null ? ` and repo = ${st.bind(filter.repo)}` : ''} and is_subagent ` +
+    `= 0`;
   const lo = `(select started_at from sessions where ${scope()} order by started_at asc limit 1)`;
   const hi = `(select started_at from sessions where ${scope()} order by started_at desc limit 1)`;
   const row = (await st.run<{ lo: number | null; hi: number | null }>(db, `select ${lo} as lo, ${hi} as hi`))[0];
@@ -140,7 +141,8 @@ async function chooseTitlePlan(db: Db, dialect: Dialect, appId: string, filter: 
   const row = (
     await st.run<{ n: number }>(
       db,
-      `select count(*) as n from (select 1 from session_title_fts where session_title_fts match ${st.bind(phrase)} limit ${st.bind(cap)})`,
+      `select count(*) as n from (select 1 from session_title_fts where session_title_fts match ${st.bind(phrase)} ` +
+        `limit ${st.bind(cap)})`,
     )
   )[0];
   return Number(row?.n ?? 0) < cap ? { kind: 'candidates', pattern, phrase } : { kind: 'scan', pattern };
@@ -210,7 +212,10 @@ async function matching(db: Db, st: Statement, appId: string, filter: ListFilter
   // candidate set, which reads the whole scope).
   const candidates = `(select m.session_id from session_title_fts f cross join session_title_search m on m.seq = f.rowid
     where f.session_title_fts match ${st.bind(plan.phrase)} and m.app_id = ${st.bind(appId)} and m.title like ${likePattern(st, plan.pattern)} escape '\\')`;
-  return `from ${candidates} as c cross join sessions where sessions.id = c.session_id and ${where(st, appId, filter, plan)}`;
+  return (
+    `from ${candidates} as c cross join sessions where sessions.id = c.session_id and ` +
+    `${where(st, appId, filter, plan)}`
+  );
 }
 
 /** The list's order: the sort column, then id, in one direction (both constants of the code). */
@@ -292,7 +297,9 @@ export async function listAfter(
   let text = `select sessions.* ${await matching(db, st, appId, filter)}`;
   if (after) {
     const op = dir === 'desc' ? '<' : '>';
-    text += ` and (sessions.${sort} ${op} ${st.bind(after.value)} or (sessions.${sort} = ${st.bind(after.value)} and sessions.id ${op} ${st.bind(after.id)}))`;
+    text +=
+      ` and (sessions.${sort} ${op} ${st.bind(after.value)} or (sessions.${sort} = ${st.bind(after.value)} and ` +
+      `sessions.id ${op} ${st.bind(after.id)}))`;
   }
   return st.run<SessionRow>(db, `${text} ${orderBy(sort, dir)} limit ${st.bind(limit)}`);
 }

@@ -52,7 +52,8 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
   if (query.pr !== undefined) {
     throw apiError(
       'pr_filter_unsupported',
-      'The session list cannot filter by pull request; use GET /v1/prs/{owner}/{repo}/{number} for the sessions linked to a pull request.',
+      'The session list cannot filter by pull request; use GET /v1/prs/{owner}/{repo}/{number} for the sessions ' +
+        'linked to a pull request.',
     );
   }
   const actors = actorView(ctx);

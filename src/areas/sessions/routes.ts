@@ -55,9 +55,12 @@ export const sessionsRoutes: AreaRoutes = (app) => {
         summary: 'Download the session list (CSV or JSON), streamed',
         tags: ['sessions'],
         description:
-          'Every session `GET /v1/sessions` would list for the same query (filters, repository scope, sort, dir; no limit/offset), ' +
-          'with the same permissions, errors and actor pseudonyms. `format=csv` (default; text values a spreadsheet would run as a formula ' +
-          "start with an apostrophe) or `format=json` (an array of the list's session objects). Streamed from the store page by page.",
+          'Every session `GET /v1/sessions` would list for the same query (filters, repository scope, sort, dir; no ' +
+          'limit/offset), ' +
+          'with the same permissions, errors and actor pseudonyms. `format=csv` (default; text values a spreadsheet ' +
+          'would run as a formula ' +
+          "start with an apostrophe) or `format=json` (an array of the list's session objects). Streamed from the " +
+          'store page by page.',
         querystring: ExportQuery,
         response: { 200: exportResponse('An array of the session objects of GET /v1/sessions.') },
       },
@@ -82,10 +85,14 @@ export const sessionsRoutes: AreaRoutes = (app) => {
         summary: 'List agent sessions',
         tags: ['sessions'],
         description:
-          'Scoped to the dominant repo (highest total spend) unless `repo` (empty = sessions with no repository) or `repoScope=all` is given. ' +
-          'Without sessions.read_team actors are pseudonymous (`anon-` + 16 hex, name `anonymous`) and `actor` answers 400 actor_filter_forbidden. ' +
-          '`pr` answers 400 pr_filter_unsupported. Sort: startedAt, cost, errors, turns, steering, toolErrorRate; dir asc|desc; ' +
-          'signal: hands-on, denied, tool-errors, provider-errors, clean; origin: comma list of interactive, agent, worker.',
+          'Scoped to the dominant repo (highest total spend) unless `repo` (empty = sessions with no repository) or ' +
+          '`repoScope=all` is given. ' +
+          'Without sessions.read_team actors are pseudonymous (`anon-` + 16 hex, name `anonymous`) and `actor` ' +
+          'answers 400 actor_filter_forbidden. ' +
+          '`pr` answers 400 pr_filter_unsupported. Sort: startedAt, cost, errors, turns, steering, toolErrorRate; ' +
+          'dir asc|desc; ' +
+          'signal: hands-on, denied, tool-errors, provider-errors, clean; origin: comma list of interactive, agent, ' +
+          'worker.',
         querystring: ListQuery,
         response: { 200: Data(SessionList) },
       },
@@ -101,7 +108,8 @@ export const sessionsRoutes: AreaRoutes = (app) => {
         summary: 'Read one session with its full transcript',
         tags: ['sessions'],
         description:
-          'Session fields, turns with tool calls (images link to GET /v1/agents/blob/{sha256}), events, warnings and per-model usage.',
+          'Session fields, turns with tool calls (images link to GET /v1/agents/blob/{sha256}), events, warnings and ' +
+          'per-model usage.',
         params: Type.Object({
           traceId: Type.String({
             minLength: 1,

@@ -55,7 +55,8 @@ export const Session = Type.Object({
   captureTier: Type.String(),
   captureSource: Type.Union([Type.Literal('transcript'), Type.Literal('telemetry')], {
     description:
-      "where the figures come from: a synced transcript, or the agent's OpenTelemetry events alone (no transcript text)",
+      "where the figures come from: a synced transcript, or the agent's OpenTelemetry events alone (no transcript " +
+      'text)',
   }),
   tokens: Tokens,
   steeringCount: Type.Number(),

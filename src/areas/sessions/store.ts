@@ -235,7 +235,8 @@ export async function putDocuments(db: Db, rows: SessionDocumentsTable[]): Promi
       db,
       'session_documents',
       rows.slice(i, i + 200),
-      'on conflict ("session_id") do update set "encoding" = excluded."encoding", "raw_bytes" = excluded."raw_bytes", "body" = excluded."body"',
+      'on conflict ("session_id") do update set "encoding" = excluded."encoding", "raw_bytes" = ' +
+        'excluded."raw_bytes", "body" = excluded."body"',
     );
   }
 }
@@ -281,7 +282,8 @@ export async function applyFacetDeltas(db: Db, appId: string, deltas: FacetDelta
       moving
         .slice(i, i + 300)
         .map((d) => ({ app_id: appId, repo: d.repo, kind: d.kind, value: d.value, label: d.label, sessions: d.delta })),
-      'on conflict ("app_id", "repo", "kind", "value") do update set "sessions" = "session_facets"."sessions" + excluded."sessions", ' +
+      'on conflict ("app_id", "repo", "kind", "value") do update set "sessions" = "session_facets"."sessions" + ' +
+        'excluded."sessions", ' +
         '"label" = coalesce(excluded."label", "session_facets"."label")',
     );
   }

@@ -40,7 +40,9 @@ const CallbackQuery = Type.Object(
   { additionalProperties: true },
 );
 const TOO_MANY = HtmlPage(
-  'Too many sign-in attempts from this address (or, at the callback, for this provider account): for a browser (an `Accept` naming `text/html`, not `application/json`) a page that says when to try again; otherwise the error envelope, code `rate_limited`.',
+  'Too many sign-in attempts from this address (or, at the callback, for this provider account): for a browser (an ' +
+    '`Accept` naming `text/html`, not `application/json`) a page that says when to try again; otherwise the error ' +
+    'envelope, code `rate_limited`.',
   { 'Retry-After': { type: 'integer', description: 'Seconds until sign-in attempts are taken again.' } },
 );
 const START_ANSWER = {

@@ -64,7 +64,9 @@ export async function syncCheckRun(
   if (written === 'not_accessible' || written === 'not_found') {
     await recordCheck(ctx.db, job.id, {
       check_error_code: 'missing_permission',
-      check_error_message: `The GitHub App may not write check runs on ${owner}/${name}: its installation needs checks write. Accept the permission on the installation's page.`,
+      check_error_message:
+        `The GitHub App may not write check runs on ${owner}/${name}: its installation needs checks write. Accept ` +
+        `the permission on the installation's page.`,
       check_error_at: now,
     });
     return 'missing_permission';

@@ -37,7 +37,10 @@ export function verdictHeadline(v: Pick<VerdictView, 'verdict' | 'flagged'>): st
 }
 
 export function turnUrl(publicUrl: string, appId: string, traceId: string, turnIndex: number): string {
-  return `${publicUrl.replace(/\/+$/, '')}/f/${encodeURIComponent(appId)}/sessions/${encodeURIComponent(traceId)}#turn-${turnIndex}`;
+  return (
+    `${publicUrl.replace(/\/+$/, '')}/f/${encodeURIComponent(appId)}/sessions/${encodeURIComponent(traceId)}#turn-` +
+    `${turnIndex}`
+  );
 }
 
 /** The verdict line and its rows as Markdown lines (no trailing blank line). */
@@ -52,7 +55,8 @@ export function renderVerdict(v: VerdictView, publicUrl: string, appId: string):
       });
       if (r.refs.length > MAX_REFS) refs.push(`+${r.refs.length - MAX_REFS}`);
       lines.push(
-        `| ${inline(r.validator, 80)} | ${STATUS[r.status]} | ${r.level} | ${inline(r.sentence, 300)} | ${refs.join(', ') || '–'} |`,
+        `| ${inline(r.validator, 80)} | ${STATUS[r.status]} | ${r.level} | ${inline(r.sentence, 300)} | ` +
+          `${refs.join(', ') || '–'} |`,
       );
     }
   }

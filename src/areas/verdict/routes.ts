@@ -29,9 +29,12 @@ export const verdictRoutes: AreaRoutes = (app) => {
         summary: 'The verdict of a pull request: clean, review, unverifiable, waiting or none, with its rows',
         tags: ['prs'],
         description:
-          "Evaluated from the linked sessions' verification facts, CI at the head commit, the work item's criteria, findings, the PR's commits " +
-          "and changed files (read through the GitHub App) and the repository's `.attest/policy.yaml` and `.attest/validators/*.yaml` at the PR's " +
-          "base commit. Each evaluation that differs from the PR's latest is stored; `evaluatedAt` is when this one was first made. " +
+          "Evaluated from the linked sessions' verification facts, CI at the head commit, the work item's criteria, " +
+          "findings, the PR's commits " +
+          "and changed files (read through the GitHub App) and the repository's `.attest/policy.yaml` and " +
+          "`.attest/validators/*.yaml` at the PR's " +
+          "base commit. Each evaluation that differs from the PR's latest is stored; `evaluatedAt` is when this one " +
+          'was first made. ' +
           '404 pull_request_not_found as GET /v1/prs/{owner}/{repo}/{number}.',
         params: PrParams,
         response: { 200: Data(VerdictSchema) },
@@ -54,9 +57,12 @@ export const verdictRoutes: AreaRoutes = (app) => {
         summary: 'Pull requests by verdict in a window: how many, merged, reverted, CI failures',
         tags: ['metrics'],
         description:
-          "The Overview's comparison of verdicts: a PR counts in the window its opening falls in (its first linked session when the opening " +
-          "is unknown), with its latest evaluation's verdict. Every verdict is listed, in the order clean, review, unverifiable, waiting, none. " +
-          'Window as the other metrics routes: [from, to), by default the last 30 UTC days; 400 invalid_date_range when from is after to.',
+          "The Overview's comparison of verdicts: a PR counts in the window its opening falls in (its first linked " +
+          'session when the opening ' +
+          "is unknown), with its latest evaluation's verdict. Every verdict is listed, in the order clean, review, " +
+          'unverifiable, waiting, none. ' +
+          'Window as the other metrics routes: [from, to), by default the last 30 UTC days; 400 invalid_date_range ' +
+          'when from is after to.',
         querystring: Type.Object(
           {
             from: Type.Optional(Instant),

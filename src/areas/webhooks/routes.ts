@@ -31,7 +31,9 @@ export const webhooksRoutes: AreaRoutes = (app) => {
         summary: 'GitHub webhook deliveries (pull_request, check_suite, check_run)',
         tags: ['webhooks'],
         description:
-          'Verified with X-Hub-Signature-256 and the App webhook secret (GITHUB_WEBHOOK_SECRET); 401 `invalid_signature` otherwise. Each delivery is applied to every factory that connected the repository through the same installation. Other events are acknowledged with handled=false.',
+          'Verified with X-Hub-Signature-256 and the App webhook secret (GITHUB_WEBHOOK_SECRET); 401 ' +
+          '`invalid_signature` otherwise. Each delivery is applied to every factory that connected the repository ' +
+          'through the same installation. Other events are acknowledged with handled=false.',
         response: {
           200: Data(
             Type.Object({

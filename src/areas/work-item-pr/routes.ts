@@ -25,9 +25,15 @@ export const workItemPullRequestRoutes: AreaRoutes = (app) => {
         summary: "Open the work item's pull request, or edit the open one",
         tags: ['work-items'],
         description: [
-          "Opens a pull request from the branch of the item's live claim into the repository's default branch as the GitHub App (201, created=true), or edits only the title and body of the pull request already open on that branch, whoever opened it (200, created=false). The pull request is linked to the item. Retried calls never open a second pull request.",
+          "Opens a pull request from the branch of the item's live claim into the repository's default branch as the " +
+            'GitHub App (201, created=true), or edits only the title and body of the pull request already open on ' +
+            'that branch, whoever opened it (200, created=false). The pull request is linked to the item. Retried ' +
+            'calls never open a second pull request.',
           "Only the item key a claim returned may call it; another item's key gets 403.",
-          'Errors: 404 work_item_not_found; 409 work_item_withdrawn, claim_has_no_branch, repository_permissions_pending; 410 claim_expired; 422 work_item_has_no_repository, repository_not_connected, repository_not_in_installation, branch_not_pushed, branch_has_no_commits; 503 repository_tokens_unavailable, github_unavailable (Retry-After).',
+          'Errors: 404 work_item_not_found; 409 work_item_withdrawn, claim_has_no_branch, ' +
+            'repository_permissions_pending; 410 claim_expired; 422 work_item_has_no_repository, ' +
+            'repository_not_connected, repository_not_in_installation, branch_not_pushed, branch_has_no_commits; 503 ' +
+            'repository_tokens_unavailable, github_unavailable (Retry-After).',
         ].join('\n\n'),
         params: Type.Object({ workItemId: Type.String({ minLength: 1, maxLength: 64 }) }),
         body: Type.Object(

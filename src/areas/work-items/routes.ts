@@ -57,7 +57,9 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         summary: "List the factory's live (or withdrawn) work items",
         tags: ['work-items'],
         description:
-          'Live (not withdrawn) items by number, up to 100 a page; `withdrawn=true` lists the withdrawn items instead (same entries, same paging). Send `pagination.cursor` back as `cursor` for the next page; a malformed cursor answers 400 invalid_cursor.',
+          'Live (not withdrawn) items by number, up to 100 a page; `withdrawn=true` lists the withdrawn items ' +
+          'instead (same entries, same paging). Send `pagination.cursor` back as `cursor` for the next page; a ' +
+          'malformed cursor answers 400 invalid_cursor.',
         querystring: Type.Object(
           {
             cursor: Type.Optional(Type.String({ maxLength: 400 })),
@@ -92,7 +94,10 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         summary: 'Create or update a work item (upsert by tracker + trackerKey)',
         tags: ['work-items'],
         description:
-          '201 when the item was created (it gets the next number in the factory), 200 when an item with the same tracker and trackerKey was updated. Fields left out keep their value (on create: stage backlog, section "", blockClass none, specRepository = repository or "", specNumber 0). Re-stating a withdrawn item makes it active again.',
+          '201 when the item was created (it gets the next number in the factory), 200 when an item with the same ' +
+          'tracker and trackerKey was updated. Fields left out keep their value (on create: stage backlog, section ' +
+          '"", blockClass none, specRepository = repository or "", specNumber 0). Re-stating a withdrawn item ' +
+          'makes it active again.',
         body: Type.Object(
           {
             tracker: Tracker,
@@ -163,7 +168,8 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         summary: 'Withdraw a work item',
         tags: ['work-items'],
         description:
-          'Idempotent. A withdrawn item leaves the list, cannot be claimed or changed, and its claim key gets 409 work_item_withdrawn.',
+          'Idempotent. A withdrawn item leaves the list, cannot be claimed or changed, and its claim key gets 409 ' +
+          'work_item_withdrawn.',
         params: ItemParams,
         response: { 200: Data(WorkItemSchema) },
       },
@@ -178,7 +184,10 @@ export const workItemsRoutes: AreaRoutes = (app) => {
       schema: {
         summary: 'Claim a work item for a branch (returns the item key once)',
         tags: ['work-items'],
-        description: `Exactly one live claim per item: another live claim answers 409 work_item_claimed. The lease lasts ttlSeconds (${minTtl}–${CLAIM_MAX_TTL_SECONDS}, default ${CLAIM_DEFAULT_TTL_SECONDS}); an expired lease frees the item. \`itemKey\` (oli_) is shown only here; it authenticates only as this item.`,
+        description:
+          `Exactly one live claim per item: another live claim answers 409 work_item_claimed. The lease lasts ` +
+          `ttlSeconds (${minTtl}–${CLAIM_MAX_TTL_SECONDS}, default ${CLAIM_DEFAULT_TTL_SECONDS}); an expired lease ` +
+          `frees the item. \`itemKey\` (oli_) is shown only here; it authenticates only as this item.`,
         params: ItemParams,
         body: Type.Object(
           {
@@ -205,7 +214,9 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         summary: "The work item's claim history, newest first",
         tags: ['work-items'],
         description:
-          'Every claim the item ever had (withdrawn items too): `state` live, released (let go while its lease ran) or expired (the lease ran out; `endedAt` is set once a later claim or a release ended it). Item keys are never shown. limit 1–100 (default 50), offset.',
+          'Every claim the item ever had (withdrawn items too): `state` live, released (let go while its lease ran) ' +
+          'or expired (the lease ran out; `endedAt` is set once a later claim or a release ended it). Item keys ' +
+          'are never shown. limit 1–100 (default 50), offset.',
         params: ItemParams,
         querystring: Type.Object(
           {
@@ -238,7 +249,8 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         summary: "Renew the caller's claim",
         tags: ['work-items'],
         description:
-          "Item key only. Moves expiresAt to now + the claim's ttlSeconds. 410 claim_expired once the lease has run out (claim again).",
+          "Item key only. Moves expiresAt to now + the claim's ttlSeconds. 410 claim_expired once the lease has run " +
+          'out (claim again).',
         params: ItemParams,
         response: { 200: Data(Type.Object({ claim: ClaimSchema })) },
       },
@@ -255,7 +267,8 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         summary: 'Release the claim',
         tags: ['work-items'],
         description:
-          "The claim's item key releases its own claim; a factory key or login token needs work.write and releases whatever claim is open. The item key is revoked. 204.",
+          "The claim's item key releases its own claim; a factory key or login token needs work.write and releases " +
+          'whatever claim is open. The item key is revoked. 204.',
         params: ItemParams,
       },
     },
@@ -273,7 +286,8 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         summary: 'Declare a pull request onto the work item',
         tags: ['work-items'],
         description:
-          'Idempotent per repository + number. Artifacts anchored to a declared pull request count as evidence of the item. `url` defaults to the github.com pull request page.',
+          'Idempotent per repository + number. Artifacts anchored to a declared pull request count as evidence of ' +
+          'the item. `url` defaults to the github.com pull request page.',
         params: ItemParams,
         body: Type.Object(
           {

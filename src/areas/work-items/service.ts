@@ -402,7 +402,10 @@ export async function patchWorkItem(
   return recordOf(ctx, { ...row, ...changes, updated_at: Object.keys(changes).length > 0 ? now : row.updated_at });
 }
 
-/** Withdraws the item (idempotent). Its claim, if any, stays as it is: its key still reaches the item, and gets 409 work_item_withdrawn. */
+/**
+ * Withdraws the item (idempotent). Its claim, if any, stays as it is: its key still reaches the item, and gets 409
+ * work_item_withdrawn.
+ */
 export async function withdrawWorkItem(ctx: FactoryContext, idOrNumber: string): Promise<WorkItemRecord> {
   const row = await findItemRow(ctx, idOrNumber);
   const now = ctx.clock.now();

@@ -183,7 +183,10 @@ const itemsPage = (withdrawn: boolean) =>
 const liveItemsPage = itemsPage(false);
 const withdrawnItemsPage = itemsPage(true);
 
-/** Live (or, with `withdrawn`, only withdrawn) items of the factory with number > afterNumber, by number, with their open claim. */
+/**
+ * Live (or, with `withdrawn`, only withdrawn) items of the factory with number > afterNumber, by number, with their
+ * open claim.
+ */
 export async function listLiveItems(
   db: Db,
   appId: string,

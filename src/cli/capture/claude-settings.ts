@@ -2,7 +2,10 @@
 // `<attest> hook claude-code`. Every other key, event, group and hook of the user's is kept as it was.
 import { CliError } from '../profile.js';
 
-/** SessionEnd sends a finished session; Stop and SubagentStop send a long one turn by turn; PreCompact before compaction. */
+/**
+ * SessionEnd sends a finished session; Stop and SubagentStop send a long one turn by turn; PreCompact before
+ * compaction.
+ */
 export const CLAUDE_EVENTS = ['SessionEnd', 'Stop', 'SubagentStop', 'PreCompact'] as const;
 /** Seconds Claude Code allows the hook; it returns in milliseconds, this only bounds a stuck disk. */
 const HOOK_TIMEOUT_S = 10;

@@ -103,7 +103,8 @@ export function attestArgv(bin: string | undefined): string[] {
     st = fs.statSync(target);
   } catch {
     throw new CliError(
-      `The attest binary ${target} does not exist; install the CLI (see docs/cli.md) or pass --bin PATH. Nothing was written.`,
+      `The attest binary ${target} does not exist; install the CLI (see docs/cli.md) or pass --bin PATH. Nothing was ` +
+        `written.`,
     );
   }
   if (!st.isFile())

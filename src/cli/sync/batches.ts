@@ -174,7 +174,8 @@ export async function sendBatch(
       if (!err.retryable || attempt >= MAX_ATTEMPTS) throw err;
       const waitMs = err.status === 429 ? (err.retryAfter ?? 1) * 1000 : retryBaseMs() * 2 ** (attempt - 1);
       rep.line(
-        `${err.status === 0 ? 'no answer' : `${err.status} ${err.code}`}; retrying in ${(waitMs / 1000).toFixed(1)} s (attempt ${attempt + 1}/${MAX_ATTEMPTS})`,
+        `${err.status === 0 ? 'no answer' : `${err.status} ${err.code}`}; retrying in ${(waitMs / 1000).toFixed(1)} ` +
+          `s (attempt ${attempt + 1}/${MAX_ATTEMPTS})`,
       );
       await sleep(waitMs);
     }

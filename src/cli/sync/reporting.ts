@@ -102,28 +102,34 @@ export function printDryRun(
   const w = (t: string) => process.stdout.write(`${t}\n`);
   w(`Dry run: nothing was sent. At tier "${summary.tier}" this would leave the machine:`);
   w(
-    `  ${summary.sessions} session(s) from ${summary.filesChanged} new or grown file(s) (${summary.filesFound} found), in ${summary.batches} request(s), ${summary.bytes} bytes`,
+    `  ${summary.sessions} session(s) from ${summary.filesChanged} new or grown file(s) (${summary.filesFound} ` +
+      `found), in ${summary.batches} request(s), ${summary.bytes} bytes`,
   );
   w(
-    `  ${summary.turns} turns, ${summary.toolCalls} tool calls${summary.images ? `, ${summary.images} image(s)` : ''}${summary.imagesLeftOut ? ` (${summary.imagesLeftOut} image(s) over the limits stay local)` : ''}`,
+    `  ${summary.turns} turns, ${summary.toolCalls} tool calls${summary.images ? `, ${summary.images} image(s)` : ''}` +
+      `${summary.imagesLeftOut ? ` (${summary.imagesLeftOut} image(s) over the limits stay local)` : ''}`,
   );
   w(
-    `  tokens: input ${summary.tokens.input}, output ${summary.tokens.output}, cache read ${summary.tokens.cacheRead}, cache creation ${summary.tokens.cacheCreation}`,
+    `  tokens: input ${summary.tokens.input}, output ${summary.tokens.output}, cache read ${summary.tokens.cacheRead}` +
+      `, cache creation ${summary.tokens.cacheCreation}`,
   );
   w(
-    `  estimated cost: $${summary.estimatedCostUsd.toFixed(4)}${summary.sessionsNotFullyPriced ? ` (${summary.sessionsNotFullyPriced} session(s) with unpriced models)` : ''}`,
+    `  estimated cost: $${summary.estimatedCostUsd.toFixed(4)}` +
+      `${summary.sessionsNotFullyPriced ? ` (${summary.sessionsNotFullyPriced} session(s) with unpriced models)` : ''}`,
   );
   w(
     summary.tier === 'full'
       ? '  content: message text, thinking, tool inputs and outputs (secrets scrubbed)'
       : summary.tier === 'redacted'
-        ? '  content: no message text; paths, branch, repository, file names, PR links and error signatures (secrets scrubbed)'
+        ? '  content: no message text; paths, branch, repository, file names, PR links and error signatures (secrets ' +
+          'scrubbed)'
         : '  content: numbers only (no paths, branches, files or PR links)',
   );
   for (const p of prepared) {
     const s = p.session;
     w(
-      `  - ${s.id} ${s.agent.type}${s.chunk ? ` part ${s.chunk.part}/${s.chunk.of}` : ''} ${s.startedAt} turns=${s.turns.length} tokens in=${s.totals.inputTokens} out=${s.totals.outputTokens} ${p.file.path}`,
+      `  - ${s.id} ${s.agent.type}${s.chunk ? ` part ${s.chunk.part}/${s.chunk.of}` : ''} ${s.startedAt} turns=` +
+        `${s.turns.length} tokens in=${s.totals.inputTokens} out=${s.totals.outputTokens} ${p.file.path}`,
     );
   }
   for (const s of summary.skipped) w(`  skipped ${s.path}: ${s.reason}`);

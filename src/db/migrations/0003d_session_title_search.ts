@@ -68,8 +68,10 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
   const schema = await ensureExtension(db, 'pg_trgm');
   if (!schema) {
     console.warn(
-      'attest migration 0003d: the pg_trgm extension could not be created; GET /v1/sessions?q= keeps scanning titles with LIKE ' +
-        '(same results, slower). To index it later: create extension pg_trgm; create index sessions_title_trgm on sessions ' +
+      'attest migration 0003d: the pg_trgm extension could not be created; GET /v1/sessions?q= keeps scanning titles ' +
+        'with LIKE ' +
+        '(same results, slower). To index it later: create extension pg_trgm; create index sessions_title_trgm on ' +
+        'sessions ' +
         "using gin (lower(coalesce(title, '')) gin_trgm_ops) with (fastupdate = off);",
     );
     return;

@@ -1,8 +1,8 @@
 // Issue 15 §5: `errorCount` is tool calls that ran and failed, nothing else (it used to add API errors), and
 // `origin` follows the reference rule (originOf below, frozen as src/areas/sessions/document.ts had it:
-// workerKind seat/shared no longer makes a session `worker`, an entrypoint no longer makes it `agent`). The stored rows are recomputed
-// from the stored documents, and the `origin` facet counters (originCounts and the origin filter's totals)
-// move with them, so lists, filters, originCounts, signals and metrics agree.
+// workerKind seat/shared no longer makes a session `worker`, an entrypoint no longer makes it `agent`). The stored rows
+// are recomputed from the stored documents, and the `origin` facet counters (originCounts and the origin filter's
+// totals) move with them, so lists, filters, originCounts, signals and metrics agree.
 // - error_count := tool_error_count, in SQL (tool_error_count already counts exactly the failed tool calls).
 // - origin: only rows the old rule could have set differently are read (origin 'worker' or 'agent'); their
 //   document gives agent.origin and workerKind.

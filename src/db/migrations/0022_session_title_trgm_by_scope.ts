@@ -28,7 +28,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     console.warn(
       'attest migration 0022: the btree_gin extension could not be created; the title search keeps its trigram index ' +
         '(same results, slower within one repository). To index it later: create extension btree_gin; then replace ' +
-        "sessions_title_trgm with: create index ... on sessions using gin (app_id, repo, lower(coalesce(title, '')) gin_trgm_ops) " +
+        "sessions_title_trgm with: create index ... on sessions using gin (app_id, repo, lower(coalesce(title, '')) " +
+        'gin_trgm_ops) ' +
         'with (fastupdate = off);',
     );
     return;

@@ -60,7 +60,9 @@ export interface CommentSession {
 export interface CommentData {
   appId: string;
   dashboardUrl: string;
-  /** The verdict the comment opens with (issue 39), and the public URL its turn links start with; absent = none shown. */
+  /**
+   * The verdict the comment opens with (issue 39), and the public URL its turn links start with; absent = none shown.
+   */
   verdict?: { view: VerdictView; publicUrl: string } | null;
   sessions: {
     count: number;
@@ -152,7 +154,8 @@ export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): str
         ? `${usd(d.sessions.costUsd)} (partial: ${noPrice})`
         : `unknown (${noPrice})`;
   head.push(
-    `**Sessions:** ${d.sessions.count}${agents ? ` (${agents})` : ''} · total cost ${cost} · ${link('PR page on the Attest dashboard', d.dashboardUrl)}`,
+    `**Sessions:** ${d.sessions.count}${agents ? ` (${agents})` : ''} · total cost ${cost} · ` +
+      `${link('PR page on the Attest dashboard', d.dashboardUrl)}`,
   );
   // Each session by its title, linked to its page, with its own cost: an unpriced one has no dollar figure.
   // Capped, so a PR with hundreds of sessions keeps the comment within GitHub's limit.
@@ -200,7 +203,8 @@ export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): str
     for (const c of d.criteria) {
       const proofs = c.provenBy.map((id, i) => link(`proof ${i + 1}`, byId.get(id)?.pageUrl ?? null)).join(', ');
       body.push(
-        `- [${c.provenBy.length > 0 ? 'x' : ' '}] ${inline(c.text, 300)} (item ${c.workItemNumber}, ${inline(c.id, 100)})${proofs ? ` — ${proofs}` : ''}`,
+        `- [${c.provenBy.length > 0 ? 'x' : ' '}] ${inline(c.text, 300)} (item ${c.workItemNumber}, ` +
+          `${inline(c.id, 100)})${proofs ? ` — ${proofs}` : ''}`,
       );
     }
     body.push('');
@@ -218,7 +222,9 @@ export function renderComment(d: CommentData, limit = GITHUB_COMMENT_LIMIT): str
 
   const full = [...head, ...body, ...foot].join('\n');
   if (full.length <= limit) return full;
-  const cut = `… cut here: the evidence is longer than a GitHub comment holds. ${link('See the dashboard', d.dashboardUrl)} for the rest.`;
+  const cut =
+    `… cut here: the evidence is longer than a GitHub comment holds. ${link('See the dashboard', d.dashboardUrl)} ` +
+    `for the rest.`;
   const lines: string[] = [...head];
   let size = lines.join('\n').length + 1 + cut.length + 1 + foot.join('\n').length + 2;
   for (const line of body) {

@@ -178,7 +178,8 @@ export class PrCommentWorker {
     if (!repo) {
       throw new Problem(
         'repository_not_connected',
-        `${row.repository} is not connected to this factory (POST /v1/repositories), so the App cannot comment on its pull requests.`,
+        `${row.repository} is not connected to this factory (POST /v1/repositories), so the App cannot comment on ` +
+          `its pull requests.`,
       );
     }
     const number = Number(row.number);
@@ -238,7 +239,8 @@ export class PrCommentWorker {
     const noPermission = () =>
       new Problem(
         'missing_permission',
-        `The GitHub App may not comment on ${repo.repository}: its installation needs pull requests write (or issues write). Accept the permission on the installation's page.`,
+        `The GitHub App may not comment on ${repo.repository}: its installation needs pull requests write (or issues ` +
+          `write). Accept the permission on the installation's page.`,
       );
 
     let comment: IssueComment | null = null;

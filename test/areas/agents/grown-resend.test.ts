@@ -31,7 +31,10 @@ async function sync(t: Tenant, sessions: Doc[]) {
   expect(r.body.data.rejected).toEqual([]);
 }
 
-/** Each session's summary as the list shows it, by session id, without the fields that name the row or its factory (its owner is the actor). */
+/**
+ * Each session's summary as the list shows it, by session id, without the fields that name the row or its factory (its
+ * owner is the actor).
+ */
 async function summaries(t: Tenant): Promise<Map<string, Record<string, unknown>>> {
   const r = await gw.call('GET', '/v1/sessions?repoScope=all&limit=100', { token: t.loginToken, appId: t.appId });
   expect(r.status).toBe(200);

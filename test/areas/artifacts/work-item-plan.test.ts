@@ -1,7 +1,8 @@
 // A work item's evidence (its artifacts: anchored to it, to one of its pull requests, or emitted from a session
 // linked to it) is read with one statement whose three ways in each have an index. As one `or` under the
-// factory's condition, both stores read every artifact of the factory and tested each row (issue 17). The plan is asked of the store for its very statement on a factory of 3,000 artifacts (PostgreSQL
-// after ANALYZE); what the statement answers is covered by work-item-artifacts.test.ts through the API.
+// factory's condition, both stores read every artifact of the factory and tested each row (issue 17). The plan is asked
+// of the store for its very statement on a factory of 3,000 artifacts (PostgreSQL after ANALYZE); what the statement
+// answers is covered by work-item-artifacts.test.ts through the API.
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { usingPostgres, type Tenant, type TestGateway } from '../../helpers/gateway.js';

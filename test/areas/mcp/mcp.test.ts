@@ -136,7 +136,8 @@ describe('POST /v1/mcp with the SDK client', () => {
     const names = tools.map((t) => t.name);
     expect(names).toEqual(TOOL_SPECS.map((s) => s.name)); // every twin is served in this build
     const breakdown = tools.find((t) => t.name === 'get_breakdown')!;
-    // `by` or its alias `dimension` (issue 15 §6): neither is required by the schema; the route answers 400 without both.
+    // `by` or its alias `dimension` (issue 15 §6): neither is required by the schema; the route answers 400 without
+    // both.
     expect(breakdown.inputSchema.required).toBeUndefined();
     expect(Object.keys(breakdown.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['by', 'dimension']));
     expect(Object.keys(breakdown.inputSchema.properties ?? {}).sort()).toEqual([
@@ -282,7 +283,8 @@ describe('credentials and factory on the MCP routes', () => {
     const res = await rpc('/v1/mcp', auth(a.factoryKey, b.appId), INIT);
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/mcp", error="invalid_token"`,
+      `Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/mcp", ` +
+        `error="invalid_token"`,
     );
   });
 
@@ -307,7 +309,8 @@ describe('credentials and factory on the MCP routes', () => {
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe('unauthorized');
     expect(res.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp", error="invalid_token"`,
+      `Bearer resource_metadata="http://attest.test/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp", ` +
+        `error="invalid_token"`,
     );
     const none = await rpc(`/v1/apps/${a.appId.toUpperCase()}/mcp`, {}, INIT);
     expect(none.status).toBe(401);

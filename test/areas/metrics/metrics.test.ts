@@ -162,7 +162,8 @@ describe('metrics', () => {
 
     const list = async (w: { from: string; to: string }, includeSubagents: boolean) => {
       const r = await get(
-        `/v1/sessions?${qs({ repoScope: 'all', limit: '100', ...w, ...(includeSubagents ? { includeSubagents: '1' } : {}) })}`,
+        `/v1/sessions?` +
+          `${qs({ repoScope: 'all', limit: '100', ...w, ...(includeSubagents ? { includeSubagents: '1' } : {}) })}`,
       );
       expect(r.status).toBe(200);
       return r.body.data.sessions as Listed[];

@@ -46,9 +46,11 @@ describe('PR spend tiles', () => {
     await merge(20, '2026-10-05T10:00:00Z'); // prior window
     await merge(21, '2026-10-10T12:00:00Z');
     await merge(22, '2026-10-11T12:00:00Z');
-    await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 23, updatedAt: '2026-10-09T10:00:00Z' }))); // stays open
+    // stays open
+    await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 23, updatedAt: '2026-10-09T10:00:00Z' })));
     await merge(24, '2026-10-12T12:00:00Z');
-    await merge(25, '2026-10-13T12:00:00Z', { title: 'Revert "PR 24"', body: 'Reverts acme/api#24' }); // reverts 24; no session
+    // reverts 24; no session
+    await merge(25, '2026-10-13T12:00:00Z', { title: 'Revert "PR 24"', body: 'Reverts acme/api#24' });
     await merge(26, '2026-10-12T13:00:00Z'); // merged, no session
     await deliver(g, 'pull_request', pullRequestDelivery(pr({ number: 27, updatedAt: '2026-10-01T10:00:00Z' })));
     await deliver(

@@ -220,7 +220,8 @@ describe('discovery', () => {
     const res = await post(`/v1/apps/${a.appId}/mcp`, 'olo_nonsense');
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp", error="invalid_token"`,
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/v1/apps/${a.appId}/mcp", ` +
+        `error="invalid_token"`,
     );
   });
 });

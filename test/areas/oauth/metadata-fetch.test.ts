@@ -146,7 +146,8 @@ describe('client ID metadata documents through the gateway', () => {
 
   it('by default refuses loopback, private, link-local and mapped addresses, and never connects to them', async () => {
     const notPublic = (origin: string) =>
-      `The client ID metadata document at ${origin} was not fetched: its host does not resolve to a public address, and the gateway fetches metadata documents only from public https addresses.`;
+      `The client ID metadata document at ${origin} was not fetched: its host does not resolve to a public address, ` +
+      `and the gateway fetches metadata documents only from public https addresses.`;
     const port = tls.port;
     for (const origin of [
       `https://127.0.0.1:${port}`,
@@ -167,7 +168,8 @@ describe('client ID metadata documents through the gateway', () => {
     await expectRefused(
       strict,
       `${plain.origin}/client.json`,
-      `The client ID metadata document URL ${plain.origin} is not https; the gateway fetches metadata documents only over https.`,
+      `The client ID metadata document URL ${plain.origin} is not https; the gateway fetches metadata documents only ` +
+        `over https.`,
     );
     expect(plain.hits).toEqual([]);
   });
@@ -282,7 +284,8 @@ describe('the fetcher: DNS answers and redirect hops', () => {
 
   it('refuses a redirect to http, and more than 3 redirects', async () => {
     expect((await refusal(`${first.origin}/to-http`)).sentence).toBe(
-      `The client ID metadata document at ${first.origin}/to-http redirects to a URL that is not https; the gateway follows only https redirects.`,
+      `The client ID metadata document at ${first.origin}/to-http redirects to a URL that is not https; the gateway ` +
+        `follows only https redirects.`,
     );
     expect((await refusal(`${first.origin}/loop`)).sentence).toBe(
       `The client ID metadata document at ${first.origin}/loop redirects more than 3 times.`,

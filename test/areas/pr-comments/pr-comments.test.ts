@@ -244,7 +244,9 @@ describe('the living PR comment', () => {
   it('keeps user text inert: captions, check names, criteria and finding titles cannot link, embed, mention or inject HTML', async () => {
     const n = openPull(e);
     const hostile =
-      '[click](https://evil.example/x) ![i](https://evil.example/p.png) <img src=x onerror=alert(1)> <script>alert(1)</script> @octocat #1 acme/api#2 https://evil.example/y www.evil.example **bold** | cell\n# heading';
+      '[click](https://evil.example/x) ![i](https://evil.example/p.png) <img src=x onerror=alert(1)> ' +
+      '<script>alert(1)</script> @octocat #1 acme/api#2 https://evil.example/y www.evil.example **bold** | cell\n# ' +
+      'heading';
     await upload(e.gw, t, n, { caption: hostile, criterionId: 'c-1' });
     const item = await e.gw.call('POST', '/v1/work-items', {
       ...as(t),

@@ -56,7 +56,8 @@ describe('GET /v1/pricing', () => {
       conditional: false,
       deprecated: false,
     });
-    // The package's published Sonnet 4 rates (a one-hour cache write is 2 × input), so a wrong field mapping cannot pass unnoticed.
+    // The package's published Sonnet 4 rates (a one-hour cache write is 2 × input), so a wrong field mapping cannot
+    // pass unnoticed.
     expect([
       entry.input.perMTok,
       entry.output.perMTok,

@@ -327,7 +327,9 @@ describe('binding App installations to factories', () => {
     const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
     ajv.addSchema(toJsonSchema({ components: doc.components, paths: doc.paths }) as object, 'gh');
     const validate = ajv.compile({
-      $ref: `gh#/${pointer('paths', '/user/installations', 'get', 'responses', '200', 'content', 'application/json', 'schema')}`,
+      $ref:
+        `gh#/` +
+        `${pointer('paths', '/user/installations', 'get', 'responses', '200', 'content', 'application/json', 'schema')}`,
     });
     const answers = github.calls.filter((c) => c.route === '/user/installations' && c.status === 200);
     expect(answers.length).toBeGreaterThan(3);

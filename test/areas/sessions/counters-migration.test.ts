@@ -49,7 +49,8 @@ function doc(
   };
 }
 
-// Expected by hand from the rules: errorCount = failed tool calls; origin declared, else cloud/ci → worker, else interactive.
+// Expected by hand from the rules: errorCount = failed tool calls; origin declared, else cloud/ci → worker, else
+// interactive.
 const CASES = [
   {
     id: 'c-seat',

@@ -59,7 +59,8 @@ const CASES = [
     id: 't-command',
     d: doc('t-command', 'full', [
       user(
-        '<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>#12</command-args>',
+        '<command-message>review is ' +
+          'running…</command-message>\n<command-name>/review</command-name>\n<command-args>#12</command-args>',
       ),
       assistant,
     ]),

@@ -73,7 +73,8 @@ describe('GET /v1/sessions/export', () => {
     for (let i = 0; i < 1205; i++) {
       docs.push(
         sessionDoc({
-          startedAt: new Date(Date.UTC(2026, 9, 1) + (i % 600) * 3_600_000).toISOString(), // equal start times: ties broken by id
+          // equal start times: ties broken by id
+          startedAt: new Date(Date.UTC(2026, 9, 1) + (i % 600) * 3_600_000).toISOString(),
           repo: i % 3 === 0 ? 'acme/web' : 'acme/api',
           branch: i % 2 ? 'main' : 'feat/x',
           title: titles[i % titles.length]!,

@@ -1,5 +1,6 @@
 // Real session data for the agents and sessions tests: the canonical AgentSession v1 examples as they are,
-// and the raw Claude Code transcripts converted by the capture module. Read from test/fixtures (copied from the shared fixtures with their NOTICE).
+// and the raw Claude Code transcripts converted by the capture module. Read from test/fixtures (copied from the shared
+// fixtures with their NOTICE).
 import fs from 'node:fs';
 import { parseClaudeCodeTranscript } from '../../../src/capture/index.js';
 
@@ -35,7 +36,9 @@ export function variant(doc: Doc, change: (d: Doc) => void): Doc {
   return copy;
 }
 
-/** A session of a title-search test: its title, scope, start, assistant turns (1000 in / 100 out each) and tool error. */
+/**
+ * A session of a title-search test: its title, scope, start, assistant turns (1000 in / 100 out each) and tool error.
+ */
 export interface TitledSessionSpec {
   id: string;
   title?: string;

@@ -89,7 +89,8 @@ function build(s: Spec): Doc {
   });
 }
 
-// sonnet-4-6: input 3, output 15 $/Mtok → 1000 in + 100 out = 4500 µ$. gpt-5-codex: 1.25 / 10 → 1000 in + 100 out = 2250 µ$.
+// sonnet-4-6: input 3, output 15 $/Mtok → 1000 in + 100 out = 4500 µ$. gpt-5-codex: 1.25 / 10 → 1000 in + 100 out =
+// 2250 µ$.
 const SESSIONS: Spec[] = [
   {
     id: 'alpha-1',

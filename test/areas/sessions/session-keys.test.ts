@@ -198,7 +198,8 @@ describe('a subagent transcript without an agent id', () => {
     ];
     expect(await rows()).toEqual(expected);
     await sync(a, [longer, parent]);
-    await sync(a, [subagentWithoutAgentId('p', 'p', 'Q subagent of p', 1)]); // a shorter retry of the subagent: changes nothing
+    // a shorter retry of the subagent: changes nothing
+    await sync(a, [subagentWithoutAgentId('p', 'p', 'Q subagent of p', 1)]);
     expect(await rows()).toEqual(expected);
 
     const top = await detail(a, 'p');

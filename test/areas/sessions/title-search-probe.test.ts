@@ -1,7 +1,8 @@
 // GET /v1/sessions?q= on PostgreSQL reads the ids of the first 1,024 matches first: fewer than that are all
 // the matches, their number is the total and the page is a slice of them; 1,024 or more and the list pages and
-// counts as before (issue 17; SQLite always pages and counts, and must answer the same). Both ways must give the same answer: here needles with 1,023, 1,024 and 1,100 matches,
-// and a few, are checked page by page against the titles seeded, in the order of the same list without q.
+// counts as before (issue 17; SQLite always pages and counts, and must answer the same). Both ways must give the same
+// answer: here needles with 1,023, 1,024 and 1,100 matches, and a few, are checked page by page against the titles
+// seeded, in the order of the same list without q.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startGateway, type Tenant, type TestGateway } from '../../helpers/gateway.js';
 import { titledSession, type Doc } from './fixtures.js';

@@ -251,7 +251,8 @@ describe('the verdict of a pull request', () => {
       bypasses: [],
     });
 
-    // The PR job: the check run on the head commit fails (a block row did not pass); the comment opens with the verdict.
+    // The PR job: the check run on the head commit fails (a block row did not pass); the comment opens with the
+    // verdict.
     expect((await settle()).claimed).toBeGreaterThanOrEqual(1);
     const runs = g.github.checkRunsOn(REPO, pr.pull.headSha);
     expect(runs).toHaveLength(1);

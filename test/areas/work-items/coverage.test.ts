@@ -175,7 +175,8 @@ describe('work-item routes across factories and orgs', () => {
           title: 'upserted by another factory',
         },
       });
-      // The first call in each factory creates that factory's item; the second (other credential, same factory) updates it.
+      // The first call in each factory creates that factory's item; the second (other credential, same factory) updates
+      // it.
       expect(r.status).toBe(seen.has(auth.appId) ? 200 : 201);
       seen.add(auth.appId);
       expect(r.body.data.id).not.toBe(item.id);

@@ -338,7 +338,9 @@ function Tiles({
 }) {
   const { data } = useSuspenseQuery(overviewQuery(appId, w));
   const tiles = data.tiles as unknown as Record<string, { current: number | null; prior: number | null }>;
-  const prior = `${data.priorWindow.from.slice(0, 10)} – ${new Date(Date.parse(data.priorWindow.to) - 1).toISOString().slice(0, 10)}`;
+  const prior =
+    `${data.priorWindow.from.slice(0, 10)} – ` +
+    `${new Date(Date.parse(data.priorWindow.to) - 1).toISOString().slice(0, 10)}`;
   return (
     <>
       {data.tiles.sessions.current === 0 && <EmptyWindowHint all={data.allTime} onShow={onShow} />}

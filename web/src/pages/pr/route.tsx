@@ -304,7 +304,10 @@ function WorkItem({ appId, id, artifacts }: { appId: string; id: string; artifac
               <tr key={f.id}>
                 <td>
                   <span
-                    className={`chip ${f.severity === 'error' || f.severity === 'high' || f.severity === 'critical' ? 'bad' : 'warn'}`}
+                    className={
+                      `chip ` +
+                      `${f.severity === 'error' || f.severity === 'high' || f.severity === 'critical' ? 'bad' : 'warn'}`
+                    }
                   >
                     {f.severity}
                   </span>

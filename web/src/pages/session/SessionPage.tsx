@@ -100,7 +100,8 @@ function Facts({ s }: { s: SessionDetail }) {
     ['Turns', `${formatInt(s.turnCount)} (${formatInt(s.userTurnCount)} from the user)`],
     [
       'Tool calls',
-      `${formatInt(s.toolCallCount)} (${formatInt(s.toolErrorCount)} failed, ${formatInt(s.rejectedToolCallCount)} denied)`,
+      `${formatInt(s.toolCallCount)} (${formatInt(s.toolErrorCount)} failed, ${formatInt(s.rejectedToolCallCount)} ` +
+        `denied)`,
     ],
     ['Errors', formatInt(s.errorCount)],
     ['Origin', s.origin],

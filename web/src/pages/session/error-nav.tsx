@@ -101,7 +101,8 @@ export function ErrorControls({ nav, total, move }: { nav: ErrorNav; total: numb
         {nav.errors.length === 0
           ? 'No failed tool call'
           : nav.current === -1
-            ? `${formatInt(failedCalls)} failed tool call${failedCalls === 1 ? '' : 's'} in ${formatInt(nav.errors.length)} turn${nav.errors.length === 1 ? '' : 's'} (keys n and p)`
+            ? `${formatInt(failedCalls)} failed tool call${failedCalls === 1 ? '' : 's'} in ` +
+              `${formatInt(nav.errors.length)} turn${nav.errors.length === 1 ? '' : 's'} (keys n and p)`
             : `Error ${formatInt(nav.current + 1)} of ${formatInt(nav.errors.length)}`}
         {nav.failedOnly && ` · showing ${formatInt(nav.shown.length)} of ${formatInt(total)} turns`}
       </span>

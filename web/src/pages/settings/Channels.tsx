@@ -69,7 +69,9 @@ export function ChannelsSection({ appId, canRead, canWrite }: { appId: string; c
                 </td>
                 <td data-testid="channel-test-result">
                   {results[c.id] &&
-                    `${results[c.id]!.status}${results[c.id]!.responseCode !== null ? ` (HTTP ${results[c.id]!.responseCode})` : ''}${results[c.id]!.error ? `: ${results[c.id]!.error}` : ''}`}
+                    `${results[c.id]!.status}` +
+                      `${results[c.id]!.responseCode !== null ? ` (HTTP ${results[c.id]!.responseCode})` : ''}` +
+                      `${results[c.id]!.error ? `: ${results[c.id]!.error}` : ''}`}
                 </td>
                 {canWrite && (
                   <td>

@@ -185,7 +185,10 @@ function InstallationTable({
       )}
       <ConfirmDialog
         open={unbinding !== null}
-        title={`Unbind installation ${unbinding?.installationId ?? ''}${unbinding?.account ? ` (${unbinding.account})` : ''}?`}
+        title={
+          `Unbind installation ${unbinding?.installationId ?? ''}` +
+          `${unbinding?.account ? ` (${unbinding.account})` : ''}?`
+        }
         confirmLabel="Unbind installation"
         busy={unbind.isPending}
         error={unbind.error?.message ?? null}

@@ -23,7 +23,9 @@ const GRANT: Record<Grant, { className: string; text: string; help: string }> = 
   pending: {
     className: 'warn',
     text: 'pending',
-    help: "The App asks for it but the installation's owner has not accepted the new permission yet: accept it on the installation's page on GitHub.",
+    help:
+      "The App asks for it but the installation's owner has not accepted the new permission yet: accept it on the " +
+      "installation's page on GitHub.",
   },
   missing: {
     className: 'bad',

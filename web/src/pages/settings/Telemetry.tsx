@@ -33,7 +33,8 @@ export function codexConfig(url: string, appId: string, key: string): string {
     '[otel]',
     'environment = "prod"',
     'log_user_prompt = false',
-    `exporter = { otlp-http = { endpoint = ${q(`${url}/v1/logs`)}, protocol = "binary", headers = { "Authorization" = ${q(`Bearer ${key}`)}, "X-Outerlayer-App-Id" = ${q(appId)} } } }`,
+    `exporter = { otlp-http = { endpoint = ${q(`${url}/v1/logs`)}, protocol = "binary", headers = { "Authorization" ` +
+      `= ${q(`Bearer ${key}`)}, "X-Outerlayer-App-Id" = ${q(appId)} } } }`,
   ].join('\n');
 }
 

@@ -1,5 +1,6 @@
 // Reads and writes of the settings page: the factory (GET/PATCH /v1/apps/{appId}), its API keys, its
-// connected repositories and the GitHub App installations bound to it. What the caller may do is the organization page's orgQuery (GET /v1/orgs/{org}).
+// connected repositories and the GitHub App installations bound to it. What the caller may do is the organization
+// page's orgQuery (GET /v1/orgs/{org}).
 import { queryOptions } from '@tanstack/react-query';
 import { api, factory, unwrap, type paths } from '../../api/client';
 

@@ -51,9 +51,11 @@ const EXPLAIN: Record<Reason, string> = {
   'invitation-revoked': 'That invitation was revoked. Ask for a new one.',
   'invitation-email': 'That invitation is for another email address. Sign in with the address it was sent to.',
   'github-install':
-    'To bind a GitHub App installation to a factory, sign in with GitHub first (as the person who asked for the install link), then open the install link again.',
+    'To bind a GitHub App installation to a factory, sign in with GitHub first (as the person who asked for the ' +
+    'install link), then open the install link again.',
   'installation-unreachable':
-    'The GitHub account you signed in with cannot reach that installation. Sign in with GitHub as an account that can, then open the install link again.',
+    'The GitHub account you signed in with cannot reach that installation. Sign in with GitHub as an account that ' +
+    'can, then open the install link again.',
 };
 
 export const signInRoute = createRoute({
