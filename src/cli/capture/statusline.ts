@@ -28,7 +28,6 @@ export const REMOTE_MAX_AGE_MS = 60_000;
 const REFRESH_LOCK_STALE_MS = 30_000;
 /** Each request of the background refresh. */
 const REFRESH_REQUEST_MS = 5_000;
-const APP_HEADER = 'X-Outerlayer-App-Id';
 
 export interface StatusInput {
   session_id?: unknown;
@@ -288,22 +287,27 @@ function startRefresh(p: Paths, args: string[]): void {
   }
 }
 
-async function getJson(target: NonNullable<ReturnType<typeof profileTarget>>, route: string): Promise<unknown> {
-  const res = await fetch(`${target.url}${route}`, {
-    headers: { authorization: `Bearer ${target.token}`, [APP_HEADER]: target.appId, accept: 'application/json' },
-    signal: AbortSignal.timeout(REFRESH_REQUEST_MS),
-  });
-  if (res.status === 404) return undefined;
-  if (!res.ok) throw new Error(`GET ${route.split('?')[0]} answered ${res.status}`);
-  return ((await res.json()) as { data?: unknown }).data;
-}
+type Target = NonNullable<ReturnType<typeof profileTarget>>;
 
-interface BudgetRow {
-  name: string;
-  period: string;
-  amountUsd: number;
-  scope: { kind: string };
-  status: { spendUsd: number };
+/** The one API client, loaded only in the background refresh (the status line itself never waits on it). */
+async function clientOf(target: Target) {
+  const { AttestClient, ApiClientError, unwrap } = await import('../../client/index.js');
+  const client = new AttestClient({
+    url: target.url,
+    token: target.token,
+    appId: target.appId,
+    timeoutMs: REFRESH_REQUEST_MS,
+  });
+  /** The answer; undefined when the gateway answers 404 (an older gateway, or no such PR). */
+  const orNone = async <T>(call: Promise<T>): Promise<T | undefined> => {
+    try {
+      return await call;
+    } catch (err) {
+      if (err instanceof ApiClientError && err.status === 404) return undefined;
+      throw err;
+    }
+  };
+  return { client, unwrap, orNone };
 }
 
 /**
@@ -325,7 +329,8 @@ export async function refreshRemote(
   writeJson(p.remote, cache);
   const errors: string[] = [];
   try {
-    const budgets = ((await getJson(target, '/v1/budgets')) ?? []) as BudgetRow[];
+    const { client, unwrap, orNone } = await clientOf(target);
+    const budgets = (await orNone(unwrap(client.api.GET('/v1/budgets'))))?.data ?? [];
     const day = budgets.find((b) => b.period === 'day' && b.scope?.kind === 'factory');
     cache.budget = {
       at: now(),
@@ -338,7 +343,7 @@ export async function refreshRemote(
     try {
       cache.prs[`${args.dir}|${args.branch}`] = {
         at: now(),
-        value: await branchVerdict(target, args.dir, args.branch),
+        value: await branchVerdict(await clientOf(target), args.dir, args.branch),
       };
     } catch (err) {
       errors.push(err instanceof Error ? err.message : String(err));
@@ -353,7 +358,7 @@ export async function refreshRemote(
 
 /** The pull request whose head is this branch (an open one first), and its verdict; null when there is none. */
 async function branchVerdict(
-  target: NonNullable<ReturnType<typeof profileTarget>>,
+  { client, unwrap, orNone }: Awaited<ReturnType<typeof clientOf>>,
   dir: string,
   branch: string,
 ): Promise<PrVerdict | null> {
@@ -367,18 +372,18 @@ async function branchVerdict(
   const { normalizeRepo } = await import('../../codehost/repository-name.js');
   const repo = normalizeRepo(url);
   if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) return null;
-  const rows = ((await getJson(target, `/v1/prs/outcomes?repo=${encodeURIComponent(repo)}&limit=100`)) ?? []) as {
-    repository: string;
-    number: number;
-    branch: string | null;
-    state: string;
-  }[];
+  const outcomes = await orNone(
+    unwrap(client.api.GET('/v1/prs/outcomes', { params: { query: { repo, limit: 100 } } })),
+  );
+  const rows = outcomes?.data ?? [];
   const mine = rows.filter((r) => r.branch === branch);
   const pr = mine.find((r) => r.state === 'open') ?? mine[0];
   if (!pr) return null;
-  const v = (await getJson(target, `/v1/prs/${pr.repository}/${pr.number}/verdict`)) as
-    | { verdict: string; flagged: number }
-    | undefined;
+  const [owner = '', name = ''] = pr.repository.split('/');
+  const prPath = { owner, repo: name, number: pr.number };
+  const v = (
+    await orNone(unwrap(client.api.GET('/v1/prs/{owner}/{repo}/{number}/verdict', { params: { path: prPath } })))
+  )?.data;
   return v ? { number: pr.number, verdict: v.verdict, flagged: v.flagged } : null;
 }
 
