@@ -50,26 +50,21 @@ export async function deleteSessionsEndedBefore(
   idleMs: number,
   limit: number,
 ): Promise<number> {
-  const ids = await db
-    .selectFrom('credentials')
-    .select('id')
-    .where('kind', '=', kindLiteral('dashboard_session'))
-    .where((eb) =>
-      eb.or([
-        eb('revoked_at', '<', before),
-        eb('expires_at', '<', before),
-        eb(eb.fn.coalesce('last_used_at', 'created_at'), '<', before - idleMs),
-      ]),
-    )
-    .limit(limit)
-    .execute();
-  if (!ids.length) return 0;
   const res = await db
     .deleteFrom('credentials')
-    .where(
-      'id',
-      'in',
-      ids.map((r) => r.id),
+    .where('id', 'in', (sub) =>
+      sub
+        .selectFrom('credentials')
+        .select('id')
+        .where('kind', '=', kindLiteral('dashboard_session'))
+        .where((eb) =>
+          eb.or([
+            eb('revoked_at', '<', before),
+            eb('expires_at', '<', before),
+            eb(eb.fn.coalesce('last_used_at', 'created_at'), '<', before - idleMs),
+          ]),
+        )
+        .limit(limit),
     )
     .executeTakeFirst();
   return Number(res.numDeletedRows);
@@ -77,19 +72,10 @@ export async function deleteSessionsEndedBefore(
 
 /** Deletes at most `limit` sign-in links that expired before `before` (housekeeping); how many. */
 export async function deleteLinksExpiredBefore(db: Db, before: number, limit: number): Promise<number> {
-  const digests = await db
-    .selectFrom('dashboard_links')
-    .select('digest')
-    .where('expires_at', '<', before)
-    .limit(limit)
-    .execute();
-  if (!digests.length) return 0;
   const res = await db
     .deleteFrom('dashboard_links')
-    .where(
-      'digest',
-      'in',
-      digests.map((r) => r.digest),
+    .where('digest', 'in', (sub) =>
+      sub.selectFrom('dashboard_links').select('digest').where('expires_at', '<', before).limit(limit),
     )
     .executeTakeFirst();
   return Number(res.numDeletedRows);

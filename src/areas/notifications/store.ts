@@ -296,20 +296,15 @@ export async function dropOldBodies(db: Db, before: number): Promise<number> {
  * (housekeeping); how many. Reads by notification_deliveries_finished (migration 0042).
  */
 export async function deleteFinishedBefore(db: Db, before: number, limit: number): Promise<number> {
-  const ids = await db
-    .selectFrom('notification_deliveries')
-    .select('id')
-    .where('status', 'in', ['succeeded', 'failed'])
-    .where('created_at', '<', before)
-    .limit(limit)
-    .execute();
-  if (!ids.length) return 0;
   const res = await db
     .deleteFrom('notification_deliveries')
-    .where(
-      'id',
-      'in',
-      ids.map((r) => r.id),
+    .where('id', 'in', (sub) =>
+      sub
+        .selectFrom('notification_deliveries')
+        .select('id')
+        .where('status', 'in', ['succeeded', 'failed'])
+        .where('created_at', '<', before)
+        .limit(limit),
     )
     .executeTakeFirst();
   return Number(res.numDeletedRows);

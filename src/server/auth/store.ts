@@ -107,20 +107,15 @@ export async function revokeCredential(db: Db, id: string, kind: CredentialKind,
  * A deleted credential is refused with the same 401 as an ended one, so deleting it changes no answer.
  */
 export async function deleteEndedBefore(db: Db, kind: CredentialKind, before: number, limit: number): Promise<number> {
-  const ids = await db
-    .selectFrom('credentials')
-    .select('id')
-    .where('kind', '=', kindLiteral(kind))
-    .where((eb) => eb.or([eb('expires_at', '<', before), eb('revoked_at', '<', before)]))
-    .limit(limit)
-    .execute();
-  if (!ids.length) return 0;
   const res = await db
     .deleteFrom('credentials')
-    .where(
-      'id',
-      'in',
-      ids.map((r) => r.id),
+    .where('id', 'in', (sub) =>
+      sub
+        .selectFrom('credentials')
+        .select('id')
+        .where('kind', '=', kindLiteral(kind))
+        .where((eb) => eb.or([eb('expires_at', '<', before), eb('revoked_at', '<', before)]))
+        .limit(limit),
     )
     .executeTakeFirst();
   return Number(res.numDeletedRows);
