@@ -468,6 +468,7 @@ describe('attest hook', { timeout: 300_000 }, () => {
       'src/cli/capture/hook.ts',
       'src/cli/capture/paths.ts',
       'src/cli/capture/spool.ts',
+      'src/cli/capture/stdin.ts',
       'src/main.ts',
     ]);
     // The status line loads the same way; the transcript parser and the pricer only when the transcript changed.
@@ -477,6 +478,7 @@ describe('attest hook', { timeout: 300_000 }, () => {
       'node:fs',
       'node:path',
       './paths.js',
+      './stdin.js',
     ]);
   });
 });

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type SpoolEvent, spoolPaths } from './paths.js';
+import { readStdin } from './stdin.js';
 import { appendEvent, handLock, logLine, releaseLock, takeLock } from './spool.js';
 
 const STDIN_MAX_BYTES = 1024 * 1024;
@@ -35,7 +36,7 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
       if (chainAt >= 0) startChained(args.slice(chainAt + 1, -1), payload, sp);
       event = codexEvent(payload);
     } else if (agent === 'claude-code') {
-      event = claudeEvent(await readStdin());
+      event = claudeEvent(await readStdin(STDIN_MAX_BYTES, STDIN_WAIT_MS));
     } else throw new Error(`unknown agent "${agent}" (claude-code or codex)`);
     if (tier) event.tier = tier;
     appendEvent(sp, event);
@@ -46,27 +47,6 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     clearTimeout(guard);
     process.exitCode = 0;
   }
-}
-
-function readStdin(): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => {
-      clearTimeout(timer);
-      process.stdin.removeAllListeners();
-      process.stdin.destroy();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const timer = setTimeout(done, STDIN_WAIT_MS);
-    process.stdin.on('data', (b: Buffer) => {
-      size += b.length;
-      if (size > STDIN_MAX_BYTES) done();
-      else chunks.push(b);
-    });
-    process.stdin.on('end', done);
-    process.stdin.on('error', done);
-  });
 }
 
 function parseObject(text: string, what: string): Record<string, unknown> {

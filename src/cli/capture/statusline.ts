@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { configDir, stateDir } from './paths.js';
+import { readStdin } from './stdin.js';
 
 const STDIN_MAX_BYTES = 1024 * 1024;
 const STDIN_WAIT_MS = 500;
@@ -387,27 +388,6 @@ async function branchVerdict(
   return v ? { number: pr.number, verdict: v.verdict, flagged: v.flagged } : null;
 }
 
-function readStdin(): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => {
-      clearTimeout(timer);
-      process.stdin.removeAllListeners();
-      process.stdin.destroy();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const timer = setTimeout(done, STDIN_WAIT_MS);
-    process.stdin.on('data', (b: Buffer) => {
-      size += b.length;
-      if (size > STDIN_MAX_BYTES) done();
-      else chunks.push(b);
-    });
-    process.stdin.on('end', done);
-    process.stdin.on('error', done);
-  });
-}
-
 /** The user's own status line, run as Claude Code runs it; its output, or '' when it failed or took too long. */
 function runChained(command: string, input: string): Promise<string> {
   return new Promise((resolve) => {
@@ -476,7 +456,7 @@ export async function runStatusline(args: string[], env: NodeJS.ProcessEnv = pro
     process.exit(0);
   }, HARD_LIMIT_MS);
   try {
-    const raw = await readStdin();
+    const raw = await readStdin(STDIN_MAX_BYTES, STDIN_WAIT_MS);
     const theirs = chained ? runChained(chained, raw) : Promise.resolve('');
     let ours = 'attest';
     try {
