@@ -3,13 +3,13 @@
 // worker, so the sync path's cost is measured as the difference of POST /v1/agents/sync (one session, through
 // the whole server with inject) with 1,000 budgets in the factory and with none; the worker's evaluation of the
 // 1,000 budgets after each sync is timed on its own. A gateway in this process on a temp SQLite store.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../src/app.js';
 import { ManualClock } from '../src/server/clock.js';
 import { loadConfig } from '../src/server/config.js';
+import { oneTurnSession, percentile } from './seed.js';
 
 export const scenarios = [];
 
@@ -20,40 +20,11 @@ export interface BudgetsBenchRow {
   samples: number;
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
-};
-
-function doc(startedAt: number) {
-  const ts = new Date(startedAt).toISOString();
-  return {
-    schemaVersion: 1,
-    id: crypto.randomUUID(),
-    agent: { type: 'claude-code', version: '2.1.193' },
-    actor: { id: 'bench' },
-    captureTier: 'redacted',
-    env: { gitRepo: 'github.com/acme/api' },
-    startedAt: ts,
-    endedAt: ts,
-    models: ['claude-sonnet-4-5'],
-    turns: [
-      { index: 0, role: 'user', source: 'human', text: null, toolCalls: [], ts },
-      {
-        index: 1,
-        role: 'assistant',
-        model: 'claude-sonnet-4-5',
-        text: null,
-        ts,
-        usage: { in: 1000, out: 100, cacheRead: 0, cacheCreate: 0 },
-        toolCalls: [],
-      },
-    ],
-    events: [],
-    totals: { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheCreationTokens: 0 },
-    warnings: [],
-  };
-}
+const pct = (xs: number[], p: number) =>
+  percentile(
+    [...xs].sort((x, y) => x - y),
+    p,
+  );
 
 export async function runBudgetsBench(opts: { samples?: number; budgets?: number } = {}): Promise<BudgetsBenchRow[]> {
   const samples = opts.samples ?? 100;
@@ -79,7 +50,7 @@ export async function runBudgetsBench(opts: { samples?: number; budgets?: number
       'content-type': 'application/json',
     };
     const sync = async () => {
-      const payload = JSON.stringify({ schemaVersion: 1, sessions: [doc(clock.now() - 60_000)] });
+      const payload = JSON.stringify({ schemaVersion: 1, sessions: [oneTurnSession(clock.now() - 60_000)] });
       const t = performance.now();
       const r = await app.inject({ method: 'POST', url: '/v1/agents/sync', headers, payload });
       const ms = performance.now() - t;

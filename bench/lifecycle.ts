@@ -4,10 +4,9 @@
 // POST /v1/agents/sync (one session, through the whole server with inject) idle, then while the sweep deletes
 // the expired sessions (100 a transaction, as housekeeping runs it), and the sweep's rows per second under that
 // load. The issue's goal: ingest p99 during the sweep within 2x its idle value.
-import crypto from 'node:crypto';
 import { factoriesWithRetention } from '../src/areas/apps/service.js';
 import { sweepFactory } from '../src/areas/lifecycle/retention.js';
-import { percentile, seededGateway } from './seed.js';
+import { oneTurnSession, percentile, seededGateway } from './seed.js';
 
 export const scenarios = [];
 
@@ -24,42 +23,12 @@ export interface LifecycleRow {
   duringSamples: number;
 }
 
-function doc(startedAt: number) {
-  const ts = new Date(startedAt).toISOString();
-  return {
-    schemaVersion: 1,
-    id: crypto.randomUUID(),
-    agent: { type: 'claude-code', version: '2.1.193' },
-    actor: { id: 'bench' },
-    captureTier: 'redacted',
-    env: { gitRepo: 'github.com/acme/api' },
-    startedAt: ts,
-    endedAt: ts,
-    models: ['claude-sonnet-4-5'],
-    turns: [
-      { index: 0, role: 'user', source: 'human', text: null, toolCalls: [], ts },
-      {
-        index: 1,
-        role: 'assistant',
-        model: 'claude-sonnet-4-5',
-        text: null,
-        ts,
-        usage: { in: 1000, out: 100, cacheRead: 0, cacheCreate: 0 },
-        toolCalls: [],
-      },
-    ],
-    events: [],
-    totals: { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheCreationTokens: 0 },
-    warnings: [],
-  };
-}
-
 async function one(store: string, databaseUrl: string | null, sessions: number): Promise<LifecycleRow> {
   const s = await seededGateway({ name: 'lifecycle', sessions, days: 90, databaseUrl });
   try {
     const headers = { ...s.headers, 'content-type': 'application/json' };
     const sync = async () => {
-      const payload = JSON.stringify({ schemaVersion: 1, sessions: [doc(Date.now() - 60_000)] });
+      const payload = JSON.stringify({ schemaVersion: 1, sessions: [oneTurnSession(Date.now() - 60_000)] });
       const t = performance.now();
       const r = await s.app.inject({ method: 'POST', url: '/v1/agents/sync', headers, payload });
       if (r.statusCode !== 200) throw new Error(`sync ${r.statusCode} ${r.body}`);

@@ -203,6 +203,37 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
   await rebuildAllRollups(db, appId);
 }
 
+/** A one-turn redacted Claude Code session started at `startedAt` (a fresh id each call), as a sync sends it. */
+export function oneTurnSession(startedAt: number) {
+  const ts = new Date(startedAt).toISOString();
+  return {
+    schemaVersion: 1,
+    id: crypto.randomUUID(),
+    agent: { type: 'claude-code', version: '2.1.193' },
+    actor: { id: 'bench' },
+    captureTier: 'redacted',
+    env: { gitRepo: 'github.com/acme/api' },
+    startedAt: ts,
+    endedAt: ts,
+    models: ['claude-sonnet-4-5'],
+    turns: [
+      { index: 0, role: 'user', source: 'human', text: null, toolCalls: [], ts },
+      {
+        index: 1,
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        text: null,
+        ts,
+        usage: { in: 1000, out: 100, cacheRead: 0, cacheCreate: 0 },
+        toolCalls: [],
+      },
+    ],
+    events: [],
+    totals: { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheCreationTokens: 0 },
+    warnings: [],
+  };
+}
+
 /** The p-th percentile of ascending samples (0 when there are none). */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;

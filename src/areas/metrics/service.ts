@@ -9,7 +9,6 @@ import { EARLIEST_INSTANT_MS, INSTANT_RANGE_MESSAGE, instantInRange } from '../.
 import { addFields } from './counters.js';
 import { sessionExtent } from './extent.js';
 import * as rollup from './rollup.js';
-import * as rs from './rollup-store.js';
 import type { MetricsWindow, Model, ModelShare } from './schema.js';
 import * as store from './store.js';
 import * as tools from './tools-store.js';
