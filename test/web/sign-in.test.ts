@@ -103,11 +103,13 @@ describeInBrowser('dashboard sign-in', () => {
     await screenshot(page, 'sign-in-refused-key');
     await page.getByLabel('Login token').fill(a.loginToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`**/f/${a.appId}`);
+    // The sign-in checks the token's hash and the landing page loads the factory list first: twice seen over
+    // 15 s on a machine running the suite beside other work (it takes about 1 s alone).
+    await page.waitForURL(`**/f/${a.appId}`, { timeout: 40_000 });
     await page.goto(`/f/${a.appId}/sessions`);
     await expect.poll(() => page.getByRole('link', { name: 'Fix rate limiter window boundary' }).count()).toBe(1);
     await ctx.close();
-  });
+  }, 90_000);
 
   it('sign-out ends the session: the pages ask to sign in again', async () => {
     const ctx = await newContext(browser, gw);
