@@ -96,7 +96,7 @@ describe('S3 double, through the AWS SDK', () => {
     expect(err.$metadata.httpStatusCode).toBe(404);
   });
 
-  it('refuses an unknown access key id (403 InvalidAccessKeyId) and a wrong secret (403 SignatureDoesNotMatch)', async () => {
+  it('refuses an unknown key id (403 InvalidAccessKeyId) and a wrong secret (403 SignatureDoesNotMatch)', async () => {
     const unknownKey = await rejection(
       client({ accessKeyId: 'AKIAWRONG' }).send(
         new PutObjectCommand({ Bucket: credentials.bucket, Key: 'k', Body: 'x' }),

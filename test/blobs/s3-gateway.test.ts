@@ -88,7 +88,7 @@ describe('gateway with S3 blobs', () => {
     expect(served.rawPayload.equals(bytes)).toBe(true);
   });
 
-  it('answers 503 store_unavailable when S3 keeps answering 5xx after the SDK retries, and recovers after', async () => {
+  it('answers 503 store_unavailable while S3 answers 5xx after the SDK retries, and recovers after', async () => {
     const bytes = crypto.randomBytes(40);
     double.failNext('InternalError', 10);
     const failed = await gw.call('POST', '/v1/artifacts', {

@@ -242,7 +242,7 @@ describe('attest init', { timeout: 300_000 }, () => {
 });
 
 describe('attest mcp install --codex', { timeout: 300_000 }, () => {
-  it("adds the gateway's MCP server to Codex's config.toml keeping comments, and --remove restores the file", async () => {
+  it("adds the gateway's MCP server to Codex's config.toml keeping comments; --remove restores it", async () => {
     const home = cliHome();
     const toml = '# mine\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # keep me\n';
     fs.mkdirSync(path.dirname(codexFile(home)), { recursive: true });
@@ -263,7 +263,7 @@ describe('attest mcp install --codex', { timeout: 300_000 }, () => {
 });
 
 describe('attest hook', { timeout: 300_000 }, () => {
-  it('the installed SessionEnd command sends the session to the gateway; two hooks at once start one drain', async () => {
+  it('the installed SessionEnd command sends the session; two hooks at once start one drain', async () => {
     const home = cliHome();
     await loginWithFactoryKey(home, g);
     const bin = installBin(home);
@@ -338,7 +338,7 @@ describe('attest hook', { timeout: 300_000 }, () => {
     expect(err.waiting).toEqual({ events: 1, batches: 1 });
   });
 
-  it('gateway down: the session waits in the spool, a killed drain loses nothing, and it is sent once later', async () => {
+  it('gateway down: the session waits in the spool, a killed drain loses nothing, it is sent once later', async () => {
     const home = cliHome();
     const bin = installBin(home);
     // A gateway that takes the request and never answers: the drain is killed while it waits.

@@ -82,7 +82,7 @@ describe('sync batching', () => {
     ]);
   });
 
-  it('a session larger than a request goes in chunk parts; the gateway merges them into the whole session', async () => {
+  it('a session larger than a request goes in chunk parts; the gateway merges them into the whole', async () => {
     const whole = parseClaudeCodeTranscript(readRaw('s07-large-b2e4caca.jsonl'), { tier: 'full' });
     const wholeBytes = Buffer.byteLength(JSON.stringify(whole));
     const maxBytes = Math.ceil(wholeBytes / 4);

@@ -111,7 +111,7 @@ describe('attest artifact add and result emit', { timeout: 300_000 }, () => {
     expect(badResult.stderr).toMatch(/pass or fail/);
   });
 
-  it('records a check result with its run URL; with --emit-id and --emitted-at a repeat is the same record', async () => {
+  it('records a check result with its run URL; with --emit-id and --emitted-at a repeat is one record', async () => {
     const args = [
       'result',
       'emit',
@@ -182,7 +182,7 @@ describe('attest artifact add and result emit', { timeout: 300_000 }, () => {
 });
 
 describe('attest work', { timeout: 300_000 }, () => {
-  it('lists startable first, claims (item key kept 0600, never printed), renews, reports an expired claim, releases', async () => {
+  it('lists startable first, claims (item key 0600, never printed), renews, reports expiry, releases', async () => {
     for (const [key, stage] of [
       ['acme/shop#1', 'in_review'],
       ['acme/shop#2', 'ready'],
@@ -344,7 +344,7 @@ describe('attest sessions, session, costs', { timeout: 300_000 }, () => {
 });
 
 describe('attest mcp install', { timeout: 300_000 }, () => {
-  it("writes the gateway's MCP entry into .mcp.json, keeping other servers, without the credential unless asked", async () => {
+  it("writes the gateway's MCP entry to .mcp.json, keeping other servers, no credential unless asked", async () => {
     const project = path.join(home.dir, 'project');
     fs.mkdirSync(project);
     fs.writeFileSync(path.join(project, '.mcp.json'), JSON.stringify({ mcpServers: { other: { command: 'x' } } }));

@@ -423,7 +423,7 @@ describe('attest artifact list and result list', { timeout: 300_000 }, () => {
 });
 
 describe('attest sync with the gateway down', { timeout: 300_000 }, () => {
-  it('a refused connection fails at once (no retries; 5xx, 429 and no answer are still retried: test/cli/sync.test.ts)', async () => {
+  it('a refused connection fails at once (no retries; 5xx, 429, no answer retried: cli/sync.test.ts)', async () => {
     const h = cliHome();
     await loginWithFactoryKey(h, g);
     writeCodexRollout(h, '0199a1b2-c3d4-7e5f-8a9b-000000000009');

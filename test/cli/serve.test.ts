@@ -92,7 +92,7 @@ function admin(url: string, token: string, args: string[]) {
 }
 
 describe('attest serve', { timeout: 180_000 }, () => {
-  it('first boot prints the bootstrap credentials once and saves them 0600; a restart keeps the data and prints none', async () => {
+  it('first boot prints bootstrap credentials once, saves them 0600; a restart keeps data, prints none', async () => {
     const dataDir = tempDataDir();
     const first = await serve(dataDir);
     const saved = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
@@ -150,7 +150,7 @@ describe('attest serve', { timeout: 180_000 }, () => {
     expect(await second.exited).toBe(0);
   });
 
-  it('a first start that fails after bootstrapping (port in use) says where the credentials are, and so does the next start', async () => {
+  it('a first start failing after bootstrap (port in use) says where credentials are; so will the next', async () => {
     const dataDir = tempDataDir();
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -179,7 +179,7 @@ describe('attest serve', { timeout: 180_000 }, () => {
     expect(await next.exited).toBe(0);
   }, 120_000); // two cold starts of the CLI through tsx: about 10 s each on a loaded 2-core machine
 
-  it("writes a request's log line to stdout on its own, without waiting for more traffic, and flushes the rest on SIGTERM", async () => {
+  it("writes a request's log line to stdout without waiting for traffic; flushes the rest on SIGTERM", async () => {
     // Log lines are written in batches (src/app.ts); a quiet gateway must still show its last request.
     const gw = await serve(tempDataDir(), { LOG_LEVEL: 'info' });
     const first = await fetch(`${gw.url}/health`, { headers: { 'x-request-id': 'log-probe-quiet' } });

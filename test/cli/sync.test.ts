@@ -113,7 +113,7 @@ describe('attest login and whoami', { timeout: 300_000 }, () => {
 });
 
 describe('attest sync', { timeout: 300_000 }, () => {
-  it('dry run prints what would leave the machine and sends nothing; sync sends it; a second sync sends only grown files', async () => {
+  it('dry run prints what would leave and sends nothing; sync sends it; a second sends only grown files', async () => {
     const home = cliHome();
     await loginWithFactoryKey(home, g);
     const main = placeClaudeFixture(home, 's05-large-0c76305d.jsonl');
@@ -220,7 +220,7 @@ describe('attest sync', { timeout: 300_000 }, () => {
     expect(ok.json).toMatchObject({ sent: 1 });
   });
 
-  it('429 waits Retry-After, 5xx retries, 413 splits the batch (scripted stand-in: the real sync route has no rate limit and the CLI never exceeds its size limit)', async () => {
+  it('429 waits Retry-After, 5xx retries, 413 splits the batch (scripted stand-in for the real route)', async () => {
     const home = cliHome();
     for (let i = 0; i < 3; i++) writeSmallTranscript(home, `4130000${i}-0000-4000-8000-000000000000`);
     const server = await scriptedServer((req, n) => {
@@ -271,7 +271,7 @@ describe('attest sync', { timeout: 300_000 }, () => {
     }
   });
 
-  it('a session too large even alone is given up and reported to the gateway (POST /v1/agents/sync-failures)', async () => {
+  it('a session too large even alone is given up and reported (POST /v1/agents/sync-failures)', async () => {
     const home = cliHome();
     const id = '41300010-0000-4000-8000-000000000000';
     writeSmallTranscript(home, id);

@@ -20,7 +20,7 @@ const git = (cwd: string, ...args: string[]) =>
   }).trim();
 
 describe('attest verify', () => {
-  it('judges the branch from local sessions: review naming the commit no session made (exit 0), then a failing block-level row exits 1', async () => {
+  it('judges the branch from local sessions: an uncovered commit is review (exit 0), block-level exits 1', async () => {
     const home = cliHome();
     const repo = fs.realpathSync(fs.mkdtempSync(path.join(home.dir, 'repo-')));
     git(repo, 'init', '-q', '-b', 'main');

@@ -44,7 +44,7 @@ describe('repository names', () => {
     expect(normalizeRepo('git+ssh://git@github.com:22/Owner/Repo')).toBe('owner/repo');
   });
 
-  it("a pull request's repository agrees on owner/repo and GitHub URLs, and parts on other hosts and scp-like remotes", () => {
+  it("a PR's repository agrees on owner/repo and GitHub URLs, and parts on other hosts and scp remotes", () => {
     for (const same of ['Owner/Repo', 'https://github.com/Owner/Repo.git', 'GitHub.com/Owner/Repo']) {
       expect(normalizeRepository(same)).toBe('owner/repo');
       expect(normalizeRepo(same)).toBe('owner/repo');

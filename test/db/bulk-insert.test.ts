@@ -38,7 +38,7 @@ describe('insertRows', () => {
     expect(await stored('app-bind')).toEqual([rows[0], rows[1], rows[2]]);
   });
 
-  it('stores what JSON must escape, integers up to 2^53 - 1 and nulls exactly (PostgreSQL sends the rows as JSON)', async () => {
+  it('stores what JSON must escape, integers to 2^53 - 1 and nulls exactly (PostgreSQL gets JSON rows)', async () => {
     const odd = [
       'q"uote',
       'back\\slash \\u0041',

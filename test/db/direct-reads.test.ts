@@ -21,7 +21,7 @@ const orgById = preparedQuery(1, (d: Db, id: string) =>
 );
 
 describe('prepared reads beside a transaction', () => {
-  it('a read while another transaction holds an uncommitted row does not see it; after the commit it does', async () => {
+  it("a read does not see another transaction's uncommitted row; after the commit it does", async () => {
     const id = crypto.randomUUID();
     let inserted!: () => void;
     const insertedYet = new Promise<void>((resolve) => (inserted = resolve));

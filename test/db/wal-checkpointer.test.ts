@@ -36,7 +36,7 @@ function checkpointer(file: string) {
 }
 
 describe('the checkpoint thread, when it dies', () => {
-  it('gives the writer its default autocheckpoint back, restarts after 1 s, then 2 s, and checkpoints once the database opens', async () => {
+  it("restores the writer's autocheckpoint, retries after 1 s then 2 s, checkpoints once the db opens", async () => {
     const dir = testTempDir('wal-checkpointer-');
     const file = path.join(dir, 'attest.db');
     // A directory where the database should be: the thread cannot open it and dies at start.

@@ -284,7 +284,7 @@ describe('priceTurnNanos', () => {
 });
 
 describe('prices by date', () => {
-  it('uses the price in force when the turn ran (claude-sonnet-4-6 was tiered above 200k input before 2026-03-13)', () => {
+  it('uses the price in force at the turn (claude-sonnet-4-6 was tiered above 200k before 2026-03-13)', () => {
     // 250000 uncached input + 1000 output. Before: the whole request at the >200k tier, 250000 × 6 + 1000 × 22.5
     // = 1522500 µ$. After: flat, 250000 × 3 + 1000 × 15 = 765000 µ$.
     const tokens = { input: 250_000, output: 1000, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 };

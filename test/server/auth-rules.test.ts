@@ -36,7 +36,7 @@ describe('authentication rules (spec part 5)', () => {
     });
   });
 
-  it('rule 1: a factory key never works on /v1/orgs/...; a management key never works on factory endpoints', async () => {
+  it('rule 1: a factory key never works on /v1/orgs/...; a management key never on factory endpoints', async () => {
     expect401(await gw.call('GET', `/v1/orgs/${a.orgName}/probe`, { token: a.factoryKey, appId: a.appId }));
     expect401(await gw.call('GET', '/v1/api-keys', { token: a.managementKey, appId: a.appId }));
     const ok = await gw.call('GET', `/v1/orgs/${a.orgName}/probe`, { token: a.managementKey });

@@ -6,7 +6,7 @@ import { mintPlaintext } from '../../src/server/credentials.js';
 import { startGateway } from '../helpers/gateway.js';
 
 describe('bootstrap', () => {
-  it('first boot creates org default (enterprise), the admin owner, factory default and working tokens, once', async () => {
+  it('first boot creates org default (enterprise), admin owner, factory default, working tokens, once', async () => {
     const gw = await startGateway();
     try {
       const boot = gw.boot;

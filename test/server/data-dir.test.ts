@@ -12,7 +12,7 @@ afterAll(() => {
 });
 
 describe('data dir modes', () => {
-  it('the dir is 0700; attest.db, its -wal and -shm, pepper, bootstrap.json 0600; blobs 0700 with 0600 files', async () => {
+  it('the dir is 0700; attest.db, -wal, -shm, pepper, bootstrap.json 0600; blobs 0700 with 0600 files', async () => {
     // A dir made with the usual umask (0755) and a pepper generated into it (no ATTEST_KEY_PEPPER).
     const parent = testTempDir('attest-modes-');
     cleanup.push(parent);

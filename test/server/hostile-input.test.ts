@@ -127,7 +127,7 @@ describe('1. numbers that are not finite or do not fit their column', () => {
     await expectOk('/v1/artifacts?repository=acme/api&prNumber=7');
   });
 
-  it("an AgentSession whose chunk, PR number (its outcome's or a pr_linked event's) or turn tokens do not fit is rejected with a reason; the others are kept", async () => {
+  it('a session whose chunk, PR number or turn tokens do not fit is refused with a reason; others kept', async () => {
     const good = variant(canonical('full'), (d: Doc) => {
       d.id = `fits-${crypto.randomUUID()}`;
     });
@@ -401,7 +401,7 @@ describe('6. errors Fastify and Node raise themselves answer the envelope', () =
     expectRefused(atLimit, 400, 'invalid_path_params');
   });
 
-  it('a URL over 16 KiB → 431 headers_too_large, and bytes that are not HTTP → 400 malformed_request (real socket)', async () => {
+  it('a URL over 16 KiB → 431 headers_too_large; non-HTTP bytes → 400 malformed_request (real socket)', async () => {
     const port = Number(new URL(await baseUrl()).port);
     const rawRequest = (payload: string) =>
       new Promise<string>((resolve, reject) => {
@@ -531,7 +531,7 @@ describe('9. keys of prototype pollution', () => {
       (s: { sessionId: string }) => s.sessionId === id,
     );
 
-  it('__proto__ anywhere in a body, or constructor holding a prototype, → 400 naming the key; nothing is stored', async () => {
+  it('__proto__ in a body, or constructor holding a prototype, → 400 naming the key; nothing stored', async () => {
     const doc = (id: string) =>
       JSON.stringify(
         variant(canonical('full'), (d: Doc) => {
@@ -600,7 +600,7 @@ describe('10. nesting at the bound of 64 levels', () => {
 });
 
 describe('9. unpaired UTF-16 surrogates in a synced session', () => {
-  it('are kept as U+FFFD on both stores (PostgreSQL answered 500 for the whole sync), and read back alike', async () => {
+  it('are kept as U+FFFD on both stores (PostgreSQL answered 500 for the sync), and read back alike', async () => {
     // JSON's `\ud800` escape: valid JSON, but no Unicode character. PostgreSQL's JSON refuses it (the rows of a
     // sync's insert travel as JSON there), and each driver writes U+FFFD for it in a text column. The body's
     // walk (hostile-input.ts) replaces it with U+FFFD first, so what is counted is what is stored.

@@ -32,7 +32,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
         .n,
     );
 
-  it('keeps used and expired links 7 days past their expiry, then deletes them; live links are never touched', async () => {
+  it('keeps used and expired links 7 days past expiry, then deletes them; live links are never touched', async () => {
     const used = await makeLink();
     expect(await reasonOf(used)).toBe('/');
     const unused = await makeLink();
@@ -106,7 +106,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
     expect(await stored()).toBe(0);
   });
 
-  it('deletes dashboard sessions a week after they ended (signed out, idle or past their 7 days); their cookies get the same 401 throughout', async () => {
+  it('deletes dashboard sessions a week after they end (signed out, idle, 7 days); same 401 throughout', async () => {
     const sessions = async () =>
       Number(
         (

@@ -122,7 +122,7 @@ describe('OpenAPI document', () => {
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
   });
-  it("errors are documented as they are sent: RFC 6749's shape on the OAuth endpoints, the envelope elsewhere", async () => {
+  it("errors are documented as sent: RFC 6749's shape on the OAuth endpoints, the envelope elsewhere", async () => {
     const doc = (await gw.call('GET', '/v1/openapi.json')).body;
     const oauth = [
       'get /oauth/authorize',

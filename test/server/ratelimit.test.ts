@@ -90,7 +90,7 @@ describe('rate limits with Redis down', () => {
 });
 
 describe.runIf(usingRedis)('rate limits in Redis from the first request', () => {
-  it('a gateway whose Redis is slow to answer starts connected: its first health report is ok and its first request counts', async () => {
+  it('a gateway with a slow Redis starts connected: first health report ok, first request counts', async () => {
     // Redis behind a proxy that holds each new connection for 1.5 s before passing bytes either way (less than
     // the 2 s connect timeout): a gateway that started before its store was ready would fail open and say degraded.
     const target = new URL(process.env.TEST_REDIS_URL!);

@@ -128,7 +128,7 @@ describe('every guarded route refuses missing, wrong and foreign credentials', (
     }
 
     if (route.guard.appParam) {
-      it("(e) a path naming another org's factory → 403 forbidden (401 when the factory itself is the path's), no data", async () => {
+      it("(e) another org's factory in the path → 403 forbidden (401 if it is the key's own), no data", async () => {
         for (const token of kinds.includes('factory_key') ? [a.loginToken, a.factoryKey] : [a.loginToken]) {
           const r = await gw.call(method, urlFor(route, a, { appId: b.appId }), { token, appId: a.appId });
           if (route.guard.factory === 'path') refused(r, 401, 'unauthorized');

@@ -106,7 +106,7 @@ describeInBrowser('dashboard: budgets', () => {
     await screenshot(page, 'budgets');
   });
 
-  it('settings: adds a webhook channel (secret shown once), refuses a non-https URL, and sends a test event', async () => {
+  it('settings: adds a webhook channel (secret shown once), refuses non-https, sends a test event', async () => {
     // The receiver listens on 127.0.0.1: the operator's switch for private targets, as in development.
     gw.app.attest.config.notifyAllowPrivate = true;
     await page.getByRole('link', { name: 'Settings', exact: true }).click();

@@ -115,7 +115,7 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
     await gw?.close();
   });
 
-  it('a first visit opens on a window that shows the sessions; an empty window says where they are, one click away', async () => {
+  it('a first visit opens on a window with sessions; an empty one says where they are, one click away', async () => {
     await page.goto(`${gw.base}/f/${t.appId}`);
     await page.waitForURL(/days=90/);
     expect(await page.getByTestId('tile-sessions-value').textContent()).toBe('2');
@@ -204,7 +204,7 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
     ]);
   });
 
-  it('the PR list and page say that state comes from the GitHub App, and link to the settings page that installs it', async () => {
+  it('the PR list and page say state comes from the GitHub App, and link to the settings to install it', async () => {
     await page.goto(`${gw.base}/f/${t.appId}/prs`);
     const notice = page.getByTestId('github-app-notice');
     await notice.waitFor();

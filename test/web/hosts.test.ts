@@ -122,7 +122,7 @@ describeInBrowser('dashboard: hosts', () => {
     gw.clock.set(t0);
   });
 
-  it('another factory\'s hosts page is empty and says how hosts get there; A\'s hosts URL is "Not found" for B', async () => {
+  it('B\'s hosts page is empty and says how hosts get there; A\'s hosts URL is "Not found" for B', async () => {
     const bctx = await newContext(browser, gw);
     const bpage = await signIn(bctx, gw, b.loginToken);
     await bpage.waitForURL(`**/f/${b.appId}`);

@@ -103,7 +103,7 @@ describeInBrowser('dashboard: organization page', () => {
     await gw?.close();
   });
 
-  it('the shell links the factory to its org; the page lists the seeded members with their roles, and the plan', async () => {
+  it('the shell links the factory to its org; the page lists members with their roles, and the plan', async () => {
     await page.getByTestId('nav-org').click();
     await page.waitForURL(`**/o/${org}`);
     await page.getByTestId('members-table').waitFor();
@@ -147,7 +147,7 @@ describeInBrowser('dashboard: organization page', () => {
     expect(await memberRow(reader).locator('select').inputValue()).toBe('write');
   });
 
-  it('cancelling the confirmation changes nothing: no request, the select goes back, the API still says write', async () => {
+  it('cancelling the confirmation changes nothing: no request, the select reverts, the API says write', async () => {
     const writes: Request[] = [];
     const watch = (r: Request) => {
       if (r.method() !== 'GET' && r.url().includes('/members/')) writes.push(r);
@@ -187,7 +187,7 @@ describeInBrowser('dashboard: organization page', () => {
     expect((await gw.call('GET', '/v1/me/factories', { token: leaver.loginToken })).body.data).toEqual([]);
   });
 
-  it("the API's refusal shows next to the control it concerns: the last owner can be neither demoted nor removed", async () => {
+  it("the API's refusal shows by its control: the last owner can be neither demoted nor removed", async () => {
     await memberRow(owner).locator('select').selectOption('admin');
     await memberRow(owner).getByRole('button', { name: 'Save' }).click();
     await page.getByRole('dialog', { name: 'Change role' }).getByRole('button', { name: 'Make admin' }).click();
@@ -423,7 +423,7 @@ describeInBrowser('dashboard: organization page', () => {
     expect(await p.getByTestId('audit-filters').count()).toBe(0);
     await ctx.close();
   });
-  it("adding a member by email: an existing user joins with the chosen role; the API's refusals show next to the email", async () => {
+  it("adding a member by email: a user joins with the chosen role; the API's refusals show by the email", async () => {
     const nina = { email: `nina@${org}.example.com`, name: 'Nina New' };
     await adminCall('POST', '/v1/admin/users', nina);
     await page.goto(`/o/${org}`);

@@ -69,7 +69,7 @@ describeInBrowser('dashboard: overview and exports', () => {
     await gw?.close();
   });
 
-  it('the factory home shows the tiles with their change against the prior window, computed from the seeded data', async () => {
+  it('the factory home shows the tiles with their change against the prior window, from seeded data', async () => {
     // The list's costs of the seeded sessions: each is `turns` assistant turns of the same price.
     const list = await gw.call('GET', '/v1/sessions?repoScope=all&limit=100', as());
     const sessions: { costUsd: number; turnCount: number; userTurnCount: number; startedAt: string }[] =
@@ -99,7 +99,7 @@ describeInBrowser('dashboard: overview and exports', () => {
     await screenshot(page, 'overview');
   });
 
-  it("the factory home shows lines changed, active time and edit acceptance from the agents' telemetry, labelled so", async () => {
+  it('the factory home shows lines changed, active time, edit acceptance from telemetry, labelled so', async () => {
     await page.goto(`${base}/f/${t.appId}?days=7`);
     await page.getByTestId('tiles').waitFor();
     expect(await page.getByTestId('telemetry-tiles').count()).toBe(0); // none received yet

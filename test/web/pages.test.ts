@@ -117,7 +117,7 @@ describeInBrowser('dashboard pages', () => {
     expect(await page.locator('input[name=includeSubagents]').isChecked()).toBe(false);
   });
 
-  it('session detail: facts, tokens by kind, turn texts, tool calls with status, family links and a timeline', async () => {
+  it('session detail: facts, tokens by kind, turn texts, tool calls with status, family links, timeline', async () => {
     await page.goto(`/f/${t.appId}/sessions/${seeded.traces.get(full.id)}`);
     await until(() => page.getByTestId('session-title').innerText()).toBe('Fix rate limiter window boundary');
     const facts = page.getByTestId('session-facts');
@@ -164,7 +164,7 @@ describeInBrowser('dashboard pages', () => {
     await until(() => page.getByTestId('transcript').locator('article.turn').count()).toBeGreaterThan(0);
   });
 
-  it('session detail: a 1,200-turn transcript keeps only the visible turns in the page and scrolls to the last', async () => {
+  it('session detail: a 1,200-turn transcript keeps only visible turns in the page, scrolls to the last', async () => {
     await page.goto(`/f/${t.appId}/sessions/${seeded.traces.get(seeded.bigSessionId)}`);
     const transcript = page.getByTestId('transcript');
     await until(() => transcript.innerText()).toContain('turn number 0 of the long session');
@@ -240,7 +240,7 @@ describeInBrowser('dashboard pages', () => {
     await screenshot(page, 'pr');
   });
 
-  it('artifact page: the artifact at the url the API returns, with caption, kind, criterion, PR and session', async () => {
+  it("artifact page: the artifact at the API's url, with caption, kind, criterion, PR and session", async () => {
     const api = (
       await gw.call('GET', `/v1/artifacts/${seeded.artifacts.image}`, { token: t.loginToken, appId: t.appId })
     ).body.data;
@@ -376,7 +376,7 @@ describeInBrowser('dashboard pages', () => {
     expect(await page.getByTestId('pr-sessions').locator('tbody').innerText()).not.toContain('$0.00');
   });
   // After the others: it deletes a session and an artifact of its own.
-  it('session and artifact pages: a delete button with a confirm for owners only; a deleted one answers 410', async () => {
+  it('session and artifact pages: delete with a confirm for owners only; a deleted one answers 410', async () => {
     const auth = { token: t.factoryKey, appId: t.appId };
     const doc = sessionDoc({
       startedAt: '2026-10-02T09:00:00Z',

@@ -135,7 +135,7 @@ describeInBrowser('dashboard: factory settings', () => {
     await keyRow('full').waitFor();
   });
 
-  it('creating a key shows its plaintext once; the list then shows it without, and a reload never shows it', async () => {
+  it("a new key's plaintext shows once; the list then shows it without, and a reload never shows it", async () => {
     await settings();
     const form = page.getByTestId('create-key-form');
     await form.getByLabel('Name').fill('ci-reader');
@@ -197,7 +197,7 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(await page.getByTestId('new-key').count()).toBe(0);
   });
 
-  it("the telemetry blocks carry this gateway's URL and factory, and a fresh ingest key that works, shown once", async () => {
+  it("the telemetry blocks carry this gateway's URL, factory, and a fresh working ingest key, once", async () => {
     await settings();
     const claude = page.getByTestId('telemetry-claude-code');
     const codex = page.getByTestId('telemetry-codex');
@@ -318,7 +318,7 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(app).toMatchObject({ name: 'main', runner_updates: { mode: 'follow' } });
   });
 
-  it('connected repositories show pull request write, PR comment and whether the default branch requires a PR', async () => {
+  it('connected repositories show PR write, PR comment, and whether the default branch requires a PR', async () => {
     await settings();
     const table = page.getByTestId('repositories-table');
     await table.waitFor();
@@ -355,7 +355,7 @@ describeInBrowser('dashboard: factory settings', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'settings.png'), fullPage: true });
   });
 
-  it('the App installations bound here are listed; unbind asks first, names what it disconnects, then does it', async () => {
+  it('bound App installations are listed; unbind asks first, names what it disconnects, then does it', async () => {
     await settings();
     const table = page.getByTestId('installations-table');
     await table.waitFor();
@@ -412,7 +412,7 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(again.body.error.code).toBe('installation_not_bound');
   });
 
-  it("'Install the App on GitHub' opens the App's install page with this factory's link; GitHub's return binds it and comes back here", async () => {
+  it("'Install the App on GitHub' opens its page with this factory's link; GitHub's return binds it here", async () => {
     await settings();
     // GitHub's web pages are not part of the double: answer the navigation and read where it went.
     await page.route(`${github.webUrl}/**`, (route) =>
@@ -470,7 +470,7 @@ describeInBrowser('dashboard: factory settings', () => {
     expect(await page.getByTestId('installed-notice').count()).toBe(0);
   });
 
-  it('a repository of a bound installation is connected here (errors under their fields), and disconnected behind a confirmation', async () => {
+  it("a bound installation's repository connects here (errors by field), disconnects after a confirm", async () => {
     const acme = (
       await gw.call('GET', '/v1/github/installations', { token: t.loginToken, appId: t.appId })
     ).body.data.find((i: { account: string }) => i.account === 'acme');

@@ -80,7 +80,7 @@ describeInBrowser('sign-in with an OpenID Connect provider, in the browser', () 
     return (r.body.data as { email: string; role: string }[]).find((m) => m.email === email)?.role ?? null;
   };
 
-  it('first sign-in: a new person opens an invitation, signs in at the provider, is created and lands in the org', async () => {
+  it('first sign-in: a new person opens an invitation, signs in at the provider, joins the org', async () => {
     idp.accounts.set('nina', { email: 'Nina@Newco.test', email_verified: true, name: 'Nina New' });
     const page = await freshPage(`/invite/${await invite({ role: 'read' })}`);
     await page.waitForURL('**/sign-in?invite=*');
@@ -113,7 +113,7 @@ describeInBrowser('sign-in with an OpenID Connect provider, in the browser', () 
     expect(me.data.user.id).toBe(a.ownerId);
   });
 
-  it('an unverified email is refused: the page says why, nothing about any account, and there is no session', async () => {
+  it('an unverified email is refused: the page says why, nothing about any account, no session', async () => {
     idp.accounts.set('unverified', { email: 'nina@newco.test', email_verified: false });
     const page = await freshPage('/sign-in');
     await signInAtProvider(page, 'unverified');

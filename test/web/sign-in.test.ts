@@ -139,7 +139,7 @@ describeInBrowser('dashboard sign-in', () => {
     await ctx.close();
   });
 
-  it('a write carrying the cookie but not the dashboard header is refused (csrf_rejected), and a cross-site form post does nothing', async () => {
+  it('a write with the cookie but no dashboard header: csrf_rejected; a cross-site form does nothing', async () => {
     const before = (await gw.call('GET', '/v1/api-keys', { token: a.loginToken, appId: a.appId })).body.data.length;
     const ctx = await newContext(browser, gw);
     const page = await signIn(ctx, gw, a.loginToken);

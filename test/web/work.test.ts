@@ -177,7 +177,7 @@ describeInBrowser('dashboard: work board and work item page', () => {
   const titles = (stage: string) => page.getByTestId(`stage-${stage}`).locator('.work-card-title').allInnerTexts();
   const card = (title: string) => page.getByTestId('work-card').filter({ hasText: title });
 
-  it('the board: one column per stage with its cards, each with its claim, lease time left, startability and block class', async () => {
+  it('the board: a column per stage with cards, each with claim, lease left, startability, block class', async () => {
     // 17 min 30 s after the claims: the login redirect's 30 min lease has 12 min 30 s left, the limiter's hour 42 min
     // 30 s.
     await page.clock.setFixedTime(t0 + 17.5 * MIN);
@@ -237,7 +237,7 @@ describeInBrowser('dashboard: work board and work item page', () => {
     await until(() => titles('backlog')).toEqual(['#1 Write the rate-limit docs']);
   });
 
-  it('a card opens the item page: criteria with the artifact that proves each, findings by severity, pull requests, artifacts and claim history', async () => {
+  it('a card opens the item page: criteria with proving artifacts, findings by severity, PRs, claims', async () => {
     await page.clock.setFixedTime(t0 + 17.5 * MIN);
     await page.goto(`/f/${a.appId}/work`);
     await card('Review the limiter window').getByRole('link', { name: '#4 Review the limiter window' }).click();
@@ -325,7 +325,7 @@ describeInBrowser('dashboard: work board and work item page', () => {
     );
   });
 
-  it('an unknown item, and another factory\'s item, are "Not found"; another factory\'s board shows none of these items', async () => {
+  it('an unknown item, and another factory\'s, are "Not found"; another factory\'s board shows none', async () => {
     await page.goto(`/f/${a.appId}/work/00000000-0000-4000-8000-000000000000`);
     await until(() => page.getByRole('heading', { name: 'Not found' }).count()).toBe(1);
 

@@ -50,7 +50,7 @@ describe('session routes across factories and orgs', () => {
     expect((await gw.call('GET', `/v1/agents/blob/${sha}`, own())).status).toBe(200);
   });
 
-  it('GET /v1/agents/blob/{sha256}: another factory that knows the hash gets 404 blob_not_found, not the bytes', async () => {
+  it('GET /v1/agents/blob/{sha256}: another factory knowing the hash gets 404 blob_not_found', async () => {
     for (const [, auth] of foreignCallers(b, sibling)) {
       const r = await gw.call('GET', `/v1/agents/blob/${sha}`, auth);
       expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 404, code: 'blob_not_found' });
@@ -75,7 +75,7 @@ describe('session routes across factories and orgs', () => {
     }
   });
 
-  it("POST /v1/agents/sync: another factory sending the same session id stores its own copy; A's reads back unchanged", async () => {
+  it("POST /v1/agents/sync: another factory's same session id is its own copy; A's is unchanged", async () => {
     const before = await readOwnSession();
     const foreign = variant(canonical('minimal'), (d) => {
       d.id = sessionId;
@@ -97,7 +97,7 @@ describe('session routes across factories and orgs', () => {
     expect(bCopy.traceId).not.toBe(traceId);
   });
 
-  it('a factory that uploads the same bytes itself can then read them (the check is per factory, not per hash)', async () => {
+  it('a factory that uploads the same bytes can then read them (checked per factory, not per hash)', async () => {
     const r = await gw.call('POST', '/v1/agents/sync', {
       token: b.factoryKey,
       appId: b.appId,

@@ -110,7 +110,7 @@ describe('concurrent syncs', () => {
     expect(rows.documents).toBe(30);
   });
 
-  it('a batch with bad sessions beside concurrent good batches: its bad sessions rejected, its good ones and the others stored', async () => {
+  it('bad sessions beside concurrent good batches: the bad rejected, the good and the others stored', async () => {
     const t = await createTenant(gw, { plan: 'paid' });
     const mixed = batch('m', 4);
     (mixed[1] as Record<string, unknown>).startedAt = 'not a time';
@@ -236,7 +236,7 @@ function postOver(
 }
 
 describe.skipIf(!onSqlite)('SQLite: syncs that arrive together over sockets share a commit', () => {
-  it('four syncs whose bodies are in at once commit in one or two transactions, each answered with its own sessions', async () => {
+  it('four syncs in at once commit in one or two transactions, each answered with its own sessions', async () => {
     // Over real sockets: the commit holds the event loop, so the bodies of the next syncs wait in their sockets
     // unless the group lets the loop read them first (db/group-commit.ts, drain).
     const server = await startGateway();
@@ -291,7 +291,7 @@ describe.skipIf(!onSqlite)('SQLite: syncs that arrive together over sockets shar
 });
 
 describe.skipIf(!onSqlite)('SQLite: checkpoints on a thread of their own', () => {
-  it('once the WAL passes 4 MiB, a thread of its own checkpoints it: the database file grows without the writer checkpointing', async () => {
+  it('past 4 MiB of WAL a thread of its own checkpoints; the file grows without the writer checkpointing', async () => {
     const gateway = await startGateway();
     try {
       const t = await createTenant(gateway, { plan: 'paid' });

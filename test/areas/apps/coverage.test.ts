@@ -42,7 +42,7 @@ describe('factory routes across factories and orgs', () => {
     expect(r.body.data.map((x: { id: string }) => x.id)).toEqual([a.appId]);
   });
 
-  it('a factory key naming its sibling in the path: 403 on read, rename and delete; the sibling is unchanged', async () => {
+  it('a factory key naming its sibling: 403 on read, rename and delete; the sibling is unchanged', async () => {
     const before = await readSibling();
     for (const [method, body] of [
       ['GET', undefined],
@@ -66,7 +66,7 @@ describe('factory routes across factories and orgs', () => {
     );
   });
 
-  it("POST /v1/apps in another org with the name of this org's factory: its own factory (201); this org's is unchanged", async () => {
+  it("POST /v1/apps in another org with this org's factory name: its own factory (201); ours unchanged", async () => {
     const before = await readSibling();
     const r = await gw.call('POST', '/v1/apps', { token: b.loginToken, appId: b.appId, body: { name: before.name } });
     expect(r.status).toBe(201);

@@ -133,7 +133,7 @@ describe('artifacts', () => {
       expect(theirs.body.data.id).not.toBe(first.body.data.id);
     });
 
-    it('settles concurrent first uploads of one clientArtifactId: one 201, the rest 200 with the same artifact', async () => {
+    it('settles concurrent first uploads of one clientArtifactId: one 201, the rest 200 with it', async () => {
       const body = artifactBody(Buffer.from('raced bytes'), { repository: 'acme/race', prNumber: 1 });
       const answers = await Promise.all(Array.from({ length: 6 }, () => post(body)));
       expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
@@ -307,7 +307,7 @@ describe('artifacts', () => {
       expect(theirs.status).toBe(404);
     });
 
-    it('refuses a missing credential (401), a wrong one (401), a key of another factory (401) and a key without artifacts.write (403)', async () => {
+    it("refuses none (401), a wrong one (401), another factory's key (401), no artifacts.write (403)", async () => {
       const body = artifactBody(Buffer.from('auth'), { repository: 'acme/auth', prNumber: 1 });
       const none = await gw.call('POST', '/v1/artifacts', { appId: t.appId, body });
       expect(none.status).toBe(401);
@@ -348,7 +348,7 @@ describe('artifacts', () => {
       id = res.body.data.id;
     });
 
-    it('serves the bytes with Content-Type, Content-Disposition, nosniff, a sandboxing CSP and Accept-Ranges', async () => {
+    it('serves the bytes with Content-Type, Content-Disposition, nosniff, a sandbox CSP, Accept-Ranges', async () => {
       const res = await get(id);
       expect(res.statusCode).toBe(200);
       expect(res.rawPayload.equals(content)).toBe(true);
@@ -401,7 +401,7 @@ describe('artifacts', () => {
       }
     });
 
-    it('sends the whole content for ranges it does not serve (several ranges, malformed, If-Range of another version)', async () => {
+    it('sends the whole content for ranges it does not serve (several, malformed, If-Range of another)', async () => {
       for (const headers of [
         { range: 'bytes=0-1,5-6' },
         { range: 'bytes=5-2' },
@@ -416,7 +416,7 @@ describe('artifacts', () => {
       expect(matching.statusCode).toBe(206);
     });
 
-    it('serves HTML and SVG as attachments under a sandboxing CSP, so they cannot run script in the gateway origin', async () => {
+    it('serves HTML and SVG as attachments under a sandbox CSP: no script in the gateway origin', async () => {
       for (const [mediaType, filename] of [
         ['text/html; charset=utf-8', 'report.html'],
         ['image/svg+xml', 'chart.svg'],
@@ -451,7 +451,7 @@ describe('artifacts', () => {
       expect((await get(id, {}, { token: other.factoryKey, appId: t.appId })).statusCode).toBe(401);
     });
 
-    it('answers 404 for an unknown id, 400 for a malformed one, 401 without a credential, 403 without artifacts.read', async () => {
+    it('answers 404 unknown id, 400 malformed, 401 without a credential, 403 without artifacts.read', async () => {
       const unknown = await get(crypto.randomUUID());
       expect(unknown.statusCode).toBe(404);
       expect(JSON.parse(unknown.body).error.code).toBe('artifact_not_found');

@@ -78,7 +78,7 @@ describe('artifact routes across factories and orgs', () => {
     }
   });
 
-  it("POST /v1/artifacts reusing the owner's clientArtifactId: a new artifact of the caller's (201), never the owner's, never a 409", async () => {
+  it("POST /v1/artifacts with the owner's clientArtifactId: the caller's new artifact (201), never a 409", async () => {
     for (const [, auth] of foreignCallers(b, sibling).filter(([who]) => who.includes('factory key'))) {
       const same = await gw.call('POST', '/v1/artifacts', {
         ...auth,

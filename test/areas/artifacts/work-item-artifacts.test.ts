@@ -48,7 +48,7 @@ describe('GET /v1/work-items/{workItemId}/artifacts', () => {
     gw.call('GET', `/v1/work-items/${ref}/artifacts`, a);
   const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((a) => a.id);
 
-  it('lists artifacts anchored to a declared PR, to the item, and emitted from a session linked to it, oldest first', async () => {
+  it('lists artifacts of a declared PR, of the item, and of a session linked to it, oldest first', async () => {
     const repo = `acme/wi-${crypto.randomBytes(3).toString('hex')}`;
     const item = await newItem([{ repository: repo, number: 7 }]);
     const session = `sess-${crypto.randomUUID()}`;
@@ -99,7 +99,7 @@ describe('GET /v1/work-items/{workItemId}/artifacts', () => {
     expect(ids(await list(item.id.toUpperCase()))).toEqual(ids(byId));
   });
 
-  it('leaves out replaced artifacts: same criterionId + filename (the later emittedAt wins), or named in supersedes', async () => {
+  it('leaves out replaced artifacts: same criterionId + filename (later emittedAt wins) or superseded', async () => {
     const item = await newItem();
     // The later version is uploaded first; replacement follows emittedAt, not arrival.
     const v2 = await upload({ workItemId: item.id, criterionId: 'c1', filename: 'login.png', emittedAt: at(20) });

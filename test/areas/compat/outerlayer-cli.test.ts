@@ -50,7 +50,7 @@ describe('POST /v1/artifacts with the OuterLayer CLI fields (§2)', () => {
     expect(no.body.data.ci).toBe(false);
   });
 
-  it('`outerlayer sync` in a git checkout: gitRepo gives the repository, gitBranch and commitSha are stored and returned', async () => {
+  it('`outerlayer sync` in a git checkout: repository, gitBranch and commitSha stored and returned', async () => {
     const r = await post(
       a,
       '/v1/artifacts',

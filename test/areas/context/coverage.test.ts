@@ -57,7 +57,7 @@ describe('context routes across factories and orgs', () => {
     }
   });
 
-  it("POST /v1/context/sync of the owner's commit sha with other contents is the caller's own commit (no 409)", async () => {
+  it("POST /v1/context/sync of the owner's sha with other contents: the caller's own commit (no 409)", async () => {
     for (const [, auth] of foreignCallers(b, sibling).filter(([who]) => who.includes('factory key'))) {
       const r = await gw.call('POST', '/v1/context/sync', {
         ...auth,
@@ -76,7 +76,7 @@ describe('context routes across factories and orgs', () => {
   });
 
   // Last: it removes a stored blob. The file blob store is the default (no S3 in tests).
-  it('GET /v1/context/source of a file whose blob vanished: 500 internal_error with the request id, no store path leaked', async () => {
+  it('GET /v1/context/source with its blob gone: 500 internal_error with request id, no path leaked', async () => {
     const bytes = Buffer.from('# secret rules of A\n');
     const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
     const file = path.join(gw.config.dataDir, 'blobs', sha256.slice(0, 2), sha256);

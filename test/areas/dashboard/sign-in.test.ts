@@ -147,7 +147,7 @@ describe('dashboard sign-in', () => {
       expect(r.headers['set-cookie']).toBeUndefined();
     });
 
-    it('an sk_ key, an olk_ key and an admin token are refused with 401 saying only a login token signs in', async () => {
+    it('an sk_ key, an olk_ key and an admin token get 401: only a login token signs in', async () => {
       for (const key of [a.factoryKey, a.managementKey, gw.adminToken, mintPlaintext('item_key')]) {
         const r = await gw.call('POST', '/v1/dashboard/session', { body: { loginToken: key }, headers: DASH });
         expect(r.status).toBe(401);
@@ -367,7 +367,7 @@ describe('dashboard sign-in', () => {
       ).toBe(401);
     });
 
-    it('DELETE /v1/admin/login-tokens/:id: 404 login_token_not_found for an unknown or already revoked id; admin token only', async () => {
+    it('DELETE /v1/admin/login-tokens/:id: 404 login_token_not_found if unknown or revoked; admin only', async () => {
       const member = await addMember(gw, a, 'read');
       const minted = (await gw.call('POST', `/v1/admin/users/${member.userId}/login-tokens`, { token: gw.adminToken }))
         .body.data;
@@ -384,7 +384,7 @@ describe('dashboard sign-in', () => {
       }
     });
 
-    it("removing the user from the org ends the session's access to it (and the session, when no org is left)", async () => {
+    it("removing the user from the org ends the session's access (and the session, if no org is left)", async () => {
       const member = await addMember(gw, a, 'write');
       const cookie = await signIn(member.loginToken);
       expect((await gw.call('GET', '/v1/sessions', { headers: withCookie(cookie), appId: a.appId })).status).toBe(200);
@@ -440,7 +440,7 @@ describe('dashboard sign-in', () => {
       expect(own.body.error.code).toBe('artifact_not_found');
     });
 
-    it('?appId= is only for the cookie: a bearer login token still needs the header; other routes ignore it', async () => {
+    it('?appId= is only for the cookie: a bearer login token needs the header; other routes ignore it', async () => {
       const r = await gw.call('GET', `/v1/artifacts/${artifactId}/content?appId=${a.appId}`, { token: a.loginToken });
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('app_id_required');

@@ -88,7 +88,7 @@ describe('hosts', () => {
     expect((await gw.call('GET', '/v1/hosts', auth(a))).body.data).toEqual([]);
   });
 
-  it('keeps hosts per factory: the same hostId in two factories is two hosts, and one never sees the other', async () => {
+  it('keeps hosts per factory: one hostId in two factories is two hosts, each unseen by the other', async () => {
     await beat(a, { hostId: 'shared', name: 'a-host' });
     await beat(b, { hostId: 'shared', name: 'b-host' });
     const listA = await gw.call('GET', '/v1/hosts', auth(a));

@@ -182,7 +182,7 @@ describe('deleting sessions and artifacts', () => {
     expect((await gw.call('DELETE', `/v1/artifacts/${crypto.randomUUID()}`, on(a))).status).toBe(404);
   });
 
-  it("deletes a work item's evidence: every artifact its list reaches, replaced versions too; the item stays", async () => {
+  it("deletes a work item's evidence: every artifact its list reaches, replaced ones too; item stays", async () => {
     const item = await newItem(gw, a);
     const other = await newItem(gw, a);
     const upload = async (workItemId: string, fields: Record<string, unknown> = {}) => {

@@ -204,7 +204,7 @@ describe('POST /v1/mcp with the SDK client', () => {
     await client.close();
   });
 
-  it('list_work_items lists the withdrawn items with withdrawn: true, as GET /v1/work-items?withdrawn=true does', async () => {
+  it('list_work_items lists withdrawn items with withdrawn: true, as GET /v1/work-items?withdrawn=true', async () => {
     const made = await gw.call('POST', '/v1/work-items', {
       token: a.factoryKey,
       appId: a.appId,

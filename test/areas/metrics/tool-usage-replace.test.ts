@@ -112,7 +112,7 @@ describe('re-sending grown sessions', () => {
     }
   });
 
-  it("replaces exactly their counters, and leaves the factory's other sessions and another factory's alone", async () => {
+  it("replaces exactly their counters; the factory's other sessions and another factory's stay", async () => {
     const before = await counters(a);
     const otherBefore = await counters(b);
     expect(before.size).toBe(200);

@@ -280,7 +280,7 @@ describe('notification channels', () => {
     expect((await gw.call('GET', `/v1/notification-channels/${ch.id}`, as())).status).toBe(404);
   });
 
-  it('announces a refused session, an offline host and an expired claim once each; another factory gets none', async () => {
+  it('announces a refused session, an offline host, an expired claim once each; not to another factory', async () => {
     const events = ['session.failed_sync', 'host.offline', 'work_item.claim_expired'];
     const ch = await create({ name: 'events', kind: 'webhook', url: `${receiver.url}/events`, events });
     receiver.expectSecret('/events', ch.secret);
@@ -408,7 +408,7 @@ describe('notification channels', () => {
     expect((await gw.call('DELETE', `/v1/notification-channels/${theirs.id}`, as(b))).status).toBe(204);
   });
 
-  it('a session the CLI gave up on (POST /v1/agents/sync-failures) is announced once; another factory hears none', async () => {
+  it('a session the CLI gave up on (sync-failures) is announced once; another factory hears none', async () => {
     const events = ['session.failed_sync'];
     const ch = await create({ name: 'given up', kind: 'webhook', url: `${receiver.url}/given-up`, events });
     receiver.expectSecret('/given-up', ch.secret);

@@ -199,7 +199,7 @@ afterAll(async () => {
 });
 
 describe('discovery', () => {
-  it('serves RFC 8414 metadata naming the endpoints, PKCE S256 only, public clients and metadata documents', async () => {
+  it('serves RFC 8414 metadata: the endpoints, PKCE S256 only, public clients, metadata documents', async () => {
     expect(metadata).toMatchObject({
       issuer: base,
       authorization_endpoint: `${base}/oauth/authorize`,
@@ -227,7 +227,7 @@ describe('discovery', () => {
 });
 
 describe('the SDK client on its own (what an MCP connector does)', () => {
-  it('401 → WWW-Authenticate → discovery → registration → consent → token → connected, then refresh on expiry', async () => {
+  it('401 → WWW-Authenticate → discovery → registration → consent → token → connected → refresh', async () => {
     const saved: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string } = {};
     let redirectedTo: URL | null = null;
     const provider: OAuthClientProvider = {
@@ -334,7 +334,7 @@ describe('registration', () => {
 });
 
 describe('authorization code flow with PKCE', () => {
-  it('end to end: consent, code, token, MCP call on /v1/apps/{appId}/mcp, refresh, replayed refresh refused, grant ended', async () => {
+  it('end to end: consent, code, token, MCP call, refresh, replayed refresh refused, grant ended', async () => {
     const { location, codeVerifier } = await consent({ resource: appResource(a.appId) });
     expect(location.origin + location.pathname).toBe(REDIRECT);
     expect(location.searchParams.get('state')).toBe('st-1');
@@ -388,7 +388,7 @@ describe('authorization code flow with PKCE', () => {
     ).rejects.toThrow(/revoked|already used/);
   });
 
-  it('two concurrent refreshes with one token: one wins, the other is a replay, and the grant ends for both', async () => {
+  it('two concurrent refreshes of one token: one wins, the other is a replay, the grant ends for both', async () => {
     const tokens = await tokensFor();
     const refresh = () =>
       refreshAuthorization(base, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! });
@@ -517,7 +517,7 @@ describe('authorization code flow with PKCE', () => {
     ).rejects.toThrow(/expired/);
   });
 
-  it('refuses code_challenge_method plain and a resource that is not an MCP endpoint of this gateway (redirect with error)', async () => {
+  it('refuses code_challenge_method plain and a resource not an MCP endpoint here (redirect with error)', async () => {
     const url = new URL(metadata.authorization_endpoint);
     url.search = new URLSearchParams({
       response_type: 'code',
@@ -680,7 +680,7 @@ describe('client ID metadata documents', () => {
     expect((await post(`/v1/apps/${a.appId}/mcp`, tokens.access_token)).status).toBe(200);
   });
 
-  it('refuses a document whose client_id is not its own URL, a missing document and a non-loopback http URL', async () => {
+  it('refuses a document whose client_id is not its URL, a missing one and a non-loopback http URL', async () => {
     for (const clientId of [`${docUrl}/wrong-id.json`, `${docUrl}/missing.json`, 'http://example.com/client.json']) {
       const url = new URL(metadata.authorization_endpoint);
       url.search = new URLSearchParams({

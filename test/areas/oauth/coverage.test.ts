@@ -67,7 +67,7 @@ describe('OAuth endpoints: an unexpected failure answers 500 without leaking and
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('POST /oauth/register → 500 server_error, no SQL in the body, one error log line with the request id', async () => {
+  it('POST /oauth/register → 500 server_error, no SQL in the body, one log line with the request id', async () => {
     // A real socket: the OAuth bridge hands Node's request stream to Express (inject's stream differs).
     const res = await fetch(`${base}/oauth/register`, {
       method: 'POST',

@@ -174,7 +174,7 @@ describe('client ID metadata documents through the gateway', () => {
     expect(plain.hits).toEqual([]);
   });
 
-  it('with ATTEST_OAUTH_ALLOW_PRIVATE_METADATA=1 a loopback document is fetched and the consent page names the client', async () => {
+  it('with ATTEST_OAUTH_ALLOW_PRIVATE_METADATA=1 a loopback document is fetched and its client named', async () => {
     const res = await authorize(lenient, `${plain.origin}/client.json`);
     expect(res.status).toBe(200);
     expect(res.text).toContain('Doc Client');
@@ -272,7 +272,7 @@ describe('the fetcher: DNS answers and redirect hops', () => {
     expect(JSON.parse(text).client_id).toBe(`${first.origin}/client.json`);
   });
 
-  it('refuses a redirect from the public host to a loopback address, by literal or by name, and never reaches it', async () => {
+  it('refuses a redirect from a public host to loopback, by literal or by name, and never reaches it', async () => {
     expect((await refusal(`${first.origin}/to-loopback`)).detail).toBe(
       '127.0.0.1 resolved to 127.0.0.1, which is not public',
     );
@@ -295,7 +295,7 @@ describe('the fetcher: DNS answers and redirect hops', () => {
     expect(second.hits).toEqual([]);
   });
 
-  it('refuses a name resolving to the metadata service, to a mix of public and loopback, to IPv4-mapped, ULA and CGNAT addresses', async () => {
+  it('refuses names resolving to metadata service, public+loopback mix, IPv4-mapped, ULA, CGNAT', async () => {
     for (const [host, bad] of [
       ['metadata.test', '169.254.169.254'],
       ['rebind.test', '127.0.0.1'],

@@ -32,7 +32,7 @@ describe('org routes across orgs', () => {
     ).toBe(201);
   });
 
-  it("PATCH and DELETE /v1/orgs/{A}/members/{B's member}: 404 member_not_found; B's memberships unchanged", async () => {
+  it("PATCH and DELETE /v1/orgs/{A}/members/{B's}: 404 member_not_found; B's memberships unchanged", async () => {
     const before = await bMembers();
     for (const userId of [bMember.userId, b.ownerId]) {
       const patch = await gw.call('PATCH', `/v1/orgs/${a.orgName}/members/${userId}`, {

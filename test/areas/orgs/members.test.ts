@@ -178,7 +178,7 @@ describe('org management: members and roles', () => {
     }
   });
 
-  it('removes a member: their login token stops working and keys they created answer 403 creator_not_member', async () => {
+  it('removes a member: their login token stops working; their keys answer 403 creator_not_member', async () => {
     const tenant = await createTenant(gw);
     const leaver = await addMember(gw, tenant, 'admin');
     const key = (

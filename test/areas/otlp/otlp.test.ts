@@ -125,7 +125,7 @@ describe('OTLP in', () => {
     }),
   ];
 
-  it("Claude Code's events (protobuf exporter) make one live session with the agent's exact cost and tokens", async () => {
+  it("Claude Code's events (protobuf exporter) make one live session with its exact cost and tokens", async () => {
     await emit(new ProtoLogExporter({ url: `${base}/v1/logs`, headers: headersOf(a) }), 'claude-code', claudeEvents);
     const s = await sessionOf(a, claudeSession);
     expect(s).toBeDefined();
@@ -239,7 +239,7 @@ describe('OTLP in', () => {
     expect(s.costUsd).toBe(0.001525);
   });
 
-  it('a session first seen through telemetry and then synced from its transcript is one session with its numbers', async () => {
+  it('a session seen through telemetry, then synced from its transcript, is one session with its numbers', async () => {
     const id = 'cc-two-sources';
     await emit(new ProtoLogExporter({ url: `${base}/v1/logs`, headers: headersOf(a) }), 'claude-code', [
       claude(id, 'api_request', '2026-11-01T09:00:00.000Z', { model: 'claude-sonnet-4-5-20250929', cost_usd: 9 }),
@@ -274,7 +274,7 @@ describe('OTLP in', () => {
     expect(s).toMatchObject({ captureSource: 'transcript', turnCount: 1, costUsd: 0.25 });
   });
 
-  it('gzip JSON is read; records that are not agent events or are hostile are counted in partialSuccess, the rest kept', async () => {
+  it('gzip JSON is read; non-agent or hostile records are counted in partialSuccess, the rest kept', async () => {
     let deep: unknown = { stringValue: 'bottom' };
     for (let i = 0; i < 20; i++) deep = { kvlistValue: { values: [{ key: 'k', value: deep }] } };
     const record = (attrs: unknown[], body = 'claude_code.api_request') => ({
@@ -386,7 +386,7 @@ describe('OTLP in', () => {
     expect(await sessionOf(b, 'codex-conv-1')).toBeUndefined();
   });
 
-  it("answers 429 with Retry-After past the org's otlp-ingest bucket, as a google.rpc.Status in either encoding", async () => {
+  it("answers 429 with Retry-After past the org's otlp-ingest bucket, as google.rpc.Status either way", async () => {
     const fresh = await createTenant(gw, { plan: 'free' });
     // 600 exports a minute on the free plan.
     for (let i = 0; i < 600; i++)
@@ -479,7 +479,7 @@ describe('OTLP in', () => {
     return { provider, meter: provider.getMeter('com.anthropic.claude_code'), results };
   }
 
-  it("Claude Code's usage metrics (delta and cumulative, real SDK exporter) become the Overview's telemetry figures", async () => {
+  it("Claude Code's usage metrics (delta and cumulative, real exporter) become the Overview's figures", async () => {
     const who = { 'user.email': EMAIL, 'session.id': 'cc-metrics' };
     // Delta: lines 10 + 5 added, 3 removed, over two exports; an unkept metric is counted as refused.
     const delta = meters(a, AggregationTemporality.DELTA, 'laptop-1');
@@ -534,7 +534,7 @@ describe('OTLP in', () => {
     expect((await read(b)).current).toBeNull();
   });
 
-  it('metrics outside the kept ones are counted as refused, and a delta export sent again is counted once', async () => {
+  it('metrics outside the kept ones count as refused; a delta export sent again is counted once', async () => {
     const request = {
       resourceMetrics: [
         {

@@ -241,7 +241,7 @@ describe('the living PR comment', () => {
     }
   });
 
-  it('keeps user text inert: captions, check names, criteria and finding titles cannot link, embed, mention or inject HTML', async () => {
+  it('keeps user text inert: captions, checks, criteria, findings cannot link, embed, mention or inject', async () => {
     const n = openPull(e);
     const hostile =
       '[click](https://evil.example/x) ![i](https://evil.example/p.png) <img src=x onerror=alert(1)> ' +

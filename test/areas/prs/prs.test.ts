@@ -417,7 +417,7 @@ describe("a PR's cost status: whether its cost is whole", () => {
     await g?.close();
   });
 
-  it('outcomes: complete when every session is priced, unpriced when none is, partial otherwise, with the models missing a price', async () => {
+  it('outcomes: complete if all sessions priced, unpriced if none, else partial; lists unpriced models', async () => {
     const r = await g.gw.call('GET', '/v1/prs/outcomes', as());
     expect(r.status).toBe(200);
     const byNumber = new Map(r.body.data.map((o: { number: number }) => [o.number, o]));

@@ -92,7 +92,7 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
   });
 
   describe('transitions (spec part 3)', () => {
-    it('no open pull request on the branch → opens one from the claim branch into the default branch: 201 created=true, linked to the item', async () => {
+    it('no open PR on the branch → opens one from the claim branch to the default: 201 created=true', async () => {
       const item = await claimedItem(gw, a, { branch: 'feature/widget' });
       github.pushBranch('acme/api', 'feature/widget', 2);
       const r = await put(gw, item);
@@ -150,7 +150,7 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       ).toBe(404);
     });
 
-    it('open pull request on the branch opened by someone else → edits only its title and body: 200 created=false, linked', async () => {
+    it('open PR on the branch by someone else → edits only title and body: 200 created=false, linked', async () => {
       const item = await claimedItem(gw, a, { branch: 'human/started' });
       github.pushBranch('acme/api', 'human/started', 1);
       const theirs = github.openPullAs('octocat', 'acme/api', 'human/started', 'WIP by a person');
@@ -466,7 +466,7 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       expectError(await put(gw, item), 422, 'repository_not_in_installation');
     });
 
-    it('422 repository_not_in_installation for a public repository the installation dropped (readable, not writable)', async () => {
+    it('422 repository_not_in_installation for a public repository the installation dropped', async () => {
       const inst = github.addInstallation('open');
       github.addRepository('open/source', { installation: inst, visibility: 'public' });
       await bindInstallation(gw, a.appId, inst.id);
@@ -511,7 +511,7 @@ describe('PUT /v1/work-items/{workItemId}/pull-request', () => {
       expect(github.openPulls('acme/api', 'empty/branch')).toHaveLength(0);
     });
 
-    it('503 github_unavailable with Retry-After when GitHub fails, rate limits or cannot be reached; safe to retry', async () => {
+    it('503 github_unavailable with Retry-After when GitHub fails, rate limits or is unreachable', async () => {
       const item = await claimedItem(gw, a, { branch: 'flaky' });
       github.pushBranch('acme/api', 'flaky', 1);
       github.fail(/\/compare\//, { kind: 'status', status: 502, body: { message: 'Server Error' } });
@@ -577,7 +577,7 @@ describe('PUT pull-request without a GitHub App', () => {
     await env?.close();
   });
 
-  it('503 repository_tokens_unavailable on a gateway with no App configured, also for a repository connected earlier', async () => {
+  it('503 repository_tokens_unavailable with no App configured, also for a repository connected earlier', async () => {
     const inst = env.github.addInstallation('acme');
     env.github.addRepository('acme/api', { installation: inst });
     await bindInstallation(env.gw, t.appId, inst.id);

@@ -110,7 +110,7 @@ describe('binding App installations to factories', () => {
     expect((await linkFor(a)).state).not.toBe(state);
   });
 
-  it('success: the setup URL binds the installation to the factory, which can then connect its repositories', async () => {
+  it('success: the setup URL binds the installation to the factory, which can then connect repositories', async () => {
     const { inst, repository } = newInstallation();
     expect(code(await connect(a, repository, inst.id))).toEqual({ status: 422, code: 'installation_not_bound' });
     const { state } = await linkFor(a);
@@ -147,7 +147,7 @@ describe('binding App installations to factories', () => {
     ).toBe(true);
   });
 
-  it("a browser returning from GitHub is sent to the factory's settings page (303), an API client gets the JSON", async () => {
+  it("a browser back from GitHub goes to the factory's settings page (303); an API client gets JSON", async () => {
     const { inst } = newInstallation();
     const q = (state: string) =>
       `/v1/github/setup?${new URLSearchParams({ installation_id: String(inst.id), state, setup_action: 'install' })}`;
@@ -246,7 +246,7 @@ describe('binding App installations to factories', () => {
     expect(code(await setup(inst.id, state))).toEqual({ status: 400, code: 'invalid_install_state' });
   });
 
-  it('binding needs the browser signed in with GitHub, as the person the link was issued to; no refusal spends the state', async () => {
+  it('binding needs a GitHub sign-in as the person the link was issued to; no refusal spends the state', async () => {
     const { inst, repository } = newInstallation();
     const { state } = await linkFor(a);
     const browserAccept = 'text/html,application/xhtml+xml,*/*;q=0.8';
@@ -283,7 +283,7 @@ describe('binding App installations to factories', () => {
     expect((await connect(a, repository, inst.id)).status).toBe(201);
   });
 
-  it("an installation the person's GitHub account cannot reach is refused (403), and the state is not spent", async () => {
+  it("an installation the person's GitHub account cannot reach is refused (403); the state is kept", async () => {
     const { inst, repository } = newInstallation();
     aOnGitHub.installations = aOnGitHub.installations.filter((id) => id !== inst.id);
     const { state } = await linkFor(a);
@@ -301,7 +301,7 @@ describe('binding App installations to factories', () => {
     expect((await setup(inst.id, state)).status).toBe(200);
   });
 
-  it('the GitHub user token is kept sealed, for 8 hours at most; after that a new GitHub sign-in is needed', async () => {
+  it('the GitHub user token is kept sealed for 8 hours at most; then a new GitHub sign-in is needed', async () => {
     const row = await gw.app.attest.db
       .selectFrom('github_user_tokens')
       .selectAll()
@@ -446,7 +446,7 @@ describe('binding App installations to factories', () => {
       (x: { installationId: number }) => x.installationId,
     );
 
-  it('unbinding removes the binding and disconnects the repositories connected through it, and only those', async () => {
+  it('unbinding removes the binding and disconnects the repositories connected through it, only those', async () => {
     const { inst, repositories } = await boundWithRepositories(a, ['lib']);
     const kept = await boundWithRepositories(a, []);
     const before = await connectedOf(a);
@@ -515,7 +515,7 @@ describe('binding App installations to factories', () => {
     );
   });
 
-  it('a connect that meets an unbind in flight is undone and refused, not left connected through an unbound installation', async () => {
+  it('a connect meeting an unbind in flight is undone and refused, not left on an unbound installation', async () => {
     const { inst } = await boundWithRepositories(a, []);
     const late = `${inst.account}/late`;
     github.addRepository(late, { installation: inst });
@@ -544,7 +544,7 @@ describe('binding App installations to factories', () => {
     expect(audit.map((row) => row.target_identifier)).not.toContain(late);
   });
 
-  it('unbinding: a factory key or login token with repositories.write; others are refused, and other factories see nothing', async () => {
+  it('unbinding: a key or login token with repositories.write; others refused; other factories see none', async () => {
     const { inst, repositories } = await boundWithRepositories(a, []);
     expect(code(await unbind({ appId: a.appId }, inst.id))).toEqual({ status: 401, code: 'unauthorized' });
     expect(code(await unbind({ token: 'atk_not_a_real_credential', appId: a.appId }, inst.id))).toEqual({

@@ -39,7 +39,7 @@ describe('repositories', () => {
 
   const as = (t: Tenant) => ({ token: t.factoryKey, appId: t.appId });
 
-  it('connects a repository the installation lists (201), then again (200), and lists it with what builds may do', async () => {
+  it('connects a listed repository (201), then again (200), and lists it with what builds may do', async () => {
     const created = await gw.call('POST', '/v1/repositories', {
       ...as(a),
       body: { repository: 'acme/api', installationId: installation.id },
@@ -136,7 +136,7 @@ describe('repositories', () => {
     ).toBe(false);
   });
 
-  it('reports pullRequestWrite pending when the App asks for it and the installation has not accepted, missing when the App does not ask', async () => {
+  it('pullRequestWrite: pending when the App asks and the installation has not accepted, else missing', async () => {
     const lagging = github.addInstallation('lag', { contents: 'read', metadata: 'read', pull_requests: 'read' });
     github.addRepository('lag/app', { installation: lagging });
     const t = await createTenant(gw);
@@ -198,7 +198,7 @@ describe('repositories', () => {
     ]);
   });
 
-  it('answers 422 repository_not_in_installation for a repository the installation does not list, or a bound installation GitHub no longer has', async () => {
+  it('422 repository_not_in_installation for an unlisted repository or an installation GitHub dropped', async () => {
     const secret = await gw.call('POST', '/v1/repositories', {
       ...as(a),
       body: { repository: 'acme/secret', installationId: installation.id },
@@ -333,7 +333,7 @@ describe('repositories', () => {
     );
   });
 
-  it('turns GitHub 5xx, 429, secondary rate limits and network failures into 503 github_unavailable with Retry-After', async () => {
+  it('turns GitHub 5xx, 429, secondary limits and network failures into 503 github_unavailable', async () => {
     github.fail(/^GET \/installation\/repositories$/, {
       kind: 'status',
       status: 502,
@@ -441,7 +441,7 @@ describe('repositories without a GitHub App', () => {
     expect(list.body.data).toEqual([]);
   });
 
-  it("install links and the operator's binding answer 503 repository_tokens_unavailable; the bindings read and unbind need no App", async () => {
+  it('install links, operator binding answer 503 repository_tokens_unavailable; read, unbind need no App', async () => {
     const link = await gw.call('POST', '/v1/github/install-links', { token: t.loginToken, appId: t.appId });
     expect(link.status).toBe(503);
     expect(link.body.error.code).toBe('repository_tokens_unavailable');

@@ -50,7 +50,7 @@ describe('emitted results across factories and orgs', () => {
     }
   });
 
-  it("POST /v1/emitted-results reusing the owner's clientEmitId with another result: the caller's own (201)", async () => {
+  it("POST /v1/emitted-results with the owner's clientEmitId and another result: the caller's own (201)", async () => {
     const before = await gw.call('GET', LIST, own());
     for (const [, auth] of foreignCallers(b, sibling).filter(([who]) => who.includes('factory key'))) {
       const r = await gw.call('POST', '/v1/emitted-results', { ...auth, body: emitBody(clientEmitId, 'fail') });

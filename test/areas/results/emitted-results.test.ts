@@ -88,7 +88,7 @@ describe('emitted results', () => {
       expect(read.body.data).toEqual([{ ...res.body.data, history: [] }]);
     });
 
-    it('is idempotent on clientEmitId: the same result again answers 200 with the stored one; a different result 409', async () => {
+    it('is idempotent on clientEmitId: the same result again is 200 with the stored one; a different 409', async () => {
       const body = emitBody({ repository: 'acme/idem' });
       const first = await emit(body);
       expect(first.status).toBe(201);
@@ -132,7 +132,7 @@ describe('emitted results', () => {
       );
     });
 
-    it('answers 400 invalid_request_body for a bad result, a missing field, an unknown field or a bad repository', async () => {
+    it('answers 400 invalid_request_body for a bad result, a missing or unknown field, a bad repository', async () => {
       const bad = emitBody();
       const cases: unknown[] = [
         { ...bad, emit: { ...bad.emit, result: 'skipped' } },
@@ -153,7 +153,7 @@ describe('emitted results', () => {
       expect(missing.body.error.details[0]).toEqual({ path: 'emit.name', message: 'is required' });
     });
 
-    it('refuses a missing credential (401), another factory’s key (401) and a key without results.write (403)', async () => {
+    it('refuses no credential (401), another factory’s key (401), a key without results.write (403)', async () => {
       const body = emitBody({ repository: 'acme/auth' });
       expect((await gw.call('POST', '/v1/emitted-results', { appId: t.appId, body })).status).toBe(401);
       expect((await emit(body, { token: other.factoryKey, appId: t.appId })).status).toBe(401);

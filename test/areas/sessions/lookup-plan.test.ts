@@ -85,7 +85,7 @@ describe('the lookup a sync starts with', () => {
     expect(Number(before.n)).toBe(SEEDED + 1);
   });
 
-  it('finds a session whose id holds the characters of an array literal (PostgreSQL gets the keys as one array)', async () => {
+  it('finds a session whose id looks like an array literal (PostgreSQL gets the keys as one array)', async () => {
     const db = gw.app.attest.db;
     const odd = ['quote"and,comma', '{braces}', 'back\\slash', 'NULL', 'spaces and ünïcødé 🚀', "it's"];
     expect((await sync(b, odd)).status).toBe(200);

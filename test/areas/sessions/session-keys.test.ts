@@ -77,7 +77,7 @@ describe('session ids holding # and %', () => {
     expect(await stored(a)).toEqual(expected);
   });
 
-  it('are found by their session id, a subagent names its own parent, and another factory sees none of them', async () => {
+  it('are found by session id, a subagent names its parent, and another factory sees none of them', async () => {
     const top = await detail(a, 'k#1');
     expect(top.status).toBe(200);
     expect(top.body.data.title).toBe('C top-level k#1');

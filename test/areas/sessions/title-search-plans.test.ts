@@ -158,7 +158,7 @@ describe('GET /v1/sessions?q= with frequent and rare needles', () => {
     expect(count('修复 登')).toBeGreaterThan(10);
   });
 
-  it('answers exactly the matching titles, in the list order, with their total, for every scope, filter and sort', async () => {
+  it('answers exactly the matching titles, in list order, with total, for every scope, filter and sort', async () => {
     for (const scope of SCOPES) {
       const unfiltered = await all(a, scope);
       for (const q of NEEDLES) {

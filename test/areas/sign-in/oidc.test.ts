@@ -133,7 +133,7 @@ describe('sign-in with an OpenID Connect provider', () => {
     expect((await whoIs(sessionOf(linked))).body.data.user.id).toBe(existing.body.data.id);
   });
 
-  it('refuses a callback without the flow cookie, with another state, replayed, or after the provider said no', async () => {
+  it('refuses a callback without the flow cookie, with another state, replayed, or after a provider no', async () => {
     idp.accounts.set('carol', { email: 'carol@acme.test', email_verified: true });
     const { location, flowCookie } = await start();
     const callback = await idp.signIn(location, 'carol');
@@ -217,7 +217,7 @@ describe('sign-in with an OpenID Connect provider', () => {
     expect((await via('https://evil.example/')).headers.location).toBe('/');
   });
 
-  it('sign-in attempts are limited per client IP and per provider account: 429 with Retry-After and a page', async () => {
+  it('sign-in attempts are limited per client IP and per provider account: 429, Retry-After, a page', async () => {
     // What a browser sends when it navigates.
     const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
     const from = (ip: string, url: string, cookie?: string, accept = browserAccept) =>

@@ -169,7 +169,7 @@ describe('the verdict of a pull request', () => {
     expect((await g.gw.call('GET', '/v1/apps', as(t))).body.data[0]).toMatchObject({ pr_check: 'on' });
   });
 
-  it('reads the policy at the base commit, judges the linked sessions, and stores an evaluation once while it is the same', async () => {
+  it('reads the policy at the base commit, judges linked sessions, stores an evaluation once while same', async () => {
     const pr = await openPull(writer.id);
     // The base commit's policy makes commit provenance block and turns red-then-green off; the PR's own
     // head carries a policy that would turn everything off, which must not count.
@@ -382,7 +382,7 @@ describe('the verdict of a pull request', () => {
     expect(bad.body.error.code).toBe('invalid_query_params');
   });
 
-  it('another factory sees no verdict of our PRs in the outcomes list, and its verdict filter reveals none', async () => {
+  it('another factory sees no verdict of our PRs in the outcomes list; its verdict filter reveals none', async () => {
     const pr = await openPull(writer.id);
     await sync(
       fullSession({
@@ -451,7 +451,7 @@ describe('the verdict of a pull request', () => {
     expect((await g.gw.call('GET', '/v1/metrics/verdicts', { appId: u.appId })).status).toBe(401);
   });
 
-  it('announces a change of the stored verdict once, signed, and not an identical re-evaluation; to this factory only', async () => {
+  it('announces a stored verdict change once, signed, not an identical re-evaluation; this factory only', async () => {
     const receiver = new Receiver();
     await receiver.start();
     const config = g.gw.app.attest.config;
@@ -531,7 +531,7 @@ describe('the verdict of a pull request', () => {
     }
   });
 
-  it('answers 404 pull_request_not_found, 401 without or with a wrong credential, and nothing to another factory', async () => {
+  it('answers 404 pull_request_not_found, 401 with no or a wrong credential, none to another factory', async () => {
     const pr = await openPull(writer.id);
     await sync(fullSession({ prNumber: pr.number, branch: pr.branch, calls: [edit('src/b.ts')] }));
     const path = `/v1/prs/${REPO}/${pr.number}/verdict`;

@@ -25,7 +25,7 @@ describe('GET /v1/work-items/{id}/claims', () => {
     expect(res.body).toEqual({ data: [], pagination: { total: 0, limit: 50, offset: 0 } });
   });
 
-  it('lists released, expired and live claims newest first, with the instants they started, ran out and ended', async () => {
+  it('lists released, expired and live claims newest first, with when they started, ran out and ended', async () => {
     const item = await newItem(gw, a);
     const t0 = gw.clock.now();
     // 1. runner-1 claims for 10 min and is released by an operator 2 min later.
@@ -93,7 +93,7 @@ describe('GET /v1/work-items/{id}/claims', () => {
     expect(past.body).toEqual({ data: [], pagination: { total: 3, limit: 50, offset: 3 } });
   });
 
-  it('a claim released after its lease ran out reads as expired; a withdrawn item keeps its history readable', async () => {
+  it("a claim released after its lease ran out reads expired; a withdrawn item's history stays readable", async () => {
     const item = await newItem(gw, a);
     const t0 = gw.clock.now();
     expect((await claim(gw, a, item.id, { source: 'late', branch: 'feat/late', ttlSeconds: 60 })).status).toBe(201);
@@ -130,7 +130,7 @@ describe('GET /v1/work-items/{id}/claims', () => {
     }
   });
 
-  it('needs a factory credential with work.read: none or a wrong one 401, an item key 401, a key without work.read 403', async () => {
+  it('needs work.read: none or a wrong credential 401, an item key 401, a key without work.read 403', async () => {
     const item = await newItem(gw, a);
     const claimed = await claim(gw, a, item.id);
     expect((await gw.call('GET', `/v1/work-items/${item.id}/claims`, { appId: a.appId })).status).toBe(401);

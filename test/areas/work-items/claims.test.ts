@@ -77,7 +77,7 @@ describe('claims', () => {
       expect((await gw.call('GET', `/v1/work-items/${item.id}`, auth(a))).body.data.claim).toBeNull();
     });
 
-    it('answers 409 work_item_claimed while a live claim holds the item, until the very millisecond it expires', async () => {
+    it('answers 409 work_item_claimed while a live claim holds the item, to the millisecond it expires', async () => {
       const item = await newItem(gw, a);
       const first = await claim(gw, a, item.id, { ttlSeconds: 60 });
       const expiresAt = Date.parse(first.body.data.claim.expiresAt);
@@ -184,7 +184,7 @@ describe('claims', () => {
       expect(keys).toHaveLength(1);
     });
 
-    it('lets exactly one of 20 concurrent claims win across two replicas, also right after a lease expired', async () => {
+    it('exactly one of 20 concurrent claims wins across two replicas, also right after a lease expired', async () => {
       const replica = await startGateway({ replicaOf: gw });
       try {
         const item = await newItem(gw, a);
@@ -411,7 +411,7 @@ describe('claims', () => {
   });
 
   describe('service exports other areas use', () => {
-    it('getWorkItem, getLiveClaim and getLatestClaim tell live, expired, released and never claimed apart', async () => {
+    it('getWorkItem, getLiveClaim, getLatestClaim tell live, expired, released, never claimed apart', async () => {
       const ctx = await factoryContextFor(gw, a);
       const item = await newItem(gw, a);
       expect(await getLatestClaim(ctx, item.id)).toBeNull();

@@ -163,7 +163,7 @@ describe('work-item routes across factories and orgs', () => {
     },
   );
 
-  it("POST /v1/work-items with the owner's tracker and trackerKey creates the caller's own item (201), never updates the owner's", async () => {
+  it("POST /v1/work-items with the owner's tracker and key: the caller's own item (201), owner's intact", async () => {
     const own = await gw.call('GET', `/v1/work-items/${item.id}`, { token: a.factoryKey, appId: a.appId });
     const seen = new Set<string>();
     for (const [, auth] of callers()) {
@@ -194,7 +194,7 @@ describe('work-item routes across factories and orgs', () => {
     }
   });
 
-  it("an item key of B's item cannot renew, release or open a pull request for A's item (403/404), and A's claim stays", async () => {
+  it("B's item key cannot renew, release or open a PR for A's item (403/404); A's claim stays", async () => {
     const renew = await gw.call('PUT', `/v1/work-items/${item.id}/claims/current`, { token: itemKeyOfB });
     expect([403, 404]).toContain(renew.status);
     expect(renew.body.data).toBeUndefined();
@@ -218,7 +218,7 @@ describe('work-item routes across factories and orgs', () => {
     expect(r.body.error.code).toBe('unauthorized');
   });
 
-  it("nothing of A's item changed (item, criteria, findings, pull requests, artifacts read back the same)", async () => {
+  it("nothing of A's item changed (item, criteria, findings, PRs, artifacts read back the same)", async () => {
     const after = await ownRead();
     // The item's claim was renewed above (its expiry moved); compare everything but the item itself by text.
     expect(after.slice(1)).toEqual(before.slice(1));

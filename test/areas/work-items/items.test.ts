@@ -204,7 +204,7 @@ describe('work items', () => {
       });
     });
 
-    it('withdrawn=true lists only the withdrawn items (same entries, paged by number, claim kept); withdrawn=false the live ones', async () => {
+    it('withdrawn=true lists only withdrawn items (same entries, paged, claim kept); false the live ones', async () => {
       const t = await createTenant(gw);
       const items = [];
       for (let i = 0; i < 5; i++) items.push(await newItem(gw, t, { title: `w${i}` }));
@@ -434,7 +434,7 @@ describe('work items', () => {
   });
 
   describe('POST /v1/work-items/{id}/withdraw', () => {
-    it('withdraws (idempotently), drops the item from the list, audits it, and a re-statement restores it', async () => {
+    it('withdraws (idempotently), drops it from the list, audits it; a re-statement restores it', async () => {
       const t = await createTenant(gw);
       const item = await newItem(gw, t);
       const res = await gw.call('POST', `/v1/work-items/${item.id}/withdraw`, auth(t));

@@ -45,7 +45,7 @@ describe('pull requests declared onto a work item', () => {
     ]);
   });
 
-  it('linkPullRequest and listLinkedPullRequests (for the code-host and evidence areas) stay within the factory', async () => {
+  it('linkPullRequest and listLinkedPullRequests (code-host and evidence areas) stay in the factory', async () => {
     const item = await newItem(gw, a);
     const ctx = await factoryContextFor(gw, a);
     await linkPullRequest(ctx, item.id, {
