@@ -33,8 +33,7 @@ export async function ensureExtension(db: Kysely<unknown>, name: 'pg_trgm' | 'bt
 export async function extensionSchema(db: Kysely<unknown>, name: string): Promise<string | null> {
   const res = await sql<{
     schema: string;
-  }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = ${name}`.execute(
-    db,
-  );
+  }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace
+    where e.extname = ${name}`.execute(db);
   return res.rows[0]?.schema ?? null;
 }

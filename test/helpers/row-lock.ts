@@ -26,7 +26,8 @@ export async function holdRows(
     async waiters(n, table) {
       for (let i = 0; i < 200; i++) {
         const waiting = await client.query(
-          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query like $1`,
+          `select count(*)::int as n from pg_stat_activity
+            where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query like $1`,
           [`%${table}%`],
         );
         if (waiting.rows[0].n >= n) return;

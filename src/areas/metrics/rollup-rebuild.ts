@@ -23,7 +23,8 @@ export const ROLLUP_TABLES = [
 export async function rebuildMetricRollups(db: Db, appId: string): Promise<void> {
   for (const table of ROLLUP_TABLES) await db.deleteFrom(table).where('app_id', '=', appId).execute();
   await sql`
-    insert into metrics_days (app_id, day, repo, sessions, subagent_sessions, cost_micros, top_cost_micros, turns, tool_calls, tool_errors, rejected, clean, hands_on)
+    insert into metrics_days (app_id, day, repo, sessions, subagent_sessions, cost_micros, top_cost_micros, turns,
+      tool_calls, tool_errors, rejected, clean, hands_on)
     select app_id, started_at / ${DAY}, repo,
       sum(case when is_subagent = 0 then 1 else 0 end),
       sum(is_subagent),
@@ -33,7 +34,8 @@ export async function rebuildMetricRollups(db: Db, appId: string): Promise<void>
       sum(case when is_subagent = 0 then tool_call_count else 0 end),
       sum(case when is_subagent = 0 then tool_error_count else 0 end),
       sum(case when is_subagent = 0 then rejected_tool_call_count else 0 end),
-      sum(case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0 and rejected_tool_call_count = 0 then 1 else 0 end),
+      sum(case when is_subagent = 0 and tool_error_count = 0 and api_error_count = 0 and rejected_tool_call_count = 0
+        then 1 else 0 end),
       sum(case when is_subagent = 0 and steering_count > 0 then 1 else 0 end)
     from sessions where app_id = ${appId}
     group by app_id, started_at / ${DAY}, repo`.execute(db);
@@ -43,22 +45,26 @@ export async function rebuildMetricRollups(db: Db, appId: string): Promise<void>
     from sessions where app_id = ${appId} and is_subagent = 0
     group by app_id, started_at / ${DAY}, repo, actor_id`.execute(db);
   await sql`
-    insert into metrics_day_models (app_id, day, repo, model, sessions, turns, unpriced_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_micros)
+    insert into metrics_day_models (app_id, day, repo, model, sessions, turns, unpriced_turns, input_tokens,
+      output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_micros)
     select app_id, started_at / ${DAY}, repo, model, count(*), sum(turn_count), sum(unpriced_turn_count),
-      sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), sum(cache_write_1h_tokens), sum(cost_micros)
+      sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens),
+      sum(cache_write_1h_tokens), sum(cost_micros)
     from session_model_usage where app_id = ${appId}
     group by app_id, started_at / ${DAY}, repo, model`.execute(db);
   for (const dim of KEY_DIMENSIONS) {
     const col = sql.ref(dim);
     await sql`
-      insert into metrics_day_keys (app_id, dim, day, repo, null_key, key, sessions, cost_micros, turns, tool_calls, tool_errors, rejected, input_tokens, output_tokens)
-      select app_id, ${dim}, started_at / ${DAY}, repo, case when ${col} is null then 1 else 0 end, coalesce(${col}, ''),
-        count(*), sum(cost_micros), sum(turn_count), sum(tool_call_count), sum(tool_error_count), sum(rejected_tool_call_count),
+      insert into metrics_day_keys (app_id, dim, day, repo, null_key, key, sessions, cost_micros, turns, tool_calls,
+        tool_errors, rejected, input_tokens, output_tokens)
+      select app_id, ${dim}, started_at / ${DAY}, repo, case when ${col} is null then 1 else 0 end,
+        coalesce(${col}, ''),
+        count(*), sum(cost_micros), sum(turn_count), sum(tool_call_count), sum(tool_error_count),
+        sum(rejected_tool_call_count),
         sum(input_tokens), sum(output_tokens)
       from sessions where app_id = ${appId} and is_subagent = 0
-      group by app_id, started_at / ${DAY}, repo, case when ${col} is null then 1 else 0 end, coalesce(${col}, '')`.execute(
-      db,
-    );
+      group by app_id, started_at / ${DAY}, repo, case when ${col} is null then 1 else 0 end,
+        coalesce(${col}, '')`.execute(db);
   }
   await sql`
     insert into metrics_day_tools (app_id, day, repo, tool, sessions, calls, errors, rejected)

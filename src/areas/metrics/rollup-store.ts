@@ -134,14 +134,18 @@ export async function actors(
   edges: readonly { from: number; to: number }[],
 ): Promise<number> {
   const parts = [];
+  const repoOnly = scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``;
   if (days) {
     parts.push(
-      sql`select actor_id from metrics_day_actors where app_id = ${scope.appId} and day >= ${days.first} and day < ${days.end} and sessions > 0${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`,
+      sql`select actor_id from metrics_day_actors
+        where app_id = ${scope.appId} and day >= ${days.first} and day < ${days.end} and sessions > 0${repoOnly}`,
     );
   }
   for (const e of edges) {
     parts.push(
-      sql`select actor_id from sessions where app_id = ${scope.appId} and started_at >= ${e.from} and started_at < ${e.to} and is_subagent = 0${scope.repo !== undefined ? sql` and repo = ${scope.repo}` : sql``}`,
+      sql`select actor_id from sessions
+        where app_id = ${scope.appId} and started_at >= ${e.from} and started_at < ${e.to}
+          and is_subagent = 0${repoOnly}`,
     );
   }
   if (parts.length === 0) return 0;

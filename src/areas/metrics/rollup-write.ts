@@ -220,7 +220,8 @@ export async function storedRollupParts(
     pg
       ? sql`ctid = any(${sql.raw(rowsOfSessionsTids(table, 'session_id', 'session', '$1', '$2'))})`
       : sql`session_id in (${sql.join([...sessionIds])}) and +app_id = ${appId}`;
-  const usageCols = sql`session_id, model, turn_count, unpriced_turn_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_micros`;
+  const usageCols = sql`session_id, model, turn_count, unpriced_turn_count, input_tokens, output_tokens,
+    cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_micros`;
   const usageQuery = sql<
     RollupUsageRow & { session_id: string }
   >`select ${usageCols} from session_model_usage where ${where('session_model_usage')}`;

@@ -53,9 +53,8 @@ export function deleteToolUsageQuery(db: Db, appId: string, sessionIds: readonly
       appId,
       [...sessionIds],
     ]);
-  return sql`delete from session_tool_usage where session_id in (${sql.join([...sessionIds])}) and +app_id = ${appId}`.compile(
-    db,
-  );
+  return sql`delete from session_tool_usage
+    where session_id in (${sql.join([...sessionIds])}) and +app_id = ${appId}`.compile(db);
 }
 
 /** Top-level sessions' tool calls of the window per tool, most used first. */

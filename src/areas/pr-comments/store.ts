@@ -69,14 +69,16 @@ export async function requestRun(
   const due = now + d.quietMs;
   const since = sql<number>`coalesce(pr_comment_jobs.pending_since, excluded.pending_since)`;
   const result = await sql`
-    insert into pr_comment_jobs (id, org_id, app_id, repository, number, requested, done, pending_since, due_at, attempts, created_at, updated_at)
-    select cast(${id} as text), org_id, id, cast(${repository} as text), cast(${number} as integer), 1, 0, cast(${now} as bigint), cast(${due} as bigint),
-      0, cast(${now} as bigint), cast(${now} as bigint)
+    insert into pr_comment_jobs (id, org_id, app_id, repository, number, requested, done, pending_since, due_at,
+      attempts, created_at, updated_at)
+    select cast(${id} as text), org_id, id, cast(${repository} as text), cast(${number} as integer), 1, 0,
+      cast(${now} as bigint), cast(${due} as bigint), 0, cast(${now} as bigint), cast(${now} as bigint)
     from apps where id = ${appId} and (pr_comment = 'on' or pr_check = 'on') and deleted_at is null
     on conflict (app_id, repository, number) do update set
       requested = pr_comment_jobs.requested + 1,
       pending_since = ${since},
-      due_at = case when ${since} + cast(${d.maxWaitMs} as bigint) < excluded.due_at then ${since} + cast(${d.maxWaitMs} as bigint) else excluded.due_at end,
+      due_at = case when ${since} + cast(${d.maxWaitMs} as bigint) < excluded.due_at
+        then ${since} + cast(${d.maxWaitMs} as bigint) else excluded.due_at end,
       updated_at = excluded.updated_at
   `.execute(db);
   return Number(result.numAffectedRows ?? 0) > 0;

@@ -209,10 +209,14 @@ export async function linkedSessionsAfter(
   after: { startedAt: number; id: string } | null,
   limit: number,
 ): Promise<LinkedSessionRow[]> {
-  const named = sql<number>`case when exists (select 1 from session_pr_refs r where r.app_id = ${appId} and r.session_id = s.id and r.repository = ${key.repository} and r.number = ${key.number}) then 1 else 0 end`;
+  const named = sql<number>`case when exists (select 1 from session_pr_refs r
+    where r.app_id = ${appId} and r.session_id = s.id and r.repository = ${key.repository} and r.number = ${key.number})
+    then 1 else 0 end`;
+  const beforeClose = !pr || pr.closed_at === null ? sql`` : sql` and s.started_at <= ${pr.closed_at}`;
   const branch =
     pr && pr.head_branch !== ''
-      ? sql<number>`case when s.repo = ${key.repository} and s.branch = ${pr.head_branch}${pr.closed_at === null ? sql`` : sql` and s.started_at <= ${pr.closed_at}`} then 1 else 0 end`
+      ? sql<number>`case when s.repo = ${key.repository} and s.branch = ${pr.head_branch}${beforeClose}
+          then 1 else 0 end`
       : sql<number>`0`;
   let q = db
     .selectFrom('sessions as s')

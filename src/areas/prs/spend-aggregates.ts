@@ -274,13 +274,15 @@ export async function spendOfDays(
   const r = scope.repo;
   const result = await sql<{ prs: unknown; merged: unknown; pairs: unknown; shipped: unknown }>`
     select
-      (select count(*) from spend_prs where app_id = ${app} and ${inDays} and sessions > 0${r === undefined ? sql`` : sql` and repository = ${r}`}) as prs,
-      (select coalesce(sum(cost_micros), 0) from spend_merged_days where app_id = ${app} and scope = ${r ?? ALL} and ${inDays}) as merged,
+      (select count(*) from spend_prs
+        where app_id = ${app} and ${inDays} and sessions > 0
+          ${r === undefined ? sql`` : sql` and repository = ${r}`}) as prs,
+      (select coalesce(sum(cost_micros), 0) from spend_merged_days
+        where app_id = ${app} and scope = ${r ?? ALL} and ${inDays}) as merged,
       (select coalesce(sum(cost_micros), 0) from spend_merged_pairs where app_id = ${app} and scope = ${r ?? ALL}
         and first_day >= ${days.first} and second_day < ${days.end}) as pairs,
-      (select coalesce(sum(cost_micros), 0) from spend_shipped_days where app_id = ${app} and ${inDays}${r === undefined ? sql`` : sql` and repo = ${r}`}) as shipped`.execute(
-    db,
-  );
+      (select coalesce(sum(cost_micros), 0) from spend_shipped_days
+        where app_id = ${app} and ${inDays}${r === undefined ? sql`` : sql` and repo = ${r}`}) as shipped`.execute(db);
   const row = result.rows[0];
   return {
     mergedPrs: Number(row?.prs ?? 0),

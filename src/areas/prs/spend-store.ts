@@ -93,18 +93,19 @@ export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promis
         join sessions s on s.app_id = ${app} and s.id = r.session_id and s.is_subagent = 0
       union
       select s.id as sid, m.repository, m.number from merged m
-        join sessions s on s.app_id = ${app} and s.repo = m.repository and s.is_subagent = 0 and s.branch = m.head_branch
+        join sessions s on s.app_id = ${app} and s.repo = m.repository and s.is_subagent = 0
+          and s.branch = m.head_branch
           and (m.closed_at is null or s.started_at <= m.closed_at)
     )
     select
       (select count(*) from (select distinct repository, number from links) x) as prs,
-      (select coalesce(sum(s.cost_micros), 0) from sessions s where s.app_id = ${app} and s.id in (select sid from links)) as cost`.execute(
-    db,
-  );
+      (select coalesce(sum(s.cost_micros), 0) from sessions s
+        where s.app_id = ${app} and s.id in (select sid from links)) as cost`.execute(db);
   // Shipped: the window's top-level sessions linked to any merged PR (by name, or on its head branch before it
   // closed), found from the merged PRs through their indexes rather than by two probes for every session of
   // the window. The unshipped tile is the window's top-level cost minus this.
-  const scoped = sql`s.app_id = ${app} and s.is_subagent = 0 and s.started_at >= ${w.from} and s.started_at < ${w.to}${sessionRepo}`;
+  const scoped = sql`s.app_id = ${app} and s.is_subagent = 0
+    and s.started_at >= ${w.from} and s.started_at < ${w.to}${sessionRepo}`;
   const shipped = await sql<{ cost: number | string | null }>`
     select coalesce(sum(s.cost_micros), 0) as cost from sessions s where ${scoped} and s.id in (
           select r.session_id from session_pr_refs r
@@ -112,8 +113,9 @@ export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promis
           where r.app_id = ${app} and p.merged = 1
           union
           select s2.id from pull_requests p
-            join sessions s2 on s2.app_id = ${app} and s2.repo = p.repository and s2.is_subagent = 0 and s2.branch = p.head_branch
-              and s2.started_at >= ${w.from} and s2.started_at < ${w.to} and (p.closed_at is null or s2.started_at <= p.closed_at)
+            join sessions s2 on s2.app_id = ${app} and s2.repo = p.repository and s2.is_subagent = 0
+              and s2.branch = p.head_branch and s2.started_at >= ${w.from} and s2.started_at < ${w.to}
+              and (p.closed_at is null or s2.started_at <= p.closed_at)
           where p.app_id = ${app} and p.merged = 1)`.execute(db);
   const m = merged.rows[0];
   return {

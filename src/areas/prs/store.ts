@@ -185,9 +185,8 @@ export async function checkSummaries(
       sql<string>`case when check_id like 'run:%' then 'run' else 'suite' end`.as('kind'),
       (eb) => eb.fn.countAll<number>().as('total'),
       sql<number>`sum(case when status = 'completed' then 1 else 0 end)`.as('completed'),
-      sql<number>`sum(case when status = 'completed' and conclusion in (${sql.join(FAILED_CONCLUSIONS)}) then 1 else 0 end)`.as(
-        'failed',
-      ),
+      sql<number>`sum(case when status = 'completed' and conclusion in (${sql.join(FAILED_CONCLUSIONS)})
+        then 1 else 0 end)`.as('failed'),
     ])
     .where('app_id', '=', appId)
     .where('head_sha', 'in', shas)

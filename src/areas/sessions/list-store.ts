@@ -211,7 +211,8 @@ async function matching(db: Db, st: Statement, appId: string, filter: ListFilter
   // primary key. CROSS JOIN fixes that order (SQLite would otherwise walk the list's index probing the
   // candidate set, which reads the whole scope).
   const candidates = `(select m.session_id from session_title_fts f cross join session_title_search m on m.seq = f.rowid
-    where f.session_title_fts match ${st.bind(plan.phrase)} and m.app_id = ${st.bind(appId)} and m.title like ${likePattern(st, plan.pattern)} escape '\\')`;
+    where f.session_title_fts match ${st.bind(plan.phrase)} and m.app_id = ${st.bind(appId)}
+      and m.title like ${likePattern(st, plan.pattern)} escape '\\')`;
   return (
     `from ${candidates} as c cross join sessions where sessions.id = c.session_id and ` +
     `${where(st, appId, filter, plan)}`
@@ -259,9 +260,11 @@ export async function pageAndMatches(
 ): Promise<{ rows: SessionRow[]; matches: number }> {
   const st = new Statement('postgres');
   const from = await matching(db, st, appId, filter);
-  const text = `with ids as (select sessions.id, sessions.${sort} as k ${from} ${orderBy(sort, dir)} limit ${st.bind(probe)})
+  const text = `with ids as (select sessions.id, sessions.${sort} as k ${from} ${orderBy(sort, dir)}
+      limit ${st.bind(probe)})
     select m.n as probe_matches, s.* from (select count(*) as n from ids) m
-    left join lateral (select sessions.* from (select id, k from ids order by k ${dir}, id ${dir} limit ${st.bind(limit)} offset ${st.bind(offset)}) p
+    left join lateral (select sessions.* from (select id, k from ids order by k ${dir}, id ${dir}
+        limit ${st.bind(limit)} offset ${st.bind(offset)}) p
       join sessions on sessions.id = p.id) s on true
     order by s.${sort} ${dir}, s.id ${dir}`;
   const rows = await st.run<SessionRow & { probe_matches: number | string }>(db, text);

@@ -32,9 +32,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .on('session_title_search')
     .columns(['app_id', 'session_id'])
     .execute();
-  await sql`create virtual table session_title_fts using fts5(title, content='session_title_search', content_rowid='seq', tokenize='trigram')`.execute(
-    db,
-  );
+  await sql`create virtual table session_title_fts
+    using fts5(title, content='session_title_search', content_rowid='seq', tokenize='trigram')`.execute(db);
   // External-content FTS: the index follows its content table (delete needs the old text).
   await sql`create trigger session_title_search_ai after insert on session_title_search begin
     insert into session_title_fts (rowid, title) values (new.seq, new.title);
@@ -76,7 +75,6 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
     );
     return;
   }
-  await sql`create index sessions_title_trgm on sessions using gin (lower(coalesce(title, '')) ${sql.id(schema, 'gin_trgm_ops')})`.execute(
-    db,
-  );
+  await sql`create index sessions_title_trgm on sessions
+    using gin (lower(coalesce(title, '')) ${sql.id(schema, 'gin_trgm_ops')})`.execute(db);
 }

@@ -36,9 +36,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   }
   // btree_gin's text operator class is the default one for text under GIN, found whatever the search path.
   await sql`create index sessions_title_trgm_by_scope on sessions
-    using gin (app_id, repo, lower(coalesce(title, '')) ${sql.id(trgmSchema, 'gin_trgm_ops')}) with (fastupdate = off)`.execute(
-    db,
-  );
+    using gin (app_id, repo, lower(coalesce(title, '')) ${sql.id(trgmSchema, 'gin_trgm_ops')})
+    with (fastupdate = off)`.execute(db);
   await sql`drop index if exists sessions_title_trgm`.execute(db);
   await sql`alter index sessions_title_trgm_by_scope rename to sessions_title_trgm`.execute(db);
 }

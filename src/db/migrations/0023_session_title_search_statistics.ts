@@ -21,7 +21,6 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   }>`select indnatts as columns from pg_index where indexrelid = to_regclass('sessions_title_trgm')`.execute(db);
   const column = found.rows[0]?.columns;
   if (!column) return; // 0003d leaves the index out when pg_trgm could not be created
-  await sql`alter index sessions_title_trgm alter column ${sql.raw(String(Number(column)))} set statistics ${sql.raw(String(TITLE_STATISTICS_TARGET))}`.execute(
-    db,
-  );
+  await sql`alter index sessions_title_trgm alter column ${sql.raw(String(Number(column)))}
+    set statistics ${sql.raw(String(TITLE_STATISTICS_TARGET))}`.execute(db);
 }

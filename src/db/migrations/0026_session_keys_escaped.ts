@@ -9,7 +9,8 @@ import { sql, type Kysely } from 'kysely';
 
 const part = (column: 'session_id' | 'subagent_id') =>
   sql`replace(replace(${sql.ref(column)}, '%', '%25'), '#', '%23')`;
-const escapedKey = sql`case when coalesce(subagent_id, '') <> '' then ${part('session_id')} || '#' || ${part('subagent_id')} else ${part('session_id')} end`;
+const escapedKey = sql`case when coalesce(subagent_id, '') <> ''
+  then ${part('session_id')} || '#' || ${part('subagent_id')} else ${part('session_id')} end`;
 const parked = sql`${'\u0001'} || id`;
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -8,7 +8,6 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`update sessions set session_key = session_key || '#' where is_subagent = 1 and coalesce(subagent_id, '') = '' and session_key not like '%#'`.execute(
-    db,
-  );
+  await sql`update sessions set session_key = session_key || '#'
+    where is_subagent = 1 and coalesce(subagent_id, '') = '' and session_key not like '%#'`.execute(db);
 }

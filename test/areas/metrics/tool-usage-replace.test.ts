@@ -97,7 +97,8 @@ describe('re-sending grown sessions', () => {
     );
     if (usingPostgres) {
       // PostgreSQL chooses by statistics: on a factory of 20,000 tool rows, once analyzed, they lead it to the key.
-      await sql`insert into session_tool_usage (session_id, org_id, app_id, tool, started_at, repo, is_subagent, calls, errors, rejected)
+      await sql`insert into session_tool_usage
+          (session_id, org_id, app_id, tool, started_at, repo, is_subagent, calls, errors, rejected)
         select 'seeded-' || g, ${a.orgId}, ${a.appId}, t, g, 'github.com/acme/api', 0, 1, 0, 0
         from generate_series(1, 5000) as g, unnest(array['Read', 'Edit', 'Bash', 'Grep']) as t`.execute(db);
       await sql`analyze session_tool_usage`.execute(db);

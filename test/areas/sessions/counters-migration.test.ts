@@ -149,17 +149,14 @@ describe('errorCount and origin (issue 15 §5)', () => {
     const db = gw.app.attest.db as unknown as Kysely<unknown>;
     // Put the rows back the way the old code wrote them, and the origin facet counters with them.
     for (const c of CASES) {
-      await sql`update sessions set origin = ${c.oldOrigin}, error_count = ${OLD_ERRORS[c.id]} where app_id = ${a.appId} and session_id = ${c.id}`.execute(
-        db,
-      );
+      await sql`update sessions set origin = ${c.oldOrigin}, error_count = ${OLD_ERRORS[c.id]}
+        where app_id = ${a.appId} and session_id = ${c.id}`.execute(db);
     }
-    await sql`delete from session_facets where app_id = ${a.appId} and repo = 'acme/counters' and kind = 'origin'`.execute(
-      db,
-    );
+    await sql`delete from session_facets
+      where app_id = ${a.appId} and repo = 'acme/counters' and kind = 'origin'`.execute(db);
     await sql`insert into session_facets (app_id, repo, kind, value, label, sessions) values
-      (${a.appId}, 'acme/counters', 'origin', 'worker', null, 4), (${a.appId}, 'acme/counters', 'origin', 'agent', null, 2)`.execute(
-      db,
-    );
+      (${a.appId}, 'acme/counters', 'origin', 'worker', null, 4),
+      (${a.appId}, 'acme/counters', 'origin', 'agent', null, 2)`.execute(db);
     const stale = await list();
     expect(stale.originCounts).toEqual({ interactive: 0, worker: 4, agent: 2 });
 

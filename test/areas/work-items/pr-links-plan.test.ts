@@ -24,9 +24,8 @@ describe('the pull requests of one work item', () => {
       await sql`alter table work_item_pull_requests set (autovacuum_enabled = false)`.execute(db);
       const other = await newItem(gw, a);
       await sql`insert into work_item_pull_requests (app_id, work_item_id, repository, number, url, linked_at)
-        select ${a.appId}, ${other.id}, 'acme/api', g, 'https://github.com/acme/api/pull/' || g, g from generate_series(1, 3000) as g`.execute(
-        db,
-      );
+        select ${a.appId}, ${other.id}, 'acme/api', g, 'https://github.com/acme/api/pull/' || g, g
+        from generate_series(1, 3000) as g`.execute(db);
     }
     const reads = await readsOf(gw, listPullRequestsQuery(db, a.appId, item.id).compile(), 'work_item_pull_requests');
     expect(reads.length).toBeGreaterThan(0);
