@@ -810,11 +810,14 @@ export async function machineReference(): Promise<string> {
     }
     times.sort((x, y) => x - y);
     const kernel = kernelCosts();
+    const fault = Number.isFinite(kernel.pageFaultUs)
+      ? `${round(kernel.pageFaultUs, 2)} µs`
+      : 'not measured (no fresh memory)';
     return (
       `machine reference: an in-process GET of a bare Fastify route, p50 ${round(percentile(times, 50) * 1000, 1)} ` +
       `µs; ` +
       `a system call (fs.fstatSync) ${round(kernel.syscallUs, 2)} µs, a page fault on fresh memory ` +
-      `${Number.isFinite(kernel.pageFaultUs) ? `${round(kernel.pageFaultUs, 2)} µs` : 'not measured (no fresh memory)'}` +
+      `${fault}` +
       ` (load average ${round(os.loadavg()[0]!, 1)})`
     );
   } finally {

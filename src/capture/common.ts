@@ -137,11 +137,15 @@ export function isEditTool(name: string): boolean {
   return EDIT_TOOLS.has(name);
 }
 
+const REJECTED = new RegExp(
+  "the user doesn't want to proceed|user rejected|rejected by (?:the )?user|user denied|declined by (?:the )?user|" +
+    'permission denied by user|request interrupted by user',
+  'i',
+);
+
 /** Text that means the user declined a tool call (Claude Code and Codex wordings). */
 export function looksRejected(text: string): boolean {
-  return /the user doesn't want to proceed|user rejected|rejected by (?:the )?user|user denied|declined by (?:the )?user|permission denied by user|request interrupted by user/i.test(
-    text,
-  );
+  return REJECTED.test(text);
 }
 
 export function contentText(content: unknown): string {

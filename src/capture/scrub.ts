@@ -29,14 +29,22 @@ const PATTERNS: SecretPattern[] = [
   { kind: 'url_password', re: /(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:)[^@\s/]+(?=@)/gi, keepGroup: 1 },
   {
     kind: 'assigned_secret',
-    re: /(\b(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|password|passwd|private[_-]?key)["']?\s*[:=]\s*["']?)(?!\[REDACTED)[^\s"',;]{8,}/gi,
+    re: new RegExp(
+      String.raw`(\b(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|access[_-]?token|auth[_-]?token|` +
+        String.raw`refresh[_-]?token|token|password|passwd|private[_-]?key)["']?\s*[:=]\s*["']?)` +
+        String.raw`(?!\[REDACTED)[^\s"',;]{8,}`,
+      'gi',
+    ),
     keepGroup: 1,
   },
 ];
 
 /** Field names whose string values are secrets whatever they look like (tool inputs, vendor blobs). */
-const SECRET_KEY =
-  /^(?:api[_-]?key|apikey|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|auth[_-]?token|password|passwd|authorization|private[_-]?key)$/i;
+const SECRET_KEY = new RegExp(
+  '^(?:api[_-]?key|apikey|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|auth[_-]?token|' +
+    'password|passwd|authorization|private[_-]?key)$',
+  'i',
+);
 
 export function scrubString(text: string): string {
   let out = text;

@@ -230,6 +230,7 @@ export function registerEvidence(program: Command): void {
           anchor.kind === 'pr'
             ? [{ repository: anchor.repository, number: anchor.prNumber }]
             : await client.workItemPullRequests(anchor.workItem);
+        const noneYet = prs.length === 0 ? ' (none declared onto it yet)' : '';
         const checks = await checksOf(client, prs);
         if (flags.json) {
           printJson(checks);
@@ -248,7 +249,7 @@ export function registerEvidence(program: Command): void {
         );
         process.stdout.write(
           `${checks.length} check(s) of ${anchor.label}` +
-            `${anchor.kind === 'work-item' ? ` across ${prs.length} pull request(s)${prs.length === 0 ? ' (none declared onto it yet)' : ''}` : ''}` +
+            `${anchor.kind === 'work-item' ? ` across ${prs.length} pull request(s)${noneYet}` : ''}` +
             `\n`,
         );
       }),

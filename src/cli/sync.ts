@@ -273,10 +273,10 @@ export async function runSync(flags: SyncFlags & { quiet?: boolean }, only?: Fou
         `  tokens: input ${took.tokens.input}, output ${took.tokens.output}, cache read ${took.tokens.cacheRead}, ` +
           `cache creation ${took.tokens.cacheCreation}`,
       );
-      w(
-        `  estimated cost: $${took.estimatedCostUsd.toFixed(4)}` +
-          `${took.sessionsNotFullyPriced ? ` (${took.sessionsNotFullyPriced} session(s) with unpriced models not counted)` : ''}`,
-      );
+      const unpriced = took.sessionsNotFullyPriced
+        ? ` (${took.sessionsNotFullyPriced} session(s) with unpriced models not counted)`
+        : '';
+      w(`  estimated cost: $${took.estimatedCostUsd.toFixed(4)}${unpriced}`);
       if (pullRequestsReported > 0) w(`  pull requests: state of ${pullRequestsReported} read with gh and reported`);
       w('  see them with `attest sessions --all-repos` and `attest costs`');
     }

@@ -116,10 +116,11 @@ function errorOfAnswer(res: Response, text: string, method: string, path: string
       path,
     });
   }
+  const excerpt = text ? `: ${text.slice(0, 200)}` : '';
   return new ApiClientError({
     status: res.status,
     code: 'invalid_response',
-    message: `${method} ${path} answered ${res.status} without an error envelope${text ? `: ${text.slice(0, 200)}` : ''}`,
+    message: `${method} ${path} answered ${res.status} without an error envelope${excerpt}`,
     ...(retryAfter !== undefined ? { retryAfter } : {}),
     method,
     path,

@@ -75,6 +75,12 @@ export function validationDetails(issues: ValidationIssue[]): { path: string; me
   return details;
 }
 
+const CONNECTION_LOST = new RegExp(
+  'driver has already been destroyed|Cannot use a pool after calling end|Connection terminated|' +
+    'timeout exceeded when trying to connect|database connection is not open|The database connection is not open',
+  'i',
+);
+
 /** Errors that mean the data store did not answer (as opposed to a bug or bad data). */
 export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
@@ -93,9 +99,7 @@ export function isStoreUnavailable(err: unknown): boolean {
     )
       return true;
   }
-  return /driver has already been destroyed|Cannot use a pool after calling end|Connection terminated|timeout exceeded when trying to connect|database connection is not open|The database connection is not open/i.test(
-    err.message,
-  );
+  return CONNECTION_LOST.test(err.message);
 }
 
 /** The error code each failed request answered with, for its log line (see OneLinePerRequest in app.ts). */

@@ -44,7 +44,8 @@ export const ERROR_CODES = {
   notification_target_refused: {
     status: 400,
     description:
-      'The notification URL is not https, or names a private, loopback or reserved address (allowed only with ATTEST_NOTIFY_ALLOW_PRIVATE=1).',
+      'The notification URL is not https, or names a private, loopback or reserved address ' +
+      '(allowed only with ATTEST_NOTIFY_ALLOW_PRIVATE=1).',
   },
   invalid_time_zone: { status: 400, description: 'The time zone is not an IANA time zone name.' },
   unknown_notification_channel: {
@@ -71,13 +72,15 @@ export const ERROR_CODES = {
   invalid_install_state: {
     status: 400,
     description:
-      'The install link state is malformed, was not signed by this gateway, or its factory or user can no longer connect repositories.',
+      'The install link state is malformed, was not signed by this gateway, or its factory or user can no longer ' +
+      'connect repositories.',
   },
   // 401
   unauthorized: {
     status: 401,
     description:
-      'Credential missing, unknown, expired or revoked, or the request names a factory (or, for an OAuth token, a resource) it does not belong to: one answer for all, no oracle.',
+      'Credential missing, unknown, expired or revoked, or the request names a factory (or, for an OAuth token, ' +
+      'a resource) it does not belong to: one answer for all, no oracle.',
   },
   invalid_signature: { status: 401, description: 'A webhook signature did not verify.' },
   // 402
@@ -98,7 +101,8 @@ export const ERROR_CODES = {
   github_sign_in_required: {
     status: 403,
     description:
-      'Binding an App installation needs a dashboard session, signed in with GitHub within the last 8 hours, of the person the install link was issued to.',
+      'Binding an App installation needs a dashboard session, signed in with GitHub within the last 8 hours, ' +
+      'of the person the install link was issued to.',
   },
   installation_not_reachable: {
     status: 403,

@@ -189,9 +189,10 @@ function noTestTampering(t: Timeline): Draft | undefined {
     if (between.every((e) => e.fact.test)) {
       const files = [...new Set(between.map((e) => e.fact.file).filter((f): f is string => f !== undefined))];
       const named = files.length > 0 ? `: ${files.slice(0, 3).join(', ')}${files.length > 3 ? ', …' : ''}` : '';
+      const passed = `A failing test (${turnOf(red)}) passed (${turnOf(green)}) after only test files were edited`;
       return {
         status: 'flag',
-        sentence: `A failing test (${turnOf(red)}) passed (${turnOf(green)}) after only test files were edited${named}.`,
+        sentence: `${passed}${named}.`,
         refs: refs(red, ...between.slice(0, 3), green),
       };
     }
@@ -255,9 +256,10 @@ function criteriaProven(criteria: VerdictInput['criteria']): Draft | undefined {
   if (!criteria || criteria.length === 0) return undefined;
   const open = criteria.filter((c) => !c.proven);
   if (open.length === 0) {
+    const all = plural(criteria.length, 'criterion', 'criteria');
     return {
       status: 'pass',
-      sentence: `All ${plural(criteria.length, 'criterion', 'criteria')} of the work item have a live proving artifact.`,
+      sentence: `All ${all} of the work item have a live proving artifact.`,
       refs: [],
     };
   }

@@ -54,7 +54,9 @@ function fakeGh(home: CliHome, mode: 'ok' | 'logged-out' | 'failing'): { bin: st
 echo "$@" >> '${log}'
 case "$1 $2" in
   "auth status")
-    if [ '${mode}' = 'logged-out' ]; then echo 'You are not logged into any GitHub hosts. To log in, run: gh auth login' >&2; exit 1; fi
+    if [ '${mode}' = 'logged-out' ]; then
+      echo 'You are not logged into any GitHub hosts. To log in, run: gh auth login' >&2; exit 1
+    fi
     echo 'github.com: Logged in to github.com account octocat' >&2; exit 0 ;;
   "pr view")
     if [ '${mode}' = 'failing' ]; then echo 'GraphQL: Could not resolve to a PullRequest' >&2; exit 1; fi

@@ -14,6 +14,8 @@ import { bindInstallation } from './setup.js';
 import { ingest, sessionDoc } from '../areas/metrics/sessions.js';
 import { deliver, pullRequestDelivery } from '../areas/webhooks/github.js';
 
+const JSON_SCHEMA = ['content', 'application/json', 'schema'];
+
 /** The GitHub routes the gateway calls (API.md §7); a new call must be added here and to the double. */
 const ROUTES_THE_GATEWAY_CALLS = [
   'GET /app',
@@ -263,10 +265,8 @@ describe('the GitHub double answers as GitHub does', () => {
       // Statuses GitHub does not document for the route (a faked answer, or an undocumented 404 body).
       if (!response) continue;
       const ref = response.$ref
-        ? `gh#/` +
-          `${pointer('components', 'responses', response.$ref.split('/').pop()!, 'content', 'application/json', 'schema')}`
-        : `gh#/` +
-          `${pointer('paths', call.route!, method, 'responses', String(call.status), 'content', 'application/json', 'schema')}`;
+        ? `gh#/${pointer('components', 'responses', response.$ref.split('/').pop()!, ...JSON_SCHEMA)}`
+        : `gh#/${pointer('paths', call.route!, method, 'responses', String(call.status), ...JSON_SCHEMA)}`;
       let validate = cache.get(ref);
       if (!validate) {
         validate = ajv.compile({ $ref: ref });

@@ -855,7 +855,8 @@ export class GitHubDouble {
         error: 'bad_verification_code',
         error_description: 'The code passed is incorrect or expired.',
         error_uri:
-          'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors/#bad-verification-code',
+          'https://docs.github.com/apps/managing-oauth-apps/' +
+          'troubleshooting-oauth-app-access-token-request-errors/#bad-verification-code',
       });
       if (
         form.get('client_id') !== this.oauthClient.clientId ||

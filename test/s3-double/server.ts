@@ -92,8 +92,10 @@ function canonicalQuery(query: string): string {
     .join('&');
 }
 
-const AUTH =
-  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/;
+const AUTH = new RegExp(
+  String.raw`^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request,` +
+    String.raw`\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$`,
+);
 
 /** Checks the SigV4 Authorization header and the payload hash; throws the S3 error S3 would answer. */
 function verifySignature(

@@ -25,7 +25,8 @@ const MediaType = Type.String({
   minLength: 3,
   maxLength: 200,
   pattern:
-    '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\\s*;\\s*[A-Za-z0-9!#$&^_.+-]+=("[^"\\\\\\r\\n]*"|[A-Za-z0-9!#$&^_.+-]+))*$',
+    '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*' +
+    '(\\s*;\\s*[A-Za-z0-9!#$&^_.+-]+=("[^"\\\\\\r\\n]*"|[A-Za-z0-9!#$&^_.+-]+))*$',
 });
 
 const ArtifactBody = Type.Object(

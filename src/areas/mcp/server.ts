@@ -2,7 +2,7 @@
 // the MCP SDK and zod load on the first MCP request rather than at start-up.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import * as webStreamable from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -99,7 +99,7 @@ export async function answerMcp(
   // The web-standard transport with JSON responses: the whole answer is one Response, sent through
   // Fastify like any reply (hooks, request id), with no Node ↔ web stream bridge in between.
   const server = buildServer(app, req, tools);
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const transport = new webStreamable.WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });

@@ -59,6 +59,12 @@ export interface FactoryChoice {
  * `choices`: the factories of the user whose login token was entered (second step when the resource names
  * no factory); `loginToken` is then kept in the form so the user does not type it twice.
  */
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem}' +
+  'label{display:block;margin-top:1rem;font-weight:600}' +
+  'input{width:100%;padding:.4rem;font:inherit;box-sizing:border-box}.err{color:#b00020}code{font-size:.9em}' +
+  'button{margin:1.2rem .6rem 0 0;padding:.5rem 1.2rem;font:inherit}';
+
 export function renderConsentPage(
   request: ConsentRequest,
   signed: string,
@@ -78,20 +84,25 @@ export function renderConsentPage(
         `${step.choices.map((c) => `<option value="${esc(c.id)}">${esc(c.label)}</option>`).join('')}</select>`
       : '<input id="app_id" name="app_id" pattern="[0-9a-fA-F-]{36}" placeholder="leave empty to choose from your ' +
         'factories">';
+  const asks = ' asks to read data of one Attest factory on your behalf, through';
+  const through = request.resource ? `<code>${esc(request.resource)}</code>` : 'the factory&#39;s MCP endpoint';
+  const sentBack = ` It will be sent back to <code>${esc(redirectHost)}</code>.`;
+  const scopes = ` <code>${request.scopes.map(esc).join('</code>, <code>')}</code>`;
+  const tokenValue = step ? ` value="${esc(step.loginToken)}"` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Authorize ${esc(request.clientName)} — Attest</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem}label{display:block;margin-top:1rem;font-weight:600}input{width:100%;padding:.4rem;font:inherit;box-sizing:border-box}.err{color:#b00020}code{font-size:.9em}button{margin:1.2rem .6rem 0 0;padding:.5rem 1.2rem;font:inherit}</style>
+<style>${STYLE}</style>
 </head><body>
 <h1>Authorize ${esc(request.clientName)}</h1>
-<p><strong>${esc(request.clientName)}</strong> (<code>${esc(request.clientId)}</code>) asks to read data of one Attest factory on your behalf, through
-${request.resource ? `<code>${esc(request.resource)}</code>` : 'the factory&#39;s MCP endpoint'}. It will be sent back to <code>${esc(redirectHost)}</code>.</p>
-<p>It may use these permissions, as far as your own role allows: <code>${request.scopes.map(esc).join('</code>, <code>')}</code>.</p>
+<p><strong>${esc(request.clientName)}</strong> (<code>${esc(request.clientId)}</code>)${asks}
+${through}.${sentBack}</p>
+<p>It may use these permissions, as far as your own role allows:${scopes}.</p>
 ${error ? `<p class="err" role="alert">${esc(error)}</p>` : ''}
 <form method="post" action="/oauth/consent">
 <input type="hidden" name="request" value="${esc(signed)}">
 <label for="login_token">Your login token (olu_…)</label>
-<input id="login_token" name="login_token" type="password" autocomplete="off" required${step ? ` value="${esc(step.loginToken)}"` : ''}>
+<input id="login_token" name="login_token" type="password" autocomplete="off" required${tokenValue}>
 <label for="app_id">Factory</label>
 ${factory}
 <button type="submit" name="decision" value="approve">Approve</button>

@@ -42,9 +42,8 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
         where session_id in (${sql.join(rows.map((r) => r.id))})`.execute(db)
     ).rows;
     for (const d of docs) {
-      await sql`update sessions set title = ${sessionTitle(decode(d.encoding, d.body))} where id = ${d.session_id}`.execute(
-        db,
-      );
+      const title = sessionTitle(decode(d.encoding, d.body));
+      await sql`update sessions set title = ${title} where id = ${d.session_id}`.execute(db);
     }
   }
 }
@@ -79,7 +78,12 @@ const PATTERNS: SecretPattern[] = [
   { kind: 'url_password', re: /(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:)[^@\s/]+(?=@)/gi, keepGroup: 1 },
   {
     kind: 'assigned_secret',
-    re: /(\b(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|password|passwd|private[_-]?key)["']?\s*[:=]\s*["']?)(?!\[REDACTED)[^\s"',;]{8,}/gi,
+    re: new RegExp(
+      String.raw`(\b(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|access[_-]?token|auth[_-]?token|` +
+        String.raw`refresh[_-]?token|token|password|passwd|private[_-]?key)["']?\s*[:=]\s*["']?)` +
+        String.raw`(?!\[REDACTED)[^\s"',;]{8,}`,
+      'gi',
+    ),
     keepGroup: 1,
   },
 ];

@@ -137,7 +137,10 @@ describe('the statements of a re-send, on an app the planner has no statistics o
     await expectKeyedReads(
       deleteModelUsageQuery(gw.app.attest.db, a.appId, resent),
       'session_model_usage',
-      /^SEARCH session_model_usage USING (COVERING )?INDEX session_model_usage_app_session \(app_id=\? AND session_id=\?\)$/,
+      new RegExp(
+        '^SEARCH session_model_usage USING (COVERING )?INDEX session_model_usage_app_session ' +
+          String.raw`\(app_id=\? AND session_id=\?\)$`,
+      ),
     );
   });
 

@@ -14,7 +14,8 @@ const READS = [
   '/v1/metrics/overview',
   '/v1/metrics/trends',
   '/v1/metrics/compare',
-  '/v1/metrics/compare?aFrom=2026-10-01T00:00:00Z&aTo=2026-10-15T00:00:00Z&bFrom=2026-10-15T00:00:00Z&bTo=2026-11-01T00:00:00Z',
+  '/v1/metrics/compare?aFrom=2026-10-01T00:00:00Z&aTo=2026-10-15T00:00:00Z' +
+    '&bFrom=2026-10-15T00:00:00Z&bTo=2026-11-01T00:00:00Z',
   ...['branch', 'agent_type', 'worker_kind', 'model', 'tool', 'repo', 'origin'].map(
     (by) => `/v1/metrics/breakdown?by=${by}`,
   ),

@@ -197,7 +197,8 @@ describe('invitations and auto-join', () => {
       body: { loginToken: a.loginToken },
     });
     expect(signedIn.status).toBe(201);
-    const cookie = `attest_session=${String(signedIn.headers['set-cookie']).split('attest_session=')[1]!.split(';')[0]}`;
+    const session = String(signedIn.headers['set-cookie']).split('attest_session=')[1]!.split(';')[0];
+    const cookie = `attest_session=${session}`;
     const asA = (url: string) => gw.call('GET', url, { headers: { cookie } });
     // Its own org: the invitation and the owner are there.
     const own = await asA(`/v1/orgs/${a.orgName}/invitations`);

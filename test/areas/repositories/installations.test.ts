@@ -16,6 +16,8 @@ import {
 import type { DoubleInstallation, DoubleUser, GitHubDouble } from '../../github-double/server.js';
 import { githubOpenApi, pointer, toJsonSchema } from '../../github-double/templates.js';
 
+const JSON_SCHEMA = ['content', 'application/json', 'schema'];
+
 const THIRTY_MINUTES_MS = 30 * 60 * 1000;
 
 describe('binding App installations to factories', () => {
@@ -327,9 +329,7 @@ describe('binding App installations to factories', () => {
     const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
     ajv.addSchema(toJsonSchema({ components: doc.components, paths: doc.paths }) as object, 'gh');
     const validate = ajv.compile({
-      $ref:
-        `gh#/` +
-        `${pointer('paths', '/user/installations', 'get', 'responses', '200', 'content', 'application/json', 'schema')}`,
+      $ref: `gh#/${pointer('paths', '/user/installations', 'get', 'responses', '200', ...JSON_SCHEMA)}`,
     });
     const answers = github.calls.filter((c) => c.route === '/user/installations' && c.status === 200);
     expect(answers.length).toBeGreaterThan(3);

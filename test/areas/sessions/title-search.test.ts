@@ -210,7 +210,8 @@ describe('GET /v1/sessions?q= (title search)', () => {
   });
 
   it.runIf(usingPostgres)(
-    'PostgreSQL: the trigram index keeps no pending list that every search would read (0020), is keyed by factory and repository too (0022), and keeps a larger sample of titles for the planner (0023)',
+    'PostgreSQL: the trigram index has no pending list (0020), is keyed by factory and repository (0022), ' +
+      'and samples more titles for the planner (0023)',
     async () => {
       const { sql } = await import('kysely');
       const r = await sql<{
@@ -230,7 +231,8 @@ describe('GET /v1/sessions?q= (title search)', () => {
       // One title index, not two: the old trigram-only index was replaced, not kept beside it.
       const all = await sql<{
         name: string;
-      }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'sessions' and indexdef like '%gin_trgm_ops%'`.execute(
+      }>`select indexname as name from pg_indexes
+        where schemaname = current_schema() and tablename = 'sessions' and indexdef like '%gin_trgm_ops%'`.execute(
         gw.app.attest.db,
       );
       expect(all.rows.map((x) => x.name)).toEqual(['sessions_title_trgm']);

@@ -8,6 +8,8 @@ import { createTenant, type Tenant } from '../../helpers/gateway.js';
 import { startGatewayWithGitHub, type GatewayWithGitHub } from '../../github-double/setup.js';
 import { githubOpenApi, pointer, toJsonSchema } from '../../github-double/templates.js';
 
+const JSON_SCHEMA = ['content', 'application/json', 'schema'];
+
 describe('sign-in with GitHub', () => {
   let env: GatewayWithGitHub;
   let a: Tenant;
@@ -86,7 +88,7 @@ describe('sign-in with GitHub', () => {
     expect(new Set(calls.map((c) => c.route))).toEqual(new Set(['/user', '/user/emails']));
     for (const call of calls) {
       const validate = ajv.compile({
-        $ref: `gh#/${pointer('paths', call.route!, 'get', 'responses', '200', 'content', 'application/json', 'schema')}`,
+        $ref: `gh#/${pointer('paths', call.route!, 'get', 'responses', '200', ...JSON_SCHEMA)}`,
       });
       expect(validate(call.body), `${call.route}: ${ajv.errorsText(validate.errors)}`).toBe(true);
     }

@@ -1,8 +1,8 @@
 // The verdict of a pull request as a chip, shared by the PR list, the PR page and the overview.
 import type { paths } from '../api/client';
 
-export type Verdict =
-  paths['/v1/prs/{owner}/{repo}/{number}/verdict']['get']['responses']['200']['content']['application/json']['data']['verdict'];
+type VerdictAnswer = paths['/v1/prs/{owner}/{repo}/{number}/verdict']['get']['responses']['200'];
+export type Verdict = VerdictAnswer['content']['application/json']['data']['verdict'];
 
 /** Every verdict, in the order a person reads them: from "nothing to do" to "nothing to judge". */
 export const VERDICTS: readonly Verdict[] = ['clean', 'review', 'unverifiable', 'waiting', 'none'];

@@ -95,7 +95,7 @@ function Facts({ s }: { s: SessionDetail }) {
     ['Models', s.models.join(', ') || '—'],
     ['Started', formatTime(s.startedAt)],
     ['Duration', formatDuration(s.durationMs)],
-    // biome-ignore lint/correctness/useJsxKeyInIterable: a [label, value] pair; the row that renders it is keyed by label.
+    // biome-ignore lint/correctness/useJsxKeyInIterable: a [label, value] pair; its row is keyed by label.
     ['Cost', <Cost usd={s.costUsd} status={s.costStatus} unpricedModels={s.unpricedModels} />],
     ['Turns', `${formatInt(s.turnCount)} (${formatInt(s.userTurnCount)} from the user)`],
     [

@@ -116,13 +116,14 @@ function InstallationTable({
     unbinding && repositories.data
       ? repositories.data.filter((r) => r.installationId === unbinding.installationId).map((r) => r.repository)
       : null;
+  const boundAccount = justBound?.account ? ` (${justBound.account})` : '';
   return (
     <>
       {justBound && (
         <p className="notice" role="status" data-testid="installed-notice">
           Installation {justBound.installationId}
-          {justBound.account ? ` (${justBound.account})` : ''} is bound to this factory. Connect its repositories with{' '}
-          <code>POST /v1/repositories</code> (docs/github-app.md §3).
+          {boundAccount} is bound to this factory. Connect its repositories with <code>POST /v1/repositories</code>{' '}
+          (docs/github-app.md §3).
         </p>
       )}
       {done && (
