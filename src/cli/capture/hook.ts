@@ -7,7 +7,6 @@
 // Claude Code writes the hook input as JSON on stdin (session_id, transcript_path, cwd, hook_event_name).
 // Codex runs `notify` with the JSON as the last argument (type, thread-id, cwd, ...); a notify command the
 // user had before `attest init` follows `--chain` and is started with the same argument.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type SpoolEvent, spoolPaths } from './paths.js';
@@ -33,14 +32,14 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv = process.e
     if (agent === 'codex') {
       const payload = args.length > 1 ? args[args.length - 1]! : '';
       const chainAt = args.indexOf('--chain');
-      if (chainAt >= 0) startChained(args.slice(chainAt + 1, -1), payload, sp);
+      if (chainAt >= 0) await startChained(args.slice(chainAt + 1, -1), payload, sp);
       event = codexEvent(payload);
     } else if (agent === 'claude-code') {
       event = claudeEvent(await readStdin(STDIN_MAX_BYTES, STDIN_WAIT_MS));
     } else throw new Error(`unknown agent "${agent}" (claude-code or codex)`);
     if (tier) event.tier = tier;
     appendEvent(sp, event);
-    if (env.ATTEST_HOOK_NO_DRAIN !== '1') startDrain(sp, env);
+    if (env.ATTEST_HOOK_NO_DRAIN !== '1') await startDrain(sp, env);
   } catch (err) {
     logLine(sp, { hook: args[0] ?? 'claude-code', error: err instanceof Error ? err.message : String(err) });
   } finally {
@@ -95,8 +94,9 @@ function codexEvent(payload: string): SpoolEvent {
 }
 
 /** The user's own notify command, started as Codex would have started it, and not waited for. */
-function startChained(command: string[], payload: string, sp: ReturnType<typeof spoolPaths>): void {
+async function startChained(command: string[], payload: string, sp: ReturnType<typeof spoolPaths>): Promise<void> {
   if (command.length === 0) return;
+  const { spawn } = await import('node:child_process');
   try {
     const child = spawn(command[0]!, [...command.slice(1), payload], { detached: true, stdio: 'ignore' });
     child.on('error', (err) => logLine(sp, { hook: 'codex', chained: command[0], error: err.message }));
@@ -106,9 +106,13 @@ function startChained(command: string[], payload: string, sp: ReturnType<typeof 
   }
 }
 
-/** Starts the drain in the background unless one runs: it outlives this process, which returns at once. */
-function startDrain(sp: ReturnType<typeof spoolPaths>, env: NodeJS.ProcessEnv): void {
+/**
+ * Starts the drain in the background unless one runs: it outlives this process, which returns at once.
+ * child_process loads only here: most hooks find a drain running and never need it.
+ */
+async function startDrain(sp: ReturnType<typeof spoolPaths>, env: NodeJS.ProcessEnv): Promise<void> {
   if (!takeLock(sp, process.pid)) return;
+  const { spawn } = await import('node:child_process');
   const script = process.argv[1];
   if (!script) {
     releaseLock(sp, process.pid);
