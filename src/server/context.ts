@@ -41,18 +41,21 @@ export interface JobRunner {
   stop(): Promise<void>;
 }
 
+/** What one run of the notification jobs did: notices queued, watches fired, deliveries attempted. */
+export interface NotificationReport {
+  notices: number;
+  hostsOffline: number;
+  claimsExpired: number;
+  claimed: number;
+  succeeded: number;
+  retried: number;
+  failed: number;
+}
+
 /** Budget evaluation and notification delivery (src/jobs/notifications), from durable rows. */
 export interface NotificationRunner {
   /** Evaluate changed budgets, watch hosts and claims, send due deliveries by the gateway's clock (tests call it). */
-  runDueJobs(): Promise<{
-    notices: number;
-    hostsOffline: number;
-    claimsExpired: number;
-    claimed: number;
-    succeeded: number;
-    retried: number;
-    failed: number;
-  }>;
+  runDueJobs(): Promise<NotificationReport>;
   start(intervalMs: number): void;
   stop(): Promise<void>;
 }

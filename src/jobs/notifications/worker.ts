@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Gateway, NotificationRunner } from '../../server/context.js';
+import type { Gateway, NotificationReport, NotificationRunner } from '../../server/context.js';
 import { PeriodicTask } from '../../server/periodic.js';
 import { evaluateChangedBudgets } from '../../areas/budgets/service.js';
 import { deliverDue } from '../../areas/notifications/service.js';
@@ -18,15 +18,6 @@ const BATCH = 50;
 /** The offline-host and expired-claim watches run at most this often (by the gateway's clock). */
 export const WATCH_MS = 30_000;
 
-export interface NotificationReport {
-  notices: number;
-  hostsOffline: number;
-  claimsExpired: number;
-  claimed: number;
-  succeeded: number;
-  retried: number;
-  failed: number;
-}
 
 export class NotificationWorker implements NotificationRunner {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
