@@ -18,7 +18,6 @@ const BATCH = 50;
 /** The offline-host and expired-claim watches run at most this often (by the gateway's clock). */
 export const WATCH_MS = 30_000;
 
-
 export class NotificationWorker implements NotificationRunner {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   private readonly loop: PeriodicTask<NotificationReport>;
