@@ -3,7 +3,7 @@
 // them with the same module and rows a reviewer will see on the PR. Nothing leaves the machine.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import type { Command } from 'commander';
 import { parseClaudeCodeTranscript, parseCodexRollout } from '../capture/index.js';
 // The modules themselves, not verify/index.js: its schemas would load TypeBox (a third of the command's start).
@@ -15,9 +15,13 @@ import { action, printJson } from './output.js';
 import { CliError } from './profile.js';
 import { discover } from './sync/discovery.js';
 
-function git(cwd: string, args: string[]): string | undefined {
-  const r = spawnSync('git', ['-C', cwd, ...args], { encoding: 'utf8', timeout: 10_000 });
-  return r.status === 0 ? r.stdout.trim() : undefined;
+/** A git command's output, or undefined when it failed. Each costs a process start: callers run them together. */
+function git(cwd: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', ['-C', cwd, ...args], { encoding: 'utf8', timeout: 10_000, maxBuffer: 64 << 20 }, (err, out) =>
+      resolve(err ? undefined : out.trim()),
+    );
+  });
 }
 
 const DEFAULT_BASES = [
@@ -29,12 +33,14 @@ const DEFAULT_BASES = [
 ] as const;
 
 /** The ref the branch will merge into: the one given, else the remote's default branch, else main or master. */
-function baseRef(root: string, given: string | undefined): string | undefined {
+async function baseRef(cwd: string, given: string | undefined): Promise<string | undefined> {
   if (given)
-    return git(root, ['rev-parse', '--verify', '--quiet', `${given}^{commit}`]) === undefined ? undefined : given;
-  // One git process for the five candidates (each costs a process start): the refs that exist, in any order.
+    return (await git(cwd, ['rev-parse', '--verify', '--quiet', `${given}^{commit}`])) === undefined
+      ? undefined
+      : given;
+  // One git process for the five candidates: the refs that exist, in any order.
   const present = new Set(
-    lines(git(root, ['for-each-ref', '--format=%(refname)', ...DEFAULT_BASES.map(([, r]) => r)])),
+    lines(await git(cwd, ['for-each-ref', '--format=%(refname)', ...DEFAULT_BASES.map(([, r]) => r)])),
   );
   return DEFAULT_BASES.find(([, full]) => present.has(full))?.[0];
 }
@@ -116,23 +122,29 @@ export function registerVerify(program: Command): void {
     .action(
       action(async (flags: { repo?: string; base?: string; json?: boolean }) => {
         const cwd = path.resolve(flags.repo ?? process.cwd());
-        const root = git(cwd, ['rev-parse', '--show-toplevel']);
+        // The work tree and branch, and the base, at once: git answers each from the same repository.
+        const [head, base] = await Promise.all([
+          git(cwd, ['rev-parse', '--show-toplevel', '--abbrev-ref', 'HEAD']),
+          baseRef(cwd, flags.base),
+        ]);
+        // A repository without commits has no HEAD to name: ask for the work tree alone to tell the two apart.
+        const [root, branch] = head ? lines(head) : [await git(cwd, ['rev-parse', '--show-toplevel'])];
         if (!root) throw new CliError(`${cwd} is not inside a git repository.`);
-        const branch = git(root, ['rev-parse', '--abbrev-ref', 'HEAD']);
         if (!branch || branch === 'HEAD')
           throw new CliError('No branch is checked out (detached HEAD): check out the branch to verify.');
-        const base = baseRef(root, flags.base);
         if (flags.base && !base) throw new CliError(`--base ${flags.base} is not a commit in this repository.`);
-        const mergeBase = base ? git(root, ['merge-base', base, 'HEAD']) : undefined;
-        const commits = mergeBase ? lines(git(root, ['rev-list', '--reverse', `${mergeBase}..HEAD`])) : null;
-        const changed = mergeBase
-          ? [
-              ...new Set([
-                ...lines(git(root, ['diff', '--name-only', `${mergeBase}...HEAD`])),
-                ...lines(git(root, ['diff', '--name-only', 'HEAD'])),
-              ]),
-            ].sort()
-          : null;
+        // `base..HEAD` and `base...HEAD` start from the merge base, so the four run together; without a merge
+        // base (unrelated histories) there is no commit list and no diff.
+        const [mergeBase, commitList, branchDiff, worktreeDiff] = base
+          ? await Promise.all([
+              git(root, ['merge-base', base, 'HEAD']),
+              git(root, ['rev-list', '--reverse', `${base}..HEAD`]),
+              git(root, ['diff', '--name-only', `${base}...HEAD`]),
+              git(root, ['diff', '--name-only', 'HEAD']),
+            ])
+          : [];
+        const commits = mergeBase ? lines(commitList) : null;
+        const changed = mergeBase ? [...new Set([...lines(branchDiff), ...lines(worktreeDiff)])].sort() : null;
         const policy = parsePolicy(policyFiles(root));
         const sessions = localSessions(fs.realpathSync(root), branch);
         const evaluation = evaluate({

@@ -40,9 +40,10 @@ const namedById: (boolean | undefined)[] = [];
 /** Parents whose children's fields are read. */
 const FIELDED = new Set(['variable_assignment', 'redirected_statement']);
 /** Node types whose children are read for what they are, not only searched for command substitutions. */
-const STRUCTURAL = new Set(['command_name', 'variable_assignment', 'concatenation']);
-/** Heredocs are data: nothing below them is ever read. */
-const OPAQUE = new Set(['heredoc_redirect', 'heredoc_body']);
+// A heredoc's redirect holds what follows its marker on the same line (`cat <<EOF && npm test`).
+const STRUCTURAL = new Set(['command_name', 'variable_assignment', 'concatenation', 'heredoc_redirect']);
+/** Heredoc bodies are data: nothing below them is ever read. */
+const OPAQUE = new Set(['heredoc_body']);
 /** Every command or process substitution starts with one of these tokens. */
 const SUBSTITUTION_START = /\$\(|`|<\(|>\(/;
 
@@ -159,6 +160,11 @@ const STATEMENTS = new Set([
   'variable_assignments',
   'function_definition',
   'test_command',
+  // The bodies of loops and branches: their commands run, though the line's status says nothing of them.
+  'do_group',
+  'else_clause',
+  'elif_clause',
+  'case_item',
 ]);
 
 function isStatement(type: string): boolean {
@@ -172,7 +178,9 @@ function statement(node: Node, flags: Flags, out: SimpleCommand[], exported: Rec
       return;
     case 'redirected_statement': {
       const body = childForFieldName(node, 'body');
-      if (body) statement(body, flags, out, exported);
+      const joined = body && heredocContinuation(node, body);
+      if (joined) statement(joined, flags, out, exported);
+      else if (body) statement(body, flags, out, exported);
       // A here-string or redirect target may hold a command substitution; heredoc bodies are data. The body is
       // searched again with them (its substitutions are listed twice), as the evaluated classification reads it.
       for (const r of namedChildren(node)) if (r.type !== 'heredoc_redirect') substitutions(r, out, exported);
@@ -210,6 +218,24 @@ function statement(node: Node, flags: Flags, out: SimpleCommand[], exported: Rec
         else substitutions(c, out, exported);
       }
   }
+}
+
+/**
+ * `cat <<EOF && npm test`: the grammar puts what follows the heredoc's marker inside its redirect. Read as the
+ * line reads: the statement joined to it by `&&`, `||` or `|` (never the heredoc's body, which is data).
+ */
+function heredocContinuation(node: Node, body: Node): Node | undefined {
+  const heredoc = node.children.find((c) => c.type === 'heredoc_redirect');
+  if (!heredoc) return undefined;
+  const next = heredoc.children.find((c) => c.isNamed && isStatement(c.type));
+  if (!next) return undefined;
+  const join = (type: string, children: Node[]): Node => ({ ...node, type, field: undefined, children });
+  if (next.type === 'pipeline' && !heredoc.children.some((c) => c.type === '&&' || c.type === '||')) {
+    return join('pipeline', [body, ...next.children]);
+  }
+  const op = heredoc.children.find((c) => c.type === '&&' || c.type === '||' || c.type === '|');
+  if (op?.type === '|') return join('pipeline', [body, next]);
+  return join('list', [body, op ?? { ...next, type: '&&', isNamed: false, children: NO_CHILDREN }, next]);
 }
 
 /** `a && b || c`: left-nested binary lists. Status follows only through an unbroken chain of `&&`. */

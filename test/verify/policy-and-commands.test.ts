@@ -104,7 +104,34 @@ describe('readCommand', () => {
     ['HUSKY=0 git push', [['git-push', 'push', 'full', 'HUSKY=0']]],
     ['env SKIP=lint git commit -m x', [['git-commit', 'commit', 'full', 'SKIP=lint']]],
     ['HUSKY=0 npm install', [['npm-install', 'install', 'full', '']]],
+    ['for f in a b; do npm test -- $f; done', [['npm-script', 'test', 'partial', '']]],
+    ['while true; do npx vitest run; done', [['vitest', 'test', 'full', '']]],
+    [
+      'if true; then npx tsc --noEmit; elif x; then ruff check .; else npm test; fi',
+      [
+        ['tsc', 'typecheck', 'full', ''],
+        ['ruff', 'lint', 'full', ''],
+        ['npm-script', 'test', 'full', ''],
+      ],
+    ],
+    ['case "$1" in ci) pytest;; esac', [['pytest', 'test', 'full', '']]],
+    ['cat > notes.md <<EOF && npm test\nnpm run lint\nEOF', [['npm-script', 'test', 'full', '']]],
+    [
+      'git commit -F - <<EOF && git push --no-verify\nskip hooks with --no-verify\nEOF',
+      [
+        ['git-commit', 'commit', 'full', ''],
+        ['git-push', 'push', 'full', '--no-verify'],
+      ],
+    ],
   ] as [string | string[], string[][]][])('%j', (cmd, want) => {
     expect(read(cmd)).toEqual(want);
+  });
+
+  it('the exit status of a line speaks for the commands joined after a heredoc, never for loop bodies', () => {
+    const flags = (c: string) => readCommand(c).map((p) => [p.tool, p.passesWithLine, p.failsWithLine]);
+    expect(flags('cat > x.txt <<EOF && npm test\nbody\nEOF')).toEqual([['npm-script', true, true]]);
+    expect(flags('cat <<EOF || npm test\nbody\nEOF')).toEqual([['npm-script', false, false]]);
+    expect(flags('cat <<EOF | npx vitest run\nbody\nEOF')).toEqual([['vitest', true, true]]);
+    expect(flags('for f in a; do npm test; done')).toEqual([['npm-script', false, false]]);
   });
 });
