@@ -47,6 +47,9 @@ const OPAQUE = new Set(['heredoc_body']);
 /** Every command or process substitution starts with one of these tokens. */
 const SUBSTITUTION_START = /\$\(|`|<\(|>\(/;
 
+/** Whether the line being copied has a substitution anywhere: most have none, and then no node is searched. */
+let lineHasSubstitution = false;
+
 function copyTree(cursor: TreeCursor, line: string, parentType: string | undefined): Node {
   const id = cursor.nodeTypeId;
   let named = namedById[id];
@@ -71,7 +74,9 @@ function copyTree(cursor: TreeCursor, line: string, parentType: string | undefin
   const descend =
     parentType === undefined ||
     (!OPAQUE.has(type) &&
-      (STATEMENTS.has(type) || STRUCTURAL.has(type) || SUBSTITUTION_START.test(line.slice(start, end))));
+      (STATEMENTS.has(type) ||
+        STRUCTURAL.has(type) ||
+        (lineHasSubstitution && SUBSTITUTION_START.test(line.slice(start, end)))));
   if (descend && cursor.gotoFirstChild()) {
     const children: Node[] = [];
     do children.push(copyTree(cursor, line, type));
@@ -121,6 +126,7 @@ export function simpleCommands(line: string): SimpleCommand[] {
   if (!tree) return [];
   let root: Node;
   const cursor = tree.walk();
+  lineHasSubstitution = SUBSTITUTION_START.test(line);
   try {
     root = copyTree(cursor, line, undefined);
   } finally {
