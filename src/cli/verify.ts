@@ -9,7 +9,7 @@ import { parseClaudeCodeTranscript, parseCodexRollout } from '../capture/index.j
 // The modules themselves, not verify/index.js: its schemas would load TypeBox (a third of the command's start).
 import { evaluate } from '../verify/evaluate.js';
 import { factsOfDocument } from '../verify/facts.js';
-import { parsePolicy } from '../verify/policy.js';
+import { defaultPolicy } from '../verify/constants.js';
 import type { Evaluation, LinkedSession } from '../verify/schema.js';
 import { action, printJson } from './output.js';
 import { CliError } from './profile.js';
@@ -145,7 +145,9 @@ export function registerVerify(program: Command): void {
           : [];
         const commits = mergeBase ? lines(commitList) : null;
         const changed = mergeBase ? [...new Set([...lines(branchDiff), ...lines(worktreeDiff)])].sort() : null;
-        const policy = parsePolicy(policyFiles(root));
+        // The YAML reader loads only for a repository that has policy files.
+        const files = policyFiles(root);
+        const policy = files.length > 0 ? (await import('../verify/policy.js')).parsePolicy(files) : defaultPolicy();
         const sessions = localSessions(fs.realpathSync(root), branch);
         const evaluation = evaluate({
           sessions,

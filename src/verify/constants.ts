@@ -1,6 +1,6 @@
 // The verdict's constants, apart from its TypeBox schemas (schema.ts re-exports them): what runs at capture and
 // in `attest verify` needs these values, and the schemas' types only, so neither loads TypeBox.
-import type { RunKind, Verdict } from './schema.js';
+import type { Policy, PolicyLevel, RunKind, Verdict } from './schema.js';
 
 export const RUN_KINDS: readonly RunKind[] = [
   'test',
@@ -40,3 +40,22 @@ export const BUILTIN_VALIDATORS = [
 export type BuiltinValidator = (typeof BUILTIN_VALIDATORS)[number];
 
 export const VERDICTS: readonly Verdict[] = ['clean', 'review', 'unverifiable', 'waiting', 'none'];
+
+/** The level of each built-in validator when the policy says nothing of it. */
+export const DEFAULT_LEVELS: Readonly<Record<string, PolicyLevel>> = {
+  'tests-after-last-edit': 'warn',
+  'red-then-green': 'info',
+  'no-test-tampering': 'warn',
+  'hooks-kept': 'warn',
+  'typecheck-after-last-edit': 'warn',
+  'lint-after-last-edit': 'warn',
+  'commit-provenance': 'warn',
+  'ci-green': 'warn',
+  'criteria-proven': 'warn',
+  'findings-settled': 'warn',
+};
+
+/** The policy of a repository without policy files: every built-in validator at its default level. */
+export function defaultPolicy(): Policy {
+  return { levels: { ...DEFAULT_LEVELS }, custom: [], errors: [] };
+}

@@ -18,8 +18,7 @@ import type {
   VerdictInput,
   VerdictRow,
 } from './schema.js';
-import { BUILTIN_VALIDATORS } from './constants.js';
-import { DEFAULT_LEVELS } from './policy.js';
+import { BUILTIN_VALIDATORS, DEFAULT_LEVELS } from './constants.js';
 
 /** A fact placed on the timeline: `pos` orders facts across sessions. */
 interface Placed<T> {

@@ -2,5 +2,6 @@
 // pull request. Pure functions: nothing here reads files, the network or the clock, and nothing executes.
 export * from './schema.js';
 export { factsOfDocument, factsEvents } from './facts.js';
-export { parsePolicy, DEFAULT_LEVELS } from './policy.js';
+export { parsePolicy } from './policy.js';
+export { DEFAULT_LEVELS } from './constants.js';
 export { evaluate } from './evaluate.js';

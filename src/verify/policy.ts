@@ -2,25 +2,11 @@
 // declares the repository's own validators as data. Text in, Policy out: a file that cannot be read becomes
 // one error naming the file and the problem (with its line and column), and is otherwise ignored.
 import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
-import { BUILTIN_VALIDATORS } from './constants.js';
+import { BUILTIN_VALIDATORS, defaultPolicy } from './constants.js';
 import type { CustomValidator, Policy, PolicyError, PolicyLevel } from './schema.js';
 
 export const POLICY_FILE = '.attest/policy.yaml';
 export const VALIDATORS_DIR = '.attest/validators/';
-
-/** The level of each built-in validator when the policy says nothing of it. */
-export const DEFAULT_LEVELS: Readonly<Record<string, PolicyLevel>> = {
-  'tests-after-last-edit': 'warn',
-  'red-then-green': 'info',
-  'no-test-tampering': 'warn',
-  'hooks-kept': 'warn',
-  'typecheck-after-last-edit': 'warn',
-  'lint-after-last-edit': 'warn',
-  'commit-provenance': 'warn',
-  'ci-green': 'warn',
-  'criteria-proven': 'warn',
-  'findings-settled': 'warn',
-};
 
 const LEVELS: readonly string[] = ['off', 'info', 'warn', 'block'];
 const NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -153,7 +139,7 @@ export function parsePolicy(files: { path: string; text: string }[]): Policy {
       errors.push({ file: f.path, message: e instanceof Error ? e.message : String(e) });
     }
   }
-  const levels: Record<string, PolicyLevel> = { ...DEFAULT_LEVELS };
+  const { levels } = defaultPolicy();
   for (const v of custom) levels[`custom:${v.name}`] = v.level;
   const policyFile = sorted.find((f) => f.path === POLICY_FILE || f.path === '.attest/policy.yml');
   if (policyFile) {
