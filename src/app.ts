@@ -6,7 +6,7 @@ import path from 'node:path';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { openDatabase, type DbHandle } from './db/connection.js';
+import { openDatabase, openReadReplica, type DbHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { rebuildOwedRollups } from './areas/metrics/rollup-rebuild.js';
 import type { Kysely } from 'kysely';
@@ -41,6 +41,7 @@ import { effectiveRouteConfig, type Area } from './server/area.js';
 import { PrCommentWorker } from './jobs/pr-comments/worker.js';
 import { NotificationWorker } from './jobs/notifications/worker.js';
 import { Housekeeping } from './server/housekeeping.js';
+import { ReadRouting } from './server/read-routing.js';
 
 export interface BuildOptions {
   config: Config;
@@ -90,19 +91,25 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const handle = await openDatabase(config);
+  let replica: DbHandle | null = null;
   try {
-    return await assemble(options, handle, clock);
+    await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
+    // Aggregates a migration added are filled for existing factories before the first request is served.
+    await rebuildOwedRollups(handle.db, handle.dialect);
+    // Opened once the primary is migrated, so a replica of it (or the same database) has the schema to check.
+    // The embedded SQLite store has no replica: DATABASE_READ_URL is ignored there (docs/scale.md).
+    if (config.databaseReadUrl && handle.dialect === 'postgres')
+      replica = await openReadReplica(config.databaseReadUrl, config.databaseSchema);
+    return await assemble(options, handle, replica, clock);
   } catch (err) {
+    await replica?.close().catch(() => undefined);
     await handle.close().catch(() => undefined);
     throw err;
   }
 }
 
-async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): Promise<App> {
+async function assemble(options: BuildOptions, handle: DbHandle, replica: DbHandle | null, clock: Clock): Promise<App> {
   const { config } = options;
-  await migrateToLatest(handle.db as unknown as Kysely<unknown>, handle.dialect, config.databaseSchema);
-  // Aggregates a migration added are filled for existing factories before the first request is served.
-  await rebuildOwedRollups(handle.db, handle.dialect);
 
   // Asynchronous, batched writes: a synchronous write to stdout per request line costs about a third of a small
   // authenticated read, and an asynchronous write per line still about a fifth of GET /health (the write system
@@ -150,6 +157,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     config,
     db: handle.db,
     dialect: handle.dialect,
+    reads: new ReadRouting(handle.db, replica?.db ?? null, clock, config.readPrimarySeconds),
     clock,
     pepper,
     anonSecret: deriveSecret(pepper, 'actor-pseudonyms'),
@@ -170,9 +178,16 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
   app.decorate('attest', gateway);
   app.decorateRequest('ctx', null as never);
   app.log.info(
-    { store: handle.location, dialect: handle.dialect, rateLimits: rateLimits.store, blobs: blobs.kind },
+    {
+      store: handle.location,
+      dialect: handle.dialect,
+      readReplica: replica?.location ?? null,
+      rateLimits: rateLimits.store,
+      blobs: blobs.kind,
+    },
     'store ready',
   );
+  if (config.databaseReadUrl && !replica) app.log.warn('DATABASE_READ_URL is ignored: the SQLite store has no replica');
 
   // A callback hook: no promise per response. The answer to a request without a body (the reads) is written
   // in the turn's check phase, together with the others of its turn (send-coalescing.ts says why). One with a
@@ -198,6 +213,7 @@ async function assemble(options: BuildOptions, handle: DbHandle, clock: Clock): 
     await gateway.housekeeping.stop();
     await rateLimits.close();
     blobs.close?.();
+    await replica?.close();
     await handle.close();
     logStream?.close();
   });

@@ -226,12 +226,18 @@ export function withoutPassword(url: string): string {
 /**
  * `pg` is passed in, loaded only when DATABASE_URL is set (about 15 MB of resident memory an SQLite node never needs).
  */
-function openPostgres(pg: typeof import('pg').default, url: string, schema: string | null): DbHandle {
+function openPostgres(pg: typeof import('pg').default, url: string, schema: string | null, readOnly = false): DbHandle {
+  // Read-only sessions on the replica's pool: a write routed there by mistake fails at once, also where a
+  // stand-in for the replica (a writable database) would take it silently.
+  const options = [
+    ...(schema ? [`-c search_path=${schema}`] : []),
+    ...(readOnly ? ['-c default_transaction_read_only=on'] : []),
+  ];
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 5000,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...(options.length ? { options: options.join(' ') } : {}),
     types: {
       getTypeParser: (oid: number, format?: 'text' | 'binary') =>
         oid === PG_INT8 || oid === PG_NUMERIC ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
@@ -246,6 +252,31 @@ function openPostgres(pg: typeof import('pg').default, url: string, schema: stri
     location: withoutPassword(url) + (schema ? ` (schema ${schema})` : ''),
     close: () => db.destroy(),
   };
+}
+
+/**
+ * The read replica of a PostgreSQL store (DATABASE_READ_URL), for the reads src/server/read-routing.ts sends
+ * there; its sessions are read-only. Refuses to start, naming DATABASE_READ_URL, when the replica cannot be
+ * reached or holds no Attest schema (its migration table), so a wrong URL fails at start-up, not on the
+ * dashboard's first read.
+ */
+export async function openReadReplica(url: string, schema: string | null): Promise<DbHandle> {
+  const handle = openPostgres((await import('pg')).default, url, schema, true);
+  try {
+    const { rows } = await sql<{ found: string | null }>`
+      select to_regclass(current_schema() || '.kysely_migration')::text as found`.execute(handle.db);
+    if (!rows[0]?.found) {
+      throw new Error(
+        `DATABASE_READ_URL (${handle.location}) holds no Attest schema: it must be a replica of DATABASE_URL`,
+      );
+    }
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    const message = err instanceof Error ? err.message : String(err);
+    if (message.startsWith('DATABASE_READ_URL')) throw err;
+    throw new Error(`DATABASE_READ_URL (${handle.location}): cannot read the replica: ${message}`);
+  }
+  return handle;
 }
 
 /**

@@ -17,6 +17,16 @@ export interface Config {
   databaseUrl: string | null;
   /** PostgreSQL schema to use (search_path); tests give every file its own. */
   databaseSchema: string | null;
+  /**
+   * DATABASE_READ_URL: a read replica of DATABASE_URL (postgres://) for the dashboard's aggregate and list
+   * reads (src/server/read-routing.ts); null = every read on the primary. The SQLite store ignores it.
+   */
+  databaseReadUrl: string | null;
+  /**
+   * ATTEST_READ_PRIMARY_SECONDS: after a credential writes, its reads stay on the primary this long, so the
+   * replica's lag never hides a caller's own write from it (docs/scale.md).
+   */
+  readPrimarySeconds: number;
   redisUrl: string | null;
   /** Prefix of every Redis key, so several gateways (or test runs) can share one Redis. */
   redisPrefix: string;
@@ -106,6 +116,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error('DATABASE_URL must be a postgres:// URL (unset it to use the embedded SQLite store)');
   }
+  const databaseReadUrl = str(env, 'DATABASE_READ_URL');
+  if (databaseReadUrl && !/^postgres(ql)?:\/\/./.test(databaseReadUrl)) {
+    throw new Error(
+      'DATABASE_READ_URL must be a postgres:// URL of a read replica of DATABASE_URL (unset it to read the primary)',
+    );
+  }
   const s3Endpoint = str(env, 'S3_ENDPOINT');
   const config: Config = {
     port,
@@ -113,6 +129,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir: path.resolve(env.ATTEST_DATA_DIR ?? './.attest'),
     databaseUrl,
     databaseSchema: str(env, 'ATTEST_DATABASE_SCHEMA'),
+    databaseReadUrl,
+    readPrimarySeconds: intFrom(env, 'ATTEST_READ_PRIMARY_SECONDS', 30),
     redisUrl: str(env, 'REDIS_URL'),
     redisPrefix: env.ATTEST_REDIS_PREFIX ?? 'attest',
     keyPepper: str(env, 'ATTEST_KEY_PEPPER'),

@@ -17,6 +17,7 @@ import type { Permission } from './permissions.js';
 import type { Principal, PrincipalResolver } from './auth/principal.js';
 import type { BucketName, RateLimits } from './ratelimit.js';
 import type { BlobStore } from '../blobs/store.js';
+import type { ReadRouting } from './read-routing.js';
 import { apiError } from './errors.js';
 
 export interface BootstrapResult {
@@ -63,8 +64,11 @@ export interface NotificationRunner {
 /** Everything one gateway process shares across requests. */
 export interface Gateway {
   config: Config;
+  /** The primary: every write, and every read but those `reads` sends to the replica. */
   db: Db;
   dialect: Dialect;
+  /** Which store a request reads (read-routing.ts): the replica of DATABASE_READ_URL or the primary. */
+  reads: ReadRouting;
   clock: Clock;
   pepper: string;
   /** Secret for actor pseudonyms (derived from the pepper). */
@@ -86,6 +90,7 @@ export interface Gateway {
 
 export interface RequestContext {
   gateway: Gateway;
+  /** The store this request reads and writes: the primary, or the replica on a `reads: 'replica'` route. */
   db: Db;
   clock: Clock;
   config: Config;
@@ -186,6 +191,11 @@ declare module 'fastify' {
     rateLimit?: BucketName;
     /** The area a route belongs to; set by the area registry. */
     area?: string;
+    /**
+     * 'replica': a read-only route whose answer may lag the primary by the replica's lag (the dashboard's
+     * aggregates and lists), read from DATABASE_READ_URL unless its caller wrote lately (read-routing.ts).
+     */
+    reads?: 'replica';
     /** An OAuth protocol endpoint: refused input answers RFC 6749's `{ error, error_description }`. */
     oauthErrors?: boolean;
   }

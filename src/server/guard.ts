@@ -351,6 +351,10 @@ export function registerGuard(app: App): void {
       });
     }
 
+    if (gateway.reads.enabled) {
+      req.ctx.db = gateway.reads.storeFor(req.method, principal.credentialId, route.config.reads === 'replica');
+    }
+
     const bucket = route.config.rateLimit;
     if (bucket && principal.orgId) {
       const decision = await gateway.rateLimits.consume(bucket, principal.orgId, principal.plan ?? 'free');

@@ -133,7 +133,12 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
     };
     if (process.env.TEST_DATABASE_URL) {
       env.DATABASE_URL = process.env.TEST_DATABASE_URL;
-      env.ATTEST_DATABASE_SCHEMA = await freshSchema(process.env.TEST_DATABASE_URL);
+      // A caller that names the schema has made it (test/db/read-replica.test.ts: with its replica's copy).
+      env.ATTEST_DATABASE_SCHEMA =
+        opts.env?.ATTEST_DATABASE_SCHEMA ?? (await freshSchema(process.env.TEST_DATABASE_URL));
+      // A replica stand-in with no lag (the same database): every `reads: 'replica'` route reads through the
+      // read-only pool, so the suite proves those routes never write (docs/scale.md).
+      if (process.env.TEST_DATABASE_READ_URL) env.DATABASE_READ_URL = process.env.TEST_DATABASE_READ_URL;
     }
     if (process.env.TEST_REDIS_URL) env.REDIS_URL = process.env.TEST_REDIS_URL;
     config = loadConfig({ ...env, ...opts.env });
@@ -215,6 +220,7 @@ function envOf(config: Config): Record<string, string> {
   if (config.keyPepper) env.ATTEST_KEY_PEPPER = config.keyPepper;
   if (config.databaseUrl) env.DATABASE_URL = config.databaseUrl;
   if (config.databaseSchema) env.ATTEST_DATABASE_SCHEMA = config.databaseSchema;
+  if (config.databaseReadUrl) env.DATABASE_READ_URL = config.databaseReadUrl;
   if (config.redisUrl) env.REDIS_URL = config.redisUrl;
   return env;
 }

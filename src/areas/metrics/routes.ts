@@ -102,10 +102,14 @@ const optional = <T extends Record<string, unknown>>(q: T) =>
     [K in keyof T]: Exclude<T[K], undefined>;
   };
 
+/** Aggregates that never write: they may read the replica (src/server/read-routing.ts). */
+const REPLICA = { reads: 'replica' } as const;
+
 export const metricsRoutes: AreaRoutes = (app) => {
   app.get(
     '/metrics/models',
     {
+      config: REPLICA,
       schema: {
         summary: 'Per-model token spend in a window',
         tags: ['metrics'],
@@ -134,6 +138,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
   app.get(
     '/metrics/overview',
     {
+      config: REPLICA,
       schema: {
         summary: 'Fleet tiles of a window beside the window of equal length before it',
         tags: ['metrics'],
@@ -172,6 +177,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
   app.get(
     '/metrics/compare',
     {
+      config: REPLICA,
       schema: {
         summary: 'The tiles of two arbitrary windows side by side, with deltas (b − a)',
         tags: ['metrics'],
@@ -202,6 +208,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
   app.get(
     '/metrics/breakdown',
     {
+      config: REPLICA,
       schema: {
         summary: 'Sessions, cost and tool behaviour grouped by one dimension',
         tags: ['metrics'],
@@ -261,6 +268,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
   app.get(
     '/metrics/trends',
     {
+      config: REPLICA,
       schema: {
         summary: 'Daily (UTC) points of a window, at most 366 days',
         tags: ['metrics'],

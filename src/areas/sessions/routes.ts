@@ -1,5 +1,6 @@
 // Sessions: GET /v1/sessions (the filtered list with its wrapper) and GET /v1/sessions/{traceId} (the full
-// transcript). Both read-only, rate limited per org.
+// transcript). Both read-only, rate limited per org. The list and its export may read the replica
+// (src/server/read-routing.ts); the one session's read never does: a sync's own session is readable at once.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data } from '../../server/schemas.js';
@@ -50,7 +51,7 @@ export const sessionsRoutes: AreaRoutes = (app) => {
   app.get(
     '/sessions/export',
     {
-      config: { guard: { permission: 'sessions.read' }, rateLimit: 'observability-read' },
+      config: { guard: { permission: 'sessions.read' }, rateLimit: 'observability-read', reads: 'replica' },
       schema: {
         summary: 'Download the session list (CSV or JSON), streamed',
         tags: ['sessions'],
@@ -80,7 +81,7 @@ export const sessionsRoutes: AreaRoutes = (app) => {
   app.get(
     '/sessions',
     {
-      config: { guard: { permission: 'sessions.read' }, rateLimit: 'observability-read' },
+      config: { guard: { permission: 'sessions.read' }, rateLimit: 'observability-read', reads: 'replica' },
       schema: {
         summary: 'List agent sessions',
         tags: ['sessions'],
