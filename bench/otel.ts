@@ -34,6 +34,10 @@ export interface OtelBenchResult {
   p50Ms: number;
   p99Ms: number;
   readableMs: number;
+  /** CPU of this process (the gateway and the in-process client) over the timed run, µs a record. */
+  cpuUsPerRecord: number;
+  /** The machine's 1-minute load average at the end of the timed run (the machine may be shared). */
+  load: number;
 }
 
 function batch(n: number, developer: string | number = n % DEVELOPERS): Buffer {
@@ -124,6 +128,8 @@ export async function runOtelBench(): Promise<OtelBenchResult> {
 
     const times: number[] = [];
     let next = 0;
+    const c0 = process.cpuUsage();
+    if (process.env.OTEL_BENCH_WINDOW) console.error(`window start ${process.hrtime.bigint() / 1000n}`);
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
@@ -136,6 +142,9 @@ export async function runOtelBench(): Promise<OtelBenchResult> {
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(c0);
+    if (process.env.OTEL_BENCH_WINDOW) console.error(`window end ${process.hrtime.bigint() / 1000n}`);
+    const load = os.loadavg()[0]!;
     times.sort((x, y) => x - y);
 
     // One api_request exported, then the session list polled until it shows that session.
@@ -163,6 +172,8 @@ export async function runOtelBench(): Promise<OtelBenchResult> {
       p50Ms: quantile(times, 0.5),
       p99Ms: quantile(times, 0.99),
       readableMs,
+      cpuUsPerRecord: (cpu.user + cpu.system) / records,
+      load,
     };
   } finally {
     await app.close();
@@ -173,10 +184,12 @@ export async function runOtelBench(): Promise<OtelBenchResult> {
 
 export function formatOtelBench(r: OtelBenchResult): string {
   return [
-    'store     records  batch  clients  records/s (goal 20000)  p50 ms  p99 ms (goal 100)  readable ms (goal 2000)',
+    'store     records  batch  clients  records/s (goal 20000)  p50 ms  p99 ms (goal 100)  readable ms (goal 2000)' +
+      '  cpu µs/record  load',
     `${r.store.padEnd(8)}  ${String(r.records).padStart(7)}  ${String(BATCH).padStart(5)}  ` +
       `${String(CLIENTS).padStart(7)}  ${r.recordsPerSecond.toFixed(0).padStart(22)}  ` +
-      `${r.p50Ms.toFixed(1).padStart(6)}  ${r.p99Ms.toFixed(1).padStart(17)}  ${r.readableMs.toFixed(0).padStart(23)}`,
+      `${r.p50Ms.toFixed(1).padStart(6)}  ${r.p99Ms.toFixed(1).padStart(17)}  ${r.readableMs.toFixed(0).padStart(23)}` +
+      `  ${r.cpuUsPerRecord.toFixed(1).padStart(13)}  ${r.load.toFixed(1).padStart(4)}`,
   ].join('\n');
 }
 

@@ -3,12 +3,20 @@
 // Claude Code's usage metrics become daily rollups (metrics.ts); spans are decoded, counted and refused.
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { durableWriter } from '../../db/group-commit.js';
+import { durableWriter, type DurableWriter } from '../../db/group-commit.js';
 import { lockForTransaction } from '../../db/locks.js';
 import { checkSession } from '../agents/validate.js';
 import { findUserByEmail, membershipOf } from '../orgs/service.js';
-import { actorOfCaller, storedSessions, storeSessions, type SessionActor } from '../sessions/ingest.js';
-import { sessionKeyOf, type AgentSessionV1 } from '../sessions/document.js';
+import {
+  actorOfCaller,
+  storedSessions,
+  storeFoldedSessions,
+  type FoldedSession,
+  type SessionActor,
+  type WrittenDocument,
+} from '../sessions/ingest.js';
+import { sessionKeyOf } from '../sessions/document.js';
+import { DocumentCache } from '../sessions/document-cache.js';
 import type { Db } from '../../db/connection.js';
 import { OTLP_LIMITS } from './decode.js';
 import { eventsOf, type AgentEvent } from './events.js';
@@ -66,7 +74,7 @@ async function actorNamed(
 }
 
 /**
- * The documents of the sessions that received new events (keyed by JSON of [agent, session id]), each exactly
+ * The sessions that received new events (keyed by JSON of [agent, session id]), each with the document exactly
  * what rebuilding it from all of its stored events makes: new events later than a stored session's last are
  * folded into its document; a session seen for the first time is made from its new events alone; any other
  * (events arriving out of order, a session whose earlier events made no document) is rebuilt from every stored
@@ -76,13 +84,15 @@ async function sessionDocuments(
   ctx: FactoryContext,
   trx: Db,
   fresh: ReadonlyMap<string, AgentEvent[]>,
-): Promise<Map<string, AgentSessionV1>> {
+  actors: ReadonlyMap<string, SessionActor>,
+): Promise<Map<string, FoldedSession>> {
   const ids = new Map<string, [AgentEvent['agent'], string]>();
   for (const key of fresh.keys()) ids.set(key, JSON.parse(key) as [AgentEvent['agent'], string]);
   const stored = await storedSessions(
     trx,
     ctx.appId,
     [...ids.values()].map(([, id]) => sessionKeyOf({ id })),
+    documentCache(ctx),
   );
   const unseen = [...ids].filter(([, [, id]]) => !stored.has(sessionKeyOf({ id })));
   const counts = await store.eventCounts(
@@ -90,30 +100,52 @@ async function sessionDocuments(
     ctx.appId,
     unseen.map(([, pair]) => pair),
   );
-  const out = new Map<string, AgentSessionV1>();
+  const out = new Map<string, FoldedSession>();
   for (const [key, events] of fresh) {
     const [agent, sessionId] = ids.get(key)!;
     const current = stored.get(sessionKeyOf({ id: sessionId }));
     if (current?.source === 'transcript') continue;
-    let doc: AgentSessionV1 | null = null;
-    if (current?.doc && current.doc.agent.type === agent) doc = foldInto(current.doc, events);
-    else if (!current && counts.get(key) === events.length) doc = sessionDocument(agent, sessionId, events);
-    if (!doc) {
-      const all = await store.sessionEvents(trx, ctx.appId, agent, sessionId);
-      doc = sessionDocument(
-        agent,
-        sessionId,
-        all.map((r) => ({
-          name: r.name,
-          ts: Number(r.ts),
-          seq: Number(r.seq),
-          data: JSON.parse(r.data) as AgentEvent['data'],
-        })),
-      );
+    const base = { before: current?.row ?? null, actor: actors.get(key)! };
+    // foldInto leaves the document alone when it answers null, so the rebuilt one is compared with it.
+    if (current?.doc && current.doc.agent.type === agent) {
+      const doc = foldInto(current.doc, events);
+      if (doc) {
+        out.set(key, { ...base, doc });
+        continue;
+      }
+    } else if (!current && counts.get(key) === events.length) {
+      out.set(key, { ...base, doc: sessionDocument(agent, sessionId, events) });
+      continue;
     }
-    out.set(key, doc);
+    const all = await store.sessionEvents(trx, ctx.appId, agent, sessionId);
+    const doc = sessionDocument(
+      agent,
+      sessionId,
+      all.map((r) => ({
+        name: r.name,
+        ts: Number(r.ts),
+        seq: Number(r.seq),
+        data: JSON.parse(r.data) as AgentEvent['data'],
+      })),
+    );
+    out.set(key, { ...base, doc, stored: current?.doc ?? null });
   }
   return out;
+}
+
+/**
+ * The decoded documents of the sessions this gateway stored last, per store: a running session gets a batch every
+ * few seconds, and decoding its whole stored document for each was a fifth of an export's CPU. About 64 MiB of
+ * JSON at most (the documents' heap is a few times that).
+ */
+const documentCaches = new WeakMap<Db, DocumentCache>();
+function documentCache(ctx: FactoryContext): DocumentCache {
+  let cache = documentCaches.get(ctx.db);
+  if (!cache) {
+    cache = new DocumentCache(64 * 1024 * 1024);
+    documentCaches.set(ctx.db, cache);
+  }
+  return cache;
 }
 
 /**
@@ -149,6 +181,16 @@ export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest
     for (const sl of rl.scopeLogs ?? []) records += sl.logRecords?.length ?? 0;
   if (records > OTLP_LIMITS.records) throw tooMany(records, 'log records');
 
+  // Announced before the records are read, so a group commit about to start (SQLite) waits for this one.
+  const writer = durableWriter(ctx.db, ctx.gateway.dialect);
+  try {
+    return await logsOf(ctx, writer, request);
+  } finally {
+    writer.leave();
+  }
+}
+
+async function logsOf(ctx: FactoryContext, writer: DurableWriter, request: ExportLogsRequest): Promise<ExportOutcome> {
   const { events, rejected, reasons } = eventsOf(request);
   const message = rejected ? `${rejected} log records were not kept: ${reasons.join('; ')}` : '';
   if (!events.length) return { rejected, message };
@@ -184,57 +226,53 @@ export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest
     });
   }
 
-  await admitted(ctx, () => storeEvents(ctx, rows, sessionKeys, bySession, actors));
+  await admitted(ctx, () => storeEvents(ctx, writer, rows, sessionKeys, bySession, actors));
   return { rejected, message };
 }
 
-/** The new events stored, and the sessions they changed, in one durable transaction. */
+/**
+ * The new events stored, and the sessions they changed, in one durable transaction: each session read once and
+ * written once (storeFoldedSessions), its document kept decoded for the next export once committed.
+ */
 async function storeEvents(
   ctx: FactoryContext,
+  writer: DurableWriter,
   rows: store.TelemetryEventsTable[],
   sessionKeys: readonly string[],
   bySession: ReadonlyMap<string, AgentEvent[]>,
   actors: ReadonlyMap<string, SessionActor>,
 ): Promise<void> {
-  const writer = durableWriter(ctx.db, ctx.gateway.dialect);
-  try {
-    await writer.commit(async (trx) => {
-      // One session's events are written and read back by one request at a time (PostgreSQL), so the session
-      // rebuilt last holds every event committed before it.
-      for (const key of sessionKeys)
-        await lockForTransaction(trx, ctx.gateway.dialect, `telemetry:${ctx.appId}:${key}`);
-      const inserted = await store.insertEvents(trx, rows);
-      if (inserted.size === 0) return; // a retry of what is stored: nothing changes
-      const fresh = new Map<string, AgentEvent[]>();
-      for (const key of sessionKeys) {
-        const list = bySession.get(key)!.filter((e) => inserted.has(e.key) && inserted.delete(e.key));
-        if (list.length) fresh.set(key, list);
-      }
-      const docs = await sessionDocuments(ctx, trx, fresh);
-      // Each person's sessions are stored in one go (storeSessions costs a few statements a call, not a session).
-      const byActor = new Map<string, { actor: SessionActor; docs: AgentSessionV1[] }>();
-      for (const [key, doc] of docs) {
-        const checked = checkSession(doc);
-        if (!checked.ok) {
-          ctx.log.warn(
-            { sessionId: doc.id, reason: checked.reason },
-            'telemetry session does not validate; not stored',
-          );
-          continue;
-        }
-        const actor = actors.get(key)!;
-        const group = byActor.get(actor.actorId);
-        if (group) group.docs.push(doc);
-        else byActor.set(actor.actorId, { actor, docs: [doc] });
-      }
-      for (const { actor, docs } of byActor.values())
-        await storeSessions(ctx, trx, docs, actor, undefined, 'telemetry');
-      // Custom resource attributes (team=payments): what a budget scoped by an attribute counts by.
-      await store.keepSessionAttributes(trx, sessionAttributes(ctx.appId, bySession, ctx.clock.now()));
-    });
-  } finally {
-    writer.leave();
-  }
+  // What the last run of the work wrote (it runs again, alone, when its group's commit fails).
+  let written: WrittenDocument[] = [];
+  await writer.commit(async (trx) => {
+    written = [];
+    // One session's events are written and read back by one request at a time (PostgreSQL), so the session
+    // rebuilt last holds every event committed before it.
+    for (const key of sessionKeys) await lockForTransaction(trx, ctx.gateway.dialect, `telemetry:${ctx.appId}:${key}`);
+    const inserted = await store.insertEvents(trx, rows);
+    if (inserted.size === 0) return; // a retry of what is stored: nothing changes
+    const fresh = new Map<string, AgentEvent[]>();
+    for (const key of sessionKeys) {
+      const list = bySession.get(key)!.filter((e) => inserted.has(e.key) && inserted.delete(e.key));
+      if (list.length) fresh.set(key, list);
+    }
+    const folded = await sessionDocuments(ctx, trx, fresh, actors);
+    const valid: FoldedSession[] = [];
+    for (const item of folded.values()) {
+      const checked = checkSession(item.doc);
+      if (checked.ok) valid.push(item);
+      else
+        ctx.log.warn(
+          { sessionId: item.doc.id, reason: checked.reason },
+          'telemetry session does not validate; not stored',
+        );
+    }
+    written = await storeFoldedSessions(ctx, trx, valid, 'telemetry');
+    // Custom resource attributes (team=payments): what a budget scoped by an attribute counts by.
+    await store.keepSessionAttributes(trx, sessionAttributes(ctx.appId, bySession, ctx.clock.now()));
+  });
+  const cache = documentCache(ctx);
+  for (const w of written) cache.put(w.id, w.encoded.body, w.encoded.rawBytes, w.doc);
 }
 
 export async function exportMetrics(ctx: FactoryContext, request: ExportMetricsRequest): Promise<ExportOutcome> {

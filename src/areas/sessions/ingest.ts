@@ -20,6 +20,7 @@ import {
 } from './document.js';
 import { facetContributions, facetDeltas } from './facets.js';
 import * as store from './store.js';
+import type { DocumentCache } from './document-cache.js';
 import { storeSessionFacts } from '../verdict/ingest.js';
 
 /** Where a stored session's figures come from: a synced transcript, or agent telemetry (OTLP) alone. */
@@ -254,16 +255,26 @@ export async function storeSessions(
   await writeAll(ctx, db, changed, [], now, prepared);
 }
 
+/** A session as storedSessions reads it. */
+export interface StoredSession {
+  row: store.SessionRow;
+  source: CaptureSource;
+  /** Its document (null when the row has none). The caller owns it: it is decoded, or taken from `cache`. */
+  doc: AgentSessionV1 | null;
+}
+
 /**
- * What is stored of these sessions (by session key): where each came from and its document, for a caller that
- * folds new material into it before storing (the OTLP receiver). Read in the caller's transaction.
+ * What is stored of these sessions (by session key): each row, where it came from and its document, for a caller
+ * that folds new material into it before storing (the OTLP receiver, with storeFoldedSessions). Read in the
+ * caller's transaction. A document `cache` holds for exactly the bytes stored is taken from it, not decoded.
  */
 export async function storedSessions(
   db: Db,
   appId: string,
   keys: readonly string[],
-): Promise<Map<string, { source: CaptureSource; doc: AgentSessionV1 | null }>> {
-  const out = new Map<string, { source: CaptureSource; doc: AgentSessionV1 | null }>();
+  cache?: DocumentCache,
+): Promise<Map<string, StoredSession>> {
+  const out = new Map<string, StoredSession>();
   const rows = await store.findByKeys(db, appId, [...keys]);
   const docs = await store.getDocuments(
     db,
@@ -274,11 +285,83 @@ export async function storedSessions(
   for (const row of rows) {
     const d = docById.get(row.id);
     out.set(row.session_key, {
+      row,
       source: row.capture_source as CaptureSource,
-      doc: d ? decodeDocument(d.encoding, d.body) : null,
+      doc: d ? (cache?.take(row.id, d.body) ?? decodeDocument(d.encoding, d.body)) : null,
     });
   }
   return out;
+}
+
+/** A session's new document, made by the caller from what storedSessions read of it in this transaction. */
+export interface FoldedSession {
+  /** The stored row, or null for a session stored for the first time. */
+  before: store.SessionRow | null;
+  doc: AgentSessionV1;
+  /**
+   * The stored document when `doc` was made without it (rebuilt from elsewhere): `doc` is then stored only if
+   * it holds more (mergeSession's rule, as storeSessions would apply it). Absent when `doc` extends it.
+   */
+  stored?: AgentSessionV1 | null;
+  /** Who a new row is credited to (a stored row keeps its own). */
+  actor: SessionActor;
+}
+
+/** A document as written: for a caller that keeps it decoded (DocumentCache) once the transaction commits. */
+export interface WrittenDocument {
+  id: string;
+  doc: AgentSessionV1;
+  encoded: EncodedDocument;
+}
+
+/**
+ * Store sessions whose documents the caller has already folded from what it read in this transaction
+ * (storedSessions), with the same rows, counters and side tables as storeSessions, but without reading and
+ * decoding each document a second time or comparing it whole with the stored one: one read and one write a
+ * session. A new session another request inserted first (a transcript's sync) goes through storeSessions,
+ * which merges by its rules. Answers what it wrote.
+ */
+export async function storeFoldedSessions(
+  ctx: FactoryContext,
+  db: Db,
+  items: readonly FoldedSession[],
+  source: CaptureSource,
+): Promise<WrittenDocument[]> {
+  const now = ctx.clock.now();
+  const changed: Folded[] = [];
+  for (const item of items) {
+    if (!item.before) continue;
+    const parts = JSON.parse(item.before.chunk_parts) as number[];
+    let doc = item.doc;
+    if (item.stored) {
+      const merged = mergeSession(item.stored, parts, item.doc);
+      if (!merged.changed) continue;
+      doc = merged.doc;
+    }
+    changed.push({ key: item.before.session_key, before: item.before, doc, parts, changed: true, source });
+  }
+  // Sorted by key, so concurrent writers of the same new sessions wait on each other instead of deadlocking.
+  const fresh = items
+    .filter((i) => !i.before)
+    .map((i) => ({
+      item: i,
+      p: { key: sessionKeyOf(i.doc), before: null, doc: i.doc, parts: [], changed: true, source } as Folded,
+    }))
+    .sort((x, y) => (x.p.key < y.p.key ? -1 : x.p.key > y.p.key ? 1 : 0));
+  const rows = fresh.map(({ item, p }) => rowOf(ctx, uuidv7(), summaryOf(p, new Map()), item.actor, now, now, source));
+  const inserted = rows.length ? await store.insertSessionsIfAbsent(db, rows) : new Set<string>();
+  for (const { p } of fresh) if (inserted.has(p.key)) changed.push(p);
+  const written = await writeAll(
+    ctx,
+    db,
+    changed,
+    rows.filter((r) => inserted.has(r.session_key)),
+    now,
+    new Map(),
+  );
+  for (const { item, p } of fresh)
+    if (!inserted.has(p.key)) await storeSessions(ctx, db, [item.doc], item.actor, undefined, source);
+  return written;
 }
 
 type Folded = Pending & { doc: AgentSessionV1 };
@@ -331,7 +414,7 @@ async function writeAll(
   insertedRows: store.SessionRow[],
   now: number,
   prepared: PreparedSessions,
-): Promise<void> {
+): Promise<WrittenDocument[]> {
   const insertedByKey = new Map(insertedRows.map((r) => [r.session_key, r]));
   const written: {
     before: store.SessionRow | null;
@@ -358,7 +441,7 @@ async function writeAll(
     updates.push({ id: p.before.id, ...changes });
     written.push({ before: p.before, row, summary, doc: p.doc });
   }
-  if (!written.length) return;
+  if (!written.length) return [];
   await store.updateSessions(db, ctx.appId, updates);
 
   // Only a replaced session can have usage, tool or PR rows already: an inserted one has a new id.
@@ -433,19 +516,21 @@ async function writeAll(
     replaced,
     written.flatMap((w) => imagesOf(w.doc).map((sha256) => ({ app_id: ctx.appId, session_id: w.row.id, sha256 }))),
   );
+  const documents = written.map((w) => ({
+    id: w.row.id,
+    doc: w.doc,
+    // A document stored exactly as it came was compressed before the transaction; a merged one is compressed here.
+    encoded: prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc),
+  }));
   await store.putDocuments(
     db,
-    written.map((w) => {
-      // A document stored exactly as it came was compressed before the transaction; a merged one is compressed here.
-      const encoded = prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc);
-      return {
-        session_id: w.row.id,
-        app_id: ctx.appId,
-        encoding: encoded.encoding,
-        raw_bytes: encoded.rawBytes,
-        body: encoded.body,
-      };
-    }),
+    documents.map(({ id, encoded }) => ({
+      session_id: id,
+      app_id: ctx.appId,
+      encoding: encoded.encoding,
+      raw_bytes: encoded.rawBytes,
+      body: encoded.body,
+    })),
   );
 
   const facetTotals = new Map<string, store.FacetDelta>();
@@ -475,4 +560,5 @@ async function writeAll(
     [...m.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
   await store.applyFacetDeltas(db, ctx.appId, byKey(facetTotals));
   await store.applyRepoDeltas(db, ctx.appId, byKey(repoTotals));
+  return documents;
 }
