@@ -107,26 +107,28 @@ export class RecordProblem extends Error {}
 
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [k: string]: AttributeValue };
 
+/** `s` counted against the attribute's budget (a function of its own: this runs for every value of a batch). */
+function spend(s: string, budget: { chars: number }): string {
+  budget.chars -= s.length;
+  if (budget.chars < 0)
+    throw new RecordProblem(`an attribute value is longer than ${OTLP_LIMITS.attributeChars} characters`);
+  if (s.includes('\u0000')) throw new RecordProblem('an attribute holds a NUL character (U+0000)');
+  return s;
+}
+
 /** An AnyValue as a plain value, within the limits (RecordProblem past them). `budget.chars` is shared. */
 export function plainValue(v: AnyValue | undefined, depth: number, budget: { chars: number }): AttributeValue {
   if (!v) return null;
   if (depth > OTLP_LIMITS.attributeDepth)
     throw new RecordProblem(`an attribute is nested deeper than ${OTLP_LIMITS.attributeDepth} levels`);
-  const spend = (s: string) => {
-    budget.chars -= s.length;
-    if (budget.chars < 0)
-      throw new RecordProblem(`an attribute value is longer than ${OTLP_LIMITS.attributeChars} characters`);
-    if (s.includes('\u0000')) throw new RecordProblem('an attribute holds a NUL character (U+0000)');
-    return s;
-  };
-  if (v.stringValue !== undefined) return spend(v.stringValue).toWellFormed();
+  if (v.stringValue !== undefined) return spend(v.stringValue, budget).toWellFormed();
   if (v.boolValue !== undefined) return v.boolValue;
   if (v.intValue !== undefined) {
     const n = Number(v.intValue);
     return Number.isSafeInteger(n) ? n : v.intValue;
   }
   if (v.doubleValue !== undefined) return Number.isFinite(v.doubleValue) ? v.doubleValue : null;
-  if (v.bytesValue !== undefined) return spend(v.bytesValue);
+  if (v.bytesValue !== undefined) return spend(v.bytesValue, budget);
   if (v.arrayValue) return (v.arrayValue.values ?? []).map((x) => plainValue(x, depth + 1, budget));
   if (v.kvlistValue) return plainAttributes(v.kvlistValue.values, depth + 1, budget);
   return null;

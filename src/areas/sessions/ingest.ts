@@ -520,7 +520,7 @@ async function writeAll(
     id: w.row.id,
     doc: w.doc,
     // A document stored exactly as it came was compressed before the transaction; a merged one is compressed here.
-    encoded: prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc),
+    encoded: prepared.get(w.doc)?.encoded ?? encodeDocument(w.doc, w.row.capture_source === 'telemetry' ? 0 : 1),
   }));
   await store.putDocuments(
     db,
