@@ -8,6 +8,7 @@ import type { Db, Dialect } from '../../db/connection.js';
 import { lockForTransaction } from '../../db/locks.js';
 import type { Database } from '../../db/schema.js';
 import { rebuildSpend } from '../prs/spend-aggregates.js';
+import { rebuildPrOutcomes } from '../prs/outcome-aggregates.js';
 import { KEY_DIMENSIONS } from './rollup-write.js';
 
 const DAY = sql.lit(86_400_000);
@@ -73,10 +74,11 @@ export async function rebuildMetricRollups(db: Db, appId: string): Promise<void>
     group by app_id, started_at / ${DAY}, repo, tool`.execute(db);
 }
 
-/** Every aggregate of a factory (the metrics rollups and the PR spend sums) rebuilt from its rows. */
+/** Every aggregate of a factory (the metrics rollups, the PR spend sums, the PRs by verdict) rebuilt from its rows. */
 export async function rebuildAllRollups(db: Db | Kysely<Database>, appId: string): Promise<void> {
   await rebuildMetricRollups(db as Db, appId);
   await rebuildSpend(db as Db, appId);
+  await rebuildPrOutcomes(db as Db, appId);
 }
 
 /**

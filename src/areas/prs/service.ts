@@ -17,6 +17,7 @@ import * as store from './attribution-store.js';
 import { namedPrs, type PrKey } from './refs.js';
 import * as spend from './spend-store.js';
 import { refreshSessionSpend, spendOfDays } from './spend-aggregates.js';
+import { outcomesByVerdict, refreshPrOutcomes, sessionsChanged, type LinkFields } from './outcome-aggregates.js';
 import * as prStore from './store.js';
 
 const DAY_MS = 86_400_000;
@@ -416,4 +417,32 @@ export function recordSessionSpend(
   known: boolean,
 ): Promise<void> {
   return refreshSessionSpend(db, appId, sessionIds, known);
+}
+
+// ---- PRs by verdict (the Overview's comparison; outcome-aggregates.ts) ------------------------------------
+
+/**
+ * Sessions were written or deleted (`before` as stored, null when new; `after` null when deleted): the PR outcomes
+ * by verdict follow, inside the caller's transaction (the sessions ingest and deletion call this).
+ */
+export function recordSessionPrOutcomes(
+  db: Db,
+  appId: string,
+  changes: readonly { before: LinkFields | null; after: LinkFields | null }[],
+): Promise<void> {
+  return sessionsChanged(db, appId, changes);
+}
+
+/** A PR's evaluation was stored: its row takes its latest verdict (inside the verdict's transaction). */
+export function pullRequestEvaluated(db: Db, appId: string, key: PrKey): Promise<void> {
+  return refreshPrOutcomes(db, appId, [key]);
+}
+
+/** The factory's PRs opened in the window by stored verdict (null: none yet), from the rows kept at write. */
+export function prOutcomesByVerdict(
+  ctx: FactoryContext,
+  window: { from: number; to: number },
+  repo: string | undefined,
+): ReturnType<typeof outcomesByVerdict> {
+  return outcomesByVerdict(ctx.db, ctx.appId, window, repo === undefined ? undefined : normalizeRepository(repo));
 }

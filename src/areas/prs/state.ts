@@ -4,6 +4,11 @@ import crypto from 'node:crypto';
 import type { RequestContext } from '../../server/context.js';
 import { normalizeRepository } from '../../codehost/repository-name.js';
 import * as store from './store.js';
+import type { Db } from '../../db/connection.js';
+import { checksChanged, refreshPrOutcomes, revertsChanged } from './outcome-aggregates.js';
+import { ciVerdict, type CiVerdict } from './ci-verdict.js';
+
+export { ciVerdict, type CiVerdict };
 
 export interface FactoryRef {
   orgId: string;
@@ -41,8 +46,6 @@ export interface CheckFact {
   conclusion: string | null;
 }
 
-export type CiVerdict = 'green' | 'red' | 'pending' | 'unknown';
-
 export interface RevertTarget {
   number: number | null;
   title: string | null;
@@ -76,9 +79,21 @@ export async function applyPullRequest(
   fact: PullRequestFact,
   source: store.PullRequestStateSource = 'app',
 ): Promise<'inserted' | 'updated' | 'stale'> {
+  // The PR's row, what it reverts and the aggregates that count them change in one transaction.
+  return ctx.db.isTransaction
+    ? applyPullRequestIn(ctx.db, ctx.clock.now(), factory, fact, source)
+    : ctx.db.transaction().execute((trx) => applyPullRequestIn(trx, ctx.clock.now(), factory, fact, source));
+}
+
+async function applyPullRequestIn(
+  db: Db,
+  now: number,
+  factory: FactoryRef,
+  fact: PullRequestFact,
+  source: store.PullRequestStateSource,
+): Promise<'inserted' | 'updated' | 'stale'> {
   const repository = normalizeRepository(fact.repository);
-  const now = ctx.clock.now();
-  const outcome = await store.upsertPullRequest(ctx.db, {
+  const outcome = await store.upsertPullRequest(db, {
     id: crypto.randomUUID(),
     org_id: factory.orgId,
     app_id: factory.appId,
@@ -100,7 +115,8 @@ export async function applyPullRequest(
     updated_at: now,
     state_source: source,
   });
-  if (outcome !== 'stale' && fact.merged) {
+  if (outcome === 'stale') return outcome;
+  if (fact.merged) {
     const refs = revertTargets(repository, fact.title, fact.body).map((t) => ({
       id: crypto.randomUUID(),
       app_id: factory.appId,
@@ -110,37 +126,31 @@ export async function applyPullRequest(
       target_title: t.title,
       merged_at: fact.mergedAt ?? fact.updatedAt,
     }));
-    await store.replaceRevertRefs(ctx.db, factory.appId, repository, fact.number, refs);
+    const before = await store.replaceRevertRefs(db, factory.appId, repository, fact.number, refs);
+    await revertsChanged(db, factory.appId, repository, [...before, ...refs]);
   }
+  await refreshPrOutcomes(db, factory.appId, [{ repository, number: fact.number }]);
   return outcome;
 }
 
 export async function applyCheck(ctx: RequestContext, factory: FactoryRef, fact: CheckFact): Promise<void> {
-  await store.upsertCheck(ctx.db, {
+  const repository = normalizeRepository(fact.repository);
+  const row = {
     app_id: factory.appId,
-    repository: normalizeRepository(fact.repository),
+    repository,
     check_id: `${fact.kind}:${fact.id}`,
     head_sha: fact.headSha.toLowerCase(),
     name: fact.name,
     status: fact.status,
     conclusion: fact.conclusion,
     updated_at: ctx.clock.now(),
-  });
-}
-
-/**
- * The CI verdict of a head commit. Check runs decide when there are any: a suite can stay `queued` forever
- * for an installed App that never runs checks. Without runs, the suites decide. Any failed check → red;
- * all completed → green; otherwise pending; no checks at all → unknown.
- */
-export function ciVerdict(summaries: readonly store.CheckSummary[], repository: string, headSha: string): CiVerdict {
-  const mine = summaries.filter((s) => s.repository === repository && s.head_sha === headSha);
-  const runs = mine.find((s) => s.kind === 'run');
-  const decider = runs ?? mine.find((s) => s.kind === 'suite');
-  if (!decider || decider.total === 0) return 'unknown';
-  if (decider.failed > 0) return 'red';
-  if (decider.completed === decider.total) return 'green';
-  return 'pending';
+  };
+  // The CI of the PRs at the check's head (and at the head it moved from) moves with it, in one transaction.
+  const write = async (db: Db) => {
+    const was = await store.upsertCheck(db, row);
+    await checksChanged(db, factory.appId, repository, [row.head_sha, ...(was ? [was] : [])]);
+  };
+  await (ctx.db.isTransaction ? write(ctx.db) : ctx.db.transaction().execute(write));
 }
 
 /** A stored pull request with its derived revert and CI state (what the PR answers are built from). */

@@ -123,26 +123,40 @@ export async function upsertPullRequest(db: Db, row: PullRequestsTable): Promise
   return 'updated';
 }
 
-/** Replace what one merged PR says it reverts. */
+/** Replace what one merged PR says it reverts (inside the caller's transaction); returns what it said before. */
 export async function replaceRevertRefs(
   db: Db,
   appId: string,
   repository: string,
   revertingNumber: number,
   refs: PrRevertRefsTable[],
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .deleteFrom('pr_revert_refs')
-      .where('app_id', '=', appId)
-      .where('repository', '=', repository)
-      .where('reverting_number', '=', revertingNumber)
-      .execute();
-    if (refs.length) await trx.insertInto('pr_revert_refs').values(refs).execute();
-  });
+): Promise<PrRevertRefsTable[]> {
+  const before = await db
+    .selectFrom('pr_revert_refs')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('repository', '=', repository)
+    .where('reverting_number', '=', revertingNumber)
+    .execute();
+  await db
+    .deleteFrom('pr_revert_refs')
+    .where('app_id', '=', appId)
+    .where('repository', '=', repository)
+    .where('reverting_number', '=', revertingNumber)
+    .execute();
+  if (refs.length) await db.insertInto('pr_revert_refs').values(refs).execute();
+  return before;
 }
 
-export async function upsertCheck(db: Db, row: PrChecksTable): Promise<void> {
+/** Store a check's state; returns the head commit it was at before when that was another one. */
+export async function upsertCheck(db: Db, row: PrChecksTable): Promise<string | null> {
+  const was = await db
+    .selectFrom('pr_checks')
+    .select('head_sha')
+    .where('app_id', '=', row.app_id)
+    .where('repository', '=', row.repository)
+    .where('check_id', '=', row.check_id)
+    .executeTakeFirst();
   await db
     .insertInto('pr_checks')
     .values(row)
@@ -156,6 +170,7 @@ export async function upsertCheck(db: Db, row: PrChecksTable): Promise<void> {
       }),
     )
     .execute();
+  return was && was.head_sha !== row.head_sha ? was.head_sha : null;
 }
 
 export interface CheckSummary {

@@ -4,7 +4,7 @@
 // tool, PR-link and verification rows go, so each total is exact without a rebuild. What
 // refers to the deletion (tombstone, audit, blobs, the PR comment) is the caller's (the lifecycle area).
 import type { Db } from '../../db/connection.js';
-import { recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
+import { recordSessionPrOutcomes, recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
 import { applyRollupChanges, storedRollupParts } from '../metrics/rollup-write.js';
 import { recordToolUsage } from '../metrics/service.js';
 import { forgetSessionFacts } from '../verdict/ingest.js';
@@ -107,5 +107,10 @@ export async function deleteStoredSessions(db: Db, appId: string, rows: readonly
     appId,
     rows.filter((r) => !r.is_subagent).map((r) => r.id),
     true,
+  );
+  await recordSessionPrOutcomes(
+    db,
+    appId,
+    rows.map((row) => ({ before: row, after: null })),
   );
 }

@@ -5,7 +5,7 @@ import type { Db } from '../../db/connection.js';
 import type { FactoryContext } from '../../server/context.js';
 import { nanosToMicros } from '../../pricing/cost.js';
 import { requireUser } from '../orgs/service.js';
-import { recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
+import { recordSessionPrOutcomes, recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
 import { recordToolUsage } from '../metrics/service.js';
 import { applyRollupChanges, storedRollupParts, type RollupToolRow } from '../metrics/rollup-write.js';
 import {
@@ -479,6 +479,12 @@ async function writeAll(
     ctx.appId,
     written.filter((w) => !w.row.is_subagent).map((w) => w.row.id),
     replaced.length > 0,
+  );
+  // The PRs by verdict of the Overview: the PRs these sessions linked to or link to now.
+  await recordSessionPrOutcomes(
+    db,
+    ctx.appId,
+    written.map((w) => ({ before: w.before, after: w.row })),
   );
   // The daily rollups of the metrics move by what each session counts now minus what it counted.
   const toolsBySession = new Map<string, RollupToolRow[]>();

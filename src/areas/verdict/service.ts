@@ -8,7 +8,7 @@ import { evaluate, parsePolicy, type SessionVerification, type VerdictInput } fr
 import type { FactoryContext } from '../../server/context.js';
 import { listCriteriaOf } from '../criteria/service.js';
 import { listFindings } from '../findings/service.js';
-import { getPullRequest, type PrDetailWire } from '../prs/service.js';
+import { getPullRequest, pullRequestEvaluated, type PrDetailWire } from '../prs/service.js';
 import { normalizeRepository } from '../../codehost/repository-name.js';
 import { findPullRequest } from '../prs/store.js';
 import { workItemsOfPullRequest } from '../work-items/service.js';
@@ -175,7 +175,7 @@ export async function pullRequestVerdict(
         },
         evaluatedAt,
       );
-    await store.insertEvaluation(ctx.db, {
+    const row = {
       id: crypto.randomUUID(),
       org_id: ctx.orgId,
       app_id: ctx.appId,
@@ -189,7 +189,13 @@ export async function pullRequestVerdict(
       policy: JSON.stringify(policy),
       digest,
       evaluated_at: evaluatedAt,
-    });
+    };
+    // The Overview's PRs by verdict take it in the same transaction.
+    const write = async (db: typeof ctx.db) => {
+      await store.insertEvaluation(db, row);
+      await pullRequestEvaluated(db, ctx.appId, { repository, number });
+    };
+    await (ctx.db.isTransaction ? write(ctx.db) : ctx.db.transaction().execute(write));
   }
   return {
     wire: {
