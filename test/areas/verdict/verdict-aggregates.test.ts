@@ -1,7 +1,8 @@
 // The Overview's PRs by verdict are read from one row per linked PR kept at write time (issue 46): through syncs,
 // a re-sync that moves sessions between PRs, a failed check at a PR's head, evaluations, a merge, a revert of it
-// and a session's deletion, the rows equal a from-scratch recomputation written here in plain SQL from the
-// tables they count, and GET /v1/metrics/verdicts answers the numbers worked out by hand.
+// and a session's deletion, the rows equal a from-scratch recomputation written here in plain SQL from the tables
+// they count (and so does migration 0048's fill, run again on the store); GET /v1/metrics/verdicts answers the
+// numbers worked out by hand.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../../helpers/gateway.js';
@@ -15,6 +16,7 @@ import {
   type PullSpec,
 } from '../webhooks/github.js';
 import { ingest, sessionDoc, type SessionSpec } from '../metrics/sessions.js';
+import { up } from '../../../src/db/migrations/0048_pr_outcomes.js';
 
 const REPO = 'acme/api';
 const WINDOW = 'from=2026-09-01&to=2026-10-31';
@@ -241,6 +243,13 @@ describe('PRs by verdict kept at write time', () => {
       b.ciFailures += ci;
     }
     expect(after).toEqual(expected);
+
+    // Migration 0048 run again on this store fills the same rows from the tables with its own copy of the rules.
+    const db = g.gw.app.attest.db;
+    await sql`drop table pr_outcomes`.execute(db);
+    await sql`drop index pull_requests_app_repo_sha`.execute(db);
+    await up(db as never, g.gw.app.attest.dialect);
+    expect(await kept()).toEqual([...rows.values()]);
 
     // s2 is deleted: 52 has no session left, and no row.
     const del = await g.gw.call('DELETE', `/v1/sessions/${s2.id}`, as());
