@@ -89,9 +89,8 @@ async function refreshChunk(db: Db, appId: string, keys: readonly PrKey[]): Prom
           and (p.closed_at is null or s.started_at <= p.closed_at)
         order by s.started_at limit 1) as first
       from pull_requests p
-      where p.app_id = ${appId} and p.repository in (${sql.join(repos)}) and p.number in (${sql.join(numbers)})`.execute(
-      db,
-    );
+      where p.app_id = ${appId} and p.repository in (${sql.join(repos)})
+        and p.number in (${sql.join(numbers)})`.execute(db);
     for (const r of onBranch.rows)
       if (wanted.has(`${r.repository}#${Number(r.number)}`)) earliest(`${r.repository}#${Number(r.number)}`, r.first);
   }

@@ -155,7 +155,7 @@ describe('PRs by verdict kept at write time', () => {
     await g?.close();
   });
 
-  it('stay exact through syncs, a re-sync, a failed check, evaluations, a merge, its revert and a deletion', async () => {
+  it('stay exact through syncs, a re-sync, a failed check, evaluations, a merge, a revert, a deletion', async () => {
     await open(51);
     await open(52);
     const sub = sessionDoc({ ...s1, id: 'd0000000-0000-4000-8000-0000000000a1', startedAt: '2026-10-01T11:00:00Z' });
