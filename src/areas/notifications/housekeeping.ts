@@ -7,7 +7,8 @@ import * as store from './store.js';
 export const KEEP_DELIVERIES_MS = 30 * 86_400_000;
 
 export const notificationsSweeps: Sweeps = {
-  notificationBodies: (gateway, now) => store.dropOldBodies(gateway.db, now - KEEP_BODIES_MS),
+  notificationBodies: (gateway, now) =>
+    inBatches((limit) => store.dropOldBodies(gateway.db, now - KEEP_BODIES_MS, limit)),
   notificationDeliveries: (gateway, now) =>
     inBatches((limit) => store.deleteFinishedBefore(gateway.db, now - KEEP_DELIVERIES_MS, limit)),
 };

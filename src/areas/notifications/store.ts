@@ -1,5 +1,6 @@
 // SQL of notification channels and their deliveries. Every read and change is scoped by factory, except the
 // worker's claim of due deliveries, which reads across factories (a delivery names its factory).
+import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 
 export interface NotificationChannelsTable {
@@ -279,14 +280,23 @@ export function channelById(db: Db, id: string): Promise<ChannelRow | undefined>
   return db.selectFrom('notification_channels').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Forget the bodies of deliveries older than `before` (the log keeps its rows, not what they carried). */
-export async function dropOldBodies(db: Db, before: number): Promise<number> {
+/**
+ * Forgets the bodies of at most `limit` finished deliveries older than `before` (the log keeps its rows, not what
+ * they carried); how many. The conditions are written as the partial index notification_deliveries_bodies
+ * (migration 0044) is, literal for literal, so both stores read it.
+ */
+export async function dropOldBodies(db: Db, before: number, limit: number): Promise<number> {
   const r = await db
     .updateTable('notification_deliveries')
     .set({ event: null, request_body: null, response_body: null })
-    .where('created_at', '<', before)
-    .where((eb) => eb.or([eb('request_body', 'is not', null), eb('event', 'is not', null)]))
-    .where('status', '!=', 'pending')
+    .where('id', 'in', (sub) =>
+      sub
+        .selectFrom('notification_deliveries')
+        .select('id')
+        .where('created_at', '<', before)
+        .where(sql<boolean>`status <> 'pending' and (request_body is not null or event is not null)`)
+        .limit(limit),
+    )
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }

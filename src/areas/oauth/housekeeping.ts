@@ -1,5 +1,5 @@
 // What housekeeping (src/server/housekeeping.ts) deletes of the OAuth authorization server.
-import type { Sweeps } from '../../server/housekeeping.js';
+import { inBatches, type Sweeps } from '../../server/housekeeping.js';
 import { REFRESH_TOKEN_TTL_MS } from './provider.js';
 import * as store from './store.js';
 
@@ -10,5 +10,6 @@ import * as store from './store.js';
 export const OAUTH_CODE_KEPT_MS = REFRESH_TOKEN_TTL_MS;
 
 export const oauthSweeps: Sweeps = {
-  oauthCodes: (gateway, now) => store.deleteCodesExpiredBefore(gateway.db, now - OAUTH_CODE_KEPT_MS),
+  oauthCodes: (gateway, now) =>
+    inBatches((limit) => store.deleteCodesExpiredBefore(gateway.db, now - OAUTH_CODE_KEPT_MS, limit)),
 };

@@ -92,9 +92,14 @@ export async function useCode(db: Db, digest: string, now: number): Promise<bool
   return Number(res.numUpdatedRows) === 1;
 }
 
-/** Deletes the authorization codes that expired before `before` (housekeeping); how many. */
-export async function deleteCodesExpiredBefore(db: Db, before: number): Promise<number> {
-  const res = await db.deleteFrom('oauth_codes').where('expires_at', '<', before).executeTakeFirst();
+/** Deletes at most `limit` authorization codes that expired before `before` (housekeeping, index 0044); how many. */
+export async function deleteCodesExpiredBefore(db: Db, before: number, limit: number): Promise<number> {
+  const res = await db
+    .deleteFrom('oauth_codes')
+    .where('digest', 'in', (sub) =>
+      sub.selectFrom('oauth_codes').select('digest').where('expires_at', '<', before).limit(limit),
+    )
+    .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
 

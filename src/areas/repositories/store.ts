@@ -197,9 +197,14 @@ export async function isStateUsed(db: Db, digest: string): Promise<boolean> {
   );
 }
 
-/** Deletes the spent install states whose state expired before `before` (housekeeping); how many. */
-export async function deleteSpentStatesExpiredBefore(db: Db, before: number): Promise<number> {
-  const res = await db.deleteFrom('install_states_used').where('expires_at', '<', before).executeTakeFirst();
+/** Deletes at most `limit` spent install states that expired before `before` (housekeeping, index 0044). */
+export async function deleteSpentStatesExpiredBefore(db: Db, before: number, limit: number): Promise<number> {
+  const res = await db
+    .deleteFrom('install_states_used')
+    .where('digest', 'in', (sub) =>
+      sub.selectFrom('install_states_used').select('digest').where('expires_at', '<', before).limit(limit),
+    )
+    .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
 

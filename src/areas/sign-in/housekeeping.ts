@@ -10,9 +10,17 @@ export const SIGN_IN_FLOW_KEPT_MS = 86_400_000;
 export const LOGIN_TOKEN_KEPT_MS = 7 * 86_400_000;
 
 export const signInSweeps: Sweeps = {
-  signInFlows: (gateway, now) => store.deleteFlowsExpiredBefore(gateway.db, now - SIGN_IN_FLOW_KEPT_MS),
+  // The identity provider's flows and the CLI's loopback and device codes: the same 10 minutes, the same day.
+  signInFlows: async (gateway, now) => {
+    let n = 0;
+    for (const table of ['sign_in_flows', 'cli_login_codes', 'cli_device_codes'] as const)
+      n += await inBatches((limit) =>
+        store.deleteFlowsExpiredBefore(gateway.db, table, now - SIGN_IN_FLOW_KEPT_MS, limit),
+      );
+    return n;
+  },
   // A GitHub user token is of no use once expired: deleted at once, not kept for any record.
-  githubUserTokens: (gateway, now) => store.deleteGitHubUserTokensExpired(gateway.db, now),
+  githubUserTokens: (gateway, now) => inBatches((limit) => store.deleteGitHubUserTokensExpired(gateway.db, now, limit)),
   loginTokens: (gateway, now) =>
     inBatches((limit) => deleteEndedBefore(gateway.db, 'login_token', now - LOGIN_TOKEN_KEPT_MS, limit)),
 };

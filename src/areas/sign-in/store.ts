@@ -88,11 +88,38 @@ export async function useFlow(db: Db, stateDigest: string, provider: string, now
   return db.selectFrom('sign_in_flows').selectAll().where('state_digest', '=', stateDigest).executeTakeFirst();
 }
 
-export async function deleteFlowsExpiredBefore(db: Db, before: number): Promise<number> {
-  const res = await db.deleteFrom('sign_in_flows').where('expires_at', '<', before).executeTakeFirst();
-  const codes = await db.deleteFrom('cli_login_codes').where('expires_at', '<', before).executeTakeFirst();
-  const devices = await db.deleteFrom('cli_device_codes').where('expires_at', '<', before).executeTakeFirst();
-  return Number(res.numDeletedRows) + Number(codes.numDeletedRows) + Number(devices.numDeletedRows);
+/**
+ * Deletes at most `limit` sign-in flows, CLI loopback codes or CLI device codes (one table a call) that expired
+ * before `before` (housekeeping, index 0044); how many.
+ */
+export async function deleteFlowsExpiredBefore(
+  db: Db,
+  table: 'sign_in_flows' | 'cli_login_codes' | 'cli_device_codes',
+  before: number,
+  limit: number,
+): Promise<number> {
+  const res =
+    table === 'sign_in_flows'
+      ? await db
+          .deleteFrom(table)
+          .where('state_digest', 'in', (sub) =>
+            sub.selectFrom(table).select('state_digest').where('expires_at', '<', before).limit(limit),
+          )
+          .executeTakeFirst()
+      : table === 'cli_login_codes'
+        ? await db
+            .deleteFrom(table)
+            .where('code_digest', 'in', (sub) =>
+              sub.selectFrom(table).select('code_digest').where('expires_at', '<', before).limit(limit),
+            )
+            .executeTakeFirst()
+        : await db
+            .deleteFrom(table)
+            .where('device_digest', 'in', (sub) =>
+              sub.selectFrom(table).select('device_digest').where('expires_at', '<', before).limit(limit),
+            )
+            .executeTakeFirst();
+  return Number(res.numDeletedRows);
 }
 
 export function insertLoginCode(db: Db, row: CliLoginCodesTable): Promise<unknown> {
@@ -226,8 +253,13 @@ export function liveGitHubUserToken(db: Db, userId: string, now: number) {
     .executeTakeFirst();
 }
 
-/** Deletes the tokens no longer live at `now` (expired at or before it). */
-export async function deleteGitHubUserTokensExpired(db: Db, now: number): Promise<number> {
-  const res = await db.deleteFrom('github_user_tokens').where('expires_at', '<=', now).executeTakeFirst();
+/** Deletes at most `limit` tokens no longer live at `now` (expired at or before it; index 0040); how many. */
+export async function deleteGitHubUserTokensExpired(db: Db, now: number, limit: number): Promise<number> {
+  const res = await db
+    .deleteFrom('github_user_tokens')
+    .where('user_id', 'in', (sub) =>
+      sub.selectFrom('github_user_tokens').select('user_id').where('expires_at', '<=', now).limit(limit),
+    )
+    .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
