@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { CaptureTier } from '../../capture/index.js';
 import { recordAudit } from '../../server/audit.js';
 import type { Gateway } from '../../server/context.js';
+import type { Db } from '../../db/connection.js';
 import type { Sweep } from '../../server/housekeeping.js';
 import { forgetImages } from '../agents/service.js';
 import { factoriesWithRetention, type FactoryRetention } from '../apps/service.js';
@@ -19,9 +20,23 @@ import { deleteArtifactsInTransaction, deleteSessionsInTransaction, dropUnheldBl
 import * as store from './store.js';
 
 const DAY_MS = 86_400_000;
-/** Rows per transaction: small, so a sync waiting behind one waits milliseconds (bench/lifecycle.ts). */
+/**
+ * Rows of the first transaction, and the most of any. After each, the size is scaled towards BATCH_TARGET_MS of
+ * the transaction's wall time, so a batch holds SQLite's one connection (and, its driver being synchronous, the
+ * event loop) or PostgreSQL's counter rows for about that long, whatever the machine's speed and load.
+ */
 export const RETENTION_BATCH = 100;
-/** How long a replica's claim on a factory lasts unless renewed (each batch renews it). */
+const FIRST_BATCH = 20;
+const MIN_BATCH = 2;
+const BATCH_TARGET_MS = 15;
+/**
+ * After each transaction the sweep rests this many times as long as it took (at least MIN_REST_MS): a duty
+ * cycle that leaves the store and the event loop free most of the time, so a sync that arrives mid-batch waits
+ * at most one batch and then runs through, instead of waiting behind each of the sweep's next statements.
+ */
+const REST_RATIO = 2;
+const MIN_REST_MS = 10;
+/** How long a replica's claim on a factory lasts unless renewed (renewed once half of it is left). */
 export const RETENTION_LEASE_MS = 5 * 60_000;
 /** Wall time one run spends on one factory; what is left is the next run's. */
 const RUN_BUDGET_MS = 10 * 60_000;
@@ -38,11 +53,14 @@ export interface RetentionReport {
 }
 
 export interface SweepOptions {
+  /** Rows in every transaction (tests; not scaled to the target time). */
   batch?: number;
   /** Stop after this many batches (the rest is the next run's): tests show a sweep resumes. */
   maxBatches?: number;
   /** The lease owner (tests play a second replica). */
   owner?: string;
+  /** Wall time this run may take (bench/lifecycle.ts sweeps in rounds); default 10 minutes. */
+  budgetMs?: number;
 }
 
 /** Housekeeping's entry: every factory with a retention setting. Answers how many rows it changed. */
@@ -69,21 +87,33 @@ export async function sweepFactory(
 ): Promise<RetentionReport | null> {
   const { db, clock } = gateway;
   const owner = opts.owner ?? OWNER;
-  const batch = opts.batch ?? RETENTION_BATCH;
   const maxBatches = opts.maxBatches ?? Number.POSITIVE_INFINITY;
-  if (!(await store.claim(db, f.appId, owner, clock.now(), clock.now() + RETENTION_LEASE_MS))) return null;
+  const budgetMs = opts.budgetMs ?? RUN_BUDGET_MS;
+  let leaseUntil = clock.now() + RETENTION_LEASE_MS;
+  if (!(await store.claim(db, f.appId, owner, clock.now(), leaseUntil))) return null;
   const report: RetentionReport = { redacted: 0, metrics: 0, sessionsDeleted: 0, artifactsDeleted: 0, blobsRemoved: 0 };
   const ctx = { orgId: f.orgId, appId: f.appId, clock, log };
   const startedMs = Date.now();
   let batches = 0;
   let finished = false;
-  /** Whether another batch may run: within budget, and the lease renewed. */
+  let batch = opts.batch ?? FIRST_BATCH;
+  /** Whether another batch may run: within budget, and the lease still ours (renewed once half is left). */
   const another = async (): Promise<boolean> => {
-    if (batches >= maxBatches || Date.now() - startedMs > RUN_BUDGET_MS) return false;
+    if (batches >= maxBatches || Date.now() - startedMs > budgetMs) return false;
     batches++;
-    // Let requests waiting on the event loop run between batches.
-    await new Promise((resolve) => setImmediate(resolve));
-    return store.claim(db, f.appId, owner, clock.now(), clock.now() + RETENTION_LEASE_MS);
+    if (leaseUntil - clock.now() > RETENTION_LEASE_MS / 2) return true;
+    leaseUntil = clock.now() + RETENTION_LEASE_MS;
+    return store.claim(db, f.appId, owner, clock.now(), leaseUntil);
+  };
+  /** One batch's transaction, then the rest of its duty cycle; the next batch is sized by this one's time. */
+  const paced = async <T>(work: (trx: Db) => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    const result = await db.transaction().execute(work);
+    const ms = performance.now() - t0;
+    if (opts.batch === undefined)
+      batch = Math.max(MIN_BATCH, Math.min(RETENTION_BATCH, Math.round((batch * BATCH_TARGET_MS) / Math.max(ms, 1))));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(MIN_REST_MS, ms * REST_RATIO)));
+    return result;
   };
   const cutoff = (days: number) => now - days * DAY_MS;
 
@@ -100,9 +130,9 @@ export async function sweepFactory(
             stopped = true;
             break;
           }
-          const released = await db
-            .transaction()
-            .execute((trx) => deleteSessionsInTransaction(trx, f.appId, rows, 'retention', clock.now()));
+          const released = await paced((trx) =>
+            deleteSessionsInTransaction(trx, f.appId, rows, 'retention', clock.now()),
+          );
           report.sessionsDeleted += rows.length;
           report.blobsRemoved += await dropUnheldBlobs(db, gateway.blobs, released, log);
         }
@@ -118,7 +148,7 @@ export async function sweepFactory(
         }
         const ids = rows.map((row) => row.id);
         const images = await imagesOfSessions(db, f.appId, ids);
-        const { cut, released } = await db.transaction().execute(async (trx) => {
+        const { cut, released } = await paced(async (trx) => {
           const cut = await fadeStoredSessions(
             ctx,
             trx,
@@ -148,9 +178,9 @@ export async function sweepFactory(
           stopped = true;
           break;
         }
-        const released = await db
-          .transaction()
-          .execute((trx) => deleteArtifactsInTransaction(trx, f.appId, rows, 'retention', clock.now()));
+        const released = await paced((trx) =>
+          deleteArtifactsInTransaction(trx, f.appId, rows, 'retention', clock.now()),
+        );
         report.artifactsDeleted += rows.length;
         report.blobsRemoved += await dropUnheldBlobs(db, gateway.blobs, released, log);
       }
