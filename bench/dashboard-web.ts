@@ -51,7 +51,7 @@ export async function runDashboardWebBench(opts: { sessions?: number } = {}): Pr
     const t = await createTenant(gw, { plan: 'paid' });
     const actors = [t.ownerId, ...Array.from({ length: 9 }, () => crypto.randomUUID())];
     const started = performance.now();
-    await bulkLoad(gw, t, size, actors);
+    await bulkLoad(gw.app.attest, t, size, actors);
     const loadSeconds = (performance.now() - started) / 1000;
 
     const firstRowsMs: number[] = [];

@@ -1,10 +1,12 @@
 // `npm run bench [-- <scenario set>...] [--duration S] [--connections N] [--warmup S] [--log-level L] [--profile DIR]
-// [--rate R] [--same-core]`
+// [--rate R] [--same-core] [--sessions N] [--stores sqlite,postgres]`
 //
-// Starts, in a child process, the gateway (buildApp on a temp SQLite data dir, 127.0.0.1, random port) and a
-// bare Fastify app with one JSON route; loads each with autocannon from this process, one at a time; prints
-// req/s and p99 per scenario with its ratio to the bare route. Servers and load generator live in separate
-// processes so the client's own cost does not flatten the differences between servers.
+// Starts, in a child process, the gateway (buildApp on a temp SQLite data dir, or its own schema of the
+// PostgreSQL at BENCH_DATABASE_URL with `--stores postgres`; 127.0.0.1, random port) with N sessions (default
+// 100,000) seeded straight into the tables of its bootstrap factory, and a bare Fastify app with one JSON
+// route; loads each with autocannon from this process, one at a time; prints req/s and p99 per scenario
+// with its ratio to the bare route. Servers and load generator live in separate processes so the client's
+// own cost does not flatten the differences between servers.
 //
 // Scenario sets: `core` (GET /health, authenticated GET /v1/api-keys) always runs, with the bare route as
 // the baseline. Every other bench/<name>.ts that exports `scenarios: BenchScenario[]` is a set: with no
@@ -87,13 +89,28 @@ interface Options {
    * server's CPU figure is closer to its own work (docs/performance.md, How to measure).
    */
   sameCore: boolean;
+  /** Sessions seeded into the bootstrap factory before the run (issue 46, goal 2: the list at 100k). */
+  sessions: number;
+  /** One run (servers, table, verdicts) per store, in this order. */
+  stores: Store[];
 }
 
+type Store = 'sqlite' | 'postgres';
+
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** Seeded sessions start in the 90 days before this (before the fixture sessions of the core set). */
+const SEED_BEFORE = Date.parse('2026-05-01T00:00:00Z');
+
+function benchDatabaseUrl(): string {
+  return process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+}
 const BARE_PATH = '/bare';
 const AUTHED_READ = 'GET /v1/api-keys (factory key)';
 /** Issue 17: the server CPU of an authenticated read is at most this many times the bare route's. */
 const CPU_RATIO_TARGET = 4;
+const SESSION_LIST = 'GET /v1/sessions (default filters, 25 rows)';
+/** Issue 46, goal 2: the server CPU of the session list is at most this many times the api-keys read's. */
+const LIST_RATIO_TARGET = 5;
 
 function parseArgs(argv: string[]): Options {
   const opts: Options = {
@@ -106,6 +123,8 @@ function parseArgs(argv: string[]): Options {
     only: null,
     rate: null,
     sameCore: false,
+    sessions: 100_000,
+    stores: ['sqlite'],
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -122,28 +141,43 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--rate') opts.rate = Number(value());
     else if (arg === '--only') opts.only = value();
     else if (arg === '--same-core') opts.sameCore = true;
+    else if (arg === '--sessions') opts.sessions = Number(value());
+    else if (arg === '--stores') opts.stores = value().split(',') as Store[];
     else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
     else opts.sets.push(arg);
   }
   if (!(opts.duration > 0) || !(opts.connections > 0) || !(opts.warmup >= 0))
     throw new Error('duration and connections must be positive');
   if (opts.rate !== null && !(opts.rate > 0)) throw new Error('--rate must be a positive number of requests a second');
+  if (!(opts.sessions >= 0)) throw new Error('--sessions must be a number of sessions');
+  if (!opts.stores.length || opts.stores.some((st) => st !== 'sqlite' && st !== 'postgres'))
+    throw new Error('--stores takes sqlite, postgres or both (comma-separated)');
   return opts;
 }
 
 // ---------- the server side (child process) ----------
 
-async function serve(logLevel: string): Promise<void> {
+async function serve(logLevel: string, store: Store, sessions: number): Promise<void> {
   const { buildApp } = await import('../src/app.js');
   const { loadConfig } = await import('../src/server/config.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-bench-'));
+  const pgSchema = store === 'postgres' ? `bench_run_${crypto.randomBytes(4).toString('hex')}` : null;
   const config = loadConfig({
     ATTEST_DATA_DIR: dataDir,
     ATTEST_KEY_PEPPER: crypto.randomBytes(16).toString('hex'),
     LOG_LEVEL: logLevel,
     HOST: '127.0.0.1',
     PORT: '0',
+    ...(pgSchema ? { DATABASE_URL: benchDatabaseUrl(), ATTEST_DATABASE_SCHEMA: pgSchema } : {}),
   });
+  const pgAdmin = async (q: string) => {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: benchDatabaseUrl() });
+    await client.connect();
+    await client.query(q);
+    await client.end();
+  };
+  if (pgSchema) await pgAdmin(`create schema ${pgSchema}`);
   // The gateway logs as it would in production (JSON lines to stdout); the parent discards them.
   const gateway = await buildApp({ config });
   const gatewayUrl = await gateway.listen({ host: '127.0.0.1', port: 0 });
@@ -160,6 +194,13 @@ async function serve(logLevel: string): Promise<void> {
 
   const boot = gateway.attest.bootstrap;
   if (!boot.loginToken || !boot.adminToken) throw new Error('bootstrap did not create tokens on a fresh data dir');
+  if (sessions > 0) {
+    // Straight into the tables with the counters ingest keeps (bench/sessions.ts), started before the core
+    // set's 25 fixture sessions (June 2026), so `?repoScope=all` still lists those first.
+    const { bulkLoad } = await import('./sessions.js');
+    const actors = Array.from({ length: 10 }, (_, i) => `bench-actor-${i}`);
+    await bulkLoad(gateway.attest, { orgId: boot.orgId, appId: boot.appId }, sessions, actors, SEED_BEFORE);
+  }
   const info: ServerInfo = {
     gatewayUrl,
     bareUrl,
@@ -174,17 +215,20 @@ async function serve(logLevel: string): Promise<void> {
       process.send?.({ cpuMicros: used.user + used.system });
     }
     if ((msg as { stop?: boolean }).stop) {
-      void Promise.all([gateway.close(), bare.close()]).finally(() => {
-        fs.rmSync(dataDir, { recursive: true, force: true });
-        process.exit(0);
-      });
+      void Promise.all([gateway.close(), bare.close()])
+        .then(() => (pgSchema ? pgAdmin(`drop schema if exists ${pgSchema} cascade`) : undefined))
+        .finally(() => {
+          fs.rmSync(dataDir, { recursive: true, force: true });
+          process.exit(0);
+        });
     }
   });
 }
 
-function startServers(logLevel: string, profileDir: string | null): Promise<{ child: ChildProcess; info: ServerInfo }> {
+function startServers(opts: Options, store: Store): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const profileDir = opts.profileDir;
   const execArgv = [...process.execArgv, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', logLevel], {
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', opts.logLevel, store, String(opts.sessions)], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     execArgv,
   });
@@ -253,6 +297,8 @@ const coreScenarios: BenchScenario[] = [
     request: (t) => ({ path: '/v1/artifacts?repository=acme%2Fapi&prNumber=1', headers: t.factoryHeaders }),
   },
   { name: 'GET /v1/hosts (factory key, empty)', request: (t) => ({ path: '/v1/hosts', headers: t.factoryHeaders }) },
+  // Issue 46, goal 2: the page people open most, at the store's size (--sessions), against AUTHED_READ.
+  { name: SESSION_LIST, request: (t) => ({ path: '/v1/sessions', headers: t.factoryHeaders }) },
   {
     name: 'GET /v1/sessions?repoScope=all (25 rows)',
     setup: async (t) => void (await storeSessions(t)),
@@ -410,11 +456,36 @@ function pinToCpu0(): void {
   }
 }
 
-async function main(): Promise<void> {
-  const opts = parseArgs(process.argv.slice(2));
-  const sets = await loadSets(opts.sets);
-  if (opts.sameCore) pinToCpu0();
-  const { child, info } = await startServers(opts.logLevel, opts.profileDir);
+/** The verdict lines of one run: issue 17's authenticated read to the bare route, issue 46's list to that read. */
+function verdicts(rows: Measured[], bare: Measured, opts: Options, store: Store): string[] {
+  const lines: string[] = [];
+  const authed = rows.find((r) => r.name === AUTHED_READ);
+  if (!authed) return lines;
+  // The verdicts are CPU ratios: req/s swings with how much of the machine the load generator leaves.
+  const ratio = authed.cpuMicrosPerRequest / bare.cpuMicrosPerRequest;
+  lines.push(
+    `verdict${opts.sameCore ? ' (same core)' : ''}: server CPU of ${AUTHED_READ} / bare route = ` +
+      `${ratio.toFixed(2)}x ` +
+      `(${authed.cpuMicrosPerRequest.toFixed(1)} / ${bare.cpuMicrosPerRequest.toFixed(1)} µs; target <= ` +
+      `${CPU_RATIO_TARGET}x): ${ratio <= CPU_RATIO_TARGET ? 'met' : 'NOT met'}`,
+  );
+  const list = rows.find((r) => r.name === SESSION_LIST);
+  if (list) {
+    const listRatio = list.cpuMicrosPerRequest / authed.cpuMicrosPerRequest;
+    lines.push(
+      `verdict (${store}, ${opts.sessions} sessions): server CPU of ${SESSION_LIST} / ${AUTHED_READ} = ` +
+        `${listRatio.toFixed(2)}x (${list.cpuMicrosPerRequest.toFixed(0)} / ${authed.cpuMicrosPerRequest.toFixed(1)} ` +
+        `µs; target <= ${LIST_RATIO_TARGET}x): ${listRatio <= LIST_RATIO_TARGET ? 'met' : 'NOT met'}`,
+    );
+  }
+  return lines;
+}
+
+/** One store: servers started, the sets measured, the table and the verdicts printed, servers stopped. */
+async function runOn(store: Store, sets: ScenarioSet[], opts: Options): Promise<void> {
+  storedTraceIds = null;
+  const seeding = performance.now();
+  const { child, info } = await startServers(opts, store);
   child.removeAllListeners('exit');
   try {
     const factoryKey = await createFactoryKey(info);
@@ -427,7 +498,9 @@ async function main(): Promise<void> {
       factoryHeaders: { authorization: `Bearer ${factoryKey}`, 'x-outerlayer-app-id': info.appId },
     };
     console.log(
-      `node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per ` +
+      `\n== ${store}${store === 'postgres' ? ` (${benchDatabaseUrl()})` : ''}, ${opts.sessions} sessions seeded ` +
+        `(start-up and seeding ${((performance.now() - seeding) / 1000).toFixed(1)} s) ==\n` +
+        `node ${process.version}, ${os.cpus().length} CPUs; ${opts.connections} connections, ${opts.duration} s per ` +
         `scenario after ${opts.warmup} s warm-up; gateway log level ${opts.logLevel}` +
         `${opts.rate !== null ? `; every scenario at ${opts.rate} requests/s` : ''}` +
         `${opts.sameCore ? '; load generator and servers pinned to CPU 0 (--same-core)' : ''}`,
@@ -452,23 +525,26 @@ async function main(): Promise<void> {
     }
     console.log('');
     console.log(table(rows, bare));
-    const authed = rows.find((r) => r.name === AUTHED_READ);
-    if (authed) {
-      // The verdict is the CPU ratio: req/s swings with how much of the machine the load generator leaves.
-      const ratio = authed.cpuMicrosPerRequest / bare.cpuMicrosPerRequest;
-      console.log('');
-      console.log(
-        `verdict${opts.sameCore ? ' (same core)' : ''}: server CPU of ${AUTHED_READ} / bare route = ` +
-          `${ratio.toFixed(2)}x ` +
-          `(${authed.cpuMicrosPerRequest.toFixed(1)} / ${bare.cpuMicrosPerRequest.toFixed(1)} µs; target <= ` +
-          `${CPU_RATIO_TARGET}x): ${ratio <= CPU_RATIO_TARGET ? 'met' : 'NOT met'}`,
-      );
-    }
+    console.log('');
+    for (const line of verdicts(rows, bare, opts, store)) console.log(line);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')}`,
+    );
     if (rows.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
   } finally {
     child.send({ stop: true });
     await new Promise((resolve) => child.once('exit', resolve));
   }
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const sets = await loadSets(opts.sets);
+  if (opts.sameCore) pinToCpu0();
+  for (const store of opts.stores) await runOn(store, sets, opts);
   // Stand-alone runs start their own servers; they go after ours have stopped so they do not share the CPU.
   for (const set of sets) {
     if (!set.standalone) continue;
@@ -479,7 +555,11 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === '--serve') {
-  await serve(process.argv[3] ?? 'info');
+  await serve(
+    process.argv[3] ?? 'info',
+    process.argv[4] === 'postgres' ? 'postgres' : 'sqlite',
+    Number(process.argv[5]),
+  );
 } else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await main().catch((err: unknown) => {
     console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);

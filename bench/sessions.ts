@@ -30,7 +30,11 @@ import type { RateLimits } from '../src/server/ratelimit.js';
 import * as sessionsStore from '../src/areas/sessions/store.js';
 import { facetContributions } from '../src/areas/sessions/facets.js';
 import { commitCount } from '../src/db/group-commit.js';
-import { createTenant, startGateway, type Tenant, type TestGateway } from '../test/helpers/gateway.js';
+import { v7 as uuidv7 } from 'uuid';
+import { checkSession } from '../src/areas/agents/validate.js';
+import { prepareSessions, rowOf, usageRows } from '../src/areas/sessions/ingest.js';
+import type { Db, Dialect } from '../src/db/connection.js';
+import { createTenant, startGateway, type TestGateway } from '../test/helpers/gateway.js';
 
 export interface Row {
   store: 'sqlite' | 'postgres';
@@ -55,6 +59,11 @@ export interface Row {
   requestsPerCommit?: number;
   /** ingest on PostgreSQL: CPU time of the database server's processes per session, µs (a local server, Linux) */
   databaseUsPerSession?: number;
+  /**
+   * ingest of new sessions: the floor's CPU per session, µs (issue 46, goal 3: parse, validate, summarize,
+   * compress and insert the same rows through the same driver in the gateway's process, no HTTP or auth)
+   */
+  floorUsPerSession?: number;
   /** the 1-minute load average when the run ended */
   load1?: number;
   note?: string;
@@ -228,6 +237,7 @@ interface IngestServerInfo {
 
 type ChildMessage =
   | { ready: IngestServerInfo }
+  | { floor: { cpuMicros: number; sessions: number } }
   | { measured: { cpuMicros: number; mainThreadMicros: number | null; peakRss: number; commits: number } }
   | { profiled: true }
   | { failed: string };
@@ -248,6 +258,62 @@ function mainThreadMicros(): number | null {
   }
 }
 
+/**
+ * Issue 46, goal 3: the floor of an ingest, in the gateway's process and on its store, without HTTP, auth or the
+ * rest of the gateway: for `batches` bodies of 25 fresh fixture sessions (as the measured run sends), JSON.parse
+ * of the body, the validation of each session, the summary and compressed document of each (the rows hold them),
+ * and the insert of the same rows (summary, per-model usage, document) through the same driver, one
+ * transaction a body. CPU of the process, after a warm-up of 8 bodies.
+ */
+async function ingestFloor(
+  gw: TestGateway,
+  t: { orgId: string; appId: string },
+  batches: number,
+): Promise<{ cpuMicros: number; sessions: number }> {
+  const pool = fixturePool();
+  let cursor = 0;
+  const body = () =>
+    JSON.stringify({
+      schemaVersion: 1,
+      sessions: Array.from({ length: 25 }, () => ({ ...pool[cursor++ % pool.length]!, id: crypto.randomUUID() })),
+    });
+  const warm = Array.from({ length: 8 }, body);
+  const bodies = Array.from({ length: batches }, body);
+  const db = gw.app.attest.db;
+  const actor = { actorId: 'floor', actorName: 'floor', credentialId: 'floor' };
+  const one = async (text: string) => {
+    const docs = (JSON.parse(text) as { sessions: unknown[] }).sessions.map((value) => {
+      const checked = checkSession(value);
+      if (!checked.ok) throw new Error(`floor: a fixture session is invalid: ${checked.reason}`);
+      return checked.session;
+    });
+    const prepared = prepareSessions(docs);
+    const now = Date.now();
+    const summaries = docs.map((d) => ({ ...prepared.get(d)!.summary, chunkParts: [], chunkOf: d.chunk?.of ?? null }));
+    const rows = summaries.map((s) => rowOf(t, uuidv7(), s, actor, now, now, 'transcript'));
+    const usage = rows.flatMap((r, i) => usageRows(r, summaries[i]!));
+    const documents = rows.map((r, i) => {
+      const encoded = prepared.get(docs[i]!)!.encoded;
+      return {
+        session_id: r.id,
+        app_id: t.appId,
+        encoding: encoded.encoding,
+        raw_bytes: encoded.rawBytes,
+        body: encoded.body,
+      };
+    });
+    await db.transaction().execute(async (trx) => {
+      await sessionsStore.insertBulk(trx, rows, usage);
+      await sessionsStore.putDocuments(trx, documents);
+    });
+  };
+  for (const text of warm) await one(text);
+  const start = process.cpuUsage();
+  for (const text of bodies) await one(text);
+  const used = process.cpuUsage(start);
+  return { cpuMicros: used.user + used.system, sessions: batches * 25 };
+}
+
 /** The gateway side: started by `ingest()` as `bench/sessions.ts --serve-ingest <store>`. */
 async function serveIngest(store: 'sqlite' | 'postgres'): Promise<void> {
   if (store === 'postgres') process.env.TEST_DATABASE_URL = pgUrl();
@@ -264,9 +330,11 @@ async function serveIngest(store: 'sqlite' | 'postgres'): Promise<void> {
   let profiler: Awaited<ReturnType<typeof startProfile>> = null;
   const send = (msg: ChildMessage) => process.send?.(msg);
   process.on('message', (raw: unknown) => {
-    const msg = raw as { start?: boolean; stop?: boolean; profile?: string; end?: string };
+    const msg = raw as { start?: boolean; stop?: boolean; profile?: string; end?: string; floor?: number };
     void (async () => {
-      if (msg.start) {
+      if (msg.floor !== undefined) {
+        send({ floor: await ingestFloor(gw, t, msg.floor) });
+      } else if (msg.start) {
         // The measured part starts here: peak and CPU from now on, and the profiler when asked for.
         peakRss = process.memoryUsage.rss();
         profiler = await startProfile();
@@ -437,6 +505,13 @@ async function ingest(
     child.send({ end: `ingest-${store}-${clients}c` });
     const m = await next();
     if (!('measured' in m)) throw new Error(`unexpected message from the bench gateway: ${JSON.stringify(m)}`);
+    let floorUs: number | null = null;
+    if (!grown) {
+      child.send({ floor: batches });
+      const f = await next();
+      if (!('floor' in f)) throw new Error(`unexpected message from the bench gateway: ${JSON.stringify(f)}`);
+      floorUs = f.floor.cpuMicros / f.floor.sessions;
+    }
     latencies.sort((a, b) => a - b);
     const sessions = batches * 25;
     return {
@@ -451,6 +526,7 @@ async function ingest(
       p99Ms: round(percentile(latencies, 99), 1),
       peakRssMb: round(m.measured.peakRss / 1048576, 0),
       cpuUsPerSession: round(m.measured.cpuMicros / sessions, 0),
+      ...(floorUs !== null ? { floorUsPerSession: round(floorUs, 0) } : {}),
       ...(m.measured.mainThreadMicros !== null
         ? { mainThreadUsPerSession: round(m.measured.mainThreadMicros / sessions, 0) }
         : {}),
@@ -502,10 +578,19 @@ function pick<T>(r: () => number, items: readonly T[], weights?: number[]): T {
   return items[items.length - 1]!;
 }
 
-export async function bulkLoad(gw: TestGateway, t: Tenant, n: number, actors: string[]): Promise<void> {
-  const db = gw.app.attest.db;
+/**
+ * `n` sessions of the factory `t` over the 90 days before `now`, straight into the tables with the counters
+ * ingest keeps (one transaction). `gw` is the gateway's `app.attest`.
+ */
+export async function bulkLoad(
+  gw: { db: Db; dialect: Dialect },
+  t: { orgId: string; appId: string },
+  n: number,
+  actors: string[],
+  now = Date.parse('2026-11-01T00:00:00Z'),
+): Promise<void> {
+  const db = gw.db;
   const r = rng(7);
-  const now = Date.parse('2026-11-01T00:00:00Z');
   const sessions: sessionsStore.SessionRow[] = [];
   const usage: sessionsStore.ModelUsageRow[] = [];
   const facets = new Map<string, sessionsStore.FacetDelta>();
@@ -622,7 +707,7 @@ export async function bulkLoad(gw: TestGateway, t: Tenant, n: number, actors: st
       [...repos].map(([repo, c]) => ({ repo, sessions: c.sessions, costMicros: c.cost })),
     );
   });
-  if (gw.app.attest.dialect === 'postgres') {
+  if (gw.dialect === 'postgres') {
     const { sql } = await import('kysely');
     await sql`analyze`.execute(db);
   }
@@ -648,7 +733,7 @@ async function listLatency(store: 'sqlite' | 'postgres', size: number, requests:
     const t = await createTenant(gw, { plan: 'paid' });
     const actors = [t.ownerId, ...Array.from({ length: 9 }, () => crypto.randomUUID())];
     const loadStart = performance.now();
-    await bulkLoad(gw, t, size, actors);
+    await bulkLoad(gw.app.attest, t, size, actors);
     const loadSeconds = (performance.now() - loadStart) / 1000;
     const rows: Row[] = [];
     for (const [name, query] of LIST_QUERIES) {
@@ -723,6 +808,8 @@ export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise
 /** Issue 17, goal 2: sessions a second from 4 clients, per store; the p99 of one request at most 100 ms. */
 const INGEST_TARGET = { sqlite: 1500, postgres: 2000 } as const;
 const INGEST_P99_TARGET_MS = 100;
+/** Issue 46, goal 3: the gateway's CPU per ingested session at most this many times the floor's. */
+const INGEST_FLOOR_RATIO_TARGET = 3;
 /** Issue 17, goal 3: the title search's p50 at 100k sessions. */
 const TITLE_SEARCH_TARGET_MS = 5;
 const TITLE_SEARCH_SCENARIO = `GET /v1/sessions ${LIST_QUERIES.find(([name]) => name.startsWith('q=on main'))![0]}`;
@@ -743,6 +830,14 @@ export function verdicts(rows: Row[]): string[] {
       lines.push(
         `verdict (${r.store}): ingest from 4 clients ${r.sessionsPerSec} sessions/s (target >= ${target}), p99 ` +
           `${r.p99Ms} ms (target <= ${INGEST_P99_TARGET_MS}): ${met ? 'met' : 'NOT met'}`,
+      );
+    }
+    if (r.floorUsPerSession !== undefined && r.cpuUsPerSession !== undefined) {
+      const ratio = r.cpuUsPerSession / r.floorUsPerSession;
+      lines.push(
+        `verdict (${r.store}, ${r.scenario.replace(/^.*request, /, '')}): gateway CPU per ingested session ` +
+          `${r.cpuUsPerSession} µs / floor ${r.floorUsPerSession} µs = ${ratio.toFixed(2)}x (target <= ` +
+          `${INGEST_FLOOR_RATIO_TARGET}x): ${ratio <= INGEST_FLOOR_RATIO_TARGET ? 'met' : 'NOT met'}`,
       );
     }
     if (r.scenario === TITLE_SEARCH_SCENARIO && r.sessions === 100_000 && r.p50Ms !== undefined) {
@@ -837,6 +932,7 @@ export function printRows(rows: Row[]): void {
       'p99 ms': r.p99Ms ?? '',
       'peak RSS MB': r.peakRssMb ?? '',
       'CPU µs/session': r.cpuUsPerSession ?? '',
+      'floor µs/session': r.floorUsPerSession ?? '',
       'main thread µs/session': r.mainThreadUsPerSession ?? '',
       'requests/commit': r.requestsPerCommit ?? '',
       'database CPU µs/session': r.databaseUsPerSession ?? '',

@@ -47,7 +47,8 @@ export async function actorOfCaller(ctx: FactoryContext): Promise<SessionActor> 
   return { actorId: p.credentialId, actorName: p.label, credentialId: p.credentialId };
 }
 
-function rowOf(
+/** A new session's summary row (exported for bench/sessions.ts's ingest floor, which inserts the same rows). */
+export function rowOf(
   ctx: Pick<FactoryContext, 'orgId' | 'appId'>,
   id: string,
   s: SessionSummary,
@@ -109,7 +110,7 @@ function rowOf(
   };
 }
 
-function usageRows(row: store.SessionRow, s: SessionSummary): store.ModelUsageRow[] {
+export function usageRows(row: store.SessionRow, s: SessionSummary): store.ModelUsageRow[] {
   return s.cost.byModel.map((m) => ({
     session_id: row.id,
     org_id: row.org_id,

@@ -2,7 +2,7 @@
 // by keyset), the count, and how a title search is read on each store. Scoped by app_id.
 import { CompiledQuery } from 'kysely';
 import type { Db, Dialect } from '../../db/connection.js';
-import type { SessionRow } from './store.js';
+import { LISTED_COLUMNS, type ListedRow } from './store.js';
 
 export type SortColumn =
   | 'started_at'
@@ -219,6 +219,13 @@ async function matching(db: Db, st: Statement, appId: string, filter: ListFilter
   );
 }
 
+/**
+ * What the list reads of a row, not `sessions.*`: the nine columns nobody reads past here (keys, credential,
+ * chunk bookkeeping) were a fifth of the values the driver converts for a page (issue 46).
+ */
+const LISTED = LISTED_COLUMNS.map((c) => `sessions.${c}`).join(', ');
+const LISTED_OF_S = LISTED_COLUMNS.map((c) => `s.${c}`).join(', ');
+
 /** The list's order: the sort column, then id, in one direction (both constants of the code). */
 function orderBy(sort: SortColumn, dir: 'asc' | 'desc'): string {
   return `order by sessions.${sort} ${dir}, sessions.id ${dir}`;
@@ -233,12 +240,12 @@ export async function listPage(
   dir: 'asc' | 'desc',
   limit: number,
   offset: number,
-): Promise<SessionRow[]> {
+): Promise<ListedRow[]> {
   const st = new Statement(dialect);
   const from = await matching(db, st, appId, filter);
-  return st.run<SessionRow>(
+  return st.run<ListedRow>(
     db,
-    `select sessions.* ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)} offset ${st.bind(offset)}`,
+    `select ${LISTED} ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)} offset ${st.bind(offset)}`,
   );
 }
 
@@ -257,19 +264,19 @@ export async function pageAndMatches(
   limit: number,
   offset: number,
   probe: number,
-): Promise<{ rows: SessionRow[]; matches: number }> {
+): Promise<{ rows: ListedRow[]; matches: number }> {
   const st = new Statement('postgres');
   const from = await matching(db, st, appId, filter);
   const text = `with ids as (select sessions.id, sessions.${sort} as k ${from} ${orderBy(sort, dir)}
       limit ${st.bind(probe)})
-    select m.n as probe_matches, s.* from (select count(*) as n from ids) m
-    left join lateral (select sessions.* from (select id, k from ids order by k ${dir}, id ${dir}
+    select m.n as probe_matches, ${LISTED_OF_S} from (select count(*) as n from ids) m
+    left join lateral (select ${LISTED} from (select id, k from ids order by k ${dir}, id ${dir}
         limit ${st.bind(limit)} offset ${st.bind(offset)}) p
       join sessions on sessions.id = p.id) s on true
     order by s.${sort} ${dir}, s.id ${dir}`;
-  const rows = await st.run<SessionRow & { probe_matches: number | string }>(db, text);
+  const rows = await st.run<ListedRow & { probe_matches: number | string }>(db, text);
   const matches = Number(rows[0]?.probe_matches ?? 0);
-  const page: SessionRow[] = [];
+  const page: ListedRow[] = [];
   // The rows keep their probe_matches column: copying 25 wide rows without it (object rest) costs about five
   // times this loop; nothing reads it past here, and the answer's serializer writes only its schema's fields.
   for (const row of rows) if (row.id !== null) page.push(row);
@@ -295,16 +302,16 @@ export async function listAfter(
   dir: 'asc' | 'desc',
   limit: number,
   after: ListCursor | null,
-): Promise<SessionRow[]> {
+): Promise<ListedRow[]> {
   const st = new Statement(dialect);
-  let text = `select sessions.* ${await matching(db, st, appId, filter)}`;
+  let text = `select ${LISTED} ${await matching(db, st, appId, filter)}`;
   if (after) {
     const op = dir === 'desc' ? '<' : '>';
     text +=
       ` and (sessions.${sort} ${op} ${st.bind(after.value)} or (sessions.${sort} = ${st.bind(after.value)} and ` +
       `sessions.id ${op} ${st.bind(after.id)}))`;
   }
-  return st.run<SessionRow>(db, `${text} ${orderBy(sort, dir)} limit ${st.bind(limit)}`);
+  return st.run<ListedRow>(db, `${text} ${orderBy(sort, dir)} limit ${st.bind(limit)}`);
 }
 
 /** How many sessions match, counting at most `cap` (a scan stops there). */

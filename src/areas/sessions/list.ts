@@ -152,7 +152,7 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   const count = () => listStore.countMatching(ctx.db, dialect, ctx.appId, filter, TOTAL_CAP);
   const facetsRead = store.facets(ctx.db, ctx.appId, repo);
   facetsRead.catch(() => undefined); // awaited below; not an unhandled rejection if the probe throws first
-  let rows: store.SessionRow[] | null = null;
+  let rows: store.ListedRow[] | null = null;
   let counted: number | null = null;
   // PostgreSQL: a title search usually matches a few hundred sessions at most. One statement reads the ids
   // of the first PROBE_ROWS matches in the list's order, counts them and reads the page's rows among them;

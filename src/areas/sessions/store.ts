@@ -131,6 +131,51 @@ declare module '../../db/schema.js' {
 }
 
 export type SessionRow = SessionsTable;
+
+/** The columns the list, its export and toWire read: a listed row leaves out what only ingest and detail use. */
+export const LISTED_COLUMNS = [
+  'id',
+  'session_id',
+  'parent_session_id',
+  'is_subagent',
+  'actor_id',
+  'actor_name',
+  'agent_type',
+  'agent_version',
+  'origin',
+  'worker_kind',
+  'repo',
+  'branch',
+  'project',
+  'commit_sha',
+  'title',
+  'capture_tier',
+  'capture_source',
+  'started_at',
+  'ended_at',
+  'duration_ms',
+  'updated_at',
+  'turn_count',
+  'user_turn_count',
+  'steering_count',
+  'tool_call_count',
+  'tool_error_count',
+  'rejected_tool_call_count',
+  'api_error_count',
+  'error_count',
+  'tool_error_rate_ppm',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'cost_micros',
+  'cost_status',
+  'unpriced_models',
+  'models',
+  'pr_refs',
+] as const satisfies readonly (keyof SessionRow)[];
+export type ListedRow = Pick<SessionRow, (typeof LISTED_COLUMNS)[number]>;
 export type ModelUsageRow = SessionModelUsageTable;
 export type FacetKind = 'actor' | 'agentType' | 'branch' | 'model' | 'workerKind' | 'origin' | 'signal';
 

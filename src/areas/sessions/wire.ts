@@ -58,7 +58,7 @@ export interface Enrichment {
   verification: Map<string | null, 'verified' | 'unverified' | 'absent'>;
 }
 
-export async function enrich(ctx: FactoryContext, rows: store.SessionRow[]): Promise<Enrichment> {
+export async function enrich(ctx: FactoryContext, rows: store.ListedRow[]): Promise<Enrichment> {
   if (!rows.length) return { prOutcomes: new Map(), verification: new Map() };
   const [prOutcomes, verification] = await Promise.all([
     prOutcomesForRows(ctx, rows),
@@ -70,7 +70,7 @@ export async function enrich(ctx: FactoryContext, rows: store.SessionRow[]): Pro
   return { prOutcomes, verification };
 }
 
-export function toWire(row: store.SessionRow, actors: ActorView, extra: Enrichment): SessionWire {
+export function toWire(row: store.ListedRow, actors: ActorView, extra: Enrichment): SessionWire {
   return {
     traceId: row.id,
     sessionId: row.session_id,
