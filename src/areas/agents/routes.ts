@@ -2,24 +2,13 @@
 // GET /v1/agents/blob/{sha256} (content-addressed session images).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Bytes, Data, NoBody, Nullable } from '../../server/schemas.js';
+import { Bytes, Data, NoBody } from '../../server/schemas.js';
 import { isActiveContent } from '../artifacts/service.js';
 import type { DurableWriter } from '../../db/group-commit.js';
-import { getBlob, reportSyncFailures, sync, SYNC_LIMITS, syncWriter, type SyncBody } from './service.js';
+import { getBlob, reportSyncFailures, sync, SYNC_LIMITS, syncWriter } from './service.js';
+import { SyncBody, SyncResult } from './schema.js';
 
 const BLOB_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
-
-const SyncResult = Type.Object({
-  accepted: Type.Array(Type.String(), {
-    description: 'ids of the sessions stored (or already stored: a re-send is idempotent)',
-  }),
-  rejected: Type.Array(Type.Object({ index: Type.Integer(), id: Nullable(Type.String()), reason: Type.String() })),
-  blobsStored: Type.Integer({ description: 'distinct blobs of this request now held by the factory' }),
-  rejectedBlobs: Type.Array(
-    Type.Object({ index: Type.Integer(), sha256: Nullable(Type.String()), reason: Type.String() }),
-  ),
-  tenantTier: Type.String({ description: "the org's plan: free, paid or enterprise" }),
-});
 
 /** Each sync's writer, from the moment its body has arrived until its answer is sent (or it is aborted). */
 const writers = new WeakMap<object, DurableWriter>();
@@ -52,15 +41,11 @@ export const agentsRoutes: AreaRoutes = (app) => {
           'without it. ' +
           'A 2xx means everything accepted is durable. Limits: 50 sessions, 64 blobs, 8 MiB a request (413 ' +
           'payload_too_large with limit).',
-        body: Type.Object({
-          schemaVersion: Type.Literal(1),
-          sessions: Type.Array(Type.Unknown(), { minItems: 1 }),
-          blobs: Type.Optional(Type.Array(Type.Unknown())),
-        }),
+        body: SyncBody,
         response: { 200: Data(SyncResult) },
       },
     },
-    async (req) => ({ data: await sync(factoryContext(req.ctx), req.body as SyncBody, writers.get(req)) }),
+    async (req) => ({ data: await sync(factoryContext(req.ctx), req.body, writers.get(req)) }),
   );
 
   app.post(

@@ -13,25 +13,12 @@ import { schedulePrComments } from '../pr-comments/outbox.js';
 import { pullRequestsOfSessions } from '../prs/service.js';
 import { checkSession } from './validate.js';
 import * as store from './store.js';
+import type { SyncBody, SyncResult } from './schema.js';
 
 const MiB = 1024 * 1024;
 
 /** API.md §8. */
 export const SYNC_LIMITS = { bodyBytes: 8 * MiB, sessions: 50, blobs: 64, blobBytes: 2 * MiB } as const;
-
-export interface SyncBody {
-  schemaVersion: 1;
-  sessions: unknown[];
-  blobs?: unknown[];
-}
-
-export interface SyncResult {
-  accepted: string[];
-  rejected: { index: number; id: string | null; reason: string }[];
-  blobsStored: number;
-  rejectedBlobs: { index: number; sha256: string | null; reason: string }[];
-  tenantTier: string;
-}
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
