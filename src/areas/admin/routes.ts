@@ -7,7 +7,7 @@ import { Member, Org, User } from '../orgs/schema.js';
 import { PLANS } from '../orgs/service.js';
 import * as admin from './service.js';
 import { adminBind, adminUnbind } from '../repositories/installations.js';
-import { Binding, Unbound } from '../repositories/routes.js';
+import { Binding, Unbound } from '../repositories/schema.js';
 import { Int53 } from '../../server/schemas.js';
 
 const Plan = Type.Union(PLANS.map((p) => Type.Literal(p)));

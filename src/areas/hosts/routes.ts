@@ -2,8 +2,8 @@
 // with a status derived at read time.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Int32, Ref } from '../../server/schemas.js';
-import { Host } from './schema.js';
+import { Data, Ref } from '../../server/schemas.js';
+import { Heartbeat, Host } from './schema.js';
 import { heartbeat, listHosts } from './service.js';
 
 export const hostsRoutes: AreaRoutes = (app) => {
@@ -17,17 +17,7 @@ export const hostsRoutes: AreaRoutes = (app) => {
         description:
           'Creates the host on its first heartbeat and refreshes it on every later one (keyed by hostId within the ' +
           'factory).',
-        body: Type.Object(
-          {
-            hostId: Type.String({ minLength: 1, maxLength: 200 }),
-            name: Type.String({ minLength: 1, maxLength: 200 }),
-            runnerVersion: Type.String({ minLength: 1, maxLength: 64 }),
-            capacity: Int32({ maximum: 10000 }),
-            activeJobs: Int32({ maximum: 10000 }),
-            labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
-          },
-          { additionalProperties: false },
-        ),
+        body: Heartbeat,
         response: { 200: Data(Ref(Host)) },
       },
     },

@@ -1,6 +1,6 @@
 // The hosts area's contract: the routes validate and serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime } from '../../server/schemas.js';
+import { DateTime, Int32 } from '../../server/schemas.js';
 
 export const HostStatus = Type.Union([
   Type.Literal('online'),
@@ -25,3 +25,17 @@ export const Host = Type.Object(
   { $id: 'Host' },
 );
 export type Host = Static<typeof Host>;
+
+/** POST /v1/hosts/heartbeat's body. */
+export const Heartbeat = Type.Object(
+  {
+    hostId: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    runnerVersion: Type.String({ minLength: 1, maxLength: 64 }),
+    capacity: Int32({ maximum: 10000 }),
+    activeJobs: Int32({ maximum: 10000 }),
+    labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
+  },
+  { additionalProperties: false },
+);
+export type Heartbeat = Static<typeof Heartbeat>;

@@ -2,20 +2,11 @@
 // heartbeat and the load it reported (API.md §5), so no job has to mark hosts stale or offline.
 import type { FactoryContext, Gateway } from '../../server/context.js';
 import { emitEvent } from '../notifications/service.js';
-import type { Host, HostStatus } from './schema.js';
+import type { Heartbeat, Host, HostStatus } from './schema.js';
 import * as store from './store.js';
 
 export const ONLINE_MS = 90_000;
 export const STALE_MS = 600_000;
-
-export interface HeartbeatInput {
-  hostId: string;
-  name: string;
-  runnerVersion: string;
-  capacity: number;
-  activeJobs: number;
-  labels?: string[];
-}
 
 /**
  * online: heard from within 90 s and below capacity; busy: within 90 s at capacity; stale: within 10 min; offline:
@@ -45,7 +36,7 @@ function toWire(h: store.HostRow, now: number): Host {
   };
 }
 
-export async function heartbeat(ctx: FactoryContext, input: HeartbeatInput): Promise<Host> {
+export async function heartbeat(ctx: FactoryContext, input: Heartbeat): Promise<Host> {
   const now = ctx.clock.now();
   await store.upsertHost(ctx.db, {
     app_id: ctx.appId,

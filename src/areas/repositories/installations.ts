@@ -25,20 +25,9 @@ import type { Principal } from '../../server/auth/principal.js';
 import { recordAudit } from '../../server/audit.js';
 import { githubInstallationsOfUser } from '../sign-in/github.js';
 import * as store from './store.js';
+import type { Binding, InstallLink, Unbound } from './schema.js';
 
 export const INSTALL_STATE_TTL_MS = 30 * 60_000;
-
-export interface InstallLink {
-  url: string;
-  expiresAt: string;
-}
-
-export interface InstallationBinding {
-  installationId: number;
-  account: string | null;
-  boundVia: 'install_link' | 'admin';
-  boundAt: string;
-}
 
 /** What a state carries (signed): nonce, factory, user, expiry (ms). */
 interface StatePayload {
@@ -85,7 +74,7 @@ function verifyState(ctx: RequestContext, state: string): StatePayload | null {
   }
 }
 
-function bindingOf(row: store.BindingRow): InstallationBinding {
+function bindingOf(row: store.BindingRow): Binding {
   return {
     installationId: Number(row.installation_id),
     account: row.account,
@@ -113,7 +102,7 @@ export async function issueInstallLink(ctx: FactoryContext): Promise<InstallLink
   };
 }
 
-export async function listBindings(ctx: FactoryContext): Promise<InstallationBinding[]> {
+export async function listBindings(ctx: FactoryContext): Promise<Binding[]> {
   return (await store.listBindings(ctx.db, ctx.appId)).map(bindingOf);
 }
 
@@ -143,7 +132,7 @@ async function bind(
     actor: Principal;
     found: { account: string | null };
   },
-): Promise<{ binding: InstallationBinding; created: boolean }> {
+): Promise<{ binding: Binding; created: boolean }> {
   const { found } = input;
   const created = await store.insertBinding(ctx.db, {
     app_id: input.appId,
@@ -185,7 +174,7 @@ export async function completeInstall(
   installationId: number,
   state: string,
   sessionUserId: string | null,
-): Promise<{ appId: string; binding: InstallationBinding; created: boolean }> {
+): Promise<{ appId: string; binding: Binding; created: boolean }> {
   const payload = verifyState(ctx, state);
   if (!payload)
     throw apiError(
@@ -262,7 +251,7 @@ export async function adminBind(
   ctx: RequestContext,
   appId: string,
   installationId: number,
-): Promise<{ binding: InstallationBinding; created: boolean }> {
+): Promise<{ binding: Binding; created: boolean }> {
   const app = await authStore.findLiveApp(ctx.db, appId);
   if (!app) throw apiError('app_not_found', `No factory ${appId}.`);
   if (!ctx.principal) throw apiError('internal_error', 'route is missing its admin guard');
@@ -276,13 +265,6 @@ export async function adminBind(
     actor: ctx.principal,
     found,
   });
-}
-
-export interface Unbound {
-  installationId: number;
-  account: string | null;
-  /** The factory's repositories connected through the installation, disconnected with it (`owner/repo`). */
-  disconnectedRepositories: string[];
 }
 
 async function unbind(

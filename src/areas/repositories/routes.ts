@@ -1,7 +1,7 @@
 // Repositories (API.md §6): GET/POST /v1/repositories, DELETE /v1/repositories/{owner}/{repo}.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Int53, NoContent, Nullable, Redirect, Uuid } from '../../server/schemas.js';
+import { Data, Int53, NoContent, Redirect, Uuid } from '../../server/schemas.js';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, apiError } from '../../server/errors.js';
 import { SESSION_COOKIE, cookieValue } from '../../server/guard.js';
@@ -9,56 +9,7 @@ import { wantsPage } from '../../server/web.js';
 import { parsePlaintext } from '../../server/credentials.js';
 import { connectRepository, disconnectRepository, listRepositories } from './service.js';
 import { completeInstall, issueInstallLink, listBindings, unbindFromFactory } from './installations.js';
-
-/** GitHub's owner and repository name rules (owner ≤ 39, name ≤ 100, letters, digits, - _ .). */
-const OWNER = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})';
-const NAME = '[A-Za-z0-9_.-]{1,100}';
-export const RepositoryName = Type.String({
-  pattern: `^${OWNER}/${NAME}$`,
-  maxLength: 140,
-  description: '`owner/repo`',
-});
-
-const Entry = Type.Object({
-  repository: Type.String({ description: '`owner/repo` as GitHub spells it' }),
-  connected: Type.Boolean(),
-  installationId: Type.Integer(),
-  defaultBranch: Type.String(),
-  pullRequestWrite: Type.Union([Type.Literal('granted'), Type.Literal('pending'), Type.Literal('missing')], {
-    description:
-      'granted: the installation lets the App open pull requests; pending: the App asks for pull request write but ' +
-      'the installation has not accepted it; missing: the App does not ask for it, or the installation no longer ' +
-      'includes the repository',
-  }),
-  commentWrite: Type.Union([Type.Literal('granted'), Type.Literal('pending'), Type.Literal('missing')], {
-    description:
-      'Whether the App may keep the PR comment (pr_comment) on pull requests here: granted when the installation has ' +
-      'pull requests write or issues write; pending when the App asks for one but the installation has not ' +
-      'accepted it; missing otherwise',
-  }),
-  defaultBranchRequiresPullRequest: Type.Boolean({
-    description: 'a pull_request branch rule or classic protection with required reviews applies to the default branch',
-  }),
-});
-
-export const Binding = Type.Object({
-  installationId: Type.Integer({ description: 'the GitHub App installation id' }),
-  account: Nullable(
-    Type.String({ description: "the installation's account login, as GitHub named it when it was bound" }),
-  ),
-  boundVia: Type.Union([Type.Literal('install_link'), Type.Literal('admin')], {
-    description: "install_link: through this factory's install link; admin: by the operator",
-  }),
-  boundAt: DateTime,
-});
-
-export const Unbound = Type.Object({
-  installationId: Type.Integer(),
-  account: Nullable(Type.String({ description: "the installation's account login, as it was bound" })),
-  disconnectedRepositories: Type.Array(Type.String({ description: '`owner/repo`' }), {
-    description: "the factory's repositories connected through the installation, disconnected with it",
-  }),
-});
+import { Binding, ConnectRepository, InstallLink, NAME, OWNER, RepositoryEntry, Unbound } from './schema.js';
 
 /** The user of the dashboard session the browser carries (the setup URL is public: GitHub sends the browser). */
 async function sessionUserOf(req: FastifyRequest): Promise<string | null> {
@@ -83,7 +34,7 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
         description:
           'Read live from GitHub. 503 repository_tokens_unavailable without a GitHub App; 503 github_unavailable ' +
           '(Retry-After) when GitHub is failing or rate limiting.',
-        response: { 200: Data(Type.Array(Entry)) },
+        response: { 200: Data(Type.Array(RepositoryEntry)) },
       },
     },
     async (req) => ({ data: await listRepositories(factoryContext(req.ctx)) }),
@@ -101,14 +52,8 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
           'installation_not_bound when the installation is not bound to this factory (install link or operator, ' +
           'see docs/github-app.md); 422 repository_not_in_installation when the installation does not list the ' +
           'repository or does not exist.',
-        body: Type.Object(
-          {
-            repository: RepositoryName,
-            installationId: Int53({ minimum: 1 }),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: Data(Entry), 201: Data(Entry) },
+        body: ConnectRepository,
+        response: { 200: Data(RepositoryEntry), 201: Data(RepositoryEntry) },
       },
     },
     async (req, reply) => {
@@ -131,12 +76,7 @@ export const repositoriesRoutes: AreaRoutes = (app) => {
           'single use and expires at `expiresAt` (30 minutes). Login tokens and dashboard sessions only (an API ' +
           'key gets 401: a person installs the App). 503 repository_tokens_unavailable without a GitHub App.',
         response: {
-          201: Data(
-            Type.Object({
-              url: Type.String({ description: '`<App page>/installations/new?state=...`' }),
-              expiresAt: DateTime,
-            }),
-          ),
+          201: Data(InstallLink),
         },
       },
     },

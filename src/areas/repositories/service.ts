@@ -10,25 +10,14 @@ import {
   pullRequestWriteOf,
   type GitHubApp,
   type InstallationClient,
-  type PullRequestWrite,
   type RepositoryInfo,
 } from '../../codehost/github.js';
 import type { FactoryContext, RequestContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../../server/audit.js';
 import * as store from './store.js';
+import type { ConnectRepository, RepositoryEntry } from './schema.js';
 import { isBound } from './installations.js';
-
-export interface RepositoryEntry {
-  repository: string;
-  connected: boolean;
-  installationId: number;
-  defaultBranch: string;
-  pullRequestWrite: PullRequestWrite;
-  /** Whether the App may keep the PR comment there: pull requests write or issues write. */
-  commentWrite: PullRequestWrite;
-  defaultBranchRequiresPullRequest: boolean;
-}
 
 /** What other areas need to act on a connected repository. */
 export interface ConnectedRepository {
@@ -146,18 +135,13 @@ export async function listRepositories(ctx: FactoryContext): Promise<RepositoryE
   return entries;
 }
 
-export interface ConnectInput {
-  repository: string;
-  installationId: number;
-}
-
 /**
  * Connects a repository the installation lists (422 repository_not_in_installation otherwise, also when
  * the installation does not exist). Connecting again updates the installation; `created` says which.
  */
 export async function connectRepository(
   ctx: FactoryContext,
-  input: ConnectInput,
+  input: ConnectRepository,
 ): Promise<{ entry: RepositoryEntry; created: boolean }> {
   const github = githubApp(ctx.gateway);
   // Knowing an installation id and a repository name proves nothing: the installation must have been bound

@@ -2,16 +2,8 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data } from '../../server/schemas.js';
+import { PullRequestInput, PullRequestResult } from './schema.js';
 import { putPullRequest } from './service.js';
-
-const Result = Type.Object({
-  repository: Type.String(),
-  number: Type.Integer(),
-  url: Type.String(),
-  created: Type.Boolean({
-    description: 'true when this call opened the pull request, false when it edited the open one',
-  }),
-});
 
 export const workItemPullRequestRoutes: AreaRoutes = (app) => {
   app.put(
@@ -36,14 +28,8 @@ export const workItemPullRequestRoutes: AreaRoutes = (app) => {
             'repository_tokens_unavailable, github_unavailable (Retry-After).',
         ].join('\n\n'),
         params: Type.Object({ workItemId: Type.String({ minLength: 1, maxLength: 64 }) }),
-        body: Type.Object(
-          {
-            title: Type.String({ minLength: 1, maxLength: 256 }),
-            body: Type.String({ maxLength: 65536 }),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: Data(Result), 201: Data(Result) },
+        body: PullRequestInput,
+        response: { 200: Data(PullRequestResult), 201: Data(PullRequestResult) },
       },
     },
     async (req, reply) => {

@@ -13,18 +13,7 @@ import { recordAudit } from '../../server/audit.js';
 import { applyPullRequest } from '../prs/state.js';
 import { findConnectedRepository } from '../repositories/service.js';
 import { getClaimForItemKey, getWorkItem, linkPullRequest } from '../work-items/service.js';
-
-export interface PullRequestInput {
-  title: string;
-  body: string;
-}
-
-export interface PullRequestResult {
-  repository: string;
-  number: number;
-  url: string;
-  created: boolean;
-}
+import type { PullRequestInput, PullRequestResult } from './schema.js';
 
 export async function putPullRequest(
   ctx: FactoryContext,
