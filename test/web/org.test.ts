@@ -453,4 +453,28 @@ describeInBrowser('dashboard: organization page', () => {
     expect(await page.getByTestId('member-row').count()).toBe(5);
     expect((await apiRoles())[nina.email]).toBe('write');
   });
+
+  it('revoking an invitation asks first: cancel keeps the link open, confirm revokes it (read back)', async () => {
+    const open = async () =>
+      (await gw.call('GET', `/v1/orgs/${org}/invitations`, { token: mgmt })).body.data as { email: string | null }[];
+    await page.goto(`/o/${org}`);
+    const form = page.getByTestId('invite-form');
+    await form.locator('input[name="email"]').fill(`ivy@${org}.example.com`);
+    await form.getByRole('button', { name: 'Create link' }).click();
+    await page.getByTestId('invite-url').waitFor();
+    const row = page.getByTestId('invitation-row');
+    await until(() => row.count()).toBe(1);
+    expect((await open()).map((i) => i.email)).toEqual([`ivy@${org}.example.com`]);
+    const dialog = page.getByRole('dialog', { name: 'Revoke this invitation?' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    expect(await dialog.innerText()).toContain(`The link for ivy@${org}.example.com (write) stops working at once`);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await row.count()).toBe(1);
+    expect((await open()).length).toBe(1);
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    await until(() => row.count()).toBe(0);
+    expect(await open()).toEqual([]);
+  });
 });

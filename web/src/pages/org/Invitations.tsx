@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { ApiClientError } from '../../api/client';
 import { formatTime } from '../../ui/format';
+import { RevokeTable } from '../../ui/revoke-table';
 import {
   ROLES,
   createInvitation,
@@ -34,7 +35,6 @@ export function Invitations({ org }: { org: string }) {
       await refresh();
     },
   });
-  const revoke = useMutation({ mutationFn: (id: string) => revokeInvitation(org, id), onSuccess: refresh });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     make.mutate();
@@ -85,30 +85,30 @@ export function Invitations({ org }: { org: string }) {
         </p>
       )}
       {invitations.length > 0 && (
-        <table className="grid" data-testid="invitations-table" style={{ maxWidth: 980 }}>
-          <thead>
-            <tr>
-              <th>For</th>
-              <th>Role</th>
-              <th>Expires</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {invitations.map((i) => (
-              <tr key={i.id} data-testid="invitation-row" data-id={i.id}>
-                <td className="mono">{i.email ?? 'anyone with the link'}</td>
-                <td>{i.role}</td>
-                <td>{formatTime(i.expiresAt)}</td>
-                <td>
-                  <button type="button" disabled={revoke.isPending} onClick={() => revoke.mutate(i.id)}>
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <RevokeTable
+          rows={invitations}
+          testId="invitations-table"
+          maxWidth={980}
+          rowKey={(i) => i.id}
+          rowProps={(i) => ({ 'data-testid': 'invitation-row', 'data-id': i.id })}
+          columns={[
+            { header: 'For', className: 'mono', cell: (i) => i.email ?? 'anyone with the link' },
+            { header: 'Role', cell: (i) => i.role },
+            { header: 'Expires', cell: (i) => formatTime(i.expiresAt) },
+          ]}
+          confirm={{
+            title: () => 'Revoke this invitation?',
+            label: 'Revoke',
+            body: (i) => (
+              <p>
+                The link for <b>{i.email ?? 'anyone with the link'}</b> ({i.role}) stops working at once; nobody joins
+                with it any more.
+              </p>
+            ),
+          }}
+          revoke={(i) => revokeInvitation(org, i.id)}
+          onRevoked={refresh}
+        />
       )}
       <AutoJoinForm org={org} />
     </section>

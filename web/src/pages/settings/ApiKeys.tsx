@@ -1,9 +1,9 @@
 // The factory's API keys: the live list, a create form (a preset or an explicit permission list) whose
 // plaintext answer is shown once and kept nowhere but this component's state, and revoke behind a
 // confirmation. Controls appear only for a caller holding api_keys.write; the API refuses the rest anyway.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ConfirmDialog } from '../../ui/confirm';
+import { RevokeTable } from '../../ui/revoke-table';
 import { formatTime } from '../../ui/format';
 import { FieldError, FormError, NO_ERRORS, fieldId, fieldProps, formErrorsOf, type FormErrors } from './fields';
 import {
@@ -145,14 +145,6 @@ function NewKey({ created, onDone }: { created: CreatedKey; onDone: () => void }
 function KeyList({ appId, canWrite }: { appId: string; canWrite: boolean }) {
   const keys = useQuery(apiKeysQuery(appId));
   const qc = useQueryClient();
-  const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const revoke = useMutation({
-    mutationFn: (id: string) => revokeKey(appId, id),
-    onSuccess: async () => {
-      setRevoking(null);
-      await qc.invalidateQueries({ queryKey: apiKeysQuery(appId).queryKey });
-    },
-  });
   if (keys.isPending)
     return (
       <p className="muted" role="status">
@@ -172,72 +164,47 @@ function KeyList({ appId, canWrite }: { appId: string; canWrite: boolean }) {
       </p>
     );
   return (
-    <>
-      <table className="grid" data-testid="api-keys-table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Key</th>
-            <th>Permissions</th>
-            <th>Created</th>
-            <th>Expires</th>
-            {canWrite && <th />}
-          </tr>
-        </thead>
-        <tbody>
-          {keys.data.map((k) => (
-            <tr key={k.id} data-key-id={k.id}>
-              <td>{k.name}</td>
-              <td className="mono">{k.key_prefix}…</td>
-              <td>
-                <details>
-                  <summary>
-                    {k.permissions.length} permission{k.permissions.length === 1 ? '' : 's'}
-                  </summary>
-                  {k.permissions.map((p) => (
-                    <span className="chip" key={p}>
-                      {p}
-                    </span>
-                  ))}
-                </details>
-              </td>
-              <td>{formatTime(k.created_at)}</td>
-              <td>{k.expires_at ? formatTime(k.expires_at) : 'never'}</td>
-              {canWrite && (
-                <td>
-                  <button
-                    type="button"
-                    className="danger"
-                    onClick={() => {
-                      revoke.reset();
-                      setRevoking(k);
-                    }}
-                  >
-                    Revoke
-                  </button>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <ConfirmDialog
-        open={revoking !== null}
-        title={`Revoke the key “${revoking?.name ?? ''}”?`}
-        confirmLabel="Revoke key"
-        busy={revoke.isPending}
-        error={revoke.error?.message ?? null}
-        onCancel={() => setRevoking(null)}
-        onConfirm={() => {
-          if (revoking) revoke.mutate(revoking.id);
-        }}
-      >
-        <p>
-          Anything using <code>{revoking?.key_prefix}…</code> is refused (401) from the next request on. This cannot be
-          undone.
-        </p>
-      </ConfirmDialog>
-    </>
+    <RevokeTable
+      rows={keys.data}
+      testId="api-keys-table"
+      canRevoke={canWrite}
+      rowKey={(k) => k.id}
+      rowProps={(k) => ({ 'data-key-id': k.id })}
+      columns={[
+        { header: 'Name', cell: (k) => k.name },
+        { header: 'Key', className: 'mono', cell: (k) => `${k.key_prefix}…` },
+        { header: 'Permissions', cell: (k) => <PermissionList permissions={k.permissions} /> },
+        { header: 'Created', cell: (k) => formatTime(k.created_at) },
+        { header: 'Expires', cell: (k) => (k.expires_at ? formatTime(k.expires_at) : 'never') },
+      ]}
+      confirm={{
+        title: (k: ApiKey) => `Revoke the key “${k.name}”?`,
+        label: 'Revoke key',
+        body: (k) => (
+          <p>
+            Anything using <code>{k.key_prefix}…</code> is refused (401) from the next request on. This cannot be
+            undone.
+          </p>
+        ),
+      }}
+      revoke={(k) => revokeKey(appId, k.id)}
+      onRevoked={() => qc.invalidateQueries({ queryKey: apiKeysQuery(appId).queryKey })}
+    />
+  );
+}
+
+function PermissionList({ permissions }: { permissions: readonly string[] }) {
+  return (
+    <details>
+      <summary>
+        {permissions.length} permission{permissions.length === 1 ? '' : 's'}
+      </summary>
+      {permissions.map((p) => (
+        <span className="chip" key={p}>
+          {p}
+        </span>
+      ))}
+    </details>
   );
 }
 
