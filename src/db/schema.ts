@@ -100,16 +100,33 @@ export interface AuditLogTable {
   action_type: string;
   actor_id: string;
   actor_type: string;
-  actor_name: string;
-  actor_email: string;
-  actor_label: string;
+  /** The actor's pseudonym (audit_identities.id); null for the gateway itself (0043). */
+  actor_ref: string | null;
   target_id: string;
   target_type: string;
+  /** The target's pseudonym when it names a person or a credential; then target_identifier is '' (0043). */
+  target_ref: string | null;
   target_identifier: string;
   details: string;
   created_at: number;
   prev_hash: string;
   row_hash: string;
+}
+
+/**
+ * Who an audit pseudonym stands for (0043). Erasing a person deletes their rows here; the audit rows, which hold
+ * only the pseudonym, keep hashing as before.
+ */
+export interface AuditIdentitiesTable {
+  id: string;
+  org_id: string;
+  /** 'user:<user id>' | 'email:<lower-case email>' | 'credential:<credential id>' */
+  subject: string;
+  name: string;
+  email: string;
+  /** What names it on one line: a user's email, a credential's name. */
+  label: string;
+  created_at: number;
 }
 
 export interface Database {
@@ -119,4 +136,5 @@ export interface Database {
   apps: AppsTable;
   credentials: CredentialsTable;
   audit_log: AuditLogTable;
+  audit_identities: AuditIdentitiesTable;
 }

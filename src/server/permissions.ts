@@ -30,6 +30,7 @@ export const PERMISSIONS = [
   'members.read',
   'members.write',
   'audit.read',
+  'people.erase',
   'budgets.read',
   'budgets.write',
   'notifications.read',
@@ -51,9 +52,9 @@ const READ_EXCLUDED: ReadonlySet<Permission> = new Set(['sessions.read_team', 'a
 
 /**
  * Deleting evidence (issue 42) is the owners' alone: an admin, a writer, or an agent's ingest key must not be able
- * to make a failing session or screenshot disappear from the record.
+ * to make a failing session or screenshot disappear from the record. So is erasing a person from the org.
  */
-const OWNER_ONLY: ReadonlySet<Permission> = new Set(['sessions.delete', 'artifacts.delete']);
+const OWNER_ONLY: ReadonlySet<Permission> = new Set(['sessions.delete', 'artifacts.delete', 'people.erase']);
 
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   owner: PERMISSIONS,

@@ -2,10 +2,20 @@
 import { Type } from 'typebox';
 import { orgContext, type AreaRoutes } from '../../server/context.js';
 import { Data, Uuid, Page, Limit, NoContent, Nullable, Ref } from '../../server/schemas.js';
-import { AuditEntry, AuditVerify, AutoJoinBody, Invitation, Member, NewInvitation, OrgSelf } from './schema.js';
+import {
+  AuditEntry,
+  AuditVerify,
+  AutoJoinBody,
+  Erasure,
+  Invitation,
+  Member,
+  NewInvitation,
+  OrgSelf,
+} from './schema.js';
 import * as invitations from './invitations.js';
 import { ROLES } from '../../server/permissions.js';
 import * as orgs from './service.js';
+import { erasePerson } from './erasure.js';
 
 // The area's guard (areas/index.ts) answers 403 when the path names an org other than the key's, before
 // any lookup, so a key learns nothing about other orgs (not even whether they exist). A dashboard session
@@ -233,6 +243,34 @@ export const orgsRoutes: AreaRoutes = (app) => {
       },
     },
     async (req) => orgs.listAuditLog(orgContext(req.ctx), req.query),
+  );
+
+  app.post(
+    '/orgs/:orgName/erasures',
+    {
+      config: { guard: { permission: 'people.erase' } },
+      schema: {
+        summary: "Erase a person from the organization: their identity and their sessions' text, in every factory",
+        tags: ['orgs'],
+        description:
+          'Name the person by `email` or by `actorId` (a user id, or the actor id their sessions carry), exactly ' +
+          'one. Their sessions are cut to the metrics tier and name a pseudonym (costs and rollups stay exact); ' +
+          'their membership, sign-in credentials, invitations and audit pseudonyms go, keys named after them are ' +
+          'renamed, and their account goes when they belong to no other organization. Owners only ' +
+          '(`people.erase`). Idempotent: a repeat answers what the first erasure did. The report is kept in the ' +
+          'audit log (`person.erased`), naming the person only by `subject`.',
+        params: OrgParams,
+        body: Type.Object(
+          {
+            email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
+            actorId: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+          },
+          { additionalProperties: false, minProperties: 1, maxProperties: 1 },
+        ),
+        response: { 200: Data(Ref(Erasure)) },
+      },
+    },
+    async (req) => ({ data: await erasePerson(orgContext(req.ctx), req.body as Parameters<typeof erasePerson>[1]) }),
   );
 
   app.get(

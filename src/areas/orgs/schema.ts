@@ -107,3 +107,29 @@ export const JoinedOrg = Type.Object(
   { $id: 'JoinedOrg' },
 );
 export type JoinedOrg = Static<typeof JoinedOrg>;
+
+/**
+ * What erasing a person did (issue 42). `subject` is an opaque reference to the person (a keyed hash, the same
+ * for the same person in this org, never their email); the counts say what was touched across every factory.
+ */
+export const Erasure = Type.Object(
+  {
+    subject: Type.String(),
+    factories: Type.Integer(),
+    sessions: Type.Integer({ description: 'Sessions cut to metrics and no longer naming the person.' }),
+    telemetryEvents: Type.Integer({ description: 'OpenTelemetry events deleted.' }),
+    rollupRows: Type.Integer({ description: 'Per-actor rollup rows moved to the pseudonym (totals unchanged).' }),
+    blobsRemoved: Type.Integer({ description: 'Image blobs no factory holds any more, removed from the store.' }),
+    credentialsDeleted: Type.Integer({ description: "The person's login tokens and dashboard sessions." }),
+    credentialsRenamed: Type.Integer({ description: 'Keys whose name named the person, renamed.' }),
+    invitations: Type.Integer(),
+    membership: Type.Boolean({ description: 'Whether a membership of this org was removed.' }),
+    account: Type.Boolean({ description: 'Whether the account was deleted (it belonged to no other org).' }),
+    auditIdentities: Type.Integer({ description: 'Audit pseudonyms whose mapping to the person was deleted.' }),
+    notificationDeliveries: Type.Integer({ description: 'Notification bodies that named the person, scrubbed.' }),
+    budgets: Type.Integer({ description: 'Budgets scoped to the person, moved to the pseudonym.' }),
+    erasedAt: DateTime,
+  },
+  { $id: 'Erasure' },
+);
+export type Erasure = Static<typeof Erasure>;

@@ -329,16 +329,29 @@ export async function listAuditLog(ctx: OrgContext, query: AuditLogQuery) {
     action_type: r.action_type,
     actor_id: r.actor_id,
     actor_type: r.actor_type,
-    actor_name: r.actor_name,
-    actor_email: r.actor_email,
-    actor_label: r.actor_label,
+    ...actorOfRow(r),
     target_id: r.target_id,
     target_type: r.target_type,
-    target_identifier: r.target_identifier,
+    target_identifier: r.target_ref === null ? r.target_identifier : (r.target_label ?? ERASED),
     details_preview: detailsPreview(r.details),
     created_at: iso(Number(r.created_at)),
   }));
   return { data, pagination: { page, pageSize, total, totalPages: Math.ceil(total / pageSize) } };
+}
+
+/** What an audit row shows for a pseudonym whose person was erased (its audit_identities row is gone). */
+export const ERASED = 'erased person';
+
+function actorOfRow(r: {
+  actor_type: string;
+  actor_ref: string | null;
+  actor_name: string | null;
+  actor_email: string | null;
+  actor_label: string | null;
+}) {
+  if (r.actor_ref === null) return { actor_name: 'Attest', actor_email: '', actor_label: 'system' };
+  if (r.actor_label === null) return { actor_name: ERASED, actor_email: '', actor_label: ERASED };
+  return { actor_name: r.actor_name ?? '', actor_email: r.actor_email ?? '', actor_label: r.actor_label };
 }
 
 const VERIFY_BATCH = 1000;

@@ -101,11 +101,11 @@ export interface AuditFilter {
 }
 
 function auditQuery(db: Db, orgId: string, filter: AuditFilter) {
-  let q = db.selectFrom('audit_log').where('org_id', '=', orgId);
-  if (filter.actionType !== undefined) q = q.where('action_type', '=', filter.actionType);
-  if (filter.targetType !== undefined) q = q.where('target_type', '=', filter.targetType);
-  if (filter.from !== undefined) q = q.where('created_at', '>=', filter.from);
-  if (filter.to !== undefined) q = q.where('created_at', '<=', filter.to);
+  let q = db.selectFrom('audit_log').where('audit_log.org_id', '=', orgId);
+  if (filter.actionType !== undefined) q = q.where('audit_log.action_type', '=', filter.actionType);
+  if (filter.targetType !== undefined) q = q.where('audit_log.target_type', '=', filter.targetType);
+  if (filter.from !== undefined) q = q.where('audit_log.created_at', '>=', filter.from);
+  if (filter.to !== undefined) q = q.where('audit_log.created_at', '<=', filter.to);
   return q;
 }
 
@@ -117,7 +117,15 @@ export function countAudit(db: Db, orgId: string, filter: AuditFilter) {
 
 /** Newest first: seq is the order rows were chained in, so it breaks created_at ties (and survives clock steps). */
 export function listAudit(db: Db, orgId: string, filter: AuditFilter, limit: number, offset: number) {
-  return auditQuery(db, orgId, filter).selectAll().orderBy('seq', 'desc').limit(limit).offset(offset).execute();
+  return auditQuery(db, orgId, filter)
+    .leftJoin('audit_identities as a', 'a.id', 'audit_log.actor_ref')
+    .leftJoin('audit_identities as t', 't.id', 'audit_log.target_ref')
+    .selectAll('audit_log')
+    .select(['a.name as actor_name', 'a.email as actor_email', 'a.label as actor_label', 't.label as target_label'])
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 /** One batch of the chain, oldest first, after `afterSeq`. */

@@ -538,3 +538,39 @@ export async function setCaptureTier(db: Db, appId: string, id: string, tier: st
     .where('id', '=', id)
     .execute();
 }
+
+/**
+ * Name `pseudonym` instead of the person on these sessions' rows (erasure), and drop the person's actor facet
+ * counters that no session holds any more (their label is the person's name).
+ */
+export async function renameActor(
+  db: Db,
+  appId: string,
+  ids: readonly string[],
+  actorIds: readonly string[],
+  pseudonym: string,
+  name: string,
+): Promise<void> {
+  for (let i = 0; i < ids.length; i += 300) {
+    const part = ids.slice(i, i + 300);
+    await db
+      .updateTable('sessions')
+      .set({ actor_id: pseudonym, actor_name: name })
+      .where('app_id', '=', appId)
+      .where('id', 'in', part)
+      .execute();
+    await db
+      .updateTable('session_model_usage')
+      .set({ actor_id: pseudonym })
+      .where('app_id', '=', appId)
+      .where('session_id', 'in', part)
+      .execute();
+  }
+  await db
+    .deleteFrom('session_facets')
+    .where('app_id', '=', appId)
+    .where('kind', '=', 'actor')
+    .where('value', 'in', [...actorIds])
+    .where('sessions', '<=', 0)
+    .execute();
+}
