@@ -1,8 +1,8 @@
 // The org audit trail. Every row is chained to the one before it in the same org:
 // row_hash = sha256(prev_hash ‖ canonical JSON of the row), so editing or deleting a row breaks the chain
 // from that row on. A row names people and credentials only by pseudonym (actor_ref, target_ref); who a
-// pseudonym is lives in audit_identities, outside the hash, so erasing a person leaves the chain verifiable. `seq` numbers rows per org; a unique (org_id, seq) makes concurrent writers retry
-// instead of forking the chain.
+// pseudonym is lives in audit_identities, outside the hash, so erasing a person leaves the chain verifiable.
+// `seq` numbers rows per org; a unique (org_id, seq) makes concurrent writers retry instead of forking the chain.
 import crypto from 'node:crypto';
 import type { Db } from '../db/connection.js';
 import type { AuditLogTable } from '../db/schema.js';

@@ -38,11 +38,9 @@ export async function mergeActorRollups(
       .insertInto('metrics_day_actors')
       .values(values.slice(i, i + 300))
       .onConflict((oc) =>
-        oc
-          .columns(['app_id', 'day', 'repo', 'actor_id'])
-          .doUpdateSet((eb) => ({
-            sessions: eb(eb.ref('metrics_day_actors.sessions'), '+', eb.ref('excluded.sessions')),
-          })),
+        oc.columns(['app_id', 'day', 'repo', 'actor_id']).doUpdateSet((eb) => ({
+          sessions: eb(eb.ref('metrics_day_actors.sessions'), '+', eb.ref('excluded.sessions')),
+        })),
       )
       .execute();
   return rows.length;

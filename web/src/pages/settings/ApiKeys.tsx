@@ -47,6 +47,7 @@ const PERMISSION_HELP = {
   'members.read': 'read organization members',
   'members.write': 'manage organization members',
   'audit.read': 'read the audit log',
+  'people.erase': 'erase a person from the organization',
   'budgets.read': 'read budgets and their spend',
   'budgets.write': 'create, change and delete budgets',
   'notifications.read': 'read notification channels and their deliveries',
