@@ -46,6 +46,11 @@ export interface Config {
   webDir: string;
   /** The CLI package served at /downloads/attest-cli.tgz (ATTEST_CLI_PACKAGE); missing = a 404 that says so. */
   cliPackage: string;
+  /**
+   * OTLP exports this process stores at once (ATTEST_OTLP_MAX_IN_FLIGHT, default 64); past it an export
+   * answers 503 with Retry-After. Per process: N replicas take N times as many.
+   */
+  otlpMaxInFlight: number;
   /** How often the job worker looks for due jobs (PR comments); 0 = never (a test runs jobs itself). */
   jobsPollMs: number;
   /** How often expired single-use secrets are deleted (housekeeping.ts); 0 = never. */
@@ -144,6 +149,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dashboardMaxDays: positive(env, 'ATTEST_DASHBOARD_MAX_DAYS', 7),
     webDir: path.resolve(env.ATTEST_WEB_DIR ?? DEFAULT_WEB_DIR),
     cliPackage: path.resolve(env.ATTEST_CLI_PACKAGE ?? DEFAULT_CLI_PACKAGE),
+    otlpMaxInFlight: positive(env, 'ATTEST_OTLP_MAX_IN_FLIGHT', 64),
     jobsPollMs: intFrom(env, 'ATTEST_JOBS_POLL_MS', 2000),
     housekeepingMs: intFrom(env, 'ATTEST_HOUSEKEEPING_MINUTES', 60) * 60_000,
     logLevel: env.LOG_LEVEL ?? 'info',

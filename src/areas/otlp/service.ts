@@ -149,23 +149,24 @@ function documentCache(ctx: FactoryContext): DocumentCache {
 }
 
 /**
- * Exports being stored at once, per gateway. Past MAX_IN_FLIGHT the store is not keeping up (each export waits
- * for the ones before it to commit): a new one answers 503 with Retry-After at once, which an exporter honours,
- * instead of queueing until its own timeout and sending the batch again on top of the queue.
+ * Exports being stored at once, per gateway process. Past its limit (ATTEST_OTLP_MAX_IN_FLIGHT) the store is not
+ * keeping up (each export waits for the ones before it to commit): a new one answers 503 with Retry-After at
+ * once, which an exporter honours, instead of queueing until its own timeout and sending the batch again on top
+ * of the queue.
  */
 const inFlight = new WeakMap<object, number>();
-export const MAX_IN_FLIGHT = 64;
+
+/** Exports this gateway process is storing now (what its in-flight limit counts). */
+export const exportsInFlight = (gateway: object): number => inFlight.get(gateway) ?? 0;
 
 async function admitted<T>(ctx: FactoryContext, work: () => Promise<T>): Promise<T> {
   const n = inFlight.get(ctx.gateway) ?? 0;
-  if (n >= MAX_IN_FLIGHT)
+  if (n >= ctx.gateway.config.otlpMaxInFlight)
     throw apiError(
       'store_unavailable',
       'The gateway is storing as many exports as it can; retry shortly.',
       {},
-      {
-        'Retry-After': '1',
-      },
+      { 'Retry-After': '1' },
     );
   inFlight.set(ctx.gateway, n + 1);
   try {
