@@ -19,6 +19,7 @@ import type {
   VerdictRow,
 } from './schema.js';
 import { BUILTIN_VALIDATORS, DEFAULT_LEVELS } from './constants.js';
+import { sameCommit } from './commits.js';
 
 /** A fact placed on the timeline: `pos` orders facts across sessions. */
 interface Placed<T> {
@@ -223,11 +224,8 @@ function hooksKept(t: Timeline): Draft | undefined {
 
 function commitProvenance(t: Timeline, prCommits: string[] | null): Draft | undefined {
   if (!t.checkable || prCommits === null || prCommits.length === 0) return undefined;
-  const ours = [...t.commits].filter((c) => c.length >= 7);
-  const matches = (sha: string) => {
-    const s = sha.toLowerCase();
-    return s.length >= 7 && ours.some((c) => c.startsWith(s) || s.startsWith(c));
-  };
+  const ours = [...t.commits];
+  const matches = (sha: string) => ours.some((c) => sameCommit(c, sha));
   const foreign = prCommits.filter((c) => !matches(c));
   const k = prCommits.length - foreign.length;
   const commitRuns = t.runs.filter((r) => r.fact.kind === 'commit' && r.fact.result !== 'fail');

@@ -5,3 +5,4 @@ export { factsOfDocument, factsEvents } from './facts.js';
 export { parsePolicy } from './policy.js';
 export { DEFAULT_LEVELS } from './constants.js';
 export { evaluate } from './evaluate.js';
+export { MIN_SHA_CHARS, sameCommit, shaPrefix } from './commits.js';

@@ -20,11 +20,33 @@ export const KEPT_METRICS: Record<string, string | null> = {
 
 const CUMULATIVE = 2;
 
+/** Resource attributes that say which process or who, not which team: not kept as custom attributes. */
+const NOT_CUSTOM =
+  /^(?:service\.|telemetry\.|host\.|os\.|process\.|service$|user\.|session\.|organization\.|app\.|terminal\.)/;
+/** At most this many custom attributes are kept of a resource (a resource rarely carries more than a handful). */
+export const MAX_METRIC_ATTRIBUTES = 16;
+
+/** A resource's custom attributes: strings, numbers and booleans, keys up to 200 and values up to 500 characters. */
+function customAttributes(resource: Record<string, AttributeValue>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of Object.entries(resource).sort(([x], [y]) => (x < y ? -1 : 1))) {
+    if (NOT_CUSTOM.test(k) || k.length > 200) continue;
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') continue;
+    const value = String(v);
+    if (value === '' || value.length > 500) continue;
+    out.push([k, value]);
+    if (out.length === MAX_METRIC_ATTRIBUTES) break;
+  }
+  return out;
+}
+
 export interface MetricPoint {
   series: string;
   metric: string;
   variant: string;
   model: string;
+  /** The resource's custom attributes (OTEL_RESOURCE_ATTRIBUTES such as team=payments), as [key, value]. */
+  attributes: [string, string][];
   /** Who: `user.email`, else `user.account_uuid`, from the point or its resource. */
   email: string | undefined;
   account: string | undefined;
@@ -72,6 +94,7 @@ export function pointsOf(request: ExportMetricsRequest): {
       continue;
     }
     const resourceKey = JSON.stringify(Object.entries(resource).sort(([x], [y]) => (x < y ? -1 : 1)));
+    const custom = customAttributes(resource);
     for (const m of metrics) {
       const name = m.name ?? '';
       if (!(name in KEPT_METRICS) || !m.sum) {
@@ -82,7 +105,7 @@ export function pointsOf(request: ExportMetricsRequest): {
       const cumulative = m.sum.aggregationTemporality === CUMULATIVE;
       for (const p of m.sum.dataPoints ?? []) {
         try {
-          out.points.push(pointOf(p, name, split, cumulative, resource, resourceKey));
+          out.points.push({ ...pointOf(p, name, split, cumulative, resource, resourceKey), attributes: custom });
         } catch (err) {
           if (!(err instanceof RecordProblem)) throw err;
           refuse(1, err.message);
@@ -120,7 +143,7 @@ function pointOf(
   cumulative: boolean,
   resource: Record<string, AttributeValue>,
   resourceKey: string,
-): MetricPoint {
+): Omit<MetricPoint, 'attributes'> {
   const own = plainAttributes(p.attributes, 0, { chars: 0 });
   const attr = (k: string) => (Object.hasOwn(own, k) ? own[k] : Object.hasOwn(resource, k) ? resource[k] : undefined);
   const value = p.asDouble !== undefined ? p.asDouble : p.asInt !== undefined ? Number(p.asInt) : Number.NaN;

@@ -314,6 +314,7 @@ async function storeMetricPoints(ctx: FactoryContext, points: MetricPoint[]): Pr
           lastValue: Number(r.last_value),
         });
       const days = new Map<string, store.TelemetryMetricDaysTable>();
+      const byAttribute = new Map<string, store.TelemetryMetricAttributeDaysTable>();
       for (const p of sorted) {
         const add = increment(p, state);
         if (add === 0) continue;
@@ -323,8 +324,25 @@ async function storeMetricPoints(ctx: FactoryContext, points: MetricPoint[]): Pr
         const day = days.get(k);
         if (day) day.value += add;
         else days.set(k, { ...row, model: p.model, metric: p.metric, variant: p.variant, value: add });
+        // The same increment under each custom resource attribute (team=payments), for filters and breakdowns.
+        for (const [attribute, attributeValue] of p.attributes) {
+          const ak = JSON.stringify([attribute, attributeValue, k]);
+          const a = byAttribute.get(ak);
+          if (a) a.value += add;
+          else
+            byAttribute.set(ak, {
+              ...row,
+              attribute,
+              attribute_value: attributeValue,
+              model: p.model,
+              metric: p.metric,
+              variant: p.variant,
+              value: add,
+            });
+        }
       }
       await store.addToDays(trx, [...days.values()]);
+      await store.addToAttributeDays(trx, [...byAttribute.values()]);
       await store.saveSeries(
         trx,
         keys.flatMap((k) => {

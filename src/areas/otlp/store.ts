@@ -1,6 +1,7 @@
 // SQL of the telemetry events a factory received: inserted once each (by the record's hash), read back per
 // session to rebuild it. Always scoped by app_id.
 import type { Db } from '../../db/connection.js';
+import { sql } from 'kysely';
 import { insertRows } from '../../db/bulk-insert.js';
 
 export interface TelemetryEventsTable {
@@ -88,6 +89,12 @@ export interface TelemetryMetricDaysTable {
   value: number;
 }
 
+/** The same rollups under one custom resource attribute each (migration 0046). */
+export interface TelemetryMetricAttributeDaysTable extends TelemetryMetricDaysTable {
+  attribute: string;
+  attribute_value: string;
+}
+
 export interface TelemetryMetricSeriesTable {
   app_id: string;
   series_key: string;
@@ -109,6 +116,7 @@ declare module '../../db/schema.js' {
   interface Database {
     telemetry_metric_days: TelemetryMetricDaysTable;
     telemetry_metric_series: TelemetryMetricSeriesTable;
+    telemetry_metric_attribute_days: TelemetryMetricAttributeDaysTable;
     session_attributes: SessionAttributesTable;
   }
 }
@@ -158,6 +166,102 @@ export async function addToDays(db: Db, rows: TelemetryMetricDaysTable[]): Promi
           .doUpdateSet((eb) => ({ value: eb(eb.ref('telemetry_metric_days.value'), '+', eb.ref('excluded.value')) })),
       )
       .execute();
+}
+
+/** Add each row's value to its day under its attribute (one row per day, attribute, value, actor, model, ...). */
+export async function addToAttributeDays(db: Db, rows: TelemetryMetricAttributeDaysTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto('telemetry_metric_attribute_days')
+      .values(rows.slice(i, i + 500))
+      .onConflict((oc) =>
+        oc
+          .columns(['app_id', 'day', 'attribute', 'attribute_value', 'actor_id', 'model', 'metric', 'variant'])
+          .doUpdateSet((eb) => ({
+            value: eb(eb.ref('telemetry_metric_attribute_days.value'), '+', eb.ref('excluded.value')),
+          })),
+      )
+      .execute();
+}
+
+/** What a telemetry read counts: one actor, one attribute's value, and the group of each sum. */
+export interface MetricFilter {
+  actor?: string;
+  /** With `by` an attribute, the same attribute's key (a value of another is not kept with it). */
+  attribute?: { key: string; value: string };
+  /** Sums by actor, model, or the value of one attribute; none: the totals. */
+  by?: { kind: 'actor' } | { kind: 'model' } | { kind: 'attribute'; key: string };
+}
+
+/**
+ * Sums of each metric and variant over days `from` to `to` (UTC dates, both included), of the filter's actor and
+ * attribute value, by the filter's group (`group` null without one). An attribute filter or group reads the
+ * rollups by attribute (migration 0046).
+ */
+export async function metricSums(
+  db: Db,
+  appId: string,
+  from: string,
+  to: string,
+  f: MetricFilter,
+): Promise<{ group: string | null; metric: string; variant: string; value: number }[]> {
+  const byAttribute = f.attribute !== undefined || f.by?.kind === 'attribute';
+  const groupColumn =
+    f.by?.kind === 'actor'
+      ? 'actor_id'
+      : f.by?.kind === 'model'
+        ? 'model'
+        : f.by?.kind === 'attribute'
+          ? 'attribute_value'
+          : null;
+  const rows = byAttribute
+    ? await (() => {
+        let q = db
+          .selectFrom('telemetry_metric_attribute_days')
+          .where('app_id', '=', appId)
+          .where('day', '>=', from)
+          .where('day', '<=', to);
+        // Grouped by an attribute, filtered by (at most) a value of the same one (the route refuses another).
+        if (f.by?.kind === 'attribute') {
+          q = q.where('attribute', '=', f.by.key);
+          if (f.attribute) q = q.where('attribute_value', '=', f.attribute.value);
+        } else if (f.attribute) {
+          q = q.where('attribute', '=', f.attribute.key).where('attribute_value', '=', f.attribute.value);
+        }
+        if (f.actor !== undefined) q = q.where('actor_id', '=', f.actor);
+        return q
+          .select([
+            ...(groupColumn ? [sql<string>`${sql.ref(groupColumn)}`.as('grp')] : [sql<null>`null`.as('grp')]),
+            'metric',
+            'variant',
+            (eb) => eb.fn.sum<number | string>('value').as('value'),
+          ])
+          .groupBy([...(groupColumn ? [groupColumn] : []), 'metric', 'variant'] as never)
+          .execute();
+      })()
+    : await (() => {
+        let q = db
+          .selectFrom('telemetry_metric_days')
+          .where('app_id', '=', appId)
+          .where('day', '>=', from)
+          .where('day', '<=', to);
+        if (f.actor !== undefined) q = q.where('actor_id', '=', f.actor);
+        return q
+          .select([
+            ...(groupColumn ? [sql<string>`${sql.ref(groupColumn)}`.as('grp')] : [sql<null>`null`.as('grp')]),
+            'metric',
+            'variant',
+            (eb) => eb.fn.sum<number | string>('value').as('value'),
+          ])
+          .groupBy([...(groupColumn ? [groupColumn] : []), 'metric', 'variant'] as never)
+          .execute();
+      })();
+  return rows.map((r) => ({
+    group: (r as { grp: string | null }).grp,
+    metric: r.metric,
+    variant: r.variant,
+    value: Number(r.value),
+  }));
 }
 
 /** Sums of each metric and variant over days `from` to `to` (UTC dates, both included). */

@@ -72,7 +72,7 @@ export const PullRequestSession = Type.Object(
     costUsd: Type.Number(),
     costStatus: CostStatus,
     unpricedModels: Type.Array(Type.String()),
-    linkedBy: Type.Array(Type.Union([Type.Literal('session'), Type.Literal('branch')])),
+    linkedBy: Type.Array(Type.Union([Type.Literal('session'), Type.Literal('branch'), Type.Literal('commit')])),
   },
   { $id: 'PullRequestSession' },
 );

@@ -14,6 +14,7 @@ import type { Artifact } from '../artifacts/schema.js';
 import type { Check } from '../results/schema.js';
 import type { PrState, PullRequestDetail, PullRequestOutcome, PullRequestSession } from './schema.js';
 import * as store from './attribution-store.js';
+import { prsLinkedByCommit, sessionsLinkedByCommit, type CommitLinkRow } from './commit-links.js';
 import { namedPrs, type PrKey } from './refs.js';
 import * as spend from './spend-store.js';
 import { refreshSessionSpend, spendOfDays } from './spend-aggregates.js';
@@ -22,7 +23,8 @@ import * as prStore from './store.js';
 
 const DAY_MS = 86_400_000;
 
-export type LinkSource = 'session' | 'branch';
+/** How a session is linked to a PR: it names it, it ran on its head branch, or it made one of its commits. */
+export type LinkSource = 'session' | 'branch' | 'commit';
 
 export const keyOf = (k: PrKey) => `${k.repository}#${k.number}`;
 
@@ -126,7 +128,10 @@ export async function prOutcomesForRows(
   const out = new Map<string, PrOutcome[]>(sessions.map((r) => [r.id, []]));
   const rows = [...new Map(sessions.map((r) => [r.id, r])).values()];
   if (rows.length === 0) return out;
-  const named = new Map(rows.map((r) => [r.id, namedPrs(r)]));
+  const byCommit = await prsLinkedByCommit(ctx.db, ctx.appId, rows);
+  const named = new Map(
+    rows.map((r) => [r.id, [...namedPrs(r), ...(byCommit.get(r.id) ?? []).map((k) => ({ ...k, url: null }))]]),
+  );
   const repos = [...new Set(rows.map((r) => r.repo).filter(Boolean))];
   const [byNumber, byBranch] = await Promise.all([
     store.pullRequestsByKeys(
@@ -146,7 +151,8 @@ export async function prOutcomesForRows(
   const states = await describePullRequests(ctx, ctx.appId, [...prRows.values()]);
   for (const row of rows) {
     const links = new Map<string, PrOutcome>();
-    for (const k of named.get(row.id) ?? []) links.set(keyOf(k), outcomeOf(k, k.url, states.get(keyOf(k))));
+    for (const k of named.get(row.id) ?? [])
+      if (!links.has(keyOf(k))) links.set(keyOf(k), outcomeOf(k, k.url, states.get(keyOf(k))));
     for (const pr of byBranch) {
       if (pr.repository !== row.repo || pr.head_branch !== row.branch) continue;
       if (pr.closed_at !== null && row.started_at > pr.closed_at) continue;
@@ -172,6 +178,7 @@ interface Attributed {
 function attribute(
   named: readonly store.SessionLinkRow[],
   onBranch: readonly store.BranchLinkRow[],
+  byCommit: readonly CommitLinkRow[],
 ): Map<string, Attributed> {
   const prs = new Map<string, Attributed>();
   const add = (key: PrKey, url: string | null, row: store.SessionLinkRow, via: LinkSource) => {
@@ -190,6 +197,7 @@ function attribute(
     for (const k of namedPrs(row)) add({ repository: k.repository, number: k.number }, k.url, row, 'session');
   for (const row of onBranch)
     add({ repository: row.pr_repository, number: Number(row.pr_number) }, null, row, 'branch');
+  for (const row of byCommit) add({ repository: row.pr_repository, number: row.pr_number }, null, row, 'commit');
   return prs;
 }
 
@@ -256,12 +264,13 @@ export async function listOutcomes(
   ctx: FactoryContext,
   query: OutcomesQuery,
 ): Promise<{ data: PrOutcomeWire[]; total: number }> {
-  const [named, onBranch, prRows] = await Promise.all([
+  const [named, onBranch, byCommit, prRows] = await Promise.all([
     store.sessionsNamingPrs(ctx.db, ctx.appId),
     store.sessionsOnPrBranches(ctx.db, ctx.appId),
+    sessionsLinkedByCommit(ctx.db, ctx.appId),
     store.allPullRequests(ctx.db, ctx.appId),
   ]);
-  const attributed = attribute(named, onBranch);
+  const attributed = attribute(named, onBranch, byCommit);
   const states = await describePullRequests(
     ctx,
     ctx.appId,
@@ -327,12 +336,13 @@ export async function getPullRequest(
   const repository = normalizeRepository(`${owner}/${repo}`);
   const key = { repository, number };
   // Only this PR's links, each by its index: never the factory's sessions that name any PR.
-  const [named, onBranch, row] = await Promise.all([
+  const [named, onBranch, byCommit, row] = await Promise.all([
     store.sessionsNamingPr(ctx.db, ctx.appId, key),
     store.sessionsOnPrBranches(ctx.db, ctx.appId, key),
+    sessionsLinkedByCommit(ctx.db, ctx.appId, key),
     prStore.findPullRequest(ctx.db, ctx.appId, repository, number),
   ]);
-  const attributed = attribute(named, onBranch).get(keyOf(key));
+  const attributed = attribute(named, onBranch, byCommit).get(keyOf(key));
   // Evidence is stored with the repository as its sender spelled it; ask for both spellings.
   const spellings = [...new Set([`${owner}/${repo}`, repository])];
   const [artifactLists, resultLists] = await Promise.all([

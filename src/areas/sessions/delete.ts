@@ -8,6 +8,7 @@ import { recordSessionPrOutcomes, recordSessionPrRefs, recordSessionSpend } from
 import { applyRollupChanges, storedRollupParts } from '../metrics/rollup-write.js';
 import { recordToolUsage } from '../metrics/service.js';
 import { forgetSessionFacts } from '../verdict/ingest.js';
+import { forgetSessionCommits } from '../prs/commit-links.js';
 import { forgetSessionAttributes } from '../otlp/attributes.js';
 import { facetContributions } from './facets.js';
 import * as store from './store.js';
@@ -95,6 +96,7 @@ export async function deleteStoredSessions(db: Db, appId: string, rows: readonly
   await recordToolUsage(db, appId, [], ids);
   await recordSessionPrRefs(db, appId, [], ids);
   await forgetSessionFacts(db, appId, ids);
+  await forgetSessionCommits(db, appId, ids);
   await forgetSessionAttributes(
     db,
     appId,

@@ -6,6 +6,7 @@ import type { FactoryContext } from '../../server/context.js';
 import { nanosToMicros } from '../../pricing/cost.js';
 import { requireUser } from '../orgs/service.js';
 import { recordSessionPrOutcomes, recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
+import { recordSessionCommits } from '../prs/commit-links.js';
 import { recordToolUsage } from '../metrics/service.js';
 import { applyRollupChanges, storedRollupParts, type RollupToolRow } from '../metrics/rollup-write.js';
 import {
@@ -473,6 +474,13 @@ async function writeAll(
     db,
     ctx.appId,
     written.map((w) => w.row),
+    replaced,
+  );
+  // The commits each session made: what links it to the PR that holds one (prs/commit-links.ts).
+  await recordSessionCommits(
+    db,
+    ctx.appId,
+    written.map((w) => ({ id: w.row.id, doc: w.doc })),
     replaced,
   );
   await recordSessionSpend(

@@ -7,6 +7,7 @@ import { contentsAt, pullRequestCommits, pullRequestFiles } from '../../codehost
 import type { FactoryContext } from '../../server/context.js';
 import { ApiError } from '../../server/errors.js';
 import { findConnectedRepository } from '../repositories/service.js';
+import { recordPrCommits } from '../prs/commit-links.js';
 import * as store from './store.js';
 
 export const POLICY_FILE = '.attest/policy.yaml';
@@ -90,6 +91,8 @@ async function readPrInputs(
     files: out.changedFiles && JSON.stringify(out.changedFiles),
     fetched_at: ctx.clock.now(),
   });
+  // The sessions that made one of these commits are linked to the PR from now on (prs/commit-links.ts).
+  if (out.commits) await recordPrCommits(ctx.db, ctx.appId, { repository, number }, out.commits);
   return out;
 }
 

@@ -125,9 +125,13 @@ export async function pullRequestVerdict(
   repo: string,
   number: number,
 ): Promise<PrVerdict> {
-  const detail = await getPullRequest(ctx, owner, repo, number);
   const repository = normalizeRepository(`${owner}/${repo}`);
-  const baseSha = (await findPullRequest(ctx.db, ctx.appId, repository, number))?.base_sha ?? null;
+  const row = await findPullRequest(ctx.db, ctx.appId, repository, number);
+  // The PR's commits first (read from GitHub once a head commit, then cached): the sessions that made one of
+  // them are among the PR's sessions this read lists.
+  if (row?.head_sha) await prInputs(ctx, repository, number, row.head_sha);
+  const detail = await getPullRequest(ctx, owner, repo, number);
+  const baseSha = row?.base_sha ?? null;
   const { input, source } = await gather(ctx, detail, baseSha);
   const evaluation = evaluate(input);
   const policy = { source, errors: input.policy.errors };
