@@ -4,7 +4,7 @@ import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { Data, DateTime, Nullable, Limit, Ref } from '../../server/schemas.js';
 import { MetricsWindow, Model, ModelShare, Rate, TelemetryFigures } from './schema.js';
-import { breakdown, compare, DIMENSIONS, modelSpend, overview, trends } from './service.js';
+import { breakdown, compare, DIMENSIONS, modelSpend, overview, telemetry, trends } from './service.js';
 
 /** A date (a whole UTC day) or a date-time with its offset. */
 const Instant = Type.String({
@@ -15,6 +15,10 @@ const Instant = Type.String({
 const Repo = Type.String({
   maxLength: 500,
   description: 'owner/repo; empty for sessions without a repository; absent for all repositories.',
+});
+const TelemetryReportFigures = Type.Object({
+  ...TelemetryFigures.properties,
+  costUsd: Type.Number({ minimum: 0, description: 'claude_code.cost.usage, as the agent reported it' }),
 });
 const WindowQuery = { from: Type.Optional(Instant), to: Type.Optional(Instant), repo: Type.Optional(Repo) };
 
@@ -263,6 +267,54 @@ export const metricsRoutes: AreaRoutes = (app) => {
         }),
       };
     },
+  );
+
+  app.get(
+    '/metrics/telemetry',
+    {
+      schema: {
+        summary: "The agents' own figures (OTLP metrics) by actor, model or resource attribute",
+        tags: ['metrics'],
+        description:
+          'Lines added and removed, active time, edit decisions and the share accepted, and the cost the agent ' +
+          "reported, from Claude Code's usage metrics (docs/telemetry.md), by the UTC days the window touches. " +
+          '`actor` (sessions.read_team, else 400 actor_filter_forbidden) and `attribute` (`key=value`, a custom ' +
+          'resource attribute such as team=payments) filter; `by` (`actor`, `model` or `attribute:<key>`) adds ' +
+          'a row a group, costliest first (without sessions.read_team actors are pseudonyms). By an attribute, ' +
+          '`attribute` may only name a value of that one (else 400). Attribute figures count the points received ' +
+          'since the gateway kept attributes (migration 0046); `totals` is null when nothing matched.',
+        querystring: Type.Object(
+          {
+            from: Type.Optional(Instant),
+            to: Type.Optional(Instant),
+            actor: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+            attribute: Type.Optional(
+              Type.String({ pattern: '^[^=]{1,200}=.{1,500}$', maxLength: 701, description: 'key=value' }),
+            ),
+            by: Type.Optional(
+              Type.String({
+                pattern: '^(actor|model|attribute:.{1,200})$',
+                maxLength: 210,
+                description: 'actor, model or attribute:<key>',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Data(
+            Type.Object({
+              window: Ref(MetricsWindow),
+              source: Type.Literal('telemetry'),
+              by: Nullable(Type.String()),
+              totals: Nullable(TelemetryReportFigures),
+              rows: Type.Array(Type.Object({ key: Type.String(), ...TelemetryReportFigures.properties })),
+            }),
+          ),
+        },
+      },
+    },
+    async (req) => ({ data: await telemetry(factoryContext(req.ctx), optional(req.query)) }),
   );
 
   app.get(

@@ -12,7 +12,9 @@ import * as rollup from './rollup.js';
 import type { MetricsWindow, Model, ModelShare } from './schema.js';
 import * as store from './store.js';
 import * as tools from './tools-store.js';
-import { telemetryFigures } from '../otlp/metric-read.js';
+import { telemetryFigures, telemetryReport } from '../otlp/metric-read.js';
+import type { MetricFilter } from '../otlp/store.js';
+import { actorView } from '../sessions/wire.js';
 
 export const DAY_MS = 86_400_000;
 export const DEFAULT_WINDOW_DAYS = 30;
@@ -356,4 +358,49 @@ export async function recordToolUsage(
 /** The counters of one session (see recordToolUsage). */
 export async function recordSessionToolUsage(db: Db, session: ToolUsageSession, turns: ToolTurns): Promise<void> {
   await recordToolUsage(db, session.appId, [{ session, turns }]);
+}
+
+export interface TelemetryQuery {
+  from?: string;
+  to?: string;
+  actor?: string;
+  attribute?: string;
+  by?: string;
+}
+
+/**
+ * GET /v1/metrics/telemetry: the agents' own figures (OTLP metrics) of a window, filtered by an actor and a
+ * custom resource attribute (`team=payments`), in total and by actor, model or an attribute's values.
+ * Without sessions.read_team an actor filter is refused and actors are pseudonyms, as on the session list.
+ */
+export async function telemetry(ctx: FactoryContext, q: TelemetryQuery) {
+  const w = windowOf(ctx.clock.now(), q.from, q.to);
+  const actors = actorView(ctx);
+  if (q.actor !== undefined && !actors.team)
+    throw apiError('actor_filter_forbidden', 'Filtering by actor needs the sessions.read_team permission.');
+  const eq = q.attribute?.indexOf('=') ?? -1;
+  const attribute =
+    q.attribute === undefined ? undefined : { key: q.attribute.slice(0, eq), value: q.attribute.slice(eq + 1) };
+  const by: MetricFilter['by'] =
+    q.by === undefined
+      ? undefined
+      : q.by === 'actor' || q.by === 'model'
+        ? { kind: q.by as 'actor' | 'model' }
+        : { kind: 'attribute' as const, key: q.by.slice('attribute:'.length) };
+  if (attribute && by?.kind === 'attribute' && by.key !== attribute.key)
+    throw apiError('invalid_query_params', 'Invalid querystring: by an attribute, filter by a value of that one', {
+      details: [{ path: 'attribute', message: `must name ${by.key}, the attribute of by` }],
+    });
+  const report = await telemetryReport(ctx.db, ctx.appId, w, {
+    ...(q.actor === undefined ? {} : { actor: q.actor }),
+    ...(attribute ? { attribute } : {}),
+    ...(by ? { by } : {}),
+  });
+  return {
+    window: windowWire(w),
+    source: 'telemetry' as const,
+    by: q.by ?? null,
+    totals: report.totals,
+    rows: report.rows.map((r) => (by?.kind === 'actor' ? { ...r, key: actors.id(r.key) } : r)),
+  };
 }
