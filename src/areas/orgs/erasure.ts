@@ -10,10 +10,12 @@ import { mergeActorRollups } from '../metrics/erase.js';
 import { eraseTelemetry } from '../otlp/erase.js';
 import { ERASED_ACTOR_NAME, eraseActorSessions } from '../sessions/erase.js';
 import * as store from './erasure-store.js';
-import type { Erasure } from './schema.js';
+import type { Static } from 'typebox';
+import type { Erasure, ErasureBody } from './schema.js';
 import * as orgStore from './store.js';
 
-export type ErasureRequest = { email: string; actorId?: undefined } | { actorId: string; email?: undefined };
+/** Exactly one of `email` and `actorId`: the route's schema holds that. */
+export type ErasureRequest = Static<typeof ErasureBody>;
 
 /** What replaces the person's email and name in free text (notification bodies). */
 const SCRUBBED = '[erased]';
@@ -37,7 +39,7 @@ async function resolvePerson(ctx: OrgContext, req: ErasureRequest): Promise<Pers
       actorIds: user ? [user.id, email] : [email],
     };
   }
-  const id = req.actorId;
+  const id = req.actorId ?? '';
   const user = await orgStore.findUserById(ctx.db, id);
   if (user) return { userId: user.id, email: user.email, name: user.name, actorIds: [user.id, user.email] };
   if (id.includes('@')) {

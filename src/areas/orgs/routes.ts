@@ -7,6 +7,7 @@ import {
   AuditVerify,
   AutoJoinBody,
   Erasure,
+  ErasureBody,
   Invitation,
   Member,
   NewInvitation,
@@ -260,17 +261,11 @@ export const orgsRoutes: AreaRoutes = (app) => {
           '(`people.erase`). Idempotent: a repeat answers what the first erasure did. The report is kept in the ' +
           'audit log (`person.erased`), naming the person only by `subject`.',
         params: OrgParams,
-        body: Type.Object(
-          {
-            email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
-            actorId: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
-          },
-          { additionalProperties: false, minProperties: 1, maxProperties: 1 },
-        ),
+        body: ErasureBody,
         response: { 200: Data(Ref(Erasure)) },
       },
     },
-    async (req) => ({ data: await erasePerson(orgContext(req.ctx), req.body as Parameters<typeof erasePerson>[1]) }),
+    async (req) => ({ data: await erasePerson(orgContext(req.ctx), req.body) }),
   );
 
   app.get(

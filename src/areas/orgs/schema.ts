@@ -112,6 +112,15 @@ export type JoinedOrg = Static<typeof JoinedOrg>;
  * What erasing a person did (issue 42). `subject` is an opaque reference to the person (a keyed hash, the same
  * for the same person in this org, never their email); the counts say what was touched across every factory.
  */
+/** Who to erase: exactly one of the two (the body's schema refuses neither and both). */
+export const ErasureBody = Type.Object(
+  {
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
+    actorId: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+  },
+  { additionalProperties: false, minProperties: 1, maxProperties: 1 },
+);
+
 export const Erasure = Type.Object(
   {
     subject: Type.String(),

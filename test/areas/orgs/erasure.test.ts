@@ -121,6 +121,82 @@ describe('erasing a person', () => {
       body: { schemaVersion: 1, sessions: [mine] },
     });
     expect(r.status).toBe(200);
+    // Her agent's own telemetry: one api_request event of a session seen only through it, and one cost point.
+    const kv = (o: Record<string, string | number>) =>
+      Object.entries(o).map(([key, v]) => ({
+        key,
+        value: typeof v === 'number' ? { doubleValue: v } : { stringValue: v },
+      }));
+    const resource = { attributes: kv({ 'service.name': 'claude-code' }) };
+    const at = '1793530860000000000'; // 2026-11-01T11:01:00Z
+    const otlp = async (url: string, payload: unknown) => {
+      const res = await gw.app.inject({
+        method: 'POST',
+        url,
+        headers: {
+          authorization: `Bearer ${a.factoryKey}`,
+          'x-outerlayer-app-id': a.appId,
+          'content-type': 'application/json',
+        },
+        payload: JSON.stringify(payload),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await otlp('/v1/logs', {
+      resourceLogs: [
+        {
+          resource,
+          scopeLogs: [
+            {
+              logRecords: [
+                {
+                  timeUnixNano: at,
+                  body: { stringValue: 'claude_code.api_request' },
+                  attributes: kv({
+                    'event.name': 'api_request',
+                    'event.timestamp': '2026-11-01T11:01:00.000Z',
+                    'session.id': 'tel-erin',
+                    'user.email': EMAIL,
+                    model: 'claude-sonnet-4-5',
+                    cost_usd: 0.25,
+                    input_tokens: 10,
+                    output_tokens: 5,
+                  }),
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    await otlp('/v1/metrics', {
+      resourceMetrics: [
+        {
+          resource,
+          scopeMetrics: [
+            {
+              metrics: [
+                {
+                  name: 'claude_code.cost.usage',
+                  sum: {
+                    aggregationTemporality: 1,
+                    isMonotonic: true,
+                    dataPoints: [
+                      {
+                        asDouble: 0.25,
+                        startTimeUnixNano: at,
+                        timeUnixNano: at,
+                        attributes: kv({ 'user.email': EMAIL, model: 'claude-sonnet-4-5' }),
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
     // Org b: its own sessions, untouched by anything a does.
     await gw.call('POST', '/v1/agents/sync', {
       token: b.factoryKey,
@@ -163,6 +239,10 @@ describe('erasing a person', () => {
     expect(foreign.body.error.code).toBe('forbidden');
     // An org that does not exist answers the same to a session of another org.
     expect((await erase({ email: EMAIL }, bOwnerKey, 'no-such-org')).status).toBe(403);
+    // The org's only owner cannot be erased: it would leave the org without one.
+    const owner = await erase({ actorId: a.ownerId });
+    expect(owner.status).toBe(409);
+    expect(owner.body.error.code).toBe('last_owner');
     // Her data is all still there.
     expect((await tracesOf(gw, [EMAIL])).length).toBeGreaterThan(5);
   });
@@ -178,12 +258,21 @@ describe('erasing a person', () => {
       200,
     );
     const bDump = await dumpOrgB(gw, b);
+    const telemetryCost = async () =>
+      (
+        await gw.call('GET', '/v1/metrics/telemetry?from=2026-11-01&to=2026-11-01', {
+          token: a.loginToken,
+          appId: a.appId,
+        })
+      ).body.data.totals.costUsd;
+    expect(await telemetryCost()).toBeCloseTo(0.25, 9);
 
     const r = await erase({ email: EMAIL.toUpperCase() });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({
       factories: 2,
-      sessions: 3,
+      // e1, e2 and e3 synced, and tel-erin seen only through her telemetry.
+      sessions: 4,
       credentialsDeleted: 1,
       credentialsRenamed: 2,
       invitations: 1,
@@ -192,6 +281,9 @@ describe('erasing a person', () => {
       blobsRemoved: 1,
     });
     expect(r.body.data.subject).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.body.data.telemetryEvents).toBe(1);
+    // Her reported cost stays in the factory's telemetry totals, under a pseudonym.
+    expect(await telemetryCost()).toBeCloseTo(0.25, 9);
 
     expect(await tracesOf(gw, [EMAIL, NAME, 'erin.vale'])).toEqual([]);
     // The other member's text and org b's rows are untouched.
