@@ -557,6 +557,40 @@ describeInBrowser('dashboard: factory settings', () => {
     ).toBe('follow');
   });
 
+  it('retention saved here persists, is audit-logged, and a bad value shows its error under the field', async () => {
+    await settings();
+    const form = page.getByTestId('retention-form');
+    await form.getByLabel('Full detail (days)').fill('-3');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('error-retention-retention.fullDays').waitFor();
+    expect(
+      (await gw.call('GET', `/v1/apps/${t.appId}`, { token: t.loginToken, appId: t.appId })).body.data.retention,
+    ).toEqual({ fullDays: null, redactedDays: null, sessionsDays: null, artifactsDays: null });
+
+    await form.getByLabel('Full detail (days)').fill('7');
+    await form.getByLabel('Sessions (days)').fill('90');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('retention-saved').waitFor();
+    expect(
+      (await gw.call('GET', `/v1/apps/${t.appId}`, { token: t.loginToken, appId: t.appId })).body.data.retention,
+    ).toEqual({ fullDays: 7, redactedDays: null, sessionsDays: 90, artifactsDays: null });
+    const log = await gw.call('GET', `/v1/orgs/${t.orgName}/audit-log?pageSize=100`, { token: t.managementKey });
+    expect(JSON.stringify(log.body.data)).toContain('retention_full_days');
+    await page.reload();
+    const again = page.getByTestId('retention-form');
+    expect(await again.getByLabel('Full detail (days)').inputValue()).toBe('7');
+    expect(await again.getByLabel('Sessions (days)').inputValue()).toBe('90');
+    expect(await again.getByLabel('Artifacts (days)').inputValue()).toBe('');
+    // Emptied again, the session keeps for ever.
+    await again.getByLabel('Sessions (days)').fill('');
+    await again.getByLabel('Full detail (days)').fill('');
+    await again.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('retention-saved').waitFor();
+    expect(
+      (await gw.call('GET', `/v1/apps/${t.appId}`, { token: t.loginToken, appId: t.appId })).body.data.retention,
+    ).toEqual({ fullDays: null, redactedDays: null, sessionsDays: null, artifactsDays: null });
+  });
+
   it('a read member sees everything read-only, and a forced request from the page is refused with 403', async () => {
     const reader = await addMember(gw, t, 'read');
     const readerCtx = await newContext(browser, gw);
