@@ -104,6 +104,12 @@ describeInBrowser('dashboard: budgets', () => {
     await form.getByRole('button', { name: 'Save' }).click();
     await until(() => page.getByTestId('error-budget-timeZone').innerText()).toContain('Mars/Olympus');
     await screenshot(page, 'budgets');
+
+    // Deleting a budget (the API answers 204) takes it off the page and out of the API.
+    await payments.getByRole('button', { name: 'Delete' }).click();
+    await until(() => payments.count()).toBe(0);
+    const left = await gw.call('GET', '/v1/budgets', { token: a.loginToken, appId: a.appId });
+    expect(left.body.data.map((b: { name: string }) => b.name)).not.toContain('Payments');
   });
 
   it('settings: adds a webhook channel (secret shown once), refuses non-https, sends a test event', async () => {
@@ -125,5 +131,11 @@ describeInBrowser('dashboard: budgets', () => {
     await row.getByRole('button', { name: 'Send a test event' }).click();
     await until(() => row.getByTestId('channel-test-result').innerText()).toBe('succeeded (HTTP 200)');
     expect(receiver.at('/ops').map((r) => r.signatureValid)).toEqual([true]);
+
+    // Deleting it (the API answers 204) takes the row away, and the API lists it no more.
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await until(() => row.count()).toBe(0);
+    const left = await gw.call('GET', '/v1/notification-channels', { token: a.loginToken, appId: a.appId });
+    expect(left.body.data.map((c: { name: string }) => c.name)).not.toContain('ops');
   });
 });

@@ -26,5 +26,6 @@ export async function updateBudget(appId: string, id: string, body: BudgetPatch)
 }
 
 export async function deleteBudget(appId: string, id: string): Promise<void> {
-  await unwrap(api.DELETE('/v1/budgets/{id}', { params: { path: { id } }, ...factory(appId) }));
+  // 204: no body to unwrap (an error answer throws in the client's middleware).
+  await api.DELETE('/v1/budgets/{id}', { params: { path: { id } }, ...factory(appId) });
 }

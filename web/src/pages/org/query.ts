@@ -139,7 +139,8 @@ export async function createInvitation(org: string, email: string, role: Role): 
 }
 
 export async function revokeInvitation(org: string, id: string): Promise<void> {
-  await unwrap(api.DELETE('/v1/orgs/{orgName}/invitations/{id}', { params: { path: { orgName: org, id } } }));
+  // 204: no body to unwrap (an error answer throws in the client's middleware).
+  await api.DELETE('/v1/orgs/{orgName}/invitations/{id}', { params: { path: { orgName: org, id } } });
 }
 
 export async function setAutoJoin(org: string, autoJoin: AutoJoin | null) {

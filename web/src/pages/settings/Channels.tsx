@@ -35,8 +35,10 @@ export function ChannelsSection({ appId, canRead, canWrite }: { appId: string; c
     },
   });
   const remove = useMutation({
-    mutationFn: (id: string) =>
-      unwrap(api.DELETE('/v1/notification-channels/{id}', { params: { path: { id } }, ...factory(appId) })),
+    // 204: no body to unwrap (an error answer throws in the client's middleware).
+    mutationFn: async (id: string) => {
+      await api.DELETE('/v1/notification-channels/{id}', { params: { path: { id } }, ...factory(appId) });
+    },
     onSuccess: () => qc.invalidateQueries({ queryKey: channelsQuery(appId).queryKey }),
   });
   if (!canRead) return null;
