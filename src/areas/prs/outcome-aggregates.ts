@@ -132,8 +132,22 @@ async function refreshChunk(db: Db, appId: string, keys: readonly PrKey[]): Prom
   }
   await sql`delete from pr_outcomes where app_id = ${appId} and repository in (${sql.join(repos)})
     and number in (${sql.join(numbers)})`.execute(db);
-  if (rows.length) await insertRows(db, 'pr_outcomes', rows);
+  if (rows.length) await insertRows(db, 'pr_outcomes', rows, CONCURRENT_WRITER);
 }
+
+/**
+ * Two syncs of one PR's sessions in flight at once (PostgreSQL) both find no row and both insert it. The later
+ * merges into the earlier instead of failing: the PR's own state is the same in both, the first session is the
+ * earlier of the two, and a verdict either saw is kept.
+ */
+const CONCURRENT_WRITER = `on conflict (app_id, repository, number) do update set
+  opened_at = excluded.opened_at,
+  first_session_at = case when excluded.first_session_at < pr_outcomes.first_session_at
+    then excluded.first_session_at else pr_outcomes.first_session_at end,
+  verdict = coalesce(excluded.verdict, pr_outcomes.verdict),
+  merged = excluded.merged,
+  reverted = excluded.reverted,
+  ci_failed = excluded.ci_failed`;
 
 /** The PRs (of those given) that have a row, with their first linked session's start. */
 async function storedFirsts(db: Db, appId: string, keys: readonly PrKey[]): Promise<Map<string, number>> {
