@@ -17,19 +17,8 @@ export async function telemetryFigures(
 ): Promise<TelemetryFiguresWire | null> {
   const rows = await metricTotals(db, appId, day(w.from), day(Math.max(w.from, w.to - 1)));
   if (!rows.length) return null;
-  const sum = (metric: string, variant?: string) =>
-    rows
-      .filter((r) => r.metric === metric && (variant === undefined || r.variant === variant))
-      .reduce((n, r) => n + r.value, 0);
-  const accepted = sum('code_edit_tool.decision', 'accept');
-  const rejected = sum('code_edit_tool.decision', 'reject');
-  return {
-    linesAdded: sum('lines_of_code.count', 'added'),
-    linesRemoved: sum('lines_of_code.count', 'removed'),
-    activeTimeSeconds: sum('active_time.total'),
-    editDecisions: accepted + rejected,
-    editAcceptanceRate: accepted + rejected > 0 ? accepted / (accepted + rejected) : null,
-  };
+  const { costUsd: _reported, ...figures } = figuresOf(rows);
+  return figures;
 }
 
 type Sum = { metric: string; variant: string; value: number };
