@@ -28,7 +28,7 @@ const DAY_MS = 86_400_000;
 export const RETENTION_BATCH = 100;
 const FIRST_BATCH = 20;
 const MIN_BATCH = 2;
-const BATCH_TARGET_MS = 15;
+const BATCH_TARGET_MS = 5;
 /**
  * After each transaction the sweep rests this many times as long as it took (at least MIN_REST_MS): a duty
  * cycle that leaves the store and the event loop free most of the time, so a sync that arrives mid-batch waits
