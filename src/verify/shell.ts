@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Language, Parser, type TreeCursor } from 'web-tree-sitter';
+import { plainCommands } from './plain-line.js';
 
 // The wasm runtime and the grammar load once per process, before the first parse; the top-level await keeps
 // every function of this module synchronous for its callers.
@@ -122,6 +123,11 @@ const NO = { pass: false, fail: false } as const;
 
 /** The simple commands of a command line, in the order they appear. */
 export function simpleCommands(line: string): SimpleCommand[] {
+  return plainCommands(line) ?? parsedCommands(line);
+}
+
+/** The simple commands of a line as the grammar reads it (any line; `plainCommands` agrees on the plain ones). */
+export function parsedCommands(line: string): SimpleCommand[] {
   const tree = parser.parse(line);
   if (!tree) return [];
   let root: Node;
