@@ -1,7 +1,7 @@
 // What a shell tool call ran: its simple commands with wrappers taken off (`npx`, `uv run`, `timeout`,
 // `bash -c '...'`), each matched against the tool table, and the hook bypasses of its commits and pushes.
 import { nestedScript, simpleCommands, type SimpleCommand } from './shell.js';
-import { TOOLS, filtered, scriptRun, type Args, type Recognised } from './tools/index.js';
+import { TOOLS, filtered, scriptRun, type Args, type Recognised, type ToolEntry } from './tools/index.js';
 
 /** One recognised run inside a tool call, with what the line's exit status says about it. */
 export interface CommandPart extends Recognised {
@@ -271,6 +271,11 @@ const MANAGER_BUILTINS = new Set([
 ]);
 const MANAGER_OPTIONS = ['-w', '--workspace', '--prefix', '-C', '--dir', '--filter', '-F', '--cwd'];
 const TOOL_PROGRAMS = new Set(TOOLS.flatMap((t) => t.programs));
+/** The table's entries for each program, in the table's order (the first that matches wins). */
+const TOOLS_BY_PROGRAM = new Map<string, ToolEntry[]>();
+for (const entry of TOOLS) {
+  for (const p of new Set(entry.programs)) TOOLS_BY_PROGRAM.set(p, [...(TOOLS_BY_PROGRAM.get(p) ?? []), entry]);
+}
 
 function recognise(c: SimpleCommand): CommandPart[] {
   if (c.argv.length === 0) return [];
@@ -309,8 +314,7 @@ function recognise(c: SimpleCommand): CommandPart[] {
     if (prog === 'deno' && first === 'task' && second)
       return found([scriptRun('deno-task', second, a.operands.slice(2))]);
   }
-  for (const entry of TOOLS) {
-    if (!entry.programs.includes(prog)) continue;
+  for (const entry of TOOLS_BY_PROGRAM.get(prog) ?? []) {
     const args = readArgs(words, entry.valueOptions);
     const sub = entry.sub ?? [];
     if (sub.some((s, k) => args.operands[k] !== s)) continue;

@@ -6,8 +6,13 @@
 // readings over the fixture corpus and generated lines.
 import type { SimpleCommand } from './shell.js';
 
-/** Characters of a word that no shell expands, quotes, groups or splits. */
-const WORD_CHAR = /[A-Za-z0-9_\-./:,@%+=]/;
+/** Characters of a word that no shell expands, quotes, groups or splits, by char code (read once per character). */
+const WORD_CHARS = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:,@%+=')
+  WORD_CHARS[c.charCodeAt(0)] = 1;
+function isWordChar(line: string, i: number): boolean {
+  return WORD_CHARS[line.charCodeAt(i)] === 1;
+}
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([^=]+)$/;
 /** A command's name: the grammar reads `50%`, `x@y` or `a::b` there as something else than one word. */
 const NAME = /^[A-Za-z0-9_\-./+]+$/;
@@ -56,9 +61,9 @@ function tokens(line: string): Token[] | undefined {
       i++;
       continue;
     }
-    if (WORD_CHAR.test(ch)) {
+    if (isWordChar(line, i)) {
       const start = i;
-      while (i < n && WORD_CHAR.test(line[i]!)) i++;
+      while (i < n && isWordChar(line, i)) i++;
       const word = line.slice(start, i);
       if (line[i] === '>' || line[i] === '<') {
         // `2>&1`: a descriptor. Any other word run into a redirect is left to the grammar.
@@ -121,7 +126,7 @@ function redirect(line: string, i: number): number | undefined {
   if (line[j] === '<' || line[j] === '>' || line[j] === '|' || line[j] === '(') return undefined;
   while (line[j] === ' ' || line[j] === '\t') j++;
   const start = j;
-  while (j < line.length && WORD_CHAR.test(line[j]!)) j++;
+  while (j < line.length && isWordChar(line, j)) j++;
   const target = line.slice(start, j);
   if (target === '' || target.includes('=')) return undefined;
   if (dup && !isDigits(target) && target !== '-') return undefined;
