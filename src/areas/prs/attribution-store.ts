@@ -195,11 +195,13 @@ export function allPullRequests(db: Db, appId: string): Promise<PullRequestRow[]
 export interface LinkedSessionRow extends SessionLinkRow {
   by_name: number;
   by_branch: number;
+  by_commit: number;
 }
 
 /**
- * A page of the top-level sessions linked to one PR (named in session_pr_refs, or on its head branch before
- * it closed), oldest first, after the keyset cursor: the PR export pages through them with it.
+ * A page of the top-level sessions linked to one PR (named in session_pr_refs, linked by a commit in
+ * session_commit_prs, or on its head branch before it closed), oldest first, after the keyset cursor: the PR
+ * export pages through them with it.
  */
 export async function linkedSessionsAfter(
   db: Db,
@@ -211,6 +213,9 @@ export async function linkedSessionsAfter(
 ): Promise<LinkedSessionRow[]> {
   const named = sql<number>`case when exists (select 1 from session_pr_refs r
     where r.app_id = ${appId} and r.session_id = s.id and r.repository = ${key.repository} and r.number = ${key.number})
+    then 1 else 0 end`;
+  const byCommit = sql<number>`case when exists (select 1 from session_commit_prs k
+    where k.app_id = ${appId} and k.session_id = s.id and k.repository = ${key.repository} and k.number = ${key.number})
     then 1 else 0 end`;
   const beforeClose = !pr || pr.closed_at === null ? sql`` : sql` and s.started_at <= ${pr.closed_at}`;
   const branch =
@@ -234,10 +239,11 @@ export async function linkedSessionsAfter(
       's.unpriced_models',
       named.as('by_name'),
       branch.as('by_branch'),
+      byCommit.as('by_commit'),
     ])
     .where('s.app_id', '=', appId)
     .where('s.is_subagent', '=', 0)
-    .where(sql<boolean>`(${named} = 1 or ${branch} = 1)`);
+    .where(sql<boolean>`(${named} = 1 or ${branch} = 1 or ${byCommit} = 1)`);
   if (after)
     q = q.where((eb) =>
       eb.or([

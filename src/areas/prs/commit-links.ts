@@ -1,10 +1,11 @@
 // Sessions linked to pull requests by commit (issue 41): a session that made a commit a PR holds is linked to
 // that PR, whichever is known first. The session's commits are kept as rows when it is stored (a telemetry Bash
 // result's `git_commit_id`, a transcript's `outcome.commitShas`), the PR's when the App reads its commit list
-// (the verdict's read, on the PR's webhook job or on a read of the PR); a link is the join of the two, made
-// when either side reads it, so neither order loses it. SHAs match as the verdict's commit provenance matches
-// (verify/commits.ts): both tables are indexed by the first 7 characters, the exact match is made here. A
-// session in another repository than the PR's never links (a session with no repository may).
+// (the PR's webhook job, verdict/github-inputs.ts). A link is the join of the two, kept as a row
+// (session_commit_prs) by whichever side is stored second, inside its transaction, with the PR spend and
+// outcome sums it moves: reads only read the rows. SHAs match as the verdict's commit provenance matches
+// (verify/commits.ts): both commit tables are indexed by the first 7 characters, the exact match is made here.
+// A session in another repository than the PR's never links (a session with no repository may).
 import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows } from '../../db/bulk-insert.js';
@@ -12,7 +13,9 @@ import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
 import { sameCommit, shaPrefix } from '../../verify/index.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
 import type { SessionLinkRow } from './attribution-store.js';
+import { refreshPrOutcomes } from './outcome-aggregates.js';
 import type { PrKey } from './refs.js';
+import { refreshSessionSpend } from './spend-aggregates.js';
 
 export interface SessionCommitsTable {
   app_id: string;
@@ -30,16 +33,27 @@ export interface PrCommitsTable {
   prefix: string;
 }
 
+/** A session linked to a PR by a commit (migration 0052). */
+export interface SessionCommitPrsTable {
+  app_id: string;
+  /** The session row id (traceId). */
+  session_id: string;
+  repository: string;
+  number: number;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
     session_commits: SessionCommitsTable;
     pr_commits: PrCommitsTable;
+    session_commit_prs: SessionCommitPrsTable;
   }
 }
 
 const SHA = /^[0-9a-f]{7,64}$/;
 /** At most this many commits are kept of one session (a session rarely makes more than a handful). */
 const MAX_SESSION_COMMITS = 200;
+const keyOf = (k: PrKey) => `${k.repository}#${k.number}`;
 
 /** The commits a session document says it made, lower-case, each once. */
 export function commitsOfDocument(doc: Pick<AgentSessionV1, 'outcome'>): string[] {
@@ -53,9 +67,43 @@ export function commitsOfDocument(doc: Pick<AgentSessionV1, 'outcome'>): string[
   return [...out].slice(0, MAX_SESSION_COMMITS);
 }
 
+/** The PRs these sessions are linked to by commit now, as rows. */
+async function linksOf(db: Db, appId: string, sessionIds: readonly string[]): Promise<SessionCommitPrsTable[]> {
+  const out: SessionCommitPrsTable[] = [];
+  for (let i = 0; i < sessionIds.length; i += 500)
+    out.push(
+      ...(await db
+        .selectFrom('session_commit_prs')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('session_id', 'in', sessionIds.slice(i, i + 500))
+        .execute()),
+    );
+  return out.map((r) => ({ ...r, number: Number(r.number) }));
+}
+
+/** Delete the commit and link rows of these sessions; the PRs they were linked to. */
+async function dropSessionCommits(db: Db, appId: string, sessionIds: readonly string[]): Promise<PrKey[]> {
+  const before = await linksOf(db, appId, sessionIds);
+  for (let i = 0; i < sessionIds.length; i += 500) {
+    const ids = sessionIds.slice(i, i + 500);
+    // PostgreSQL: one probe of the primary key a session, whatever the statistics say (db/rows-of-sessions.ts).
+    for (const table of ['session_commits', 'session_commit_prs'] as const) {
+      if (isPostgres(db))
+        await db.executeQuery(
+          CompiledQuery.raw(deleteRowsOfSessionsText(table, 'session_id', 'app-then-session'), [appId, [...ids]]),
+        );
+      else await db.deleteFrom(table).where('app_id', '=', appId).where('session_id', 'in', ids).execute();
+    }
+  }
+  return before;
+}
+
 /**
- * Keep the commits of these sessions (the sessions ingest calls this inside its transaction, with every session
- * it wrote). `replaced`: the sessions that may have rows already; theirs are replaced.
+ * Keep the commits of these sessions and their links to the PRs that hold one (the sessions ingest calls this
+ * inside its transaction, with every session it wrote, after their rows; before the PR spend recount, which
+ * reads the links). `replaced`: the sessions that may have rows already; theirs are replaced. The PR outcome
+ * rows of the PRs they were or are linked to by commit are recomputed here.
  */
 export async function recordSessionCommits(
   db: Db,
@@ -63,112 +111,126 @@ export async function recordSessionCommits(
   sessions: readonly { id: string; doc: Pick<AgentSessionV1, 'outcome'> }[],
   replaced: readonly string[],
 ): Promise<void> {
-  await forgetSessionCommits(db, appId, replaced);
+  const before = replaced.length ? await dropSessionCommits(db, appId, replaced) : [];
   const rows = sessions.flatMap((s) =>
     commitsOfDocument(s.doc).map((sha) => ({ app_id: appId, session_id: s.id, sha, prefix: shaPrefix(sha) })),
   );
   for (let i = 0; i < rows.length; i += 500)
     await insertRows(db, 'session_commits', rows.slice(i, i + 500), 'on conflict do nothing');
-}
-
-/** Delete the commit rows of these sessions (their replacement or their deletion). */
-export async function forgetSessionCommits(db: Db, appId: string, sessionIds: readonly string[]): Promise<void> {
-  for (let i = 0; i < sessionIds.length; i += 500) {
-    const ids = sessionIds.slice(i, i + 500);
-    // PostgreSQL: one probe of the primary key a session, whatever the statistics say (db/rows-of-sessions.ts).
-    if (isPostgres(db))
-      await db.executeQuery(
-        CompiledQuery.raw(deleteRowsOfSessionsText('session_commits', 'session_id', 'app-then-session'), [
-          appId,
-          [...ids],
-        ]),
-      );
-    else await db.deleteFrom('session_commits').where('app_id', '=', appId).where('session_id', 'in', ids).execute();
+  const withCommits = [...new Set(rows.map((r) => r.session_id))];
+  const after: SessionCommitPrsTable[] = [];
+  for (let i = 0; i < withCommits.length; i += 500) {
+    const matches = await db
+      .selectFrom('session_commits as c')
+      .innerJoin('pr_commits as p', (j) => j.onRef('p.app_id', '=', 'c.app_id').onRef('p.prefix', '=', 'c.prefix'))
+      .innerJoin('sessions as s', 's.id', 'c.session_id')
+      .select(['c.session_id', 'c.sha as session_sha', 'p.sha as pr_sha', 'p.repository', 'p.number', 's.repo'])
+      .where('c.app_id', '=', appId)
+      .where('c.session_id', 'in', withCommits.slice(i, i + 500))
+      .execute();
+    for (const m of matches)
+      if ((m.repo === '' || m.repo === m.repository) && sameCommit(m.session_sha, m.pr_sha))
+        after.push({ app_id: appId, session_id: m.session_id, repository: m.repository, number: Number(m.number) });
   }
+  await insertLinks(db, after);
+  if (before.length || after.length) await refreshPrOutcomes(db, appId, [...before, ...after]);
 }
 
-/** Keep the commits of a PR as the App read them (added to those of its earlier head commits). */
+async function insertLinks(db: Db, links: readonly SessionCommitPrsTable[]): Promise<void> {
+  const unique = [...new Map(links.map((l) => [`${l.session_id}\u0000${keyOf(l)}`, l])).values()];
+  for (let i = 0; i < unique.length; i += 500)
+    await insertRows(db, 'session_commit_prs', unique.slice(i, i + 500), 'on conflict do nothing');
+}
+
+/**
+ * Delete the commits and commit links of these sessions (their deletion), inside the caller's transaction,
+ * with the PR outcome rows of the PRs they were linked to by commit.
+ */
+export async function forgetSessionCommits(db: Db, appId: string, sessionIds: readonly string[]): Promise<void> {
+  const before = await dropSessionCommits(db, appId, sessionIds);
+  if (before.length) await refreshPrOutcomes(db, appId, before);
+}
+
+/**
+ * Keep the commits of a PR as the App read them (added to those of its earlier head commits), link the
+ * sessions that made one, and move the PR spend and outcome sums by them, in one transaction.
+ */
 export async function recordPrCommits(db: Db, appId: string, key: PrKey, commits: readonly string[]): Promise<void> {
-  const rows = [...new Set(commits.map((c) => c.toLowerCase()).filter((c) => SHA.test(c)))].map((sha) => ({
-    app_id: appId,
-    repository: key.repository,
-    number: key.number,
-    sha,
-    prefix: shaPrefix(sha),
-  }));
-  for (let i = 0; i < rows.length; i += 500)
-    await insertRows(db, 'pr_commits', rows.slice(i, i + 500), 'on conflict do nothing');
+  const shas = [...new Set(commits.map((c) => c.toLowerCase()).filter((c) => SHA.test(c)))];
+  if (!shas.length) return;
+  const write = async (trx: Db) => {
+    const rows = shas.map((sha) => ({ ...key, app_id: appId, sha, prefix: shaPrefix(sha) }));
+    for (let i = 0; i < rows.length; i += 500)
+      await insertRows(trx, 'pr_commits', rows.slice(i, i + 500), 'on conflict do nothing');
+    const prefixes = [...new Set(rows.map((r) => r.prefix))];
+    const links: SessionCommitPrsTable[] = [];
+    const topLevel = new Set<string>();
+    for (let i = 0; i < prefixes.length; i += 500) {
+      const candidates = await trx
+        .selectFrom('session_commits as c')
+        .innerJoin('sessions as s', 's.id', 'c.session_id')
+        .select(['c.session_id', 'c.sha', 's.repo', 's.is_subagent'])
+        .where('c.app_id', '=', appId)
+        .where('c.prefix', 'in', prefixes.slice(i, i + 500))
+        .where('s.app_id', '=', appId)
+        .execute();
+      for (const c of candidates) {
+        if ((c.repo !== '' && c.repo !== key.repository) || !shas.some((sha) => sameCommit(c.sha, sha))) continue;
+        links.push({ app_id: appId, session_id: c.session_id, ...key });
+        if (!Number(c.is_subagent)) topLevel.add(c.session_id);
+      }
+    }
+    if (!links.length) return;
+    await insertLinks(trx, links);
+    await refreshSessionSpend(trx, appId, [...topLevel]);
+    await refreshPrOutcomes(trx, appId, [key]);
+  };
+  await (db.isTransaction ? write(db) : db.transaction().execute(write));
 }
-
-const LINK_COLUMNS = [
-  's.id',
-  's.session_id',
-  's.repo',
-  's.branch',
-  's.pr_refs',
-  's.title',
-  's.agent_type',
-  's.started_at',
-  's.cost_micros',
-  's.cost_status',
-  's.unpriced_models',
-] as const;
 
 export interface CommitLinkRow extends SessionLinkRow {
   pr_repository: string;
   pr_number: number;
 }
 
-/** The top-level sessions of this factory that made a commit a PR holds: of one PR (`only`), or of every PR. */
+/** The top-level sessions of this factory linked to a PR by commit: of one PR (`only`), or of every PR. */
 export async function sessionsLinkedByCommit(db: Db, appId: string, only?: PrKey): Promise<CommitLinkRow[]> {
   let q = db
-    .selectFrom('pr_commits as p')
-    .innerJoin('session_commits as c', (j) => j.onRef('c.app_id', '=', 'p.app_id').onRef('c.prefix', '=', 'p.prefix'))
-    .innerJoin('sessions as s', 's.id', 'c.session_id')
+    .selectFrom('session_commit_prs as k')
+    .innerJoin('sessions as s', 's.id', 'k.session_id')
     .select([
-      ...LINK_COLUMNS,
-      'c.sha as session_sha',
-      'p.sha as pr_sha',
-      'p.repository as pr_repository',
-      'p.number as pr_number',
+      's.id',
+      's.session_id',
+      's.repo',
+      's.branch',
+      's.pr_refs',
+      's.title',
+      's.agent_type',
+      's.started_at',
+      's.cost_micros',
+      's.cost_status',
+      's.unpriced_models',
+      'k.repository as pr_repository',
+      'k.number as pr_number',
     ])
-    .where('p.app_id', '=', appId)
+    .where('k.app_id', '=', appId)
     .where('s.app_id', '=', appId)
-    .where('s.is_subagent', '=', 0)
-    .where((eb) => eb.or([eb('s.repo', '=', eb.ref('p.repository')), eb('s.repo', '=', '')]));
-  if (only) q = q.where('p.repository', '=', only.repository).where('p.number', '=', only.number);
-  const out = new Map<string, CommitLinkRow>();
-  for (const { session_sha, pr_sha, ...row } of await q.execute())
-    if (sameCommit(session_sha, pr_sha))
-      out.set(`${row.id}\u0000${row.pr_repository}#${row.pr_number}`, { ...row, pr_number: Number(row.pr_number) });
-  return [...out.values()];
+    .where('s.is_subagent', '=', 0);
+  if (only) q = q.where('k.repository', '=', only.repository).where('k.number', '=', only.number);
+  return (await q.execute()).map((r) => ({ ...r, pr_number: Number(r.pr_number) }));
 }
 
 /** The PRs each of these sessions (row ids) is linked to by a commit: session row id → PR keys. */
 export async function prsLinkedByCommit(
   db: Db,
   appId: string,
-  sessions: readonly { id: string; repo: string }[],
+  sessions: readonly { id: string }[],
 ): Promise<Map<string, PrKey[]>> {
   const out = new Map<string, PrKey[]>();
-  const repoOf = new Map(sessions.map((s) => [s.id, s.repo]));
-  const ids = [...repoOf.keys()];
-  for (let i = 0; i < ids.length; i += 500) {
-    const rows = await db
-      .selectFrom('session_commits as c')
-      .innerJoin('pr_commits as p', (j) => j.onRef('p.app_id', '=', 'c.app_id').onRef('p.prefix', '=', 'c.prefix'))
-      .select(['c.session_id', 'c.sha as session_sha', 'p.sha as pr_sha', 'p.repository', 'p.number'])
-      .where('c.app_id', '=', appId)
-      .where('c.session_id', 'in', ids.slice(i, i + 500))
-      .execute();
-    for (const r of rows) {
-      const repo = repoOf.get(r.session_id);
-      if ((repo !== '' && repo !== r.repository) || !sameCommit(r.session_sha, r.pr_sha)) continue;
-      const list = out.get(r.session_id) ?? [];
-      if (!list.some((k) => k.repository === r.repository && k.number === Number(r.number)))
-        list.push({ repository: r.repository, number: Number(r.number) });
-      out.set(r.session_id, list);
-    }
+  for (const l of await linksOf(db, appId, [...new Set(sessions.map((s) => s.id))])) {
+    const list = out.get(l.session_id) ?? [];
+    list.push({ repository: l.repository, number: l.number });
+    out.set(l.session_id, list);
   }
   return out;
 }

@@ -51,6 +51,7 @@ export async function exportPullRequest(
   const wire = (s: store.LinkedSessionRow) =>
     prSessionWire(s, [
       ...(Number(s.by_branch) ? ['branch' as const] : []),
+      ...(Number(s.by_commit) ? ['commit' as const] : []),
       ...(Number(s.by_name) ? ['session' as const] : []),
     ]);
   const sessions = (async function* pages() {

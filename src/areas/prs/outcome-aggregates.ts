@@ -3,9 +3,10 @@
 // change (webhook or CLI report), a revert of it, a check at its head, and a new evaluation of its verdict. A row
 // holds what the answer counts of the PR: when it opened (the code host's opening, else its first linked
 // session), its latest stored verdict (null before any), merged, reverted, CI failed at its head. A PR has a row
-// while a top-level session links to it (names it, or ran on its head branch in the same repository before it
-// closed: the rule of attribution-store.ts), so the read costs the PRs opened in its window, never the sessions.
-// Each write recomputes the rows of the PRs it may have moved from their sources (a few index reads a PR).
+// while a top-level session links to it (names it, made one of its commits, or ran on its head branch in the
+// same repository before it closed: the rule of attribution-store.ts), so the read costs the PRs opened in its
+// window, never the sessions. Each write recomputes the rows of the PRs it may have moved from their sources (a
+// few index reads a PR).
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import { insertRows } from '../../db/bulk-insert.js';
@@ -81,6 +82,13 @@ async function refreshChunk(db: Db, appId: string, keys: readonly PrKey[]): Prom
       and s.is_subagent = 0
     group by r.repository, r.number`.execute(db);
   for (const r of named.rows) earliest(`${r.repository}#${Number(r.number)}`, r.first);
+  const byCommit = await sql<{ repository: string; number: number; first: unknown }>`
+    select k.repository, k.number, min(s.started_at) as first
+    from session_commit_prs k join sessions s on s.app_id = k.app_id and s.id = k.session_id
+    where k.app_id = ${appId} and k.repository in (${sql.join(repos)}) and k.number in (${sql.join(numbers)})
+      and s.is_subagent = 0
+    group by k.repository, k.number`.execute(db);
+  for (const r of byCommit.rows) earliest(`${r.repository}#${Number(r.number)}`, r.first);
   // Each PR's first session on its head branch, by the (app_id, repo, branch, is_subagent, started_at) index.
   if (prs.length) {
     const onBranch = await sql<{ repository: string; number: number; first: unknown }>`
@@ -278,6 +286,7 @@ export async function rebuildPrOutcomes(db: Db, appId: string): Promise<void> {
   await db.deleteFrom('pr_outcomes').where('app_id', '=', appId).execute();
   const keys = await sql<PrKey>`
     select distinct repository, number from session_pr_refs where app_id = ${appId}
+    union select repository, number from session_commit_prs where app_id = ${appId}
     union select repository, number from pull_requests where app_id = ${appId}`.execute(db);
   await refreshPrOutcomes(db, appId, keys.rows);
 }

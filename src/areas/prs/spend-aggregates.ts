@@ -8,8 +8,9 @@
 //   its PRs merged in the window. A session counts on each distinct merged day of its PRs (per scope: every
 //   repository '*', or the PRs' repository), and once less for each pair of consecutive such days: the days
 //   inside a window are a run of consecutive ones, so what both hold cancels down to one count.
-// A session links to a PR by naming it (session_pr_refs) or by running on its head branch in the same
-// repository before it closed: the rule of spend-store.ts and attribution-store.ts.
+// A session links to a PR by naming it (session_pr_refs), by making one of its commits (session_commit_prs) or
+// by running on its head branch in the same repository before it closed: the rule of spend-store.ts and
+// attribution-store.ts.
 import { sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { CounterDeltas, type CounterTable } from '../../db/counter-deltas.js';
@@ -108,6 +109,12 @@ async function linkRows(db: Db, appId: string, ids: readonly string[] | null): P
     from sessions s
       join session_pr_refs r on r.app_id = s.app_id and r.session_id = s.id
       join pull_requests p on p.app_id = r.app_id and p.repository = r.repository and p.number = r.number
+    where ${app} = ${appId} and s.is_subagent = 0 and p.merged = 1${only}
+    union
+    select s.id as sid, s.started_at, s.repo, s.cost_micros, p.repository, p.number, p.merged_at
+    from sessions s
+      join session_commit_prs k on k.app_id = s.app_id and k.session_id = s.id
+      join pull_requests p on p.app_id = k.app_id and p.repository = k.repository and p.number = k.number
     where ${app} = ${appId} and s.is_subagent = 0 and p.merged = 1${only}
     union
     select s.id as sid, s.started_at, s.repo, s.cost_micros, p.repository, p.number, p.merged_at
@@ -232,6 +239,8 @@ export async function pullRequestChanged(
   const rows = await sql<{ id: string }>`
     select r.session_id as id from session_pr_refs r
     where r.app_id = ${appId} and r.repository = ${after.repository} and r.number = ${after.number}
+    union select k.session_id from session_commit_prs k
+    where k.app_id = ${appId} and k.repository = ${after.repository} and k.number = ${after.number}
     ${
       branches.length
         ? sql`union select s.id from sessions s where s.app_id = ${appId} and s.repo = ${after.repository}

@@ -1,7 +1,8 @@
 // SQL of the PR spend tiles (cost per merged PR, unshipped spend) and of `session_pr_refs`, the PRs each
 // session names itself as rows. Reads the sessions area's summary rows (nothing of theirs is written here),
-// always scoped by factory. A session links to a PR by naming it (session_pr_refs) or by running on its head
-// branch in the same repository before it closed: the same rule as attribution-store.ts.
+// always scoped by factory. A session links to a PR by naming it (session_pr_refs), by making one of its
+// commits (session_commit_prs) or by running on its head branch in the same repository before it closed: the
+// same rule as attribution-store.ts.
 import { CompiledQuery, sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows } from '../../db/bulk-insert.js';
@@ -81,7 +82,7 @@ export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promis
   const app = scope.appId;
   const prRepo = scope.repo === undefined ? sql`` : sql` and p.repository = ${scope.repo}`;
   const sessionRepo = scope.repo === undefined ? sql`` : sql` and s.repo = ${scope.repo}`;
-  // Links (session, PR) to the PRs merged in the window, by name and by branch.
+  // Links (session, PR) to the PRs merged in the window, by name, by commit and by branch.
   const merged = await sql<{ prs: number | string | null; cost: number | string | null }>`
     with merged as (
       select p.repository, p.number, p.head_branch, p.closed_at from pull_requests p
@@ -92,6 +93,10 @@ export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promis
         join session_pr_refs r on r.app_id = ${app} and r.repository = m.repository and r.number = m.number
         join sessions s on s.app_id = ${app} and s.id = r.session_id and s.is_subagent = 0
       union
+      select k.session_id as sid, m.repository, m.number from merged m
+        join session_commit_prs k on k.app_id = ${app} and k.repository = m.repository and k.number = m.number
+        join sessions s on s.app_id = ${app} and s.id = k.session_id and s.is_subagent = 0
+      union
       select s.id as sid, m.repository, m.number from merged m
         join sessions s on s.app_id = ${app} and s.repo = m.repository and s.is_subagent = 0
           and s.branch = m.head_branch
@@ -101,8 +106,8 @@ export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promis
       (select count(*) from (select distinct repository, number from links) x) as prs,
       (select coalesce(sum(s.cost_micros), 0) from sessions s
         where s.app_id = ${app} and s.id in (select sid from links)) as cost`.execute(db);
-  // Shipped: the window's top-level sessions linked to any merged PR (by name, or on its head branch before it
-  // closed), found from the merged PRs through their indexes rather than by two probes for every session of
+  // Shipped: the window's top-level sessions linked to any merged PR (by name, by commit, or on its head branch
+  // before it closed), found from the merged PRs through their indexes rather than by two probes for every session of
   // the window. The unshipped tile is the window's top-level cost minus this.
   const scoped = sql`s.app_id = ${app} and s.is_subagent = 0
     and s.started_at >= ${w.from} and s.started_at < ${w.to}${sessionRepo}`;
@@ -111,6 +116,10 @@ export async function prSpend(db: Db, scope: SpendScope, w: SpendWindow): Promis
           select r.session_id from session_pr_refs r
             join pull_requests p on p.app_id = r.app_id and p.repository = r.repository and p.number = r.number
           where r.app_id = ${app} and p.merged = 1
+          union
+          select k.session_id from session_commit_prs k
+            join pull_requests p on p.app_id = k.app_id and p.repository = k.repository and p.number = k.number
+          where k.app_id = ${app} and p.merged = 1
           union
           select s2.id from pull_requests p
             join sessions s2 on s2.app_id = ${app} and s2.repo = p.repository and s2.is_subagent = 0
