@@ -25,10 +25,16 @@ export interface PrRef {
 
 /**
  * Something the comment of these pull requests shows changed: ask for a run of each (debounced). Does
- * nothing while the factory's `pr_comment` setting is off. Never fails the caller's write: the evidence
- * is already stored, and a lost trigger only delays the comment until the next one.
+ * nothing while the factory's `pr_comment` and `pr_check` settings are off, unless `whateverTheSettings` (the
+ * PR's webhook: its run also reads what the PR's reads show of GitHub, its commits first). Never fails the
+ * caller's write: the evidence is already stored, and a lost trigger only delays the comment until the next one.
  */
-export async function schedulePrComments(ctx: ScheduleContext, appId: string, prs: readonly PrRef[]): Promise<void> {
+export async function schedulePrComments(
+  ctx: ScheduleContext,
+  appId: string,
+  prs: readonly PrRef[],
+  { whateverTheSettings = false }: { whateverTheSettings?: boolean } = {},
+): Promise<void> {
   const seen = new Set<string>();
   for (const pr of prs) {
     if (!Number.isSafeInteger(pr.number) || pr.number <= 0) continue;
@@ -38,7 +44,16 @@ export async function schedulePrComments(ctx: ScheduleContext, appId: string, pr
     if (seen.has(key)) continue;
     seen.add(key);
     try {
-      await store.requestRun(ctx.db, crypto.randomUUID(), appId, repository, pr.number, ctx.clock.now(), DEBOUNCE);
+      await store.requestRun(
+        ctx.db,
+        crypto.randomUUID(),
+        appId,
+        repository,
+        pr.number,
+        ctx.clock.now(),
+        DEBOUNCE,
+        whateverTheSettings,
+      );
     } catch (err) {
       ctx.log?.warn({ err, appId, repository, number: pr.number }, 'could not schedule the PR comment');
     }

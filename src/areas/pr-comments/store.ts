@@ -65,15 +65,17 @@ export async function requestRun(
   number: number,
   now: number,
   d: Debounce,
+  whateverTheSettings = false,
 ): Promise<boolean> {
   const due = now + d.quietMs;
+  const wanted = whateverTheSettings ? sql`` : sql` and (pr_comment = 'on' or pr_check = 'on')`;
   const since = sql<number>`coalesce(pr_comment_jobs.pending_since, excluded.pending_since)`;
   const result = await sql`
     insert into pr_comment_jobs (id, org_id, app_id, repository, number, requested, done, pending_since, due_at,
       attempts, created_at, updated_at)
     select cast(${id} as text), org_id, id, cast(${repository} as text), cast(${number} as integer), 1, 0,
       cast(${now} as bigint), cast(${due} as bigint), 0, cast(${now} as bigint), cast(${now} as bigint)
-    from apps where id = ${appId} and (pr_comment = 'on' or pr_check = 'on') and deleted_at is null
+    from apps where id = ${appId}${wanted} and deleted_at is null
     on conflict (app_id, repository, number) do update set
       requested = pr_comment_jobs.requested + 1,
       pending_since = ${since},

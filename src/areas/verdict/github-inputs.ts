@@ -1,7 +1,9 @@
 // What the verdict reads from GitHub through the App: the PR's commits and changed files (cached per head
 // commit) and the repository's policy files at the PR's base commit (cached per base commit, so a PR can never
 // change the policy it is judged by). A read GitHub refuses (permission, not found) is cached as unreadable;
-// a retryable failure is not cached and propagates as 503 github_unavailable.
+// a retryable failure is not cached and propagates as 503 github_unavailable. Only a `fetch` asks GitHub (the
+// PR's webhook job and the verdict route); the PR read takes what is stored, and says when GitHub could have
+// answered but has not been asked yet (`unread`).
 import { githubApp, isGitHubConfigured, type InstallationClient } from '../../codehost/github.js';
 import { contentsAt, pullRequestCommits, pullRequestFiles } from '../../codehost/github-verdict.js';
 import type { FactoryContext } from '../../server/context.js';
@@ -18,6 +20,8 @@ const MAX_VALIDATOR_FILES = 50;
 export interface PrInputs {
   commits: string[] | null;
   changedFiles: string[] | null;
+  /** Not stored yet, and GitHub could answer: the PR's webhook job has not read them (a read without fetch). */
+  unread?: boolean;
 }
 
 export interface PolicyFiles {
@@ -26,6 +30,8 @@ export interface PolicyFiles {
   files: Array<{ path: string; text: string }>;
   /** Why the policy could not be read now (shown as a policy error). */
   unreadable?: string;
+  /** As PrInputs.unread. */
+  unread?: boolean;
 }
 
 /** GitHub answers that leave an input unread for now (not cached, so a later evaluation reads it). */
@@ -52,14 +58,26 @@ async function clientOf(
   return client ? { client, owner: repo.owner, name: repo.name } : null;
 }
 
-/** The PR's commits and changed files at this head commit; null for each when GitHub cannot say. */
+/** Whether the App could read this repository (no GitHub call): configured here, and the repository connected. */
+async function githubCouldAnswer(ctx: FactoryContext, repository: string): Promise<boolean> {
+  return isGitHubConfigured(ctx.gateway) && (await findConnectedRepository(ctx, repository)) !== null;
+}
+
+/**
+ * The PR's commits and changed files at this head commit; null for each when GitHub cannot say. Without
+ * `fetch`, only what is stored (no GitHub call).
+ */
 export function prInputs(
   ctx: FactoryContext,
   repository: string,
   number: number,
   headSha: string | null,
+  fetch: boolean,
 ): Promise<PrInputs> {
-  return orNow(ctx, () => readPrInputs(ctx, repository, number, headSha), { commits: null, changedFiles: null });
+  return orNow(ctx, () => readPrInputs(ctx, repository, number, headSha, fetch), {
+    commits: null,
+    changedFiles: null,
+  });
 }
 
 async function readPrInputs(
@@ -67,11 +85,13 @@ async function readPrInputs(
   repository: string,
   number: number,
   headSha: string | null,
+  fetch: boolean,
 ): Promise<PrInputs> {
   if (headSha === null) return { commits: null, changedFiles: null };
   const cached = await store.findPrInputs(ctx.db, ctx.appId, repository, number, headSha);
   const parse = (v: string | null) => (v === null ? null : (JSON.parse(v) as string[]));
   if (cached) return { commits: parse(cached.commits), changedFiles: parse(cached.files) };
+  if (!fetch) return { commits: null, changedFiles: null, unread: await githubCouldAnswer(ctx, repository) };
   const gh = await clientOf(ctx, repository);
   if (!gh) return { commits: null, changedFiles: null };
   const [commits, files] = await Promise.all([
@@ -96,18 +116,31 @@ async function readPrInputs(
   return out;
 }
 
-/** `.attest/policy.yaml` and `.attest/validators/*.yaml` at the base commit; none (the default policy) without one. */
-export function policyFiles(ctx: FactoryContext, repository: string, baseSha: string | null): Promise<PolicyFiles> {
+/**
+ * `.attest/policy.yaml` and `.attest/validators/*.yaml` at the base commit; none (the default policy) without
+ * one. Without `fetch`, only what is stored (no GitHub call).
+ */
+export function policyFiles(
+  ctx: FactoryContext,
+  repository: string,
+  baseSha: string | null,
+  fetch: boolean,
+): Promise<PolicyFiles> {
   // Unread for now: the default policy, saying why (a policy error row), until a later evaluation reads it.
   const unread: PolicyFiles = {
     source: 'default',
     files: [],
     unreadable: 'GitHub could not be read just now; the default policy applies until it can',
   };
-  return orNow(ctx, () => readPolicyFiles(ctx, repository, baseSha), unread);
+  return orNow(ctx, () => readPolicyFiles(ctx, repository, baseSha, fetch), unread);
 }
 
-async function readPolicyFiles(ctx: FactoryContext, repository: string, baseSha: string | null): Promise<PolicyFiles> {
+async function readPolicyFiles(
+  ctx: FactoryContext,
+  repository: string,
+  baseSha: string | null,
+  fetch: boolean,
+): Promise<PolicyFiles> {
   if (baseSha === null) return { source: 'default', files: [] };
   const cached = await store.findPolicy(ctx.db, ctx.appId, repository, baseSha);
   const sourceOf = (files: PolicyFiles['files']) =>
@@ -118,6 +151,7 @@ async function readPolicyFiles(ctx: FactoryContext, repository: string, baseSha:
     const files = JSON.parse(cached.files) as PolicyFiles['files'];
     return { source: sourceOf(files), files };
   }
+  if (!fetch) return { source: 'default', files: [], unread: await githubCouldAnswer(ctx, repository) };
   const gh = await clientOf(ctx, repository);
   if (!gh) return { source: 'default', files: [] };
   const files: PolicyFiles['files'] = [];

@@ -1,7 +1,8 @@
 // `verdict` and `flagged` on the PR read and on GET /v1/prs/outcomes, with its `verdict=` filter (API.md §11).
-// The PR read evaluates now (the verdict route's evaluation, stored when it changed). The list shows each PR's
-// latest stored evaluation — made by the PR job, the PR read or the verdict route — and evaluates the PRs that
-// have none yet, once, so every row carries a verdict.
+// The PR read evaluates now (the verdict route's evaluation, stored when it changed), from what is stored of
+// GitHub: the PR's job reads GitHub, a read makes no GitHub call. The list shows each PR's latest stored
+// evaluation — made by the PR job, the PR read or the verdict route — and evaluates the PRs that have none yet,
+// once, so every row carries a verdict.
 import { type Verdict, VERDICTS } from '../../verify/index.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
@@ -20,7 +21,7 @@ export async function pullRequestWithVerdict(
   repo: string,
   number: number,
 ): Promise<PrDetailWire & VerdictFields> {
-  const v = await pullRequestVerdict(ctx, owner, repo, number);
+  const v = await pullRequestVerdict(ctx, owner, repo, number, { fetch: false });
   return { ...v.detail, verdict: v.wire.verdict, flagged: v.wire.flagged };
 }
 
@@ -53,7 +54,7 @@ export async function outcomesWithVerdicts(
     let v = latest.get(`${o.repository}#${o.number}`);
     if (!v) {
       const [owner, name] = o.repository.split('/') as [string, string];
-      const made = await pullRequestVerdict(ctx, owner, name, o.number);
+      const made = await pullRequestVerdict(ctx, owner, name, o.number, { fetch: false });
       v = { verdict: made.wire.verdict, flagged: made.wire.flagged };
     }
     const verdict = v.verdict as Verdict;

@@ -32,7 +32,7 @@ export async function verdictOverview(
   for (const c of counts) if (c.verdict !== null) add(c.verdict, c);
   for (const pr of unevaluated) {
     const [owner, name] = pr.repository.split('/') as [string, string];
-    const made = await pullRequestVerdict(ctx, owner, name, pr.number);
+    const made = await pullRequestVerdict(ctx, owner, name, pr.number, { fetch: false });
     add(made.wire.verdict, { prs: 1, merged: pr.merged, reverted: pr.reverted, ciFailures: pr.ciFailed });
   }
   return {

@@ -41,8 +41,11 @@ export const verdictRoutes: AreaRoutes = (app) => {
       },
     },
     async (req) => ({
-      data: (await pullRequestVerdict(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number))
-        .wire,
+      data: (
+        await pullRequestVerdict(factoryContext(req.ctx), req.params.owner, req.params.repo, req.params.number, {
+          fetch: true,
+        })
+      ).wire,
     }),
   );
 

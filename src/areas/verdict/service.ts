@@ -45,7 +45,8 @@ async function gather(
   ctx: FactoryContext,
   detail: PrDetailWire,
   baseSha: string | null,
-): Promise<{ input: VerdictInput; source: string }> {
+  fetch: boolean,
+): Promise<{ input: VerdictInput; source: string; unread: boolean }> {
   const repository = detail.repository;
   const facts = await store.factsOfSessions(
     ctx.db,
@@ -91,8 +92,8 @@ async function gather(
     }
   }
   const [github, policy, history] = await Promise.all([
-    prInputs(ctx, repository, detail.number, detail.headSha),
-    policyFiles(ctx, repository, baseSha),
+    prInputs(ctx, repository, detail.number, detail.headSha, fetch),
+    policyFiles(ctx, repository, baseSha, fetch),
     store.repositoryHistory(ctx.db, ctx.appId, [...new Set([repository, detail.repository])]),
   ]);
   const input: VerdictInput = {
@@ -112,27 +113,45 @@ async function gather(
     policy: parsePolicy(policy.files),
   };
   if (policy.unreadable) input.policy.errors.push({ file: '.attest/policy.yaml', message: policy.unreadable });
-  return { input, source: policy.source };
+  return { input, source: policy.source, unread: github.unread === true || policy.unread === true };
+}
+
+/**
+ * Read from GitHub, through the App, what the verdict of this PR reads at its head and base commits (its commits,
+ * which link the sessions that made one, its changed files, the policy), unless stored already. The PR's webhook
+ * job calls this whatever the factory's comment and check settings, so the PR read never has to.
+ */
+export async function readPullRequestInputs(ctx: FactoryContext, repository: string, number: number): Promise<void> {
+  const row = await findPullRequest(ctx.db, ctx.appId, normalizeRepository(repository), number);
+  if (!row) return;
+  await Promise.all([
+    prInputs(ctx, row.repository, number, row.head_sha || null, true),
+    policyFiles(ctx, row.repository, row.base_sha ?? null, true),
+  ]);
 }
 
 /**
  * The verdict of the PR as of now (404 pull_request_not_found as the PR read). Stored when it differs from
- * the PR's latest evaluation; `evaluatedAt` is when this evaluation was first made.
+ * the PR's latest evaluation; `evaluatedAt` is when this evaluation was first made. `fetch`: what the verdict
+ * reads from GitHub is read now when not stored yet (the PR's job, the verdict route); without it (the PR read,
+ * the lists) no GitHub call is made, and an evaluation missing what GitHub has not been asked yet is shown but
+ * not stored (the PR's job stores the whole one).
  */
 export async function pullRequestVerdict(
   ctx: FactoryContext,
   owner: string,
   repo: string,
   number: number,
+  { fetch }: { fetch: boolean },
 ): Promise<PrVerdict> {
   const repository = normalizeRepository(`${owner}/${repo}`);
   const row = await findPullRequest(ctx.db, ctx.appId, repository, number);
-  // The PR's commits first (read from GitHub once a head commit, then cached): the sessions that made one of
+  // The PR's commits first (read from GitHub once a head commit, then stored): the sessions that made one of
   // them are among the PR's sessions this read lists.
-  if (row?.head_sha) await prInputs(ctx, repository, number, row.head_sha);
+  if (fetch && row?.head_sha) await prInputs(ctx, repository, number, row.head_sha, true);
   const detail = await getPullRequest(ctx, owner, repo, number);
   const baseSha = row?.base_sha ?? null;
-  const { input, source } = await gather(ctx, detail, baseSha);
+  const { input, source, unread } = await gather(ctx, detail, baseSha, fetch);
   const evaluation = evaluate(input);
   const policy = { source, errors: input.policy.errors };
   const digest = crypto
@@ -150,7 +169,8 @@ export async function pullRequestVerdict(
     .digest('hex');
   const latest = await store.latestEvaluation(ctx.db, ctx.appId, repository, number);
   let evaluatedAt = latest?.evaluated_at ?? ctx.clock.now();
-  if (!latest || latest.digest !== digest) {
+  if (unread && latest?.digest !== digest) evaluatedAt = ctx.clock.now();
+  else if (!latest || latest.digest !== digest) {
     evaluatedAt = ctx.clock.now();
     // A change of the verdict itself (not of its rows) is announced; a first verdict too, unless it says
     // nothing yet (`none`: a human PR; `waiting`: its sessions are on their way). Queued before the row is

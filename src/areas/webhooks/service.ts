@@ -140,7 +140,8 @@ export async function handleGithubDelivery(ctx: RequestContext, delivery: Delive
     const fact = pullRequestFact(repository, pr);
     await applyToFactories(factories, async (f) => {
       await applyPullRequest(ctx, f, fact);
-      await schedulePrComments(ctx, f.appId, [{ repository, number: fact.number }]);
+      // Whatever the comment settings: the PR's job reads its commits, which link the sessions that made one.
+      await schedulePrComments(ctx, f.appId, [{ repository, number: fact.number }], { whateverTheSettings: true });
     });
     return result;
   }

@@ -23,7 +23,7 @@ import { findConnectedRepository } from '../../areas/repositories/service.js';
 import type { Check } from '../../areas/results/schema.js';
 import { listChecks } from '../../areas/results/service.js';
 import { syncCheckRun } from '../../areas/verdict/check-run.js';
-import { pullRequestVerdict, type PrVerdict } from '../../areas/verdict/service.js';
+import { pullRequestVerdict, readPullRequestInputs, type PrVerdict } from '../../areas/verdict/service.js';
 import { workItemsOfPullRequest } from '../../areas/work-items/service.js';
 import { hasEvidence, markerOf, renderComment, sessionPageUrl, type CommentData } from './render.js';
 import * as store from '../../areas/pr-comments/store.js';
@@ -170,6 +170,15 @@ export class PrCommentWorker {
   ): Promise<RunResult> {
     const commentOn = (await prCommentModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on';
     const checkOn = (await prCheckModeOf(ctx.db, ctx.orgId, ctx.appId)) === 'on';
+    // What the PR's reads show of GitHub (its commits, which link the sessions that made one; its changed files and
+    // policy) is read here, on the PR's job, whatever the comment and check settings: the reads only read the store.
+    // With both off, a failure is no problem of the comment's (the next webhook tries again).
+    try {
+      await readPullRequestInputs(ctx, row.repository, Number(row.number));
+    } catch (err) {
+      if (commentOn || checkOn) throw err;
+      ctx.log.warn({ err }, "the PR's GitHub inputs could not be read");
+    }
     if (!commentOn && !checkOn) {
       await done({ refreshAt: null });
       return 'skipped';
@@ -187,7 +196,7 @@ export class PrCommentWorker {
     // The verdict (issue 39) opens the comment and decides the check run; a PR the factory does not know has none.
     let verdict: PrVerdict | null = null;
     try {
-      verdict = await pullRequestVerdict(ctx, repo.owner, repo.name, number);
+      verdict = await pullRequestVerdict(ctx, repo.owner, repo.name, number, { fetch: true });
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 'pull_request_not_found')) throw err;
     }

@@ -47,31 +47,49 @@ describe('a session linked to the pull request that holds its commit', () => {
     return { branch, commits: g.github.repo(REPO).branches.get(branch)!.slice(-2) };
   }
 
-  /** The PR of `branch` opened in the double and delivered to the gateway by its webhook, then the jobs run. */
-  async function openPull(branch: string): Promise<number> {
-    const pull = g.github.openPullAs('alice', REPO, branch, 'Fix login');
+  /** The PRs this file opened that a session is linked to (the Overview's PRs by verdict count them). */
+  const linkedPrs = new Set<number>();
+  const heads = new Map<number, { branch: string; headSha: string }>();
+
+  /** The PR's webhook delivered to the gateway (opened, or merged at `mergedAt`), then the due jobs run. */
+  async function webhook(number: number, mergedAt?: string) {
+    const { branch, headSha } = heads.get(number)!;
     const payload = pullRequestDelivery({
       repository: REPO,
-      number: pull.number,
+      number,
       title: 'Fix login',
       head: branch,
-      headSha: pull.headSha,
-      updatedAt: '2026-11-20T11:00:00Z',
+      headSha,
+      updatedAt: mergedAt ?? '2026-11-20T11:00:00Z',
+      ...(mergedAt ? { state: 'closed' as const, merged: true } : {}),
       installationId: writer.id,
     });
     const r = await deliver(g, 'pull_request', payload);
     expect(r.status, r.text).toBeLessThan(300);
     g.gw.clock.advance(60_000);
     await g.gw.app.attest.jobs.runDueJobs();
+  }
+
+  /** The PR of `branch` opened in the double and delivered to the gateway by its webhook, then the jobs run. */
+  async function openPull(branch: string): Promise<number> {
+    const pull = g.github.openPullAs('alice', REPO, branch, 'Fix login');
+    heads.set(pull.number, { branch, headSha: pull.headSha });
+    await webhook(pull.number);
     return pull.number;
   }
 
   /**
-   * Claude Code's telemetry of one session, as OTLP/JSON: an API request, then a Bash tool result carrying the
-   * commit it made. No vcs attributes: the session has no repository or branch, so only the commit can link it.
+   * Claude Code's telemetry of one session, as OTLP/JSON: an API request costing `cost` USD, then a Bash tool
+   * result carrying the commit it made. By default no vcs attributes: the session has no repository or branch,
+   * so only the commit can link it.
    */
-  async function telemetry(tenant: Tenant, sessionId: string, commit: string): Promise<string> {
-    const at = Date.parse('2026-11-20T10:00:00Z');
+  async function telemetry(
+    tenant: Tenant,
+    sessionId: string,
+    commit: string,
+    { startedAt = '2026-11-20T10:00:00Z', cost = 0.02, vcs = {} as Record<string, string> } = {},
+  ): Promise<string> {
+    const at = Date.parse(startedAt);
     const record = (ms: number, name: string, attrs: Record<string, string | number>) => ({
       timeUnixNano: String(BigInt(at + ms) * 1_000_000n),
       body: { stringValue: `claude_code.${name}` },
@@ -80,6 +98,7 @@ describe('a session linked to the pull request that holds its commit', () => {
         'event.timestamp': new Date(at + ms).toISOString(),
         'session.id': sessionId,
         'user.account_uuid': 'acc-1',
+        ...vcs,
         ...attrs,
       }).map(([key, v]) => ({ key, value: typeof v === 'number' ? { doubleValue: v } : { stringValue: v } })),
     });
@@ -90,7 +109,7 @@ describe('a session linked to the pull request that holds its commit', () => {
           scopeLogs: [
             {
               logRecords: [
-                record(0, 'api_request', { model: 'claude-sonnet-4-5-20250929', cost_usd: 0.02 }),
+                record(0, 'api_request', { model: 'claude-sonnet-4-5-20250929', cost_usd: cost }),
                 record(1000, 'tool_result', {
                   tool_name: 'Bash',
                   success: 'true',
@@ -141,6 +160,7 @@ describe('a session linked to the pull request that holds its commit', () => {
     expect(await prNumbersOf(t, mine)).toEqual([]);
 
     const number = await openPull(branch);
+    linkedPrs.add(number);
     // The webhook's job read the PR's commits: the session read shows the PR before anyone reads the PR.
     expect(await prNumbersOf(t, mine)).toEqual([number]);
     expect(await sessionsOfPr(number)).toEqual([expect.objectContaining({ traceId: mine, linkedBy: ['commit'] })]);
@@ -157,6 +177,7 @@ describe('a session linked to the pull request that holds its commit', () => {
     expect(await sessionsOfPr(number)).toEqual([]);
 
     const mine = await telemetry(t, 'cc-pr-first', commits[1]!.slice(0, 7));
+    linkedPrs.add(number);
     expect(await prNumbersOf(t, mine)).toEqual([number]);
     expect(await sessionsOfPr(number)).toEqual([expect.objectContaining({ traceId: mine, linkedBy: ['commit'] })]);
     // A commit of no PR (6 characters of one say too little) links to nothing.
@@ -165,5 +186,84 @@ describe('a session linked to the pull request that holds its commit', () => {
     const outcomes = await g.gw.call('GET', `/v1/prs/outcomes?repo=${REPO}`, read(t));
     expect(outcomes.status, outcomes.text).toBe(200);
     expect(outcomes.body.data.find((o: { number: number }) => o.number === number)).toMatchObject({ sessions: 1 });
+  });
+
+  it('counts a commit-linked session, once, in the PR read, its export, the spend tiles and PRs by verdict', async () => {
+    // Comments and checks off: the PR's webhook job still reads its commits (the reads never ask GitHub).
+    const off = await g.gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as(t), body: { pr_comment: 'off' } });
+    expect(off.status, off.text).toBe(200);
+    const { branch, commits } = pushBranch();
+    const startedAt = '2026-11-25T10:00:00Z';
+    // A (first): telemetry only, linked by its commit alone. B: on the PR's branch in its repository and made the other
+    // commit: linked by branch and by commit, counted once.
+    const a = await telemetry(t, 'cc-count-a', commits[0]!, { startedAt, cost: 0.02 });
+    const b = await telemetry(t, 'cc-count-b', commits[1]!, {
+      startedAt: '2026-11-25T11:00:00Z',
+      cost: 0.03,
+      vcs: { 'vcs.repository.name': REPO, 'vcs.ref.head.name': branch },
+    });
+    const commitLists = () => g.github.countCalls('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/commits');
+    const listed = commitLists();
+    const number = await openPull(branch);
+    linkedPrs.add(number);
+    expect(commitLists()).toBe(listed + 1);
+
+    // Every read below only reads the store: the GitHub double answers no call meanwhile.
+    let calls = g.github.calls.length;
+    const pr = await g.gw.call('GET', `/v1/prs/${REPO}/${number}`, read(t));
+    expect(pr.status, pr.text).toBe(200);
+    expect(pr.body.data).toMatchObject({ sessions: 2, costUsd: 0.05, costStatus: 'complete' });
+    expect(pr.body.data.sessionList).toEqual([
+      expect.objectContaining({ traceId: a, linkedBy: ['commit'], costUsd: 0.02 }),
+      expect.objectContaining({ traceId: b, linkedBy: ['branch', 'commit'], costUsd: 0.03 }),
+    ]);
+    const outcomes = await g.gw.call('GET', `/v1/prs/outcomes?repo=${REPO}`, read(t));
+    expect(outcomes.body.data.find((o: { number: number }) => o.number === number)).toMatchObject({
+      sessions: 2,
+      costUsd: 0.05,
+    });
+
+    const json = await g.gw.call('GET', `/v1/prs/${REPO}/${number}/export?format=json`, read(t));
+    expect(json.status, json.text).toBe(200);
+    expect(json.body.sessions.map((s: { traceId: string; linkedBy: string[] }) => [s.traceId, s.linkedBy])).toEqual([
+      [a, ['commit']],
+      [b, ['branch', 'commit']],
+    ]);
+    const csv = await g.gw.call('GET', `/v1/prs/${REPO}/${number}/export?format=csv`, read(t));
+    expect(csv.status, csv.text).toBe(200);
+    const sessionLines = csv.text.split('\r\n').filter((l) => l.startsWith('session,'));
+    expect(sessionLines).toHaveLength(2);
+    expect(sessionLines.find((l) => l.includes(a))).toContain(',0.02,commit,');
+    expect(sessionLines.find((l) => l.includes(b))).toContain(',0.03,branch commit,');
+
+    expect(g.github.calls.slice(calls)).toEqual([]);
+
+    // Merged the next day: both sessions shipped, each counted once, in whole days and in a partial window.
+    await webhook(number, '2026-11-26T10:00:00Z');
+    calls = g.github.calls.length;
+    for (const window of ['from=2026-11-25&to=2026-11-26', 'from=2026-11-25T00:00:00Z&to=2026-11-26T12:00:00Z']) {
+      const overview = await g.gw.call('GET', `/v1/metrics/overview?${window}`, read(t));
+      expect(overview.status, overview.text).toBe(200);
+      const tiles = overview.body.data.tiles;
+      expect(tiles.totalCostUsd.current).toBeCloseTo(0.05, 9);
+      expect(tiles.mergedPrs.current).toBe(1);
+      expect(tiles.costPerMergedPrUsd.current).toBeCloseTo(0.05, 9);
+      expect(tiles.unshippedCostUsd.current).toBeCloseTo(0, 9);
+    }
+    // PRs by verdict: every PR of this file opened (GitHub's opening, 2026-10-01) with a linked session counts,
+    // those linked by commit alone too.
+    const verdicts = await g.gw.call('GET', '/v1/metrics/verdicts?from=2026-10-01&to=2026-10-01', read(t));
+    expect(verdicts.status, verdicts.text).toBe(200);
+    const prs = (verdicts.body.data.verdicts as { prs: number }[]).reduce((n, v) => n + v.prs, 0);
+    expect(prs).toBe(linkedPrs.size);
+
+    expect(await prNumbersOf(t, a)).toEqual([number]);
+    expect((await g.gw.call('GET', `/v1/prs/${REPO}/${number}`, read(t))).body.data).toMatchObject({
+      state: 'merged',
+      sessions: 2,
+      costUsd: 0.05,
+    });
+    expect(g.github.calls.slice(calls)).toEqual([]);
+    expect(commitLists()).toBe(listed + 1);
   });
 });

@@ -182,7 +182,10 @@ describe('PRs by verdict kept at write time', () => {
     rows = await expectExact();
     expect(rows.get(51)!.ci_failed).toBe(1);
 
-    // The first read evaluates the three PRs (none had a verdict), which stores one each.
+    // The PRs' webhook jobs read what the verdict reads of GitHub (a read makes no GitHub call); then the first
+    // read evaluates the three PRs (none had a verdict), which stores one each.
+    g.gw.clock.advance(60_000);
+    await g.gw.app.attest.jobs.runDueJobs();
     const first = await verdicts();
     rows = await expectExact();
     const v51 = rows.get(51)!.verdict as string;
