@@ -43,7 +43,7 @@ const TileFields = {
   ),
   unshippedCostUsd: Type.Number({
     description:
-      'Cost of the top-level sessions started in the window that link to no merged PR (by name or by branch).',
+      'Cost of the top-level sessions started in the window that link to no merged PR (by name, commit or branch).',
   }),
 };
 const Tiles = Type.Object({ ...TileFields, totalCostMicros: Type.Integer(), modelMix: Type.Array(Ref(ModelShare)) });
