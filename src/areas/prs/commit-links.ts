@@ -85,18 +85,27 @@ async function linksOf(db: Db, appId: string, sessionIds: readonly string[]): Pr
 /** Delete the commit and link rows of these sessions; the PRs they were linked to. */
 async function dropSessionCommits(db: Db, appId: string, sessionIds: readonly string[]): Promise<PrKey[]> {
   const before = await linksOf(db, appId, sessionIds);
+  await deleteOfSessions(db, 'session_commits', appId, sessionIds);
+  // Only the sessions that had links have link rows (most sessions have none).
+  await deleteOfSessions(db, 'session_commit_prs', appId, [...new Set(before.map((l) => l.session_id))]);
+  return before;
+}
+
+async function deleteOfSessions(
+  db: Db,
+  table: 'session_commits' | 'session_commit_prs',
+  appId: string,
+  sessionIds: readonly string[],
+): Promise<void> {
   for (let i = 0; i < sessionIds.length; i += 500) {
     const ids = sessionIds.slice(i, i + 500);
     // PostgreSQL: one probe of the primary key a session, whatever the statistics say (db/rows-of-sessions.ts).
-    for (const table of ['session_commits', 'session_commit_prs'] as const) {
-      if (isPostgres(db))
-        await db.executeQuery(
-          CompiledQuery.raw(deleteRowsOfSessionsText(table, 'session_id', 'app-then-session'), [appId, [...ids]]),
-        );
-      else await db.deleteFrom(table).where('app_id', '=', appId).where('session_id', 'in', ids).execute();
-    }
+    if (isPostgres(db))
+      await db.executeQuery(
+        CompiledQuery.raw(deleteRowsOfSessionsText(table, 'session_id', 'app-then-session'), [appId, [...ids]]),
+      );
+    else await db.deleteFrom(table).where('app_id', '=', appId).where('session_id', 'in', ids).execute();
   }
-  return before;
 }
 
 /**

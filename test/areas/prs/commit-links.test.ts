@@ -188,7 +188,7 @@ describe('a session linked to the pull request that holds its commit', () => {
     expect(outcomes.body.data.find((o: { number: number }) => o.number === number)).toMatchObject({ sessions: 1 });
   });
 
-  it('counts a commit-linked session, once, in the PR read, its export, the spend tiles and PRs by verdict', async () => {
+  it('counts a commit-linked session once in the PR read, its export, the spend tiles, PRs by verdict', async () => {
     // Comments and checks off: the PR's webhook job still reads its commits (the reads never ask GitHub).
     const off = await g.gw.call('PATCH', `/v1/apps/${t.appId}`, { ...as(t), body: { pr_comment: 'off' } });
     expect(off.status, off.text).toBe(200);
