@@ -3,7 +3,9 @@
 // verdict's commit provenance matches (a whole SHA or a prefix of at least 7), whichever arrives first: the
 // telemetry before the PR (linked when the PR's webhook job reads its commits) or after it. Against the GitHub
 // double; another factory's session with the same commit is never linked, nor sees the PR.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { up } from '../../../src/db/migrations/0052_session_commit_prs.js';
 import type { DoubleInstallation } from '../../github-double/server.js';
 import { bindInstallation } from '../../github-double/setup.js';
 import { createTenant, type Tenant } from '../../helpers/gateway.js';
@@ -265,5 +267,30 @@ describe('a session linked to the pull request that holds its commit', () => {
     });
     expect(g.github.calls.slice(calls)).toEqual([]);
     expect(commitLists()).toBe(listed + 1);
+
+    // Migration 0052 run again on this store fills the same links from the kept commits with its own copy of the
+    // matching, and owes this factory (not the other, which has none) a rebuild of its sums.
+    const db = g.gw.app.attest.db;
+    const links = () =>
+      sql<{
+        app_id: string;
+        session_id: string;
+        repository: string;
+        number: unknown;
+      }>`select app_id, session_id, repository, number from session_commit_prs
+        order by app_id, session_id, repository, number`
+        .execute(db)
+        .then((r) => r.rows.map((row) => ({ ...row, number: Number(row.number) })));
+    const kept = await links();
+    expect(kept.filter((l) => l.app_id === t.appId && l.number === number).map((l) => l.session_id)).toEqual(
+      [a, b].sort(),
+    );
+    await sql`drop table session_commit_prs`.execute(db);
+    await sql`delete from rollup_rebuilds`.execute(db);
+    await up(db as never, g.gw.app.attest.dialect);
+    expect(await links()).toEqual(kept);
+    const owed = await sql<{ app_id: string }>`select app_id from rollup_rebuilds`.execute(db);
+    expect(owed.rows.map((r) => r.app_id)).toEqual([t.appId]);
+    await sql`delete from rollup_rebuilds`.execute(db);
   });
 });
