@@ -17,22 +17,25 @@ export async function sessionExtent(db: Db, scope: Scope): Promise<SessionExtent
     .selectFrom('session_repos')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('sessions'), eb.lit(0)).as('n'))
     .where('app_id', '=', scope.appId);
-  let ends = db
-    .selectFrom('sessions')
-    .select((eb) => [eb.fn.min<number>('started_at').as('first'), eb.fn.max<number>('started_at').as('last')])
-    .where('app_id', '=', scope.appId)
-    .where('is_subagent', '=', 0);
-  if (scope.repo !== undefined) {
-    counted = counted.where('repo', '=', scope.repo);
-    ends = ends.where('repo', '=', scope.repo);
-  }
-  const [count, range] = await Promise.all([counted.executeTakeFirst(), ends.executeTakeFirst()]);
+  // The first and the last start, each from one end of the (app, [repo,] is_subagent, started_at) index: SQLite
+  // answers min() and max() in one select by walking the whole range, which grows with history.
+  const end = (order: 'asc' | 'desc') => {
+    let q = db
+      .selectFrom('sessions')
+      .select('started_at')
+      .where('app_id', '=', scope.appId)
+      .where('is_subagent', '=', 0);
+    if (scope.repo !== undefined) q = q.where('repo', '=', scope.repo);
+    return q.orderBy('started_at', order).limit(1).executeTakeFirst();
+  };
+  if (scope.repo !== undefined) counted = counted.where('repo', '=', scope.repo);
+  const [count, first, last] = await Promise.all([counted.executeTakeFirst(), end('asc'), end('desc')]);
   const sessions = Number(count?.n ?? 0);
   const iso = (ms: number | null | undefined) =>
     ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
   return {
     sessions,
-    firstStartedAt: sessions > 0 ? iso(range?.first) : null,
-    lastStartedAt: sessions > 0 ? iso(range?.last) : null,
+    firstStartedAt: sessions > 0 ? iso(first?.started_at) : null,
+    lastStartedAt: sessions > 0 ? iso(last?.started_at) : null,
   };
 }
