@@ -55,6 +55,16 @@ export async function windowTiles(db: Db, scope: raw.Scope, windows: readonly ra
   return out;
 }
 
+/** The cost of a window's sessions (subagents included), without the distinct actors the tiles count. */
+export async function windowCost(db: Db, scope: raw.Scope, w: raw.Window): Promise<number> {
+  const s = split(w);
+  const parts = await Promise.all([
+    s.days ? rs.dayTiles(db, scope, [s.days]) : Promise.resolve([]),
+    ...s.edges.map((e) => raw.tiles(db, scope, [e])),
+  ]);
+  return parts.flat().reduce((n, t) => n + t.costMicros, 0);
+}
+
 /** Per-model spend of a window, costliest first (rollups must be refreshed first). */
 export async function windowModels(db: Db, scope: raw.Scope, w: raw.Window): Promise<raw.ModelRow[]> {
   const s = split(w);

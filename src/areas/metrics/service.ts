@@ -244,13 +244,14 @@ export interface BreakdownQuery extends ModelsQuery {
 export async function breakdown(ctx: FactoryContext, q: BreakdownQuery) {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
   const scope = scopeOf(ctx, q.repo);
-  const result =
+  const [result, totalCost] = await Promise.all([
     q.by === 'model'
-      ? store.modelBreakdown(await rollup.windowModels(ctx.db, scope, w), q.limit)
+      ? rollup.windowModels(ctx.db, scope, w).then((rows) => store.modelBreakdown(rows, q.limit))
       : q.by === 'tool'
-        ? await rollup.windowToolBreakdown(ctx.db, scope, w, q.limit)
-        : await rollup.windowKeyBreakdown(ctx.db, scope, w, q.by, q.limit);
-  const totalCost = (await rollup.windowTiles(ctx.db, scope, [w]))[0]!.costMicros;
+        ? rollup.windowToolBreakdown(ctx.db, scope, w, q.limit)
+        : rollup.windowKeyBreakdown(ctx.db, scope, w, q.by, q.limit),
+    rollup.windowCost(ctx.db, scope, w),
+  ]);
   return {
     window: windowWire(w),
     by: q.by,
