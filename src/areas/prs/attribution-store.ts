@@ -2,6 +2,7 @@
 // of theirs is written here) joined with this area's pull_requests, always scoped by factory.
 import { sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
+import { inList, readRows } from '../../db/prepared.js';
 import type { PullRequestRow } from './store.js';
 import { sessionKeyRange } from '../sessions/store.js';
 
@@ -179,13 +180,13 @@ export function pullRequestsOnBranches(
 ): Promise<PullRequestRow[]> {
   const nonEmpty = [...new Set(branches.filter((b) => b !== ''))];
   if (repositories.length === 0 || nonEmpty.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('pull_requests')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .where('repository', 'in', [...new Set(repositories)])
-    .where('head_branch', 'in', nonEmpty)
-    .execute();
+  // SQL text, not a Kysely query: every session list request reads this (see prsLinkedByCommit).
+  const pg = isPostgres(db);
+  const params: unknown[] = [appId];
+  const text =
+    `select * from pull_requests where app_id = ${pg ? '$1' : '?'} and repository in ` +
+    `${inList(pg, params, [...new Set(repositories)])} and head_branch in ${inList(pg, params, nonEmpty)}`;
+  return readRows<PullRequestRow>(db, text, params);
 }
 
 export function allPullRequests(db: Db, appId: string): Promise<PullRequestRow[]> {

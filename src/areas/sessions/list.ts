@@ -12,7 +12,7 @@ import {
   type SortKey,
 } from './schema.js';
 import * as listStore from './list-store.js';
-import * as store from './store.js';
+import type * as store from './store.js';
 import { actorView, enrich, toWire, type ActorView } from './wire.js';
 
 const SORT_COLUMNS: Record<SortKey, listStore.SortColumn> = {
@@ -40,7 +40,7 @@ function queryError(path: string, message: string) {
 interface ListPlan {
   actors: ActorView;
   filter: listStore.ListFilter;
-  repoRows: Awaited<ReturnType<typeof store.repos>>;
+  repoRows: listStore.RepoRow[];
   repo: string | null;
   repoSelection: SessionListWire['repoSelection'];
   sort: listStore.SortColumn;
@@ -82,7 +82,7 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
     includeSubagents = query.includeSubagents === '1' || query.includeSubagents === 'true';
   }
 
-  const repoRows = await store.repos(ctx.db, ctx.appId);
+  const repoRows = await listStore.repos(ctx.db, ctx.gateway.dialect, ctx.appId);
   let repoSelection: SessionListWire['repoSelection'];
   let repo: string | null;
   if (query.repoScope === 'all') {
@@ -150,7 +150,7 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
 
   const dialect = ctx.gateway.dialect;
   const count = () => listStore.countMatching(ctx.db, dialect, ctx.appId, filter, TOTAL_CAP);
-  const facetsRead = store.facets(ctx.db, ctx.appId, repo);
+  const facetsRead = listStore.facets(ctx.db, dialect, ctx.appId, repo);
   facetsRead.catch(() => undefined); // awaited below; not an unhandled rejection if the probe throws first
   let rows: store.ListedRow[] | null = null;
   let counted: number | null = null;

@@ -5,7 +5,6 @@ import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows, updateRowsById } from '../../db/bulk-insert.js';
 import { digestsNamedIn } from '../../db/digests.js';
-import { preparedQuery } from '../../db/prepared.js';
 import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
 import { sessionKeyOf, sessionKeyPart } from './document.js';
 
@@ -354,46 +353,6 @@ export async function applyRepoDeltas(db: Db, appId: string, deltas: RepoDelta[]
       })),
     )
     .execute();
-}
-
-// The list reads the repo counters and the facets on every request: compiled once (src/db/prepared.ts).
-/** The factory's repositories with sessions or cost, costliest first. */
-export const repos = preparedQuery(1, (db: Db, appId: string) =>
-  db
-    .selectFrom('session_repos')
-    .select(['repo', 'sessions', 'cost_micros'])
-    .where('app_id', '=', appId)
-    .where((eb) => eb.or([eb('sessions', '>', 0), eb('cost_micros', '>', 0)]))
-    .orderBy('cost_micros', 'desc')
-    .orderBy('sessions', 'desc')
-    .orderBy('repo'),
-);
-
-const facetsInRepo = preparedQuery(2, (db: Db, appId: string, repo: string) =>
-  db
-    .selectFrom('session_facets')
-    .select(['kind', 'value', 'label', 'sessions'])
-    .where('app_id', '=', appId)
-    .where('repo', '=', repo)
-    .where('sessions', '>', 0),
-);
-
-const facetsOfAllRepos = preparedQuery(1, (db: Db, appId: string) =>
-  db
-    .selectFrom('session_facets')
-    .select((eb) => ['kind', 'value', eb.fn.max('label').as('label'), eb.fn.sum<number>('sessions').as('sessions')])
-    .where('app_id', '=', appId)
-    .where('sessions', '>', 0)
-    .groupBy(['kind', 'value']),
-);
-
-/** Facet values with their session counts, in one repo or (repo null) summed across all of them. */
-export function facets(
-  db: Db,
-  appId: string,
-  repo: string | null,
-): Promise<{ kind: string; value: string; label: string | null; sessions: number }[]> {
-  return repo !== null ? facetsInRepo(db, appId, repo) : facetsOfAllRepos(db, appId);
 }
 
 export async function findById(db: Db, appId: string, id: string): Promise<SessionRow | undefined> {

@@ -29,7 +29,43 @@ export function tokensWire(r: {
   };
 }
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+/** 9999-12-31T23:59:59.999Z: past it toISOString writes a six-digit signed year. */
+const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;
+
+/**
+ * `new Date(ms).toISOString()`, written in JavaScript for whole milliseconds from 1970 to 9999: V8 formats a
+ * date in its runtime (about 0.5 µs), which took three times that for each listed session's three times, a
+ * sixth of the list's own work in a profile. Other values (before 1970, fractions, NaN) go to toISOString.
+ */
+export function iso(ms: number): string {
+  if (!(ms >= 0 && ms <= LAST_FOUR_DIGIT_YEAR_MS) || !Number.isInteger(ms)) return new Date(ms).toISOString();
+  const days = Math.floor(ms / 86_400_000);
+  let rest = ms - days * 86_400_000;
+  // The civil date of a day number (days from 1970-01-01), in eras of 400 years starting on March 1st
+  // (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms").
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1;
+  const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  return (
+    `${year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:` +
+    `${TWO_DIGITS[seconds]}.${THREE_DIGITS[rest - seconds * 1000]}Z`
+  );
+}
 
 /** Stable pseudonym of an actor for callers without sessions.read_team: `anon-` + 16 hex of an HMAC. */
 export function pseudonymOf(secret: string, actorId: string): string {
