@@ -3,7 +3,17 @@
 // generated OpenTelemetry code's (proto.ts); a body it cannot decode is a 400, as OTLP/HTTP says.
 import zlib from 'node:zlib';
 import { apiError } from '../../server/errors.js';
-import { REQUEST_TYPES, TO_OBJECT, type AnyValue, type KeyValue, type Signal } from './proto.js';
+import {
+  REQUEST_TYPES,
+  TO_OBJECT,
+  type AnyValue,
+  type AnyValueMessage,
+  type ExportLogsMessage,
+  type Int64,
+  type KeyValue,
+  type KeyValueMessage,
+  type Signal,
+} from './proto.js';
 
 const MiB = 1024 * 1024;
 
@@ -73,26 +83,16 @@ function hexIdsToBase64(value: unknown, depth: number): void {
   }
 }
 
-/** The export request of `signal` in `body`, as a plain object (proto.ts's shapes). */
-export function decodeRequest<S extends Signal>(
-  signal: S,
-  encoding: Encoding,
-  raw: Buffer,
-  contentEncoding: string | undefined,
-): ReturnType<(typeof REQUEST_TYPES)[S]['toObject']> {
+/** The generated message of `signal` in `body` (absent fields null, 64-bit integers Longs, bytes Uint8Arrays). */
+function decodeMessage(signal: Signal, encoding: Encoding, raw: Buffer, contentEncoding: string | undefined): object {
   const body = inflate(raw, contentEncoding);
   const type = REQUEST_TYPES[signal];
-  let message: object;
   try {
-    if (encoding === 'protobuf') {
-      message = type.decode(body);
-    } else {
-      const parsed: unknown = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new TypeError('not an object');
-      hexIdsToBase64(parsed, 0);
-      message = type.fromObject(parsed as Record<string, unknown>);
-    }
-    return type.toObject(message, TO_OBJECT) as ReturnType<(typeof REQUEST_TYPES)[S]['toObject']>;
+    if (encoding === 'protobuf') return type.decode(body);
+    const parsed: unknown = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new TypeError('not an object');
+    hexIdsToBase64(parsed, 0);
+    return type.fromObject(parsed as Record<string, unknown>);
   } catch {
     // A truncated or foreign body, a wrong field type, or nesting deep enough to exhaust the decoder's stack.
     throw apiError(
@@ -100,6 +100,30 @@ export function decodeRequest<S extends Signal>(
       `The body is not an OTLP ${signal} export request in ${encoding === 'protobuf' ? 'protobuf' : 'JSON'}.`,
     );
   }
+}
+
+/** The export request of `signal` in `body`, as a plain object (proto.ts's shapes). */
+export function decodeRequest<S extends Signal>(
+  signal: S,
+  encoding: Encoding,
+  raw: Buffer,
+  contentEncoding: string | undefined,
+): ReturnType<(typeof REQUEST_TYPES)[S]['toObject']> {
+  const message = decodeMessage(signal, encoding, raw, contentEncoding);
+  return REQUEST_TYPES[signal].toObject(message, TO_OBJECT) as ReturnType<(typeof REQUEST_TYPES)[S]['toObject']>;
+}
+
+/** A logs export request as decoded, read without a plain copy (proto.ts ExportLogsMessage). */
+export function decodeLogs(encoding: Encoding, raw: Buffer, contentEncoding: string | undefined): ExportLogsMessage {
+  return decodeMessage('logs', encoding, raw, contentEncoding) as ExportLogsMessage;
+}
+
+/** A 64-bit integer of a decoded message (a Long, or a number) or of a plain one (a decimal string), as text. */
+export function int64Text(v: Int64 | string): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  const n = (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0);
+  return String(v.unsigned ? n : BigInt.asIntN(64, n));
 }
 
 /** A record (or data point) that cannot be kept, with why; the rest of its request is. */
@@ -116,26 +140,46 @@ function spend(s: string, budget: { chars: number }): string {
   return s;
 }
 
-/** An AnyValue as a plain value, within the limits (RecordProblem past them). `budget.chars` is shared. */
-export function plainValue(v: AnyValue | undefined, depth: number, budget: { chars: number }): AttributeValue {
+const wellFormed = (s: string): string => (s.isWellFormed() ? s : s.toWellFormed());
+
+/**
+ * An AnyValue as a plain value, within the limits (RecordProblem past them). `budget.chars` is shared. It reads
+ * both forms: a plain object (toObject's: absent fields undefined, 64-bit integers strings, bytes base64) and a
+ * decoded message (absent fields null, Longs, Uint8Arrays).
+ */
+export function plainValue(
+  v: AnyValue | AnyValueMessage | null | undefined,
+  depth: number,
+  budget: { chars: number },
+): AttributeValue {
   if (!v) return null;
   if (depth > OTLP_LIMITS.attributeDepth)
     throw new RecordProblem(`an attribute is nested deeper than ${OTLP_LIMITS.attributeDepth} levels`);
-  if (v.stringValue !== undefined) return spend(v.stringValue, budget).toWellFormed();
-  if (v.boolValue !== undefined) return v.boolValue;
-  if (v.intValue !== undefined) {
+  if (v.stringValue != null) return wellFormed(spend(v.stringValue, budget));
+  if (v.boolValue != null) return v.boolValue;
+  if (v.intValue != null) {
+    if (typeof v.intValue === 'number') return v.intValue;
+    // A Long within 2^53 is its low and high words; past it the exact decimal text.
+    if (typeof v.intValue === 'object' && Math.abs(v.intValue.high) < 0x200000)
+      return v.intValue.high * 4294967296 + (v.intValue.low >>> 0);
     const n = Number(v.intValue);
-    return Number.isSafeInteger(n) ? n : v.intValue;
+    return Number.isSafeInteger(n) ? n : int64Text(v.intValue);
   }
-  if (v.doubleValue !== undefined) return Number.isFinite(v.doubleValue) ? v.doubleValue : null;
-  if (v.bytesValue !== undefined) return spend(v.bytesValue, budget);
+  if (v.doubleValue != null) return Number.isFinite(v.doubleValue) ? v.doubleValue : null;
+  if (v.bytesValue != null)
+    return spend(
+      typeof v.bytesValue === 'string'
+        ? v.bytesValue
+        : Buffer.from(v.bytesValue.buffer, v.bytesValue.byteOffset, v.bytesValue.byteLength).toString('base64'),
+      budget,
+    );
   if (v.arrayValue) return (v.arrayValue.values ?? []).map((x) => plainValue(x, depth + 1, budget));
   if (v.kvlistValue) return plainAttributes(v.kvlistValue.values, depth + 1, budget);
   return null;
 }
 
 export function plainAttributes(
-  list: KeyValue[] | undefined,
+  list: readonly (KeyValue | KeyValueMessage)[] | null | undefined,
   depth: number,
   budget: { chars: number },
 ): Record<string, AttributeValue> {
@@ -146,8 +190,19 @@ export function plainAttributes(
     const key = kv.key ?? '';
     if (key === '__proto__' || key.includes('\u0000')) throw new RecordProblem('an attribute key is not accepted');
     // Each top-level attribute has its own budget; a nested value's keys and strings share their attribute's.
-    if (depth > 0) budget.chars -= key.length;
-    out[key] = plainValue(kv.value, depth, depth === 0 ? { chars: OTLP_LIMITS.attributeChars } : budget);
+    if (depth > 0) {
+      budget.chars -= key.length;
+      out[key] = plainValue(kv.value, depth, budget);
+      continue;
+    }
+    // A top-level string (most attributes) is checked without a budget of its own.
+    const s = kv.value?.stringValue;
+    if (s != null) {
+      if (s.length > OTLP_LIMITS.attributeChars)
+        throw new RecordProblem(`an attribute value is longer than ${OTLP_LIMITS.attributeChars} characters`);
+      if (s.includes('\u0000')) throw new RecordProblem('an attribute holds a NUL character (U+0000)');
+      out[key] = wellFormed(s);
+    } else out[key] = plainValue(kv.value, 0, { chars: OTLP_LIMITS.attributeChars });
   }
   return out;
 }

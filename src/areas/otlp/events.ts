@@ -3,8 +3,8 @@
 // and every kept string scrubbed of secrets as the CLI scrubs a transcript). No SQL, no HTTP.
 import crypto from 'node:crypto';
 import { scrubString } from '../../capture/scrub.js';
-import { plainAttributes, RecordProblem, type AttributeValue } from './decode.js';
-import type { ExportLogsRequest, LogRecord } from './proto.js';
+import { int64Text, plainAttributes, RecordProblem, type AttributeValue } from './decode.js';
+import type { ExportLogsMessage, Int64, LogRecordMessage } from './proto.js';
 
 export type AgentKind = 'claude-code' | 'codex';
 
@@ -18,7 +18,10 @@ export interface AgentEvent {
   ts: number;
   /** Claude Code's `event.sequence` (order within a session), else 0. */
   seq: number;
-  /** sha256 of the record and its resource: the same record sent again has the same key. */
+  /**
+   * The event's time (12 hex digits of its ms) then a sha256 of the record and its resource (32 hex digits): the
+   * same record sent again has the same key, and new events land at the end of the key's index, not all over it.
+   */
   key: string;
   /** What is kept of the record's attributes (KEPT below), scrubbed. */
   data: Record<string, AttributeValue>;
@@ -87,38 +90,54 @@ const PROCESS_ATTRIBUTE = /^(?:service\.|telemetry\.|host\.|os\.|process\.|servi
 
 const MAX_KEPT_STRING = 500;
 
-/** An attribute of a record: its own, else its resource's. */
-type Attr = (name: string) => AttributeValue | undefined;
+/** The attributes of a record: its own over its resource's (looked up, not merged: this is made for every record). */
+class Attr {
+  constructor(
+    private readonly own: Record<string, AttributeValue>,
+    private readonly resource: Record<string, AttributeValue>,
+  ) {}
+
+  get(name: string): AttributeValue | undefined {
+    return Object.hasOwn(this.own, name)
+      ? this.own[name]
+      : Object.hasOwn(this.resource, name)
+        ? this.resource[name]
+        : undefined;
+  }
+}
 
 function str(v: AttributeValue | undefined): string | undefined {
   return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
 }
 
+/** Unix ms of nanoseconds (a decoded fixed64), or 0. */
+function msOf(nanos: Int64 | null | undefined): number {
+  if (nanos === null || nanos === undefined) return 0;
+  if (typeof nanos === 'number') return Math.floor(nanos / 1_000_000);
+  if (nanos.low === 0 && nanos.high === 0) return 0;
+  return Number(BigInt(int64Text(nanos)) / 1_000_000n);
+}
+
 /** Unix ms of a record: `event.timestamp`, else the record's time, else when it was observed. */
-function timeOf(record: LogRecord, attr: Attr): number | null {
-  const iso = str(attr('event.timestamp'));
+function timeOf(record: LogRecordMessage, attr: Attr): number | null {
+  const iso = str(attr.get('event.timestamp'));
   if (iso) {
     const ms = Date.parse(iso);
     if (Number.isFinite(ms)) return ms;
   }
-  for (const nanos of [record.timeUnixNano, record.observedTimeUnixNano]) {
-    if (nanos && nanos !== '0') {
-      const ms = Number(BigInt(nanos) / 1_000_000n);
-      if (ms > 0) return ms;
-    }
-  }
-  return null;
+  const ms = msOf(record.timeUnixNano) || msOf(record.observedTimeUnixNano);
+  return ms > 0 ? ms : null;
 }
 
 /** Which agent and event a record is: its event name (the field, `event.name`, or the body) and service. */
-function identify(record: LogRecord, attr: Attr, service: string): { agent: AgentKind; name: string } | null {
-  const candidates = [record.eventName, str(attr('event.name')), record.body?.stringValue];
+function identify(record: LogRecordMessage, attr: Attr, service: string): { agent: AgentKind; name: string } | null {
+  const candidates = [record.eventName, str(attr.get('event.name')), record.body?.stringValue];
   for (const c of candidates) {
     if (!c) continue;
     if (c.startsWith('claude_code.')) return { agent: 'claude-code', name: c.slice('claude_code.'.length) };
     if (c.startsWith('codex.')) return { agent: 'codex', name: c.slice('codex.'.length) };
   }
-  const bare = str(attr('event.name')) ?? record.eventName;
+  const bare = str(attr.get('event.name')) ?? record.eventName;
   if (!bare) return null;
   if (/claude/i.test(service)) return { agent: 'claude-code', name: bare };
   if (/codex/i.test(service)) return { agent: 'codex', name: bare };
@@ -127,9 +146,9 @@ function identify(record: LogRecord, attr: Attr, service: string): { agent: Agen
 
 /** The git commit a Bash tool result made, from `tool_parameters` (sent when tool details are on). */
 function commitOf(attr: Attr): string | undefined {
-  const direct = str(attr('git_commit_id'));
+  const direct = str(attr.get('git_commit_id'));
   if (direct) return direct;
-  const params = attr('tool_parameters');
+  const params = attr.get('tool_parameters');
   if (typeof params !== 'string') return undefined;
   try {
     const parsed = JSON.parse(params) as Record<string, unknown>;
@@ -164,8 +183,36 @@ export interface RecordsOutcome {
   reasons: string[];
 }
 
+/** A decoded 64-bit integer as text that tells it apart from every other (its two words; not its value). */
+const wordsOf = (v: Int64 | null | undefined): string =>
+  v == null ? '' : typeof v === 'number' ? String(v) : `${v.high >>> 0}:${v.low >>> 0}`;
+
+/** Bytes (a trace or span id) as hex, '' when absent. */
+const hexOf = (b: Uint8Array | null | undefined): string =>
+  b?.length ? Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex') : '';
+
+/**
+ * What identifies a record (with its resource): every field it has, its attributes as read. A record's key is a
+ * hash of it, so a record sent again (an exporter's retry) is the same event.
+ */
+function identityOf(record: LogRecordMessage, own: Record<string, AttributeValue>): string {
+  const body = record.body;
+  return JSON.stringify([
+    wordsOf(record.timeUnixNano),
+    wordsOf(record.observedTimeUnixNano),
+    record.severityNumber ?? 0,
+    record.severityText ?? '',
+    record.eventName ?? '',
+    body == null ? null : body.stringValue != null ? body.stringValue : JSON.stringify(body),
+    own,
+    hexOf(record.traceId),
+    hexOf(record.spanId),
+    record.flags ?? 0,
+  ]);
+}
+
 /** Every record of a logs export request, as agent events or as refusals (the request's partial success). */
-export function eventsOf(request: ExportLogsRequest): RecordsOutcome {
+export function eventsOf(request: ExportLogsMessage): RecordsOutcome {
   const out: RecordsOutcome = { events: [], rejected: 0, reasons: [] };
   const scrubbed = new Map<string, string>();
   const refuse = (reason: string) => {
@@ -173,7 +220,8 @@ export function eventsOf(request: ExportLogsRequest): RecordsOutcome {
     if (out.reasons.length < 3 && !out.reasons.includes(reason)) out.reasons.push(reason);
   };
   for (const rl of request.resourceLogs ?? []) {
-    const records = (rl.scopeLogs ?? []).flatMap((s) => s.logRecords ?? []);
+    const records: LogRecordMessage[] = [];
+    for (const sl of rl.scopeLogs ?? []) for (const r of sl.logRecords ?? []) records.push(r);
     let resource: Record<string, AttributeValue>;
     try {
       resource = plainAttributes(rl.resource?.attributes, 0, { chars: 0 });
@@ -181,27 +229,23 @@ export function eventsOf(request: ExportLogsRequest): RecordsOutcome {
       for (const _ of records) refuse(`resource: ${(err as Error).message}`);
       continue;
     }
-    const resourceKey = crypto
-      .createHash('sha256')
-      .update(JSON.stringify(rl.resource ?? {}))
-      .digest('hex');
+    // Each record's hash starts from its resource's (copied, not recomputed).
+    const resourceHash = crypto.createHash('sha256').update(JSON.stringify(resource));
     const service = str(resource['service.name']) ?? '';
-    const custom: Record<string, AttributeValue> = {};
-    for (const [k, v] of Object.entries(resource)) if (!PROCESS_ATTRIBUTE.test(k)) custom[k] = v;
+    const custom: [key: string, kept: string, value: AttributeValue][] = [];
+    for (const [k, v] of Object.entries(resource)) if (!PROCESS_ATTRIBUTE.test(k)) custom.push([k, `resource.${k}`, v]);
 
     for (const record of records) {
       try {
-        // The record's own attributes over its resource's (looked up, not merged: this runs for every record).
         const own = plainAttributes(record.attributes, 0, { chars: 0 });
-        const attr: Attr = (k) =>
-          Object.hasOwn(own, k) ? own[k] : Object.hasOwn(resource, k) ? resource[k] : undefined;
+        const attr = new Attr(own, resource);
         const id = identify(record, attr, service);
         const kept = id ? KEPT_WITH_COMMON[id.agent][id.name] : undefined;
         if (!id || !kept) {
           refuse('not a Claude Code or Codex event Attest keeps');
           continue;
         }
-        const sessionId = str(attr(id.agent === 'codex' ? 'conversation.id' : 'session.id'));
+        const sessionId = str(attr.get(id.agent === 'codex' ? 'conversation.id' : 'session.id'));
         if (!sessionId)
           throw new RecordProblem(`${id.agent === 'codex' ? 'conversation.id' : 'session.id'} is missing`);
         if (sessionId.length > 200) throw new RecordProblem('the session id is longer than 200 characters');
@@ -209,21 +253,22 @@ export function eventsOf(request: ExportLogsRequest): RecordsOutcome {
         if (ts === null) throw new RecordProblem('the record has no time');
         const data: Record<string, AttributeValue> = {};
         for (const name of kept) {
-          const v = keep(name === 'git_commit_id' ? commitOf(attr) : attr(name), scrubbed);
+          const v = keep(name === 'git_commit_id' ? commitOf(attr) : attr.get(name), scrubbed);
           if (v !== undefined) data[name] = v;
         }
-        for (const [k, v] of Object.entries(custom)) {
+        for (const [k, as, v] of custom) {
           const kept = keep(v, scrubbed);
-          if (kept !== undefined && !(k in data)) data[`resource.${k}`] = kept;
+          if (kept !== undefined && !(k in data)) data[as] = kept;
         }
-        const seqRaw = attr('event.sequence');
+        const seqRaw = attr.get('event.sequence');
+        const hash = resourceHash.copy().update(identityOf(record, own)).digest('hex');
         out.events.push({
           agent: id.agent,
           sessionId,
           name: id.name,
           ts,
           seq: typeof seqRaw === 'number' && Number.isSafeInteger(seqRaw) ? seqRaw : 0,
-          key: crypto.createHash('sha256').update(resourceKey).update(JSON.stringify(record)).digest('hex'),
+          key: `${Math.max(0, Math.min(ts, 0xffffffffffff)).toString(16).padStart(12, '0')}${hash.slice(0, 32)}`,
           data,
         });
       } catch (err) {

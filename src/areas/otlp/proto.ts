@@ -46,6 +46,45 @@ export interface LogRecord {
 export interface ExportLogsRequest {
   resourceLogs?: { resource?: Resource; scopeLogs?: { scope?: { name?: string }; logRecords?: LogRecord[] }[] }[];
 }
+/**
+ * A logs export request as the generated code decodes it (protobuf, or JSON through fromObject), before any
+ * toObject: absent fields are null (on the prototype), 64-bit integers are Longs and bytes are Uint8Arrays. The
+ * receiver reads its logs in this form: toObject's copy of every record and value was a fifth of an export's CPU.
+ */
+export type Int64 = number | { low: number; high: number; unsigned: boolean };
+export interface AnyValueMessage {
+  stringValue?: string | null;
+  boolValue?: boolean | null;
+  intValue?: Int64 | null;
+  doubleValue?: number | null;
+  arrayValue?: { values?: AnyValueMessage[] | null } | null;
+  kvlistValue?: { values?: KeyValueMessage[] | null } | null;
+  bytesValue?: Uint8Array | null;
+}
+export interface KeyValueMessage {
+  key?: string | null;
+  value?: AnyValueMessage | null;
+}
+export interface LogRecordMessage {
+  timeUnixNano?: Int64 | null;
+  observedTimeUnixNano?: Int64 | null;
+  severityNumber?: number | null;
+  severityText?: string | null;
+  body?: AnyValueMessage | null;
+  attributes?: KeyValueMessage[] | null;
+  flags?: number | null;
+  traceId?: Uint8Array | null;
+  spanId?: Uint8Array | null;
+  eventName?: string | null;
+}
+export interface ExportLogsMessage {
+  resourceLogs?:
+    | {
+        resource?: { attributes?: KeyValueMessage[] | null } | null;
+        scopeLogs?: { logRecords?: LogRecordMessage[] | null }[] | null;
+      }[]
+    | null;
+}
 export interface NumberDataPoint {
   attributes?: KeyValue[];
   startTimeUnixNano?: string;

@@ -6,7 +6,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { factoryContext, type App, type AreaRoutes } from '../../server/context.js';
 import { ApiError, apiError } from '../../server/errors.js';
 import { isStoreUnavailable } from '../../server/error-handler.js';
-import { decodeRequest, encodingOf, OTLP_LIMITS, type Encoding } from './decode.js';
+import { decodeLogs, decodeRequest, encodingOf, OTLP_LIMITS, type Encoding } from './decode.js';
 import { encodeStatus, REJECTED_FIELD, RESPONSE_TYPES, type Signal } from './proto.js';
 import { exportLogs, exportMetrics, exportTraces, type ExportOutcome } from './service.js';
 
@@ -144,7 +144,7 @@ export const otlpRoutes: AreaRoutes = (app: App) => {
         const ctx = factoryContext(req.ctx);
         const contentEncoding = req.headers['content-encoding'];
         let outcome: ExportOutcome;
-        if (signal === 'logs') outcome = await exportLogs(ctx, decodeRequest('logs', encoding, raw, contentEncoding));
+        if (signal === 'logs') outcome = await exportLogs(ctx, decodeLogs(encoding, raw, contentEncoding));
         else if (signal === 'metrics')
           outcome = await exportMetrics(ctx, decodeRequest('metrics', encoding, raw, contentEncoding));
         else outcome = exportTraces(decodeRequest('traces', encoding, raw, contentEncoding));

@@ -20,7 +20,7 @@ import { DocumentCache } from '../sessions/document-cache.js';
 import type { Db } from '../../db/connection.js';
 import { OTLP_LIMITS } from './decode.js';
 import { eventsOf, type AgentEvent } from './events.js';
-import type { ExportLogsRequest, ExportMetricsRequest, ExportTraceRequest } from './proto.js';
+import type { ExportLogsMessage, ExportMetricsRequest, ExportTraceRequest } from './proto.js';
 import { foldInto, sessionDocument } from './session.js';
 import { sessionAttributes } from './attributes.js';
 import * as store from './store.js';
@@ -176,7 +176,7 @@ async function admitted<T>(ctx: FactoryContext, work: () => Promise<T>): Promise
   }
 }
 
-export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest): Promise<ExportOutcome> {
+export async function exportLogs(ctx: FactoryContext, request: ExportLogsMessage): Promise<ExportOutcome> {
   let records = 0;
   for (const rl of request.resourceLogs ?? [])
     for (const sl of rl.scopeLogs ?? []) records += sl.logRecords?.length ?? 0;
@@ -191,7 +191,7 @@ export async function exportLogs(ctx: FactoryContext, request: ExportLogsRequest
   }
 }
 
-async function logsOf(ctx: FactoryContext, writer: DurableWriter, request: ExportLogsRequest): Promise<ExportOutcome> {
+async function logsOf(ctx: FactoryContext, writer: DurableWriter, request: ExportLogsMessage): Promise<ExportOutcome> {
   const { events, rejected, reasons } = eventsOf(request);
   const message = rejected ? `${rejected} log records were not kept: ${reasons.join('; ')}` : '';
   if (!events.length) return { rejected, message };
