@@ -19,14 +19,20 @@ export function sessionAttributes(
   const rows: SessionAttributesTable[] = [];
   for (const [key, events] of bySession) {
     const [, sessionId] = JSON.parse(key) as [string, string];
-    const values = new Map<string, string>();
-    for (const e of [...events].sort((x, y) => x.ts - y.ts || x.seq - y.seq))
-      for (const [name, v] of Object.entries(e.data))
-        if (name.startsWith(PREFIX) && name.length > PREFIX.length && name.length <= PREFIX.length + 200)
-          if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') values.set(name, String(v));
+    // The value of the latest event by time, then sequence (of equals, the one later in the request), in one pass.
+    const values = new Map<string, { value: string; ts: number; seq: number }>();
+    for (const e of events)
+      for (const name in e.data) {
+        if (!name.startsWith(PREFIX) || name.length === PREFIX.length || name.length > PREFIX.length + 200) continue;
+        const v = e.data[name];
+        if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') continue;
+        const held = values.get(name);
+        if (!held || e.ts > held.ts || (e.ts === held.ts && e.seq >= held.seq))
+          values.set(name, { value: String(v), ts: e.ts, seq: e.seq });
+      }
     // A telemetry session has no subagent part: its key is its id (sessions/document.ts sessionKeyOf).
     const sessionKey = sessionKeyPart(sessionId);
-    for (const [name, value] of [...values].sort(([x], [y]) => (x < y ? -1 : 1)).slice(0, MAX_SESSION_ATTRIBUTES))
+    for (const [name, { value }] of [...values].sort(([x], [y]) => (x < y ? -1 : 1)).slice(0, MAX_SESSION_ATTRIBUTES))
       rows.push({ app_id: appId, session_key: sessionKey, key: name.slice(PREFIX.length), value, updated_at: now });
   }
   return rows;

@@ -24,6 +24,7 @@ import type { ExportLogsMessage, ExportMetricsRequest, ExportTraceRequest } from
 import { foldInto, sessionDocument } from './session.js';
 import { sessionAttributes } from './attributes.js';
 import * as store from './store.js';
+import { insertEventBatch, type EventBatch } from './event-rows.js';
 import { countOf, dayOf, increment, pointsOf, type MetricPoint, type SeriesState } from './metrics.js';
 
 export interface ExportOutcome {
@@ -196,34 +197,33 @@ async function logsOf(ctx: FactoryContext, writer: DurableWriter, request: Expor
   const message = rejected ? `${rejected} log records were not kept: ${reasons.join('; ')}` : '';
   if (!events.length) return { rejected, message };
 
-  const bySession = new Map<string, AgentEvent[]>();
+  // Grouped by a cheap key first; each session's JSON key (what the rest reads) is written once.
+  const groups = new Map<string, AgentEvent[]>();
   for (const e of events) {
-    const key = JSON.stringify([e.agent, e.sessionId]);
-    const list = bySession.get(key);
+    const key = `${e.agent}\u0000${e.sessionId}`;
+    const list = groups.get(key);
     if (list) list.push(e);
-    else bySession.set(key, [e]);
+    else groups.set(key, [e]);
   }
+  const bySession = new Map<string, AgentEvent[]>();
+  for (const list of groups.values()) bySession.set(JSON.stringify([list[0]!.agent, list[0]!.sessionId]), list);
   const sessionKeys = [...bySession.keys()].sort();
   const actors = new Map<string, SessionActor>();
   for (const key of sessionKeys) actors.set(key, await actorOf(ctx, bySession.get(key)!));
 
-  const now = ctx.clock.now();
   const seen = new Set<string>();
-  const rows: store.TelemetryEventsTable[] = [];
+  const rows: EventBatch = { appId: ctx.appId, orgId: ctx.orgId, receivedAt: ctx.clock.now(), events: [] };
   for (const e of events) {
     if (seen.has(e.key)) continue;
     seen.add(e.key);
-    rows.push({
-      app_id: ctx.appId,
+    rows.events.push({
       event_key: e.key,
-      org_id: ctx.orgId,
       agent: e.agent,
       session_id: e.sessionId,
       name: e.name,
       ts: e.ts,
       seq: e.seq,
       data: JSON.stringify(e.data),
-      received_at: now,
     });
   }
 
@@ -238,7 +238,7 @@ async function logsOf(ctx: FactoryContext, writer: DurableWriter, request: Expor
 async function storeEvents(
   ctx: FactoryContext,
   writer: DurableWriter,
-  rows: store.TelemetryEventsTable[],
+  rows: EventBatch,
   sessionKeys: readonly string[],
   bySession: ReadonlyMap<string, AgentEvent[]>,
   actors: ReadonlyMap<string, SessionActor>,
@@ -250,7 +250,7 @@ async function storeEvents(
     // One session's events are written and read back by one request at a time (PostgreSQL), so the session
     // rebuilt last holds every event committed before it.
     for (const key of sessionKeys) await lockForTransaction(trx, ctx.gateway.dialect, `telemetry:${ctx.appId}:${key}`);
-    const inserted = await store.insertEvents(trx, rows);
+    const inserted = await insertEventBatch(trx, rows);
     if (inserted.size === 0) return; // a retry of what is stored: nothing changes
     const fresh = new Map<string, AgentEvent[]>();
     for (const key of sessionKeys) {
