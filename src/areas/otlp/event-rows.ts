@@ -2,7 +2,7 @@
 // hundreds of events a request. The SQL is the store's (store.ts holds the table's type).
 import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
-import { insertEvents, type TelemetryEventsTable } from './store.js';
+import type { TelemetryEventsTable } from './store.js';
 
 /** The events of one request: the columns every one of them shares, and each event's own. */
 export interface EventBatch {
@@ -12,6 +12,9 @@ export interface EventBatch {
   events: Pick<TelemetryEventsTable, 'event_key' | 'agent' | 'session_id' | 'name' | 'ts' | 'seq' | 'data'>[];
 }
 
+/** The conflict target is the table's key (migration 0051): a record sent again is always the same session's. */
+const CONFLICT = 'on conflict ("app_id", "agent", "session_id", "event_key") do nothing returning "event_key"';
+
 /**
  * SQLite: the events travel as one JSON parameter (an array of arrays) read by json_each, with the shared columns
  * bound once, instead of ten values bound an event: libsql's cost is per bound value, and binding 5,120 of them
@@ -20,18 +23,26 @@ export interface EventBatch {
 const SQLITE_INSERT =
   'insert into "telemetry_events" ("app_id", "event_key", "org_id", "agent", "session_id", "name", "ts", "seq", ' +
   '"data", "received_at") select ?1, e.value ->> 0, ?2, e.value ->> 1, e.value ->> 2, e.value ->> 3, ' +
-  'e.value ->> 4, e.value ->> 5, e.value ->> 6, ?3 from json_each(?4) as e where true ' +
-  'on conflict ("app_id", "event_key") do nothing returning "event_key"';
+  `e.value ->> 4, e.value ->> 5, e.value ->> 6, ?3 from json_each(?4) as e where true ${CONFLICT}`;
+
+/** PostgreSQL: the events as one JSON parameter too (as db/bulk-insert.ts writes rows), read as a recordset. */
+const POSTGRES_INSERT =
+  'insert into "telemetry_events" ("app_id", "event_key", "org_id", "agent", "session_id", "name", "ts", "seq", ' +
+  '"data", "received_at") select $1, e.event_key, $2, e.agent, e.session_id, e.name, e.ts, e.seq, e.data, $3 ' +
+  'from json_to_recordset($4::json) as e(event_key text, agent text, session_id text, name text, ts bigint, ' +
+  `seq bigint, data text) ${CONFLICT}`;
 
 /** Insert the events not stored yet; answers the keys of those that were new. */
 export async function insertEventBatch(db: Db, batch: EventBatch): Promise<Set<string>> {
   if (!batch.events.length) return new Set();
-  if (isPostgres(db))
-    return insertEvents(
-      db,
-      batch.events.map((e) => ({ app_id: batch.appId, org_id: batch.orgId, received_at: batch.receivedAt, ...e })),
-    );
   const inserted = new Set<string>();
+  if (isPostgres(db)) {
+    const res = await db.executeQuery<{ event_key: string }>(
+      CompiledQuery.raw(POSTGRES_INSERT, [batch.appId, batch.orgId, batch.receivedAt, JSON.stringify(batch.events)]),
+    );
+    for (const r of res.rows) inserted.add(r.event_key);
+    return inserted;
+  }
   // Bounded like any statement's parameter: a request holds at most 10,000 records (decode.ts).
   for (let i = 0; i < batch.events.length; i += 2000) {
     const tuples = batch.events

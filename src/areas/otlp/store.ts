@@ -2,7 +2,6 @@
 // session to rebuild it. Always scoped by app_id.
 import type { Db } from '../../db/connection.js';
 import { sql } from 'kysely';
-import { insertRows } from '../../db/bulk-insert.js';
 
 export interface TelemetryEventsTable {
   app_id: string;
@@ -23,20 +22,7 @@ declare module '../../db/schema.js' {
   }
 }
 
-/** Insert the events not stored yet; answers the keys of those that were new. */
-export async function insertEvents(db: Db, rows: TelemetryEventsTable[]): Promise<Set<string>> {
-  const inserted = new Set<string>();
-  for (let i = 0; i < rows.length; i += 500) {
-    const res = await insertRows<{ event_key: string }>(
-      db,
-      'telemetry_events',
-      rows.slice(i, i + 500),
-      'on conflict ("app_id", "event_key") do nothing returning "event_key"',
-    );
-    for (const r of res) inserted.add(r.event_key);
-  }
-  return inserted;
-}
+// The insert of events is event-rows.ts's (insertEventBatch).
 
 export async function sessionEvents(
   db: Db,
