@@ -109,5 +109,8 @@ async function orgsAudit(ctx: RequestContext, orgId: string, keyId: string, name
 
 export async function createApp(ctx: RequestContext, orgName: string, name: string, displayName?: string) {
   const org = await orgs.requireOrg(ctx.db, orgName);
-  return apps.createApp(ctx.db, ctx.clock, ctx.principal, org.id, { name, ...(displayName ? { displayName } : {}) });
+  return apps.createApp(ctx.db, ctx.clock, ctx.principal, org.id, {
+    name,
+    ...(displayName ? { display_name: displayName } : {}),
+  });
 }

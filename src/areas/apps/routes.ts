@@ -1,11 +1,10 @@
 // Factories (apps): GET/POST /v1/apps, GET/PATCH/DELETE /v1/apps/{appId} (spec part 2 App, part 5 rule 4).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Limit, Nullable, Offset, Slug, Uuid, NoContent, Ref } from '../../server/schemas.js';
-import { App, Retention } from './schema.js';
+import { Data, Uuid, NoContent, Ref } from '../../server/schemas.js';
+import { App, CreateAppBody, ListAppsQuery, UpdateAppBody } from './schema.js';
 import { createAppInOrg, deleteApp, getApp, listApps, updateApp } from './service.js';
 
-const DisplayName = Type.String({ minLength: 1, maxLength: 200 });
 // The path parameter is checked by the guard first (403 when it names another factory), so by the time
 // the schema sees it, it is the uuid of the factory the caller acts on.
 const AppParams = Type.Object({ appId: Uuid });
@@ -22,14 +21,7 @@ export const appsRoutes: AreaRoutes = (app) => {
           'A login token sees every live factory of the org of the factory its header names; a factory key sees only ' +
           'its own factory. `name` keeps only the factory of that exact name; `limit`/`offset` page the list ' +
           '(ordered as before).',
-        querystring: Type.Object(
-          {
-            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact factory name.' })),
-            limit: Type.Optional(Limit(500)),
-            offset: Type.Optional(Offset()),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: ListAppsQuery,
         response: { 200: Data(Type.Array(Ref(App))) },
       },
     },
@@ -46,16 +38,12 @@ export const appsRoutes: AreaRoutes = (app) => {
         description:
           'Names are slugs, unique per organization case-insensitively (stored lower case); 409 duplicate_app_name ' +
           'otherwise.',
-        body: Type.Object({ name: Slug, display_name: Type.Optional(DisplayName) }, { additionalProperties: false }),
+        body: CreateAppBody,
         response: { 201: Data(Ref(App)) },
       },
     },
     async (req, reply) => {
-      const created = await createAppInOrg(factoryContext(req.ctx), {
-        name: req.body.name,
-        ...(req.body.display_name ? { displayName: req.body.display_name } : {}),
-      });
-      return reply.status(201).send({ data: created });
+      return reply.status(201).send({ data: await createAppInOrg(factoryContext(req.ctx), req.body) });
     },
   );
 
@@ -83,25 +71,7 @@ export const appsRoutes: AreaRoutes = (app) => {
           'others keep their value): changing it also needs `sessions.delete` (owners), since it deletes evidence ' +
           'on a schedule; 400 invalid_request_body when a later step comes before an earlier one.',
         params: AppParams,
-        body: Type.Object(
-          {
-            name: Type.Optional(Slug),
-            display_name: Type.Optional(DisplayName),
-            runner_updates: Type.Optional(
-              Type.Object(
-                {
-                  mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
-                  version: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
-                },
-                { additionalProperties: false },
-              ),
-            ),
-            pr_comment: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
-            pr_check: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
-            retention: Type.Optional(Type.Partial(Retention, { additionalProperties: false, minProperties: 1 })),
-          },
-          { additionalProperties: false, minProperties: 1 },
-        ),
+        body: UpdateAppBody,
         response: { 200: Data(Ref(App)) },
       },
     },

@@ -1,6 +1,6 @@
 // The apps (factories) area's contract: the routes serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { DateTime, Limit, Nullable, Offset, Slug, Uuid } from '../../server/schemas.js';
 import { PrCommentProblem } from '../pr-comments/schema.js';
 
 export const RunnerUpdatesMode = Type.Union([Type.Literal('follow'), Type.Literal('pin')]);
@@ -34,6 +34,50 @@ export const Retention = Type.Object(
   },
 );
 export type Retention = Static<typeof Retention>;
+
+const DisplayName = Type.String({ minLength: 1, maxLength: 200 });
+
+/** The querystring of GET /v1/apps. */
+export const ListAppsQuery = Type.Object(
+  {
+    // Exact name (issue 15 §6: a client picking its factory by name must not get every factory).
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact factory name.' })),
+    limit: Type.Optional(Limit(500)),
+    offset: Type.Optional(Offset()),
+  },
+  { additionalProperties: false },
+);
+export type ListAppsQuery = Static<typeof ListAppsQuery>;
+
+/** The body of POST /v1/apps. */
+export const CreateAppBody = Type.Object(
+  { name: Slug, display_name: Type.Optional(DisplayName) },
+  { additionalProperties: false },
+);
+export type CreateAppInput = Static<typeof CreateAppBody>;
+
+export const RunnerUpdatesBody = Type.Object(
+  {
+    mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
+    version: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+  },
+  { additionalProperties: false },
+);
+export type RunnerUpdatesInput = Static<typeof RunnerUpdatesBody>;
+
+/** The body of PATCH /v1/apps/{appId}: any of its fields, the others keep their value. */
+export const UpdateAppBody = Type.Object(
+  {
+    name: Type.Optional(Slug),
+    display_name: Type.Optional(DisplayName),
+    runner_updates: Type.Optional(RunnerUpdatesBody),
+    pr_comment: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
+    pr_check: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
+    retention: Type.Optional(Type.Partial(Retention, { additionalProperties: false, minProperties: 1 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateAppInput = Static<typeof UpdateAppBody>;
 
 export const App = Type.Object(
   {

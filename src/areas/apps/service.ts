@@ -12,7 +12,16 @@ import { recordAudit } from '../../server/audit.js';
 import type { PrCommentProblem } from '../pr-comments/schema.js';
 import { latestProblems } from '../pr-comments/outbox.js';
 import { latestCheckProblems } from '../verdict/check-problems.js';
-import type { App, MyFactory, PrCommentMode, Retention, RunnerUpdatesMode } from './schema.js';
+import type {
+  App,
+  CreateAppInput,
+  ListAppsQuery,
+  MyFactory,
+  PrCommentMode,
+  Retention,
+  RunnerUpdatesInput,
+  UpdateAppInput,
+} from './schema.js';
 import * as store from './store.js';
 import { VERSION } from '../../version.js';
 
@@ -49,11 +58,6 @@ export function appToWire(
   };
 }
 
-export interface CreateAppInput {
-  name: string;
-  displayName?: string;
-}
-
 export async function createApp(
   db: Db,
   clock: Clock,
@@ -67,7 +71,7 @@ export async function createApp(
     id: crypto.randomUUID(),
     org_id: orgId,
     name: input.name.toLowerCase(),
-    display_name: input.displayName ?? input.name,
+    display_name: input.display_name ?? input.name,
     runner_updates_mode: 'follow',
     runner_updates_version: null,
     pr_comment: 'off',
@@ -115,13 +119,6 @@ async function requireLiveApp(ctx: FactoryContext, appId: string): Promise<store
  * The factories the caller may see: a login token sees every live factory of the org of the factory it acts
  * on (its owner is a member there); a factory key is bound to one factory and sees only that one.
  */
-export interface ListAppsQuery {
-  /** Exact name (issue 15 §6: a client picking its factory by name must not get every factory). */
-  name?: string;
-  limit?: number;
-  offset?: number;
-}
-
 export async function listApps(ctx: FactoryContext, q: ListAppsQuery = {}): Promise<App[]> {
   let rows =
     ctx.principal.kind !== 'login_token' && ctx.principal.kind !== 'dashboard_session'
@@ -162,20 +159,6 @@ export async function getApp(ctx: FactoryContext, appId: string): Promise<App> {
 
 export async function createAppInOrg(ctx: FactoryContext, input: CreateAppInput): Promise<App> {
   return createApp(ctx.db, ctx.clock, ctx.principal, ctx.orgId, input);
-}
-
-export interface RunnerUpdatesInput {
-  mode: RunnerUpdatesMode;
-  version?: string | null;
-}
-
-export interface UpdateAppInput {
-  name?: string;
-  display_name?: string;
-  runner_updates?: RunnerUpdatesInput;
-  pr_comment?: PrCommentMode;
-  pr_check?: PrCommentMode;
-  retention?: Partial<Retention>;
 }
 
 const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));

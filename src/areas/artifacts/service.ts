@@ -11,7 +11,7 @@ import { factoriesOfUser } from '../apps/service.js';
 import { normalizeRepo } from '../../codehost/repository-name.js';
 import { schedulePrComments, type PrRef } from '../pr-comments/outbox.js';
 import { listLinkedPullRequests } from '../work-items/service.js';
-import type { Artifact, ArtifactKind } from './schema.js';
+import type { Artifact, ArtifactInput, ArtifactKind } from './schema.js';
 import * as store from './store.js';
 import { assertNotDeleted } from '../tombstones/service.js';
 
@@ -20,27 +20,6 @@ export const ARTIFACT_REQUEST_LIMIT = 12 * 1024 * 1024;
 export const ARTIFACT_BLOB_LIMIT = 8 * 1024 * 1024;
 /** API.md §5: the per-item list returns at most this many (the oldest). */
 export const ITEM_LIST_LIMIT = 200;
-
-export interface ArtifactInput {
-  clientArtifactId: string;
-  filename: string;
-  mediaType: string;
-  bytes: number;
-  sha256: string;
-  caption: string;
-  criterionId?: string;
-  emittedAt: string;
-  prNumber?: number;
-  repository?: string;
-  workItemId?: string;
-  supersedes?: string;
-  session?: { sessionId: string; turnIndex?: number };
-  /** What the OuterLayer CLI sends (its OpenAPI document, issue 15 §2). */
-  ci?: boolean;
-  gitRepo?: string;
-  gitBranch?: string;
-  commitSha?: string;
-}
 
 /** `owner/repo` as a pull-request anchor takes it. */
 const OWNER_REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;

@@ -1,17 +1,13 @@
 // Context: POST /v1/context/sync, GET /v1/context/changes, GET /v1/context/source (API.md §6).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Limit, Offset, Ref } from '../../server/schemas.js';
-import { ContextCommit, ContextSource, ContextSyncResult } from './schema.js';
+import { Data, Ref } from '../../server/schemas.js';
+import { ChangesQuery, CommitSha, ContextCommit, ContextSource, ContextSyncResult, SyncBody } from './schema.js';
 import { listChanges, readSource, syncContext } from './service.js';
 
 /** A whole `.outerlayer/` tree travels base64-encoded in one body; the sync limit of API.md §8 applies. */
 export const CONTEXT_SYNC_BODY_LIMIT = 8 * 1024 * 1024;
 
-const CommitSha = Type.String({
-  pattern: '^[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?$',
-  description: 'A full git commit id (40 hex, or 64 for SHA-256 repositories).',
-});
 export const contextRoutes: AreaRoutes = (app) => {
   app.post(
     '/context/sync',
@@ -25,20 +21,7 @@ export const contextRoutes: AreaRoutes = (app) => {
           'Send every file of the tree (base64). Unchanged files are stored once (content-addressed). 201 when the ' +
           'commit is new; 200 when the same tree was already synced at this commit; 409 `conflict` when the commit ' +
           'was synced with other contents.',
-        body: Type.Object(
-          {
-            commitSha: CommitSha,
-            branch: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-            files: Type.Array(
-              Type.Object(
-                { path: Type.String({ minLength: 1, maxLength: 1024 }), content: Type.String() },
-                { additionalProperties: false },
-              ),
-              { maxItems: 2000 },
-            ),
-          },
-          { additionalProperties: false },
-        ),
+        body: SyncBody,
         response: { 200: Data(Ref(ContextSyncResult)), 201: Data(Ref(ContextSyncResult)) },
       },
     },
@@ -56,14 +39,7 @@ export const contextRoutes: AreaRoutes = (app) => {
         summary: 'Synced-commit history, newest first, with per-file changes',
         tags: ['context'],
         description: 'Each commit lists the files added, modified or removed relative to the commit synced before it.',
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(100, 25)),
-            offset: Type.Optional(Offset({ default: 0 })),
-            branch: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: ChangesQuery,
         response: {
           200: Type.Object({
             data: Type.Array(Ref(ContextCommit)),

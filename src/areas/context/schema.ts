@@ -1,6 +1,6 @@
 // The context area's contract: the routes serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable } from '../../server/schemas.js';
+import { DateTime, Limit, Nullable, Offset } from '../../server/schemas.js';
 
 const ChangeKind = Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]);
 
@@ -58,3 +58,38 @@ export const ContextSource = Type.Object(
   { $id: 'ContextSource' },
 );
 export type ContextSource = Static<typeof ContextSource>;
+
+export const CommitSha = Type.String({
+  pattern: '^[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?$',
+  description: 'A full git commit id (40 hex, or 64 for SHA-256 repositories).',
+});
+
+/** The body of POST /v1/context/sync: every file of the tree, base64. */
+export const SyncBody = Type.Object(
+  {
+    commitSha: CommitSha,
+    branch: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    files: Type.Array(
+      Type.Object(
+        { path: Type.String({ minLength: 1, maxLength: 1024 }), content: Type.String() },
+        { additionalProperties: false },
+      ),
+      { maxItems: 2000 },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SyncInput = Static<typeof SyncBody>;
+
+/** The querystring of GET /v1/context/changes. */
+export const ChangesQuery = Type.Object(
+  {
+    limit: Type.Optional(Limit(100, 25)),
+    offset: Type.Optional(Offset({ default: 0 })),
+    branch: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+/** What the service reads: `limit` and `offset` with their defaults. */
+export type ChangesQuery = Static<typeof ChangesQuery> &
+  Required<Pick<Static<typeof ChangesQuery>, 'limit' | 'offset'>>;

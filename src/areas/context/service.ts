@@ -6,11 +6,13 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import type {
+  ChangesQuery,
   ContextChange,
   ContextCommit,
   ContextCommitSummary,
   ContextSource,
   ContextSyncResult as SyncResult,
+  SyncInput,
 } from './schema.js';
 import * as store from './store.js';
 
@@ -18,12 +20,6 @@ export type ContextVerification = 'verified' | 'unverified' | 'absent';
 
 export const MAX_CONTEXT_FILES = 2000;
 export const MAX_CONTEXT_FILE_BYTES = 2 * 1024 * 1024;
-
-export interface SyncInput {
-  commitSha: string;
-  branch?: string;
-  files: { path: string; content: string }[];
-}
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -186,12 +182,6 @@ export async function syncContext(ctx: FactoryContext, input: SyncInput): Promis
     }
   }
   throw apiError('store_unavailable', 'Too many concurrent context syncs; retry.', {}, { 'Retry-After': '1' });
-}
-
-export interface ChangesQuery {
-  limit: number;
-  offset: number;
-  branch?: string;
 }
 
 export async function listChanges(

@@ -2,25 +2,24 @@
 import { Type, type TSchema } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { Data, DateTime, Nullable, Limit, Ref } from '../../server/schemas.js';
-import { MetricsWindow, Model, ModelShare, Rate, TelemetryFigures } from './schema.js';
-import { breakdown, compare, DIMENSIONS, modelSpend, overview, telemetry, trends } from './service.js';
+import { Data, DateTime, Nullable, Ref } from '../../server/schemas.js';
+import {
+  BreakdownQuery,
+  CompareQuery,
+  MetricsWindow,
+  Model,
+  ModelShare,
+  Rate,
+  TelemetryFigures,
+  TelemetryQuery,
+  WindowQuery,
+} from './schema.js';
+import { breakdown, compare, modelSpend, overview, telemetry, trends } from './service.js';
 
-/** A date (a whole UTC day) or a date-time with its offset. */
-const Instant = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$',
-  maxLength: 40,
-  description: 'YYYY-MM-DD (a date-only `to` includes that whole UTC day) or an ISO date-time with Z or an offset.',
-});
-const Repo = Type.String({
-  maxLength: 500,
-  description: 'owner/repo; empty for sessions without a repository; absent for all repositories.',
-});
 const TelemetryReportFigures = Type.Object({
   ...TelemetryFigures.properties,
   costUsd: Type.Number({ minimum: 0, description: 'claude_code.cost.usage, as the agent reported it' }),
 });
-const WindowQuery = { from: Type.Optional(Instant), to: Type.Optional(Instant), repo: Type.Optional(Repo) };
 
 const TileFields = {
   sessions: Type.Integer(),
@@ -120,7 +119,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
         description:
           'Sessions, assistant turns, input/output/cache-read/cache-write tokens and cost per model, costliest ' +
           'first. Default window: the last 30 days. Subagent transcripts count (their tokens were spent).',
-        querystring: Type.Object(WindowQuery, { additionalProperties: false }),
+        querystring: WindowQuery,
         response: {
           200: Data(
             Type.Object({
@@ -149,7 +148,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
         description:
           'Each tile is { current, prior }. Session counts and rates are over top-level sessions; cost includes ' +
           'subagent transcripts. Rates are null when their denominator is 0.',
-        querystring: Type.Object(WindowQuery, { additionalProperties: false }),
+        querystring: WindowQuery,
         response: {
           200: Data(
             Type.Object({
@@ -185,16 +184,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
       schema: {
         summary: 'The tiles of two arbitrary windows side by side, with deltas (b − a)',
         tags: ['metrics'],
-        querystring: Type.Object(
-          {
-            aFrom: Type.Optional(Instant),
-            aTo: Type.Optional(Instant),
-            bFrom: Type.Optional(Instant),
-            bTo: Type.Optional(Instant),
-            repo: Type.Optional(Repo),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: CompareQuery,
         response: {
           200: Data(
             Type.Object({
@@ -219,20 +209,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
         description:
           '`by`: branch, agent_type, worker_kind, model, tool, repo or origin. Costliest groups first (tool: most ' +
           'calls first); `groups` is the number of groups before `limit`.',
-        querystring: Type.Object(
-          {
-            ...WindowQuery,
-            by: Type.Optional(Type.Union(DIMENSIONS.map((d) => Type.Literal(d)))),
-            dimension: Type.Optional(
-              Type.Union(
-                DIMENSIONS.map((d) => Type.Literal(d)),
-                { description: 'An alias of `by` (OuterLayer clients send it); give one of the two, or both equal.' },
-              ),
-            ),
-            limit: Type.Optional(Limit(100, 25)),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: BreakdownQuery,
         response: {
           200: Data(
             Type.Object({
@@ -283,24 +260,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
           'a row a group, costliest first (without sessions.read_team actors are pseudonyms). By an attribute, ' +
           '`attribute` may only name a value of that one (else 400). Attribute figures count the points received ' +
           'since the gateway kept attributes (migration 0046); `totals` is null when nothing matched.',
-        querystring: Type.Object(
-          {
-            from: Type.Optional(Instant),
-            to: Type.Optional(Instant),
-            actor: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-            attribute: Type.Optional(
-              Type.String({ pattern: '^[^=]{1,200}=.{1,500}$', maxLength: 701, description: 'key=value' }),
-            ),
-            by: Type.Optional(
-              Type.String({
-                pattern: '^(actor|model|attribute:.{1,200})$',
-                maxLength: 210,
-                description: 'actor, model or attribute:<key>',
-              }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: TelemetryQuery,
         response: {
           200: Data(
             Type.Object({
@@ -324,7 +284,7 @@ export const metricsRoutes: AreaRoutes = (app) => {
       schema: {
         summary: 'Daily (UTC) points of a window, at most 366 days',
         tags: ['metrics'],
-        querystring: Type.Object(WindowQuery, { additionalProperties: false }),
+        querystring: WindowQuery,
         response: { 200: Data(Type.Object({ window: Ref(MetricsWindow), points: Type.Array(TrendPoint) })) },
       },
     },

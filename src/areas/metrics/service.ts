@@ -9,7 +9,15 @@ import { EARLIEST_INSTANT_MS, INSTANT_RANGE_MESSAGE, instantInRange } from '../.
 import { addFields } from './counters.js';
 import { sessionExtent } from './extent.js';
 import * as rollup from './rollup.js';
-import type { MetricsWindow, Model, ModelShare } from './schema.js';
+import type {
+  BreakdownQuery,
+  CompareQuery,
+  MetricsWindow,
+  Model,
+  ModelShare,
+  TelemetryQuery,
+  WindowQuery,
+} from './schema.js';
 import * as store from './store.js';
 import * as tools from './tools-store.js';
 import { telemetryFigures, telemetryReport } from '../otlp/metric-read.js';
@@ -76,17 +84,11 @@ function modelWire(m: store.ModelRow): Model {
   return { ...m, costUsd: usd(m.costMicros) };
 }
 
-export interface ModelsQuery {
-  from?: string;
-  to?: string;
-  repo?: string;
-}
-
 function scopeOf(ctx: FactoryContext, repo: string | undefined): store.Scope {
   return repo === undefined ? { appId: ctx.appId } : { appId: ctx.appId, repo: repo.toLowerCase() };
 }
 
-export async function modelSpend(ctx: FactoryContext, q: ModelsQuery) {
+export async function modelSpend(ctx: FactoryContext, q: WindowQuery) {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
   const rows = await rollup.windowModels(ctx.db, scopeOf(ctx, q.repo), w);
   // A session uses several models, so sessions do not sum across them; every other counter does.
@@ -186,7 +188,7 @@ const NUMERIC_TILES = [
 ] as const;
 type NumericTile = (typeof NUMERIC_TILES)[number];
 
-export async function overview(ctx: FactoryContext, q: ModelsQuery) {
+export async function overview(ctx: FactoryContext, q: WindowQuery) {
   const current = windowOf(ctx.clock.now(), q.from, q.to);
   // The prior window has the current one's length, but never starts before the epoch (nothing is older, and
   // a start in a negative year is no date-time the answer can carry).
@@ -208,14 +210,6 @@ export async function overview(ctx: FactoryContext, q: ModelsQuery) {
   return { window: windowWire(current), priorWindow: windowWire(prior), tiles, allTime, telemetry };
 }
 
-export interface CompareQuery {
-  aFrom?: string;
-  aTo?: string;
-  bFrom?: string;
-  bTo?: string;
-  repo?: string;
-}
-
 export async function compare(ctx: FactoryContext, q: CompareQuery) {
   const now = ctx.clock.now();
   const a = windowOf(now, q.aFrom, q.aTo, ['aFrom', 'aTo']);
@@ -231,14 +225,6 @@ export async function compare(ctx: FactoryContext, q: CompareQuery) {
         : { absolute: y - x, relative: x !== 0 ? (y - x) / Math.abs(x) : null };
   }
   return { a: { window: windowWire(a), tiles: ta! }, b: { window: windowWire(b), tiles: tb! }, deltas };
-}
-
-export const DIMENSIONS = ['branch', 'agent_type', 'worker_kind', 'model', 'tool', 'repo', 'origin'] as const;
-export type Dimension = (typeof DIMENSIONS)[number];
-
-export interface BreakdownQuery extends ModelsQuery {
-  by: Dimension;
-  limit: number;
 }
 
 export async function breakdown(ctx: FactoryContext, q: BreakdownQuery) {
@@ -273,7 +259,7 @@ export async function breakdown(ctx: FactoryContext, q: BreakdownQuery) {
   };
 }
 
-export async function trends(ctx: FactoryContext, q: ModelsQuery) {
+export async function trends(ctx: FactoryContext, q: WindowQuery) {
   const w = windowOf(ctx.clock.now(), q.from, q.to);
   const firstDay = Math.floor(w.from / DAY_MS);
   const lastDay = Math.ceil(w.to / DAY_MS) - 1;
@@ -359,14 +345,6 @@ export async function recordToolUsage(
 /** The counters of one session (see recordToolUsage). */
 export async function recordSessionToolUsage(db: Db, session: ToolUsageSession, turns: ToolTurns): Promise<void> {
   await recordToolUsage(db, session.appId, [{ session, turns }]);
-}
-
-export interface TelemetryQuery {
-  from?: string;
-  to?: string;
-  actor?: string;
-  attribute?: string;
-  by?: string;
 }
 
 /**

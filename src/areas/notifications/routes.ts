@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data, Limit, NoContent, Offset, Ref, Uuid } from '../../server/schemas.js';
-import { ChannelKind, EventTypeName, NotificationChannel, NotificationDelivery } from './schema.js';
+import { ChannelInput, ChannelPatch, NotificationChannel, NotificationDelivery } from './schema.js';
 import {
   createChannel,
   deleteChannel,
@@ -14,9 +14,6 @@ import {
   updateChannel,
 } from './service.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 200 });
-const Url = Type.String({ minLength: 1, maxLength: 2000 });
-const Events = Type.Array(EventTypeName, { maxItems: 20 });
 const IdParams = Type.Object({ id: Uuid });
 const tags = ['notifications'];
 
@@ -47,10 +44,7 @@ export const notificationsRoutes: AreaRoutes = (app) => {
           '`X-Attest-Event-Id` (the idempotency key). kind `slack`: `url` is a Slack incoming-webhook URL; ' +
           'deliveries are Slack blocks. The URL must be https on a public address (ATTEST_NOTIFY_ALLOW_PRIVATE=1 ' +
           'lifts this for tests and development): 400 notification_target_refused.',
-        body: Type.Object(
-          { name: Name, kind: ChannelKind, url: Url, events: Type.Optional(Events) },
-          { additionalProperties: false },
-        ),
+        body: ChannelInput,
         response: {
           201: Data(
             Type.Intersect([
@@ -92,15 +86,7 @@ export const notificationsRoutes: AreaRoutes = (app) => {
         tags,
         description: '`enabled: true` re-enables a channel the gateway disabled after repeated failures.',
         params: IdParams,
-        body: Type.Object(
-          {
-            name: Type.Optional(Name),
-            url: Type.Optional(Url),
-            events: Type.Optional(Events),
-            enabled: Type.Optional(Type.Boolean()),
-          },
-          { additionalProperties: false },
-        ),
+        body: ChannelPatch,
         response: { 200: Data(Ref(NotificationChannel)) },
       },
     },

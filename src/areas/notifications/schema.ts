@@ -19,6 +19,30 @@ export type ChannelKind = Static<typeof ChannelKind>;
 
 export const EventTypeName = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)));
 
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Url = Type.String({ minLength: 1, maxLength: 2000 });
+const Events = Type.Array(EventTypeName, { maxItems: 20 });
+
+/** The body of POST /v1/notification-channels. */
+export const ChannelInput = Type.Object(
+  { name: Name, kind: ChannelKind, url: Url, events: Type.Optional(Events) },
+  { additionalProperties: false },
+);
+/** What the service reads: `events` defaults to none. */
+export type ChannelInput = Static<typeof ChannelInput> & Required<Pick<Static<typeof ChannelInput>, 'events'>>;
+
+/** The body of PATCH /v1/notification-channels/{id}; `enabled: true` re-enables a disabled channel. */
+export const ChannelPatch = Type.Object(
+  {
+    name: Type.Optional(Name),
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type ChannelPatch = Static<typeof ChannelPatch>;
+
 export const NotificationChannel = Type.Object(
   {
     id: Uuid,

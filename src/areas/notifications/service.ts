@@ -11,7 +11,15 @@ import { apiError, notFound } from '../../server/errors.js';
 import { deriveSecret } from '../../server/pepper.js';
 import { postJson, TargetRefused, targetProblem } from './outbound.js';
 import { openSecret, sealSecret, slackRequest, webhookRequest } from './render.js';
-import type { ChannelKind, EventType, NotificationChannel, NotificationDelivery, NotificationEvent } from './schema.js';
+import type {
+  ChannelInput,
+  ChannelKind,
+  ChannelPatch,
+  EventType,
+  NotificationChannel,
+  NotificationDelivery,
+  NotificationEvent,
+} from './schema.js';
 import { EVENT_TYPES } from './schema.js';
 import * as store from './store.js';
 
@@ -84,13 +92,6 @@ function uniqueEvents(events: readonly string[]): string[] {
   return EVENT_TYPES.filter((t) => events.includes(t));
 }
 
-export interface ChannelInput {
-  name: string;
-  kind: ChannelKind;
-  url: string;
-  events: string[];
-}
-
 export async function createChannel(
   ctx: FactoryContext,
   input: ChannelInput,
@@ -129,14 +130,6 @@ async function channelOf(ctx: FactoryContext, id: string): Promise<store.Channel
 
 export async function getChannel(ctx: FactoryContext, id: string): Promise<NotificationChannel> {
   return channelWire(await channelOf(ctx, id));
-}
-
-export interface ChannelPatch {
-  name?: string;
-  url?: string;
-  events?: string[];
-  /** true re-enables a disabled channel (its failure count starts again). */
-  enabled?: boolean;
 }
 
 export async function updateChannel(

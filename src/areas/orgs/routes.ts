@@ -1,9 +1,10 @@
 // Org management (management key only, spec part 5 rule 1): members, roles, the audit log and its verify.
 import { Type } from 'typebox';
 import { orgContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Uuid, Page, Limit, NoContent, Nullable, Ref } from '../../server/schemas.js';
+import { Data, Uuid, NoContent, Nullable, Ref } from '../../server/schemas.js';
 import {
   AuditEntry,
+  AuditLogQuery,
   AuditVerify,
   AutoJoinBody,
   Erasure,
@@ -26,13 +27,6 @@ const OrgParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 
 const MemberParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }), userId: Uuid });
 const InvitationParams = Type.Object({ orgName: Type.String({ minLength: 1, maxLength: 63 }), id: Uuid });
 const RoleEntry = Type.Object({ name: Type.String(), permissions: Type.Array(Type.String()) });
-const AuditDate = Type.String({
-  pattern: orgs.AUDIT_DATE_PATTERN,
-  description:
-    'YYYY-MM-DD, optionally THH:MM:SS with optional .f–.fff and optional Z; read as UTC. A bare endDate covers its ' +
-    'whole day.',
-});
-
 export const orgsRoutes: AreaRoutes = (app) => {
   app.get(
     '/orgs/:orgName',
@@ -219,17 +213,7 @@ export const orgsRoutes: AreaRoutes = (app) => {
         tags: ['orgs'],
         description: 'Needs the enterprise plan (402 entitlement_required otherwise).',
         params: OrgParams,
-        querystring: Type.Object(
-          {
-            page: Type.Optional(Page()),
-            pageSize: Type.Optional(Limit(100, 25)),
-            actionType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-            targetType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-            startDate: Type.Optional(AuditDate),
-            endDate: Type.Optional(AuditDate),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: AuditLogQuery,
         response: {
           200: Type.Object({
             data: Type.Array(Ref(AuditEntry)),

@@ -1,7 +1,7 @@
 // The orgs area's contract (also the operator routes' answers about orgs, users and members): the routes
 // serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Ref, Uuid } from '../../server/schemas.js';
+import { DateTime, Limit, Nullable, Page, Ref, Uuid } from '../../server/schemas.js';
 
 export const Org = Type.Object(
   { id: Uuid, name: Type.String(), plan: Type.String(), created_at: DateTime, updated_at: DateTime },
@@ -72,6 +72,28 @@ export const AuditEntry = Type.Object(
   { $id: 'AuditEntry' },
 );
 export type AuditEntry = Static<typeof AuditEntry>;
+
+export const AUDIT_DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z?)?$';
+const AuditDate = Type.String({
+  pattern: AUDIT_DATE_PATTERN,
+  description:
+    'YYYY-MM-DD, optionally THH:MM:SS with optional .f–.fff and optional Z; read as UTC. A bare endDate covers its ' +
+    'whole day.',
+});
+
+/** The querystring of GET /v1/orgs/{orgName}/audit-log. */
+export const AuditLogQuery = Type.Object(
+  {
+    page: Type.Optional(Page()),
+    pageSize: Type.Optional(Limit(100, 25)),
+    actionType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    targetType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    startDate: Type.Optional(AuditDate),
+    endDate: Type.Optional(AuditDate),
+  },
+  { additionalProperties: false },
+);
+export type AuditLogQuery = Static<typeof AuditLogQuery>;
 
 export const AuditVerify = Type.Object(
   {

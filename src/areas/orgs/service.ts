@@ -9,7 +9,7 @@ import { INSTANT_RANGE_MESSAGE, instantInRange } from '../../server/schemas.js';
 import type { OrgContext } from '../../server/context.js';
 import { ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '../../server/permissions.js';
 import { GENESIS_HASH, hashRow, recordAudit } from '../../server/audit.js';
-import type { AuditEntry, AuditVerify, Member, Org, OrgSelf, User } from './schema.js';
+import type { AuditEntry, AuditLogQuery, AuditVerify, Member, Org, OrgSelf, User } from './schema.js';
 import * as store from './store.js';
 
 export const PLANS = ['free', 'paid', 'enterprise'] as const;
@@ -270,11 +270,10 @@ async function requireAuditEntitlement(ctx: OrgContext): Promise<void> {
 }
 
 /** The spec's date pattern: YYYY-MM-DD, optionally THH:MM:SS with optional .f to .fff and optional Z. */
-export const AUDIT_DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z?)?$';
 const DAY_MS = 86_400_000;
 
 /**
- * Epoch ms of a date that matched AUDIT_DATE_PATTERN, read as UTC. A bare date as an end bound means the
+ * Epoch ms of a date that matched AUDIT_DATE_PATTERN (schema.ts), read as UTC. A bare date as an end bound means the
  * whole day (up to its last millisecond). Calendar nonsense such as 2026-02-30 is a 400.
  */
 export function parseAuditDate(value: string, param: string, bound: 'start' | 'end'): number {
@@ -291,15 +290,6 @@ export function parseAuditDate(value: string, param: string, bound: 'start' | 'e
       details: [{ path: param, message: INSTANT_RANGE_MESSAGE }],
     });
   return instant;
-}
-
-export interface AuditLogQuery {
-  page?: number;
-  pageSize?: number;
-  actionType?: string;
-  targetType?: string;
-  startDate?: string;
-  endDate?: string;
 }
 
 const PREVIEW_CHARS = 200;

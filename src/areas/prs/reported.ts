@@ -6,23 +6,8 @@
 import type { FactoryContext } from '../../server/context.js';
 import { isGitHubConfigured } from '../../codehost/github.js';
 import { listBindings } from '../repositories/installations.js';
+import type { ReportedPullRequest } from './schema.js';
 import { applyPullRequest } from './state.js';
-
-export interface ReportedPullRequest {
-  repository: string;
-  number: number;
-  url: string;
-  title: string;
-  state: 'open' | 'closed' | 'merged';
-  author: string | null;
-  branch: string;
-  baseBranch: string;
-  headSha: string;
-  openedAt: string;
-  updatedAt: string;
-  closedAt: string | null;
-  mergedAt: string | null;
-}
 
 export interface ReportResult {
   /** Reports stored: a PR the gateway knew nothing of, or a newer report of one the CLI reported before. */

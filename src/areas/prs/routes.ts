@@ -2,36 +2,18 @@
 // POST /v1/prs/reported (PR state the CLI read with gh, on a gateway without the GitHub App).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTimeQuery, Limit, Nullable, Offset, PrNumber, Ref } from '../../server/schemas.js';
-import { GithubAppStatus, PrState, PullRequestDetail, PullRequestOutcome } from './schema.js';
+import { Data, PrNumber, Ref } from '../../server/schemas.js';
+import {
+  GithubAppStatus,
+  OutcomesQuery,
+  PullRequestDetail,
+  PullRequestOutcome,
+  ReportedPullRequest,
+} from './schema.js';
 import { csvLine, exportResponse, FORMAT_QUERY, jsonArray, sendDownload, type CsvValue } from '../../server/export.js';
 import { githubAppStatus, reportPullRequests } from './reported.js';
 import { outcomesWithVerdicts, parseVerdictFilter, pullRequestWithVerdict } from '../verdict/outcomes.js';
 import { exportPullRequest, type PrEvidenceExport } from './export.js';
-
-const ReportedPullRequest = Type.Object(
-  {
-    repository: Type.String({
-      minLength: 3,
-      maxLength: 201,
-      pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$',
-      description: 'owner/repo on GitHub',
-    }),
-    number: PrNumber(),
-    url: Type.String({ maxLength: 2000, pattern: '^https?://' }),
-    title: Type.String({ maxLength: 1024 }),
-    state: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged')]),
-    author: Nullable(Type.String({ maxLength: 256 })),
-    branch: Type.String({ maxLength: 1024 }),
-    baseBranch: Type.String({ maxLength: 1024 }),
-    headSha: Type.String({ pattern: '^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$' }),
-    openedAt: DateTimeQuery(),
-    updatedAt: DateTimeQuery(),
-    closedAt: Nullable(DateTimeQuery()),
-    mergedAt: Nullable(DateTimeQuery()),
-  },
-  { additionalProperties: false },
-);
 
 const PrParams = Type.Object({
   owner: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
@@ -50,21 +32,7 @@ export const prsRoutes: AreaRoutes = (app) => {
         description:
           'A session is attributed to a PR it names (outcome prNumber/prUrl/prs, pr_linked events) or whose head ' +
           'branch it worked on in the same repository. Most recent session first.',
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(100, 25)),
-            offset: Type.Optional(Offset({ default: 0 })),
-            repo: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-            state: Type.Optional(PrState),
-            verdict: Type.Optional(
-              Type.String({
-                maxLength: 100,
-                description: 'Comma-separated verdicts to keep: clean, review, unverifiable, waiting, none.',
-              }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: OutcomesQuery,
         response: {
           200: Type.Object({
             data: Type.Array(Ref(PullRequestOutcome)),

@@ -1,6 +1,6 @@
 // The PRs area's contract: the routes serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Ref } from '../../server/schemas.js';
+import { DateTime, DateTimeQuery, Limit, Nullable, Offset, PrNumber, Ref } from '../../server/schemas.js';
 import { Verdict } from '../../verify/index.js';
 import { Artifact } from '../artifacts/schema.js';
 import { Check } from '../results/schema.js';
@@ -14,6 +14,26 @@ export const PrState = Type.Union([
   Type.Literal('unknown'),
 ]);
 export type PrState = Static<typeof PrState>;
+
+/** The querystring of GET /v1/prs/outcomes. */
+export const OutcomesQuery = Type.Object(
+  {
+    limit: Type.Optional(Limit(100, 25)),
+    offset: Type.Optional(Offset({ default: 0 })),
+    repo: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    state: Type.Optional(PrState),
+    verdict: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'Comma-separated verdicts to keep: clean, review, unverifiable, waiting, none.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+/** What the service reads: `limit` and `offset` with their defaults; `verdict` parsed by the route. */
+export type OutcomesQuery = Omit<Static<typeof OutcomesQuery>, 'verdict'> &
+  Required<Pick<Static<typeof OutcomesQuery>, 'limit' | 'offset'>>;
 
 export const PullRequestOutcome = Type.Object(
   {
@@ -158,3 +178,29 @@ export const PrEvidence = Type.Object({
   results: Type.Array(Check),
 });
 export type PrEvidence = Static<typeof PrEvidence>;
+
+/** One pull request of POST /v1/prs/reported, as the CLI read it with `gh pr view`. */
+export const ReportedPullRequest = Type.Object(
+  {
+    repository: Type.String({
+      minLength: 3,
+      maxLength: 201,
+      pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$',
+      description: 'owner/repo on GitHub',
+    }),
+    number: PrNumber(),
+    url: Type.String({ maxLength: 2000, pattern: '^https?://' }),
+    title: Type.String({ maxLength: 1024 }),
+    state: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged')]),
+    author: Nullable(Type.String({ maxLength: 256 })),
+    branch: Type.String({ maxLength: 1024 }),
+    baseBranch: Type.String({ maxLength: 1024 }),
+    headSha: Type.String({ pattern: '^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$' }),
+    openedAt: DateTimeQuery(),
+    updatedAt: DateTimeQuery(),
+    closedAt: Nullable(DateTimeQuery()),
+    mergedAt: Nullable(DateTimeQuery()),
+  },
+  { additionalProperties: false },
+);
+export type ReportedPullRequest = Static<typeof ReportedPullRequest>;

@@ -12,7 +12,7 @@ import { normalizeRepository } from '../../codehost/repository-name.js';
 import { describePullRequests, type CiVerdict, type DescribedPullRequest } from './state.js';
 import type { Artifact } from '../artifacts/schema.js';
 import type { Check } from '../results/schema.js';
-import type { PrState, PullRequestDetail, PullRequestOutcome, PullRequestSession } from './schema.js';
+import type { OutcomesQuery, PullRequestDetail, PullRequestOutcome, PullRequestSession } from './schema.js';
 import * as store from './attribution-store.js';
 import { prsLinkedByCommit, sessionsLinkedByCommit, type CommitLinkRow } from './commit-links.js';
 import { namedPrs, type PrKey } from './refs.js';
@@ -250,13 +250,6 @@ function toOutcome(a: Attributed, state: DescribedPullRequest | undefined): PrOu
     mergedAt: state?.mergedAt ?? null,
     stateSource: state?.stateSource ?? null,
   };
-}
-
-export interface OutcomesQuery {
-  limit: number;
-  offset: number;
-  repo?: string;
-  state?: PrState;
 }
 
 /** PRs with at least one attributed session, most recent session first. */

@@ -6,7 +6,8 @@
 import { type Verdict, VERDICTS } from '../../verify/index.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { listOutcomes, type OutcomesQuery, type PrDetailWire, type PrOutcomeWire } from '../prs/service.js';
+import type { OutcomesQuery } from '../prs/schema.js';
+import { listOutcomes, type PrDetailWire, type PrOutcomeWire } from '../prs/service.js';
 import { pullRequestVerdict } from './service.js';
 import * as store from './store.js';
 

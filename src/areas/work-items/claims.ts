@@ -9,8 +9,6 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import {
   audit,
-  CLAIM_DEFAULT_TTL_SECONDS,
-  CLAIM_MAX_TTL_SECONDS,
   claimRecord,
   claimToWire,
   findItemRow,
@@ -19,14 +17,13 @@ import {
   isLive,
   type ClaimRecord,
 } from './service.js';
-import type { ClaimHistoryEntryWire } from './schema.js';
+import {
+  CLAIM_DEFAULT_TTL_SECONDS,
+  CLAIM_MAX_TTL_SECONDS,
+  type ClaimHistoryEntryWire,
+  type ClaimInput,
+} from './schema.js';
 import * as store from './store.js';
-
-export interface ClaimInput {
-  source: string;
-  branch: string;
-  ttlSeconds?: number;
-}
 
 function assertTtl(ctx: FactoryContext, ttl: number): void {
   const min = ctx.config.claimMinTtlSeconds;

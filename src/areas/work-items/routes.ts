@@ -2,15 +2,21 @@
 // declare pull requests onto an item. Shapes: spec part 2 (list entry) and API.md §5–§6.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, Int53, PrNumber, NoContent, Limit, Offset } from '../../server/schemas.js';
-import { ClaimHistoryEntrySchema, ClaimSchema, WorkItemListEntrySchema, WorkItemSchema } from './schema.js';
-import { claimWorkItem, listClaimHistory, releaseClaim, renewClaim } from './claims.js';
+import { Data, DateTime, Nullable, NoContent, Limit, Offset } from '../../server/schemas.js';
 import {
-  BLOCK_CLASSES,
   CLAIM_DEFAULT_TTL_SECONDS,
   CLAIM_MAX_TTL_SECONDS,
-  STAGES,
-  TRACKERS,
+  ClaimBody,
+  ClaimHistoryEntrySchema,
+  ClaimSchema,
+  DeclarePullRequestBody,
+  PatchWorkItemBody,
+  UpsertWorkItemBody,
+  WorkItemListEntrySchema,
+  WorkItemSchema,
+} from './schema.js';
+import { claimWorkItem, listClaimHistory, releaseClaim, renewClaim } from './claims.js';
+import {
   claimToWire,
   declarePullRequest,
   getWorkItem,
@@ -21,17 +27,6 @@ import {
   upsertWorkItem,
   withdrawWorkItem,
 } from './service.js';
-
-const Tracker = Type.Union(TRACKERS.map((t) => Type.Literal(t)));
-const Stage = Type.Union(STAGES.map((s) => Type.Literal(s)));
-const BlockClass = Type.Union(BLOCK_CLASSES.map((b) => Type.Literal(b)));
-const REPOSITORY = { minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' };
-const Repository = Type.String(REPOSITORY);
-const StringOrNull = (opts: { minLength?: number; maxLength?: number; pattern?: string } = {}) =>
-  Nullable(Type.String(opts));
-
-const Section = Type.String({ maxLength: 100 });
-const Title = Type.String({ minLength: 1, maxLength: 500 });
 
 const ItemParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'The work item uuid or its number in the factory.' }),
@@ -98,20 +93,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
           'tracker and trackerKey was updated. Fields left out keep their value (on create: stage backlog, section ' +
           '"", blockClass none, specRepository = repository or "", specNumber 0). Re-stating a withdrawn item ' +
           'makes it active again.',
-        body: Type.Object(
-          {
-            tracker: Tracker,
-            trackerKey: Type.String({ minLength: 1, maxLength: 200 }),
-            title: Title,
-            specRepository: Type.Optional(Type.String({ maxLength: 200 })),
-            specNumber: Type.Optional(Int53()),
-            stage: Type.Optional(Stage),
-            section: Type.Optional(Section),
-            blockClass: Type.Optional(BlockClass),
-            repository: Type.Optional(StringOrNull(REPOSITORY)),
-          },
-          { additionalProperties: false },
-        ),
+        body: UpsertWorkItemBody,
         response: { 200: Data(WorkItemSchema), 201: Data(WorkItemSchema) },
       },
     },
@@ -144,16 +126,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         tags: ['work-items'],
         description: 'A withdrawn item answers 409 work_item_withdrawn. `repository: null` clears it.',
         params: ItemParams,
-        body: Type.Object(
-          {
-            stage: Type.Optional(Stage),
-            section: Type.Optional(Section),
-            blockClass: Type.Optional(BlockClass),
-            title: Type.Optional(Title),
-            repository: Type.Optional(StringOrNull(REPOSITORY)),
-          },
-          { additionalProperties: false },
-        ),
+        body: PatchWorkItemBody,
         response: { 200: Data(WorkItemSchema) },
       },
     },
@@ -189,14 +162,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
           `ttlSeconds (${minTtl}–${CLAIM_MAX_TTL_SECONDS}, default ${CLAIM_DEFAULT_TTL_SECONDS}); an expired lease ` +
           `frees the item. \`itemKey\` (oli_) is shown only here; it authenticates only as this item.`,
         params: ItemParams,
-        body: Type.Object(
-          {
-            source: Type.String({ minLength: 1, maxLength: 200 }),
-            branch: Type.String({ minLength: 1, maxLength: 255 }),
-            ttlSeconds: Type.Optional(Type.Integer({ minimum: minTtl, maximum: CLAIM_MAX_TTL_SECONDS })),
-          },
-          { additionalProperties: false },
-        ),
+        body: ClaimBody(minTtl),
         response: { 201: Data(Type.Object({ claim: ClaimSchema, itemKey: Type.String() })) },
       },
     },
@@ -289,14 +255,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
           'Idempotent per repository + number. Artifacts anchored to a declared pull request count as evidence of ' +
           'the item. `url` defaults to the github.com pull request page.',
         params: ItemParams,
-        body: Type.Object(
-          {
-            repository: Repository,
-            number: PrNumber(),
-            url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: '^https?://' })),
-          },
-          { additionalProperties: false },
-        ),
+        body: DeclarePullRequestBody,
         response: { 201: Data(LinkedPullRequestSchema) },
       },
     },

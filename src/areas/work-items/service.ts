@@ -9,18 +9,16 @@ import { emitEvent } from '../notifications/service.js';
 import { apiError } from '../../server/errors.js';
 import { recordAudit } from '../../server/audit.js';
 import { schedulePrComments } from '../pr-comments/outbox.js';
-import type { ClaimWire, WorkItemListEntry, WorkItemWire } from './schema.js';
+import type {
+  ClaimWire,
+  DeclarePullRequestInput,
+  PatchWorkItemInput,
+  UpsertWorkItemInput,
+  WorkItemListEntry,
+  WorkItemWire,
+} from './schema.js';
 import * as store from './store.js';
 
-export const TRACKERS = ['github', 'linear', 'jira', 'local'] as const;
-export const STAGES = ['backlog', 'ready', 'in_progress', 'in_review', 'done'] as const;
-export const BLOCK_CLASSES = ['none', 'dependency', 'human', 'external'] as const;
-export type Tracker = (typeof TRACKERS)[number];
-export type Stage = (typeof STAGES)[number];
-export type BlockClass = (typeof BLOCK_CLASSES)[number];
-
-export const CLAIM_MAX_TTL_SECONDS = 86_400;
-export const CLAIM_DEFAULT_TTL_SECONDS = 3_600;
 export const WORK_ITEM_PAGE_SIZE = 100;
 
 /** A claim as other areas see it. Instants are epoch milliseconds. */
@@ -254,18 +252,6 @@ export async function workItemsOfPullRequest(
 
 // ---- work items ----
 
-export interface UpsertWorkItemInput {
-  tracker: Tracker;
-  trackerKey: string;
-  title: string;
-  specRepository?: string;
-  specNumber?: number;
-  stage?: Stage;
-  section?: string;
-  blockClass?: BlockClass;
-  repository?: string | null;
-}
-
 const NUMBER_ATTEMPTS = 100;
 
 /**
@@ -372,14 +358,6 @@ export async function listWorkItems(
   };
 }
 
-export interface PatchWorkItemInput {
-  stage?: Stage;
-  section?: string;
-  blockClass?: BlockClass;
-  title?: string;
-  repository?: string | null;
-}
-
 export async function patchWorkItem(
   ctx: FactoryContext,
   idOrNumber: string,
@@ -438,7 +416,7 @@ export async function audit(
 export async function declarePullRequest(
   ctx: FactoryContext,
   idOrNumber: string,
-  pr: { repository: string; number: number; url?: string },
+  pr: DeclarePullRequestInput,
 ): Promise<LinkedPullRequest> {
   const item = await findItemRow(ctx, idOrNumber);
   if (item.withdrawn_at !== null) throw apiError('work_item_withdrawn', 'The work item is withdrawn.');
