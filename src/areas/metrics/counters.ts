@@ -42,23 +42,18 @@ export const TILE_COUNTERS = [
   'hands_on',
   'turns',
 ] as const satisfies readonly Counter[];
-export const DAY_COUNTERS = [
+/** What the days and the breakdowns both count of their sessions (each adds its own after these). */
+const SESSION_COUNTERS = [
   'sessions',
   'cost_micros',
   'turns',
   'tool_calls',
   'tool_errors',
   'rejected',
-  'clean',
-  'hands_on',
 ] as const satisfies readonly Counter[];
+export const DAY_COUNTERS = [...SESSION_COUNTERS, 'clean', 'hands_on'] as const satisfies readonly Counter[];
 export const BREAKDOWN_COUNTERS = [
-  'sessions',
-  'cost_micros',
-  'turns',
-  'tool_calls',
-  'tool_errors',
-  'rejected',
+  ...SESSION_COUNTERS,
   'input_tokens',
   'output_tokens',
 ] as const satisfies readonly Counter[];

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { CounterDeltas, type CounterTable } from '../../db/counter-deltas.js';
 import { rowsOfSessionsTids } from '../../db/rows-of-sessions.js';
+import { BREAKDOWN_COUNTERS, MODEL_COUNTERS } from './counters.js';
 import { DAY_MS } from './rollup-store.js';
 
 /** The columns of a session row the rollups count. */
@@ -78,31 +79,12 @@ export const ACTORS: CounterTable = {
 export const MODELS: CounterTable = {
   table: 'metrics_day_models',
   keys: ['app_id', 'day', 'repo', 'model'],
-  counters: [
-    'sessions',
-    'turns',
-    'unpriced_turns',
-    'input_tokens',
-    'output_tokens',
-    'cache_read_tokens',
-    'cache_write_tokens',
-    'cache_write_1h_tokens',
-    'cost_micros',
-  ],
+  counters: MODEL_COUNTERS,
 };
 export const KEYS: CounterTable = {
   table: 'metrics_day_keys',
   keys: ['app_id', 'dim', 'day', 'repo', 'null_key', 'key'],
-  counters: [
-    'sessions',
-    'cost_micros',
-    'turns',
-    'tool_calls',
-    'tool_errors',
-    'rejected',
-    'input_tokens',
-    'output_tokens',
-  ],
+  counters: BREAKDOWN_COUNTERS,
 };
 export const TOOLS: CounterTable = {
   table: 'metrics_day_tools',

@@ -159,6 +159,15 @@ async function chooseTitlePlan(db: Db, dialect: Dialect, appId: string, filter: 
   return Number(row?.n ?? 0) < cap ? { kind: 'candidates', pattern, phrase } : { kind: 'scan', pattern };
 }
 
+/** The conditions a `signal` filter adds (the notions the signal facet counts). */
+const SIGNAL_CONDITIONS: Record<Signal, readonly string[]> = {
+  'hands-on': ['sessions.steering_count > 0'],
+  denied: ['sessions.rejected_tool_call_count > 0'],
+  'tool-errors': ['sessions.tool_error_count > 0'],
+  'provider-errors': ['sessions.api_error_count > 0'],
+  clean: ['sessions.tool_error_count = 0', 'sessions.api_error_count = 0', 'sessions.rejected_tool_call_count = 0'],
+};
+
 /** The filter's conditions on `sessions` (app_id first), joined by `and`. */
 function where(st: Statement, appId: string, filter: ListFilter, plan: TitlePlan): string {
   const parts = [`sessions.app_id = ${st.bind(appId)}`];
@@ -188,29 +197,7 @@ function where(st: Statement, appId: string, filter: ListFilter, plan: TitlePlan
     // `models` is a JSON array of strings: match the quoted, escaped name (the same notion the model facet counts).
     parts.push(`sessions.models like ${likePattern(st, `%${escapeLike(JSON.stringify(filter.model))}%`)} escape '\\'`);
   }
-  switch (filter.signal) {
-    case 'hands-on':
-      parts.push('sessions.steering_count > 0');
-      break;
-    case 'denied':
-      parts.push('sessions.rejected_tool_call_count > 0');
-      break;
-    case 'tool-errors':
-      parts.push('sessions.tool_error_count > 0');
-      break;
-    case 'provider-errors':
-      parts.push('sessions.api_error_count > 0');
-      break;
-    case 'clean':
-      parts.push(
-        'sessions.tool_error_count = 0',
-        'sessions.api_error_count = 0',
-        'sessions.rejected_tool_call_count = 0',
-      );
-      break;
-    default:
-      break;
-  }
+  if (filter.signal !== undefined) parts.push(...SIGNAL_CONDITIONS[filter.signal]);
   return parts.join(' and ');
 }
 
