@@ -28,11 +28,14 @@ import pg from 'pg';
 import { parseClaudeCodeTranscript } from '../src/capture/index.js';
 import type { RateLimits } from '../src/server/ratelimit.js';
 import * as sessionsStore from '../src/areas/sessions/store.js';
+import * as counterStore from '../src/areas/sessions/counter-store.js';
+import * as docStore from '../src/areas/sessions/document-store.js';
 import { facetContributions } from '../src/areas/sessions/facets.js';
 import { commitCount } from '../src/db/group-commit.js';
 import { v7 as uuidv7 } from 'uuid';
 import { checkSession } from '../src/areas/agents/validate.js';
-import { prepareSessions, rowOf, usageRows } from '../src/areas/sessions/ingest.js';
+import { prepareSessions } from '../src/areas/sessions/ingest.js';
+import { rowOf, usageRows } from '../src/areas/sessions/session-rows.js';
 import type { Db, Dialect } from '../src/db/connection.js';
 import { createTenant, startGateway, type TestGateway } from '../test/helpers/gateway.js';
 
@@ -304,7 +307,7 @@ async function ingestFloor(
     });
     await db.transaction().execute(async (trx) => {
       await sessionsStore.insertBulk(trx, rows, usage);
-      await sessionsStore.putDocuments(trx, documents);
+      await docStore.putDocuments(trx, documents);
     });
   };
   for (const text of warm) await one(text);
@@ -593,9 +596,9 @@ export async function bulkLoad(
   const r = rng(7);
   const sessions: sessionsStore.SessionRow[] = [];
   const usage: sessionsStore.ModelUsageRow[] = [];
-  const facets = new Map<string, sessionsStore.FacetDelta>();
+  const facets = new Map<string, counterStore.FacetDelta>();
   const repos = new Map<string, { sessions: number; cost: number }>();
-  const count = (d: sessionsStore.FacetDelta) => {
+  const count = (d: counterStore.FacetDelta) => {
     const key = `${d.repo}|${d.kind}|${d.value}`;
     const f = facets.get(key) ?? { ...d, delta: 0 };
     f.delta += d.delta;
@@ -700,8 +703,8 @@ export async function bulkLoad(
   }
   await db.transaction().execute(async (trx) => {
     await sessionsStore.insertBulk(trx, sessions, usage);
-    await sessionsStore.applyFacetDeltas(trx, t.appId, [...facets.values()]);
-    await sessionsStore.applyRepoDeltas(
+    await counterStore.applyFacetDeltas(trx, t.appId, [...facets.values()]);
+    await counterStore.applyRepoDeltas(
       trx,
       t.appId,
       [...repos].map(([repo, c]) => ({ repo, sessions: c.sessions, costMicros: c.cost })),

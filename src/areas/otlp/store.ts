@@ -2,6 +2,7 @@
 // session to rebuild it. Always scoped by app_id.
 import type { Db } from '../../db/connection.js';
 import { sql } from 'kysely';
+import { deleteWhereIn } from '../../db/chunked.js';
 
 export interface TelemetryEventsTable {
   app_id: string;
@@ -285,10 +286,5 @@ export async function keepSessionAttributes(db: Db, rows: readonly SessionAttrib
 }
 
 export async function deleteSessionAttributes(db: Db, appId: string, sessionKeys: readonly string[]): Promise<void> {
-  for (let i = 0; i < sessionKeys.length; i += 500)
-    await db
-      .deleteFrom('session_attributes')
-      .where('app_id', '=', appId)
-      .where('session_key', 'in', sessionKeys.slice(i, i + 500))
-      .execute();
+  await deleteWhereIn(db, 'session_attributes', appId, 'session_key', sessionKeys, 500);
 }

@@ -16,6 +16,7 @@ import { isPostgres, type Db } from '../../db/connection.js';
 import { CounterDeltas, type CounterTable } from '../../db/counter-deltas.js';
 import { insertRows } from '../../db/bulk-insert.js';
 import type { PullRequestsTable } from './store.js';
+import { deleteWhereIn } from '../../db/chunked.js';
 
 const DAY_MS = 86_400_000;
 const ALL = '*';
@@ -166,12 +167,7 @@ async function storedStates(db: Db, appId: string, ids: readonly string[]): Prom
 }
 
 async function saveStates(db: Db, appId: string, replaced: readonly string[], states: readonly State[]): Promise<void> {
-  for (let i = 0; i < replaced.length; i += 500)
-    await db
-      .deleteFrom('spend_sessions')
-      .where('app_id', '=', appId)
-      .where('session_id', 'in', replaced.slice(i, i + 500))
-      .execute();
+  await deleteWhereIn(db, 'spend_sessions', appId, 'session_id', replaced, 500);
   const rows = states.map((s) => ({
     app_id: appId,
     session_id: s.sessionId,

@@ -12,6 +12,8 @@ import { forgetSessionCommits } from '../prs/commit-links.js';
 import { forgetSessionAttributes } from '../otlp/attributes.js';
 import { facetContributions } from './facets.js';
 import * as store from './store.js';
+import * as counterStore from './counter-store.js';
+import * as docStore from './document-store.js';
 
 export type StoredSession = store.SessionRow;
 
@@ -53,20 +55,20 @@ export function sessionsAtTierBefore(
 
 /** The images the document of each of these sessions names (before they are cut or deleted). */
 export function imagesOfSessions(db: Db, appId: string, sessionIds: readonly string[]): Promise<string[]> {
-  return store.imagesOfSessions(db, appId, sessionIds);
+  return docStore.imagesOfSessions(db, appId, sessionIds);
 }
 
 /** Of these images, the ones some stored session of the factory still names. */
 export function imagesStillNamed(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
-  return store.imagesStillNamed(db, appId, shas);
+  return docStore.imagesStillNamed(db, appId, shas);
 }
 
 /** Delete these sessions and every count of them, in the caller's transaction. */
 export async function deleteStoredSessions(db: Db, appId: string, rows: readonly StoredSession[]): Promise<void> {
   if (!rows.length) return;
   const ids = rows.map((r) => r.id);
-  const facets = new Map<string, store.FacetDelta>();
-  const repos = new Map<string, store.RepoDelta>();
+  const facets = new Map<string, counterStore.FacetDelta>();
+  const repos = new Map<string, counterStore.RepoDelta>();
   for (const row of rows) {
     for (const d of facetContributions(row)) {
       const key = `${d.repo}\u0000${d.kind}\u0000${d.value}`;
@@ -81,8 +83,8 @@ export async function deleteStoredSessions(db: Db, appId: string, rows: readonly
   }
   const byKey = <T>(m: Map<string, T>) =>
     [...m.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
-  await store.applyFacetDeltas(db, appId, byKey(facets));
-  await store.applyRepoDeltas(db, appId, byKey(repos));
+  await counterStore.applyFacetDeltas(db, appId, byKey(facets));
+  await counterStore.applyRepoDeltas(db, appId, byKey(repos));
   // What each session counts in the daily rollups, read before its usage and tool rows go.
   const parts = await storedRollupParts(db, appId, ids);
   await applyRollupChanges(

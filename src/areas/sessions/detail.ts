@@ -7,6 +7,7 @@ import { decodeDocument } from './document.js';
 import { assertNotDeleted } from '../tombstones/service.js';
 import type { SessionDetailWire } from './schema.js';
 import * as store from './store.js';
+import * as docStore from './document-store.js';
 import { actorView, enrich, iso, toWire, tokensWire } from './wire.js';
 
 /** How many subagent sessions a transcript read lists. */
@@ -21,7 +22,7 @@ export async function getSession(ctx: FactoryContext, traceId: string): Promise<
     throw apiError('session_not_found', 'No such session in this factory.');
   }
   const [docRow, usage, parent, subagents] = await Promise.all([
-    store.getDocument(ctx.db, ctx.appId, row.id),
+    docStore.getDocument(ctx.db, ctx.appId, row.id),
     store.modelUsageOf(ctx.db, ctx.appId, row.id),
     row.parent_session_id ? store.findTopLevelBySessionId(ctx.db, ctx.appId, row.parent_session_id) : undefined,
     row.is_subagent ? [] : store.subagentsOf(ctx.db, ctx.appId, row.session_id, SUBAGENTS_LISTED),

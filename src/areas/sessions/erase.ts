@@ -8,6 +8,8 @@ import { forgetImages } from '../agents/service.js';
 import { decodeDocument, type AgentSessionV1 } from './document.js';
 import { replaceStoredDocuments, type WriteContext } from './ingest.js';
 import * as store from './store.js';
+import * as counterStore from './counter-store.js';
+import * as docStore from './document-store.js';
 
 /** The name an erased person's sessions show. */
 export const ERASED_ACTOR_NAME = 'erased person';
@@ -48,9 +50,12 @@ export async function eraseActorSessions(
         keys.map((k) => k.session_key),
       );
       const ids = rows.map((r) => r.id);
-      const images = await store.imagesOfSessions(trx, ctx.appId, ids);
+      const images = await docStore.imagesOfSessions(trx, ctx.appId, ids);
       const docs = new Map(
-        (await store.getDocuments(trx, ctx.appId, ids)).map((d) => [d.session_id, decodeDocument(d.encoding, d.body)]),
+        (await docStore.getDocuments(trx, ctx.appId, ids)).map((d) => [
+          d.session_id,
+          decodeDocument(d.encoding, d.body),
+        ]),
       );
       const items: { row: store.SessionRow; doc: AgentSessionV1 }[] = [];
       for (const row of rows) {
@@ -72,7 +77,7 @@ export async function eraseActorSessions(
       );
 
       // The actor facet moves from the person to the pseudonym; a counter left at zero goes with its label.
-      const facets = new Map<string, store.FacetDelta>();
+      const facets = new Map<string, counterStore.FacetDelta>();
       const move = (repo: string, value: string, label: string | null, delta: number) => {
         const key = `${repo}\u0000${value}`;
         const found = facets.get(key);
@@ -84,10 +89,10 @@ export async function eraseActorSessions(
         move(row.repo, row.actor_id, null, -1);
         move(row.repo, pseudonym, ERASED_ACTOR_NAME, 1);
       }
-      await store.applyFacetDeltas(trx, ctx.appId, [...facets.values()]);
+      await counterStore.applyFacetDeltas(trx, ctx.appId, [...facets.values()]);
       await store.renameActor(trx, ctx.appId, ids, actorIds, pseudonym, ERASED_ACTOR_NAME);
 
-      const still = await store.imagesStillNamed(trx, ctx.appId, images);
+      const still = await docStore.imagesStillNamed(trx, ctx.appId, images);
       const gone = images.filter((sha) => !still.has(sha));
       await forgetImages(trx, ctx.appId, gone);
       return gone;

@@ -2,6 +2,7 @@
 // session adds to, and the difference a replaced session makes to them.
 import type { Signal } from './list-store.js';
 import type * as store from './store.js';
+import type * as counterStore from './counter-store.js';
 
 export type FacetSource = Pick<
   store.SessionRow,
@@ -21,9 +22,9 @@ export type FacetSource = Pick<
 >;
 
 /** The counters one top-level session adds to (subagent sessions count in none). */
-export function facetContributions(row: FacetSource): store.FacetDelta[] {
+export function facetContributions(row: FacetSource): counterStore.FacetDelta[] {
   if (row.is_subagent) return [];
-  const out: store.FacetDelta[] = [];
+  const out: counterStore.FacetDelta[] = [];
   const add = (kind: store.FacetKind, value: string | null, label: string | null = null) => {
     if (value) out.push({ repo: row.repo, kind, value, label, delta: 1 });
   };
@@ -51,9 +52,12 @@ export function signalsOf(
 }
 
 /** New minus old, so a replaced session moves its counts instead of adding them twice. */
-export function facetDeltas(before: store.FacetDelta[], after: store.FacetDelta[]): store.FacetDelta[] {
-  const byKey = new Map<string, store.FacetDelta>();
-  const key = (d: store.FacetDelta) => `${d.repo}\u0000${d.kind}\u0000${d.value}`;
+export function facetDeltas(
+  before: counterStore.FacetDelta[],
+  after: counterStore.FacetDelta[],
+): counterStore.FacetDelta[] {
+  const byKey = new Map<string, counterStore.FacetDelta>();
+  const key = (d: counterStore.FacetDelta) => `${d.repo}\u0000${d.kind}\u0000${d.value}`;
   for (const d of before) byKey.set(key(d), { ...d, delta: (byKey.get(key(d))?.delta ?? 0) - 1 });
   for (const d of after) {
     const prev = byKey.get(key(d));

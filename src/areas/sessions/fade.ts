@@ -7,6 +7,7 @@ import type { Db } from '../../db/connection.js';
 import { decodeDocument, type AgentSessionV1 } from './document.js';
 import { replaceStoredDocuments, type WriteContext } from './ingest.js';
 import * as store from './store.js';
+import * as docStore from './document-store.js';
 
 /**
  * Cut these sessions down to `tier` inside the caller's transaction. The rows are read again there (locked on
@@ -23,7 +24,7 @@ export async function fadeStoredSessions(
   const rows = await store.findByKeys(db, ctx.appId, [...sessionKeys].sort());
   const docs = new Map(
     (
-      await store.getDocuments(
+      await docStore.getDocuments(
         db,
         ctx.appId,
         rows.map((r) => r.id),

@@ -1,10 +1,10 @@
-// SQL for agent sessions: summary rows, per-model usage, compressed documents and the facet/repo counters
-// (the list's own SQL is list-store.ts).
+// SQL of agent sessions: the tables, and the summary rows and per-model usage rows of each session (documents and
+// images: document-store.ts; the list's counters: counter-store.ts; the list's own SQL: list-store.ts).
 // Every query is scoped by app_id.
 import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows, updateRowsById } from '../../db/bulk-insert.js';
-import { digestsNamedIn } from '../../db/digests.js';
+import { insertIfAbsent } from '../../db/chunked.js';
 import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
 import { sessionKeyOf, sessionKeyPart } from './document.js';
 
@@ -211,18 +211,8 @@ export function sessionsByKeysQuery(db: Db, appId: string, sessionKeys: string[]
 }
 
 /** Insert rows unless another writer got there first; answers the keys inserted. */
-export async function insertSessionsIfAbsent(db: Db, rows: SessionRow[]): Promise<Set<string>> {
-  const inserted = new Set<string>();
-  for (let i = 0; i < rows.length; i += 200) {
-    const res = await insertRows<{ session_key: string }>(
-      db,
-      'sessions',
-      rows.slice(i, i + 200),
-      'on conflict ("app_id", "session_key") do nothing returning "session_key"',
-    );
-    for (const r of res) inserted.add(r.session_key);
-  }
-  return inserted;
+export function insertSessionsIfAbsent(db: Db, rows: SessionRow[]): Promise<Set<string>> {
+  return insertIfAbsent(db, 'sessions', rows, ['app_id', 'session_key'], 'session_key', 200);
 }
 
 /** Updates stored sessions, each to its own summary (one statement on PostgreSQL; db/bulk-insert.ts). */
@@ -271,88 +261,6 @@ export function deleteModelUsageQuery(db: Db, appId: string, sessionIds: readonl
     .where('app_id', '=', appId)
     .where('session_id', 'in', [...sessionIds])
     .compile();
-}
-
-export async function putDocuments(db: Db, rows: SessionDocumentsTable[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 200) {
-    await insertRows(
-      db,
-      'session_documents',
-      rows.slice(i, i + 200),
-      'on conflict ("session_id") do update set "encoding" = excluded."encoding", "raw_bytes" = ' +
-        'excluded."raw_bytes", "body" = excluded."body"',
-    );
-  }
-}
-
-export async function getDocuments(db: Db, appId: string, sessionIds: string[]): Promise<SessionDocumentsTable[]> {
-  if (!sessionIds.length) return [];
-  return db
-    .selectFrom('session_documents')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .where('session_id', 'in', sessionIds)
-    .execute();
-}
-
-export async function getDocument(
-  db: Db,
-  appId: string,
-  sessionId: string,
-): Promise<SessionDocumentsTable | undefined> {
-  return db
-    .selectFrom('session_documents')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .where('session_id', '=', sessionId)
-    .executeTakeFirst();
-}
-
-export interface FacetDelta {
-  repo: string;
-  kind: FacetKind;
-  value: string;
-  label: string | null;
-  delta: number;
-}
-
-/** Move facet counters; `deltas` must hold each (repo, kind, value) once. */
-export async function applyFacetDeltas(db: Db, appId: string, deltas: FacetDelta[]): Promise<void> {
-  const moving = deltas.filter((d) => d.delta !== 0);
-  for (let i = 0; i < moving.length; i += 300) {
-    await insertRows(
-      db,
-      'session_facets',
-      moving
-        .slice(i, i + 300)
-        .map((d) => ({ app_id: appId, repo: d.repo, kind: d.kind, value: d.value, label: d.label, sessions: d.delta })),
-      'on conflict ("app_id", "repo", "kind", "value") do update set "sessions" = "session_facets"."sessions" + ' +
-        'excluded."sessions", ' +
-        '"label" = coalesce(excluded."label", "session_facets"."label")',
-    );
-  }
-}
-
-export interface RepoDelta {
-  repo: string;
-  sessions: number;
-  costMicros: number;
-}
-
-/** Move repo counters; `deltas` must hold each repo once. */
-export async function applyRepoDeltas(db: Db, appId: string, deltas: RepoDelta[]): Promise<void> {
-  const moving = deltas.filter((d) => d.sessions !== 0 || d.costMicros !== 0);
-  if (!moving.length) return;
-  await db
-    .insertInto('session_repos')
-    .values(moving.map((d) => ({ app_id: appId, repo: d.repo, sessions: d.sessions, cost_micros: d.costMicros })))
-    .onConflict((oc) =>
-      oc.columns(['app_id', 'repo']).doUpdateSet((eb) => ({
-        sessions: eb('session_repos.sessions', '+', eb.ref('excluded.sessions')),
-        cost_micros: eb('session_repos.cost_micros', '+', eb.ref('excluded.cost_micros')),
-      })),
-    )
-    .execute();
 }
 
 export async function findById(db: Db, appId: string, id: string): Promise<SessionRow | undefined> {
@@ -434,45 +342,6 @@ export async function insertBulk(db: Db, sessions: SessionRow[], usage: ModelUsa
       .insertInto('session_model_usage')
       .values(usage.slice(i, i + 1000))
       .execute();
-}
-
-/** Replace the image rows of these sessions with `rows` (those of `sessionIds` are deleted first). */
-export async function replaceSessionImages(
-  db: Db,
-  appId: string,
-  sessionIds: readonly string[],
-  rows: SessionImagesTable[],
-): Promise<void> {
-  for (let i = 0; i < sessionIds.length; i += 300)
-    await db
-      .deleteFrom('session_images')
-      .where('app_id', '=', appId)
-      .where('session_id', 'in', sessionIds.slice(i, i + 300))
-      .execute();
-  for (let i = 0; i < rows.length; i += 300)
-    await db
-      .insertInto('session_images')
-      .values(rows.slice(i, i + 300))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-}
-
-/** The images the stored documents of these sessions name. */
-export async function imagesOfSessions(db: Db, appId: string, sessionIds: readonly string[]): Promise<string[]> {
-  if (!sessionIds.length) return [];
-  const rows = await db
-    .selectFrom('session_images')
-    .select('sha256')
-    .distinct()
-    .where('app_id', '=', appId)
-    .where('session_id', 'in', [...sessionIds])
-    .execute();
-  return rows.map((r) => r.sha256);
-}
-
-/** Of these images, the ones some stored session of the factory still names. */
-export function imagesStillNamed(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
-  return digestsNamedIn(db, 'session_images', appId, shas);
 }
 
 /**
