@@ -3,22 +3,8 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { schedulePrComments } from '../pr-comments/outbox.js';
 import { getWorkItem, listLinkedPullRequests } from '../work-items/service.js';
+import { MAX_CRITERIA, type CriteriaInput, type CriteriaList, type Criterion } from './schema.js';
 import * as store from './store.js';
-
-export const MAX_CRITERIA = 100;
-
-export interface Criterion {
-  id: string;
-  text: string;
-  proof: string | null;
-}
-
-export interface CriteriaList {
-  workItemId: string;
-  criteria: Criterion[];
-  /** When the list was last replaced; null when it never was. */
-  updatedAt: string | null;
-}
 
 function toList(workItemId: string, rows: store.CriterionRow[]): CriteriaList {
   const first = rows[0];
@@ -46,7 +32,7 @@ export async function listCriteriaOf(ctx: FactoryContext, workItemId: string): P
 export async function replaceCriteria(
   ctx: FactoryContext,
   idOrNumber: string,
-  criteria: { id: string; text: string; proof?: string | null }[],
+  criteria: CriteriaInput,
 ): Promise<CriteriaList> {
   if (criteria.length > MAX_CRITERIA) {
     throw apiError('invalid_request_body', `At most ${MAX_CRITERIA} criteria.`, {

@@ -3,27 +3,10 @@
 import { Type } from 'typebox';
 import type { AreaRoutes } from '../../server/context.js';
 import { Data } from '../../server/schemas.js';
+import { HealthReport } from './schema.js';
 import { filesHealth, ingestionHealth } from './service.js';
 
-const Check = Type.Object({
-  name: Type.Union([Type.Literal('database'), Type.Literal('rate_limits'), Type.Literal('blobs')]),
-  kind: Type.String({ description: 'What backs the dependency: sqlite | postgres, memory | redis, fs | s3.' }),
-  status: Type.Union([Type.Literal('ok'), Type.Literal('down')]),
-  critical: Type.Boolean({
-    description: 'When a critical dependency is down the route answers 503 store_unavailable.',
-  }),
-  latencyMs: Type.Number({ minimum: 0 }),
-  message: Type.Optional(Type.String()),
-});
-
-const Report = Data(
-  Type.Object({
-    status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
-      description: 'degraded: a non-critical dependency is down.',
-    }),
-    checks: Type.Array(Check),
-  }),
-);
+const Report = Data(HealthReport);
 
 export const healthRoutes: AreaRoutes = (app) => {
   app.get(

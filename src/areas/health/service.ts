@@ -6,30 +6,12 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { apiError } from '../../server/errors.js';
 import type { Gateway } from '../../server/context.js';
+import type { CheckName, DependencyCheck, HealthReport } from './schema.js';
 
 /** A check that takes longer than this is reported down. */
 export const CHECK_TIMEOUT_MS = 3000;
 /** Seconds a client should wait before asking again after a 503. */
 export const RETRY_AFTER_SECONDS = 5;
-
-export type CheckName = 'database' | 'rate_limits' | 'blobs';
-
-export interface DependencyCheck {
-  name: CheckName;
-  /** What backs it: sqlite | postgres, memory | redis, fs | s3. */
-  kind: string;
-  status: 'ok' | 'down';
-  /** A critical dependency that is down makes the route answer 503. */
-  critical: boolean;
-  latencyMs: number;
-  /** Why it is down (a short, operator-facing reason; never a stack or a credential). */
-  message?: string;
-}
-
-export interface HealthReport {
-  status: 'ok' | 'degraded';
-  checks: DependencyCheck[];
-}
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

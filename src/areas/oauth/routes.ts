@@ -5,20 +5,9 @@
 import { Type } from 'typebox';
 import type { AreaRoutes } from '../../server/context.js';
 import { Uuid } from '../../server/schemas.js';
+import { ProtectedResourceMetadata } from './schema.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from './service.js';
 import { registerAuthorizationServer } from './server-routes.js';
-
-const Metadata = Type.Object(
-  {
-    resource: Type.String({ description: 'The protected resource URL this document describes.' }),
-    authorization_servers: Type.Array(Type.String()),
-    bearer_methods_supported: Type.Array(Type.String()),
-    scopes_supported: Type.Array(Type.String()),
-    resource_name: Type.String(),
-    resource_documentation: Type.String(),
-  },
-  { description: 'RFC 9728 OAuth 2.0 Protected Resource Metadata (bare JSON, not in `data`).' },
-);
 
 const BASE = '/.well-known/oauth-protected-resource';
 const CACHE = 'public, max-age=3600';
@@ -30,7 +19,7 @@ export const oauthRoutes: AreaRoutes = (app) => {
       schema: {
         summary: 'Protected resource metadata of the gateway (RFC 9728)',
         tags: ['oauth'],
-        response: { 200: Metadata },
+        response: { 200: ProtectedResourceMetadata },
       },
     },
     async (req, reply) => {
@@ -45,7 +34,7 @@ export const oauthRoutes: AreaRoutes = (app) => {
       schema: {
         summary: 'Protected resource metadata of /v1/mcp (RFC 9728)',
         tags: ['oauth'],
-        response: { 200: Metadata },
+        response: { 200: ProtectedResourceMetadata },
       },
     },
     async (req, reply) => {
@@ -61,7 +50,7 @@ export const oauthRoutes: AreaRoutes = (app) => {
         summary: "Protected resource metadata of a factory's /v1/apps/{appId}/mcp (RFC 9728)",
         tags: ['oauth'],
         params: Type.Object({ appId: Uuid }),
-        response: { 200: Metadata },
+        response: { 200: ProtectedResourceMetadata },
       },
     },
     async (req, reply) => {

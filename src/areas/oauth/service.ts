@@ -4,15 +4,7 @@
 // MCP/OAuth area serves that server's RFC 8414 metadata and its endpoints.
 import type { Config } from '../../server/config.js';
 import { PERMISSIONS } from '../../server/permissions.js';
-
-export interface ProtectedResourceMetadata {
-  resource: string;
-  authorization_servers: string[];
-  bearer_methods_supported: string[];
-  scopes_supported: string[];
-  resource_name: string;
-  resource_documentation: string;
-}
+import type { ProtectedResourceMetadata } from './schema.js';
 
 /**
  * Scopes are the gateway's read permissions: an OAuth token acts with the intersection of its scopes and
