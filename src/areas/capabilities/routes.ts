@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import type { AreaRoutes } from '../../server/context.js';
 import { Data } from '../../server/schemas.js';
 import { capabilities } from './service.js';
+import { Capabilities } from './schema.js';
 
 const OpenApiDocument = Type.Object(
   {
@@ -27,25 +28,7 @@ export const capabilitiesRoutes: AreaRoutes = (app) => {
         summary: 'Which areas and features this server has',
         tags: ['capabilities'],
         response: {
-          200: Data(
-            Type.Object({
-              version: Type.String({ description: 'Gateway version.' }),
-              apiVersion: Type.Literal('1.0'),
-              areas: Type.Array(Type.String(), { description: 'Areas whose routes this server registered.' }),
-              features: Type.Object({
-                redisRateLimits: Type.Boolean(),
-                s3Blobs: Type.Boolean(),
-                githubApp: Type.Boolean(),
-                mcp: Type.Boolean(),
-                oauth: Type.Boolean(),
-              }),
-              stores: Type.Object({
-                database: Type.String({ description: 'sqlite | postgres' }),
-                rateLimits: Type.String({ description: 'memory | redis' }),
-                blobs: Type.String({ description: 'fs | s3' }),
-              }),
-            }),
-          ),
+          200: Data(Capabilities),
         },
       },
     },

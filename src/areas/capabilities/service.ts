@@ -2,27 +2,7 @@
 // the areas whose routes were registered, and features that depend on configuration or on a route existing.
 import type { Gateway } from '../../server/context.js';
 import { VERSION } from '../../version.js';
-
-export interface Capabilities {
-  version: string;
-  apiVersion: '1.0';
-  areas: string[];
-  features: {
-    /** Rate-limit counters shared through Redis (REDIS_URL), so limits hold across replicas. */
-    redisRateLimits: boolean;
-    /** Blobs in S3 rather than the data directory. */
-    s3Blobs: boolean;
-    /**
-     * A GitHub App is configured (GITHUB_APP_ID + GITHUB_APP_PRIVATE_KEY): pull requests and repository checks work.
-     */
-    githubApp: boolean;
-    /** The MCP protocol endpoint POST /v1/mcp is served. */
-    mcp: boolean;
-    /** The OAuth 2.1 authorization server for MCP connector clients is served (RFC 8414 metadata route). */
-    oauth: boolean;
-  };
-  stores: { database: string; rateLimits: string; blobs: string };
-}
+import type { Capabilities } from './schema.js';
 
 /** `hasRoute` answers for a method and URL pattern exactly as registered. */
 export interface RouteTable {
