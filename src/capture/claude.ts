@@ -28,6 +28,11 @@ import {
   type JsonObject,
   TurnTexts,
   closeUnansweredCalls,
+  TimeSpan,
+  finishCall,
+  fileSessionId,
+  sessionBody,
+  takeCall,
 } from './common.js';
 import { applyTier } from './tier.js';
 
@@ -55,9 +60,6 @@ const KNOWN_BLOCKS = new Set([
   'document',
   'tool_result',
 ]);
-
-/** Full-tier tool output is kept, but bounded: a sync batch must stay within the server's limits. */
-const MAX_TOOL_OUTPUT_CHARS = 16_384;
 
 interface PendingCall {
   call: ToolCallV1;
@@ -89,18 +91,14 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
   let aiTitle: string | undefined;
   let customTitle: string | undefined;
   let summaryTitle: string | undefined;
-  let firstMs: number | undefined;
-  let lastMs: number | undefined;
+  const span = new TimeSpan();
 
   const lastTurnIndex = () => (turns.length > 0 ? turns.length - 1 : undefined);
 
   for (const { value: line } of lines) {
     const ts = isoTime(line.timestamp);
     const ms = ts ? Date.parse(ts) : undefined;
-    if (ms !== undefined) {
-      firstMs = firstMs === undefined ? ms : Math.min(firstMs, ms);
-      lastMs = lastMs === undefined ? ms : Math.max(lastMs, ms);
-    }
+    span.see(ms);
     sessionId ??= str(line.sessionId);
     version = str(line.version) ?? version;
     entrypoint ??= str(line.entrypoint);
@@ -232,12 +230,8 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
     for (const block of blocks) {
       if (block.type !== 'tool_result') continue;
       const id = str(block.tool_use_id);
-      const pending = id ? calls.get(id) : undefined;
-      if (!pending) {
-        warnings.add('orphan_tool_result');
-        continue;
-      }
-      calls.delete(id!);
+      const pending = takeCall(calls, id, warnings);
+      if (!pending) continue;
       const output = contentText(block.content);
       const resultText = typeof line.toolUseResult === 'string' ? line.toolUseResult : '';
       const { call } = pending;
@@ -246,10 +240,7 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
         const sig = errorSignature(resultText || output);
         if (sig) call.errorSignature = sig;
       }
-      if (ms !== undefined && pending.startMs !== undefined && ms >= pending.startMs)
-        call.durationMs = ms - pending.startMs;
-      call.output =
-        output.length > MAX_TOOL_OUTPUT_CHARS ? `${output.slice(0, MAX_TOOL_OUTPUT_CHARS)}…[truncated]` : output;
+      finishCall(call, pending.startMs, ms, output);
     }
 
     // Meta lines (skill bodies, command caveats) and the summary written after a compaction are not a person typing.
@@ -305,26 +296,14 @@ export function parseClaudeCodeTranscript(text: string, opts: ParseOptions = {})
   const isSubagent = sidechain && agentId !== undefined;
   const id = isSubagent
     ? derivedUuid('claude-code-subagent', sessionId ?? '', agentId!)
-    : (sessionId ??
-      derivedUuid(
-        'claude-code-file',
-        opts.sourcePath ?? crypto.createHash('sha256').update(text.slice(0, 4096)).digest('hex'),
-      ));
-  if (firstMs === undefined) warnings.add('no_timestamps');
+    : (sessionId ?? fileSessionId('claude-code-file', opts.sourcePath, text));
 
   const session: AgentSessionV1 = {
     schemaVersion: 1,
     id,
     agent: { type: 'claude-code', ...(version ? { version } : {}), ...(entrypoint ? { entrypoint } : {}) },
     env: { ...(cwd ? { cwd } : {}), ...(gitBranch ? { gitBranch } : {}), ...(gitRepo ? { gitRepo } : {}) },
-    startedAt: new Date(firstMs ?? 0).toISOString(),
-    ...(lastMs !== undefined ? { endedAt: new Date(lastMs).toISOString() } : {}),
-    models,
-    turns,
-    events: events.events,
-    totals: sumTotals(turns, firstMs, lastMs),
-    captureTier: 'full',
-    warnings: warnings.list(),
+    ...sessionBody(span, models, turns, events, warnings),
   };
   if (isSubagent) session.subagent = { agentId: agentId!, ...(sessionId ? { parentSessionId: sessionId } : {}) };
   const prList = [...prs.values()];
@@ -351,28 +330,6 @@ function imageRef(block: JsonObject): ImageRefV1 | undefined {
     return { mediaType, sha256: crypto.createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length };
   }
   return undefined;
-}
-
-export function sumTotals(
-  turns: TurnV1[],
-  firstMs: number | undefined,
-  lastMs: number | undefined,
-): AgentSessionV1['totals'] {
-  const totals: AgentSessionV1['totals'] = {
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheReadTokens: 0,
-    cacheCreationTokens: 0,
-  };
-  for (const t of turns) {
-    if (!t.usage) continue;
-    totals.inputTokens += t.usage.in;
-    totals.outputTokens += t.usage.out;
-    totals.cacheReadTokens += t.usage.cacheRead;
-    totals.cacheCreationTokens += t.usage.cacheCreate;
-  }
-  if (firstMs !== undefined && lastMs !== undefined) totals.wallClockMs = lastMs - firstMs;
-  return totals;
 }
 
 /** An image's bytes as POST /v1/agents/sync takes them in `blobs` (full tier only: images are content). */

@@ -1,21 +1,8 @@
-// Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) into AgentSession v1.
-//
-// A rollout line is `{ timestamp, type, payload }`: `session_meta` (id, cwd, cli version, git), `turn_context`
-// (the model in use from here on), `response_item` (messages, reasoning, function and custom tool calls and
-// their outputs), `event_msg` (user_message, agent_message, token_count, turn_aborted, error, ...) and
-// `compacted`. Codex does not give assistant messages ids; each model response ends with a `token_count`
-// event whose `last_token_usage` is that response's usage, so a turn is everything the model produced up to
-// its token_count. A token_count whose running total did not move is a repeat (Codex re-emits it with fresh
-// rate-limit data) and is skipped. OpenAI counts cached input inside input_tokens, and `usage.in` keeps that
-// meaning for Codex turns (the gateway's pricer, src/pricing/cost.ts, reads non-Anthropic usage that way).
-// Older rollouts (no wrapper: the payload is the line itself) are read the same way.
-import crypto from 'node:crypto';
 import { normalizeRepoUrl } from '../codehost/repository-name.js';
 import type { AgentSessionV1, CaptureTier, ParseOptions, PrRefV1, ToolCallV1, TurnV1 } from './types.js';
 import {
   EventLog,
   Warnings,
-  derivedUuid,
   displayPath,
   errorSignature,
   findPrUrl,
@@ -30,11 +17,14 @@ import {
   type JsonObject,
   TurnTexts,
   closeUnansweredCalls,
+  TimeSpan,
+  finishCall,
+  fileSessionId,
+  sessionBody,
+  takeCall,
 } from './common.js';
-import { sumTotals } from './claude.js';
 import { applyTier } from './tier.js';
 
-const MAX_TOOL_OUTPUT_CHARS = 16_384;
 const ASSISTANT_ITEMS = new Set([
   'message',
   'reasoning',
@@ -93,8 +83,7 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
   let model: string | undefined;
   let open: TurnV1 | undefined;
   let lastTotal = -1;
-  let firstMs: number | undefined;
-  let lastMs: number | undefined;
+  const span = new TimeSpan();
 
   const lastTurnIndex = () => (turns.length > 0 ? turns.length - 1 : undefined);
   const openAssistant = (ts: string | undefined): TurnV1 => {
@@ -110,10 +99,7 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
   for (const { value: line } of lines) {
     const ts = isoTime(line.timestamp);
     const ms = ts ? Date.parse(ts) : undefined;
-    if (ms !== undefined) {
-      firstMs = firstMs === undefined ? ms : Math.min(firstMs, ms);
-      lastMs = lastMs === undefined ? ms : Math.max(lastMs, ms);
-    }
+    span.see(ms);
     // Wrapped form { type, payload } or the older bare form (the payload is the line).
     const wrapped = isObject(line.payload);
     const payload: JsonObject = wrapped ? (line.payload as JsonObject) : line;
@@ -194,12 +180,8 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
     }
     if (OUTPUT_ITEMS.has(type)) {
       const id = str(item.call_id);
-      const pending = id ? calls.get(id) : undefined;
-      if (!pending) {
-        warnings.add('orphan_tool_result');
-        return;
-      }
-      calls.delete(id!);
+      const pending = takeCall(calls, id, warnings);
+      if (!pending) return;
       const { output, exitCode } = readOutput(item.output);
       const { call } = pending;
       if (looksRejected(output)) call.status = 'rejected';
@@ -212,10 +194,7 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
         const sig = errorSignature(output);
         if (sig) call.errorSignature = sig;
       }
-      if (ms !== undefined && pending.startMs !== undefined && ms >= pending.startMs)
-        call.durationMs = ms - pending.startMs;
-      call.output =
-        output.length > MAX_TOOL_OUTPUT_CHARS ? `${output.slice(0, MAX_TOOL_OUTPUT_CHARS)}…[truncated]` : output;
+      finishCall(call, pending.startMs, ms, output);
       if (/\bgh\s+pr\s+create\b/.test(pending.command)) {
         const pr = findPrUrl(output);
         if (pr && !prs.has(pr.prUrl)) {
@@ -283,16 +262,10 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
   closeUnansweredCalls(calls.values(), warnings);
   texts.applyTo(turns);
   for (const turn of turns) if (turn.model && !models.includes(turn.model)) models.push(turn.model);
-  if (firstMs === undefined) warnings.add('no_timestamps');
 
   const session: AgentSessionV1 = {
     schemaVersion: 1,
-    id:
-      sessionId ??
-      derivedUuid(
-        'codex-file',
-        opts.sourcePath ?? crypto.createHash('sha256').update(text.slice(0, 4096)).digest('hex'),
-      ),
+    id: sessionId ?? fileSessionId('codex-file', opts.sourcePath, text),
     agent: { type: 'codex', ...(version ? { version } : {}), ...(originator ? { entrypoint: originator } : {}) },
     env: {
       ...(cwd ? { cwd } : {}),
@@ -300,14 +273,7 @@ export function parseCodexRollout(text: string, opts: ParseOptions = {}): AgentS
       ...(gitRepo ? { gitRepo } : {}),
       ...(commitSha ? { commitSha } : {}),
     },
-    startedAt: new Date(firstMs ?? 0).toISOString(),
-    ...(lastMs !== undefined ? { endedAt: new Date(lastMs).toISOString() } : {}),
-    models,
-    turns,
-    events: events.events,
-    totals: sumTotals(turns, firstMs, lastMs),
-    captureTier: 'full',
-    warnings: warnings.list(),
+    ...sessionBody(span, models, turns, events, warnings),
   };
   const prList = [...prs.values()];
   if (prList.length > 0) {

@@ -1,7 +1,7 @@
 // Pieces both transcript readers share: reading JSON lines tolerantly, warnings, timestamps, ids.
 import crypto from 'node:crypto';
 import path from 'node:path';
-import type { SessionEventV1, ToolCallV1, TurnUsage, TurnV1, WarningV1 } from './types.js';
+import type { AgentSessionV1, SessionEventV1, ToolCallV1, TurnUsage, TurnV1, WarningV1 } from './types.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -207,4 +207,88 @@ export function closeUnansweredCalls(pending: Iterable<{ call: ToolCallV1 }>, wa
     call.errorSignature = 'no tool result recorded';
     warnings.add('tool_result_missing');
   }
+}
+
+/** The earliest and latest timestamp of a transcript's lines. */
+export class TimeSpan {
+  first: number | undefined;
+  last: number | undefined;
+
+  see(ms: number | undefined): void {
+    if (ms === undefined) return;
+    this.first = this.first === undefined ? ms : Math.min(this.first, ms);
+    this.last = this.last === undefined ? ms : Math.max(this.last, ms);
+  }
+}
+
+/** The call a tool result answers, taken off the pending ones; a result for no known call is a warning. */
+export function takeCall<T>(calls: Map<string, T>, id: string | undefined, warnings: Warnings): T | undefined {
+  const pending = id ? calls.get(id) : undefined;
+  if (!id || !pending) {
+    warnings.add('orphan_tool_result');
+    return undefined;
+  }
+  calls.delete(id);
+  return pending;
+}
+
+/** Full-tier tool output is kept, but bounded: a sync batch must stay within the server's limits. */
+const MAX_TOOL_OUTPUT_CHARS = 16_384;
+
+/** Records a call's output and, when its clock reads forward, how long it took. */
+export function finishCall(call: ToolCallV1, startMs: number | undefined, ms: number | undefined, output: string) {
+  if (ms !== undefined && startMs !== undefined && ms >= startMs) call.durationMs = ms - startMs;
+  call.output =
+    output.length > MAX_TOOL_OUTPUT_CHARS ? `${output.slice(0, MAX_TOOL_OUTPUT_CHARS)}…[truncated]` : output;
+}
+
+/** The id of a transcript that names no session id: derived from its path, or else from its first bytes. */
+export function fileSessionId(kind: string, sourcePath: string | undefined, text: string): string {
+  return derivedUuid(kind, sourcePath ?? crypto.createHash('sha256').update(text.slice(0, 4096)).digest('hex'));
+}
+
+/** The part of an AgentSession both readers fill the same way: times, turns, events, totals and warnings. */
+export function sessionBody(
+  span: TimeSpan,
+  models: string[],
+  turns: TurnV1[],
+  events: EventLog,
+  warnings: Warnings,
+): Pick<
+  AgentSessionV1,
+  'startedAt' | 'endedAt' | 'models' | 'turns' | 'events' | 'totals' | 'captureTier' | 'warnings'
+> {
+  if (span.first === undefined) warnings.add('no_timestamps');
+  return {
+    startedAt: new Date(span.first ?? 0).toISOString(),
+    ...(span.last !== undefined ? { endedAt: new Date(span.last).toISOString() } : {}),
+    models,
+    turns,
+    events: events.events,
+    totals: sumTotals(turns, span.first, span.last),
+    captureTier: 'full',
+    warnings: warnings.list(),
+  };
+}
+
+export function sumTotals(
+  turns: TurnV1[],
+  firstMs: number | undefined,
+  lastMs: number | undefined,
+): AgentSessionV1['totals'] {
+  const totals: AgentSessionV1['totals'] = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 0,
+  };
+  for (const t of turns) {
+    if (!t.usage) continue;
+    totals.inputTokens += t.usage.in;
+    totals.outputTokens += t.usage.out;
+    totals.cacheReadTokens += t.usage.cacheRead;
+    totals.cacheCreationTokens += t.usage.cacheCreate;
+  }
+  if (firstMs !== undefined && lastMs !== undefined) totals.wallClockMs = lastMs - firstMs;
+  return totals;
 }
