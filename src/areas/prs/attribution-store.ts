@@ -35,6 +35,9 @@ const SESSION_LINK_COLUMNS = [
   'unpriced_models',
 ] as const;
 
+/** SESSION_LINK_COLUMNS of `sessions as s`. */
+export const S_LINK_COLUMNS = SESSION_LINK_COLUMNS.map((c) => `s.${c}` as const);
+
 /** Top-level sessions that name a pull request themselves (outcome or pr_linked events). */
 export function sessionsNamingPrs(db: Db, appId: string): Promise<SessionLinkRow[]> {
   return db
@@ -64,7 +67,7 @@ export function sessionsNamingPrQuery(db: Db, appId: string, key: { repository: 
   return db
     .selectFrom('session_pr_refs as r')
     .innerJoin('sessions as s', 's.id', 'r.session_id')
-    .select(SESSION_LINK_COLUMNS.map((c) => `s.${c}` as const))
+    .select(S_LINK_COLUMNS)
     .where('r.app_id', '=', appId)
     .where('r.repository', '=', key.repository)
     .where('r.number', '=', key.number)
@@ -100,21 +103,7 @@ export function sessionsOnPrBranchesQuery(db: Db, appId: string, only?: { reposi
         .onRef('s.repo', '=', 'p.repository')
         .onRef('s.branch', '=', 'p.head_branch'),
     )
-    .select([
-      's.id',
-      's.session_id',
-      's.repo',
-      's.branch',
-      's.pr_refs',
-      's.title',
-      's.agent_type',
-      's.started_at',
-      's.cost_micros',
-      's.cost_status',
-      's.unpriced_models',
-      'p.repository as pr_repository',
-      'p.number as pr_number',
-    ])
+    .select([...S_LINK_COLUMNS, 'p.repository as pr_repository', 'p.number as pr_number'])
     .where('p.app_id', '=', appId)
     .where('s.is_subagent', '=', 0)
     .where((eb) => eb.or([eb('p.closed_at', 'is', null), eb('s.started_at', '<=', eb.ref('p.closed_at'))]));
@@ -162,14 +151,7 @@ export function pullRequestsByKeys(
   repositories: readonly string[],
   numbers: readonly number[],
 ): Promise<PullRequestRow[]> {
-  if (repositories.length === 0 || numbers.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('pull_requests')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .where('repository', 'in', [...new Set(repositories)])
-    .where('number', 'in', [...new Set(numbers)])
-    .execute();
+  return pullRequestsIn(db, appId, repositories, 'number', [...new Set(numbers)]);
 }
 
 export function pullRequestsOnBranches(
@@ -179,13 +161,24 @@ export function pullRequestsOnBranches(
   branches: readonly string[],
 ): Promise<PullRequestRow[]> {
   const nonEmpty = [...new Set(branches.filter((b) => b !== ''))];
-  if (repositories.length === 0 || nonEmpty.length === 0) return Promise.resolve([]);
+  return pullRequestsIn(db, appId, repositories, 'head_branch', nonEmpty);
+}
+
+/** The factory's PRs in these repositories whose `column` is one of `values` (none asked, none read). */
+function pullRequestsIn(
+  db: Db,
+  appId: string,
+  repositories: readonly string[],
+  column: 'number' | 'head_branch',
+  values: readonly (number | string)[],
+): Promise<PullRequestRow[]> {
+  if (repositories.length === 0 || values.length === 0) return Promise.resolve([]);
   // SQL text, not a Kysely query: every session list request reads this (see prsLinkedByCommit).
   const pg = isPostgres(db);
   const params: unknown[] = [appId];
   const text =
     `select * from pull_requests where app_id = ${pg ? '$1' : '?'} and repository in ` +
-    `${inList(pg, params, [...new Set(repositories)])} and head_branch in ${inList(pg, params, nonEmpty)}`;
+    `${inList(pg, params, [...new Set(repositories)])} and ${column} in ${inList(pg, params, [...values])}`;
   return readRows<PullRequestRow>(db, text, params);
 }
 
@@ -226,22 +219,7 @@ export async function linkedSessionsAfter(
       : sql<number>`0`;
   let q = db
     .selectFrom('sessions as s')
-    .select([
-      's.id',
-      's.session_id',
-      's.repo',
-      's.branch',
-      's.pr_refs',
-      's.title',
-      's.agent_type',
-      's.started_at',
-      's.cost_micros',
-      's.cost_status',
-      's.unpriced_models',
-      named.as('by_name'),
-      branch.as('by_branch'),
-      byCommit.as('by_commit'),
-    ])
+    .select([...S_LINK_COLUMNS, named.as('by_name'), branch.as('by_branch'), byCommit.as('by_commit')])
     .where('s.app_id', '=', appId)
     .where('s.is_subagent', '=', 0)
     .where(sql<boolean>`(${named} = 1 or ${branch} = 1 or ${byCommit} = 1)`);

@@ -12,7 +12,7 @@ import { insertRows } from '../../db/bulk-insert.js';
 import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
 import { sameCommit, shaPrefix } from '../../verify/index.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
-import type { SessionLinkRow } from './attribution-store.js';
+import { S_LINK_COLUMNS, type SessionLinkRow } from './attribution-store.js';
 import { refreshPrOutcomes } from './outcome-aggregates.js';
 import type { PrKey } from './refs.js';
 import { refreshSessionSpend } from './spend-aggregates.js';
@@ -207,21 +207,7 @@ export async function sessionsLinkedByCommit(db: Db, appId: string, only?: PrKey
   let q = db
     .selectFrom('session_commit_prs as k')
     .innerJoin('sessions as s', 's.id', 'k.session_id')
-    .select([
-      's.id',
-      's.session_id',
-      's.repo',
-      's.branch',
-      's.pr_refs',
-      's.title',
-      's.agent_type',
-      's.started_at',
-      's.cost_micros',
-      's.cost_status',
-      's.unpriced_models',
-      'k.repository as pr_repository',
-      'k.number as pr_number',
-    ])
+    .select([...S_LINK_COLUMNS, 'k.repository as pr_repository', 'k.number as pr_number'])
     .where('k.app_id', '=', appId)
     .where('s.app_id', '=', appId)
     .where('s.is_subagent', '=', 0);
