@@ -111,18 +111,29 @@ export async function createCheckRun(
       o.rest.checks.create({
         owner,
         repo,
-        name: input.name,
         head_sha: input.headSha,
-        ...(input.conclusion === null
-          ? { status: 'in_progress' as const }
-          : { status: 'completed' as const, conclusion: input.conclusion }),
-        details_url: input.detailsUrl,
-        external_id: input.externalId,
-        output: { title: input.title, summary: input.summary },
+        ...checkRunFields(input),
       }),
     );
-    return { id: data.id, url: data.html_url ?? '' };
+    return checkRunRef(data);
   });
+}
+
+/** What creating and updating a check run both send. */
+function checkRunFields(input: Omit<CheckRunInput, 'headSha'>) {
+  return {
+    name: input.name,
+    ...(input.conclusion === null
+      ? { status: 'in_progress' as const }
+      : { status: 'completed' as const, conclusion: input.conclusion }),
+    details_url: input.detailsUrl,
+    external_id: input.externalId,
+    output: { title: input.title, summary: input.summary },
+  };
+}
+
+function checkRunRef(data: { id: number; html_url?: string | null }): CheckRunRef {
+  return { id: data.id, url: data.html_url ?? '' };
 }
 
 /** Replace a check run's conclusion and output (PATCH .../check-runs/{id}); 'not_found' when it is gone. */
@@ -139,15 +150,9 @@ export async function updateCheckRun(
         owner,
         repo,
         check_run_id: id,
-        name: input.name,
-        ...(input.conclusion === null
-          ? { status: 'in_progress' as const }
-          : { status: 'completed' as const, conclusion: input.conclusion }),
-        details_url: input.detailsUrl,
-        external_id: input.externalId,
-        output: { title: input.title, summary: input.summary },
+        ...checkRunFields(input),
       }),
     );
-    return { id: data.id, url: data.html_url ?? '' };
+    return checkRunRef(data);
   });
 }

@@ -200,31 +200,41 @@ export async function enqueueEvent(
   let queued = 0;
   for (const c of channels) {
     if (Number(c.enabled) !== 1) continue;
-    const inserted = await store.insertDelivery(db, {
-      id: crypto.randomUUID(),
-      org_id: target.orgId,
-      app_id: target.appId,
-      channel_id: c.id,
-      event_id: event.id,
-      event_type: event.type,
-      event: JSON.stringify(event),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      lease_owner: null,
-      lease_until: null,
-      response_code: null,
-      latency_ms: null,
-      error: null,
-      request_body: null,
-      response_body: null,
-      last_attempt_at: null,
-      delivered_at: null,
-      created_at: now,
-    });
+    const inserted = await store.insertDelivery(db, pendingDelivery(target, c.id, event, now));
     if (inserted) queued++;
   }
   return queued;
+}
+
+/** A new delivery of `event` to one channel, waiting for its first attempt. */
+function pendingDelivery(
+  target: EventTarget,
+  channelId: string,
+  event: NotificationEvent,
+  now: number,
+): store.DeliveryRow {
+  return {
+    id: crypto.randomUUID(),
+    org_id: target.orgId,
+    app_id: target.appId,
+    channel_id: channelId,
+    event_id: event.id,
+    event_type: event.type,
+    event: JSON.stringify(event),
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    lease_owner: null,
+    lease_until: null,
+    response_code: null,
+    latency_ms: null,
+    error: null,
+    request_body: null,
+    response_body: null,
+    last_attempt_at: null,
+    delivered_at: null,
+    created_at: now,
+  };
 }
 
 /** The id of one occurrence: derived from what it is, so each replica and each re-run names it alike. */
@@ -269,28 +279,7 @@ export async function sendTest(ctx: FactoryContext, channelId: string): Promise<
     data: { message: `A test event from Attest for the channel "${channel.name}".` },
   };
   // A disabled channel is sent its test anyway: the test is how its owner checks the fix.
-  await store.insertDelivery(ctx.db, {
-    id: crypto.randomUUID(),
-    org_id: ctx.orgId,
-    app_id: ctx.appId,
-    channel_id: channel.id,
-    event_id: event.id,
-    event_type: event.type,
-    event: JSON.stringify(event),
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: now,
-    lease_owner: null,
-    lease_until: null,
-    response_code: null,
-    latency_ms: null,
-    error: null,
-    request_body: null,
-    response_body: null,
-    last_attempt_at: null,
-    delivered_at: null,
-    created_at: now,
-  });
+  await store.insertDelivery(ctx.db, pendingDelivery(ctx, channel.id, event, now));
   const rows = await store.listDeliveries(ctx.db, ctx.appId, channel.id, 50, 0);
   const row = rows.find((r) => r.event_id === event.id)!;
   const owner = `test-${crypto.randomBytes(4).toString('hex')}`;

@@ -114,23 +114,23 @@ export async function seriesStates(
   keys: readonly string[],
 ): Promise<TelemetryMetricSeriesTable[]> {
   const out: TelemetryMetricSeriesTable[] = [];
-  for (let i = 0; i < keys.length; i += 500)
+  for (const batch of batches(keys))
     out.push(
       ...(await db
         .selectFrom('telemetry_metric_series')
         .selectAll()
         .where('app_id', '=', appId)
-        .where('series_key', 'in', keys.slice(i, i + 500))
+        .where('series_key', 'in', batch)
         .execute()),
     );
   return out;
 }
 
 export async function saveSeries(db: Db, rows: TelemetryMetricSeriesTable[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500)
+  for (const batch of batches(rows))
     await db
       .insertInto('telemetry_metric_series')
-      .values(rows.slice(i, i + 500))
+      .values(batch)
       .onConflict((oc) =>
         oc.columns(['app_id', 'series_key']).doUpdateSet((eb) => ({
           start_nanos: eb.ref('excluded.start_nanos'),
@@ -143,10 +143,10 @@ export async function saveSeries(db: Db, rows: TelemetryMetricSeriesTable[]): Pr
 
 /** Add each row's value to its day (one row per day, actor, model, metric and variant). */
 export async function addToDays(db: Db, rows: TelemetryMetricDaysTable[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500)
+  for (const batch of batches(rows))
     await db
       .insertInto('telemetry_metric_days')
-      .values(rows.slice(i, i + 500))
+      .values(batch)
       .onConflict((oc) =>
         oc
           .columns(['app_id', 'day', 'actor_id', 'model', 'metric', 'variant'])
@@ -157,10 +157,10 @@ export async function addToDays(db: Db, rows: TelemetryMetricDaysTable[]): Promi
 
 /** Add each row's value to its day under its attribute (one row per day, attribute, value, actor, model, ...). */
 export async function addToAttributeDays(db: Db, rows: TelemetryMetricAttributeDaysTable[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500)
+  for (const batch of batches(rows))
     await db
       .insertInto('telemetry_metric_attribute_days')
-      .values(rows.slice(i, i + 500))
+      .values(batch)
       .onConflict((oc) =>
         oc
           .columns(['app_id', 'day', 'attribute', 'attribute_value', 'actor_id', 'model', 'metric', 'variant'])
@@ -287,4 +287,9 @@ export async function keepSessionAttributes(db: Db, rows: readonly SessionAttrib
 
 export async function deleteSessionAttributes(db: Db, appId: string, sessionKeys: readonly string[]): Promise<void> {
   await deleteWhereIn(db, 'session_attributes', appId, 'session_key', sessionKeys, 500);
+}
+
+/** Rows in slices of 500, so one statement stays within both stores' parameter limits. */
+function* batches<R>(rows: readonly R[]): Generator<R[]> {
+  for (let i = 0; i < rows.length; i += 500) yield rows.slice(i, i + 500);
 }
