@@ -8,7 +8,8 @@ import type { CredentialKind } from '../db/schema.js';
 import { ApiError, apiError } from './errors.js';
 import { parsePlaintext } from './credentials.js';
 import type { App, Gateway, RouteGuard } from './context.js';
-import { credentialRefused, type Principal, type Target } from './auth/principal.js';
+import { credentialRefused, type Plan, type Principal, type Target } from './auth/principal.js';
+import type { BucketName, RateLimits } from './ratelimit.js';
 import { recordAudit } from './audit.js';
 import { verifyArtifactContentSignature } from './signed-urls.js';
 
@@ -300,6 +301,27 @@ async function auditDenial(
   }
 }
 
+/** Takes one request from the org's bucket and says so in the headers; 429 `rate_limited` when it is empty. */
+export async function consumeRateLimit(
+  rateLimits: RateLimits,
+  reply: FastifyReply,
+  bucket: BucketName,
+  orgId: string,
+  plan: Plan,
+): Promise<void> {
+  const decision = await rateLimits.consume(bucket, orgId, plan);
+  setRateHeaders(reply, decision.limit, decision.remaining, decision.resetAt);
+  if (!decision.allowed) {
+    throw new ApiError(
+      429,
+      'rate_limited',
+      `Rate limit of ${decision.limit} requests a minute reached for this organization.`,
+      {},
+      { 'Retry-After': String(decision.retryAfterSeconds) },
+    );
+  }
+}
+
 export function setRateHeaders(reply: FastifyReply, limit: number, remaining: number, resetAt: number | null): void {
   reply.header('X-RateLimit-Limit', String(limit));
   reply.header('X-RateLimit-Remaining', String(Math.max(0, remaining)));
@@ -357,19 +379,7 @@ export function registerGuard(app: App): void {
 
     const bucket = route.config.rateLimit;
     if (bucket && principal.orgId) {
-      const decision = await gateway.rateLimits.consume(bucket, principal.orgId, principal.plan ?? 'free');
-      setRateHeaders(reply, decision.limit, decision.remaining, decision.resetAt);
-      if (!decision.allowed) {
-        throw new ApiError(
-          429,
-          'rate_limited',
-          `Rate limit of ${decision.limit} requests a minute reached for this organization.`,
-          {},
-          {
-            'Retry-After': String(decision.retryAfterSeconds),
-          },
-        );
-      }
+      await consumeRateLimit(gateway.rateLimits, reply, bucket, principal.orgId, principal.plan ?? 'free');
     }
   });
 }

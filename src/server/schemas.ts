@@ -50,6 +50,16 @@ export const Limit = (max: number, def?: number, opts: IntegerOptions = {}) =>
   Type.Integer({ minimum: 1, maximum: max, ...(def !== undefined ? { default: def } : {}), ...opts });
 /** `offset` of a list: 0..10000 (deeper pages use filters). */
 export const Offset = (opts: IntegerOptions = {}) => Type.Integer({ minimum: 0, maximum: 10_000, ...opts });
+/** The query of a list paged by offset: `limit` 1..100 (default 50) and `offset`. */
+export const OffsetPageQuery = Type.Object(
+  {
+    limit: Type.Optional(Limit(100, undefined, { description: 'default 50' })),
+    offset: Type.Optional(Offset({ description: 'default 0' })),
+  },
+  { additionalProperties: false },
+);
+/** `pagination` of a list paged by offset. */
+export const OffsetPagination = Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
 /** `page` of a paged list: 1..10000. */
 export const Page = (opts: IntegerOptions = {}) => Type.Integer({ minimum: 1, maximum: 10_000, ...opts });
 

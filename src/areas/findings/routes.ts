@@ -1,7 +1,7 @@
 // Findings on a work item: POST records one, GET lists them oldest first (limit/offset).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Limit, Offset, Ref } from '../../server/schemas.js';
+import { Data, Ref, OffsetPagination, OffsetPageQuery } from '../../server/schemas.js';
 import { Finding, FindingInput } from './schema.js';
 import { listFindings, recordFinding } from './service.js';
 
@@ -38,17 +38,11 @@ export const findingsRoutes: AreaRoutes = (app) => {
         summary: "List a work item's findings, oldest first",
         tags: ['findings'],
         params: ItemParams,
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(100, undefined, { description: 'default 50' })),
-            offset: Type.Optional(Offset({ description: 'default 0' })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: OffsetPageQuery,
         response: {
           200: Type.Object({
             data: Type.Array(Ref(Finding)),
-            pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+            pagination: OffsetPagination,
           }),
         },
       },

@@ -6,8 +6,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AreaRoutes } from '../../server/context.js';
-import { ApiError, apiError } from '../../server/errors.js';
-import { setRateHeaders } from '../../server/guard.js';
+import { apiError } from '../../server/errors.js';
+import { consumeRateLimit } from '../../server/guard.js';
 import { NoBody, Uuid } from '../../server/schemas.js';
 import { protectedResourceMetadataUrl } from '../oauth/service.js';
 import { buildTools, type Tool } from './tools.js';
@@ -77,23 +77,13 @@ export const mcpRoutes: AreaRoutes = (app) => {
     if (!principal?.orgId) throw apiError('internal_error', 'route is missing its factory guard');
     // Calls that read no data count against mcp-protocol; a tools/call counts in its REST twin's bucket.
     for (let i = protocolCallCount(req.body); i > 0; i--) {
-      const decision = await req.ctx.gateway.rateLimits.consume(
+      await consumeRateLimit(
+        req.ctx.gateway.rateLimits,
+        reply,
         'mcp-protocol',
         principal.orgId,
         principal.plan ?? 'free',
       );
-      setRateHeaders(reply, decision.limit, decision.remaining, decision.resetAt);
-      if (!decision.allowed) {
-        throw new ApiError(
-          429,
-          'rate_limited',
-          `Rate limit of ${decision.limit} requests a minute reached for this organization.`,
-          {},
-          {
-            'Retry-After': String(decision.retryAfterSeconds),
-          },
-        );
-      }
     }
 
     // The MCP SDK (and zod under it) is imported on the first MCP request, not at start-up (about 25 MB of

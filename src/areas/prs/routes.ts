@@ -2,7 +2,7 @@
 // POST /v1/prs/reported (PR state the CLI read with gh, on a gateway without the GitHub App).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, PrNumber, Ref } from '../../server/schemas.js';
+import { Data, OffsetPagination, PrNumber, Ref } from '../../server/schemas.js';
 import {
   GithubAppStatus,
   OutcomesQuery,
@@ -36,7 +36,7 @@ export const prsRoutes: AreaRoutes = (app) => {
         response: {
           200: Type.Object({
             data: Type.Array(Ref(PullRequestOutcome)),
-            pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+            pagination: OffsetPagination,
             githubApp: GithubAppStatus,
           }),
         },

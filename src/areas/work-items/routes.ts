@@ -2,7 +2,16 @@
 // declare pull requests onto an item. Shapes: spec part 2 (list entry) and API.md §5–§6.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, DateTime, Nullable, NoContent, Limit, Offset } from '../../server/schemas.js';
+import {
+  Data,
+  DateTime,
+  Nullable,
+  NoContent,
+  Limit,
+  Offset,
+  OffsetPageQuery,
+  OffsetPagination,
+} from '../../server/schemas.js';
 import {
   CLAIM_DEFAULT_TTL_SECONDS,
   CLAIM_MAX_TTL_SECONDS,
@@ -184,17 +193,11 @@ export const workItemsRoutes: AreaRoutes = (app) => {
           'or expired (the lease ran out; `endedAt` is set once a later claim or a release ended it). Item keys ' +
           'are never shown. limit 1–100 (default 50), offset.',
         params: ItemParams,
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(100, undefined, { description: 'default 50' })),
-            offset: Type.Optional(Offset({ description: 'default 0' })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: OffsetPageQuery,
         response: {
           200: Type.Object({
             data: Type.Array(ClaimHistoryEntrySchema),
-            pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+            pagination: OffsetPagination,
           }),
         },
       },

@@ -61,6 +61,16 @@ const NO_ROW_ID = '00000000-0000-0000-0000-000000000000';
 /** How often a dashboard session's last use is written (the idle expiry is hours, so a minute is exact enough). */
 const TOUCH_EVERY_MS = 60_000;
 
+/** The factory (and its org) a principal acts in. */
+function inFactory(app: { orgId: string; orgName: string; plan: string; appId: string }) {
+  return { orgId: app.orgId, orgName: app.orgName, plan: app.plan as Plan, appId: app.appId };
+}
+
+/** A member's role and the permissions it grants. */
+function withRole(role: Role) {
+  return { role, permissions: new Set<Permission>(ROLE_PERMISSIONS[role]) };
+}
+
 interface CacheEntry {
   at: number;
   result: Principal | { error: 'unauthorized' | 'creator_not_member' };
@@ -107,10 +117,7 @@ export class PrincipalResolver {
       kind: 'signed_url',
       credentialId: `signed-url:${artifactId}`,
       userId: null,
-      orgId: app.orgId,
-      orgName: app.orgName,
-      plan: app.plan as Plan,
-      appId: app.appId,
+      ...inFactory(app),
       workItemId: null,
       role: null,
       permissions: new Set<Permission>(['artifacts.read']),
@@ -283,12 +290,8 @@ export class PrincipalResolver {
         await touch();
         return {
           ...withUser,
-          orgId: app.orgId,
-          orgName: app.orgName,
-          plan: app.plan as Plan,
-          appId: app.appId,
-          role: member.role,
-          permissions: new Set(ROLE_PERMISSIONS[member.role]),
+          ...inFactory(app),
+          ...withRole(member.role),
         };
       }
       case 'dashboard_session': {
@@ -323,12 +326,8 @@ export class PrincipalResolver {
           if (!member || !isRole(member.role)) return { error: 'unauthorized' };
           return {
             ...withUser,
-            orgId: app.orgId,
-            orgName: app.orgName,
-            plan: app.plan as Plan,
-            appId: app.appId,
-            role: member.role,
-            permissions: new Set(ROLE_PERMISSIONS[member.role]),
+            ...inFactory(app),
+            ...withRole(member.role),
           };
         }
         if (orgName) {
@@ -341,8 +340,7 @@ export class PrincipalResolver {
             orgId: org.id,
             orgName: org.name,
             plan: org.plan as Plan,
-            role: member.role,
-            permissions: new Set(ROLE_PERMISSIONS[member.role]),
+            ...withRole(member.role),
           };
         }
         return { ...withUser, permissions: new Set<Permission>() };
@@ -360,10 +358,7 @@ export class PrincipalResolver {
         return {
           ...base,
           userId: user.id,
-          orgId: app.orgId,
-          orgName: app.orgName,
-          plan: app.plan as Plan,
-          appId: app.appId,
+          ...inFactory(app),
           role: member.role,
           permissions: new Set(storedPermissions.filter((p) => rolePermissions.has(p))),
           label: user.email,
