@@ -2,6 +2,7 @@
 // which live in `credentials` (kind dashboard_session).
 import type { Db } from '../../db/connection.js';
 import { kindLiteral } from '../../db/literals.js';
+import { deleteEndedBefore } from '../../server/auth/store.js';
 
 export interface DashboardLinksTable {
   digest: string;
@@ -44,30 +45,8 @@ export function findLink(db: Db, digest: string) {
  * absolute expiry, or idle for `idleMs` since their last use. How many. Each arm of the condition reads by an
  * index of migration 0042 (kind with revoked_at, expires_at, or the last use).
  */
-export async function deleteSessionsEndedBefore(
-  db: Db,
-  before: number,
-  idleMs: number,
-  limit: number,
-): Promise<number> {
-  const res = await db
-    .deleteFrom('credentials')
-    .where('id', 'in', (sub) =>
-      sub
-        .selectFrom('credentials')
-        .select('id')
-        .where('kind', '=', kindLiteral('dashboard_session'))
-        .where((eb) =>
-          eb.or([
-            eb('revoked_at', '<', before),
-            eb('expires_at', '<', before),
-            eb(eb.fn.coalesce('last_used_at', 'created_at'), '<', before - idleMs),
-          ]),
-        )
-        .limit(limit),
-    )
-    .executeTakeFirst();
-  return Number(res.numDeletedRows);
+export function deleteSessionsEndedBefore(db: Db, before: number, idleMs: number, limit: number): Promise<number> {
+  return deleteEndedBefore(db, 'dashboard_session', before, limit, idleMs);
 }
 
 /** Deletes at most `limit` sign-in links that expired before `before` (housekeeping); how many. */

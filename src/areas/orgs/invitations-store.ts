@@ -1,5 +1,7 @@
 // SQL of invitations (single-use links to join an org, kept only as digests) and of an org's auto-join setting.
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import type { Database } from '../../db/schema.js';
 
 export interface InvitationsTable {
   id: string;
@@ -21,6 +23,10 @@ declare module '../../db/schema.js' {
   }
 }
 
+/** An invitation still open at `now`: not accepted, not revoked, not expired. */
+const openAt = (now: number) => (eb: ExpressionBuilder<Database, 'invitations'>) =>
+  eb.and([eb('accepted_at', 'is', null), eb('revoked_at', 'is', null), eb('expires_at', '>', now)]);
+
 export function insertInvitation(db: Db, row: InvitationsTable): Promise<unknown> {
   return db.insertInto('invitations').values(row).execute();
 }
@@ -31,9 +37,7 @@ export function listOpen(db: Db, orgId: string, now: number) {
     .selectFrom('invitations')
     .selectAll()
     .where('org_id', '=', orgId)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+    .where(openAt(now))
     .orderBy('created_at', 'desc')
     .orderBy('id')
     .execute();
@@ -46,9 +50,7 @@ export async function revoke(db: Db, orgId: string, id: string, now: number): Pr
     .set({ revoked_at: now })
     .where('org_id', '=', orgId)
     .where('id', '=', id)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+    .where(openAt(now))
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
@@ -67,9 +69,7 @@ export async function markAccepted(db: Db, id: string, userId: string, now: numb
     .updateTable('invitations')
     .set({ accepted_at: now, accepted_by: userId })
     .where('id', '=', id)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+    .where(openAt(now))
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }

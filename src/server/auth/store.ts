@@ -103,10 +103,17 @@ export async function revokeCredential(db: Db, id: string, kind: CredentialKind,
 
 /**
  * Deletes at most `limit` credentials of `kind` that ended (expired or revoked) before `before`, for
- * housekeeping; how many. Both arms read by an index of migration 0042 (kind with expires_at, with revoked_at).
+ * housekeeping; how many. With `idleMs`, also those unused for that long before `before`. Each arm reads by an
+ * index of migration 0042 (kind with expires_at, with revoked_at, or with the last use).
  * A deleted credential is refused with the same 401 as an ended one, so deleting it changes no answer.
  */
-export async function deleteEndedBefore(db: Db, kind: CredentialKind, before: number, limit: number): Promise<number> {
+export async function deleteEndedBefore(
+  db: Db,
+  kind: CredentialKind,
+  before: number,
+  limit: number,
+  idleMs?: number,
+): Promise<number> {
   const res = await db
     .deleteFrom('credentials')
     .where('id', 'in', (sub) =>
@@ -114,7 +121,13 @@ export async function deleteEndedBefore(db: Db, kind: CredentialKind, before: nu
         .selectFrom('credentials')
         .select('id')
         .where('kind', '=', kindLiteral(kind))
-        .where((eb) => eb.or([eb('expires_at', '<', before), eb('revoked_at', '<', before)]))
+        .where((eb) =>
+          eb.or([
+            eb('expires_at', '<', before),
+            eb('revoked_at', '<', before),
+            ...(idleMs === undefined ? [] : [eb(eb.fn.coalesce('last_used_at', 'created_at'), '<', before - idleMs)]),
+          ]),
+        )
         .limit(limit),
     )
     .executeTakeFirst();
