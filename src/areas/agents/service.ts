@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../../db/connection.js';
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
+import { commitsOfDocument, linkCommitsAfter } from '../prs/commit-links.js';
 import { actorOfCaller, prepareSessions, storeSessions, type SessionActor } from '../sessions/ingest.js';
 import { emitEvent } from '../notifications/service.js';
 import { durableWriter, type DurableWriter } from '../../db/group-commit.js';
@@ -136,6 +137,8 @@ export async function sync(
   } finally {
     writer.leave();
   }
+  // PostgreSQL: a PR whose commits were read while this sync ran is linked now (prs/commit-links.ts).
+  await linkCommitsAfter(ctx.db, ctx.appId, accepted.flatMap(commitsOfDocument));
 
   if (rejected.length > 0 && actor) await announceRejections(ctx, actor, rejected);
 

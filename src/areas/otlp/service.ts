@@ -6,6 +6,7 @@ import { apiError } from '../../server/errors.js';
 import { durableWriter, type DurableWriter } from '../../db/group-commit.js';
 import { lockForTransaction } from '../../db/locks.js';
 import { checkSession } from '../agents/validate.js';
+import { commitsOfDocument, linkCommitsAfter } from '../prs/commit-links.js';
 import { findUserByEmail, membershipOf } from '../orgs/service.js';
 import {
   actorOfCaller,
@@ -274,6 +275,12 @@ async function storeEvents(
   });
   const cache = documentCache(ctx);
   for (const w of written) cache.put(w.id, w.encoded.body, w.encoded.rawBytes, w.doc);
+  // PostgreSQL: a PR whose commits were read while this export ran is linked now (prs/commit-links.ts).
+  await linkCommitsAfter(
+    ctx.db,
+    ctx.appId,
+    written.flatMap((w) => commitsOfDocument(w.doc)),
+  );
 }
 
 export async function exportMetrics(ctx: FactoryContext, request: ExportMetricsRequest): Promise<ExportOutcome> {

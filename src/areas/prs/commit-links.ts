@@ -3,7 +3,8 @@
 // result's `git_commit_id`, a transcript's `outcome.commitShas`), the PR's when the App reads its commit list
 // (the PR's webhook job, verdict/github-inputs.ts). A link is the join of the two, kept as a row
 // (session_commit_prs) by whichever side is stored second, inside its transaction, with the PR spend and
-// outcome sums it moves: reads only read the rows. SHAs match as the verdict's commit provenance matches
+// outcome sums it moves (on PostgreSQL both sides check again after their commit: linkCommitsAfter): reads
+// only read the rows. SHAs match as the verdict's commit provenance matches
 // (verify/commits.ts): both commit tables are indexed by the first 7 characters, the exact match is made here.
 // A session in another repository than the PR's never links (a session with no repository may).
 import { CompiledQuery } from 'kysely';
@@ -194,7 +195,80 @@ export async function recordPrCommits(db: Db, appId: string, key: PrKey, commits
     await refreshSessionSpend(trx, appId, [...topLevel]);
     await refreshPrOutcomes(trx, appId, [key]);
   };
-  await (db.isTransaction ? write(db) : db.transaction().execute(write));
+  if (db.isTransaction) return write(db);
+  await db.transaction().execute(write);
+  await linkCommitsAfter(db, appId, shas);
+}
+
+/**
+ * PostgreSQL (read committed): a session's sync and a PR's commit read that run at once each miss the other's
+ * uncommitted rows, so neither writes the link. Each side runs this after its own commit, with the commits it
+ * wrote: the later of the two sees both sides' rows. Only the link rows this run inserts move the sums (a row
+ * the other side inserts first conflicts here, after that side commits), so both running counts a link once.
+ * SQLite serialises writers: the side stored second always sees the first's rows.
+ */
+export async function linkCommitsAfter(db: Db, appId: string, commits: readonly string[]): Promise<void> {
+  if (!isPostgres(db) || db.isTransaction) return;
+  const prefixes = [
+    ...new Set(
+      commits
+        .map((c) => c.toLowerCase())
+        .filter((c) => SHA.test(c))
+        .map(shaPrefix),
+    ),
+  ];
+  if (!prefixes.length) return;
+  for (let i = 0; i < prefixes.length; i += 500) {
+    const chunk = prefixes.slice(i, i + 500);
+    const matches = await db
+      .selectFrom('session_commits as c')
+      .innerJoin('pr_commits as p', (j) => j.onRef('p.app_id', '=', 'c.app_id').onRef('p.prefix', '=', 'c.prefix'))
+      .innerJoin('sessions as s', 's.id', 'c.session_id')
+      .leftJoin('session_commit_prs as k', (j) =>
+        j
+          .onRef('k.app_id', '=', 'c.app_id')
+          .onRef('k.session_id', '=', 'c.session_id')
+          .onRef('k.repository', '=', 'p.repository')
+          .onRef('k.number', '=', 'p.number'),
+      )
+      .select(['c.session_id', 'c.sha as session_sha', 'p.sha as pr_sha', 'p.repository', 'p.number', 's.repo'])
+      .where('c.app_id', '=', appId)
+      .where('c.prefix', 'in', chunk)
+      .where('s.app_id', '=', appId)
+      .where('k.session_id', 'is', null)
+      .execute();
+    const missing = matches
+      .filter((m) => (m.repo === '' || m.repo === m.repository) && sameCommit(m.session_sha, m.pr_sha))
+      .map((m) => ({ app_id: appId, session_id: m.session_id, repository: m.repository, number: Number(m.number) }));
+    if (!missing.length) continue;
+    await db.transaction().execute(async (trx) => {
+      const unique = [...new Map(missing.map((l) => [`${l.session_id}\u0000${keyOf(l)}`, l])).values()];
+      const inserted = await trx
+        .insertInto('session_commit_prs')
+        .values(unique)
+        .onConflict((oc) => oc.doNothing())
+        .returning(['session_id', 'repository', 'number'])
+        .execute();
+      if (!inserted.length) return;
+      const topLevel = await trx
+        .selectFrom('sessions')
+        .select('id')
+        .where('app_id', '=', appId)
+        .where('id', 'in', [...new Set(inserted.map((r) => r.session_id))])
+        .where('is_subagent', '=', 0)
+        .execute();
+      await refreshSessionSpend(
+        trx,
+        appId,
+        topLevel.map((r) => r.id),
+      );
+      await refreshPrOutcomes(
+        trx,
+        appId,
+        inserted.map((r) => ({ repository: r.repository, number: Number(r.number) })),
+      );
+    });
+  }
 }
 
 export interface CommitLinkRow extends SessionLinkRow {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { up } from '../../../src/db/migrations/0052_session_commit_prs.js';
 import type { DoubleInstallation } from '../../github-double/server.js';
 import { bindInstallation } from '../../github-double/setup.js';
-import { createTenant, type Tenant } from '../../helpers/gateway.js';
+import { createTenant, usingPostgres, type Tenant } from '../../helpers/gateway.js';
 import { deliver, pullRequestDelivery, startWithGithub, type GithubGateway } from '../webhooks/github.js';
 
 const REPO = 'acme/api';
@@ -188,6 +188,51 @@ describe('a session linked to the pull request that holds its commit', () => {
     const outcomes = await g.gw.call('GET', `/v1/prs/outcomes?repo=${REPO}`, read(t));
     expect(outcomes.status, outcomes.text).toBe(200);
     expect(outcomes.body.data.find((o: { number: number }) => o.number === number)).toMatchObject({ sessions: 1 });
+  });
+
+  // PostgreSQL (read committed): the session's export holds its transaction open, its commits written, while the
+  // PR's job reads and commits the PR's commits; neither transaction sees the other's rows. The table the export
+  // writes last is locked meanwhile, so the export waits there until the PR's job is done.
+  it.runIf(usingPostgres)('a session stored while the PR reads its commits is linked once', async () => {
+    const db = g.gw.app.attest.db;
+    const { branch, commits } = pushBranch();
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => {
+      locked = r;
+    });
+    const holder = db.transaction().execute(async (trx) => {
+      await sql`lock table session_documents in exclusive mode`.execute(trx);
+      locked();
+      await released;
+    });
+    await isLocked;
+    const stored = telemetry(t, 'cc-race', commits[0]!, { startedAt: '2026-11-21T10:00:00Z', cost: 0.04 });
+    const waiting = async () => {
+      const r = await sql<{ n: string }>`select count(*) as n from pg_locks l join pg_class c on c.oid = l.relation
+        where c.relname = 'session_documents' and not l.granted`.execute(db);
+      return Number(r.rows[0]!.n) > 0;
+    };
+    while (!(await waiting())) await new Promise((r) => setImmediate(r));
+    const number = await openPull(branch);
+    linkedPrs.add(number);
+    release();
+    await holder;
+    const mine = await stored;
+
+    expect(await prNumbersOf(t, mine)).toEqual([number]);
+    const pr = await g.gw.call('GET', `/v1/prs/${REPO}/${number}`, read(t));
+    expect(pr.status, pr.text).toBe(200);
+    expect(pr.body.data).toMatchObject({ sessions: 1, costUsd: 0.04 });
+    expect(pr.body.data.sessionList).toEqual([expect.objectContaining({ traceId: mine, linkedBy: ['commit'] })]);
+    const outcomes = await g.gw.call('GET', `/v1/prs/outcomes?repo=${REPO}`, read(t));
+    expect(outcomes.body.data.find((o: { number: number }) => o.number === number)).toMatchObject({
+      sessions: 1,
+      costUsd: 0.04,
+    });
   });
 
   it('counts a commit-linked session once in the PR read, its export, the spend tiles, PRs by verdict', async () => {
