@@ -117,8 +117,16 @@ async function one(store: string, databaseUrl: string | null, sessions: number):
 
 export async function runLifecycleBench(): Promise<LifecycleRow[]> {
   const sessions = Number(process.env.LIFECYCLE_SESSIONS ?? 20_000);
-  const rows = [await one('sqlite', null, sessions)];
-  if (process.env.DATABASE_URL) rows.push(await one('postgres', process.env.DATABASE_URL, sessions));
+  // LIFECYCLE_STORES=postgres runs one store alone: at 100k+ sessions a store takes long, and each row is
+  // printed (to stderr) as soon as its store is done, so a run cut short still reports what it measured.
+  const stores = (process.env.LIFECYCLE_STORES ?? 'sqlite,postgres').split(',');
+  const rows: LifecycleRow[] = [];
+  const measure = async (store: string, url: string | null) => {
+    rows.push(await one(store, url, sessions));
+    console.error(formatLifecycleBench(rows.slice(-1)));
+  };
+  if (stores.includes('sqlite')) await measure('sqlite', null);
+  if (stores.includes('postgres') && process.env.DATABASE_URL) await measure('postgres', process.env.DATABASE_URL);
   return rows;
 }
 
