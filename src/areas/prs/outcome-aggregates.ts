@@ -75,20 +75,19 @@ async function refreshChunk(db: Db, appId: string, keys: readonly PrKey[]): Prom
     const was = first.get(k);
     if (was === undefined || t < was) first.set(k, t);
   };
-  const named = await sql<{ repository: string; number: number; first: unknown }>`
-    select r.repository, r.number, min(s.started_at) as first
-    from session_pr_refs r join sessions s on s.app_id = r.app_id and s.id = r.session_id
-    where r.app_id = ${appId} and r.repository in (${sql.join(repos)}) and r.number in (${sql.join(numbers)})
-      and s.is_subagent = 0
-    group by r.repository, r.number`.execute(db);
-  for (const r of named.rows) earliest(`${r.repository}#${Number(r.number)}`, r.first);
-  const byCommit = await sql<{ repository: string; number: number; first: unknown }>`
-    select k.repository, k.number, min(s.started_at) as first
-    from session_commit_prs k join sessions s on s.app_id = k.app_id and s.id = k.session_id
-    where k.app_id = ${appId} and k.repository in (${sql.join(repos)}) and k.number in (${sql.join(numbers)})
-      and s.is_subagent = 0
-    group by k.repository, k.number`.execute(db);
-  for (const r of byCommit.rows) earliest(`${r.repository}#${Number(r.number)}`, r.first);
+  // Sessions linked by name or by commit, in one read.
+  const firstLinked = await sql<{ repository: string; number: number; first: unknown }>`
+    select l.repository, l.number, min(s.started_at) as first
+    from (
+      select app_id, session_id, repository, number from session_pr_refs
+      where app_id = ${appId} and repository in (${sql.join(repos)}) and number in (${sql.join(numbers)})
+      union all
+      select app_id, session_id, repository, number from session_commit_prs
+      where app_id = ${appId} and repository in (${sql.join(repos)}) and number in (${sql.join(numbers)})
+    ) l join sessions s on s.app_id = l.app_id and s.id = l.session_id
+    where s.is_subagent = 0
+    group by l.repository, l.number`.execute(db);
+  for (const r of firstLinked.rows) earliest(`${r.repository}#${Number(r.number)}`, r.first);
   // Each PR's first session on its head branch, by the (app_id, repo, branch, is_subagent, started_at) index.
   if (prs.length) {
     const onBranch = await sql<{ repository: string; number: number; first: unknown }>`
