@@ -1,9 +1,10 @@
-// Most command lines an agent runs are plain: words, `&&`, `||`, `|`, `;` and a redirect at the end
-// (`cd pkg && npm test 2>&1 | tail -5`). For such a line the shell's reading is fixed by its operators alone, and
-// parsing it with the grammar costs more than the rest of the facts together. This reads only that subset and
-// answers `undefined` for anything outside it: quotes, escapes, expansions, substitutions, globs and braces,
-// heredocs, keywords, comments, newlines. Those lines go to the grammar (shell.ts). A test compares the two
-// readings over the fixture corpus and generated lines.
+// Most command lines an agent runs are plain: words, quoted text without expansions, `&&`, `||`, `|`, `;` and a
+// redirect at the end (`cd pkg && npm test 2>&1 | tail -5`, `git commit -m "fix: total"`). For such a line the
+// shell's reading is fixed by its operators and quotes alone, and parsing it with the grammar costs more than the
+// rest of the facts together. This reads only that subset and answers `undefined` for anything outside it:
+// expansions and substitutions (also inside double quotes), escapes, globs and braces outside quotes, heredocs,
+// keywords, comments, newlines. Those lines go to the grammar (shell.ts). A test compares the two readings over
+// the fixture corpus and generated lines.
 import type { SimpleCommand } from './shell.js';
 
 /** Characters of a word that no shell expands, quotes, groups or splits, by char code (read once per character). */
@@ -44,7 +45,22 @@ const RESERVED = new Set([
   'unsetenv',
 ]);
 
-type Token = { op: '&&' | '||' | '|' | ';' | '&' } | { word: string } | { redirect: true };
+/** A word with `quoted` when any part of it was in quotes (such a word never names a command or assigns). */
+type Token = { op: '&&' | '||' | '|' | ';' | '&' } | { word: string; quoted: boolean } | { redirect: true };
+
+/**
+ * Past the quoted text opening at `i` (`'...'`, or `"..."` with nothing the shell expands or escapes inside),
+ * or undefined. Text spanning lines is left to the grammar.
+ */
+function quoteEnd(line: string, i: number): number | undefined {
+  const q = line[i]!;
+  for (let j = i + 1; j < line.length; j++) {
+    const ch = line[j]!;
+    if (ch === q) return j + 1;
+    if (ch === '\n' || (q === '"' && (ch === '$' || ch === '`' || ch === '\\'))) return undefined;
+  }
+  return undefined;
+}
 
 function isDigits(s: string): boolean {
   return s.length > 0 && /^[0-9]+$/.test(s);
@@ -61,20 +77,33 @@ function tokens(line: string): Token[] | undefined {
       i++;
       continue;
     }
-    if (isWordChar(line, i)) {
-      const start = i;
-      while (i < n && isWordChar(line, i)) i++;
-      const word = line.slice(start, i);
+    if (isWordChar(line, i) || ch === '"' || ch === "'") {
+      // A word: runs of plain characters and quoted parts, joined with their quotes removed.
+      let word = '';
+      let quoted = false;
+      while (i < n) {
+        if (isWordChar(line, i)) {
+          const start = i;
+          while (i < n && isWordChar(line, i)) i++;
+          word += line.slice(start, i);
+        } else if (line[i] === '"' || line[i] === "'") {
+          const end = quoteEnd(line, i);
+          if (end === undefined) return undefined;
+          word += line.slice(i + 1, end - 1);
+          quoted = true;
+          i = end;
+        } else break;
+      }
       if (line[i] === '>' || line[i] === '<') {
         // `2>&1`: a descriptor. Any other word run into a redirect is left to the grammar.
-        if (!isDigits(word)) return undefined;
+        if (quoted || !isDigits(word)) return undefined;
         const r = redirect(line, i);
         if (r === undefined) return undefined;
         out.push({ redirect: true });
         i = r;
         continue;
       }
-      out.push({ word });
+      out.push({ word, quoted });
       continue;
     }
     if (ch === '&' && line[i + 1] === '&') {
@@ -206,6 +235,7 @@ function simple(toks: Token[], pass: boolean, fail: boolean): SimpleCommand | un
     }
     if (!('word' in t) || redirected) return undefined; // a word after a redirect: left to the grammar
     if (argv.length === 0) {
+      if (t.quoted) return undefined; // `"npm" test`, `A="x y" cmd`: left to the grammar
       const a = ASSIGNMENT.exec(t.word);
       if (a) {
         env[a[1]!] = a[2]!;
