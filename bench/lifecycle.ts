@@ -39,7 +39,15 @@ const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 async function one(store: string, databaseUrl: string | null, sessions: number): Promise<LifecycleRow> {
   const idleSyncs = Number(process.env.LIFECYCLE_IDLE ?? 60);
   const roundMs = Number(process.env.LIFECYCLE_ROUND_MS ?? 3_000);
-  const s = await seededGateway({ name: 'lifecycle', sessions, days: 90, databaseUrl });
+  // Housekeeping off: its own retention sweep would start a minute in, sweep during the quiet phases (raising
+  // the idle baseline) and take the lease from the measured sweep, which would then count only part of the rows.
+  const s = await seededGateway({
+    name: 'lifecycle',
+    sessions,
+    days: 90,
+    databaseUrl,
+    env: { ATTEST_HOUSEKEEPING_MINUTES: '0' },
+  });
   try {
     const headers = { ...s.headers, 'content-type': 'application/json' };
     const sync = async () => {

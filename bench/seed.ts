@@ -305,6 +305,8 @@ export interface SeededGatewayOptions {
   dataDir?: string;
   /** Runs against the listening gateway before the sessions are seeded (warms its code, not its data). */
   beforeSeed?: (url: string, headers: Record<string, string>) => Promise<void>;
+  /** Environment for the gateway's config beyond the bench's own (e.g. ATTEST_HOUSEKEEPING_MINUTES). */
+  env?: Record<string, string>;
 }
 
 export interface SeededGateway {
@@ -332,6 +334,7 @@ export async function seededGateway(o: SeededGatewayOptions): Promise<SeededGate
     ...(databaseUrl
       ? { DATABASE_URL: databaseUrl, ATTEST_DATABASE_SCHEMA: `bench_${crypto.randomBytes(4).toString('hex')}` }
       : {}),
+    ...o.env,
   });
   const pgAdmin = async (q: string) => {
     const pg = await import('pg');
