@@ -85,6 +85,19 @@ export interface PrRefV1 {
   commitShas?: string[];
 }
 
+/** A session's token counts: what a price is computed from. */
+export interface TokenTotalsV1 {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  costUsd?: number | null;
+}
+
+export interface TotalsV1 extends TokenTotalsV1 {
+  wallClockMs?: number;
+}
+
 export interface AgentSessionV1 {
   schemaVersion: 1;
   id: string;
@@ -95,14 +108,7 @@ export interface AgentSessionV1 {
   models: string[];
   turns: TurnV1[];
   events: SessionEventV1[];
-  totals: {
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheCreationTokens: number;
-    costUsd?: number | null;
-    wallClockMs?: number;
-  };
+  totals: TotalsV1;
   captureTier: CaptureTier;
   warnings: WarningV1[];
   actor?: { id?: string; email?: string };

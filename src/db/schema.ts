@@ -7,6 +7,21 @@
 // - instants are bigint epoch milliseconds (*_at); pg's int8 is parsed back to number;
 // - booleans are integers 0/1; JSON is text; money is integer micro-dollars.
 
+/**
+ * The token and cost columns of every table that counts model usage (a session, its per-model usage, the daily
+ * model rollup), in the order they are declared and summed.
+ */
+export const USAGE_COLUMNS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  /** The one-hour part of cache_write_tokens. */
+  'cache_write_1h_tokens',
+  'cost_micros',
+] as const;
+export type UsageColumns = Record<(typeof USAGE_COLUMNS)[number], number>;
+
 export interface OrgsTable {
   id: string;
   name: string;

@@ -2,6 +2,7 @@
 // @pydantic/genai-prices. Money stays integer: a turn is priced in nano-dollars (exact for every price the
 // package quotes per million tokens with up to three decimals), sums are integer nanos, and what is stored
 // and summed downstream is integer micro-dollars, rounded once per session and model.
+import type { TokenTotalsV1 } from '../capture/types.js';
 import { genaiPrices } from './package.js';
 
 /** Token counts of one turn as AgentSession v1 carries them (`turns[].usage`). */
@@ -68,13 +69,7 @@ export interface SessionCost {
 export interface SessionTotalsInput {
   models: string[];
   startedAt?: string;
-  totals: {
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheCreationTokens: number;
-    costUsd?: number | null;
-  };
+  totals: TokenTotalsV1;
 }
 
 export const UNKNOWN_MODEL = 'unknown';

@@ -1,6 +1,7 @@
 // The counters metrics rows are made of, and the one mapping from the name an aggregate selects a counter as
 // (the column of the daily rollups: metrics_days, metrics_day_models) to the field a row carries. Tiles, days,
 // breakdowns and models are all read from their aggregate rows, and summed, through it.
+import { USAGE_COLUMNS } from '../../db/schema.js';
 
 const FIELD_OF = {
   sessions: 'sessions',
@@ -61,12 +62,7 @@ export const MODEL_COUNTERS = [
   'sessions',
   'turns',
   'unpriced_turns',
-  'input_tokens',
-  'output_tokens',
-  'cache_read_tokens',
-  'cache_write_tokens',
-  'cache_write_1h_tokens',
-  'cost_micros',
+  ...USAGE_COLUMNS,
 ] as const satisfies readonly Counter[];
 
 /**

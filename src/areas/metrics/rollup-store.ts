@@ -3,6 +3,7 @@
 // until something counts in it again; reads skip such rows.
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import type { UsageColumns } from '../../db/schema.js';
 import { BREAKDOWN_COUNTERS, DAY_COUNTERS, MODEL_COUNTERS, readCounters, TILE_COUNTERS } from './counters.js';
 import {
   dayRowOf,
@@ -68,7 +69,7 @@ export interface MetricsDayToolsTable {
   rejected: number;
 }
 
-export interface MetricsDayModelsTable {
+export interface MetricsDayModelsTable extends UsageColumns {
   app_id: string;
   day: number;
   repo: string;
@@ -76,12 +77,6 @@ export interface MetricsDayModelsTable {
   sessions: number;
   turns: number;
   unpriced_turns: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cache_write_1h_tokens: number;
-  cost_micros: number;
 }
 
 declare module '../../db/schema.js' {

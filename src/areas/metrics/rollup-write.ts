@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { CounterDeltas, type CounterTable } from '../../db/counter-deltas.js';
 import { rowsOfSessionsTids } from '../../db/rows-of-sessions.js';
+import type { UsageColumns } from '../../db/schema.js';
 import { BREAKDOWN_COUNTERS, MODEL_COUNTERS } from './counters.js';
 import { DAY_MS } from './rollup-store.js';
 
@@ -30,16 +31,10 @@ export interface RollupSessionRow {
   output_tokens: number;
 }
 
-export interface RollupUsageRow {
+export interface RollupUsageRow extends UsageColumns {
   model: string;
   turn_count: number;
   unpriced_turn_count: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cache_write_1h_tokens: number;
-  cost_micros: number;
 }
 
 export interface RollupToolRow {

@@ -2,6 +2,7 @@
 // parts, compression for storage, and the summary the list reads. No SQL, no HTTP.
 import zlib from 'node:zlib';
 import { priceSession, type SessionCost } from '../../pricing/cost.js';
+import type { TotalsV1 } from '../../capture/types.js';
 import { sessionTitle } from './title.js';
 import { normalizeRepo } from '../../codehost/repository-name.js';
 
@@ -16,15 +17,7 @@ export interface AgentSessionV1 {
   models: string[];
   turns: TurnV1[];
   events: EventV1[];
-  totals: {
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheCreationTokens: number;
-    costUsd?: number | null;
-    wallClockMs?: number;
-    [k: string]: unknown;
-  };
+  totals: TotalsV1 & { [k: string]: unknown };
   captureTier: 'metrics' | 'redacted' | 'full';
   warnings: { code: string; count: number; detail?: string }[];
   actor?: { id?: string; email?: string; [k: string]: unknown };

@@ -6,9 +6,10 @@ import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows, updateRowsById } from '../../db/bulk-insert.js';
 import { insertIfAbsent } from '../../db/chunked.js';
 import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
+import { USAGE_COLUMNS, type UsageColumns } from '../../db/schema.js';
 import { sessionKeyOf, sessionKeyPart } from './document.js';
 
-export interface SessionsTable {
+export interface SessionsTable extends UsageColumns {
   id: string;
   org_id: string;
   app_id: string;
@@ -45,13 +46,6 @@ export interface SessionsTable {
   api_error_count: number;
   error_count: number;
   tool_error_rate_ppm: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  /** The one-hour part of cache_write_tokens. */
-  cache_write_1h_tokens: number;
-  cost_micros: number;
   cost_status: string;
   /** JSON array of model names. */
   unpriced_models: string;
@@ -66,7 +60,7 @@ export interface SessionsTable {
   updated_at: number;
 }
 
-export interface SessionModelUsageTable {
+export interface SessionModelUsageTable extends UsageColumns {
   session_id: string;
   org_id: string;
   app_id: string;
@@ -78,13 +72,6 @@ export interface SessionModelUsageTable {
   is_subagent: number;
   turn_count: number;
   unpriced_turn_count: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  /** The one-hour part of cache_write_tokens. */
-  cache_write_1h_tokens: number;
-  cost_micros: number;
 }
 
 export interface SessionDocumentsTable {
@@ -163,12 +150,7 @@ export const LISTED_COLUMNS = [
   'api_error_count',
   'error_count',
   'tool_error_rate_ppm',
-  'input_tokens',
-  'output_tokens',
-  'cache_read_tokens',
-  'cache_write_tokens',
-  'cache_write_1h_tokens',
-  'cost_micros',
+  ...USAGE_COLUMNS,
   'cost_status',
   'unpriced_models',
   'models',
