@@ -13,6 +13,7 @@ import type { Command } from 'commander';
 import { type CaptureTier, isCaptureTier } from '../capture/index.js';
 import { stateDir } from './capture/paths.js';
 import { type ServicePlatform, serviceFile, serviceFilePath } from './capture/service.js';
+import { processAlive } from './capture/spool.js';
 import { attestArgv } from './capture/settings-file.js';
 import { action, describeError, printJson } from './output.js';
 import { CliError, resolveProfile, writePrivateJson } from './profile.js';
@@ -72,20 +73,11 @@ export function watchPaths(env: NodeJS.ProcessEnv = process.env) {
   return { lock: path.join(dir, 'watch.lock'), status: path.join(dir, 'watch.json') };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The pid of the running watcher, if one runs. */
 export function runningWatcher(env: NodeJS.ProcessEnv = process.env): number | undefined {
   try {
     const pid = Number.parseInt(fs.readFileSync(watchPaths(env).lock, 'utf8'), 10);
-    return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
+    return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : undefined;
   } catch {
     return undefined;
   }

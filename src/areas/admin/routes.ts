@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { AreaRoutes } from '../../server/context.js';
 import { Data, DateTime, Nullable, Slug, Uuid, NoContent, Ref } from '../../server/schemas.js';
 import { PERMISSIONS, ROLES } from '../../server/permissions.js';
+import { APP_IDENTITY } from '../apps/schema.js';
 import { Member, Org, User } from '../orgs/schema.js';
 import { PLANS } from '../orgs/service.js';
 import * as admin from './service.js';
@@ -13,14 +14,7 @@ import { Int53 } from '../../server/schemas.js';
 const Plan = Type.Union(PLANS.map((p) => Type.Literal(p)));
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 const App = Type.Object({
-  id: Uuid,
-  tenant_id: Uuid,
-  name: Type.String(),
-  display_name: Type.String(),
-  created_at: DateTime,
-  created_by: Type.String(),
-  updated_at: DateTime,
-  updated_by: Type.String(),
+  ...APP_IDENTITY,
   runner_updates: Type.Object({ mode: Type.String(), version: Nullable(Type.String()) }),
 });
 const OrgParams = Type.Object({ orgName: Slug });

@@ -79,16 +79,21 @@ export const UpdateAppBody = Type.Object(
 );
 export type UpdateAppInput = Static<typeof UpdateAppBody>;
 
+/** What every view of a factory starts with: its ids, its names, and who made and last changed it. */
+export const APP_IDENTITY = {
+  id: Uuid,
+  tenant_id: Uuid,
+  name: Type.String(),
+  display_name: Type.String(),
+  created_at: DateTime,
+  created_by: Type.String(),
+  updated_at: DateTime,
+  updated_by: Type.String(),
+};
+
 export const App = Type.Object(
   {
-    id: Uuid,
-    tenant_id: Uuid,
-    name: Type.String(),
-    display_name: Type.String(),
-    created_at: DateTime,
-    created_by: Type.String(),
-    updated_at: DateTime,
-    updated_by: Type.String(),
+    ...APP_IDENTITY,
     runner_updates: Type.Object({
       mode: RunnerUpdatesMode,
       version: Type.String({

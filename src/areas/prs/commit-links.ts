@@ -17,6 +17,7 @@ import { S_LINK_COLUMNS, type SessionLinkRow } from './attribution-store.js';
 import { refreshPrOutcomes } from './outcome-aggregates.js';
 import type { PrKey } from './refs.js';
 import { refreshSessionSpend } from './spend-aggregates.js';
+import type { SessionPrRefsTable } from './spend-store.js';
 
 export interface SessionCommitsTable {
   app_id: string;
@@ -34,14 +35,8 @@ export interface PrCommitsTable {
   prefix: string;
 }
 
-/** A session linked to a PR by a commit (migration 0052). */
-export interface SessionCommitPrsTable {
-  app_id: string;
-  /** The session row id (traceId). */
-  session_id: string;
-  repository: string;
-  number: number;
-}
+/** A session linked to a PR by a commit (migration 0052): the columns of a PR the session names. */
+export type SessionCommitPrsTable = SessionPrRefsTable;
 
 declare module '../../db/schema.js' {
   interface Database {

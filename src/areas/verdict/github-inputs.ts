@@ -74,46 +74,39 @@ export function prInputs(
   headSha: string | null,
   fetch: boolean,
 ): Promise<PrInputs> {
-  return orNow(ctx, () => readPrInputs(ctx, repository, number, headSha, fetch), {
-    commits: null,
-    changedFiles: null,
-  });
-}
-
-async function readPrInputs(
-  ctx: FactoryContext,
-  repository: string,
-  number: number,
-  headSha: string | null,
-  fetch: boolean,
-): Promise<PrInputs> {
-  if (headSha === null) return { commits: null, changedFiles: null };
-  const cached = await store.findPrInputs(ctx.db, ctx.appId, repository, number, headSha);
-  const parse = (v: string | null) => (v === null ? null : (JSON.parse(v) as string[]));
-  if (cached) return { commits: parse(cached.commits), changedFiles: parse(cached.files) };
-  if (!fetch) return { commits: null, changedFiles: null, unread: await githubCouldAnswer(ctx, repository) };
-  const gh = await clientOf(ctx, repository);
-  if (!gh) return { commits: null, changedFiles: null };
-  const [commits, files] = await Promise.all([
-    pullRequestCommits(gh.client, gh.owner, gh.name, number),
-    pullRequestFiles(gh.client, gh.owner, gh.name, number),
-  ]);
-  const out: PrInputs = {
-    commits: Array.isArray(commits) ? commits : null,
-    changedFiles: Array.isArray(files) ? files : null,
-  };
-  await store.savePrInputs(ctx.db, {
-    app_id: ctx.appId,
-    repository,
-    number,
-    head_sha: headSha,
-    commits: out.commits && JSON.stringify(out.commits),
-    files: out.changedFiles && JSON.stringify(out.changedFiles),
-    fetched_at: ctx.clock.now(),
-  });
-  // The sessions that made one of these commits are linked to the PR from now on (prs/commit-links.ts).
-  if (out.commits) await recordPrCommits(ctx.db, ctx.appId, { repository, number }, out.commits);
-  return out;
+  return orNow(
+    ctx,
+    async (): Promise<PrInputs> => {
+      if (headSha === null) return { commits: null, changedFiles: null };
+      const cached = await store.findPrInputs(ctx.db, ctx.appId, repository, number, headSha);
+      const parse = (v: string | null) => (v === null ? null : (JSON.parse(v) as string[]));
+      if (cached) return { commits: parse(cached.commits), changedFiles: parse(cached.files) };
+      if (!fetch) return { commits: null, changedFiles: null, unread: await githubCouldAnswer(ctx, repository) };
+      const gh = await clientOf(ctx, repository);
+      if (!gh) return { commits: null, changedFiles: null };
+      const [commits, files] = await Promise.all([
+        pullRequestCommits(gh.client, gh.owner, gh.name, number),
+        pullRequestFiles(gh.client, gh.owner, gh.name, number),
+      ]);
+      const out: PrInputs = {
+        commits: Array.isArray(commits) ? commits : null,
+        changedFiles: Array.isArray(files) ? files : null,
+      };
+      await store.savePrInputs(ctx.db, {
+        app_id: ctx.appId,
+        repository,
+        number,
+        head_sha: headSha,
+        commits: out.commits && JSON.stringify(out.commits),
+        files: out.changedFiles && JSON.stringify(out.changedFiles),
+        fetched_at: ctx.clock.now(),
+      });
+      // The sessions that made one of these commits are linked to the PR from now on (prs/commit-links.ts).
+      if (out.commits) await recordPrCommits(ctx.db, ctx.appId, { repository, number }, out.commits);
+      return out;
+    },
+    { commits: null, changedFiles: null },
+  );
 }
 
 /**

@@ -30,7 +30,8 @@ export function logLine(sp: Spool, entry: Record<string, unknown>): void {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` runs (EPERM: it does, as another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -44,7 +45,7 @@ function stale(content: string, mtimeMs: number, now: number): boolean {
   const age = now - mtimeMs;
   if (age > DRAIN_MAX_MS + 30_000) return true;
   const pid = Number.parseInt(content, 10);
-  if (Number.isInteger(pid) && pid > 0 && alive(pid)) return false;
+  if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) return false;
   return age > LOCK_HANDOFF_MS;
 }
 
