@@ -60,6 +60,9 @@ export const OffsetPageQuery = Type.Object(
 );
 /** `pagination` of a list paged by offset. */
 export const OffsetPagination = Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
+/** The answer of an offset-paged list: `{ data: [item...], pagination }`. */
+export const OffsetPage = <T extends TSchema>(item: T) =>
+  Type.Object({ data: Type.Array(item), pagination: OffsetPagination });
 /** `page` of a paged list: 1..10000. */
 export const Page = (opts: IntegerOptions = {}) => Type.Integer({ minimum: 1, maximum: 10_000, ...opts });
 

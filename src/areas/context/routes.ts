@@ -1,7 +1,7 @@
 // Context: POST /v1/context/sync, GET /v1/context/changes, GET /v1/context/source (API.md §6).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, OffsetPagination, Ref } from '../../server/schemas.js';
+import { Data, OffsetPage, Ref } from '../../server/schemas.js';
 import { ChangesQuery, CommitSha, ContextCommit, ContextSource, ContextSyncResult, SyncBody } from './schema.js';
 import { listChanges, readSource, syncContext } from './service.js';
 
@@ -41,10 +41,7 @@ export const contextRoutes: AreaRoutes = (app) => {
         description: 'Each commit lists the files added, modified or removed relative to the commit synced before it.',
         querystring: ChangesQuery,
         response: {
-          200: Type.Object({
-            data: Type.Array(Ref(ContextCommit)),
-            pagination: OffsetPagination,
-          }),
+          200: OffsetPage(Ref(ContextCommit)),
         },
       },
     },

@@ -1,7 +1,7 @@
 // Findings on a work item: POST records one, GET lists them oldest first (limit/offset).
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Ref, OffsetPagination, OffsetPageQuery } from '../../server/schemas.js';
+import { Data, Ref, OffsetPage, OffsetPageQuery } from '../../server/schemas.js';
 import { Finding, FindingInput } from './schema.js';
 import { listFindings, recordFinding } from './service.js';
 
@@ -40,10 +40,7 @@ export const findingsRoutes: AreaRoutes = (app) => {
         params: ItemParams,
         querystring: OffsetPageQuery,
         response: {
-          200: Type.Object({
-            data: Type.Array(Ref(Finding)),
-            pagination: OffsetPagination,
-          }),
+          200: OffsetPage(Ref(Finding)),
         },
       },
     },

@@ -1,7 +1,7 @@
 // Notification channels: /v1/notification-channels CRUD, POST …/{id}/test, the delivery log and redelivery.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import { Data, Limit, NoContent, Offset, OffsetPagination, Ref, Uuid } from '../../server/schemas.js';
+import { Data, Limit, NoContent, Offset, OffsetPage, Ref, Uuid } from '../../server/schemas.js';
 import { ChannelInput, ChannelPatch, NotificationChannel, NotificationDelivery } from './schema.js';
 import {
   createChannel,
@@ -140,10 +140,7 @@ export const notificationsRoutes: AreaRoutes = (app) => {
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            data: Type.Array(Ref(NotificationDelivery)),
-            pagination: OffsetPagination,
-          }),
+          200: OffsetPage(Ref(NotificationDelivery)),
         },
       },
     },

@@ -10,7 +10,7 @@ import {
   Limit,
   Offset,
   OffsetPageQuery,
-  OffsetPagination,
+  OffsetPage,
 } from '../../server/schemas.js';
 import {
   CLAIM_DEFAULT_TTL_SECONDS,
@@ -195,10 +195,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
         params: ItemParams,
         querystring: OffsetPageQuery,
         response: {
-          200: Type.Object({
-            data: Type.Array(ClaimHistoryEntrySchema),
-            pagination: OffsetPagination,
-          }),
+          200: OffsetPage(ClaimHistoryEntrySchema),
         },
       },
     },
