@@ -213,22 +213,18 @@ export async function listLiveItems(
 
 // ---- claims ----
 
+/** The claims of one item (every read of them selects from here). */
+function claimsOf(db: Db, appId: string, workItemId: string) {
+  return db.selectFrom('claims').where('app_id', '=', appId).where('work_item_id', '=', workItemId);
+}
+
 export function findOpenClaim(db: Db, appId: string, workItemId: string): Promise<ClaimRow | undefined> {
-  return db
-    .selectFrom('claims')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .where('work_item_id', '=', workItemId)
-    .where('ended_at', 'is', null)
-    .executeTakeFirst();
+  return claimsOf(db, appId, workItemId).selectAll().where('ended_at', 'is', null).executeTakeFirst();
 }
 
 export function findLatestClaim(db: Db, appId: string, workItemId: string): Promise<ClaimRow | undefined> {
-  return db
-    .selectFrom('claims')
+  return claimsOf(db, appId, workItemId)
     .selectAll()
-    .where('app_id', '=', appId)
-    .where('work_item_id', '=', workItemId)
     .orderBy('claimed_at', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
@@ -243,11 +239,8 @@ export function listClaims(
   limit: number,
   offset: number,
 ): Promise<ClaimRow[]> {
-  return db
-    .selectFrom('claims')
+  return claimsOf(db, appId, workItemId)
     .selectAll()
-    .where('app_id', '=', appId)
-    .where('work_item_id', '=', workItemId)
     .orderBy('claimed_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)
@@ -256,11 +249,8 @@ export function listClaims(
 }
 
 export async function countClaims(db: Db, appId: string, workItemId: string): Promise<number> {
-  const row = await db
-    .selectFrom('claims')
+  const row = await claimsOf(db, appId, workItemId)
     .select((eb) => eb.fn.countAll().as('n'))
-    .where('app_id', '=', appId)
-    .where('work_item_id', '=', workItemId)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
