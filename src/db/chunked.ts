@@ -4,6 +4,11 @@ import { sql } from 'kysely';
 import { insertRows } from './bulk-insert.js';
 import type { Db } from './connection.js';
 
+/** `rows` in slices of `size` (the last one shorter), one statement's worth each. */
+export function* chunks<R>(rows: readonly R[], size: number): Generator<R[]> {
+  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
+}
+
 /**
  * Insert the rows whose unique key (`conflict`, its columns) is not stored yet, `chunk` rows a statement; a row
  * another writer stored first is left as it is. Answers the `key` column of the rows inserted.
@@ -18,8 +23,8 @@ export async function insertIfAbsent(
 ): Promise<Set<string>> {
   const tail = `on conflict (${conflict.map((c) => `"${c}"`).join(', ')}) do nothing returning "${key}"`;
   const inserted = new Set<string>();
-  for (let i = 0; i < rows.length; i += chunk) {
-    const res = await insertRows<Record<string, string>>(db, table, rows.slice(i, i + chunk), tail);
+  for (const part of chunks(rows, chunk)) {
+    const res = await insertRows<Record<string, string>>(db, table, part, tail);
     for (const r of res) inserted.add(r[key]!);
   }
   return inserted;
@@ -34,8 +39,8 @@ export async function deleteWhereIn(
   values: readonly string[],
   chunk: number,
 ): Promise<void> {
-  for (let i = 0; i < values.length; i += chunk) {
-    const inPart = sql`${sql.ref(column)} in (${sql.join(values.slice(i, i + chunk))})`;
+  for (const part of chunks(values, chunk)) {
+    const inPart = sql`${sql.ref(column)} in (${sql.join(part)})`;
     await sql`delete from ${sql.table(table)} where ${sql.ref('app_id')} = ${appId} and ${inPart}`.execute(db);
   }
 }

@@ -2,7 +2,10 @@
 // session to rebuild it. Always scoped by app_id.
 import type { Db } from '../../db/connection.js';
 import { sql } from 'kysely';
-import { deleteWhereIn } from '../../db/chunked.js';
+import { chunks, deleteWhereIn } from '../../db/chunked.js';
+
+/** Rows a statement, so one stays within both stores' parameter limits. */
+const BATCH = 500;
 
 export interface TelemetryEventsTable {
   app_id: string;
@@ -114,7 +117,7 @@ export async function seriesStates(
   keys: readonly string[],
 ): Promise<TelemetryMetricSeriesTable[]> {
   const out: TelemetryMetricSeriesTable[] = [];
-  for (const batch of batches(keys))
+  for (const batch of chunks(keys, BATCH))
     out.push(
       ...(await db
         .selectFrom('telemetry_metric_series')
@@ -127,7 +130,7 @@ export async function seriesStates(
 }
 
 export async function saveSeries(db: Db, rows: TelemetryMetricSeriesTable[]): Promise<void> {
-  for (const batch of batches(rows))
+  for (const batch of chunks(rows, BATCH))
     await db
       .insertInto('telemetry_metric_series')
       .values(batch)
@@ -143,7 +146,7 @@ export async function saveSeries(db: Db, rows: TelemetryMetricSeriesTable[]): Pr
 
 /** Add each row's value to its day (one row per day, actor, model, metric and variant). */
 export async function addToDays(db: Db, rows: TelemetryMetricDaysTable[]): Promise<void> {
-  for (const batch of batches(rows))
+  for (const batch of chunks(rows, BATCH))
     await db
       .insertInto('telemetry_metric_days')
       .values(batch)
@@ -157,7 +160,7 @@ export async function addToDays(db: Db, rows: TelemetryMetricDaysTable[]): Promi
 
 /** Add each row's value to its day under its attribute (one row per day, attribute, value, actor, model, ...). */
 export async function addToAttributeDays(db: Db, rows: TelemetryMetricAttributeDaysTable[]): Promise<void> {
-  for (const batch of batches(rows))
+  for (const batch of chunks(rows, BATCH))
     await db
       .insertInto('telemetry_metric_attribute_days')
       .values(batch)
@@ -287,9 +290,4 @@ export async function keepSessionAttributes(db: Db, rows: readonly SessionAttrib
 
 export async function deleteSessionAttributes(db: Db, appId: string, sessionKeys: readonly string[]): Promise<void> {
   await deleteWhereIn(db, 'session_attributes', appId, 'session_key', sessionKeys, 500);
-}
-
-/** Rows in slices of 500, so one statement stays within both stores' parameter limits. */
-function* batches<R>(rows: readonly R[]): Generator<R[]> {
-  for (let i = 0; i < rows.length; i += 500) yield rows.slice(i, i + 500);
 }
