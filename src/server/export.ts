@@ -4,10 +4,11 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { Literals } from './schemas.js';
 
 export type ExportFormat = 'csv' | 'json';
 
-export const FORMAT_QUERY = Type.Union([Type.Literal('csv'), Type.Literal('json')], {
+export const FORMAT_QUERY = Literals(['csv', 'json'], {
   description: 'csv (text/csv, RFC 4180, a header line) or json (application/json, one array). Default csv.',
 });
 

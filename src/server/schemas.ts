@@ -1,7 +1,17 @@
 // Schema pieces shared by areas: the success envelope, common field shapes, and the bounds every number,
 // string and date of a request must keep (docs/security.md). Areas build their request schemas from these
 // helpers so a bound is said once: an integer that fits its column, a date the answer can express.
-import { Type, type Static, type TNumberOptions, type TStringOptions, type TSchema, type TUnsafe } from 'typebox';
+import {
+  Type,
+  type Static,
+  type TNumberOptions,
+  type TStringOptions,
+  type TLiteral,
+  type TSchema,
+  type TSchemaOptions,
+  type TUnion,
+  type TUnsafe,
+} from 'typebox';
 
 type IntegerOptions = TNumberOptions;
 type NumberOptions = TNumberOptions;
@@ -26,6 +36,12 @@ export const Uuid = Type.String({ format: 'uuid' });
 export const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' });
 export const DateTime = Type.String({ format: 'date-time' });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/** One of these strings: `anyOf` their `const`s. The cast gives back the tuple type that `map` loses. */
+export const Literals = <const T extends readonly string[]>(values: T, options?: TSchemaOptions) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  ) as unknown as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Numbers. JSON `1e999` parses to Infinity and a 30-digit literal to a float beyond 2^53; the validator

@@ -1,11 +1,11 @@
 // The apps (factories) area's contract: the routes serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Limit, Nullable, Offset, Slug, Uuid } from '../../server/schemas.js';
+import { DateTime, Limit, Nullable, Offset, Slug, Uuid, Literals } from '../../server/schemas.js';
 import { PrCommentProblem } from '../pr-comments/schema.js';
 
-export const RunnerUpdatesMode = Type.Union([Type.Literal('follow'), Type.Literal('pin')]);
+export const RunnerUpdatesMode = Literals(['follow', 'pin']);
 export type RunnerUpdatesMode = Static<typeof RunnerUpdatesMode>;
-export const PrCommentMode = Type.Union([Type.Literal('off'), Type.Literal('on')], {
+export const PrCommentMode = Literals(['off', 'on'], {
   description:
     'on: the GitHub App keeps exactly one comment with the evidence on each pull request of a connected repository ' +
     '(docs/github-app.md). Default off.',
@@ -58,7 +58,7 @@ export type CreateAppInput = Static<typeof CreateAppBody>;
 
 export const RunnerUpdatesBody = Type.Object(
   {
-    mode: Type.Union([Type.Literal('follow'), Type.Literal('pin')]),
+    mode: Literals(['follow', 'pin']),
     version: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
   },
   { additionalProperties: false },
@@ -71,8 +71,8 @@ export const UpdateAppBody = Type.Object(
     name: Type.Optional(Slug),
     display_name: Type.Optional(DisplayName),
     runner_updates: Type.Optional(RunnerUpdatesBody),
-    pr_comment: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
-    pr_check: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('on')])),
+    pr_comment: Type.Optional(Literals(['off', 'on'])),
+    pr_check: Type.Optional(Literals(['off', 'on'])),
     retention: Type.Optional(Type.Partial(Retention, { additionalProperties: false, minProperties: 1 })),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -107,7 +107,7 @@ export const App = Type.Object(
           'The latest pull request whose comment could not be posted, until a later run posts it; null when none.',
       }),
     ),
-    pr_check: Type.Union([Type.Literal('off'), Type.Literal('on')], {
+    pr_check: Literals(['off', 'on'], {
       description:
         'on: the GitHub App keeps a check run named `Attest evidence` on the head commit of each pull request of a ' +
         'connected repository (success when clean, neutral for review, failure when a block-level row fails; ' +

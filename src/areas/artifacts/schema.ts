@@ -1,14 +1,8 @@
 // The artifacts area's contract: the routes serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Int32, Int53, Nullable, PrNumber, Uuid } from '../../server/schemas.js';
+import { DateTime, Int32, Int53, Nullable, PrNumber, Uuid, Literals } from '../../server/schemas.js';
 
-export const ArtifactKind = Type.Union([
-  Type.Literal('video'),
-  Type.Literal('screenshot'),
-  Type.Literal('report'),
-  Type.Literal('log'),
-  Type.Literal('file'),
-]);
+export const ArtifactKind = Literals(['video', 'screenshot', 'report', 'log', 'file']);
 export type ArtifactKind = Static<typeof ArtifactKind>;
 
 export const Artifact = Type.Object(

@@ -1,6 +1,6 @@
 // Wire shapes of budgets: what is limited (scope), by how much, over which period, and where its notices go.
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { DateTime, Nullable, Uuid, Literals } from '../../server/schemas.js';
 
 export const BudgetScope = Type.Union(
   [
@@ -33,7 +33,7 @@ export const BudgetScope = Type.Union(
 );
 export type BudgetScope = Static<typeof BudgetScope>;
 
-export const BudgetPeriod = Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')], {
+export const BudgetPeriod = Literals(['day', 'week', 'month'], {
   description: "Calendar periods in the budget's time zone; weeks start on Monday.",
 });
 export type BudgetPeriod = Static<typeof BudgetPeriod>;

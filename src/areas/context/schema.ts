@@ -1,8 +1,8 @@
 // The context area's contract: the routes serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Limit, Nullable, Offset } from '../../server/schemas.js';
+import { DateTime, Limit, Nullable, Offset, Literals } from '../../server/schemas.js';
 
-const ChangeKind = Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]);
+const ChangeKind = Literals(['added', 'modified', 'removed']);
 
 /** The fields every answer about a synced commit carries. */
 export const ContextCommitSummary = Type.Object({
@@ -51,7 +51,7 @@ export const ContextSource = Type.Object(
     branch: Nullable(Type.String()),
     syncedAt: DateTime,
     path: Nullable(Type.String()),
-    kind: Type.Union([Type.Literal('tree'), Type.Literal('file')]),
+    kind: Literals(['tree', 'file']),
     files: Type.Array(ContextFile),
     content: Nullable(Type.String({ description: 'The file bytes, base64, when kind is file.' })),
   },

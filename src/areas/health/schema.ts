@@ -1,10 +1,11 @@
 // The health area's contract: the routes serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
+import { Literals } from '../../server/schemas.js';
 
 export const DependencyCheck = Type.Object({
-  name: Type.Union([Type.Literal('database'), Type.Literal('rate_limits'), Type.Literal('blobs')]),
+  name: Literals(['database', 'rate_limits', 'blobs']),
   kind: Type.String({ description: 'What backs the dependency: sqlite | postgres, memory | redis, fs | s3.' }),
-  status: Type.Union([Type.Literal('ok'), Type.Literal('down')]),
+  status: Literals(['ok', 'down']),
   critical: Type.Boolean({
     description: 'When a critical dependency is down the route answers 503 store_unavailable.',
   }),
@@ -16,7 +17,7 @@ export type DependencyCheck = Static<typeof DependencyCheck>;
 export type CheckName = DependencyCheck['name'];
 
 export const HealthReport = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
+  status: Literals(['ok', 'degraded'], {
     description: 'degraded: a non-critical dependency is down.',
   }),
   checks: Type.Array(DependencyCheck),

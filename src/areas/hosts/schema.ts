@@ -1,13 +1,8 @@
 // The hosts area's contract: the routes validate and serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Int32 } from '../../server/schemas.js';
+import { DateTime, Int32, Literals } from '../../server/schemas.js';
 
-export const HostStatus = Type.Union([
-  Type.Literal('online'),
-  Type.Literal('busy'),
-  Type.Literal('stale'),
-  Type.Literal('offline'),
-]);
+export const HostStatus = Literals(['online', 'busy', 'stale', 'offline']);
 export type HostStatus = Static<typeof HostStatus>;
 
 export const Host = Type.Object(

@@ -1,7 +1,7 @@
 // Wire shapes of outbound notifications: a channel, a delivery, and the events (versioned; each event's
 // schema is a component of the OpenAPI document, so a receiver can validate what it is sent).
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../server/schemas.js';
+import { DateTime, Nullable, Uuid, Literals } from '../../server/schemas.js';
 
 /** Events a channel can subscribe to (the `test` event is sent on demand to any channel). */
 export const EVENT_TYPES = [
@@ -14,7 +14,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number] | 'test';
 
-export const ChannelKind = Type.Union([Type.Literal('webhook'), Type.Literal('slack')]);
+export const ChannelKind = Literals(['webhook', 'slack']);
 export type ChannelKind = Static<typeof ChannelKind>;
 
 export const EventTypeName = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)));
@@ -68,7 +68,7 @@ export const NotificationDelivery = Type.Object(
     channelId: Uuid,
     eventId: Type.String({ description: 'The idempotency key: the same on every attempt and redelivery.' }),
     eventType: Type.String(),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+    status: Literals(['pending', 'succeeded', 'failed']),
     attempts: Type.Integer(),
     responseCode: Nullable(Type.Integer()),
     latencyMs: Nullable(Type.Integer()),

@@ -13,7 +13,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App, Gateway } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
-import { ExpressRedirect, HtmlPage, Redirect } from '../../server/schemas.js';
+import { ExpressRedirect, HtmlPage, Redirect, Literals } from '../../server/schemas.js';
 import { parsePlaintext } from '../../server/credentials.js';
 import type { Principal } from '../../server/auth/principal.js';
 import { recordAudit } from '../../server/audit.js';
@@ -76,7 +76,7 @@ const RegisteredClient = Type.Object(
 const ConsentBody = Type.Object(
   {
     request: Type.String({ minLength: 1, maxLength: 16384 }),
-    decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]),
+    decision: Literals(['approve', 'deny']),
     login_token: Type.Optional(Type.String({ maxLength: 200 })),
     app_id: Type.Optional(Type.String({ maxLength: 64 })),
   },

@@ -1,7 +1,7 @@
 // The orgs area's contract (also the operator routes' answers about orgs, users and members): the routes
 // serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Limit, Nullable, Page, Ref, Uuid } from '../../server/schemas.js';
+import { DateTime, Limit, Nullable, Page, Ref, Uuid, Literals } from '../../server/schemas.js';
 
 export const Org = Type.Object(
   { id: Uuid, name: Type.String(), plan: Type.String(), created_at: DateTime, updated_at: DateTime },
@@ -20,7 +20,7 @@ const autoJoinFields = {
     { minItems: 1, maxItems: 20 },
   ),
   /** Never above `write`: a stranger with a company address does not become an admin by signing in. */
-  role: Type.Union([Type.Literal('write'), Type.Literal('read')]),
+  role: Literals(['write', 'read']),
 };
 export const AutoJoin = Type.Object(autoJoinFields, { additionalProperties: false, $id: 'AutoJoin' });
 /** The same, inline (a request body's validator sees only the route's own schema, no `$ref`). */

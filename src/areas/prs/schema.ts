@@ -1,18 +1,13 @@
 // The PRs area's contract: the routes serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, DateTimeQuery, Limit, Nullable, Offset, PrNumber, Ref } from '../../server/schemas.js';
+import { DateTime, DateTimeQuery, Limit, Nullable, Offset, PrNumber, Ref, Literals } from '../../server/schemas.js';
 import { Verdict } from '../../verify/index.js';
 import { Artifact } from '../artifacts/schema.js';
 import { Check } from '../results/schema.js';
 
-const CostStatus = Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]);
+const CostStatus = Literals(['complete', 'partial', 'unpriced']);
 
-export const PrState = Type.Union([
-  Type.Literal('open'),
-  Type.Literal('closed'),
-  Type.Literal('merged'),
-  Type.Literal('unknown'),
-]);
+export const PrState = Literals(['open', 'closed', 'merged', 'unknown']);
 export type PrState = Static<typeof PrState>;
 
 /** The querystring of GET /v1/prs/outcomes. */
@@ -58,7 +53,7 @@ export const PullRequestOutcome = Type.Object(
     mergedAt: Nullable(DateTime),
     // Additive (issue 45): who reported state, merge, revert and CI; null while nobody has.
     stateSource: Nullable(
-      Type.Union([Type.Literal('github_app'), Type.Literal('cli')], {
+      Literals(['github_app', 'cli'], {
         description:
           "github_app: the GitHub App's webhooks; cli: `gh pr view` at `attest sync`, kept until a webhook speaks " +
           'for the PR.',
@@ -72,14 +67,11 @@ export const PullRequestOutcome = Type.Object(
 );
 export type PullRequestOutcome = Static<typeof PullRequestOutcome>;
 
-export const GithubAppStatus = Type.Union(
-  [Type.Literal('connected'), Type.Literal('not_bound'), Type.Literal('not_configured')],
-  {
-    description:
-      'Whether PR state can come from the GitHub App: connected (configured and bound to this factory), not_bound ' +
-      '(configured, no installation bound here), not_configured (no App on this gateway).',
-  },
-);
+export const GithubAppStatus = Literals(['connected', 'not_bound', 'not_configured'], {
+  description:
+    'Whether PR state can come from the GitHub App: connected (configured and bound to this factory), not_bound ' +
+    '(configured, no installation bound here), not_configured (no App on this gateway).',
+});
 export type GithubAppStatus = Static<typeof GithubAppStatus>;
 
 export const PullRequestSession = Type.Object(
@@ -92,7 +84,7 @@ export const PullRequestSession = Type.Object(
     costUsd: Type.Number(),
     costStatus: CostStatus,
     unpricedModels: Type.Array(Type.String()),
-    linkedBy: Type.Array(Type.Union([Type.Literal('session'), Type.Literal('branch'), Type.Literal('commit')])),
+    linkedBy: Type.Array(Literals(['session', 'branch', 'commit'])),
   },
   { $id: 'PullRequestSession' },
 );
@@ -106,7 +98,7 @@ export const PullRequestDetail = Type.Object(
     headSha: Nullable(Type.String()),
     author: Nullable(Type.String()),
     revertedBy: Nullable(Type.Integer()),
-    ci: Type.Union([Type.Literal('green'), Type.Literal('red'), Type.Literal('pending'), Type.Literal('unknown')]),
+    ci: Literals(['green', 'red', 'pending', 'unknown']),
     closedAt: Nullable(DateTime),
     sessionList: Type.Array(Ref(PullRequestSession)),
     artifacts: Type.Array(
@@ -191,7 +183,7 @@ export const ReportedPullRequest = Type.Object(
     number: PrNumber(),
     url: Type.String({ maxLength: 2000, pattern: '^https?://' }),
     title: Type.String({ maxLength: 1024 }),
-    state: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('merged')]),
+    state: Literals(['open', 'closed', 'merged']),
     author: Nullable(Type.String({ maxLength: 256 })),
     branch: Type.String({ maxLength: 1024 }),
     baseBranch: Type.String({ maxLength: 1024 }),

@@ -1,7 +1,7 @@
 // The repositories area's contract: the routes validate and serialize with it, the services take and return its
 // types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Int53, Nullable } from '../../server/schemas.js';
+import { DateTime, Int53, Nullable, Literals } from '../../server/schemas.js';
 
 /** GitHub's owner and repository name rules (owner ≤ 39, name ≤ 100, letters, digits, - _ .). */
 export const OWNER = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})';
@@ -17,13 +17,13 @@ export const RepositoryEntry = Type.Object({
   connected: Type.Boolean(),
   installationId: Type.Integer(),
   defaultBranch: Type.String(),
-  pullRequestWrite: Type.Union([Type.Literal('granted'), Type.Literal('pending'), Type.Literal('missing')], {
+  pullRequestWrite: Literals(['granted', 'pending', 'missing'], {
     description:
       'granted: the installation lets the App open pull requests; pending: the App asks for pull request write but ' +
       'the installation has not accepted it; missing: the App does not ask for it, or the installation no longer ' +
       'includes the repository',
   }),
-  commentWrite: Type.Union([Type.Literal('granted'), Type.Literal('pending'), Type.Literal('missing')], {
+  commentWrite: Literals(['granted', 'pending', 'missing'], {
     description:
       'Whether the App may keep the PR comment (pr_comment) on pull requests here: granted when the installation has ' +
       'pull requests write or issues write; pending when the App asks for one but the installation has not ' +
@@ -56,7 +56,7 @@ export const Binding = Type.Object({
   account: Nullable(
     Type.String({ description: "the installation's account login, as GitHub named it when it was bound" }),
   ),
-  boundVia: Type.Union([Type.Literal('install_link'), Type.Literal('admin')], {
+  boundVia: Literals(['install_link', 'admin'], {
     description: "install_link: through this factory's install link; admin: by the operator",
   }),
   boundAt: DateTime,

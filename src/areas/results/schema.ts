@@ -1,11 +1,11 @@
 // The emitted results area's contract: the routes validate and serialize with it, the service takes and
 // returns its types (and the PR read embeds Check).
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, PrNumber as PrNumberSchema, Ref, Uuid } from '../../server/schemas.js';
+import { DateTime, Nullable, PrNumber as PrNumberSchema, Ref, Uuid, Literals } from '../../server/schemas.js';
 
 export const Repository = Type.String({ minLength: 3, maxLength: 200, pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' });
 export const PrNumber = PrNumberSchema();
-export const Result = Type.Union([Type.Literal('pass'), Type.Literal('fail')]);
+export const Result = Literals(['pass', 'fail']);
 const CiFacts = Type.Record(Type.String(), Type.Unknown(), {
   description:
     'Free-form facts about the CI run (provider, workflow, job, attempt...), at most 4096 characters of JSON.',

@@ -2,7 +2,7 @@
 // share, and the transcript's extra fields. The routes validate and serialize with these; the services return
 // their Static types, so the two cannot drift.
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Limit, Offset, DateTimeQuery } from '../../server/schemas.js';
+import { DateTime, Nullable, Limit, Offset, DateTimeQuery, Literals } from '../../server/schemas.js';
 import { FORMAT_QUERY } from '../../server/export.js';
 import { SessionVerification } from '../../verify/index.js';
 
@@ -25,7 +25,7 @@ export const Session = Type.Object({
   actorId: Type.String(),
   agentType: Type.String(),
   branch: Type.String(),
-  costStatus: Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]),
+  costStatus: Literals(['complete', 'partial', 'unpriced']),
   costUsd: Type.Number(),
   durationMs: Type.Number(),
   endedAt: DateTime,
@@ -44,8 +44,8 @@ export const Session = Type.Object({
   userTurnCount: Type.Number(),
   workerKind: Type.String(),
   actorName: Type.String(),
-  contextSourceVerification: Type.Union([Type.Literal('verified'), Type.Literal('unverified'), Type.Literal('absent')]),
-  origin: Type.Union([Type.Literal('interactive'), Type.Literal('agent'), Type.Literal('worker')]),
+  contextSourceVerification: Literals(['verified', 'unverified', 'absent']),
+  origin: Literals(['interactive', 'agent', 'worker']),
   prOutcomes: Type.Array(
     Type.Object({ prNumber: Type.Number(), prUrl: Type.String(), ciGreen: Score, merged: Score, reverted: Score }),
   ),
@@ -53,7 +53,7 @@ export const Session = Type.Object({
   repo: Type.String(),
   agentVersion: Nullable(Type.String()),
   captureTier: Type.String(),
-  captureSource: Type.Union([Type.Literal('transcript'), Type.Literal('telemetry')], {
+  captureSource: Literals(['transcript', 'telemetry'], {
     description:
       "where the figures come from: a synced transcript, or the agent's OpenTelemetry events alone (no transcript " +
       'text)',
@@ -71,12 +71,12 @@ export const SessionList = Type.Object({
   sessions: Type.Array(Session),
   total: Type.Integer(),
   repo: Type.String(),
-  repoSelection: Type.Union([Type.Literal('dominant'), Type.Literal('one'), Type.Literal('none'), Type.Literal('all')]),
+  repoSelection: Literals(['dominant', 'one', 'none', 'all']),
   repositories: Type.Array(Type.Object({ repo: Type.String(), sessions: Type.Integer() })),
   repositoriesTotal: Type.Integer(),
   hiddenRepositories: Type.Integer(),
   hiddenSessions: Type.Integer(),
-  scope: Type.Union([Type.Literal('self'), Type.Literal('team')]),
+  scope: Literals(['self', 'team']),
   actors: Type.Array(Type.String()),
   actorNames: Type.Record(Type.String(), Type.String()),
   agentTypes: Type.Array(Type.String()),
@@ -112,7 +112,7 @@ export const SessionDetail = Type.Object({
       agentType: Type.String(),
       startedAt: DateTime,
       costUsd: Type.Number(),
-      costStatus: Type.Union([Type.Literal('complete'), Type.Literal('partial'), Type.Literal('unpriced')]),
+      costStatus: Literals(['complete', 'partial', 'unpriced']),
     }),
     { description: "this session's subagent sessions (up to 200, oldest first)" },
   ),
@@ -138,7 +138,7 @@ export const ListQuery = Type.Object(
     from: Type.Optional(DateTimeQuery()),
     to: Type.Optional(DateTimeQuery()),
     sort: Type.Optional(Type.Union(SORT_KEYS.map((k) => Type.Literal(k)))),
-    dir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+    dir: Type.Optional(Literals(['asc', 'desc'])),
     signal: Type.Optional(Type.Union(SIGNALS.map((s) => Type.Literal(s)))),
     includeSubagents: Type.Optional(Type.String({ maxLength: 5 })),
     // Declared so that it answers 400 pr_filter_unsupported rather than a generic unknown-parameter error.

@@ -1,9 +1,10 @@
 // The identity sign-in's contract: which providers the sign-in page offers.
 import { Type, type Static } from 'typebox';
+import { Literals } from '../../server/schemas.js';
 
 export const SignInProvider = Type.Object(
   {
-    id: Type.Union([Type.Literal('oidc'), Type.Literal('github')]),
+    id: Literals(['oidc', 'github']),
     /** The button's label. */
     name: Type.String(),
     /** Where the button goes (GET; add `?invite=<token>` to join an org once signed in). */

@@ -11,6 +11,7 @@ import {
   Offset,
   OffsetPageQuery,
   OffsetPage,
+  Literals,
 } from '../../server/schemas.js';
 import {
   CLAIM_DEFAULT_TTL_SECONDS,
@@ -68,7 +69,7 @@ export const workItemsRoutes: AreaRoutes = (app) => {
           {
             cursor: Type.Optional(Type.String({ maxLength: 400 })),
             withdrawn: Type.Optional(
-              Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')], {
+              Literals(['true', 'false', '1', '0'], {
                 description: 'true (or 1): the withdrawn items instead of the live ones. Default false.',
               }),
             ),

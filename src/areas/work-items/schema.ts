@@ -1,6 +1,6 @@
 // The work-items area's contract: the routes serialize with it, the service returns its types.
 import { Type, type Static } from 'typebox';
-import { DateTime, Int53, Nullable, PrNumber, Uuid } from '../../server/schemas.js';
+import { DateTime, Int53, Nullable, PrNumber, Uuid, Literals } from '../../server/schemas.js';
 
 export const TRACKERS = ['github', 'linear', 'jira', 'local'] as const;
 export const STAGES = ['backlog', 'ready', 'in_progress', 'in_review', 'done'] as const;
@@ -88,7 +88,7 @@ export type ClaimWire = Static<typeof ClaimSchema>;
  */
 export const ClaimHistoryEntrySchema = Type.Object({
   ...ClaimSchema.properties,
-  state: Type.Union([Type.Literal('live'), Type.Literal('released'), Type.Literal('expired')]),
+  state: Literals(['live', 'released', 'expired']),
   endedAt: Nullable(DateTime),
 });
 export type ClaimHistoryEntryWire = Static<typeof ClaimHistoryEntrySchema>;
