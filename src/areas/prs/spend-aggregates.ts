@@ -105,20 +105,20 @@ async function linkRows(db: Db, appId: string, ids: readonly string[] | null): P
   // By the sessions' key: SQLite is kept off the factory's indexes (`+app_id`), which it would otherwise walk.
   const only = ids === null ? sql`` : sql` and s.id in (${sql.join([...ids])})`;
   const app = ids === null || isPostgres(db) ? sql`s.app_id` : sql`+s.app_id`;
+  const columns = sql`s.id as sid, s.started_at, s.repo, s.cost_micros, p.repository, p.number, p.merged_at`;
+  // The merged PRs a link table (session -> repository, number) names for these sessions.
+  const linkedBy = (table: 'session_pr_refs' | 'session_commit_prs') => sql`
+    select ${columns}
+    from sessions s
+      join ${sql.table(table)} l on l.app_id = s.app_id and l.session_id = s.id
+      join pull_requests p on p.app_id = l.app_id and p.repository = l.repository and p.number = l.number
+    where ${app} = ${appId} and s.is_subagent = 0 and p.merged = 1${only}`;
   const result = await sql<LinkRow>`
-    select s.id as sid, s.started_at, s.repo, s.cost_micros, p.repository, p.number, p.merged_at
-    from sessions s
-      join session_pr_refs r on r.app_id = s.app_id and r.session_id = s.id
-      join pull_requests p on p.app_id = r.app_id and p.repository = r.repository and p.number = r.number
-    where ${app} = ${appId} and s.is_subagent = 0 and p.merged = 1${only}
+    ${linkedBy('session_pr_refs')}
     union
-    select s.id as sid, s.started_at, s.repo, s.cost_micros, p.repository, p.number, p.merged_at
-    from sessions s
-      join session_commit_prs k on k.app_id = s.app_id and k.session_id = s.id
-      join pull_requests p on p.app_id = k.app_id and p.repository = k.repository and p.number = k.number
-    where ${app} = ${appId} and s.is_subagent = 0 and p.merged = 1${only}
+    ${linkedBy('session_commit_prs')}
     union
-    select s.id as sid, s.started_at, s.repo, s.cost_micros, p.repository, p.number, p.merged_at
+    select ${columns}
     from sessions s
       join pull_requests p on p.app_id = s.app_id and p.repository = s.repo and p.head_branch = s.branch
         and p.merged = 1 and (p.closed_at is null or s.started_at <= p.closed_at)
