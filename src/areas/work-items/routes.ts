@@ -2,17 +2,7 @@
 // declare pull requests onto an item. Shapes: spec part 2 (list entry) and API.md §5–§6.
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
-import {
-  Data,
-  DateTime,
-  Nullable,
-  NoContent,
-  Limit,
-  Offset,
-  OffsetPageQuery,
-  OffsetPage,
-  Literals,
-} from '../../server/schemas.js';
+import { Data, DateTime, Nullable, NoContent, OffsetPageQuery, OffsetPage, Literals } from '../../server/schemas.js';
 import {
   CLAIM_DEFAULT_TTL_SECONDS,
   CLAIM_MAX_TTL_SECONDS,
