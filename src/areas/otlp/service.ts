@@ -5,7 +5,6 @@ import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { durableWriter, type DurableWriter } from '../../db/group-commit.js';
 import { lockForTransaction } from '../../db/locks.js';
-import { checkSession } from '../agents/validate.js';
 import { commitsOfDocument, linkCommitsAfter } from '../prs/commit-links.js';
 import { findUserByEmail, membershipOf } from '../orgs/service.js';
 import {
@@ -23,6 +22,7 @@ import { OTLP_LIMITS } from './decode.js';
 import { eventsOf, type AgentEvent } from './events.js';
 import type { ExportLogsMessage, ExportMetricsRequest, ExportTraceRequest } from './proto.js';
 import { foldInto, sessionDocument } from './session.js';
+import { checkTelemetrySession, encodeTelemetryDocument } from './document-text.js';
 import { sessionAttributes } from './attributes.js';
 import * as store from './store.js';
 import { insertEventBatch, type EventBatch } from './event-rows.js';
@@ -261,7 +261,7 @@ async function storeEvents(
     const folded = await sessionDocuments(ctx, trx, fresh, actors);
     const valid: FoldedSession[] = [];
     for (const item of folded.values()) {
-      const checked = checkSession(item.doc);
+      const checked = checkTelemetrySession(item.doc);
       if (checked.ok) valid.push(item);
       else
         ctx.log.warn(
@@ -269,7 +269,7 @@ async function storeEvents(
           'telemetry session does not validate; not stored',
         );
     }
-    written = await storeFoldedSessions(ctx, trx, valid, 'telemetry');
+    written = await storeFoldedSessions(ctx, trx, valid, 'telemetry', encodeTelemetryDocument);
     // Custom resource attributes (team=payments): what a budget scoped by an attribute counts by.
     await store.keepSessionAttributes(trx, sessionAttributes(ctx.appId, bySession, ctx.clock.now()));
   });

@@ -151,6 +151,16 @@ function parseInstant(value: string | undefined): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
+/** The latest time of any turn, null when none has one. */
+function lastTurnTime(turns: readonly TurnV1[]): number | null {
+  let last: number | null = null;
+  for (const turn of turns) {
+    const ts = parseInstant(turn.ts);
+    if (ts !== null && (last === null || ts > last)) last = ts;
+  }
+  return last;
+}
+
 function prRefsOf(doc: AgentSessionV1): { prNumber: number; prUrl?: string }[] {
   const refs = new Map<number, { prNumber: number; prUrl?: string }>();
   const add = (prNumber: unknown, prUrl: unknown) => {
@@ -172,7 +182,6 @@ export function summarize(doc: AgentSessionV1): SessionSummary {
   let toolCalls = 0;
   let toolErrors = 0;
   let rejected = 0;
-  let lastTs: number | null = null;
   const models = new Set<string>(doc.models.filter((m) => m?.trim()));
   for (const turn of doc.turns) {
     if (turn.role === 'user') {
@@ -186,12 +195,12 @@ export function summarize(doc: AgentSessionV1): SessionSummary {
       if (call.status === 'error') toolErrors += 1;
       else if (call.status === 'rejected') rejected += 1;
     }
-    const ts = parseInstant(turn.ts);
-    if (ts !== null && (lastTs === null || ts > lastTs)) lastTs = ts;
   }
   const apiErrors = doc.events.filter((e) => e.type === 'api_error').length;
   const startedAt = parseInstant(doc.startedAt) ?? 0;
-  const endedAt = parseInstant(doc.endedAt) ?? lastTs;
+  // The last turn's time stands in for an end the document does not give; only then are the turns' times parsed
+  // (that parse was most of what summarizing a long session cost).
+  const endedAt = parseInstant(doc.endedAt) ?? lastTurnTime(doc.turns);
   const durationMs = doc.totals.wallClockMs ?? (endedAt !== null ? Math.max(0, endedAt - startedAt) : 0);
   const repo = normalizeRepo(doc.env.gitRepo);
   const isSubagent = Boolean(doc.subagent && (doc.subagent.agentId || doc.subagent.parentSessionId));

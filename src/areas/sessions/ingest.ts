@@ -11,6 +11,8 @@ import {
   sessionKeyOf,
   summarize,
   type AgentSessionV1,
+  type EncodedDocument,
+  type SessionSummary,
 } from './document.js';
 import type { DocumentCache } from './document-cache.js';
 import { rowOf, type CaptureSource, type SessionActor } from './session-rows.js';
@@ -199,15 +201,21 @@ export interface FoldedSession {
  * (storedSessions), with the same rows, counters and side tables as storeSessions, but without reading and
  * decoding each document a second time or comparing it whole with the stored one: one read and one write a
  * session. A new session another request inserted first (a transcript's sync) goes through storeSessions,
- * which merges by its rules. Answers what it wrote.
+ * which merges by its rules. Answers what it wrote. `encode` stores a document the caller made (not one merged
+ * here) as encodeDocument would: a caller that extends the same documents over and over encodes only what is new.
  */
 export async function storeFoldedSessions(
   ctx: FactoryContext,
   db: Db,
   items: readonly FoldedSession[],
   source: CaptureSource,
+  encode?: (doc: AgentSessionV1) => EncodedDocument,
 ): Promise<WrittenDocument[]> {
   const now = ctx.clock.now();
+  const prepared = new Map<AgentSessionV1, { summary: SessionSummary; encoded: EncodedDocument }>();
+  const prepare = (doc: AgentSessionV1, summary?: SessionSummary) => {
+    if (encode) prepared.set(doc, { summary: summary ?? summarize(doc), encoded: encode(doc) });
+  };
   const changed: Folded[] = [];
   for (const item of items) {
     if (!item.before) continue;
@@ -217,7 +225,7 @@ export async function storeFoldedSessions(
       const merged = mergeSession(item.stored, parts, item.doc);
       if (!merged.changed) continue;
       doc = merged.doc;
-    }
+    } else prepare(doc);
     changed.push({ key: item.before.session_key, before: item.before, doc, parts, changed: true, source });
   }
   // Sorted by key, so concurrent writers of the same new sessions wait on each other instead of deadlocking.
@@ -230,14 +238,18 @@ export async function storeFoldedSessions(
     .sort((x, y) => byKey(x.p.key, y.p.key));
   const rows = fresh.map(({ item, p }) => rowOf(ctx, uuidv7(), summaryOf(p, new Map()), item.actor, now, now, source));
   const inserted = rows.length ? await store.insertSessionsIfAbsent(db, rows) : new Set<string>();
-  for (const { p } of fresh) if (inserted.has(p.key)) changed.push(p);
+  for (const { p } of fresh)
+    if (inserted.has(p.key)) {
+      prepare(p.doc, p.summary);
+      changed.push(p);
+    }
   const written = await writeAll(
     ctx,
     db,
     changed,
     rows.filter((r) => inserted.has(r.session_key)),
     now,
-    new Map(),
+    prepared,
   );
   for (const { item, p } of fresh)
     if (!inserted.has(p.key)) await storeSessions(ctx, db, [item.doc], item.actor, undefined, source);
