@@ -173,6 +173,13 @@ describe('OTLP in', () => {
     const s = await sessionOf(a, claudeSession);
     expect(s.costUsd).toBe(1.516912);
     expect(s.turnCount).toBe(4);
+    // A batch holding a stored record and a new one: only the new one is added.
+    const request = (at: string, cost: number) =>
+      claude('cc-overlap', 'api_request', at, { cost_usd: cost, model: 'm' });
+    const [first, second] = [request('2026-11-01T11:01:00.000Z', 1.5), request('2026-11-01T11:02:00.000Z', 0.25)];
+    for (const batch of [[first], [first, second]])
+      expect((await post(a, '/v1/logs', logsRequest(batch), 'application/x-protobuf')).statusCode).toBe(200);
+    expect(await sessionOf(a, 'cc-overlap')).toMatchObject({ costUsd: 1.75, turnCount: 2 });
   });
 
   it('events sent over several batches (in order, and one late) make the same session as one batch', async () => {
