@@ -1,27 +1,32 @@
 // A telemetry session's document grows by a few turns an export, and only its last turn can still change (a tool
-// result joins the open assistant turn; session.ts). Writing its JSON and validating it whole on every export made
-// an export's CPU grow with the session's length; here the text and the check of its settled turns (every turn but
-// the last) are kept with the turns array the fold extends in place, so an export writes and checks only what is
-// new. The bytes are exactly JSON.stringify's, so the stored document is the one a whole encoding would make.
+// result joins the open assistant turn; session.ts). Writing its JSON, compressing it and validating it whole on
+// every export made an export's CPU grow with the session's length. Here every settled turn (all but the last) is
+// written and compressed once, as a gzip member kept with the turns array the fold extends in place, and checked
+// once: the stored body is the members of the document's pieces in order, which gunzip reads as one stream (gzip
+// allows a file of several members), and its bytes inflated are exactly JSON.stringify's.
 import zlib from 'node:zlib';
 import { checkSession, type SessionCheck } from '../agents/validate.js';
-import { brotliOptions, type AgentSessionV1, type EncodedDocument, type TurnV1 } from '../sessions/document.js';
+import type { AgentSessionV1, EncodedDocument, TurnV1 } from '../sessions/document.js';
 
-interface SettledText {
+interface SettledTurns {
   /** Turns 0..count-1, which no later event changes. */
   count: number;
-  /** Their JSON, comma-separated, without the brackets, in the pieces it was written in (joined once, when used). */
-  pieces: Buffer[];
+  /** Their JSON (comma-separated, without the brackets) as gzip members, in the order they were written. */
+  members: Buffer[];
+  /** The JSON's bytes. */
+  rawBytes: number;
 }
 
 /**
  * Keyed by the turns array itself: a document the fold extends keeps its array (session.ts takes it over), and a
  * document decoded or rebuilt anew has a new one, so it starts over with nothing settled.
  */
-const settledTexts = new WeakMap<readonly TurnV1[], SettledText>();
+const settledTurns = new WeakMap<readonly TurnV1[], SettledTurns>();
 const settledChecks = new WeakMap<readonly TurnV1[], number>();
 
 const TURNS_KEY = '"turns":[';
+/** Fastest: each member is small and most of a document's bytes are compressed once, not once an export. */
+const GZIP = { level: zlib.constants.Z_BEST_SPEED };
 
 /** The turns settled once the last one may change: all but the last. */
 const settledCount = (turns: readonly TurnV1[]) => Math.max(0, turns.length - 1);
@@ -32,37 +37,36 @@ function turnsText(turns: readonly TurnV1[], from: number, to: number): string {
   return parts.join(',');
 }
 
-/** The document's JSON, as `Buffer.from(JSON.stringify(doc))` gives it, writing only turns not settled before. */
-export function documentJson(doc: AgentSessionV1): Buffer {
+/**
+ * The document as gzip members (`encoding` gzip; decodeDocument reads it as any stored document), compressing only
+ * the turns not settled before and the few fields around them. What it inflates to is JSON.stringify(doc).
+ */
+export function encodeTelemetryDocument(doc: AgentSessionV1): EncodedDocument {
   const turns = doc.turns;
-  let settled = settledTexts.get(turns);
+  let settled = settledTurns.get(turns);
   if (!settled) {
-    settled = { count: 0, pieces: [] };
-    settledTexts.set(turns, settled);
+    settled = { count: 0, members: [], rawBytes: 0 };
+    settledTurns.set(turns, settled);
   }
   const count = settledCount(turns);
   if (count > settled.count) {
-    const more = turnsText(turns, settled.count, count);
-    settled.pieces.push(Buffer.from(settled.count ? `,${more}` : more));
+    const more = Buffer.from((settled.count ? ',' : '') + turnsText(turns, settled.count, count));
+    settled.members.push(zlib.gzipSync(more, GZIP));
+    settled.rawBytes += more.length;
     settled.count = count;
   }
   const open = turnsText(turns, settled.count, turns.length);
   // The key order of the document is kept by the spread; "turns":[ appears once (a quote inside a string value
-  // is escaped), so the settled text goes right after it.
+  // is escaped), so the settled turns go right after it.
   const head = JSON.stringify({ ...doc, turns: [] });
   const at = head.indexOf(TURNS_KEY) + TURNS_KEY.length;
-  return Buffer.concat([
-    Buffer.from(head.slice(0, at)),
-    ...settled.pieces,
-    Buffer.from(settled.count && open ? `,${open}` : open),
-    Buffer.from(head.slice(at)),
-  ]);
-}
-
-/** encodeDocument(doc, 0) (what a telemetry document is stored as), from documentJson. */
-export function encodeTelemetryDocument(doc: AgentSessionV1): EncodedDocument {
-  const raw = documentJson(doc);
-  return { encoding: 'br', rawBytes: raw.length, body: zlib.brotliCompressSync(raw, brotliOptions(raw.length, 0)) };
+  const before = Buffer.from(head.slice(0, at));
+  const after = Buffer.from((settled.count && open ? ',' : '') + open + head.slice(at));
+  return {
+    encoding: 'gzip',
+    rawBytes: before.length + settled.rawBytes + after.length,
+    body: Buffer.concat([zlib.gzipSync(before, GZIP), ...settled.members, zlib.gzipSync(after, GZIP)]),
+  };
 }
 
 /**

@@ -314,11 +314,13 @@ export function mergeSession(
  * at quality 1: on transcripts of about 18 KB of JSON it is 4.3× smaller at about 60% of quality 2's CPU, which
  * is 4.6× smaller (quality 0 is faster still but 16% larger; gzip -1 is both slower and larger). Compression is
  * the largest single CPU cost of ingest, so a few percent more bytes stored is the better trade. Readers decode
- * any quality. A telemetry session (metrics only, rewritten whole on each export while it runs) is quality 0: on
- * its repetitive JSON about 3× faster than quality 1 and still about 20× smaller than the JSON.
+ * any quality. A telemetry session (metrics only) rebuilt whole is quality 0: on its repetitive JSON about 3× faster
+ * than quality 1 and still about 20× smaller than the JSON; extended by an export, it is stored as gzip members
+ * compressed a piece at a time (otlp/document-text.ts).
  */
 export interface EncodedDocument {
-  encoding: 'br';
+  /** br as encodeDocument writes it; gzip of one or more members (a telemetry session's, otlp/document-text.ts). */
+  encoding: 'br' | 'gzip';
   rawBytes: number;
   body: Buffer;
 }

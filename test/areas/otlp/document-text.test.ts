@@ -1,9 +1,11 @@
-// A telemetry document's JSON written a piece at a time (only the turns new since the last export) is byte for byte
-// JSON.stringify's, as the fold extends the document export after export; the check of its new turns alone accepts
-// and refuses what checking it whole does. Pure functions: no gateway.
+// A telemetry document compressed a piece at a time (only the turns new since the last export) inflates to exactly
+// JSON.stringify's bytes, as the fold extends the document export after export, and reads back as any stored
+// document; the check of its new turns alone accepts and refuses what checking it whole does. Pure functions.
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { checkSession } from '../../../src/areas/agents/validate.js';
-import { checkTelemetrySession, documentJson } from '../../../src/areas/otlp/document-text.js';
+import { checkTelemetrySession, encodeTelemetryDocument } from '../../../src/areas/otlp/document-text.js';
+import { decodeDocument, type AgentSessionV1 } from '../../../src/areas/sessions/document.js';
 import { foldInto, sessionDocument, type StoredEvent } from '../../../src/areas/otlp/session.js';
 
 const t0 = Date.UTC(2026, 10, 1, 9);
@@ -21,10 +23,18 @@ const tool = (ts: number, success = 'true'): StoredEvent => ({
 });
 const prompt = (ts: number): StoredEvent => ({ name: 'user_prompt', ts, seq: 0, data: { prompt_length: 4 } });
 
+function expectStoredAsIs(doc: AgentSessionV1) {
+  const encoded = encodeTelemetryDocument(doc);
+  const json = JSON.stringify(doc);
+  expect(zlib.gunzipSync(encoded.body).toString()).toBe(json);
+  expect(encoded.rawBytes).toBe(Buffer.byteLength(json));
+  expect(decodeDocument(encoded.encoding, encoded.body)).toEqual(doc);
+}
+
 describe('a telemetry document written and checked a piece at a time', () => {
-  it('is JSON.stringify of the whole document after every fold, a tool result joining the open turn', () => {
+  it('inflates to JSON.stringify of the whole document after every fold, a tool result joining the open turn', () => {
     let doc = sessionDocument('claude-code', 's-"turns":[]-1', [prompt(t0), request(t0 + 1)]);
-    expect(documentJson(doc).toString()).toBe(JSON.stringify(doc));
+    expectStoredAsIs(doc);
     const batches: StoredEvent[][] = [
       [tool(t0 + 2)], // joins the request's turn, the last one: it was not settled
       [request(t0 + 3), tool(t0 + 4, 'false')],
@@ -36,7 +46,7 @@ describe('a telemetry document written and checked a piece at a time', () => {
       const next = foldInto(doc, events);
       expect(next).not.toBeNull();
       doc = next!;
-      expect(documentJson(doc).toString()).toBe(JSON.stringify(doc));
+      expectStoredAsIs(doc);
       expect(checkTelemetrySession(doc)).toEqual(checkSession(doc));
     }
     expect(doc.turns.map((t) => t.toolCalls.length)).toEqual([0, 1, 2, 0, 1, 0]);
