@@ -1,9 +1,9 @@
 // A telemetry session's document grows by a few turns an export, and only its last turn can still change (a tool
 // result joins the open assistant turn; session.ts). Writing its JSON, compressing it and validating it whole on
-// every export made an export's CPU grow with the session's length. Here every settled turn (all but the last) is
-// written and compressed once, as a gzip member kept with the turns array the fold extends in place, and checked
-// once: the stored body is the members of the document's pieces in order, which gunzip reads as one stream (gzip
-// allows a file of several members), and its bytes inflated are exactly JSON.stringify's.
+// every export made an export's CPU grow with the session's length. Here the settled turns (all but the last) are
+// written and checked once, kept with the turns array the fold extends in place, and compressed once they make a
+// large enough piece: the stored body is gzip members in order, which gunzip reads as one stream (gzip allows a
+// file of several members), and its bytes inflated are exactly JSON.stringify's.
 import zlib from 'node:zlib';
 import { checkSession, type SessionCheck } from '../agents/validate.js';
 import type { AgentSessionV1, EncodedDocument, TurnV1 } from '../sessions/document.js';
@@ -11,10 +11,11 @@ import type { AgentSessionV1, EncodedDocument, TurnV1 } from '../sessions/docume
 interface SettledTurns {
   /** Turns 0..count-1, which no later event changes. */
   count: number;
-  /** Their JSON (comma-separated, without the brackets) as gzip members, in the order they were written. */
+  /** Their JSON (comma-separated, without the brackets): the first part as sealed gzip members, in order... */
   members: Buffer[];
-  /** The JSON's bytes. */
-  rawBytes: number;
+  membersRawBytes: number;
+  /** ...then the rest, not compressed yet (compressed with the document's tail on each export until sealed). */
+  pending: string;
 }
 
 /**
@@ -25,7 +26,13 @@ const settledTurns = new WeakMap<readonly TurnV1[], SettledTurns>();
 const settledChecks = new WeakMap<readonly TurnV1[], number>();
 
 const TURNS_KEY = '"turns":[';
-/** Fastest: each member is small and most of a document's bytes are compressed once, not once an export. */
+/**
+ * Settled JSON is sealed into its own member once it holds this many characters: an export of a running session
+ * brings a few turns, and compressed alone they would shrink far less than the session's repetitive JSON as a
+ * whole; at this size a member compresses about as well as brotli quality 0 does the whole document, and an
+ * export compresses at most this much again.
+ */
+const SEAL_CHARS = 32 * 1024;
 const GZIP = { level: zlib.constants.Z_BEST_SPEED };
 
 /** The turns settled once the last one may change: all but the last. */
@@ -38,22 +45,27 @@ function turnsText(turns: readonly TurnV1[], from: number, to: number): string {
 }
 
 /**
- * The document as gzip members (`encoding` gzip; decodeDocument reads it as any stored document), compressing only
- * the turns not settled before and the few fields around them. What it inflates to is JSON.stringify(doc).
+ * The document as gzip members (`encoding` gzip; decodeDocument reads it as any stored document), compressing the
+ * fields around the turns, the open turn and at most SEAL_CHARS of settled turns. It inflates to
+ * JSON.stringify(doc).
  */
 export function encodeTelemetryDocument(doc: AgentSessionV1): EncodedDocument {
   const turns = doc.turns;
   let settled = settledTurns.get(turns);
   if (!settled) {
-    settled = { count: 0, members: [], rawBytes: 0 };
+    settled = { count: 0, members: [], membersRawBytes: 0, pending: '' };
     settledTurns.set(turns, settled);
   }
   const count = settledCount(turns);
   if (count > settled.count) {
-    const more = Buffer.from((settled.count ? ',' : '') + turnsText(turns, settled.count, count));
-    settled.members.push(zlib.gzipSync(more, GZIP));
-    settled.rawBytes += more.length;
+    settled.pending += (settled.count ? ',' : '') + turnsText(turns, settled.count, count);
     settled.count = count;
+    if (settled.pending.length >= SEAL_CHARS) {
+      const raw = Buffer.from(settled.pending);
+      settled.members.push(zlib.gzipSync(raw, GZIP));
+      settled.membersRawBytes += raw.length;
+      settled.pending = '';
+    }
   }
   const open = turnsText(turns, settled.count, turns.length);
   // The key order of the document is kept by the spread; "turns":[ appears once (a quote inside a string value
@@ -61,10 +73,10 @@ export function encodeTelemetryDocument(doc: AgentSessionV1): EncodedDocument {
   const head = JSON.stringify({ ...doc, turns: [] });
   const at = head.indexOf(TURNS_KEY) + TURNS_KEY.length;
   const before = Buffer.from(head.slice(0, at));
-  const after = Buffer.from((settled.count && open ? ',' : '') + open + head.slice(at));
+  const after = Buffer.from(settled.pending + (settled.count && open ? ',' : '') + open + head.slice(at));
   return {
     encoding: 'gzip',
-    rawBytes: before.length + settled.rawBytes + after.length,
+    rawBytes: before.length + settled.membersRawBytes + after.length,
     body: Buffer.concat([zlib.gzipSync(before, GZIP), ...settled.members, zlib.gzipSync(after, GZIP)]),
   };
 }

@@ -52,6 +52,19 @@ describe('a telemetry document written and checked a piece at a time', () => {
     expect(doc.turns.map((t) => t.toolCalls.length)).toEqual([0, 1, 2, 0, 1, 0]);
   });
 
+  it('stays exact as settled turns are sealed into members of their own (a long session)', () => {
+    let doc = sessionDocument('claude-code', 's-long', [prompt(t0)]);
+    for (let batch = 0; batch < 12; batch++) {
+      const start = t0 + 1 + batch * 100;
+      doc = foldInto(
+        doc,
+        Array.from({ length: 100 }, (_, i) => (i % 4 === 3 ? tool(start + i) : request(start + i))),
+      )!;
+      expectStoredAsIs(doc);
+    }
+    expect(doc.turns).toHaveLength(901);
+  });
+
   it('refuses a new turn that does not validate, with the reason checking it whole gives', () => {
     let doc = sessionDocument('claude-code', 's-2', [request(t0), request(t0 + 1)]);
     expect(checkTelemetrySession(doc).ok).toBe(true);
