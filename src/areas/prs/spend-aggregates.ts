@@ -102,24 +102,37 @@ interface LinkRow {
 
 /** Links of top-level sessions (these ids, or all of the factory's) to merged PRs, each pair once. */
 async function linkRows(db: Db, appId: string, ids: readonly string[] | null): Promise<LinkRow[]> {
-  // By the sessions' key: SQLite is kept off the factory's indexes (`+app_id`), which it would otherwise walk.
-  const only = ids === null ? sql`` : sql` and s.id in (${sql.join([...ids])})`;
-  const app = ids === null || isPostgres(db) ? sql`s.app_id` : sql`+s.app_id`;
+  // By the sessions' key, whatever the statistics. SQLite is kept off the factory's indexes (`+app_id`), which it
+  // would otherwise walk. PostgreSQL picks the sessions first in a materialized CTE that names only their ids, so
+  // the primary key is the one index it can use: with the factory's condition beside the ids, while the factory
+  // grows faster than autovacuum analyzes it (a backfill, a new factory's first syncs) it took the factory for a
+  // few rows and read all of its sessions by (app_id, ...) on every sync and every retention batch.
+  const postgresById = ids !== null && isPostgres(db);
+  const idList = ids === null ? sql`` : sql.join([...ids]);
+  const picked = postgresById
+    ? sql`with picked as materialized (
+        select id, app_id, started_at, repo, branch, cost_micros, is_subagent from sessions where id in (${idList})
+      )`
+    : sql``;
+  const sessions = postgresById ? sql`picked` : sql`sessions`;
+  const only = ids === null || postgresById ? sql`` : sql` and s.id in (${idList})`;
+  const app = ids === null || postgresById ? sql`s.app_id` : sql`+s.app_id`;
   const columns = sql`s.id as sid, s.started_at, s.repo, s.cost_micros, p.repository, p.number, p.merged_at`;
   // The merged PRs a link table (session -> repository, number) names for these sessions.
   const linkedBy = (table: 'session_pr_refs' | 'session_commit_prs') => sql`
     select ${columns}
-    from sessions s
+    from ${sessions} s
       join ${sql.table(table)} l on l.app_id = s.app_id and l.session_id = s.id
       join pull_requests p on p.app_id = l.app_id and p.repository = l.repository and p.number = l.number
     where ${app} = ${appId} and s.is_subagent = 0 and p.merged = 1${only}`;
   const result = await sql<LinkRow>`
+    ${picked}
     ${linkedBy('session_pr_refs')}
     union
     ${linkedBy('session_commit_prs')}
     union
     select ${columns}
-    from sessions s
+    from ${sessions} s
       join pull_requests p on p.app_id = s.app_id and p.repository = s.repo and p.head_branch = s.branch
         and p.merged = 1 and (p.closed_at is null or s.started_at <= p.closed_at)
     where ${app} = ${appId} and s.is_subagent = 0${only}`.execute(db);
