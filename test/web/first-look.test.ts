@@ -16,7 +16,9 @@ describeInBrowser('dashboard: the first look at real data (issue 45)', () => {
   let t: Tenant;
   let browser: Browser;
   let page: Page;
-  const started = new Date(Date.now() - 60 * DAY);
+  // 01:00 UTC of the day 60 days ago: the sessions' turns (up to an hour later) stay on that one day whatever the
+  // time of day the test runs.
+  const started = new Date(Math.floor((Date.now() - 60 * DAY) / DAY) * DAY + 3_600_000);
   const at = (s: number) => new Date(started.getTime() + s * 1000).toISOString();
   const day = started.toISOString().slice(0, 10);
   const later = new Date(started.getTime() + 3_600_000).toISOString();
