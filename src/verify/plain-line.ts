@@ -163,12 +163,45 @@ function redirect(line: string, i: number): number | undefined {
   return j;
 }
 
+/** `<<'EOF'`, `<<"EOF"`, `<<EOF` or `<<-EOF` closing a line's first line: the operator, the dash, the delimiter. */
+const HEREDOC_OPENER =
+  /<<(-?)(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)"|([A-Za-z_][A-Za-z0-9_]*))[ \t]*$/;
+
+/**
+ * The tokens of one plain command whose input is a heredoc (`cat > notes.txt <<'EOF'` then the body then `EOF`),
+ * or undefined. Only the simplest form: one command on the first line, the heredoc its last word, the
+ * terminator the last line. The body is data, never commands, when the delimiter is quoted; an unquoted one's
+ * body may expand (`$(npm test)`), so it must hold no `$`, backquote or backslash.
+ */
+function heredocTokens(line: string): Token[] | undefined {
+  const firstEnd = line.indexOf('\n');
+  const first = line.slice(0, firstEnd);
+  const m = HEREDOC_OPENER.exec(first);
+  if (!m) return undefined;
+  const delimiter = m[2] ?? m[3] ?? m[4]!;
+  const lines = line.slice(firstEnd + 1).split('\n');
+  const last = lines.pop();
+  const strip = (l: string) => (m[1] === '-' ? l.replace(/^\t+/, '') : l);
+  if (last === undefined || strip(last) !== delimiter) return undefined;
+  // The body ends at the first line that is the delimiter: one earlier means more follows the heredoc. The grammar
+  // also ends it at an indented one, where bash reads on: such bodies are left to it.
+  if (lines.some((l) => l.trim() === delimiter)) return undefined;
+  if (m[4] !== undefined && lines.some((l) => /[$`\\]/.test(l))) return undefined;
+  const toks = tokens(first.slice(0, m.index));
+  if (toks === undefined || toks.length === 0 || toks.some((t) => 'op' in t)) return undefined;
+  // The grammar drops a lone `-` right before the heredoc (`git commit -F - <<'EOF'`): left to it, so the two agree.
+  const before = toks.at(-1)!;
+  if ('word' in before && before.word === '-') return undefined;
+  toks.push({ redirect: true });
+  return toks;
+}
+
 /**
  * The simple commands of a plain line, as the grammar's reading gives them; undefined when the line is not
  * plain (it must then be parsed).
  */
 export function plainCommands(line: string): SimpleCommand[] | undefined {
-  const toks = tokens(line);
+  const toks = line.includes('\n') ? heredocTokens(line) : tokens(line);
   if (toks === undefined || toks.length === 0) return undefined;
   // Statements joined by `;` or `&`, each an and-or list of pipelines of simple commands.
   const statements: Token[][][][] = [];
