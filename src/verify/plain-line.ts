@@ -1,10 +1,11 @@
-// Most command lines an agent runs are plain: words, quoted text without expansions, `&&`, `||`, `|`, `;` and a
-// redirect at the end (`cd pkg && npm test 2>&1 | tail -5`, `git commit -m "fix: total"`). For such a line the
-// shell's reading is fixed by its operators and quotes alone, and parsing it with the grammar costs more than the
-// rest of the facts together. This reads only that subset and answers `undefined` for anything outside it:
-// expansions and substitutions (also inside double quotes), escapes, globs and braces outside quotes, heredocs,
-// keywords, comments, newlines. Those lines go to the grammar (shell.ts). A test compares the two readings over
-// the fixture corpus and generated lines.
+// Most command lines an agent runs are plain: words, quoted text without expansions, `&&`, `||`, `|`, `;`, a
+// redirect at the end, or one command fed a literal heredoc (`cd pkg && npm test 2>&1 | tail -5`,
+// `git commit -m "fix: total"`, `cat > notes.txt <<'EOF'`...). For such a line the shell's reading is fixed by its
+// operators and quotes alone, and parsing it with the grammar costs more than the rest of the facts together. This
+// reads only that subset and answers `undefined` for anything outside it: expansions and substitutions (also inside
+// double quotes), escapes, globs and braces outside quotes, other heredocs, keywords, comments, other newlines.
+// Those lines go to the grammar (shell.ts). A test compares the two readings over the fixture corpus and generated
+// lines.
 import type { SimpleCommand } from './shell.js';
 
 /** Characters of a word that no shell expands, quotes, groups or splits, by char code (read once per character). */
