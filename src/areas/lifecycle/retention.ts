@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { CaptureTier } from '../../capture/index.js';
 import { recordAudit } from '../../server/audit.js';
 import type { Gateway } from '../../server/context.js';
-import type { Db } from '../../db/connection.js';
+import { type Db, isPostgres } from '../../db/connection.js';
 import type { Sweep } from '../../server/housekeeping.js';
 import { forgetImages } from '../agents/service.js';
 import { factoriesWithRetention, type FactoryRetention } from '../apps/service.js';
@@ -21,14 +21,18 @@ import * as store from './store.js';
 
 const DAY_MS = 86_400_000;
 /**
- * Rows of the first transaction, and the most of any. After each, the size is scaled towards BATCH_TARGET_MS of
- * the transaction's wall time, so a batch holds SQLite's one connection (and, its driver being synchronous, the
- * event loop) or PostgreSQL's counter rows for about that long, whatever the machine's speed and load.
+ * Rows of the first transaction, and the most of any. After each, the size is scaled towards the store's
+ * BATCH_TARGET_MS of the transaction's wall time, whatever the machine's speed and load. On SQLite a batch holds
+ * the one connection and, its driver being synchronous, the event loop: every request waits it out, so batches
+ * stay short. On PostgreSQL it holds only the rollup rows it adjusts, and the event loop runs on while the server
+ * works, so a batch delays only the syncs that touch the same counters (the factory-wide ones: every sync), by at
+ * most its length. Twice SQLite's target keeps batches of tens of rows, where 5 ms shrank them to 2 rows each
+ * paying a round trip per statement.
  */
 export const RETENTION_BATCH = 100;
 const FIRST_BATCH = 20;
 const MIN_BATCH = 2;
-const BATCH_TARGET_MS = 5;
+const BATCH_TARGET_MS = { sqlite: 5, postgres: 10 } as const;
 /**
  * After each transaction the sweep rests this many times as long as it took (at least MIN_REST_MS): a duty
  * cycle that leaves the store and the event loop free most of the time, so a sync that arrives mid-batch waits
@@ -86,6 +90,7 @@ export async function sweepFactory(
   opts: SweepOptions = {},
 ): Promise<RetentionReport | null> {
   const { db, clock } = gateway;
+  const targetMs = BATCH_TARGET_MS[isPostgres(db) ? 'postgres' : 'sqlite'];
   const owner = opts.owner ?? OWNER;
   const maxBatches = opts.maxBatches ?? Number.POSITIVE_INFINITY;
   const budgetMs = opts.budgetMs ?? RUN_BUDGET_MS;
@@ -111,7 +116,7 @@ export async function sweepFactory(
     const result = await db.transaction().execute(work);
     const ms = performance.now() - t0;
     if (opts.batch === undefined)
-      batch = Math.max(MIN_BATCH, Math.min(RETENTION_BATCH, Math.round((batch * BATCH_TARGET_MS) / Math.max(ms, 1))));
+      batch = Math.max(MIN_BATCH, Math.min(RETENTION_BATCH, Math.round((batch * targetMs) / Math.max(ms, 1))));
     await new Promise((resolve) => setTimeout(resolve, Math.max(MIN_REST_MS, ms * REST_RATIO)));
     return result;
   };
