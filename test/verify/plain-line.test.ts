@@ -77,9 +77,19 @@ function prng(seed: number): () => number {
   };
 }
 
-function generated(count: number): string[] {
-  const rnd = prng(39);
+/** A seeded chooser: `pick` one of a list, `word` a plain word (70%), quoted (10%), a redirect (10%) or `odd`. */
+function chooser(seed: number, odd: readonly string[]) {
+  const rnd = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const word = () => {
+    const r = rnd();
+    return r < 0.7 ? pick(WORDS) : r < 0.8 ? pick(QUOTED) : r < 0.9 ? pick(REDIRECTS) : pick(odd);
+  };
+  return { rnd, pick, word };
+}
+
+function generated(count: number): string[] {
+  const { rnd, pick, word } = chooser(39, ODD);
   const lines: string[] = [];
   for (let k = 0; k < count; k++) {
     const parts: string[] = [];
@@ -87,10 +97,7 @@ function generated(count: number): string[] {
     for (let c = 0; c < commands; c++) {
       if (c > 0) parts.push(pick(OPS));
       const words = 1 + Math.floor(rnd() * 5);
-      for (let w = 0; w < words; w++) {
-        const r = rnd();
-        parts.push(r < 0.7 ? pick(WORDS) : r < 0.8 ? pick(QUOTED) : r < 0.9 ? pick(REDIRECTS) : pick(ODD));
-      }
+      for (let w = 0; w < words; w++) parts.push(word());
     }
     if (rnd() < 0.05) parts.push(pick(OPS));
     // Some lines with operators and redirects written against their words (`a&&b`, `x 2>&1|tail`).
@@ -117,18 +124,12 @@ const HEREDOCS = [
 
 /** One-command lines (a few words and redirects) closed by a heredoc. */
 function generatedHeredocs(count: number): string[] {
-  const rnd = prng(45);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const { rnd, pick, word } = chooser(45, ['-', '--', ...ODD]);
   const lines: string[] = [];
   for (let k = 0; k < count; k++) {
     const parts: string[] = [];
     const words = 1 + Math.floor(rnd() * 4);
-    for (let w = 0; w < words; w++) {
-      const r = rnd();
-      parts.push(
-        r < 0.7 ? pick(WORDS) : r < 0.8 ? pick(QUOTED) : r < 0.9 ? pick(REDIRECTS) : pick(['-', '--', ...ODD]),
-      );
-    }
+    for (let w = 0; w < words; w++) parts.push(word());
     if (rnd() < 0.1) parts.push(pick(OPS), pick(WORDS));
     lines.push(`${parts.join(' ')} ${pick(HEREDOCS)}`);
   }
