@@ -1,5 +1,6 @@
 // SQL of the context tree history, always scoped by factory.
-import type { Db } from '../../db/connection.js';
+import { isPostgres, type Db } from '../../db/connection.js';
+import { inList, readRows } from '../../db/prepared.js';
 
 export interface ContextCommitsTable {
   id: string;
@@ -68,13 +69,13 @@ export function latestCommit(db: Db, appId: string): Promise<CommitRow | undefin
 
 export async function syncedShas(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
   if (shas.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('context_commits')
-    .select('commit_sha')
-    .where('app_id', '=', appId)
-    .where('commit_sha', 'in', [...shas])
-    .execute();
-  return new Set(rows.map((r) => r.commit_sha));
+  // SQL text, not a Kysely query: every session list request asks this of its page's commits.
+  const pg = isPostgres(db);
+  const params: unknown[] = [appId];
+  const text =
+    `select commit_sha from context_commits where app_id = ${pg ? '$1' : '?'} and commit_sha in ` +
+    inList(pg, params, shas);
+  return new Set((await readRows<{ commit_sha: string }>(db, text, params)).map((r) => r.commit_sha));
 }
 
 export function filesOf(db: Db, appId: string, commitId: string): Promise<FileRow[]> {

@@ -10,6 +10,8 @@
 import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { insertRows } from '../../db/bulk-insert.js';
+import { chunks } from '../../db/chunked.js';
+import { inList, readRows } from '../../db/prepared.js';
 import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
 import { sameCommit, shaPrefix } from '../../verify/index.js';
 import type { AgentSessionV1 } from '../sessions/document.js';
@@ -63,19 +65,22 @@ export function commitsOfDocument(doc: Pick<AgentSessionV1, 'outcome'>): string[
   return [...out].slice(0, MAX_SESSION_COMMITS);
 }
 
-/** The PRs these sessions are linked to by commit now, as rows. */
+/**
+ * The PRs these sessions are linked to by commit now, as rows. SQL text, not a Kysely query: every session list
+ * request reads this for its page, and building and compiling the query cost more than SQLite took to answer.
+ */
 async function linksOf(db: Db, appId: string, sessionIds: readonly string[]): Promise<SessionCommitPrsTable[]> {
+  const pg = isPostgres(db);
   const out: SessionCommitPrsTable[] = [];
-  for (let i = 0; i < sessionIds.length; i += 500)
-    out.push(
-      ...(await db
-        .selectFrom('session_commit_prs')
-        .selectAll()
-        .where('app_id', '=', appId)
-        .where('session_id', 'in', sessionIds.slice(i, i + 500))
-        .execute()),
-    );
-  return out.map((r) => ({ ...r, number: Number(r.number) }));
+  for (const ids of chunks(sessionIds, 500)) {
+    const params: unknown[] = [appId];
+    const text =
+      `select app_id, session_id, repository, number from session_commit_prs where app_id = ${pg ? '$1' : '?'} ` +
+      `and session_id in ${inList(pg, params, ids)}`;
+    for (const r of await readRows<SessionCommitPrsTable>(db, text, params))
+      out.push({ ...r, number: Number(r.number) });
+  }
+  return out;
 }
 
 /** Delete the commit and link rows of these sessions; the PRs they were linked to. */
