@@ -17,14 +17,56 @@ const CONFLICT = 'on conflict ("app_id", "agent", "session_id", "event_key") do 
 const RETURNING = ' returning "event_key"';
 
 /**
- * SQLite: the events travel as one JSON parameter (an array of arrays) read by json_each, with the shared columns
- * bound once, instead of ten values bound an event: libsql's cost is per bound value, and binding 5,120 of them
- * was most of what storing a batch of 512 cost. `where true` lets SQLite parse the upsert after a select.
+ * SQLite: one session's events a statement, their own five columns bound as values and the session's and the
+ * request's once each. Every `->>` that read a column out of one JSON parameter (json_each) cost more than
+ * binding the value: an event stored about 5.7 µs of CPU that way, 3.1 µs bound. A session's events go in
+ * chunks of a power of two (at most CHUNK), so seven statements of each form are prepared and kept, whatever
+ * the sessions' sizes. `?1`-`?5` are the shared columns; each row's values follow.
  */
-const SQLITE_INSERT =
-  'insert into "telemetry_events" ("app_id", "event_key", "org_id", "agent", "session_id", "name", "ts", "seq", ' +
-  '"data", "received_at") select ?1, e.value ->> 0, ?2, e.value ->> 1, e.value ->> 2, e.value ->> 3, ' +
-  `e.value ->> 4, e.value ->> 5, e.value ->> 6, ?3 from json_each(?4) as e where true ${CONFLICT}`;
+const CHUNK = 64;
+const sqliteInserts = new Map<string, string>();
+function sqliteInsert(rows: number, returning: boolean): string {
+  const id = `${rows}${returning ? 'r' : ''}`;
+  let text = sqliteInserts.get(id);
+  if (!text) {
+    const values = Array.from({ length: rows }, (_, r) => {
+      const b = 6 + r * 5;
+      return `(?1, ?${b}, ?2, ?4, ?5, ?${b + 1}, ?${b + 2}, ?${b + 3}, ?${b + 4}, ?3)`;
+    });
+    text =
+      'insert into "telemetry_events" ("app_id", "event_key", "org_id", "agent", "session_id", "name", "ts", ' +
+      `"seq", "data", "received_at") values ${values.join(', ')} ${CONFLICT}${returning ? RETURNING : ''}`;
+    sqliteInserts.set(id, text);
+  }
+  return text;
+}
+
+/** The statements (SQL text and parameters) that insert `batch` on SQLite: by session, in chunks (sqliteInsert). */
+function sqliteStatements(batch: EventBatch): { rows: number; parameters: unknown[] }[] {
+  const bySession = new Map<string, EventBatch['events']>();
+  for (const e of batch.events) {
+    const key = `${e.agent}\u0000${e.session_id}`;
+    const list = bySession.get(key);
+    if (list) list.push(e);
+    else bySession.set(key, [e]);
+  }
+  const out: { rows: number; parameters: unknown[] }[] = [];
+  for (const list of bySession.values()) {
+    for (let i = 0; i < list.length; ) {
+      let rows = CHUNK;
+      while (rows > list.length - i) rows >>= 1;
+      const parameters: unknown[] = [batch.appId, batch.orgId, batch.receivedAt, list[0]!.agent, list[0]!.session_id];
+      for (let r = i; r < i + rows; r++) {
+        const e = list[r]!;
+        parameters.push(e.event_key, e.name, e.ts, e.seq, e.data);
+      }
+      out.push({ rows, parameters });
+      i += rows;
+    }
+  }
+  return out;
+}
+
 const SAVEPOINT = CompiledQuery.raw('savepoint "telemetry_events_insert"');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to "telemetry_events_insert"');
 const RELEASE = CompiledQuery.raw('release "telemetry_events_insert"');
@@ -47,26 +89,25 @@ export async function insertEventBatch(db: Db, batch: EventBatch): Promise<Set<s
     for (const r of res.rows) inserted.add(r.event_key);
     return inserted;
   }
-  // Bounded like any statement's parameter: a request holds at most 10,000 records (decode.ts).
-  for (let i = 0; i < batch.events.length; i += 2000) {
-    const events = batch.events.slice(i, i + 2000);
-    const tuples = events.map((e) => [e.event_key, e.agent, e.session_id, e.name, e.ts, e.seq, e.data]);
-    const parameters = [batch.appId, batch.orgId, batch.receivedAt, JSON.stringify(tuples)];
-    // Almost always every event is new (the keys of a request are distinct): its count says so, without reading
-    // a key back a row (a fifth of the insert's cost). Otherwise (a retry) it is undone and inserted again,
-    // answering which keys were new.
-    await db.executeQuery(SAVEPOINT);
-    const counted = await db.executeQuery(CompiledQuery.raw(SQLITE_INSERT, parameters));
-    if (Number(counted.numAffectedRows ?? -1) === events.length) {
-      for (const e of events) inserted.add(e.event_key);
-    } else {
-      await db.executeQuery(ROLLBACK_TO);
-      const res = await db.executeQuery<{ event_key: string }>(
-        CompiledQuery.raw(SQLITE_INSERT + RETURNING, parameters),
-      );
+  const statements = sqliteStatements(batch);
+  // Almost always every event is new (the keys of a request are distinct): the statements' counts say so,
+  // without reading a key back a row (a fifth of the insert's cost). Otherwise (a retry) they are undone and run
+  // again, answering which keys were new.
+  await db.executeQuery(SAVEPOINT);
+  let counted = 0;
+  for (const { rows, parameters } of statements) {
+    const res = await db.executeQuery(CompiledQuery.raw(sqliteInsert(rows, false), parameters));
+    counted += res.numAffectedRows === undefined ? Number.NaN : Number(res.numAffectedRows);
+  }
+  if (counted === batch.events.length) {
+    for (const e of batch.events) inserted.add(e.event_key);
+  } else {
+    await db.executeQuery(ROLLBACK_TO);
+    for (const { rows, parameters } of statements) {
+      const res = await db.executeQuery<{ event_key: string }>(CompiledQuery.raw(sqliteInsert(rows, true), parameters));
       for (const r of res.rows) inserted.add(r.event_key);
     }
-    await db.executeQuery(RELEASE);
   }
+  await db.executeQuery(RELEASE);
   return inserted;
 }

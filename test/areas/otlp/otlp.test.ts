@@ -182,6 +182,23 @@ describe('OTLP in', () => {
     expect(await sessionOf(a, 'cc-overlap')).toMatchObject({ costUsd: 1.75, turnCount: 2 });
   });
 
+  it('a batch of many events over sessions, sent again with new ones among them, stores each event once', async () => {
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 1, 12, 0, i)).toISOString();
+    const request = (session: string, i: number) =>
+      claude(session, 'api_request', at(i), { cost_usd: 0.01, model: 'm', input_tokens: 1 });
+    // 100 and 50 events of two sessions, interleaved; then all of them again with 30 later ones of each.
+    const first = Array.from({ length: 150 }, (_, i) => request(i % 3 === 2 ? 'cc-many-b' : 'cc-many-a', i));
+    const later = Array.from({ length: 60 }, (_, i) => request(i % 2 ? 'cc-many-b' : 'cc-many-a', 200 + i));
+    const again = first.flatMap((e, i) => (i % 5 === 0 && later.length ? [e, later.pop()!] : [e]));
+    for (const batch of [first, [...again, ...later]]) {
+      const r = await post(a, '/v1/logs', logsRequest(batch), 'application/x-protobuf');
+      expect(r.statusCode).toBe(200);
+      expect(r.rawPayload.length).toBe(0);
+    }
+    expect(await sessionOf(a, 'cc-many-a')).toMatchObject({ turnCount: 130, tokens: { input: 130 } });
+    expect(await sessionOf(a, 'cc-many-b')).toMatchObject({ turnCount: 80, tokens: { input: 80 } });
+  });
+
   it('events sent over several batches (in order, and one late) make the same session as one batch', async () => {
     const as = (id: string) => claudeEvents.map((e) => ({ ...e, attributes: { ...e.attributes, 'session.id': id } }));
     const whole = as('cc-whole');
