@@ -253,6 +253,8 @@ async function storeEvents(
     for (const key of sessionKeys) await lockForTransaction(trx, ctx.gateway.dialect, `telemetry:${ctx.appId}:${key}`);
     const inserted = await insertEventBatch(trx, rows);
     if (inserted.size === 0) return; // a retry of what is stored: nothing changes
+    // Custom resource attributes (team=payments): what a budget scoped by an attribute counts by.
+    await store.keepSessionAttributes(trx, sessionAttributes(ctx.appId, bySession, ctx.clock.now()));
     const fresh = new Map<string, AgentEvent[]>();
     for (const key of sessionKeys) {
       const list = bySession.get(key)!.filter((e) => inserted.has(e.key) && inserted.delete(e.key));
@@ -269,9 +271,8 @@ async function storeEvents(
           'telemetry session does not validate; not stored',
         );
     }
+    // Last: it ends with the counter rows every session of a day shares (sessions/write.ts).
     written = await storeFoldedSessions(ctx, trx, valid, 'telemetry', encodeTelemetryDocument);
-    // Custom resource attributes (team=payments): what a budget scoped by an attribute counts by.
-    await store.keepSessionAttributes(trx, sessionAttributes(ctx.appId, bySession, ctx.clock.now()));
   });
   const cache = documentCache(ctx);
   for (const w of written) cache.put(w.id, w.encoded.body, w.encoded.rawBytes, w.doc);

@@ -153,27 +153,6 @@ export async function writeAll(
     ctx.appId,
     written.map((w) => ({ before: w.before, after: w.row })),
   );
-  // The daily rollups of the metrics move by what each session counts now minus what it counted.
-  const toolsBySession = new Map<string, RollupToolRow[]>();
-  for (const t of toolRows) {
-    const list = toolsBySession.get(t.session_id);
-    if (list) list.push(t);
-    else toolsBySession.set(t.session_id, [t]);
-  }
-  await applyRollupChanges(
-    db,
-    ctx.appId,
-    written.map((w, i) => ({
-      before: w.before
-        ? {
-            row: w.before,
-            usage: storedParts.get(w.before.id)?.usage ?? [],
-            tools: storedParts.get(w.before.id)?.tools ?? [],
-          }
-        : null,
-      after: { row: w.row, usage: usage[i]!, tools: toolsBySession.get(w.row.id) ?? [] },
-    })),
-  );
   // The verification facts the verdict reads (issue 39).
   await storeSessionFacts(
     db,
@@ -206,6 +185,30 @@ export async function writeAll(
     })),
   );
 
+  // The daily rollups of the metrics move by what each session counts now minus what it counted. They, the facets
+  // and the repositories below are counter rows every session of a day and repository shares: on PostgreSQL a
+  // writer holds such a row locked from its upsert to its commit, so they are written last, and concurrent
+  // writers queue on them only for the end of their transactions (OTLP exports of one day, every few seconds).
+  const toolsBySession = new Map<string, RollupToolRow[]>();
+  for (const t of toolRows) {
+    const list = toolsBySession.get(t.session_id);
+    if (list) list.push(t);
+    else toolsBySession.set(t.session_id, [t]);
+  }
+  await applyRollupChanges(
+    db,
+    ctx.appId,
+    written.map((w, i) => ({
+      before: w.before
+        ? {
+            row: w.before,
+            usage: storedParts.get(w.before.id)?.usage ?? [],
+            tools: storedParts.get(w.before.id)?.tools ?? [],
+          }
+        : null,
+      after: { row: w.row, usage: usage[i]!, tools: toolsBySession.get(w.row.id) ?? [] },
+    })),
+  );
   const facetTotals = new Map<string, counterStore.FacetDelta>();
   const repoTotals = new Map<string, counterStore.RepoDelta>();
   const addRepo = (repo: string, sessions: number, costMicros: number) => {
