@@ -1,7 +1,9 @@
 // What the benches over a large factory share: a gateway built in this process on a temp store (SQLite, or its
 // own PostgreSQL schema when DATABASE_URL is set), a factory key with every permission, and N sessions seeded
-// straight into the sessions area's summary and per-model usage tables (ingesting 100k documents through the
-// API would take minutes and measure ingest, not the read under test), with merged PRs and named PR links.
+// straight into the sessions area's summary, per-model and per-tool usage tables (ingesting 100k documents through
+// the API would take minutes and measure ingest, not the read under test), with merged PRs and named PR links, and
+// every aggregate the write path would have kept (the list's counters, the metrics rollups, the PR spend sums,
+// the PRs by verdict) as it would have kept them. No documents: the reads under test do not open them.
 // Used by bench/metrics.ts, bench/dashboard.ts, bench/verdict.ts and bench/pr-spend.ts.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,7 +14,17 @@ import type { SessionModelUsageTable, SessionsTable } from '../src/areas/session
 import { sql } from 'kysely';
 import { isPostgres, type Db } from '../src/db/connection.js';
 import { insertRows } from '../src/db/bulk-insert.js';
-import { rebuildAllRollups } from '../src/areas/metrics/rollup-rebuild.js';
+import {
+  applyFacetDeltas,
+  applyRepoDeltas,
+  type FacetDelta,
+  type RepoDelta,
+} from '../src/areas/sessions/counter-store.js';
+import { facetContributions } from '../src/areas/sessions/facets.js';
+import type { SessionToolUsageTable } from '../src/areas/metrics/tools-store.js';
+import { rebuildMetricRollups } from '../src/areas/metrics/rollup-rebuild.js';
+import { rebuildSpend } from '../src/areas/prs/spend-aggregates.js';
+import { rebuildPrOutcomes } from '../src/areas/prs/outcome-aggregates.js';
 import { mintCredential } from '../src/server/auth/mint.js';
 import { loadConfig } from '../src/server/config.js';
 import { PERMISSIONS } from '../src/server/permissions.js';
@@ -23,6 +35,7 @@ const MODELS = ['claude-sonnet-4-5', 'claude-opus-4-1', 'gpt-5', 'claude-haiku-4
 const BRANCHES = ['main', 'fix/a', 'feat/b', 'chore/c', 'release'];
 const AGENTS = ['claude-code', 'codex', 'cursor'];
 const WORKERS = [null, 'seat', 'cloud', 'ci'];
+const TOOLS = ['Bash', 'Read', 'Edit', 'Grep', 'Write', 'Glob', 'Task', 'WebFetch'];
 
 /** A deterministic pseudo-random sequence, so runs seed the same data. */
 function rng(seed: number): () => number {
@@ -39,18 +52,47 @@ function rng(seed: number): () => number {
 /**
  * N sessions over `days` days straight into the summary and usage tables, plus one merged pull request per
  * repository and branch (merged at a random time in the window) and named PR links for a fifth of the sessions,
- * so the PR spend tiles join real rows.
+ * so the PR spend tiles join real rows; then the aggregates, rebuilt from those rows by the code that fills them
+ * for a factory a migration left owing them (so they equal what ingest keeps).
  */
-export async function seed(db: Db, orgId: string, appId: string, n: number, days: number, now: number): Promise<void> {
+export async function seed(
+  db: Db,
+  orgId: string,
+  appId: string,
+  n: number,
+  days: number,
+  now: number,
+): Promise<SeedPhases> {
+  const phases: SeedPhases = {};
+  let mark = performance.now();
+  const phase = (name: string) => {
+    const t = performance.now();
+    phases[name] = (t - mark) / 1000;
+    mark = t;
+  };
+  // Room to sort in while the indexes and aggregates are built (SQLite's own cache, PostgreSQL's index builds);
+  // the gateway's setting is put back after.
+  const restoreMemory = await moreMemoryToLoad(db);
   const rand = rng(42);
+  // The tools' split on a sequence of its own, so the sessions stay those seeded before tools were.
+  const toolRand = rng(7);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
   const sessionBatch: SessionsTable[] = [];
   const usageBatch: SessionModelUsageTable[] = [];
+  const toolBatch: SessionToolUsageTable[] = [];
   const refBatch: { app_id: string; session_id: string; repository: string; number: number }[] = [];
+  // The list's counters as the write path moves them (one session at a time), summed here and added once.
+  const facetTotals = new Map<string, FacetDelta>();
+  const repoTotals = new Map<string, RepoDelta>();
   // Sortable ids (the primary key's index then grows at its end) and the tables' other indexes dropped while the
   // rows go in and built once after: a bulk load that takes minutes at 1M instead of an hour.
   const idOf = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
-  const rebuildIndexes = await dropIndexes(db, ['sessions', 'session_model_usage', 'session_pr_refs']);
+  const rebuildIndexes = await dropIndexes(db, [
+    'sessions',
+    'session_model_usage',
+    'session_tool_usage',
+    'session_pr_refs',
+  ]);
   const perBatch = isPostgres(db) ? 4000 : 400;
   const flush = async () => {
     for (const row of sessionBatch) {
@@ -61,6 +103,7 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
     if (sessionBatch.length) await insertRows(db, 'sessions', sessionBatch.splice(0));
     if (refBatch.length) await insertRows(db, 'session_pr_refs', refBatch.splice(0));
     if (usageBatch.length) await insertRows(db, 'session_model_usage', usageBatch.splice(0));
+    if (toolBatch.length) await insertRows(db, 'session_tool_usage', toolBatch.splice(0));
   };
   for (let i = 0; i < n; i++) {
     const id = idOf(i);
@@ -115,7 +158,35 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
         cost_micros: costMicros,
       });
     }
-    sessionBatch.push({
+    // The calls split over one to four tools, each with at least one call; errors and rejections go to the
+    // first tools that can hold them (a session whose rejection has no call to land on keeps it on its row only).
+    const toolCount = toolCalls === 0 ? 0 : 1 + Math.floor(toolRand() * Math.min(4, toolCalls));
+    const firstTool = Math.floor(toolRand() * TOOLS.length);
+    let callsLeft = toolCalls;
+    let errorsLeft = toolErrors;
+    let rejectedLeft = rejected;
+    for (let t = 0; t < toolCount; t++) {
+      const rest = toolCount - 1 - t;
+      const calls = rest === 0 ? callsLeft : 1 + Math.floor(toolRand() * (callsLeft - rest));
+      const errors = Math.min(calls, errorsLeft);
+      const denied = Math.min(calls, rejectedLeft);
+      callsLeft -= calls;
+      errorsLeft -= errors;
+      rejectedLeft -= denied;
+      toolBatch.push({
+        session_id: id,
+        org_id: orgId,
+        app_id: appId,
+        tool: TOOLS[(firstTool + t) % TOOLS.length]!,
+        started_at: startedAt,
+        repo,
+        is_subagent: 0,
+        calls,
+        errors,
+        rejected: denied,
+      });
+    }
+    const row: SessionsTable = {
       id,
       org_id: orgId,
       app_id: appId,
@@ -165,12 +236,28 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
       chunk_parts: '[]',
       created_at: startedAt,
       updated_at: startedAt,
-    });
+    };
+    sessionBatch.push(row);
+    for (const d of facetContributions(row)) {
+      const key = `${d.repo}\u0000${d.kind}\u0000${d.value}`;
+      const total = facetTotals.get(key);
+      if (total) total.delta += 1;
+      else facetTotals.set(key, d);
+    }
+    const repoTotal = repoTotals.get(repo) ?? { repo, sessions: 0, costMicros: 0 };
+    repoTotal.sessions += 1;
+    repoTotal.costMicros += cost;
+    repoTotals.set(repo, repoTotal);
     // SQLite's batches stay under its bound-parameter limit (48 columns × 400 rows); PostgreSQL's travel as JSON.
     if (sessionBatch.length >= perBatch) await flush();
   }
   await flush();
+  const byKey = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, v]) => v);
+  await applyFacetDeltas(db, appId, byKey(facetTotals));
+  await applyRepoDeltas(db, appId, byKey(repoTotals));
+  phase('rows');
   await rebuildIndexes();
+  phase('indexes');
   // Pull requests: numbers 1..400 per repository (the named links above point at them), the first five on
   // the branches sessions run on; 70% merged at a random time of the window, the rest open.
   const prs = [];
@@ -229,8 +316,53 @@ export async function seed(db: Db, orgId: string, appId: string, n: number, days
       .insertInto('pr_evaluations')
       .values(evaluations.slice(i, i + 200))
       .execute();
+  phase('prs');
   // The rows were written straight to the tables, past the write path that keeps the aggregates: build them.
-  await rebuildAllRollups(db, appId);
+  await rebuildMetricRollups(db, appId);
+  phase('rollups');
+  await rebuildSpend(db, appId);
+  phase('spend');
+  await rebuildPrOutcomes(db, appId);
+  phase('outcomes');
+  await restoreMemory();
+  return phases;
+}
+
+/** Seconds each step of the seeding took, in order. */
+export type SeedPhases = Record<string, number>;
+
+async function moreMemoryToLoad(db: Db): Promise<() => Promise<void>> {
+  if (isPostgres(db)) {
+    await sql`set local maintenance_work_mem = '256MB'`.execute(db);
+    return async () => {};
+  }
+  const was = (await sql<{ cache_size: number }>`pragma cache_size`.execute(db)).rows[0]!.cache_size;
+  await sql`pragma cache_size = -262144`.execute(db);
+  return async () => {
+    await sql.raw(`pragma cache_size = ${Number(was)}`).execute(db);
+  };
+}
+
+/**
+ * The store as a gateway that wrote these rows over time would hold it.
+ * PostgreSQL: statistics of every table of the schema, as autovacuum would gather them after a load this size
+ * (the bench's server runs without it). SQLite keeps none unless asked, and the gateway never asks; its WAL is
+ * copied into the database and emptied. One transaction of 1M sessions leaves a WAL of about 3 GB, which the
+ * gateway's checkpoint thread copies while the first reads run (the Overview page's wall time about doubled
+ * for those seconds, its CPU unchanged); a gateway that ingested them holds a WAL of a few tens of MB.
+ */
+export async function settleAfterLoad(db: Db): Promise<void> {
+  if (!isPostgres(db)) {
+    // The checkpoint thread may be copying already: a checkpoint that finds another running answers busy at once.
+    for (;;) {
+      const r = (await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db)).rows[0];
+      if (!Number(r?.busy)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const tables = await sql<{ name: string }>`
+    select tablename as name from pg_tables where schemaname = current_schema() order by tablename`.execute(db);
+  for (const t of tables.rows) await sql`analyze ${sql.table(t.name)}`.execute(db);
 }
 
 /**
@@ -318,6 +450,7 @@ export interface SeededGateway {
   headers: Record<string, string>;
   now: number;
   seedSeconds: number;
+  seedPhases: SeedPhases;
   close(): Promise<void>;
 }
 
@@ -368,8 +501,13 @@ export async function seededGateway(o: SeededGatewayOptions): Promise<SeededGate
     await o.beforeSeed?.(url, headers);
     const t0 = performance.now();
     // One transaction: the store's per-commit fsync would otherwise dominate the seeding time.
-    await gw.db.transaction().execute((trx) => seed(trx, boot.orgId, boot.appId, o.sessions, o.days ?? 90, now));
-    return { app, gw, url, headers, now, seedSeconds: (performance.now() - t0) / 1000, close };
+    const seedPhases = await gw.db
+      .transaction()
+      .execute((trx) => seed(trx, boot.orgId, boot.appId, o.sessions, o.days ?? 90, now));
+    const settling = performance.now();
+    await settleAfterLoad(gw.db);
+    seedPhases[isPostgres(gw.db) ? 'analyze' : 'checkpoint'] = (performance.now() - settling) / 1000;
+    return { app, gw, url, headers, now, seedSeconds: (performance.now() - t0) / 1000, seedPhases, close };
   } catch (err) {
     await close();
     throw err;
