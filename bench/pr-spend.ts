@@ -8,7 +8,6 @@ import { seededGateway } from './seed.js';
 const i = process.argv.indexOf('--sessions');
 const sessions = i >= 0 ? Number(process.argv[i + 1]) : 100_000;
 const { app, gw, headers, close } = await seededGateway({ name: 'spend', sessions });
-if (gw.dialect === 'postgres') await sql`analyze`.execute(gw.db);
 const overview = async () => {
   const s = performance.now();
   const res = await app.inject({ method: 'GET', url: '/v1/metrics/overview', headers });
@@ -43,7 +42,6 @@ const time = async (label: string) => {
 };
 const withIndex = await time('with sessions_spend_window');
 await sql`drop index sessions_spend_window`.execute(gw.db);
-if (gw.dialect === 'postgres') await sql`analyze`.execute(gw.db);
 const without = await time('without it');
 console.log(withIndex === without ? 'tiles identical' : `TILES DIFFER: ${withIndex} vs ${without}`);
 await close();
