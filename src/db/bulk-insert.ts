@@ -16,7 +16,7 @@ import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from './connection.js';
 import { rowsOfSessionsTids } from './rows-of-sessions.js';
 
-type Row = object;
+export type Row = object;
 
 const texts = new Map<string, string>();
 /** Bounds the text cache: shapes are few (a table's columns are fixed, batches rarely vary in size). */
@@ -87,6 +87,43 @@ export async function insertRows<R = never>(db: Db, table: string, rows: readonl
   for (const row of rows) for (const column of columns) parameters.push((row as Record<string, unknown>)[column]);
   const text = textOf(style, table, columns, rows.length, tail);
   return (await db.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows;
+}
+
+/** One insertRows call's arguments, to run with others (insertRowsTogether). */
+export interface RowsInsert {
+  table: string;
+  rows: readonly Row[];
+  /** SQL of the code (an `on conflict ...` clause), never a value; no RETURNING (nothing is read back). */
+  tail: string;
+}
+
+/**
+ * Several inserts, in the order given. PostgreSQL, when every row is plain JSON: one statement, each insert a
+ * data-modifying WITH of its own (distinct rows of distinct inserts; run in the order written). The counter rows
+ * that every writer of a day shares (db/counter-deltas.ts) are then all locked by one round trip just before the
+ * COMMIT instead of one round trip a table, and concurrent writers queue on them that much less. SQLite, and rows
+ * holding bytes: one statement each.
+ */
+export async function insertRowsTogether(db: Db, inserts: readonly RowsInsert[]): Promise<void> {
+  const moving = inserts.filter((i) => i.rows.length > 0);
+  const together =
+    moving.length > 1 &&
+    placeholderStyle(db) === 'dollar' &&
+    moving.every((i) => checkRows('insertRowsTogether', i.table, Object.keys(i.rows[0]!), i.rows));
+  if (!together) {
+    for (const i of moving) await insertRows(db, i.table, i.rows, i.tail);
+    return;
+  }
+  const parts = moving.map((i, n) => {
+    const text = jsonTextOf(i.table, Object.keys(i.rows[0]!), i.tail);
+    return `w${n} as (${text.replace('$1::json', `$${n + 1}::json`)})`;
+  });
+  await db.executeQuery(
+    CompiledQuery.raw(
+      `with ${parts.join(', ')} select 1`,
+      moving.map((i) => JSON.stringify(i.rows)),
+    ),
+  );
 }
 
 /**

@@ -3,7 +3,7 @@
 // is stored. Rows are written in key order, so two writers of the same rows take their locks in the same order
 // (PostgreSQL) and wait for each other instead of deadlocking.
 import type { Db } from './connection.js';
-import { insertRows } from './bulk-insert.js';
+import { insertRowsTogether, type RowsInsert } from './bulk-insert.js';
 
 export interface CounterTable {
   table: string;
@@ -27,8 +27,14 @@ export class CounterDeltas {
     for (let i = 0; i < counts.length; i++) row.counts[i]! += sign * counts[i]!;
   }
 
-  /** Write every row whose sum moved, table by table in the order given. */
+  /** Write every row whose sum moved, table by table in the order given (one statement on PostgreSQL). */
   async write(db: Db, tables: readonly CounterTable[]): Promise<void> {
+    await insertRowsTogether(db, this.inserts(tables));
+  }
+
+  /** The upserts that write every row whose sum moved, table by table in the order given, rows in key order. */
+  inserts(tables: readonly CounterTable[]): RowsInsert[] {
+    const out: RowsInsert[] = [];
     for (const table of tables) {
       const byKey = this.rows.get(table);
       if (!byKey) continue;
@@ -48,7 +54,9 @@ export class CounterDeltas {
       const tail = `on conflict (${table.keys.map((c) => `"${c}"`).join(', ')}) do update set ${table.counters
         .map((c) => `"${c}" = "${table.table}"."${c}" + excluded."${c}"`)
         .join(', ')}`;
-      for (let i = 0; i < moving.length; i += 300) await insertRows(db, table.table, moving.slice(i, i + 300), tail);
+      for (let i = 0; i < moving.length; i += 300)
+        out.push({ table: table.table, rows: moving.slice(i, i + 300), tail });
     }
+    return out;
   }
 }

@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { CounterDeltas, type CounterTable } from '../../db/counter-deltas.js';
+import { insertRowsTogether, type RowsInsert } from '../../db/bulk-insert.js';
 import { rowsOfSessionsTids } from '../../db/rows-of-sessions.js';
 import type { UsageColumns } from '../../db/schema.js';
 import { BREAKDOWN_COUNTERS, MODEL_COUNTERS } from './counters.js';
@@ -166,13 +167,21 @@ export async function applyRollupChanges(
   appId: string,
   changes: readonly { before: RollupEntry | null; after: RollupEntry | null }[],
 ): Promise<void> {
-  if (!changes.length) return;
+  await insertRowsTogether(db, rollupInserts(appId, changes));
+}
+
+/** The upserts that move the rollups by these changes (applyRollupChanges), to write with other counter rows. */
+export function rollupInserts(
+  appId: string,
+  changes: readonly { before: RollupEntry | null; after: RollupEntry | null }[],
+): RowsInsert[] {
+  if (!changes.length) return [];
   const d = new CounterDeltas();
   for (const c of changes) {
     if (c.before) add(d, appId, c.before, -1);
     if (c.after) add(d, appId, c.after, 1);
   }
-  await d.write(db, TABLES);
+  return d.inserts(TABLES);
 }
 
 /**

@@ -2,11 +2,12 @@
 // a session's document (usage, tools, PR links, commits, rollups, facts, images, the document itself and the
 // list's counters), one statement a table for the whole batch.
 import type { Db } from '../../db/connection.js';
+import { insertRowsTogether } from '../../db/bulk-insert.js';
 import type { FactoryContext } from '../../server/context.js';
 import { recordSessionPrOutcomes, recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
 import { recordSessionCommits } from '../prs/commit-links.js';
 import { recordToolUsage } from '../metrics/service.js';
-import { applyRollupChanges, storedRollupParts, type RollupToolRow } from '../metrics/rollup-write.js';
+import { rollupInserts, storedRollupParts, type RollupToolRow } from '../metrics/rollup-write.js';
 import { storeSessionFacts } from '../verdict/ingest.js';
 import {
   encodeDocument,
@@ -195,8 +196,7 @@ export async function writeAll(
     if (list) list.push(t);
     else toolsBySession.set(t.session_id, [t]);
   }
-  await applyRollupChanges(
-    db,
+  const rollups = rollupInserts(
     ctx.appId,
     written.map((w, i) => ({
       before: w.before
@@ -233,7 +233,11 @@ export async function writeAll(
   }
   // A fixed order keeps concurrent writers from taking counter rows in opposite orders (deadlocks).
   const inOrder = <T>(m: Map<string, T>) => [...m.entries()].sort(([x], [y]) => byKey(x, y)).map(([, v]) => v);
-  await counterStore.applyFacetDeltas(db, ctx.appId, inOrder(facetTotals));
-  await counterStore.applyRepoDeltas(db, ctx.appId, inOrder(repoTotals));
+  // One statement on PostgreSQL: the shared rows are locked by one round trip before the COMMIT.
+  await insertRowsTogether(db, [
+    ...rollups,
+    ...counterStore.facetInserts(ctx.appId, inOrder(facetTotals)),
+    ...counterStore.repoInserts(ctx.appId, inOrder(repoTotals)),
+  ]);
   return documents;
 }
