@@ -98,11 +98,13 @@ export interface RowsInsert {
 }
 
 /**
- * Several inserts, in the order given. PostgreSQL, when every row is plain JSON: one statement, each insert a
- * data-modifying WITH of its own (distinct rows of distinct inserts; run in the order written). The counter rows
- * that every writer of a day shares (db/counter-deltas.ts) are then all locked by one round trip just before the
- * COMMIT instead of one round trip a table, and concurrent writers queue on them that much less. SQLite, and rows
- * holding bytes: one statement each.
+ * Several inserts. SQLite, and rows holding bytes: one statement each, in the order given. PostgreSQL, when every
+ * row is plain JSON: one statement, each insert a data-modifying WITH of its own (the inserts must not touch the
+ * same row twice). The counter rows that every writer of a day shares (db/counter-deltas.ts) are then all locked
+ * by one round trip just before the COMMIT instead of one round trip a table, and concurrent writers queue on them
+ * that much less. PostgreSQL does not document an order between the WITHs; each insert still takes its rows in
+ * key order, and statements built alike are executed alike, so writers of the same rows take them in one order
+ * (were that ever not so, PostgreSQL detects the deadlock and fails one transaction, which nothing acknowledged).
  */
 export async function insertRowsTogether(db: Db, inserts: readonly RowsInsert[]): Promise<void> {
   const moving = inserts.filter((i) => i.rows.length > 0);
