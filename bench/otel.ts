@@ -27,6 +27,7 @@ import { loadConfig } from '../src/server/config.js';
 import { mintCredential } from '../src/server/auth/mint.js';
 import { PERMISSIONS } from '../src/server/permissions.js';
 import { REQUEST_TYPES } from '../src/areas/otlp/proto.js';
+import { startCpuProfile } from './cpu-profile.js';
 
 const BATCH = 512;
 const CLIENTS = 4;
@@ -196,26 +197,6 @@ export interface OtelBenchResult {
   readableMs: number;
 }
 
-/** OTEL_BENCH_PROFILE=<dir>: a V8 CPU profile of the gateway during each phase, <dir>/otel-<store>-<phase>. */
-async function startProfile(): Promise<{ stop(name: string): Promise<void> } | null> {
-  const dir = process.env.OTEL_BENCH_PROFILE;
-  if (!dir) return null;
-  const { Session } = await import('node:inspector/promises');
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 200 });
-  await session.post('Profiler.start');
-  return {
-    async stop(name) {
-      const { profile } = await session.post('Profiler.stop');
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
-}
-
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 
@@ -286,7 +267,7 @@ export async function runOtelBench(): Promise<OtelBenchResult> {
 
     const phase = async (cmd: ClientCommand, name: string): Promise<PhaseResult> => {
       const count = 'closed' in cmd ? cmd.closed.count : 'paced' in cmd ? cmd.paced.count : 0;
-      const profile = await startProfile();
+      const profile = await startCpuProfile(process.env.OTEL_BENCH_PROFILE);
       const c0 = process.cpuUsage();
       if (process.env.OTEL_BENCH_WINDOW) console.error(`${name} start ${process.hrtime.bigint() / 1000n}`);
       const { done } = (await client.ask(cmd)) as { done: ClientPhase };

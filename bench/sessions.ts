@@ -38,6 +38,7 @@ import { prepareSessions } from '../src/areas/sessions/ingest.js';
 import { rowOf, usageRows } from '../src/areas/sessions/session-rows.js';
 import type { Db, Dialect } from '../src/db/connection.js';
 import { createTenant, startGateway, type TestGateway } from '../test/helpers/gateway.js';
+import { startCpuProfile, type CpuProfile } from './cpu-profile.js';
 
 export interface Row {
   store: 'sqlite' | 'postgres';
@@ -95,29 +96,6 @@ function fixturePool(): Doc[] {
 export function fixtureSessions(count: number, prefix: string, opts: { topLevel?: boolean } = {}): Doc[] {
   const pool = fixturePool().filter((d) => !opts.topLevel || d.subagent === undefined);
   return Array.from({ length: count }, (_, i) => ({ ...pool[i % pool.length]!, id: `${prefix}-${i}` }));
-}
-
-/**
- * BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of the measured part of each ingest run only (no start-up, no
- * fixture conversion), written as <dir>/ingest-<store>-<clients>c.cpuprofile.
- */
-async function startProfile(): Promise<{ stop(name: string): Promise<void> } | null> {
-  const dir = process.env.BENCH_CPU_PROFILE;
-  if (!dir) return null;
-  const { Session } = await import('node:inspector/promises');
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 200 });
-  await session.post('Profiler.start');
-  return {
-    async stop(name) {
-      const { profile } = await session.post('Profiler.stop');
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(`${dir}/${name}.cpuprofile`, JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -330,7 +308,7 @@ async function serveIngest(store: 'sqlite' | 'postgres'): Promise<void> {
   let cpuStart = process.cpuUsage();
   let mainStart = mainThreadMicros();
   let commitsStart = commitCount(gw.app.attest.db);
-  let profiler: Awaited<ReturnType<typeof startProfile>> = null;
+  let profiler: CpuProfile | null = null;
   const send = (msg: ChildMessage) => process.send?.(msg);
   process.on('message', (raw: unknown) => {
     const msg = raw as { start?: boolean; stop?: boolean; profile?: string; end?: string; floor?: number };
@@ -340,7 +318,8 @@ async function serveIngest(store: 'sqlite' | 'postgres'): Promise<void> {
       } else if (msg.start) {
         // The measured part starts here: peak and CPU from now on, and the profiler when asked for.
         peakRss = process.memoryUsage.rss();
-        profiler = await startProfile();
+        // BENCH_CPU_PROFILE=<dir>: <dir>/ingest-<store>-<clients>c.cpuprofile, the measured part only.
+        profiler = await startCpuProfile(process.env.BENCH_CPU_PROFILE);
         cpuStart = process.cpuUsage();
         mainStart = mainThreadMicros();
         commitsStart = commitCount(gw.app.attest.db);
