@@ -14,13 +14,6 @@ import type { SessionModelUsageTable, SessionsTable } from '../src/areas/session
 import { sql } from 'kysely';
 import { isPostgres, type Db } from '../src/db/connection.js';
 import { insertRows } from '../src/db/bulk-insert.js';
-import {
-  applyFacetDeltas,
-  applyRepoDeltas,
-  type FacetDelta,
-  type RepoDelta,
-} from '../src/areas/sessions/counter-store.js';
-import { facetContributions } from '../src/areas/sessions/facets.js';
 import type { SessionToolUsageTable } from '../src/areas/metrics/tools-store.js';
 import { rebuildMetricRollups } from '../src/areas/metrics/rollup-rebuild.js';
 import { rebuildSpend } from '../src/areas/prs/spend-aggregates.js';
@@ -28,6 +21,7 @@ import { rebuildPrOutcomes } from '../src/areas/prs/outcome-aggregates.js';
 import { mintCredential } from '../src/server/auth/mint.js';
 import { loadConfig } from '../src/server/config.js';
 import { PERMISSIONS } from '../src/server/permissions.js';
+import { ListCounters } from './list-counters.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -82,8 +76,7 @@ export async function seed(
   const toolBatch: SessionToolUsageTable[] = [];
   const refBatch: { app_id: string; session_id: string; repository: string; number: number }[] = [];
   // The list's counters as the write path moves them (one session at a time), summed here and added once.
-  const facetTotals = new Map<string, FacetDelta>();
-  const repoTotals = new Map<string, RepoDelta>();
+  const counters = new ListCounters();
   // Sortable ids (the primary key's index then grows at its end) and the tables' other indexes dropped while the
   // rows go in and built once after: a bulk load that takes minutes at 1M instead of an hour.
   const idOf = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
@@ -238,23 +231,12 @@ export async function seed(
       updated_at: startedAt,
     };
     sessionBatch.push(row);
-    for (const d of facetContributions(row)) {
-      const key = `${d.repo}\u0000${d.kind}\u0000${d.value}`;
-      const total = facetTotals.get(key);
-      if (total) total.delta += 1;
-      else facetTotals.set(key, d);
-    }
-    const repoTotal = repoTotals.get(repo) ?? { repo, sessions: 0, costMicros: 0 };
-    repoTotal.sessions += 1;
-    repoTotal.costMicros += cost;
-    repoTotals.set(repo, repoTotal);
+    counters.add(row);
     // SQLite's batches stay under its bound-parameter limit (48 columns × 400 rows); PostgreSQL's travel as JSON.
     if (sessionBatch.length >= perBatch) await flush();
   }
   await flush();
-  const byKey = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, v]) => v);
-  await applyFacetDeltas(db, appId, byKey(facetTotals));
-  await applyRepoDeltas(db, appId, byKey(repoTotals));
+  await counters.write(db, appId);
   phase('rows');
   await rebuildIndexes();
   phase('indexes');

@@ -28,9 +28,7 @@ import pg from 'pg';
 import { parseClaudeCodeTranscript } from '../src/capture/index.js';
 import type { RateLimits } from '../src/server/ratelimit.js';
 import * as sessionsStore from '../src/areas/sessions/store.js';
-import * as counterStore from '../src/areas/sessions/counter-store.js';
 import * as docStore from '../src/areas/sessions/document-store.js';
-import { facetContributions } from '../src/areas/sessions/facets.js';
 import { commitCount } from '../src/db/group-commit.js';
 import { v7 as uuidv7 } from 'uuid';
 import { checkSession } from '../src/areas/agents/validate.js';
@@ -39,6 +37,7 @@ import { rowOf, usageRows } from '../src/areas/sessions/session-rows.js';
 import type { Db, Dialect } from '../src/db/connection.js';
 import { createTenant, startGateway, type TestGateway } from '../test/helpers/gateway.js';
 import { startCpuProfile, type CpuProfile } from './cpu-profile.js';
+import { ListCounters } from './list-counters.js';
 
 export interface Row {
   store: 'sqlite' | 'postgres';
@@ -575,14 +574,7 @@ export async function bulkLoad(
   const r = rng(7);
   const sessions: sessionsStore.SessionRow[] = [];
   const usage: sessionsStore.ModelUsageRow[] = [];
-  const facets = new Map<string, counterStore.FacetDelta>();
-  const repos = new Map<string, { sessions: number; cost: number }>();
-  const count = (d: counterStore.FacetDelta) => {
-    const key = `${d.repo}|${d.kind}|${d.value}`;
-    const f = facets.get(key) ?? { ...d, delta: 0 };
-    f.delta += d.delta;
-    facets.set(key, f);
-  };
+  const counters = new ListCounters();
   for (let i = 0; i < n; i += 1) {
     const id = crypto.randomUUID();
     const repo = pick(r, REPOS, REPO_WEIGHTS);
@@ -673,21 +665,12 @@ export async function bulkLoad(
       cache_write_1h_tokens: 0,
       cost_micros: cost,
     });
-    const rc = repos.get(repo) ?? { sessions: 0, cost: 0 };
-    rc.cost += cost;
-    if (!isSub) rc.sessions += 1;
     // The same counters ingest keeps (sessions/facets.ts), so the list reads what it would in production.
-    for (const d of facetContributions(sessions[sessions.length - 1]!)) count(d);
-    repos.set(repo, rc);
+    counters.add(sessions[sessions.length - 1]!);
   }
   await db.transaction().execute(async (trx) => {
     await sessionsStore.insertBulk(trx, sessions, usage);
-    await counterStore.applyFacetDeltas(trx, t.appId, [...facets.values()]);
-    await counterStore.applyRepoDeltas(
-      trx,
-      t.appId,
-      [...repos].map(([repo, c]) => ({ repo, sessions: c.sessions, costMicros: c.cost })),
-    );
+    await counters.write(trx, t.appId);
   });
   if (gw.dialect === 'postgres') {
     const { sql } = await import('kysely');
