@@ -309,6 +309,37 @@ describe('PR attribution and outcomes', () => {
     ]);
   });
 
+  it("the session list's CI outcome counts the checks at the PR's head: runs decide, else suites", async () => {
+    const outcomeTrace = listed.get(ids.outcome)!.traceId;
+    const ciOf = async () =>
+      ((await listedOutcomes(t)).get(outcomeTrace) as { prNumber: number; ciGreen: unknown }[]).find(
+        (o) => o.prNumber === 12,
+      )!.ciGreen;
+    const check = (event: 'check_run' | 'check_suite', id: number, status: string, conclusion?: string) =>
+      deliver(
+        g,
+        event,
+        checkDelivery(event, {
+          repository: 'acme/api',
+          id,
+          headSha: 'e'.repeat(40),
+          status,
+          ...(conclusion ? { conclusion } : {}),
+          installationId: g.installation.id,
+        }),
+      );
+    // A failed suite beside green runs: the runs decide.
+    await check('check_suite', 70, 'completed', 'failure');
+    expect(await ciOf()).toEqual({ label: 'green', score: 1 });
+    // A second run still going: one of two completed.
+    await check('check_run', 71, 'in_progress');
+    expect(await ciOf()).toEqual({ label: 'pending', score: 0.5 });
+    await check('check_run', 71, 'completed', 'timed_out');
+    expect(await ciOf()).toEqual({ label: 'red', score: 0 });
+    await check('check_run', 71, 'completed', 'success');
+    expect(await ciOf()).toEqual({ label: 'green', score: 1 });
+  });
+
   it('needs prs.read, and keeps factories apart', async () => {
     for (const url of ['/v1/prs/outcomes', '/v1/prs/acme/api/12']) {
       const none = await g.gw.call('GET', url, { appId: t.appId });
