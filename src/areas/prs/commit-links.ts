@@ -288,4 +288,3 @@ export async function sessionsLinkedByCommit(db: Db, appId: string, only?: PrKey
   if (only) q = q.where('k.repository', '=', only.repository).where('k.number', '=', only.number);
   return (await q.execute()).map((r) => ({ ...r, pr_number: Number(r.pr_number) }));
 }
-
