@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { inList, readRows } from '../../db/prepared.js';
-import { FAILED_CONCLUSIONS, type PullRequestRow } from './store.js';
+import type { PullRequestRow } from './store.js';
 import { sessionKeyRange } from '../sessions/store.js';
 
 export interface SessionLinkRow {
@@ -145,139 +145,13 @@ export function sessionsBySessionIdsQuery(db: Db, appId: string, sessionIds: rea
   return query;
 }
 
-/** What outcomeSources reads for a page of sessions. */
-export interface OutcomeQuery {
-  /** Session row ids: their commit links are read. */
-  sessionIds: readonly string[];
-  /** PRs the sessions name themselves (pr_refs). */
-  named: readonly { repository: string; number: number }[];
-  /** The sessions' repositories and branches: the PRs whose head branch one of them is. */
-  repositories: readonly string[];
-  branches: readonly string[];
-}
-
-/** A known PR a page links to, with what its outcome needs: its CI checks at its head counted, and reverted. */
-export interface OutcomePrRow {
-  repository: string;
-  number: number;
-  url: string;
-  head_branch: string;
-  state: string;
-  merged: number;
-  closed_at: number | null;
-  run_total: number;
-  run_completed: number;
-  run_failed: number;
-  suite_total: number;
-  suite_completed: number;
-  suite_failed: number;
-  reverted: number;
-}
-
-export interface OutcomeSources {
-  /** session row id → the PRs one of its commits is in (session_commit_prs). */
-  commitLinks: { session_id: string; repository: string; number: number }[];
-  /** The known PRs named, linked by a commit, or on one of the branches (repository and head branch). */
-  prs: OutcomePrRow[];
-}
-
-type OutcomeSourceRow = Omit<OutcomePrRow, 'url' | 'head_branch' | 'state'> & {
-  link_of: string | null;
-  url: string | null;
-  head_branch: string | null;
-  state: string | null;
-};
-
-/**
- * Everything the session list's PR outcomes read, in one statement: the page's commit links, the PRs they,
- * the named ones and the page's branches point at, each with its checks at its head summed by kind (runs,
- * suites) and whether a merged revert of it is known. Six statements before (each a round trip and, on
- * PostgreSQL, a socket write of about 60 µs of the gateway's CPU); the rules stay in prOutcomesForRows.
- */
-export async function outcomeSources(db: Db, appId: string, q: OutcomeQuery): Promise<OutcomeSources> {
-  const pg = isPostgres(db);
-  const params: unknown[] = [];
-  // Numbered placeholders on both stores: the text is put together in another order than its values are bound.
-  const bind = (v: unknown) => {
-    params.push(v);
-    return pg ? `$${params.length}` : `?${params.length}`;
-  };
-  // PostgreSQL: one array parameter a list (a statement of one shape whatever the page); SQLite: `in (?1, …)`.
-  const among = (values: readonly string[]) =>
-    pg ? `= any(${bind([...values])}::text[])` : `in (${values.map(bind).join(', ')})`;
-  const branches = [...new Set(q.branches.filter((b) => b !== ''))];
-  const repositories = [...new Set(q.repositories.filter(Boolean))];
-  const named = [...new Map(q.named.map((k) => [`${k.repository}#${k.number}`, k])).values()];
-  const keys = ['select repository, number from links'];
-  if (named.length)
-    keys.push(
-      pg
-        ? `select * from unnest(${bind(named.map((k) => k.repository))}::text[], ` +
-            `${bind(named.map((k) => k.number))}::bigint[])`
-        : `select * from (values ${named.map((k) => `(${bind(k.repository)}, ${bind(k.number)})`).join(', ')})`,
-    );
-  const prColumns =
-    'p.repository, p.number, p.url, p.head_branch, p.head_sha, p.title, p.state, p.merged, p.closed_at, ' +
-    'p.merged_at';
-  const prs = [
-    `select ${prColumns} from (${keys.join(' union ')}) k join pull_requests p on ` +
-      `p.app_id = ${bind(appId)} and p.repository = k.repository and p.number = k.number`,
-  ];
-  if (repositories.length && branches.length)
-    prs.push(
-      `select ${prColumns} from pull_requests p where p.app_id = ${bind(appId)} and p.repository ` +
-        `${among(repositories)} and p.head_branch ${among(branches)}`,
-    );
-  const run = "c.check_id like 'run:%'";
-  const completed = "c.status = 'completed'";
-  const failed = `${completed} and c.conclusion in (${FAILED_CONCLUSIONS.map((c) => `'${c}'`).join(', ')})`;
-  const count = (cond: string) => `sum(case when ${cond} then 1 else 0 end)`;
-  const text = `with links as (
-      select session_id, repository, number from session_commit_prs
-      where app_id = ${bind(appId)} and session_id ${among(q.sessionIds)}),
-    prs as (${prs.join(' union ')}),
-    checks as (
-      select c.repository, c.head_sha, ${count(run)} as run_total, ${count(`${run} and ${completed}`)} as run_completed,
-        ${count(`${run} and ${failed}`)} as run_failed, ${count(`not ${run}`)} as suite_total,
-        ${count(`not ${run} and ${completed}`)} as suite_completed, ${count(`not ${run} and ${failed}`)} as suite_failed
-      from (select distinct repository, head_sha from prs) h
-      join pr_checks c on c.app_id = ${bind(appId)} and c.repository = h.repository and c.head_sha = h.head_sha
-      group by c.repository, c.head_sha)
-    select session_id as link_of, repository, number, null as url, null as head_branch, null as state, 0 as merged,
-      null as closed_at, 0 as run_total, 0 as run_completed, 0 as run_failed, 0 as suite_total, 0 as suite_completed,
-      0 as suite_failed, 0 as reverted
-    from links
-    union all
-    select null, p.repository, p.number, p.url, p.head_branch, p.state, p.merged, p.closed_at,
-      coalesce(c.run_total, 0), coalesce(c.run_completed, 0), coalesce(c.run_failed, 0), coalesce(c.suite_total, 0),
-      coalesce(c.suite_completed, 0), coalesce(c.suite_failed, 0),
-      case when p.merged = 1 and exists (select 1 from pr_revert_refs r where r.app_id = ${bind(appId)}
-        and r.repository = p.repository and r.reverting_number <> p.number and r.merged_at >= coalesce(p.merged_at, 0)
-        and (r.target_number = p.number or (r.target_number is null and r.target_title = p.title))) then 1 else 0 end
-    from prs p left join checks c on c.repository = p.repository and c.head_sha = p.head_sha`;
-  const out: OutcomeSources = { commitLinks: [], prs: [] };
-  for (const r of await readRows<OutcomeSourceRow>(db, text, params)) {
-    const number = Number(r.number);
-    if (r.link_of !== null) out.commitLinks.push({ session_id: r.link_of, repository: r.repository, number });
-    else
-      out.prs.push({
-        repository: r.repository,
-        number,
-        url: r.url ?? '',
-        head_branch: r.head_branch ?? '',
-        state: r.state ?? '',
-        merged: Number(r.merged),
-        closed_at: r.closed_at === null ? null : Number(r.closed_at),
-        run_total: Number(r.run_total),
-        run_completed: Number(r.run_completed),
-        run_failed: Number(r.run_failed),
-        suite_total: Number(r.suite_total),
-        suite_completed: Number(r.suite_completed),
-        suite_failed: Number(r.suite_failed),
-        reverted: Number(r.reverted),
-      });
-  }
-  return out;
+export function pullRequestsByKeys(
+  db: Db,
+  appId: string,
+  repositories: readonly string[],
+  numbers: readonly number[],
+): Promise<PullRequestRow[]> {
+  return pullRequestsIn(db, appId, repositories, 'number', [...new Set(numbers)]);
 }
 
 export function pullRequestsOnBranches(
@@ -299,7 +173,7 @@ function pullRequestsIn(
   values: readonly (number | string)[],
 ): Promise<PullRequestRow[]> {
   if (repositories.length === 0 || values.length === 0) return Promise.resolve([]);
-  // SQL text, not a Kysely query: a Kysely query costs more to build and compile than SQLite takes to answer it.
+  // SQL text, not a Kysely query: every session list request reads this (see prsLinkedByCommit).
   const pg = isPostgres(db);
   const params: unknown[] = [appId];
   const text =

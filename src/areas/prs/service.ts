@@ -9,12 +9,12 @@ import { apiError } from '../../server/errors.js';
 import { listPullRequestArtifacts } from '../artifacts/service.js';
 import { listChecks } from '../results/service.js';
 import { normalizeRepository } from '../../codehost/repository-name.js';
-import { ciVerdict, describePullRequests, type CiVerdict, type DescribedPullRequest } from './state.js';
+import { describePullRequests, type CiVerdict, type DescribedPullRequest } from './state.js';
 import type { Artifact } from '../artifacts/schema.js';
 import type { Check } from '../results/schema.js';
 import type { OutcomesQuery, PullRequestDetail, PullRequestOutcome, PullRequestSession } from './schema.js';
 import * as store from './attribution-store.js';
-import { sessionsLinkedByCommit, type CommitLinkRow } from './commit-links.js';
+import { prsLinkedByCommit, sessionsLinkedByCommit, type CommitLinkRow } from './commit-links.js';
 import { namedPrs, type PrKey } from './refs.js';
 import * as spend from './spend-store.js';
 import { refreshSessionSpend, spendOfDays } from './spend-aggregates.js';
@@ -90,10 +90,7 @@ const CI_SCORES: Record<CiVerdict, Scored> = {
   unknown: { label: 'unknown', score: 0.5 },
 };
 
-/** What a PR's outcome says of its state. */
-type OutcomeState = Pick<DescribedPullRequest, 'url' | 'ci' | 'merged' | 'state' | 'reverted'>;
-
-export function outcomeOf(key: PrKey, url: string | null, state: OutcomeState | undefined): PrOutcome {
+export function outcomeOf(key: PrKey, url: string | null, state: DescribedPullRequest | undefined): PrOutcome {
   const prUrl = state?.url ?? url ?? defaultUrl(key);
   if (!state) {
     const unknown = { label: 'unknown', score: 0.5 };
@@ -131,29 +128,36 @@ export async function prOutcomesForRows(
   const out = new Map<string, PrOutcome[]>(sessions.map((r) => [r.id, []]));
   const rows = [...new Map(sessions.map((r) => [r.id, r])).values()];
   if (rows.length === 0) return out;
-  const namedOf = new Map(rows.map((r) => [r.id, namedPrs(r)]));
-  const sources = await store.outcomeSources(ctx.db, ctx.appId, {
-    sessionIds: rows.map((r) => r.id),
-    named: [...namedOf.values()].flat(),
-    repositories: rows.map((r) => r.repo),
-    branches: rows.map((r) => r.branch),
-  });
-  const byCommit = new Map<string, PrKey[]>();
-  for (const l of sources.commitLinks) {
-    const list = byCommit.get(l.session_id) ?? [];
-    list.push({ repository: l.repository, number: l.number });
-    byCommit.set(l.session_id, list);
-  }
-  const states = new Map<string, OutcomeState>();
-  for (const pr of sources.prs) states.set(keyOf(pr), outcomeStateOf(pr));
+  const byCommit = await prsLinkedByCommit(ctx.db, ctx.appId, rows);
+  const named = new Map(
+    rows.map((r) => [r.id, [...namedPrs(r), ...(byCommit.get(r.id) ?? []).map((k) => ({ ...k, url: null }))]]),
+  );
+  const repos = [...new Set(rows.map((r) => r.repo).filter(Boolean))];
+  const [byNumber, byBranch] = await Promise.all([
+    store.pullRequestsByKeys(
+      ctx.db,
+      ctx.appId,
+      [...new Set([...named.values()].flat().map((k) => k.repository))],
+      [...new Set([...named.values()].flat().map((k) => k.number))],
+    ),
+    store.pullRequestsOnBranches(
+      ctx.db,
+      ctx.appId,
+      repos,
+      rows.map((r) => r.branch),
+    ),
+  ]);
+  const prRows = new Map([...byNumber, ...byBranch].map((p) => [`${p.repository}#${p.number}`, p]));
+  const states = await describePullRequests(ctx, ctx.appId, [...prRows.values()]);
   for (const row of rows) {
     const links = new Map<string, PrOutcome>();
-    const named = [...(namedOf.get(row.id) ?? []), ...(byCommit.get(row.id) ?? []).map((k) => ({ ...k, url: null }))];
-    for (const k of named) if (!links.has(keyOf(k))) links.set(keyOf(k), outcomeOf(k, k.url, states.get(keyOf(k))));
-    for (const pr of sources.prs) {
-      if (pr.repository !== row.repo || pr.head_branch !== row.branch || row.branch === '') continue;
+    for (const k of named.get(row.id) ?? [])
+      if (!links.has(keyOf(k))) links.set(keyOf(k), outcomeOf(k, k.url, states.get(keyOf(k))));
+    for (const pr of byBranch) {
+      if (pr.repository !== row.repo || pr.head_branch !== row.branch) continue;
       if (pr.closed_at !== null && row.started_at > pr.closed_at) continue;
-      if (!links.has(keyOf(pr))) links.set(keyOf(pr), outcomeOf(pr, pr.url, states.get(keyOf(pr))));
+      const k = { repository: pr.repository, number: pr.number };
+      if (!links.has(keyOf(k))) links.set(keyOf(k), outcomeOf(k, pr.url, states.get(keyOf(k))));
     }
     out.set(
       row.id,
@@ -161,37 +165,6 @@ export async function prOutcomesForRows(
     );
   }
   return out;
-}
-
-/** A PR's state as its outcome reads it, from the summed checks outcomeSources read at its head. */
-function outcomeStateOf(pr: store.OutcomePrRow): OutcomeState {
-  const both: prStore.CheckSummary[] = [
-    {
-      repository: pr.repository,
-      head_sha: '',
-      kind: 'run',
-      total: pr.run_total,
-      completed: pr.run_completed,
-      failed: pr.run_failed,
-    },
-    {
-      repository: pr.repository,
-      head_sha: '',
-      kind: 'suite',
-      total: pr.suite_total,
-      completed: pr.suite_completed,
-      failed: pr.suite_failed,
-    },
-  ];
-  // A kind without checks has no summary (as checkSummaries reads them): the suites then decide.
-  const summaries = both.filter((s) => s.total > 0);
-  return {
-    url: pr.url,
-    ci: ciVerdict(summaries, pr.repository, ''),
-    merged: pr.merged === 1,
-    state: pr.state as prStore.PullRequestState,
-    reverted: pr.reverted === 1,
-  };
 }
 
 // ---- PR outcomes list and one PR --------------------------------------------------------------------------

@@ -182,7 +182,7 @@ export interface CheckSummary {
   failed: number;
 }
 
-export const FAILED_CONCLUSIONS = ['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure'];
+const FAILED_CONCLUSIONS = ['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure'];
 
 /** Per (repository, head sha, kind): how many checks, how many completed, how many failed. */
 export async function checkSummaries(

@@ -91,18 +91,17 @@ class Statement {
   run<R>(db: Db, text: string): Promise<R[]> {
     return readRows<R>(db, text, this.parameters);
   }
-  /** Rows of listed sessions, selected with `listedColumns`: each row came as one JSON object (see LISTED_JSON). */
+  /**
+   * Rows of listed sessions, selected with `listedColumns`: on SQLite each row came as one JSON object, the
+   * one value libsql converts (see SQLITE_LISTED).
+   */
   async listed(db: Db, text: string): Promise<ListedRow[]> {
-    const rows = await this.run<{ j: string | ListedRow }>(db, text);
+    if (this.dialect !== 'sqlite') return this.run<ListedRow>(db, text);
+    const rows = await this.run<{ j: string }>(db, text);
     const out = new Array<ListedRow>(rows.length);
-    for (let i = 0; i < rows.length; i += 1) out[i] = fromJson<ListedRow>(rows[i]!.j);
+    for (let i = 0; i < rows.length; i += 1) out[i] = JSON.parse(rows[i]!.j) as ListedRow;
     return out;
   }
-}
-
-/** A JSON value a statement wrote: text on SQLite, already parsed by the driver on PostgreSQL (type json). */
-function fromJson<T>(value: string | T): T {
-  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
 }
 
 /**
@@ -225,23 +224,16 @@ async function matching(db: Db, st: Statement, appId: string, filter: ListFilter
 const LISTED = LISTED_COLUMNS.map((c) => `sessions.${c}`).join(', ');
 const LISTED_OF_S = LISTED_COLUMNS.map((c) => `s.${c}`).join(', ');
 /**
- * The listed columns of a row as one JSON object, which JSON.parse turns into the same row. The drivers hand
- * every value to JavaScript one by one: libsql through N-API (about 0.2 µs each), pg by parsing each column's
- * text. A page of 25 rows of 40 columns cost 200-280 µs that way on SQLite against 110-170 µs as 25 JSON texts
- * written by SQLite and parsed by V8; on PostgreSQL 400 against 360 µs of the gateway's CPU (pg parses a `json`
- * column with one JSON.parse; the rest is the statement's round trip). Every listed column holds text, an
- * integer or NULL, which JSON carries exactly (no REAL, whose text JSON could round; the integers are below
- * 2^53).
+ * SQLite: the listed columns of a row as one JSON object, which JSON.parse turns into the same row. libsql
+ * hands every value to JavaScript through N-API one by one (about 0.2 µs each): a page of 25 rows of 40
+ * columns cost 200-280 µs against 110-170 µs as 25 JSON texts written by SQLite and parsed by V8. Every listed
+ * column holds text, an integer or NULL, which JSON carries exactly (no REAL, whose text JSON could round).
  */
-function listedJson(dialect: Dialect): string {
-  const pairs = LISTED_COLUMNS.map((c) => `'${c}', sessions.${c}`).join(', ');
-  return dialect === 'sqlite' ? `json_object(${pairs}) as j` : `json_build_object(${pairs}) as j`;
-}
-const LISTED_JSON: Record<Dialect, string> = { sqlite: listedJson('sqlite'), postgres: listedJson('postgres') };
+const SQLITE_LISTED = `json_object(${LISTED_COLUMNS.map((c) => `'${c}', sessions.${c}`).join(', ')}) as j`;
 
 /** What a page selects of each row: read back by Statement.listed. */
 function listedColumns(dialect: Dialect): string {
-  return LISTED_JSON[dialect];
+  return dialect === 'sqlite' ? SQLITE_LISTED : LISTED;
 }
 
 /** The list's order: the sort column, then id, in one direction (both constants of the code). */
@@ -355,20 +347,19 @@ export type RepoRow = Pick<SessionReposTable, 'repo' | 'sessions' | 'cost_micros
 export type FacetRow = Pick<SessionFacetsTable, 'kind' | 'value' | 'label' | 'sessions'>;
 
 /**
- * The counters every list request reads, as one JSON array of rows in one value: 66 facet rows of four values
- * cost more to hand over one by one (see listedJson) than the store took to find them (PostgreSQL at 100k
- * sessions: the facets 180 → 93 µs of the gateway's CPU).
+ * The counters every list request reads, on SQLite as one JSON array of rows in one value: 66 facet rows
+ * of four values cost more to hand over one by one (see SQLITE_LISTED) than SQLite took to find them.
  */
-async function counterRows<R>(st: Statement, db: Db, text: string, make: (values: unknown[]) => R): Promise<R[]> {
-  const row = (await st.run<{ j: string | unknown[][] | null }>(db, text))[0];
-  return (row?.j == null ? [] : fromJson<unknown[][]>(row.j)).map(make);
-}
-
-/** `json_group_array(json_array(values) order)` on SQLite, its PostgreSQL spelling there. */
-function jsonRows(dialect: Dialect, values: string, order = ''): string {
-  return dialect === 'sqlite'
-    ? `json_group_array(json_array(${values}) ${order})`
-    : `json_agg(json_build_array(${values}) ${order})`;
+async function counterRows<R>(
+  st: Statement,
+  db: Db,
+  sqliteText: string,
+  text: string,
+  make: (values: unknown[]) => R,
+): Promise<R[]> {
+  if (st.dialect !== 'sqlite') return st.run<R>(db, text);
+  const row = (await st.run<{ j: string }>(db, sqliteText))[0];
+  return (JSON.parse(row?.j ?? '[]') as unknown[][]).map(make);
 }
 
 /** The factory's repositories with sessions or cost, costliest first (the repo counters). */
@@ -379,7 +370,8 @@ export function repos(db: Db, dialect: Dialect, appId: string): Promise<RepoRow[
   return counterRows<RepoRow>(
     st,
     db,
-    `select ${jsonRows(dialect, 'repo, sessions, cost_micros', order)} as j ${where}`,
+    `select json_group_array(json_array(repo, sessions, cost_micros) ${order}) as j ${where}`,
+    `select repo, sessions, cost_micros ${where} ${order}`,
     (v) => ({ repo: v[0] as string, sessions: v[1] as number, cost_micros: v[2] as number }),
   );
 }
@@ -396,7 +388,8 @@ export function facets(db: Db, dialect: Dialect, appId: string, repo: string | n
   return counterRows<FacetRow>(
     st,
     db,
-    `select ${jsonRows(dialect, 'f.kind, f.value, f.label, f.sessions')} as j from (${select}) f`,
+    `select json_group_array(json_array(kind, value, label, sessions)) as j from (${select})`,
+    select,
     (v) => ({ kind: v[0] as string, value: v[1] as string, label: v[2] as string | null, sessions: v[3] as number }),
   );
 }
