@@ -4,6 +4,7 @@ import {
   connectRepository,
   deliver,
   checkDelivery,
+  type CheckSpec,
   pullRequestDelivery,
   startWithGithub,
   type GithubGateway,
@@ -315,7 +316,7 @@ describe('PR attribution and outcomes', () => {
       ((await listedOutcomes(t)).get(outcomeTrace) as { prNumber: number; ciGreen: unknown }[]).find(
         (o) => o.prNumber === 12,
       )!.ciGreen;
-    const check = (event: 'check_run' | 'check_suite', id: number, status: string, conclusion?: string) =>
+    const check = (event: 'check_run' | 'check_suite', id: number, status: CheckSpec['status'], conclusion?: string) =>
       deliver(
         g,
         event,
