@@ -5,7 +5,8 @@
 // refers to the deletion (tombstone, audit, blobs, the PR comment) is the caller's (the lifecycle area).
 import type { Db } from '../../db/connection.js';
 import { recordSessionPrOutcomes, recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
-import { applyRollupChanges, storedRollupParts } from '../metrics/rollup-write.js';
+import { rollupInserts, storedRollupParts } from '../metrics/rollup-write.js';
+import { insertRowsTogether } from '../../db/bulk-insert.js';
 import { recordToolUsage } from '../metrics/service.js';
 import { forgetSessionFacts } from '../verdict/ingest.js';
 import { forgetSessionCommits } from '../prs/commit-links.js';
@@ -14,6 +15,7 @@ import { facetContributions } from './facets.js';
 import * as store from './store.js';
 import * as counterStore from './counter-store.js';
 import * as docStore from './document-store.js';
+import { byKey } from './write.js';
 
 export type StoredSession = store.SessionRow;
 
@@ -63,8 +65,17 @@ export function imagesStillNamed(db: Db, appId: string, shas: readonly string[])
   return docStore.imagesStillNamed(db, appId, shas);
 }
 
-/** Delete these sessions and every count of them, in the caller's transaction. */
-export async function deleteStoredSessions(db: Db, appId: string, rows: readonly StoredSession[]): Promise<void> {
+/**
+ * Delete these sessions and every count of them, in the caller's transaction. The rows are read again there,
+ * locked in session-key order as every writer locks them: the caller read them before its transaction, and a
+ * re-sync in between would otherwise have its counts moved back by the stale row's (a counter off for good), or
+ * hold the session's row while this holds the counters (PostgreSQL: a deadlock). A session deleted meanwhile is
+ * skipped. The counters then move as a writer moves them: rollups, facets, repositories, in key order, one
+ * statement on PostgreSQL (sessions/write.ts).
+ */
+export async function deleteStoredSessions(db: Db, appId: string, stale: readonly StoredSession[]): Promise<void> {
+  if (!stale.length) return;
+  const rows = await store.findByKeys(db, appId, [...new Set(stale.map((r) => r.session_key))].sort(byKey));
   if (!rows.length) return;
   const ids = rows.map((r) => r.id);
   const facets = new Map<string, counterStore.FacetDelta>();
@@ -81,20 +92,20 @@ export async function deleteStoredSessions(db: Db, appId: string, rows: readonly
     r.costMicros -= row.cost_micros;
     repos.set(row.repo, r);
   }
-  const byKey = <T>(m: Map<string, T>) =>
-    [...m.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, v]) => v);
-  await counterStore.applyFacetDeltas(db, appId, byKey(facets));
-  await counterStore.applyRepoDeltas(db, appId, byKey(repos));
+  const inOrder = <T>(m: Map<string, T>) => [...m.entries()].sort(([x], [y]) => byKey(x, y)).map(([, v]) => v);
   // What each session counts in the daily rollups, read before its usage and tool rows go.
   const parts = await storedRollupParts(db, appId, ids);
-  await applyRollupChanges(
-    db,
-    appId,
-    rows.map((row) => ({
-      before: { row, usage: parts.get(row.id)?.usage ?? [], tools: parts.get(row.id)?.tools ?? [] },
-      after: null,
-    })),
-  );
+  await insertRowsTogether(db, [
+    ...rollupInserts(
+      appId,
+      rows.map((row) => ({
+        before: { row, usage: parts.get(row.id)?.usage ?? [], tools: parts.get(row.id)?.tools ?? [] },
+        after: null,
+      })),
+    ),
+    ...counterStore.facetInserts(appId, inOrder(facets)),
+    ...counterStore.repoInserts(appId, inOrder(repos)),
+  ]);
   await recordToolUsage(db, appId, [], ids);
   await recordSessionPrRefs(db, appId, [], ids);
   await forgetSessionFacts(db, appId, ids);

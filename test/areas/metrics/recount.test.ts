@@ -8,6 +8,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/db/schema.js';
+import { deleteSessionsInTransaction } from '../../../src/areas/lifecycle/service.js';
 import type { DoubleInstallation } from '../../github-double/server.js';
 import { bindInstallation } from '../../github-double/setup.js';
 import { addMember, createTenant, type Tenant } from '../../helpers/gateway.js';
@@ -690,5 +691,29 @@ describe('every aggregate equals a recount from the rows, through syncs, re-sync
       reverted: sum('reverted'),
       ciFailures: sum('ciFailures'),
     }).toEqual({ prs: 4, merged: 4, reverted: 1, ciFailures: 1 });
+
+    // 7. Deletions. DELETE /v1/sessions reads the session, then deletes it in a transaction of its own: s7 is
+    // read, then re-synced grown (a failed tool call of another model) before that transaction starts, and every
+    // counter must move back by what is stored then, not by the row read before.
+    const staleS7 = await db()
+      .selectFrom('sessions')
+      .selectAll()
+      .where('app_id', '=', t.appId)
+      .where('session_id', '=', s.s7!.id)
+      .executeTakeFirstOrThrow();
+    s.s7 = { ...s.s7!, turns: [...s.s7!.turns, turn(OPUS, [{ status: 'error' }])] };
+    await sync([s.s7]);
+    const gatewayDb = g.gw.app.attest.db;
+    await gatewayDb
+      .transaction()
+      .execute((trx) => deleteSessionsInTransaction(trx, t.appId, [staleS7], 'request', Date.now()));
+    sent.delete(s.s7.id);
+    await expectAggregatesRecounted('deleted after a re-sync');
+    // s5 (no repository) through the API.
+    const del = await g.gw.call('DELETE', `/v1/sessions/${s.s5!.id}`, as());
+    expect(del.status, del.text).toBe(204);
+    sent.delete(s.s5!.id);
+    await expectAggregatesRecounted('deleted');
+    await expectTiles('deleted', shipped, 4);
   });
 });
