@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
 import { CounterDeltas, type CounterTable } from '../../db/counter-deltas.js';
-import { insertRowsTogether, type RowsInsert } from '../../db/bulk-insert.js';
+import type { RowsInsert } from '../../db/bulk-insert.js';
 import { rowsOfSessionsTids } from '../../db/rows-of-sessions.js';
 import type { UsageColumns } from '../../db/schema.js';
 import { BREAKDOWN_COUNTERS, MODEL_COUNTERS } from './counters.js';
@@ -159,18 +159,10 @@ function add(d: CounterDeltas, appId: string, e: RollupEntry, sign: number): voi
 }
 
 /**
- * Move the rollups of a factory by each change (before: what the session counted, null when new; after: what
- * it counts now, null when gone). Call inside the transaction that wrote the sessions.
+ * The upserts that move the rollups of a factory by each change (before: what the session counted, null when
+ * new; after: what it counts now, null when gone), to write with the other counter rows (insertRowsTogether)
+ * inside the transaction that wrote the sessions.
  */
-export async function applyRollupChanges(
-  db: Db,
-  appId: string,
-  changes: readonly { before: RollupEntry | null; after: RollupEntry | null }[],
-): Promise<void> {
-  await insertRowsTogether(db, rollupInserts(appId, changes));
-}
-
-/** The upserts that move the rollups by these changes (applyRollupChanges), to write with other counter rows. */
 export function rollupInserts(
   appId: string,
   changes: readonly { before: RollupEntry | null; after: RollupEntry | null }[],

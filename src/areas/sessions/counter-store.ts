@@ -40,11 +40,6 @@ export interface RepoDelta {
   costMicros: number;
 }
 
-/** Move repo counters; `deltas` must hold each repo once. */
-export async function applyRepoDeltas(db: Db, appId: string, deltas: RepoDelta[]): Promise<void> {
-  await insertRowsTogether(db, repoInserts(appId, deltas));
-}
-
 /** The upsert that moves repo counters (in the order of `deltas`), to write with other counter rows. */
 export function repoInserts(appId: string, deltas: readonly RepoDelta[]): RowsInsert[] {
   const moving = deltas.filter((d) => d.sessions !== 0 || d.costMicros !== 0);
