@@ -16,7 +16,7 @@ import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from './connection.js';
 import { rowsOfSessionsTids } from './rows-of-sessions.js';
 
-export type Row = object;
+type Row = object;
 
 const texts = new Map<string, string>();
 /** Bounds the text cache: shapes are few (a table's columns are fixed, batches rarely vary in size). */

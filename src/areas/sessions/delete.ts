@@ -15,7 +15,7 @@ import { facetContributions } from './facets.js';
 import * as store from './store.js';
 import * as counterStore from './counter-store.js';
 import * as docStore from './document-store.js';
-import { byKey } from './write.js';
+import { byKey, valuesInKeyOrder } from './write.js';
 
 export type StoredSession = store.SessionRow;
 
@@ -92,7 +92,6 @@ export async function deleteStoredSessions(db: Db, appId: string, stale: readonl
     r.costMicros -= row.cost_micros;
     repos.set(row.repo, r);
   }
-  const inOrder = <T>(m: Map<string, T>) => [...m.entries()].sort(([x], [y]) => byKey(x, y)).map(([, v]) => v);
   // What each session counts in the daily rollups, read before its usage and tool rows go.
   const parts = await storedRollupParts(db, appId, ids);
   await insertRowsTogether(db, [
@@ -103,8 +102,8 @@ export async function deleteStoredSessions(db: Db, appId: string, stale: readonl
         after: null,
       })),
     ),
-    ...counterStore.facetInserts(appId, inOrder(facets)),
-    ...counterStore.repoInserts(appId, inOrder(repos)),
+    ...counterStore.facetInserts(appId, valuesInKeyOrder(facets)),
+    ...counterStore.repoInserts(appId, valuesInKeyOrder(repos)),
   ]);
   await recordToolUsage(db, appId, [], ids);
   await recordSessionPrRefs(db, appId, [], ids);

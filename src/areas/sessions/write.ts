@@ -25,6 +25,10 @@ import * as docStore from './document-store.js';
 /** The order of session keys (and counter keys) every writer takes rows in, so concurrent writers never deadlock. */
 export const byKey = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
+/** A map's values in byKey order of their keys: how every writer hands counter rows to the store. */
+export const valuesInKeyOrder = <T>(m: ReadonlyMap<string, T>): T[] =>
+  [...m.entries()].sort(([x], [y]) => byKey(x, y)).map(([, v]) => v);
+
 export interface Pending {
   key: string;
   before: store.SessionRow | null;
@@ -232,12 +236,11 @@ export async function writeAll(
     addRepo(w.row.repo, w.row.is_subagent ? 0 : 1, w.row.cost_micros);
   }
   // A fixed order keeps concurrent writers from taking counter rows in opposite orders (deadlocks).
-  const inOrder = <T>(m: Map<string, T>) => [...m.entries()].sort(([x], [y]) => byKey(x, y)).map(([, v]) => v);
   // One statement on PostgreSQL: the shared rows are locked by one round trip before the COMMIT.
   await insertRowsTogether(db, [
     ...rollups,
-    ...counterStore.facetInserts(ctx.appId, inOrder(facetTotals)),
-    ...counterStore.repoInserts(ctx.appId, inOrder(repoTotals)),
+    ...counterStore.facetInserts(ctx.appId, valuesInKeyOrder(facetTotals)),
+    ...counterStore.repoInserts(ctx.appId, valuesInKeyOrder(repoTotals)),
   ]);
   return documents;
 }
