@@ -4,7 +4,7 @@
 import type { FactoryContext } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
 import { durableWriter, type DurableWriter } from '../../db/group-commit.js';
-import { lockForTransaction } from '../../db/locks.js';
+import { lockAllForTransaction, lockForTransaction } from '../../db/locks.js';
 import { commitsOfDocument, linkCommitsAfter } from '../prs/commit-links.js';
 import { findUserByEmail, membershipOf } from '../orgs/service.js';
 import {
@@ -46,7 +46,11 @@ function tooMany(count: number, what: string) {
  * Who a session's events say ran it: the org member with the event's `user.email`, else that email, else the
  * account uuid; the sending credential when the events name nobody.
  */
-async function actorOf(ctx: FactoryContext, events: readonly AgentEvent[]): Promise<SessionActor> {
+async function actorOf(
+  ctx: FactoryContext,
+  events: readonly AgentEvent[],
+  named: Map<string, Promise<SessionActor>>,
+): Promise<SessionActor> {
   const attr = (name: string) => {
     for (const e of events) {
       const v = e.data[name];
@@ -54,7 +58,15 @@ async function actorOf(ctx: FactoryContext, events: readonly AgentEvent[]): Prom
     }
     return undefined;
   };
-  return actorNamed(ctx, attr('user.email'), attr('user.account_uuid') ?? attr('user.account_id'));
+  const email = attr('user.email');
+  const account = attr('user.account_uuid') ?? attr('user.account_id');
+  const memo = JSON.stringify([email ?? null, account ?? null]);
+  let actor = named.get(memo);
+  if (!actor) {
+    actor = actorNamed(ctx, email, account);
+    named.set(memo, actor);
+  }
+  return actor;
 }
 
 /** The actor an email or account uuid names (see actorOf). */
@@ -210,7 +222,9 @@ async function logsOf(ctx: FactoryContext, writer: DurableWriter, request: Expor
   for (const list of groups.values()) bySession.set(JSON.stringify([list[0]!.agent, list[0]!.sessionId]), list);
   const sessionKeys = [...bySession.keys()].sort();
   const actors = new Map<string, SessionActor>();
-  for (const key of sessionKeys) actors.set(key, await actorOf(ctx, bySession.get(key)!));
+  // An export is usually one developer's: their sessions name the same person, looked up once.
+  const named = new Map<string, Promise<SessionActor>>();
+  for (const key of sessionKeys) actors.set(key, await actorOf(ctx, bySession.get(key)!, named));
 
   const seen = new Set<string>();
   const rows: EventBatch = { appId: ctx.appId, orgId: ctx.orgId, receivedAt: ctx.clock.now(), events: [] };
@@ -250,7 +264,11 @@ async function storeEvents(
     written = [];
     // One session's events are written and read back by one request at a time (PostgreSQL), so the session
     // rebuilt last holds every event committed before it.
-    for (const key of sessionKeys) await lockForTransaction(trx, ctx.gateway.dialect, `telemetry:${ctx.appId}:${key}`);
+    await lockAllForTransaction(
+      trx,
+      ctx.gateway.dialect,
+      sessionKeys.map((key) => `telemetry:${ctx.appId}:${key}`),
+    );
     const inserted = await insertEventBatch(trx, rows);
     if (inserted.size === 0) return; // a retry of what is stored: nothing changes
     // Custom resource attributes (team=payments): what a budget scoped by an attribute counts by.

@@ -2,6 +2,7 @@
 // (a new row only when it differs from the PR's latest), and what the App read from GitHub, cached per head
 // commit (the PR's commits and changed files) and per base commit (the repository's policy files). Every
 // statement is scoped by factory.
+import { chunks } from '../../db/chunked.js';
 import type { Db } from '../../db/connection.js';
 
 export interface SessionVerificationsTable {
@@ -62,14 +63,27 @@ declare module '../../db/schema.js' {
   }
 }
 
-/** Replace the facts of these sessions (the ingest calls this inside its transaction). */
+/**
+ * Replace the facts of these sessions (the ingest calls this inside its transaction): one statement for up to
+ * 500 sessions, in session id order (the order every writer takes these rows in, so two ingests of the same
+ * sessions wait for each other instead of deadlocking). A session named twice keeps its last row (one
+ * statement may not update a row twice).
+ */
 export async function upsertVerifications(db: Db, rows: readonly SessionVerificationsTable[]): Promise<void> {
-  for (const row of rows) {
+  const last = new Map<string, SessionVerificationsTable>();
+  for (const row of rows) last.set(row.session_id, row);
+  const ordered = [...last.values()].sort((a, b) =>
+    a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0,
+  );
+  for (const part of chunks(ordered, 500)) {
     await db
       .insertInto('session_verifications')
-      .values(row)
+      .values(part)
       .onConflict((oc) =>
-        oc.column('session_id').doUpdateSet({ verification: row.verification, updated_at: row.updated_at }),
+        oc.column('session_id').doUpdateSet((eb) => ({
+          verification: eb.ref('excluded.verification'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
       )
       .execute();
   }

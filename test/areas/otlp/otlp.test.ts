@@ -199,6 +199,42 @@ describe('OTLP in', () => {
     expect(await sessionOf(a, 'cc-many-b')).toMatchObject({ turnCount: 80, tokens: { input: 80 } });
   });
 
+  it('exports naming the same sessions at once, in different orders, all store every event', async () => {
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 1, 13, 0, i)).toISOString();
+    // Three sessions of two people in each of six exports, each export naming them in another order; every
+    // export's events are its own. On PostgreSQL the exports' transactions run at once and take each
+    // session's lock: none may deadlock, refuse or lose an event.
+    const person = (session: string) => (session === 'cc-conc-c' ? 'other@example.com' : EMAIL);
+    const orders = [
+      ['cc-conc-a', 'cc-conc-b', 'cc-conc-c'],
+      ['cc-conc-c', 'cc-conc-b', 'cc-conc-a'],
+      ['cc-conc-b', 'cc-conc-a', 'cc-conc-c'],
+    ];
+    const exports = Array.from({ length: 6 }, (_, n) =>
+      orders[n % 3]!.flatMap((session, s) =>
+        Array.from({ length: 4 }, (_, k) =>
+          claude(session, 'api_request', at(n * 12 + s * 4 + k), {
+            'user.email': person(session),
+            cost_usd: 0.01,
+            model: 'm',
+            input_tokens: 1,
+          }),
+        ),
+      ),
+    );
+    const answers = await Promise.all(
+      exports.map((e) => post(a, '/v1/logs', logsRequest(e), 'application/x-protobuf')),
+    );
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
+    for (const session of ['cc-conc-a', 'cc-conc-b', 'cc-conc-c'])
+      expect(await sessionOf(a, session)).toMatchObject({
+        turnCount: 24,
+        tokens: { input: 24 },
+        actorId: person(session),
+        actorName: person(session),
+      });
+  });
+
   it('events sent over several batches (in order, and one late) make the same session as one batch', async () => {
     const as = (id: string) => claudeEvents.map((e) => ({ ...e, attributes: { ...e.attributes, 'session.id': id } }));
     const whole = as('cc-whole');
