@@ -25,7 +25,7 @@ import { foldInto, sessionDocument } from './session.js';
 import { checkTelemetrySession, encodeTelemetryDocument } from './document-text.js';
 import { sessionAttributes } from './attributes.js';
 import * as store from './store.js';
-import { insertEventBatch, type EventBatch } from './event-rows.js';
+import { EventsAlreadyStored, insertEventBatch, type EventBatch } from './event-rows.js';
 import { countOf, dayOf, increment, pointsOf, type MetricPoint, type SeriesState } from './metrics.js';
 
 export interface ExportOutcome {
@@ -260,7 +260,9 @@ async function storeEvents(
 ): Promise<void> {
   // What the last run of the work wrote (it runs again, alone, when its group's commit fails).
   let written: WrittenDocument[] = [];
-  await writer.commit(async (trx) => {
+  // PostgreSQL: a first try that meets a stored event (an exporter's retry) runs again, skipping stored events.
+  let mayBeStored = false;
+  const work = async (trx: Db) => {
     written = [];
     // One session's events are written and read back by one request at a time (PostgreSQL), so the session
     // rebuilt last holds every event committed before it.
@@ -269,7 +271,7 @@ async function storeEvents(
       ctx.gateway.dialect,
       sessionKeys.map((key) => `telemetry:${ctx.appId}:${key}`),
     );
-    const inserted = await insertEventBatch(trx, rows);
+    const inserted = await insertEventBatch(trx, rows, mayBeStored);
     if (inserted.size === 0) return; // a retry of what is stored: nothing changes
     // Custom resource attributes (team=payments): what a budget scoped by an attribute counts by.
     await store.keepSessionAttributes(trx, sessionAttributes(ctx.appId, bySession, ctx.clock.now()));
@@ -291,7 +293,14 @@ async function storeEvents(
     }
     // Last: it ends with the counter rows every session of a day shares (sessions/write.ts).
     written = await storeFoldedSessions(ctx, trx, valid, 'telemetry', encodeTelemetryDocument);
-  });
+  };
+  try {
+    await writer.commit(work);
+  } catch (err) {
+    if (!(err instanceof EventsAlreadyStored)) throw err;
+    mayBeStored = true;
+    await writer.commit(work);
+  }
   const cache = documentCache(ctx);
   for (const w of written) cache.put(w.id, w.encoded.body, w.encoded.rawBytes, w.doc);
   // PostgreSQL: a PR whose commits were read while this export ran is linked now (prs/commit-links.ts).
