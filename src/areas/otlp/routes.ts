@@ -144,7 +144,7 @@ export const otlpRoutes: AreaRoutes = (app: App) => {
         const ctx = factoryContext(req.ctx);
         const contentEncoding = req.headers['content-encoding'];
         let outcome: ExportOutcome;
-        if (signal === 'logs') outcome = await exportLogs(ctx, decodeLogs(encoding, raw, contentEncoding));
+        if (signal === 'logs') outcome = await exportLogs(ctx, () => decodeLogs(encoding, raw, contentEncoding));
         else if (signal === 'metrics')
           outcome = await exportMetrics(ctx, decodeRequest('metrics', encoding, raw, contentEncoding));
         else outcome = exportTraces(decodeRequest('traces', encoding, raw, contentEncoding));

@@ -19,7 +19,7 @@ import { sessionKeyOf } from '../sessions/document.js';
 import { DocumentCache } from '../sessions/document-cache.js';
 import type { Db } from '../../db/connection.js';
 import { OTLP_LIMITS } from './decode.js';
-import { eventsOf, type AgentEvent } from './events.js';
+import { eventsOf, type AgentEvent, type RecordsOutcome } from './events.js';
 import type { ExportLogsMessage, ExportMetricsRequest, ExportTraceRequest } from './proto.js';
 import { foldInto, sessionDocument } from './session.js';
 import { checkTelemetrySession, encodeTelemetryDocument } from './document-text.js';
@@ -190,23 +190,38 @@ async function admitted<T>(ctx: FactoryContext, work: () => Promise<T>): Promise
   }
 }
 
-export async function exportLogs(ctx: FactoryContext, request: ExportLogsMessage): Promise<ExportOutcome> {
+/**
+ * Not async, and the request decoded here (`decode`): it is read into events before anything is awaited, so no
+ * frame holds it while the export is stored. A suspended async frame keeps its parameters and temporaries: the
+ * message of 512 records (tens of thousands of small objects) outlived two young-generation collections, was
+ * promoted, and the old generation grew by about that much an export until a major GC paused the gateway.
+ */
+export function exportLogs(ctx: FactoryContext, decode: () => ExportLogsMessage): Promise<ExportOutcome> {
+  let request: ExportLogsMessage;
+  try {
+    request = decode();
+  } catch (err) {
+    return Promise.reject(err);
+  }
   let records = 0;
   for (const rl of request.resourceLogs ?? [])
     for (const sl of rl.scopeLogs ?? []) records += sl.logRecords?.length ?? 0;
-  if (records > OTLP_LIMITS.records) throw tooMany(records, 'log records');
+  if (records > OTLP_LIMITS.records) return Promise.reject(tooMany(records, 'log records'));
 
   // Announced before the records are read, so a group commit about to start (SQLite) waits for this one.
   const writer = durableWriter(ctx.db, ctx.gateway.dialect);
+  let read: RecordsOutcome;
   try {
-    return await logsOf(ctx, writer, request);
-  } finally {
+    read = eventsOf(request);
+  } catch (err) {
     writer.leave();
+    return Promise.reject(err);
   }
+  return logsOf(ctx, writer, read).finally(() => writer.leave());
 }
 
-async function logsOf(ctx: FactoryContext, writer: DurableWriter, request: ExportLogsMessage): Promise<ExportOutcome> {
-  const { events, rejected, reasons } = eventsOf(request);
+async function logsOf(ctx: FactoryContext, writer: DurableWriter, read: RecordsOutcome): Promise<ExportOutcome> {
+  const { events, rejected, reasons } = read;
   const message = rejected ? `${rejected} log records were not kept: ${reasons.join('; ')}` : '';
   if (!events.length) return { rejected, message };
 
