@@ -13,7 +13,6 @@ import { buildApp } from '../src/app.js';
 import type { SessionModelUsageTable, SessionsTable } from '../src/areas/sessions/store.js';
 import { sql } from 'kysely';
 import { isPostgres, type Db } from '../src/db/connection.js';
-import { insertRows } from '../src/db/bulk-insert.js';
 import type { SessionToolUsageTable } from '../src/areas/metrics/tools-store.js';
 import { rebuildMetricRollups } from '../src/areas/metrics/rollup-rebuild.js';
 import { rebuildSpend } from '../src/areas/prs/spend-aggregates.js';
@@ -21,7 +20,8 @@ import { rebuildPrOutcomes } from '../src/areas/prs/outcome-aggregates.js';
 import { mintCredential } from '../src/server/auth/mint.js';
 import { loadConfig } from '../src/server/config.js';
 import { PERMISSIONS } from '../src/server/permissions.js';
-import { ListCounters } from './list-counters.js';
+import { insertRows, insertRowsTogether } from '../src/db/bulk-insert.js';
+import { ListCounterMoves } from '../src/areas/sessions/counter-store.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -76,7 +76,7 @@ export async function seed(
   const toolBatch: SessionToolUsageTable[] = [];
   const refBatch: { app_id: string; session_id: string; repository: string; number: number }[] = [];
   // The list's counters as the write path moves them (one session at a time), summed here and added once.
-  const counters = new ListCounters();
+  const counters = new ListCounterMoves();
   // Sortable ids (the primary key's index then grows at its end) and the tables' other indexes dropped while the
   // rows go in and built once after: a bulk load that takes minutes at 1M instead of an hour.
   const idOf = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
@@ -231,12 +231,12 @@ export async function seed(
       updated_at: startedAt,
     };
     sessionBatch.push(row);
-    counters.add(row);
+    counters.add(row, 1);
     // SQLite's batches stay under its bound-parameter limit (48 columns × 400 rows); PostgreSQL's travel as JSON.
     if (sessionBatch.length >= perBatch) await flush();
   }
   await flush();
-  await counters.write(db, appId);
+  await insertRowsTogether(db, counters.inserts(appId));
   phase('rows');
   await rebuildIndexes();
   phase('indexes');

@@ -37,7 +37,8 @@ import { rowOf, usageRows } from '../src/areas/sessions/session-rows.js';
 import type { Db, Dialect } from '../src/db/connection.js';
 import { createTenant, startGateway, type TestGateway } from '../test/helpers/gateway.js';
 import { startCpuProfile, type CpuProfile } from './cpu-profile.js';
-import { ListCounters } from './list-counters.js';
+import { insertRowsTogether } from '../src/db/bulk-insert.js';
+import { ListCounterMoves } from '../src/areas/sessions/counter-store.js';
 
 export interface Row {
   store: 'sqlite' | 'postgres';
@@ -574,7 +575,7 @@ export async function bulkLoad(
   const r = rng(7);
   const sessions: sessionsStore.SessionRow[] = [];
   const usage: sessionsStore.ModelUsageRow[] = [];
-  const counters = new ListCounters();
+  const counters = new ListCounterMoves();
   for (let i = 0; i < n; i += 1) {
     const id = crypto.randomUUID();
     const repo = pick(r, REPOS, REPO_WEIGHTS);
@@ -666,11 +667,11 @@ export async function bulkLoad(
       cost_micros: cost,
     });
     // The same counters ingest keeps (sessions/facets.ts), so the list reads what it would in production.
-    counters.add(sessions[sessions.length - 1]!);
+    counters.add(sessions[sessions.length - 1]!, 1);
   }
   await db.transaction().execute(async (trx) => {
     await sessionsStore.insertBulk(trx, sessions, usage);
-    await counters.write(trx, t.appId);
+    await insertRowsTogether(trx, counters.inserts(t.appId));
   });
   if (gw.dialect === 'postgres') {
     const { sql } = await import('kysely');

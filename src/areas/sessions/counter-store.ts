@@ -3,7 +3,15 @@
 // by the list's facets and repository picker (list-store.ts). Every query is scoped by app_id.
 import type { Db } from '../../db/connection.js';
 import { insertRowsTogether, type RowsInsert } from '../../db/bulk-insert.js';
+import { facetContributions, type FacetSource } from './facets.js';
 import type { FacetKind } from './store.js';
+
+/** The order of session keys (and counter keys) every writer takes rows in, so concurrent writers never deadlock. */
+export const byKey = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+
+/** A map's values in byKey order of their keys: how every writer hands counter rows to the store. */
+export const valuesInKeyOrder = <T>(m: ReadonlyMap<string, T>): T[] =>
+  [...m.entries()].sort(([x], [y]) => byKey(x, y)).map(([, v]) => v);
 
 export interface FacetDelta {
   repo: string;
@@ -49,4 +57,36 @@ export function repoInserts(appId: string, deltas: readonly RepoDelta[]): RowsIn
     'on conflict ("app_id", "repo") do update set "sessions" = "session_repos"."sessions" + excluded."sessions", ' +
     '"cost_micros" = "session_repos"."cost_micros" + excluded."cost_micros"';
   return [{ table: 'session_repos', rows, tail }];
+}
+
+/**
+ * How a set of session writes moves the list's counters: each stored row's facet values and repository sums added
+ * (sign +1), each replaced or deleted row's taken back (sign -1), summed by counter. A decrement names no label, so
+ * the stored one stays (the upsert's coalesce); an increment's label is the row's current one (an actor's name).
+ */
+export class ListCounterMoves {
+  private readonly facets = new Map<string, FacetDelta>();
+  private readonly repos = new Map<string, RepoDelta>();
+
+  add(row: FacetSource & { cost_micros: number }, sign: 1 | -1): void {
+    for (const d of facetContributions(row)) {
+      const key = `${d.repo}\u0000${d.kind}\u0000${d.value}`;
+      const label = sign > 0 ? d.label : null;
+      const total = this.facets.get(key);
+      if (!total) this.facets.set(key, { ...d, label, delta: sign });
+      else {
+        total.delta += sign;
+        total.label = label ?? total.label;
+      }
+    }
+    const repo = this.repos.get(row.repo) ?? { repo: row.repo, sessions: 0, costMicros: 0 };
+    if (!row.is_subagent) repo.sessions += sign;
+    repo.costMicros += sign * Number(row.cost_micros);
+    this.repos.set(row.repo, repo);
+  }
+
+  /** The upserts of every counter that moved, in key order (facets, then repositories), as writers take them. */
+  inserts(appId: string): RowsInsert[] {
+    return [...facetInserts(appId, valuesInKeyOrder(this.facets)), ...repoInserts(appId, valuesInKeyOrder(this.repos))];
+  }
 }

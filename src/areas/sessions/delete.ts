@@ -11,11 +11,9 @@ import { recordToolUsage } from '../metrics/service.js';
 import { forgetSessionFacts } from '../verdict/ingest.js';
 import { forgetSessionCommits } from '../prs/commit-links.js';
 import { forgetSessionAttributes } from '../otlp/attributes.js';
-import { facetContributions } from './facets.js';
 import * as store from './store.js';
-import * as counterStore from './counter-store.js';
+import { byKey, ListCounterMoves } from './counter-store.js';
 import * as docStore from './document-store.js';
-import { byKey, valuesInKeyOrder } from './write.js';
 
 export type StoredSession = store.SessionRow;
 
@@ -78,20 +76,8 @@ export async function deleteStoredSessions(db: Db, appId: string, stale: readonl
   const rows = await store.findByKeys(db, appId, [...new Set(stale.map((r) => r.session_key))].sort(byKey));
   if (!rows.length) return;
   const ids = rows.map((r) => r.id);
-  const facets = new Map<string, counterStore.FacetDelta>();
-  const repos = new Map<string, counterStore.RepoDelta>();
-  for (const row of rows) {
-    for (const d of facetContributions(row)) {
-      const key = `${d.repo}\u0000${d.kind}\u0000${d.value}`;
-      const t = facets.get(key);
-      if (t) t.delta -= 1;
-      else facets.set(key, { ...d, label: null, delta: -1 });
-    }
-    const r = repos.get(row.repo) ?? { repo: row.repo, sessions: 0, costMicros: 0 };
-    r.sessions -= row.is_subagent ? 0 : 1;
-    r.costMicros -= row.cost_micros;
-    repos.set(row.repo, r);
-  }
+  const counters = new ListCounterMoves();
+  for (const row of rows) counters.add(row, -1);
   // What each session counts in the daily rollups, read before its usage and tool rows go.
   const parts = await storedRollupParts(db, appId, ids);
   await insertRowsTogether(db, [
@@ -102,8 +88,7 @@ export async function deleteStoredSessions(db: Db, appId: string, stale: readonl
         after: null,
       })),
     ),
-    ...counterStore.facetInserts(appId, valuesInKeyOrder(facets)),
-    ...counterStore.repoInserts(appId, valuesInKeyOrder(repos)),
+    ...counters.inserts(appId),
   ]);
   await recordToolUsage(db, appId, [], ids);
   await recordSessionPrRefs(db, appId, [], ids);

@@ -7,7 +7,6 @@ import type { Db } from '../../db/connection.js';
 import { forgetImages } from '../agents/service.js';
 import { decodeDocument, type AgentSessionV1 } from './document.js';
 import { replaceStoredDocuments, type WriteContext } from './ingest.js';
-import { valuesInKeyOrder } from './write.js';
 import * as store from './store.js';
 import * as counterStore from './counter-store.js';
 import * as docStore from './document-store.js';
@@ -91,7 +90,7 @@ export async function eraseActorSessions(
         move(row.repo, pseudonym, ERASED_ACTOR_NAME, 1);
       }
       // In key order, as writers take facet rows (sessions/write.ts), so the two never deadlock on PostgreSQL.
-      await counterStore.applyFacetDeltas(trx, ctx.appId, valuesInKeyOrder(facets));
+      await counterStore.applyFacetDeltas(trx, ctx.appId, counterStore.valuesInKeyOrder(facets));
       await store.renameActor(trx, ctx.appId, ids, actorIds, pseudonym, ERASED_ACTOR_NAME);
 
       const still = await docStore.imagesStillNamed(trx, ctx.appId, images);

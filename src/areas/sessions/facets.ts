@@ -1,5 +1,5 @@
 // The list's facet counters (actor, agent type, branch, model, worker kind, origin, signal) that one stored
-// session adds to, and the difference a replaced session makes to them.
+// session adds to (counter-store.ts sums them over the sessions a write adds, replaces or deletes).
 import type { Signal } from './list-store.js';
 import type * as store from './store.js';
 import type * as counterStore from './counter-store.js';
@@ -49,19 +49,4 @@ export function signalsOf(
   if (row.api_error_count > 0) out.push('provider-errors');
   if (row.tool_error_count === 0 && row.api_error_count === 0 && row.rejected_tool_call_count === 0) out.push('clean');
   return out;
-}
-
-/** New minus old, so a replaced session moves its counts instead of adding them twice. */
-export function facetDeltas(
-  before: counterStore.FacetDelta[],
-  after: counterStore.FacetDelta[],
-): counterStore.FacetDelta[] {
-  const byKey = new Map<string, counterStore.FacetDelta>();
-  const key = (d: counterStore.FacetDelta) => `${d.repo}\u0000${d.kind}\u0000${d.value}`;
-  for (const d of before) byKey.set(key(d), { ...d, delta: (byKey.get(key(d))?.delta ?? 0) - 1 });
-  for (const d of after) {
-    const prev = byKey.get(key(d));
-    byKey.set(key(d), { ...d, delta: (prev?.delta ?? 0) + 1 });
-  }
-  return [...byKey.values()].filter((d) => d.delta !== 0);
 }

@@ -16,18 +16,10 @@ import {
   type EncodedDocument,
   type SessionSummary,
 } from './document.js';
-import { facetContributions, facetDeltas } from './facets.js';
 import { imagesOf, rowOf, usageRows, type CaptureSource, type SessionActor } from './session-rows.js';
 import * as store from './store.js';
-import * as counterStore from './counter-store.js';
+import { ListCounterMoves } from './counter-store.js';
 import * as docStore from './document-store.js';
-
-/** The order of session keys (and counter keys) every writer takes rows in, so concurrent writers never deadlock. */
-export const byKey = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-
-/** A map's values in byKey order of their keys: how every writer hands counter rows to the store. */
-export const valuesInKeyOrder = <T>(m: ReadonlyMap<string, T>): T[] =>
-  [...m.entries()].sort(([x], [y]) => byKey(x, y)).map(([, v]) => v);
 
 export interface Pending {
   key: string;
@@ -213,34 +205,13 @@ export async function writeAll(
       after: { row: w.row, usage: usage[i]!, tools: toolsBySession.get(w.row.id) ?? [] },
     })),
   );
-  const facetTotals = new Map<string, counterStore.FacetDelta>();
-  const repoTotals = new Map<string, counterStore.RepoDelta>();
-  const addRepo = (repo: string, sessions: number, costMicros: number) => {
-    const r = repoTotals.get(repo) ?? { repo, sessions: 0, costMicros: 0 };
-    r.sessions += sessions;
-    r.costMicros += costMicros;
-    repoTotals.set(repo, r);
-  };
+  const counters = new ListCounterMoves();
   for (const w of written) {
-    for (const d of facetDeltas(w.before ? facetContributions(w.before) : [], facetContributions(w.row))) {
-      const key = `${d.repo}\u0000${d.kind}\u0000${d.value}`;
-      const t = facetTotals.get(key);
-      if (t) {
-        t.delta += d.delta;
-        t.label = d.label ?? t.label;
-      } else {
-        facetTotals.set(key, { ...d });
-      }
-    }
-    if (w.before) addRepo(w.before.repo, w.before.is_subagent ? 0 : -1, -w.before.cost_micros);
-    addRepo(w.row.repo, w.row.is_subagent ? 0 : 1, w.row.cost_micros);
+    if (w.before) counters.add(w.before, -1);
+    counters.add(w.row, 1);
   }
   // A fixed order keeps concurrent writers from taking counter rows in opposite orders (deadlocks).
   // One statement on PostgreSQL: the shared rows are locked by one round trip before the COMMIT.
-  await insertRowsTogether(db, [
-    ...rollups,
-    ...counterStore.facetInserts(ctx.appId, valuesInKeyOrder(facetTotals)),
-    ...counterStore.repoInserts(ctx.appId, valuesInKeyOrder(repoTotals)),
-  ]);
+  await insertRowsTogether(db, [...rollups, ...counters.inserts(ctx.appId)]);
   return documents;
 }
