@@ -68,8 +68,8 @@ export function imagesStillNamed(db: Db, appId: string, shas: readonly string[])
  * locked in session-key order as every writer locks them: the caller read them before its transaction, and a
  * re-sync in between would otherwise have its counts moved back by the stale row's (a counter off for good), or
  * hold the session's row while this holds the counters (PostgreSQL: a deadlock). A session deleted meanwhile is
- * skipped. The counters then move as a writer moves them: rollups, facets, repositories, in key order, one
- * statement on PostgreSQL (sessions/write.ts).
+ * skipped. Shared rows are taken in a writer's order (sessions/write.ts): the PR spend sums and outcomes, then the
+ * counters (rollups, facets, repositories) last, in key order, one statement on PostgreSQL.
  */
 export async function deleteStoredSessions(db: Db, appId: string, stale: readonly StoredSession[]): Promise<void> {
   if (!stale.length) return;
@@ -80,16 +80,6 @@ export async function deleteStoredSessions(db: Db, appId: string, stale: readonl
   for (const row of rows) counters.add(row, -1);
   // What each session counts in the daily rollups, read before its usage and tool rows go.
   const parts = await storedRollupParts(db, appId, ids);
-  await insertRowsTogether(db, [
-    ...rollupInserts(
-      appId,
-      rows.map((row) => ({
-        before: { row, usage: parts.get(row.id)?.usage ?? [], tools: parts.get(row.id)?.tools ?? [] },
-        after: null,
-      })),
-    ),
-    ...counters.inserts(appId),
-  ]);
   await recordToolUsage(db, appId, [], ids);
   await recordSessionPrRefs(db, appId, [], ids);
   await forgetSessionFacts(db, appId, ids);
@@ -112,4 +102,17 @@ export async function deleteStoredSessions(db: Db, appId: string, stale: readonl
     appId,
     rows.map((row) => ({ before: row, after: null })),
   );
+  // Last, as a writer takes them after the PR spend and outcome rows (sessions/write.ts): the counter rows every
+  // session of a day shares. Taken first, a delete and a sync of a session of the same PR and day could each hold
+  // what the other waits for (PostgreSQL: a deadlock, one of them failed).
+  await insertRowsTogether(db, [
+    ...rollupInserts(
+      appId,
+      rows.map((row) => ({
+        before: { row, usage: parts.get(row.id)?.usage ?? [], tools: parts.get(row.id)?.tools ?? [] },
+        after: null,
+      })),
+    ),
+    ...counters.inserts(appId),
+  ]);
 }

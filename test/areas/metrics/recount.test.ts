@@ -11,7 +11,7 @@ import type { Database } from '../../../src/db/schema.js';
 import { deleteSessionsInTransaction } from '../../../src/areas/lifecycle/service.js';
 import type { DoubleInstallation } from '../../github-double/server.js';
 import { bindInstallation } from '../../github-double/setup.js';
-import { addMember, createTenant, type Tenant } from '../../helpers/gateway.js';
+import { addMember, createTenant, usingPostgres, type Tenant } from '../../helpers/gateway.js';
 import {
   checkDelivery,
   deliver,
@@ -715,5 +715,44 @@ describe('every aggregate equals a recount from the rows, through syncs, re-sync
     sent.delete(s.s5!.id);
     await expectAggregatesRecounted('deleted');
     await expectTiles('deleted', shipped, 4);
+  });
+
+  // PostgreSQL's row locks: a delete must take the shared rows in a sync's order (PR spend sums, then the daily
+  // counters last). Taking the counters first, it would hold the day's rows while waiting for a PR spend row a
+  // writer holds, and that writer's own counter upsert would then wait for the delete: a deadlock, one failed.
+  it.runIf(usingPostgres)('a delete waits behind a writer holding a PR spend row, and neither fails', async () => {
+    const linked = (
+      await sql<{ session_id: string; repository: string; number: number }>`
+        select s.session_id, p.repository, p.number from session_pr_refs r
+        join pull_requests p on p.app_id = r.app_id and p.repository = r.repository and p.number = r.number
+        join sessions s on s.app_id = r.app_id and s.id = r.session_id
+        where r.app_id = ${t.appId} and p.merged = 1 and s.is_subagent = 0
+        order by s.session_id limit 1`.execute(db())
+    ).rows[0]!;
+    expect(linked).toBeDefined();
+    let deleted: Promise<{ status: number; text: string }> | undefined;
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        const me = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
+        const held = await sql`select 1 from spend_prs where app_id = ${t.appId}
+          and repository = ${linked.repository} and number = ${linked.number} for update`.execute(trx);
+        expect(held.rows.length).toBeGreaterThan(0);
+        deleted = g.gw.call('DELETE', `/v1/sessions/${linked.session_id}`, as());
+        // Until the delete waits for the spend row this transaction holds.
+        for (let i = 0; ; i++) {
+          const waiting = await sql<{ n: number | string }>`select count(*) as n from pg_stat_activity
+            where ${me} = any(pg_blocking_pids(pid))`.execute(trx);
+          if (Number(waiting.rows[0]!.n) > 0) break;
+          if (i > 500) throw new Error('the delete never waited for the PR spend row');
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        // The writer goes on to the day's counters, as a sync ends: they must not be the delete's yet.
+        await sql`update metrics_days set sessions = sessions where app_id = ${t.appId}`.execute(trx);
+      });
+    const answer = await deleted!;
+    expect(answer.status, answer.text).toBe(204);
+    sent.delete(linked.session_id);
+    await expectAggregatesRecounted('deleted behind a writer');
   });
 });
