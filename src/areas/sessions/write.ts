@@ -5,6 +5,7 @@ import type { Db } from '../../db/connection.js';
 import { insertRowsTogether } from '../../db/bulk-insert.js';
 import type { FactoryContext } from '../../server/context.js';
 import { recordSessionPrOutcomes, recordSessionPrRefs, recordSessionSpend } from '../prs/service.js';
+import { namedPrs } from '../prs/refs.js';
 import { recordSessionCommits } from '../prs/commit-links.js';
 import { recordToolUsage } from '../metrics/service.js';
 import { rollupInserts, storedRollupParts, type RollupToolRow } from '../metrics/rollup-write.js';
@@ -125,11 +126,12 @@ export async function writeAll(
     replaced,
   );
   // The PRs each session names, as rows, for the metrics' PR spend tiles, and those tiles' sums.
+  // A stored row that names no PR has no PR-ref rows to replace (they are what namedPrs reads of it).
   await recordSessionPrRefs(
     db,
     ctx.appId,
     written.map((w) => w.row),
-    replaced,
+    written.filter((w) => w.before && namedPrs(w.before).length > 0).map((w) => w.row.id),
   );
   // The commits each session made: what links it to the PR that holds one (prs/commit-links.ts).
   await recordSessionCommits(
@@ -159,10 +161,11 @@ export async function writeAll(
     ctx.log,
   );
   // The images each document names, so a shared image is forgotten only when no session names it (issue 42).
+  // A session stored from telemetry has no image rows to replace: its documents name no image.
   await docStore.replaceSessionImages(
     db,
     ctx.appId,
-    replaced,
+    written.filter((w) => w.before && w.before.capture_source !== 'telemetry').map((w) => w.row.id),
     written.flatMap((w) => imagesOf(w.doc).map((sha256) => ({ app_id: ctx.appId, session_id: w.row.id, sha256 }))),
   );
   const documents = written.map((w) => ({
