@@ -14,16 +14,23 @@ export interface CounterTable {
 
 type KeyValue = string | number;
 
+/** The order of row keys (and session keys) every writer takes rows in, so concurrent writers never deadlock. */
+export const byKey = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+
+/** A map's values in byKey order of their keys: how every writer hands counter rows to the store. */
+export const valuesInKeyOrder = <T>(m: ReadonlyMap<string, T>): T[] =>
+  [...m.entries()].sort(([x], [y]) => byKey(x, y)).map(([, v]) => v);
+
 export class CounterDeltas {
   private readonly rows = new Map<CounterTable, Map<string, { key: KeyValue[]; counts: number[] }>>();
 
   /** Add `counts` (in the table's counter order) times `sign` to the row of `key` (in the table's key order). */
   add(table: CounterTable, key: readonly KeyValue[], counts: readonly number[], sign: number): void {
-    let byKey = this.rows.get(table);
-    if (!byKey) this.rows.set(table, (byKey = new Map()));
+    let rows = this.rows.get(table);
+    if (!rows) this.rows.set(table, (rows = new Map()));
     const k = key.join('\u0000');
-    let row = byKey.get(k);
-    if (!row) byKey.set(k, (row = { key: [...key], counts: table.counters.map(() => 0) }));
+    let row = rows.get(k);
+    if (!row) rows.set(k, (row = { key: [...key], counts: table.counters.map(() => 0) }));
     for (let i = 0; i < counts.length; i++) row.counts[i]! += sign * counts[i]!;
   }
 
@@ -36,12 +43,11 @@ export class CounterDeltas {
   inserts(tables: readonly CounterTable[]): RowsInsert[] {
     const out: RowsInsert[] = [];
     for (const table of tables) {
-      const byKey = this.rows.get(table);
-      if (!byKey) continue;
-      const moving = [...byKey.entries()]
-        .filter(([, r]) => r.counts.some((c) => c !== 0))
-        .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
-        .map(([, r]) => {
+      const rows = this.rows.get(table);
+      if (!rows) continue;
+      const moving = valuesInKeyOrder(rows)
+        .filter((r) => r.counts.some((c) => c !== 0))
+        .map((r) => {
           const row: Record<string, KeyValue> = {};
           table.keys.forEach((c, i) => {
             row[c] = r.key[i]!;

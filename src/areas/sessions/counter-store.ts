@@ -3,15 +3,9 @@
 // by the list's facets and repository picker (list-store.ts). Every query is scoped by app_id.
 import type { Db } from '../../db/connection.js';
 import { insertRowsTogether, type RowsInsert } from '../../db/bulk-insert.js';
+import { CounterDeltas, valuesInKeyOrder, type CounterTable } from '../../db/counter-deltas.js';
 import { facetContributions, type FacetSource } from './facets.js';
 import type { FacetKind } from './store.js';
-
-/** The order of session keys (and counter keys) every writer takes rows in, so concurrent writers never deadlock. */
-export const byKey = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-
-/** A map's values in byKey order of their keys: how every writer hands counter rows to the store. */
-export const valuesInKeyOrder = <T>(m: ReadonlyMap<string, T>): T[] =>
-  [...m.entries()].sort(([x], [y]) => byKey(x, y)).map(([, v]) => v);
 
 export interface FacetDelta {
   repo: string;
@@ -42,22 +36,8 @@ export function facetInserts(appId: string, deltas: readonly FacetDelta[]): Rows
   return out;
 }
 
-export interface RepoDelta {
-  repo: string;
-  sessions: number;
-  costMicros: number;
-}
-
-/** The upsert that moves repo counters (in the order of `deltas`), to write with other counter rows. */
-export function repoInserts(appId: string, deltas: readonly RepoDelta[]): RowsInsert[] {
-  const moving = deltas.filter((d) => d.sessions !== 0 || d.costMicros !== 0);
-  if (!moving.length) return [];
-  const rows = moving.map((d) => ({ app_id: appId, repo: d.repo, sessions: d.sessions, cost_micros: d.costMicros }));
-  const tail =
-    'on conflict ("app_id", "repo") do update set "sessions" = "session_repos"."sessions" + excluded."sessions", ' +
-    '"cost_micros" = "session_repos"."cost_micros" + excluded."cost_micros"';
-  return [{ table: 'session_repos', rows, tail }];
-}
+/** Sessions (top-level) and cost per repository, the repository picker's counters. */
+const REPOS: CounterTable = { table: 'session_repos', keys: ['app_id', 'repo'], counters: ['sessions', 'cost_micros'] };
 
 /**
  * How a set of session writes moves the list's counters: each stored row's facet values and repository sums added
@@ -66,9 +46,9 @@ export function repoInserts(appId: string, deltas: readonly RepoDelta[]): RowsIn
  */
 export class ListCounterMoves {
   private readonly facets = new Map<string, FacetDelta>();
-  private readonly repos = new Map<string, RepoDelta>();
+  private readonly repos = new CounterDeltas();
 
-  add(row: FacetSource & { cost_micros: number }, sign: 1 | -1): void {
+  add(row: FacetSource & { app_id: string; cost_micros: number }, sign: 1 | -1): void {
     for (const d of facetContributions(row)) {
       const key = `${d.repo}\u0000${d.kind}\u0000${d.value}`;
       const label = sign > 0 ? d.label : null;
@@ -79,14 +59,11 @@ export class ListCounterMoves {
         total.label = label ?? total.label;
       }
     }
-    const repo = this.repos.get(row.repo) ?? { repo: row.repo, sessions: 0, costMicros: 0 };
-    if (!row.is_subagent) repo.sessions += sign;
-    repo.costMicros += sign * Number(row.cost_micros);
-    this.repos.set(row.repo, repo);
+    this.repos.add(REPOS, [row.app_id, row.repo], [row.is_subagent ? 0 : 1, Number(row.cost_micros)], sign);
   }
 
   /** The upserts of every counter that moved, in key order (facets, then repositories), as writers take them. */
   inserts(appId: string): RowsInsert[] {
-    return [...facetInserts(appId, valuesInKeyOrder(this.facets)), ...repoInserts(appId, valuesInKeyOrder(this.repos))];
+    return [...facetInserts(appId, valuesInKeyOrder(this.facets)), ...this.repos.inserts([REPOS])];
   }
 }

@@ -12,7 +12,8 @@ import { forgetSessionFacts } from '../verdict/ingest.js';
 import { forgetSessionCommits } from '../prs/commit-links.js';
 import { forgetSessionAttributes } from '../otlp/attributes.js';
 import * as store from './store.js';
-import { byKey, ListCounterMoves } from './counter-store.js';
+import { byKey } from '../../db/counter-deltas.js';
+import { ListCounterMoves } from './counter-store.js';
 import * as docStore from './document-store.js';
 
 export type StoredSession = store.SessionRow;

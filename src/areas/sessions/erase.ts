@@ -4,6 +4,7 @@
 // are metrics, kept: every total reads the same before and after, and the sessions still count as one actor's.
 import { applyTier, type AgentSessionV1 as CapturedSession } from '../../capture/index.js';
 import type { Db } from '../../db/connection.js';
+import { valuesInKeyOrder } from '../../db/counter-deltas.js';
 import { forgetImages } from '../agents/service.js';
 import { decodeDocument, type AgentSessionV1 } from './document.js';
 import { replaceStoredDocuments, type WriteContext } from './ingest.js';
@@ -90,7 +91,7 @@ export async function eraseActorSessions(
         move(row.repo, pseudonym, ERASED_ACTOR_NAME, 1);
       }
       // In key order, as writers take facet rows (sessions/write.ts), so the two never deadlock on PostgreSQL.
-      await counterStore.applyFacetDeltas(trx, ctx.appId, counterStore.valuesInKeyOrder(facets));
+      await counterStore.applyFacetDeltas(trx, ctx.appId, valuesInKeyOrder(facets));
       await store.renameActor(trx, ctx.appId, ids, actorIds, pseudonym, ERASED_ACTOR_NAME);
 
       const still = await docStore.imagesStillNamed(trx, ctx.appId, images);

@@ -18,7 +18,7 @@ import type { DocumentCache } from './document-cache.js';
 import { rowOf, type CaptureSource, type SessionActor } from './session-rows.js';
 import * as store from './store.js';
 import * as docStore from './document-store.js';
-import { byKey } from './counter-store.js';
+import { byKey } from '../../db/counter-deltas.js';
 import {
   summaryOf,
   writeAll,

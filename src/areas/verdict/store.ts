@@ -3,6 +3,7 @@
 // commit (the PR's commits and changed files) and per base commit (the repository's policy files). Every
 // statement is scoped by factory.
 import { chunks } from '../../db/chunked.js';
+import { valuesInKeyOrder } from '../../db/counter-deltas.js';
 import type { Db } from '../../db/connection.js';
 
 export interface SessionVerificationsTable {
@@ -72,9 +73,7 @@ declare module '../../db/schema.js' {
 export async function upsertVerifications(db: Db, rows: readonly SessionVerificationsTable[]): Promise<void> {
   const last = new Map<string, SessionVerificationsTable>();
   for (const row of rows) last.set(row.session_id, row);
-  const ordered = [...last.values()].sort((a, b) =>
-    a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0,
-  );
+  const ordered = valuesInKeyOrder(last);
   for (const part of chunks(ordered, 500)) {
     await db
       .insertInto('session_verifications')
