@@ -13,11 +13,12 @@ import { ROOT, cliHome } from '../cli/cli-helpers.js';
 import { cliArgv } from '../helpers/cli-main.js';
 import {
   describeInBrowser,
+  factoryHome,
   newContext,
   screenshot,
   signIn,
-  withDashboardAndTenants,
   type WebGateway,
+  withDashboardAndTenants,
 } from './helpers.js';
 
 describeInBrowser('attest login through the browser', () => {
@@ -133,7 +134,7 @@ describeInBrowser('attest login through the browser', () => {
 
     const ctx = await newContext(browser, gw);
     const page = await signIn(ctx, gw, a.loginToken);
-    await page.waitForURL(`**/f/${a.appId}`);
+    await page.waitForURL(factoryHome(a.appId));
     await page.goto(`/device?code=${complete![2]}`);
     expect(await page.getByTestId('device-client').innerText()).toBe('attest CLI on ssh-box');
     expect(await page.getByTestId('device-ip').innerText()).toBe('127.0.0.1');
@@ -172,7 +173,7 @@ describeInBrowser('attest login through the browser', () => {
 
     const ctx = await newContext(browser, gw);
     const page = await signIn(ctx, gw, a.loginToken);
-    await page.waitForURL(`**/f/${a.appId}`);
+    await page.waitForURL(factoryHome(a.appId));
     await page.getByTestId('nav-tokens').click();
     await page.waitForURL('**/tokens');
     const rows = page.getByTestId('token-row');

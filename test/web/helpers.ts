@@ -179,8 +179,17 @@ export async function openFactoryHome(
 ): Promise<Page> {
   const page = await signIn(ctx, gw, who.loginToken);
   page.on('pageerror', (e) => console.log('page error:', e.message));
-  await page.waitForURL(`**/f/${who.appId}`);
+  await page.waitForURL(factoryHome(who.appId));
   return page;
+}
+
+/**
+ * A URL matcher for a factory's home page, whatever its query: the Overview, opened with no window on a factory
+ * whose sessions are older than the default one, replaces its URL with the window that holds them
+ * (`?from=…&to=…`), and a glob on the bare path misses the page when that replacement lands first.
+ */
+export function factoryHome(appId: string): (url: URL) => boolean {
+  return (url) => url.pathname === `/f/${appId}`;
 }
 
 export interface DashboardAndTenants {

@@ -7,12 +7,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Tenant } from '../helpers/gateway.js';
 import {
   describeInBrowser,
+  factoryHome,
   newContext,
   openFactoryHome,
   screenshot,
   signIn,
-  withDashboardAndTenants,
   type WebGateway,
+  withDashboardAndTenants,
 } from './helpers.js';
 
 const SEC = 1000;
@@ -125,7 +126,7 @@ describeInBrowser('dashboard: hosts', () => {
   it('B\'s hosts page is empty and says how hosts get there; A\'s hosts URL is "Not found" for B', async () => {
     const bctx = await newContext(browser, gw);
     const bpage = await signIn(bctx, gw, b.loginToken);
-    await bpage.waitForURL(`**/f/${b.appId}`);
+    await bpage.waitForURL(factoryHome(b.appId));
     await bpage.goto(`/f/${b.appId}/hosts`);
     const empty = bpage.getByTestId('hosts-empty');
     await empty.waitFor();

@@ -10,12 +10,13 @@ import type { Browser, Page, Request } from 'playwright-core';
 import { ManualClock } from '../../src/server/clock.js';
 import { createTenant, type Tenant } from '../helpers/gateway.js';
 import {
-  SCREENSHOTS,
   describeInBrowser,
+  factoryHome,
   launchBrowser,
   newContext,
   openFactoryHome,
   screenshot,
+  SCREENSHOTS,
   signIn,
   startWebGateway,
   type WebGateway,
@@ -339,7 +340,7 @@ describeInBrowser('dashboard: organization page', () => {
     clock.set(T0 + 30 * MIN);
     const ctx = await newContext(browser, gw);
     const p = await signIn(ctx, gw, writer.loginToken);
-    await p.waitForURL(`**/f/${appId}`);
+    await p.waitForURL(factoryHome(appId));
     await p.goto(`/o/${org}`);
     await p.getByTestId('members-table').waitFor();
     expect(await p.getByTestId('org-role').innerText()).toBe('write');
@@ -411,7 +412,7 @@ describeInBrowser('dashboard: organization page', () => {
   it("an org without the audit log's plan says so in place of the log", async () => {
     const ctx = await newContext(browser, gw);
     const p = await signIn(ctx, gw, free.loginToken);
-    await p.waitForURL(`**/f/${free.appId}`);
+    await p.waitForURL(factoryHome(free.appId));
     await p.goto(`/o/${free.orgName}`);
     await p.getByTestId('members-table').waitFor();
     expect(await p.getByTestId('org-plan').innerText()).toBe('free');

@@ -12,6 +12,7 @@ import { generateAppKeys, GitHubDouble, type DoubleInstallation } from '../githu
 import { bindInstallation } from '../github-double/setup.js';
 import {
   describeInBrowser,
+  factoryHome,
   launchBrowser,
   newContext,
   openFactoryHome,
@@ -596,7 +597,7 @@ describeInBrowser('dashboard: factory settings', () => {
     const readerCtx = await newContext(browser, gw);
     try {
       const p = await signIn(readerCtx, gw, reader.loginToken);
-      await p.waitForURL(`**/f/${t.appId}`);
+      await p.waitForURL(factoryHome(t.appId));
       await settings(p);
       expect(await p.getByTestId('settings-role').innerText()).toContain('read');
       // The factory as text; no key list (read lacks api_keys.read); the repositories (read has repositories.read).
@@ -672,7 +673,7 @@ describeInBrowser('dashboard: factory settings', () => {
     const writerCtx = await newContext(browser, gw);
     try {
       const p = await signIn(writerCtx, gw, writer.loginToken);
-      await p.waitForURL(`**/f/${t.appId}`);
+      await p.waitForURL(factoryHome(t.appId));
       await settings(p);
       await p.getByTestId('api-keys-table').getByRole('cell', { name: 'full', exact: true }).waitFor();
       expect(await p.getByTestId('api-keys-read-only').innerText()).toContain('api_keys.write');
@@ -728,7 +729,7 @@ describeInBrowser('dashboard: factory settings', () => {
         (await bare.call('DELETE', `/v1/api-keys/${keys[0]!.id}`, { token: u.loginToken, appId: u.appId })).status,
       ).toBe(204);
       const p = await signIn(bareCtx, bare, u.loginToken);
-      await p.waitForURL(`**/f/${u.appId}`);
+      await p.waitForURL(factoryHome(u.appId));
       await p.goto(`/f/${u.appId}/settings`);
       // No repository connected: the API answers [] without asking GitHub (this gateway has no App at all).
       expect(await p.getByTestId('repositories-empty').innerText()).toContain(

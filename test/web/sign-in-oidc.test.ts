@@ -7,7 +7,15 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTenant, type Tenant } from '../helpers/gateway.js';
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js';
-import { describeInBrowser, freePort, launchBrowser, newContext, startWebGateway, type WebGateway } from './helpers.js';
+import {
+  describeInBrowser,
+  factoryHome,
+  freePort,
+  launchBrowser,
+  newContext,
+  startWebGateway,
+  type WebGateway,
+} from './helpers.js';
 
 describeInBrowser('sign-in with an OpenID Connect provider, in the browser', () => {
   let idp: TestProvider;
@@ -107,7 +115,7 @@ describeInBrowser('sign-in with an OpenID Connect provider, in the browser', () 
     idp.accounts.set('owner-at-acme', { email: ownerEmail, email_verified: true });
     const page = await freshPage('/sign-in');
     await signInAtProvider(page, 'owner-at-acme');
-    await page.waitForURL(`**/f/${a.appId}`);
+    await page.waitForURL(factoryHome(a.appId));
     expect(await page.locator('.who').innerText()).toBe(ownerEmail);
     const me = await page.evaluate(async () => (await fetch('/v1/dashboard/session')).json());
     expect(me.data.user.id).toBe(a.ownerId);
@@ -154,7 +162,7 @@ describeInBrowser('sign-in with an OpenID Connect provider, in the browser', () 
     const page = await freshPage('/sign-in');
     const callback = page.waitForRequest((r) => r.url().startsWith(`${gw.base}/auth/oidc/callback?`));
     await signInAtProvider(page, 'auto-replay');
-    await page.waitForURL(`**/f/${a.appId}`);
+    await page.waitForURL(factoryHome(a.appId));
     const used = (await callback).url();
     expect(new URL(used).searchParams.get('code')).toBeTruthy();
     // The browser still holding that flow's cookie (put back: the callback cleared it) opens the URL again: the
@@ -175,7 +183,7 @@ describeInBrowser('sign-in with an OpenID Connect provider, in the browser', () 
     idp.accounts.set('walt', { email: 'walt@auto-join.test', email_verified: true });
     const page = await freshPage('/sign-in');
     await signInAtProvider(page, 'walt');
-    await page.waitForURL(`**/f/${a.appId}`);
+    await page.waitForURL(factoryHome(a.appId));
     expect(await page.locator('.who').innerText()).toBe('walt@auto-join.test');
     expect(await roleIn('walt@auto-join.test')).toBe('write');
     // A subdomain is not the domain.

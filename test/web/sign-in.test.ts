@@ -6,12 +6,13 @@ import type { Browser } from 'playwright-core';
 import type { Tenant } from '../helpers/gateway.js';
 import {
   describeInBrowser,
+  factoryHome,
   newContext,
   screenshot,
   signIn,
   signInLink,
-  withDashboardAndTenants,
   type WebGateway,
+  withDashboardAndTenants,
 } from './helpers.js';
 import { canonical } from '../areas/sessions/fixtures.js';
 
@@ -60,7 +61,7 @@ describeInBrowser('dashboard sign-in', () => {
     const link = await signInLink(gw, a.loginToken);
     const page = await ctx.newPage();
     await page.goto(link);
-    await page.waitForURL(`**/f/${a.appId}`);
+    await page.waitForURL(factoryHome(a.appId));
     await page.goto(`/f/${a.appId}/sessions`);
     await expect.poll(() => page.getByRole('link', { name: 'Fix rate limiter window boundary' }).count()).toBe(1);
     expect(await page.getByTestId('sessions-total').innerText()).toBe('1');
@@ -103,18 +104,16 @@ describeInBrowser('dashboard sign-in', () => {
     await screenshot(page, 'sign-in-refused-key');
     await page.getByLabel('Login token').fill(a.loginToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    // The sign-in checks the token's hash and the landing page loads the factory list first: twice seen over
-    // 15 s on a machine running the suite beside other work (it takes about 1 s alone).
-    await page.waitForURL(`**/f/${a.appId}`, { timeout: 40_000 });
+    await page.waitForURL(factoryHome(a.appId));
     await page.goto(`/f/${a.appId}/sessions`);
     await expect.poll(() => page.getByRole('link', { name: 'Fix rate limiter window boundary' }).count()).toBe(1);
     await ctx.close();
-  }, 90_000);
+  });
 
   it('sign-out ends the session: the pages ask to sign in again', async () => {
     const ctx = await newContext(browser, gw);
     const page = await signIn(ctx, gw, a.loginToken);
-    await page.waitForURL(`**/f/${a.appId}`);
+    await page.waitForURL(factoryHome(a.appId));
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL('**/sign-in?reason=signed-out');
     await page.goto(`/f/${a.appId}/sessions`);
@@ -131,7 +130,7 @@ describeInBrowser('dashboard sign-in', () => {
     expect(mint.status).toBe(201);
     const ctx = await newContext(browser, gw);
     const page = await signIn(ctx, gw, mint.body.data.token);
-    await page.waitForURL(`**/f/${a.appId}`);
+    await page.waitForURL(factoryHome(a.appId));
     const del = await gw.call('DELETE', `/v1/admin/login-tokens/${mint.body.data.id}`, { token: gw.adminToken });
     expect(del.status).toBe(204);
     await page.goto(`/f/${a.appId}/sessions`);
@@ -143,7 +142,7 @@ describeInBrowser('dashboard sign-in', () => {
     const before = (await gw.call('GET', '/v1/api-keys', { token: a.loginToken, appId: a.appId })).body.data.length;
     const ctx = await newContext(browser, gw);
     const page = await signIn(ctx, gw, a.loginToken);
-    await page.waitForURL(`**/f/${a.appId}`);
+    await page.waitForURL(factoryHome(a.appId));
     const refused = await page.evaluate(async (appId) => {
       const r = await fetch('/v1/api-keys', {
         method: 'POST',
@@ -171,7 +170,7 @@ describeInBrowser('dashboard sign-in', () => {
   it("another factory's sessions, PRs and artifacts are never shown", async () => {
     const ctx = await newContext(browser, gw);
     const page = await signIn(ctx, gw, b.loginToken);
-    await page.waitForURL(`**/f/${b.appId}`);
+    await page.waitForURL(factoryHome(b.appId));
     await page.goto(`/f/${b.appId}/sessions`);
     expect(await page.getByTestId('sessions-empty').innerText()).toContain(`attest login --url ${gw.base}`);
     await screenshot(page, 'sessions-empty');
@@ -183,7 +182,7 @@ describeInBrowser('dashboard sign-in', () => {
     // A's user opening B's artifact url: not found, never the artifact.
     const actx = await newContext(browser, gw);
     const apage = await signIn(actx, gw, a.loginToken);
-    await apage.waitForURL(`**/f/${a.appId}`);
+    await apage.waitForURL(factoryHome(a.appId));
     await apage.goto(`/artifacts/${bArtifact}`);
     await expect.poll(() => apage.getByRole('heading', { name: 'Not found' }).count()).toBe(1);
     expect(await apage.locator('body').innerText()).not.toContain('factory B secret log');

@@ -9,12 +9,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Tenant } from '../helpers/gateway.js';
 import {
   describeInBrowser,
+  factoryHome,
   newContext,
   openFactoryHome,
   screenshot,
   signIn,
-  withDashboardAndTenants,
   type WebGateway,
+  withDashboardAndTenants,
 } from './helpers.js';
 import { ok, png } from './seed.js';
 
@@ -331,7 +332,7 @@ describeInBrowser('dashboard: work board and work item page', () => {
 
     const bctx = await newContext(browser, gw);
     const bpage = await signIn(bctx, gw, b.loginToken);
-    await bpage.waitForURL(`**/f/${b.appId}`);
+    await bpage.waitForURL(factoryHome(b.appId));
     // A's item under B's factory: the API answers 404 for B.
     await bpage.goto(`/f/${b.appId}/work/${ids.limiter}`);
     await expect.poll(() => bpage.getByRole('heading', { name: 'Not found' }).count(), { timeout: 15_000 }).toBe(1);
