@@ -212,6 +212,9 @@ describe('attest serve', { timeout: 180_000 }, () => {
             authorization: `Bearer ${saved.adminToken}`,
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
+            // The server answers 100 Continue as it hands the request to the gateway: from then the request
+            // is in flight. A fixed wait stood for that, and on a loaded machine the signal landed first (503).
+            expect: '100-continue',
           },
         },
         (res) => {
@@ -223,12 +226,13 @@ describe('attest serve', { timeout: 180_000 }, () => {
         },
       );
       req.on('error', reject);
-      // Half the body now; SIGTERM; the rest after the signal has landed.
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
+      // Once the request is in flight: half the body; SIGTERM; the rest after the signal has landed.
+      req.on('continue', () => {
+        req.write(body.slice(0, 10));
         gw.proc.kill('SIGTERM');
         setTimeout(() => req.end(body.slice(10)), 500);
-      }, 200);
+      });
+      req.flushHeaders();
     });
     const answered = await response;
     expect(answered.status).toBe(201);
