@@ -8,8 +8,12 @@ export default defineConfig({
     globalSetup: ['test/global-tmp.ts', 'test/global-cli-build.ts'],
     // Every 2xx/3xx answer of a test gateway is checked against the OpenAPI document; a test whose answers
     // drift from it fails (test/helpers/openapi-drift.ts).
-    setupFiles: ['test/helpers/openapi-drift-setup.ts'],
+    setupFiles: ['test/helpers/openapi-drift-setup.ts', 'test/helpers/env-restore-setup.ts'],
     pool: 'forks',
+    // A worker process runs file after file with its modules loaded once: a fresh module graph per file
+    // (isolate: true) cost every file seconds of imports, most of a CI pass's time. Each file still starts its
+    // own gateway on its own database; process.env is restored after each file (env-restore-setup.ts).
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // expect.poll waits 1 s by default; a browser test's page under a loaded CI machine (load average 11 seen)
