@@ -145,15 +145,6 @@ export function sessionsBySessionIdsQuery(db: Db, appId: string, sessionIds: rea
   return query;
 }
 
-export function pullRequestsByKeys(
-  db: Db,
-  appId: string,
-  repositories: readonly string[],
-  numbers: readonly number[],
-): Promise<PullRequestRow[]> {
-  return pullRequestsIn(db, appId, repositories, 'number', [...new Set(numbers)]);
-}
-
 export function pullRequestsOnBranches(
   db: Db,
   appId: string,
@@ -162,6 +153,39 @@ export function pullRequestsOnBranches(
 ): Promise<PullRequestRow[]> {
   const nonEmpty = [...new Set(branches.filter((b) => b !== ''))];
   return pullRequestsIn(db, appId, repositories, 'head_branch', nonEmpty);
+}
+
+/**
+ * The PRs of these repositories whose number is one of `numbers` or whose head branch is one of `branches`, in
+ * one statement (a session list page asks both), which the caller sorts out by its own exact keys.
+ */
+export async function pullRequestsByKeysOrBranches(
+  db: Db,
+  appId: string,
+  repositories: readonly string[],
+  numbers: readonly number[],
+  branches: readonly string[],
+): Promise<PullRequestRow[]> {
+  const nonEmpty = [...new Set(branches.filter((b) => b !== ''))];
+  if (nonEmpty.length === 0) return pullRequestsIn(db, appId, repositories, 'number', [...new Set(numbers)]);
+  if (numbers.length === 0) return pullRequestsIn(db, appId, repositories, 'head_branch', nonEmpty);
+  if (repositories.length === 0) return Promise.resolve([]);
+  // Two selects joined by `union all`, each on its own index: with `number in (...) or head_branch in (...)`
+  // SQLite without statistics read every PR of the repositories through (app_id, repository).
+  const pg = isPostgres(db);
+  const params: unknown[] = [];
+  const repos = [...new Set(repositories)];
+  const select = (column: 'number' | 'head_branch', values: readonly (number | string)[]) => {
+    params.push(appId);
+    return (
+      `select * from pull_requests where app_id = ${pg ? `$${params.length}` : '?'} and repository in ` +
+      `${inList(pg, params, repos)} and ${column} in ${inList(pg, params, values)}`
+    );
+  };
+  const text = `${select('number', [...new Set(numbers)])} union all ${select('head_branch', nonEmpty)}`;
+  const rows = await readRows<PullRequestRow>(db, text, params);
+  // A PR both named and on a listed branch comes twice.
+  return [...new Map(rows.map((r) => [r.id, r])).values()];
 }
 
 /** The factory's PRs in these repositories whose `column` is one of `values` (none asked, none read). */

@@ -132,22 +132,24 @@ export async function prOutcomesForRows(
   const named = new Map(
     rows.map((r) => [r.id, [...namedPrs(r), ...(byCommit.get(r.id) ?? []).map((k) => ({ ...k, url: null }))]]),
   );
-  const repos = [...new Set(rows.map((r) => r.repo).filter(Boolean))];
-  const [byNumber, byBranch] = await Promise.all([
-    store.pullRequestsByKeys(
-      ctx.db,
-      ctx.appId,
-      [...new Set([...named.values()].flat().map((k) => k.repository))],
-      [...new Set([...named.values()].flat().map((k) => k.number))],
-    ),
-    store.pullRequestsOnBranches(
-      ctx.db,
-      ctx.appId,
-      repos,
-      rows.map((r) => r.branch),
-    ),
-  ]);
-  const prRows = new Map([...byNumber, ...byBranch].map((p) => [`${p.repository}#${p.number}`, p]));
+  const keys = [...named.values()].flat();
+  const namedKeys = new Set(keys.map(keyOf));
+  const rowBranches = new Set(rows.map((r) => `${r.repo}\u0000${r.branch}`));
+  const read = await store.pullRequestsByKeysOrBranches(
+    ctx.db,
+    ctx.appId,
+    [...new Set([...keys.map((k) => k.repository), ...rows.map((r) => r.repo).filter(Boolean)])],
+    keys.map((k) => k.number),
+    rows.map((r) => r.branch),
+  );
+  // The statement's repository × number and repository × branch sets hold more than was asked: keep the PRs a
+  // session names, and those on the head branch of a listed session's repository.
+  const onBranch = (p: (typeof read)[number]) =>
+    p.repository !== '' && p.head_branch !== '' && rowBranches.has(`${p.repository}\u0000${p.head_branch}`);
+  const byBranch = read.filter(onBranch);
+  const prRows = new Map(
+    read.filter((p) => namedKeys.has(keyOf(p)) || onBranch(p)).map((p) => [`${p.repository}#${p.number}`, p]),
+  );
   const states = await describePullRequests(ctx, ctx.appId, [...prRows.values()]);
   for (const row of rows) {
     const links = new Map<string, PrOutcome>();

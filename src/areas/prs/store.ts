@@ -1,7 +1,7 @@
 // SQL of pull-request state (from the code host's webhooks): pull requests, checks, revert references.
 // Every statement is scoped by factory.
-import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
+import { isPostgres, type Db } from '../../db/connection.js';
+import { inList, readRows } from '../../db/prepared.js';
 import { pullRequestChanged } from './spend-aggregates.js';
 
 export type PullRequestState = 'open' | 'closed' | 'merged';
@@ -191,22 +191,28 @@ export async function checkSummaries(
   heads: readonly { repository: string; head_sha: string }[],
 ): Promise<CheckSummary[]> {
   if (heads.length === 0) return [];
-  const shas = [...new Set(heads.map((h) => h.head_sha))];
-  const rows = await db
-    .selectFrom('pr_checks')
-    .select([
-      'repository',
-      'head_sha',
-      sql<string>`case when check_id like 'run:%' then 'run' else 'suite' end`.as('kind'),
-      (eb) => eb.fn.countAll<number>().as('total'),
-      sql<number>`sum(case when status = 'completed' then 1 else 0 end)`.as('completed'),
-      sql<number>`sum(case when status = 'completed' and conclusion in (${sql.join(FAILED_CONCLUSIONS)})
-        then 1 else 0 end)`.as('failed'),
-    ])
-    .where('app_id', '=', appId)
-    .where('head_sha', 'in', shas)
-    .groupBy(['repository', 'head_sha', sql`case when check_id like 'run:%' then 'run' else 'suite' end`])
-    .execute();
+  // SQL text, not a Kysely query: every session list page with a PR reads this (see readRows).
+  const pg = isPostgres(db);
+  const params: unknown[] = [appId];
+  const kind = "case when check_id like 'run:%' then 'run' else 'suite' end";
+  // Constants of the code, written as literals: on SQLite `?` binds in text order, and these come before app_id.
+  const failed = `(${FAILED_CONCLUSIONS.map((c) => `'${c}'`).join(', ')})`;
+  const shas = inList(pg, params, [...new Set(heads.map((h) => h.head_sha))]);
+  const rows = await readRows<{
+    repository: string;
+    head_sha: string;
+    kind: string;
+    total: number | string;
+    completed: number | string;
+    failed: number | string;
+  }>(
+    db,
+    `select repository, head_sha, ${kind} as kind, count(*) as total, ` +
+      "sum(case when status = 'completed' then 1 else 0 end) as completed, " +
+      `sum(case when status = 'completed' and conclusion in ${failed} then 1 else 0 end) as failed ` +
+      `from pr_checks where app_id = ${pg ? '$1' : '?'} and head_sha in ${shas} group by repository, head_sha, ${kind}`,
+    params,
+  );
   return rows.map((r) => ({
     repository: r.repository,
     head_sha: r.head_sha,
@@ -217,27 +223,29 @@ export async function checkSummaries(
   }));
 }
 
-/** Of the given merged PRs, those a later merged PR of the same repository reverts. */
+/** Of the given merged PRs, those a later merged PR of the same repository reverts: `repo#number` → its number. */
 export async function revertedBy(db: Db, appId: string, prs: readonly PullRequestRow[]): Promise<Map<string, number>> {
   const merged = prs.filter((p) => p.merged === 1);
   if (merged.length === 0) return new Map();
-  const repos = [...new Set(merged.map((p) => p.repository))];
-  const refs = await db
-    .selectFrom('pr_revert_refs')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .where('repository', 'in', repos)
-    .execute();
+  const pg = isPostgres(db);
+  const params: unknown[] = [appId];
+  const repos = inList(pg, params, [...new Set(merged.map((p) => p.repository))]);
+  const refs = await readRows<Omit<PrRevertRefsTable, 'id' | 'app_id'>>(
+    db,
+    'select repository, reverting_number, target_number, target_title, merged_at from pr_revert_refs ' +
+      `where app_id = ${pg ? '$1' : '?'} and repository in ${repos}`,
+    params,
+  );
   const out = new Map<string, number>();
   for (const pr of merged) {
     const ref = refs.find(
       (r) =>
         r.repository === pr.repository &&
-        r.reverting_number !== pr.number &&
-        r.merged_at >= (pr.merged_at ?? 0) &&
-        (r.target_number === pr.number || (r.target_number === null && r.target_title === pr.title)),
+        Number(r.reverting_number) !== pr.number &&
+        Number(r.merged_at) >= (pr.merged_at ?? 0) &&
+        (r.target_number === null ? r.target_title === pr.title : Number(r.target_number) === pr.number),
     );
-    if (ref) out.set(`${pr.repository}#${pr.number}`, ref.reverting_number);
+    if (ref) out.set(`${pr.repository}#${pr.number}`, Number(ref.reverting_number));
   }
   return out;
 }
