@@ -174,15 +174,9 @@ export async function pullRequestsByKeysOrBranches(
   // SQLite without statistics read every PR of the repositories through (app_id, repository).
   const pg = isPostgres(db);
   const params: unknown[] = [];
-  const repos = [...new Set(repositories)];
-  const select = (column: 'number' | 'head_branch', values: readonly (number | string)[]) => {
-    params.push(appId);
-    return (
-      `select * from pull_requests where app_id = ${pg ? `$${params.length}` : '?'} and repository in ` +
-      `${inList(pg, params, repos)} and ${column} in ${inList(pg, params, values)}`
-    );
-  };
-  const text = `${select('number', [...new Set(numbers)])} union all ${select('head_branch', nonEmpty)}`;
+  const text =
+    `${selectIn(pg, params, appId, repositories, 'number', [...new Set(numbers)])} union all ` +
+    selectIn(pg, params, appId, repositories, 'head_branch', nonEmpty);
   const rows = await readRows<PullRequestRow>(db, text, params);
   // A PR both named and on a listed branch comes twice.
   return [...new Map(rows.map((r) => [r.id, r])).values()];
@@ -198,12 +192,24 @@ function pullRequestsIn(
 ): Promise<PullRequestRow[]> {
   if (repositories.length === 0 || values.length === 0) return Promise.resolve([]);
   // SQL text, not a Kysely query: every session list request reads this (see prsLinkedByCommit).
-  const pg = isPostgres(db);
-  const params: unknown[] = [appId];
-  const text =
-    `select * from pull_requests where app_id = ${pg ? '$1' : '?'} and repository in ` +
-    `${inList(pg, params, [...new Set(repositories)])} and ${column} in ${inList(pg, params, [...values])}`;
-  return readRows<PullRequestRow>(db, text, params);
+  const params: unknown[] = [];
+  return readRows<PullRequestRow>(db, selectIn(isPostgres(db), params, appId, repositories, column, values), params);
+}
+
+/** The select of pullRequestsIn, its values bound after those already in `params` (which it extends). */
+function selectIn(
+  pg: boolean,
+  params: unknown[],
+  appId: string,
+  repositories: readonly string[],
+  column: 'number' | 'head_branch',
+  values: readonly (number | string)[],
+): string {
+  params.push(appId);
+  return (
+    `select * from pull_requests where app_id = ${pg ? `$${params.length}` : '?'} and repository in ` +
+    `${inList(pg, params, [...new Set(repositories)])} and ${column} in ${inList(pg, params, values)}`
+  );
 }
 
 export function allPullRequests(db: Db, appId: string): Promise<PullRequestRow[]> {
