@@ -22,6 +22,7 @@ import { loadConfig } from '../src/server/config.js';
 import { PERMISSIONS } from '../src/server/permissions.js';
 import { insertRows, insertRowsTogether } from '../src/db/bulk-insert.js';
 import { ListCounterMoves } from '../src/areas/sessions/counter-store.js';
+import { listEntryText } from '../src/areas/sessions/list-entry.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -229,7 +230,10 @@ export async function seed(
       chunk_parts: '[]',
       created_at: startedAt,
       updated_at: startedAt,
+      list_entry: null,
     };
+    // As the store writes it with the row (sessions/store.ts).
+    row.list_entry = listEntryText(row);
     sessionBatch.push(row);
     counters.add(row, 1);
     // SQLite's batches stay under its bound-parameter limit (48 columns × 400 rows); PostgreSQL's travel as JSON.

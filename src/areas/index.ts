@@ -3,6 +3,7 @@
 import type { Area, RouteDefaults } from '../server/area.js';
 import { dashboardSweeps } from './dashboard/housekeeping.js';
 import { oauthSweeps } from './oauth/housekeeping.js';
+import { sessionsSweeps } from './sessions/housekeeping.js';
 import { repositoriesSweeps } from './repositories/housekeeping.js';
 import { adminRoutes } from './admin/routes.js';
 import { apiKeysRoutes } from './api-keys/routes.js';
@@ -162,7 +163,7 @@ export const AREAS: readonly Area[] = [
   { name: 'agents', prefix: V1, defaults: FACTORY, routes: agentsRoutes },
   // OTLP/HTTP: its own body parsers (protobuf, and JSON as bytes) and OTLP's answers (otlp/routes.ts).
   { name: 'otlp', prefix: V1, defaults: FACTORY, routes: otlpRoutes },
-  { name: 'sessions', prefix: V1, defaults: FACTORY, routes: sessionsRoutes },
+  { name: 'sessions', prefix: V1, defaults: FACTORY, routes: sessionsRoutes, sweeps: sessionsSweeps },
   {
     name: 'lifecycle',
     prefix: V1,

@@ -54,6 +54,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       loginTokens: 0,
       claimKeys: 0,
       notificationDeliveries: 0,
+      sessionListEntries: 0,
     });
     expect(await reasonOf(used)).toBe('/sign-in?reason=used');
     expect(await reasonOf(unused)).toBe('/sign-in?reason=expired');
@@ -75,6 +76,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       loginTokens: 0,
       claimKeys: 0,
       notificationDeliveries: 0,
+      sessionListEntries: 0,
     });
     expect(await stored()).toBe(1);
     expect(await reasonOf(used)).toBe('/sign-in?reason=invalid');
@@ -94,6 +96,7 @@ describe('housekeeping of sign-in links and dashboard sessions', () => {
       loginTokens: 0,
       claimKeys: 0,
       notificationDeliveries: 0,
+      sessionListEntries: 0,
     });
   });
 

@@ -8,7 +8,8 @@ import { assertNotDeleted } from '../tombstones/service.js';
 import type { SessionDetailWire } from './schema.js';
 import * as store from './store.js';
 import * as docStore from './document-store.js';
-import { actorView, enrich, iso, toWire, tokensWire } from './wire.js';
+import { iso, tokensWire } from './list-entry.js';
+import { actorView, enrich, toWire } from './wire.js';
 
 /** How many subagent sessions a transcript read lists. */
 export const SUBAGENTS_LISTED = 200;

@@ -62,7 +62,7 @@ export async function eraseActorSessions(
       for (const row of rows) {
         const doc = docs.get(row.id);
         if (!doc) {
-          await store.setCaptureTier(trx, ctx.appId, row.id, 'metrics', ctx.clock.now());
+          await store.setCaptureTier(trx, row, 'metrics', ctx.clock.now());
           continue;
         }
         const cut = applyTier(doc as unknown as CapturedSession, 'metrics') as unknown as AgentSessionV1;

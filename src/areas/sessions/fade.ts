@@ -38,7 +38,7 @@ export async function fadeStoredSessions(
     const doc = docs.get(row.id);
     if (!doc) {
       // No document to cut (never expected): the row alone says the tier, so the sweep does not find it again.
-      await store.setCaptureTier(db, ctx.appId, row.id, tier, ctx.clock.now());
+      await store.setCaptureTier(db, row, tier, ctx.clock.now());
       continue;
     }
     const cut = applyTier(doc as unknown as CapturedSession, tier) as unknown as AgentSessionV1;

@@ -2,7 +2,13 @@
 // by keyset), the count, and how a title search is read on each store. Scoped by app_id.
 import type { Db, Dialect } from '../../db/connection.js';
 import { readRows } from '../../db/prepared.js';
-import { LISTED_COLUMNS, type ListedRow, type SessionFacetsTable, type SessionReposTable } from './store.js';
+import {
+  LISTED_COLUMNS,
+  type ListedRow,
+  type SessionFacetsTable,
+  type SessionReposTable,
+  type SessionsTable,
+} from './store.js';
 
 export type SortColumn =
   | 'started_at'
@@ -222,7 +228,6 @@ async function matching(db: Db, st: Statement, appId: string, filter: ListFilter
  * chunk bookkeeping) were a fifth of the values the driver converts for a page (issue 46).
  */
 const LISTED = LISTED_COLUMNS.map((c) => `sessions.${c}`).join(', ');
-const LISTED_OF_S = LISTED_COLUMNS.map((c) => `s.${c}`).join(', ');
 /**
  * SQLite: the listed columns of a row as one JSON object, which JSON.parse turns into the same row. libsql
  * hands every value to JavaScript through N-API one by one (about 0.2 µs each): a page of 25 rows of 40
@@ -230,6 +235,82 @@ const LISTED_OF_S = LISTED_COLUMNS.map((c) => `s.${c}`).join(', ');
  * column holds text, an integer or NULL, which JSON carries exactly (no REAL, whose text JSON could round).
  */
 const SQLITE_LISTED = `json_object(${LISTED_COLUMNS.map((c) => `'${c}', sessions.${c}`).join(', ')}) as j`;
+
+/**
+ * What the list reads of a row of its page: its stored list entry (list-entry.ts), and the columns the rest of
+ * its object is made from at read time (actor, context verification, PR outcomes). The entry is JSON text, as
+ * a string (PostgreSQL) or its UTF-8 bytes (SQLite); null for a row stored before entries were (migration 0053).
+ */
+const PAGE_KEYS = ['id', 'actor_id', 'actor_name', 'commit_sha', 'repo', 'branch', 'pr_refs', 'started_at'] as const;
+export type PageRow = Pick<SessionsTable, (typeof PAGE_KEYS)[number]> & { entry: string | Uint8Array | null };
+const PAGE = [...PAGE_KEYS.map((c) => `sessions.${c}`), 'sessions.list_entry as entry'].join(', ');
+const PAGE_OF_S = [...PAGE_KEYS, 'entry'].map((c) => `s.${c}`).join(', ');
+
+/** Separates the entries of an SQLite page: JSON text never holds a raw control character. */
+const ENTRY_SEPARATOR = 0x1e;
+
+type PageKeys = [string, string, string, string | null, string, string, string, number, number];
+
+/**
+ * SQLite: a page as one row of two values, its rows' key columns (and sort value) as one JSON array of arrays
+ * and their entries as one BLOB joined by ENTRY_SEPARATOR (an empty piece: no entry). libsql hands each row and
+ * each value to JavaScript through N-API, about 0.7 µs a row; the entries' bytes go into the answer as they are,
+ * never decoded. The aggregates take the rows in the order the page's subquery gives them, which SQLite does
+ * not promise (an ORDER BY inside the aggregates sorts the entries again: three times the cost), so the
+ * reader checks the order and that each entry is its row's, and reads the page row by row when either fails.
+ */
+function sqliteAggregatedPage(from: string, sort: SortColumn, dir: 'asc' | 'desc', limit: string, offset: string) {
+  const keys = [...PAGE_KEYS, 'sort_value'].map((c) => `p.${c}`).join(', ');
+  return (
+    `select json_group_array(json_array(${keys})) as k, ` +
+    `cast(group_concat(coalesce(p.list_entry, ''), char(${ENTRY_SEPARATOR})) as blob) as e ` +
+    `from (select ${PAGE_KEYS.map((c) => `sessions.${c}`).join(', ')}, sessions.list_entry, ` +
+    `sessions.${sort} as sort_value ${from} ${orderBy(sort, dir)} limit ${limit} offset ${offset}) as p`
+  );
+}
+
+/** Whether `bytes` at `at` start with `text` (ASCII; false for any other character, so the caller re-reads). */
+function bytesStartWith(bytes: Uint8Array, at: number, text: string): boolean {
+  if (at + text.length > bytes.length) return false;
+  for (let i = 0; i < text.length; i += 1) if (bytes[at + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/** The rows of an aggregated page, or null when they are out of the list's order or an entry is not its row's. */
+function aggregatedPageRows(
+  row: { k: string; e: Uint8Array | null } | undefined,
+  dir: 'asc' | 'desc',
+): PageRow[] | null {
+  const keys = JSON.parse(row?.k ?? '[]') as PageKeys[];
+  const entries = row?.e ?? new Uint8Array(0);
+  const out = new Array<PageRow>(keys.length);
+  let at = 0;
+  for (let i = 0; i < keys.length; i += 1) {
+    const [id, actorId, actorName, commitSha, repo, branch, prRefs, startedAt, sortValue] = keys[i]!;
+    if (i > 0) {
+      const [previousId, , , , , , , , previousValue] = keys[i - 1]!;
+      const before = previousValue < sortValue || (previousValue === sortValue && previousId < id);
+      if (before !== (dir === 'asc')) return null;
+    }
+    let end = entries.indexOf(ENTRY_SEPARATOR, at);
+    if (end < 0) end = entries.length;
+    // listEntryOf writes traceId first.
+    if (!bytesStartWith(entries, at, `{"traceId":${JSON.stringify(id)}`)) return null;
+    out[i] = {
+      id,
+      actor_id: actorId,
+      actor_name: actorName,
+      commit_sha: commitSha,
+      repo,
+      branch,
+      pr_refs: prRefs,
+      started_at: startedAt,
+      entry: entries.subarray(at, end),
+    };
+    at = end + 1;
+  }
+  return out;
+}
 
 /** What a page selects of each row: read back by Statement.listed. */
 function listedColumns(dialect: Dialect): string {
@@ -250,12 +331,31 @@ export async function listPage(
   dir: 'asc' | 'desc',
   limit: number,
   offset: number,
-): Promise<ListedRow[]> {
+): Promise<PageRow[]> {
   const st = new Statement(dialect);
   const from = await matching(db, st, appId, filter);
+  const parameters = st.parameters.length;
+  if (dialect === 'sqlite') {
+    const text = sqliteAggregatedPage(from, sort, dir, st.bind(limit), st.bind(offset));
+    const rows = aggregatedPageRows((await st.run<{ k: string; e: Uint8Array | null }>(db, text))[0], dir);
+    if (rows) return rows;
+    st.parameters.length = parameters;
+  }
+  return st.run<PageRow>(
+    db,
+    `select ${PAGE} ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)} offset ${st.bind(offset)}`,
+  );
+}
+
+/** The listed columns of these sessions of the factory (rows without a stored list entry), in no order. */
+export function listedRows(db: Db, dialect: Dialect, appId: string, ids: readonly string[]): Promise<ListedRow[]> {
+  const st = new Statement(dialect);
+  // SQLite binds `?` in the order of the text: the factory first.
+  const factory = st.bind(appId);
+  const list = ids.map((id) => st.bind(id)).join(', ');
   return st.listed(
     db,
-    `select ${listedColumns(dialect)} ${from} ${orderBy(sort, dir)} limit ${st.bind(limit)} offset ${st.bind(offset)}`,
+    `select ${listedColumns(dialect)} from sessions where sessions.app_id = ${factory} and sessions.id in (${list})`,
   );
 }
 
@@ -274,19 +374,19 @@ export async function pageAndMatches(
   limit: number,
   offset: number,
   probe: number,
-): Promise<{ rows: ListedRow[]; matches: number }> {
+): Promise<{ rows: PageRow[]; matches: number }> {
   const st = new Statement('postgres');
   const from = await matching(db, st, appId, filter);
   const text = `with ids as (select sessions.id, sessions.${sort} as k ${from} ${orderBy(sort, dir)}
       limit ${st.bind(probe)})
-    select m.n as probe_matches, ${LISTED_OF_S} from (select count(*) as n from ids) m
-    left join lateral (select ${LISTED} from (select id, k from ids order by k ${dir}, id ${dir}
+    select m.n as probe_matches, ${PAGE_OF_S} from (select count(*) as n from ids) m
+    left join lateral (select ${PAGE}, p.k from (select id, k from ids order by k ${dir}, id ${dir}
         limit ${st.bind(limit)} offset ${st.bind(offset)}) p
       join sessions on sessions.id = p.id) s on true
-    order by s.${sort} ${dir}, s.id ${dir}`;
-  const rows = await st.run<ListedRow & { probe_matches: number | string }>(db, text);
+    order by s.k ${dir}, s.id ${dir}`;
+  const rows = await st.run<PageRow & { probe_matches: number | string }>(db, text);
   const matches = Number(rows[0]?.probe_matches ?? 0);
-  const page: ListedRow[] = [];
+  const page: PageRow[] = [];
   // The rows keep their probe_matches column: copying 25 wide rows without it (object rest) costs about five
   // times this loop; nothing reads it past here, and the answer's serializer writes only its schema's fields.
   for (const row of rows) if (row.id !== null) page.push(row);

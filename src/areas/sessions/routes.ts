@@ -4,6 +4,7 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data } from '../../server/schemas.js';
+import { sendDataJson } from '../../server/json-text.js';
 import { type CsvColumn, csvLines, exportResponse, jsonArray, sendDownload } from '../../server/export.js';
 import { getSession } from './detail.js';
 import { verificationOfSession } from '../verdict/session.js';
@@ -98,7 +99,8 @@ export const sessionsRoutes: AreaRoutes = (app) => {
         response: { 200: Data(SessionList) },
       },
     },
-    async (req) => ({ data: await listSessions(factoryContext(req.ctx), req.query) }),
+    // The answer is JSON text already (list.ts splices stored entries): sent as it is, not serialized again.
+    async (req, reply) => sendDataJson(reply, await listSessions(factoryContext(req.ctx), req.query)),
   );
 
   app.get(

@@ -8,6 +8,7 @@ import { insertIfAbsent } from '../../db/chunked.js';
 import { deleteRowsOfSessionsText } from '../../db/rows-of-sessions.js';
 import { USAGE_COLUMNS, type UsageColumns } from '../../db/schema.js';
 import { sessionKeyOf, sessionKeyPart } from './document.js';
+import { listEntryText, type ListEntryColumns } from './list-entry.js';
 
 export interface SessionsTable extends UsageColumns {
   id: string;
@@ -58,6 +59,11 @@ export interface SessionsTable extends UsageColumns {
   chunk_parts: string;
   created_at: number;
   updated_at: number;
+  /**
+   * The row's object in the session list as JSON text (list-entry.ts), written by this store with the row;
+   * NULL for a row stored before migration 0053 until the sweep (list-entries.ts) writes it.
+   */
+  list_entry: string | null;
 }
 
 export interface SessionModelUsageTable extends UsageColumns {
@@ -116,7 +122,13 @@ declare module '../../db/schema.js' {
   }
 }
 
-export type SessionRow = SessionsTable;
+/** A session's row as its writers make it: the list entry is the store's to write (withListEntry). */
+export type SessionRow = Omit<SessionsTable, 'list_entry'>;
+
+/** The row with its list entry, made from its own columns: every write of a row's columns goes through this. */
+function withListEntry<R extends ListEntryColumns>(row: R): R & { list_entry: string } {
+  return { ...row, list_entry: listEntryText(row) };
+}
 
 /** The columns the list, its export and toWire read: a listed row leaves out what only ingest and detail use. */
 export const LISTED_COLUMNS = [
@@ -194,7 +206,7 @@ export function sessionsByKeysQuery(db: Db, appId: string, sessionKeys: string[]
 
 /** Insert rows unless another writer got there first; answers the keys inserted. */
 export function insertSessionsIfAbsent(db: Db, rows: SessionRow[]): Promise<Set<string>> {
-  return insertIfAbsent(db, 'sessions', rows, ['app_id', 'session_key'], 'session_key', 200);
+  return insertIfAbsent(db, 'sessions', rows.map(withListEntry), ['app_id', 'session_key'], 'session_key', 200);
 }
 
 /** Updates stored sessions, each to its own summary (one statement on PostgreSQL; db/bulk-insert.ts). */
@@ -203,7 +215,7 @@ export async function updateSessions(
   appId: string,
   rows: ({ id: string } & Omit<SessionRow, 'id' | 'org_id' | 'app_id' | 'session_key' | 'created_at'>)[],
 ): Promise<void> {
-  await updateRowsById(db, 'sessions', appId, rows);
+  await updateRowsById(db, 'sessions', appId, rows.map(withListEntry));
 }
 
 export async function modelUsageOf(db: Db, appId: string, sessionId: string): Promise<ModelUsageRow[]> {
@@ -317,7 +329,7 @@ export async function insertBulk(db: Db, sessions: SessionRow[], usage: ModelUsa
   for (let i = 0; i < sessions.length; i += 500)
     await db
       .insertInto('sessions')
-      .values(sessions.slice(i, i + 500))
+      .values(sessions.slice(i, i + 500).map(withListEntry))
       .execute();
   for (let i = 0; i < usage.length; i += 1000)
     await db
@@ -340,12 +352,40 @@ export async function deleteSessionsRows(db: Db, appId: string, ids: readonly st
   }
 }
 
-export async function setCaptureTier(db: Db, appId: string, id: string, tier: string, now: number): Promise<void> {
+/**
+ * Write the list entry of up to `limit` rows that have none (any factory's; the partial index of migration 0053
+ * finds them), in one transaction; answers how many rows were read. A row a writer changed since it was read
+ * here has its own new entry then, which `list_entry is null` leaves alone.
+ */
+export async function fillMissingListEntries(db: Db, limit: number): Promise<number> {
+  const rows = await db
+    .selectFrom('sessions')
+    .select(['app_id', ...LISTED_COLUMNS])
+    .where('list_entry', 'is', null)
+    .limit(limit)
+    .execute();
+  if (!rows.length) return 0;
+  await db.transaction().execute(async (trx) => {
+    for (const row of rows)
+      await trx
+        .updateTable('sessions')
+        .set({ list_entry: listEntryText(row) })
+        .where('app_id', '=', row.app_id)
+        .where('id', '=', row.id)
+        .where('list_entry', 'is', null)
+        .execute();
+  });
+  return rows.length;
+}
+
+/** Set a stored session's capture tier (`row` is its stored row, read in this transaction). */
+export async function setCaptureTier(db: Db, row: SessionRow, tier: string, now: number): Promise<void> {
+  const { list_entry } = withListEntry({ ...row, capture_tier: tier, updated_at: now });
   await db
     .updateTable('sessions')
-    .set({ capture_tier: tier, updated_at: now })
-    .where('app_id', '=', appId)
-    .where('id', '=', id)
+    .set({ capture_tier: tier, updated_at: now, list_entry })
+    .where('app_id', '=', row.app_id)
+    .where('id', '=', row.id)
     .execute();
 }
 
