@@ -446,50 +446,61 @@ export async function countMatching(
 export type RepoRow = Pick<SessionReposTable, 'repo' | 'sessions' | 'cost_micros'>;
 export type FacetRow = Pick<SessionFacetsTable, 'kind' | 'value' | 'label' | 'sessions'>;
 
+/** Which repository's facets the list header reads: all of them summed, one, or the dominant one. */
+export type FacetScope = { kind: 'all' } | { kind: 'one'; repo: string } | { kind: 'dominant' };
+
+export interface ListHeader {
+  /** The factory's repositories with sessions or cost, costliest first (the repo counters). */
+  repos: RepoRow[];
+  /** Facet values with their session counts, in the scope's repository or summed across all of them. */
+  facets: FacetRow[];
+}
+
 /**
- * The counters every list request reads, on SQLite as one JSON array of rows in one value: 66 facet rows
- * of four values cost more to hand over one by one (see SQLITE_LISTED) than SQLite took to find them.
+ * The counters every list request reads, in one statement: the repositories, and the facets of the scope's
+ * repository (the dominant one, the first of `repos`, chosen in the statement by the same order). Each set is
+ * one JSON array of arrays: 66 facet rows of four values cost more to hand over row by row and value by value
+ * (see SQLITE_LISTED; on PostgreSQL the driver's work a value) than the database took to find them, and one
+ * statement is one round trip on PostgreSQL.
  */
-async function counterRows<R>(
-  st: Statement,
-  db: Db,
-  sqliteText: string,
-  text: string,
-  make: (values: unknown[]) => R,
-): Promise<R[]> {
-  if (st.dialect !== 'sqlite') return st.run<R>(db, text);
-  const row = (await st.run<{ j: string }>(db, sqliteText))[0];
-  return (JSON.parse(row?.j ?? '[]') as unknown[][]).map(make);
-}
-
-/** The factory's repositories with sessions or cost, costliest first (the repo counters). */
-export function repos(db: Db, dialect: Dialect, appId: string): Promise<RepoRow[]> {
+export async function listHeader(db: Db, dialect: Dialect, appId: string, scope: FacetScope): Promise<ListHeader> {
   const st = new Statement(dialect);
-  const where = `from session_repos where app_id = ${st.bind(appId)} and (sessions > 0 or cost_micros > 0)`;
-  const order = 'order by cost_micros desc, sessions desc, repo';
-  return counterRows<RepoRow>(
-    st,
-    db,
-    `select json_group_array(json_array(repo, sessions, cost_micros) ${order}) as j ${where}`,
-    `select repo, sessions, cost_micros ${where} ${order}`,
-    (v) => ({ repo: v[0] as string, sessions: v[1] as number, cost_micros: v[2] as number }),
-  );
-}
-
-/** Facet values with their session counts, in one repo or (repo null) summed across all of them. */
-export function facets(db: Db, dialect: Dialect, appId: string, repo: string | null): Promise<FacetRow[]> {
-  const st = new Statement(dialect);
-  const select =
-    repo !== null
-      ? `select kind, value, label, sessions from session_facets where app_id = ${st.bind(appId)} and ` +
-        `repo = ${st.bind(repo)} and sessions > 0`
-      : 'select kind, value, max(label) as label, sum(sessions) as sessions from session_facets ' +
-        `where app_id = ${st.bind(appId)} and sessions > 0 group by kind, value`;
-  return counterRows<FacetRow>(
-    st,
-    db,
-    `select json_group_array(json_array(kind, value, label, sessions)) as j from (${select})`,
-    select,
-    (v) => ({ kind: v[0] as string, value: v[1] as string, label: v[2] as string | null, sessions: v[3] as number }),
-  );
+  const pg = dialect === 'postgres';
+  const agg = (row: string, order = '') =>
+    pg
+      ? `coalesce(json_agg(json_build_array(${row}) ${order}), '[]'::json)`
+      : `json_group_array(json_array(${row}) ${order})`;
+  const withSessions = (table: string) =>
+    `from ${table} where app_id = ${st.bind(appId)} and (sessions > 0 or cost_micros > 0)`;
+  const repoOrder = 'order by cost_micros desc, sessions desc, repo';
+  const repos = `select ${agg('repo, sessions, cost_micros', repoOrder)} ${withSessions('session_repos')}`;
+  let facets: string;
+  if (scope.kind === 'all') {
+    facets =
+      `select ${agg('kind, value, label, sessions')} from (select kind, value, max(label) as label, ` +
+      `sum(sessions) as sessions from session_facets where app_id = ${st.bind(appId)} and sessions > 0 ` +
+      'group by kind, value) as f';
+  } else {
+    // Bound in the order of the text (SQLite's `?`): the factory, then the repository.
+    const factory = st.bind(appId);
+    const repo =
+      scope.kind === 'one'
+        ? st.bind(scope.repo)
+        : `coalesce((select repo ${withSessions('session_repos')} ${repoOrder} limit 1), '')`;
+    facets =
+      `select ${agg('kind, value, label, sessions')} from session_facets where app_id = ${factory} and ` +
+      `repo = ${repo} and sessions > 0`;
+  }
+  const row = (await st.run<{ r: unknown; f: unknown }>(db, `select (${repos}) as r, (${facets}) as f`))[0];
+  // PostgreSQL's driver parses json; SQLite's texts are parsed here.
+  const values = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as unknown[][];
+  return {
+    repos: values(row?.r).map((v) => ({ repo: v[0] as string, sessions: Number(v[1]), cost_micros: Number(v[2]) })),
+    facets: values(row?.f).map((v) => ({
+      kind: v[0] as string,
+      value: v[1] as string,
+      label: v[2] as string | null,
+      sessions: Number(v[3]),
+    })),
+  };
 }

@@ -40,6 +40,7 @@ function queryError(path: string, message: string) {
 
 interface ListPlan {
   actors: ActorView;
+  facetRows: listStore.FacetRow[];
   filter: listStore.ListFilter;
   repoRows: listStore.RepoRow[];
   repo: string | null;
@@ -83,14 +84,25 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
     includeSubagents = query.includeSubagents === '1' || query.includeSubagents === 'true';
   }
 
-  const repoRows = await listStore.repos(ctx.db, ctx.gateway.dialect, ctx.appId);
+  const explicitRepo = query.repoScope !== 'all' && query.repo !== undefined ? normalizeRepo(query.repo) : undefined;
+  const header = await listStore.listHeader(
+    ctx.db,
+    ctx.gateway.dialect,
+    ctx.appId,
+    query.repoScope === 'all'
+      ? { kind: 'all' }
+      : explicitRepo !== undefined
+        ? { kind: 'one', repo: explicitRepo }
+        : { kind: 'dominant' },
+  );
+  const repoRows = header.repos;
   let repoSelection: SessionListWire['repoSelection'];
   let repo: string | null;
   if (query.repoScope === 'all') {
     repoSelection = 'all';
     repo = null;
-  } else if (query.repo !== undefined) {
-    repo = normalizeRepo(query.repo);
+  } else if (explicitRepo !== undefined) {
+    repo = explicitRepo;
     repoSelection = repo === '' ? 'none' : 'one';
   } else {
     repoSelection = 'dominant';
@@ -113,6 +125,7 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
   };
   return {
     actors,
+    facetRows: header.facets,
     filter,
     repoRows,
     repo,
@@ -128,7 +141,7 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
  * being read, made into an object and serialized again, about half of what a list request cost (issue 46).
  */
 export async function listSessions(ctx: FactoryContext, query: ListQuery): Promise<Uint8Array[]> {
-  const { actors, filter, repoRows, repo, repoSelection, sort, dir } = await planList(ctx, query);
+  const { actors, facetRows, filter, repoRows, repo, repoSelection, sort, dir } = await planList(ctx, query);
   const limit = query.limit ?? 25;
   const offset = query.offset ?? 0;
 
@@ -156,8 +169,6 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
 
   const dialect = ctx.gateway.dialect;
   const count = () => listStore.countMatching(ctx.db, dialect, ctx.appId, filter, TOTAL_CAP);
-  const facetsRead = listStore.facets(ctx.db, dialect, ctx.appId, repo);
-  facetsRead.catch(() => undefined); // awaited below; not an unhandled rejection if the probe throws first
   let rows: listStore.PageRow[] | null = null;
   let counted: number | null = null;
   // PostgreSQL: a title search usually matches a few hundred sessions at most. One statement reads the ids
@@ -187,7 +198,6 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
     if (scanned && !alongside)
       counted = rows.length < limit && (rows.length > 0 || offset === 0) ? offset + rows.length : await count();
   }
-  const facetRows = await facetsRead;
   let total = counted ?? inRepo;
   if (counted === null && facetFilters.length === 1) {
     const [kind, values] = facetFilters[0]!;
