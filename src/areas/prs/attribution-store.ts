@@ -155,33 +155,6 @@ export function pullRequestsOnBranches(
   return pullRequestsIn(db, appId, repositories, 'head_branch', nonEmpty);
 }
 
-/**
- * The PRs of these repositories whose number is one of `numbers` or whose head branch is one of `branches`, in
- * one statement (a session list page asks both), which the caller sorts out by its own exact keys.
- */
-export async function pullRequestsByKeysOrBranches(
-  db: Db,
-  appId: string,
-  repositories: readonly string[],
-  numbers: readonly number[],
-  branches: readonly string[],
-): Promise<PullRequestRow[]> {
-  const nonEmpty = [...new Set(branches.filter((b) => b !== ''))];
-  if (nonEmpty.length === 0) return pullRequestsIn(db, appId, repositories, 'number', [...new Set(numbers)]);
-  if (numbers.length === 0) return pullRequestsIn(db, appId, repositories, 'head_branch', nonEmpty);
-  if (repositories.length === 0) return Promise.resolve([]);
-  // Two selects joined by `union all`, each on its own index: with `number in (...) or head_branch in (...)`
-  // SQLite without statistics read every PR of the repositories through (app_id, repository).
-  const pg = isPostgres(db);
-  const params: unknown[] = [];
-  const text =
-    `${selectIn(pg, params, appId, repositories, 'number', [...new Set(numbers)])} union all ` +
-    selectIn(pg, params, appId, repositories, 'head_branch', nonEmpty);
-  const rows = await readRows<PullRequestRow>(db, text, params);
-  // A PR both named and on a listed branch comes twice.
-  return [...new Map(rows.map((r) => [r.id, r])).values()];
-}
-
 /** The factory's PRs in these repositories whose `column` is one of `values` (none asked, none read). */
 function pullRequestsIn(
   db: Db,
@@ -191,7 +164,7 @@ function pullRequestsIn(
   values: readonly (number | string)[],
 ): Promise<PullRequestRow[]> {
   if (repositories.length === 0 || values.length === 0) return Promise.resolve([]);
-  // SQL text, not a Kysely query: every session list request reads this (see prsLinkedByCommit).
+  // SQL text, not a Kysely query: built per call, as the list's page read is (pageLinks).
   const params: unknown[] = [];
   return readRows<PullRequestRow>(db, selectIn(isPostgres(db), params, appId, repositories, column, values), params);
 }
@@ -210,6 +183,110 @@ function selectIn(
     `select * from pull_requests where app_id = ${pg ? `$${params.length}` : '?'} and repository in ` +
     `${inList(pg, params, [...new Set(repositories)])} and ${column} in ${inList(pg, params, values)}`
   );
+}
+
+/** Every column of a PR row, in the order a page's read packs them (pageLinks). */
+const PR_COLUMNS = [
+  'id',
+  'org_id',
+  'app_id',
+  'repository',
+  'number',
+  'url',
+  'title',
+  'author',
+  'head_branch',
+  'head_sha',
+  'base_branch',
+  'base_sha',
+  'state',
+  'merged',
+  'opened_at',
+  'closed_at',
+  'merged_at',
+  'source_updated_at',
+  'updated_at',
+  'state_source',
+] as const satisfies readonly (keyof PullRequestRow)[];
+
+/** A session of a page linked to a PR by one of its commits (session_commit_prs). */
+export interface CommitLink {
+  session_id: string;
+  repository: string;
+  number: number;
+}
+
+export interface PageLinks {
+  commitLinks: CommitLink[];
+  /**
+   * The PRs in `repositories` numbered one of `numbers` or on one of `branches` (more than was asked: the
+   * caller keeps the pairs it wants), and those the commit links name; each once.
+   */
+  pullRequests: PullRequestRow[];
+}
+
+/**
+ * What a page of sessions needs to find its PRs, in one statement (one round trip on PostgreSQL): the PRs its
+ * sessions' commits link to, and the rows of the PRs they name, link to by commit or ran on the head branch
+ * of. Each set comes as one JSON array of arrays, not row by row and value by value (see the session list's
+ * store). Every session list request with rows reads this.
+ */
+export async function pageLinks(
+  db: Db,
+  appId: string,
+  sessionIds: readonly string[],
+  repositories: readonly string[],
+  numbers: readonly number[],
+  branches: readonly string[],
+): Promise<PageLinks> {
+  if (sessionIds.length === 0) return { commitLinks: [], pullRequests: [] };
+  const pg = isPostgres(db);
+  const params: unknown[] = [];
+  const bind = (v: unknown) => {
+    params.push(v);
+    return pg ? `$${params.length}` : '?';
+  };
+  const agg = (row: string) =>
+    pg ? `coalesce(json_agg(json_build_array(${row})), '[]'::json)` : `json_group_array(json_array(${row}))`;
+  const links =
+    `select ${agg('session_id, repository, number')} from session_commit_prs where app_id = ${bind(appId)} and ` +
+    `session_id in ${inList(pg, params, sessionIds)}`;
+  const selects: string[] = [];
+  const nonEmpty = [...new Set(branches.filter((b) => b !== ''))];
+  // One select an index each, joined by `union all`: with `number in (...) or head_branch in (...)` SQLite
+  // without statistics read every PR of the repositories through (app_id, repository).
+  if (repositories.length && numbers.length)
+    selects.push(selectIn(pg, params, appId, repositories, 'number', [...new Set(numbers)]));
+  if (repositories.length && nonEmpty.length)
+    selects.push(selectIn(pg, params, appId, repositories, 'head_branch', nonEmpty));
+  selects.push(
+    'select p.* from session_commit_prs c join pull_requests p on p.app_id = c.app_id and ' +
+      `p.repository = c.repository and p.number = c.number where c.app_id = ${bind(appId)} and ` +
+      `c.session_id in ${inList(pg, params, sessionIds)}`,
+  );
+  const prs = `select ${agg(PR_COLUMNS.map((c) => `u.${c}`).join(', '))} from (${selects.join(' union all ')}) as u`;
+  const row = (await readRows<{ l: unknown; p: unknown }>(db, `select (${links}) as l, (${prs}) as p`, params))[0];
+  // PostgreSQL's driver parses json; SQLite's texts are parsed here.
+  const values = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as unknown[][];
+  const pullRequests = new Map<string, PullRequestRow>();
+  for (const v of values(row?.p)) {
+    const pr = Object.fromEntries(PR_COLUMNS.map((c, i) => [c, v[i]])) as unknown as PullRequestRow;
+    pr.number = Number(pr.number);
+    pr.merged = Number(pr.merged);
+    pr.opened_at = Number(pr.opened_at);
+    for (const c of ['closed_at', 'merged_at'] as const) if (pr[c] !== null) pr[c] = Number(pr[c]);
+    pr.source_updated_at = Number(pr.source_updated_at);
+    pr.updated_at = Number(pr.updated_at);
+    pullRequests.set(pr.id, pr);
+  }
+  return {
+    commitLinks: values(row?.l).map((v) => ({
+      session_id: v[0] as string,
+      repository: v[1] as string,
+      number: Number(v[2]),
+    })),
+    pullRequests: [...pullRequests.values()],
+  };
 }
 
 export function allPullRequests(db: Db, appId: string): Promise<PullRequestRow[]> {

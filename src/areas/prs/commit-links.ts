@@ -288,18 +288,3 @@ export async function sessionsLinkedByCommit(db: Db, appId: string, only?: PrKey
   if (only) q = q.where('k.repository', '=', only.repository).where('k.number', '=', only.number);
   return (await q.execute()).map((r) => ({ ...r, pr_number: Number(r.pr_number) }));
 }
-
-/** The PRs each of these sessions (row ids) is linked to by a commit: session row id → PR keys. */
-export async function prsLinkedByCommit(
-  db: Db,
-  appId: string,
-  sessions: readonly { id: string }[],
-): Promise<Map<string, PrKey[]>> {
-  const out = new Map<string, PrKey[]>();
-  for (const l of await linksOf(db, appId, [...new Set(sessions.map((s) => s.id))])) {
-    const list = out.get(l.session_id) ?? [];
-    list.push({ repository: l.repository, number: l.number });
-    out.set(l.session_id, list);
-  }
-  return out;
-}

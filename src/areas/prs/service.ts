@@ -14,7 +14,7 @@ import type { Artifact } from '../artifacts/schema.js';
 import type { Check } from '../results/schema.js';
 import type { OutcomesQuery, PullRequestDetail, PullRequestOutcome, PullRequestSession } from './schema.js';
 import * as store from './attribution-store.js';
-import { prsLinkedByCommit, sessionsLinkedByCommit, type CommitLinkRow } from './commit-links.js';
+import { sessionsLinkedByCommit, type CommitLinkRow } from './commit-links.js';
 import { namedPrs, type PrKey } from './refs.js';
 import * as spend from './spend-store.js';
 import { refreshSessionSpend, spendOfDays } from './spend-aggregates.js';
@@ -128,20 +128,28 @@ export async function prOutcomesForRows(
   const out = new Map<string, PrOutcome[]>(sessions.map((r) => [r.id, []]));
   const rows = [...new Map(sessions.map((r) => [r.id, r])).values()];
   if (rows.length === 0) return out;
-  const byCommit = await prsLinkedByCommit(ctx.db, ctx.appId, rows);
+  const ownNamed = new Map(rows.map((r) => [r.id, namedPrs(r)]));
+  const ownKeys = [...ownNamed.values()].flat();
+  const { commitLinks, pullRequests: read } = await store.pageLinks(
+    ctx.db,
+    ctx.appId,
+    rows.map((r) => r.id),
+    [...new Set([...ownKeys.map((k) => k.repository), ...rows.map((r) => r.repo).filter(Boolean)])],
+    ownKeys.map((k) => k.number),
+    rows.map((r) => r.branch),
+  );
+  const byCommit = new Map<string, PrKey[]>();
+  for (const l of commitLinks) {
+    const list = byCommit.get(l.session_id) ?? [];
+    list.push({ repository: l.repository, number: l.number });
+    byCommit.set(l.session_id, list);
+  }
   const named = new Map(
-    rows.map((r) => [r.id, [...namedPrs(r), ...(byCommit.get(r.id) ?? []).map((k) => ({ ...k, url: null }))]]),
+    rows.map((r) => [r.id, [...ownNamed.get(r.id)!, ...(byCommit.get(r.id) ?? []).map((k) => ({ ...k, url: null }))]]),
   );
   const keys = [...named.values()].flat();
   const namedKeys = new Set(keys.map(keyOf));
   const rowBranches = new Set(rows.map((r) => `${r.repo}\u0000${r.branch}`));
-  const read = await store.pullRequestsByKeysOrBranches(
-    ctx.db,
-    ctx.appId,
-    [...new Set([...keys.map((k) => k.repository), ...rows.map((r) => r.repo).filter(Boolean)])],
-    keys.map((k) => k.number),
-    rows.map((r) => r.branch),
-  );
   // The statement's repository × number and repository × branch sets hold more than was asked: keep the PRs a
   // session names, and those on the head branch of a listed session's repository.
   const onBranch = (p: (typeof read)[number]) =>
