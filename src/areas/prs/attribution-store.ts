@@ -209,6 +209,8 @@ const PR_COLUMNS = [
   'state_source',
 ] as const satisfies readonly (keyof PullRequestRow)[];
 
+const PR_INDEX = Object.fromEntries(PR_COLUMNS.map((c, i) => [c, i])) as Record<(typeof PR_COLUMNS)[number], number>;
+
 /** A session of a page linked to a PR by one of its commits (session_commit_prs). */
 export interface CommitLink {
   session_id: string;
@@ -270,13 +272,30 @@ export async function pageLinks(
   const values = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as unknown[][];
   const pullRequests = new Map<string, PullRequestRow>();
   for (const v of values(row?.p)) {
-    const pr = Object.fromEntries(PR_COLUMNS.map((c, i) => [c, v[i]])) as unknown as PullRequestRow;
-    pr.number = Number(pr.number);
-    pr.merged = Number(pr.merged);
-    pr.opened_at = Number(pr.opened_at);
-    for (const c of ['closed_at', 'merged_at'] as const) if (pr[c] !== null) pr[c] = Number(pr[c]);
-    pr.source_updated_at = Number(pr.source_updated_at);
-    pr.updated_at = Number(pr.updated_at);
+    const at = (c: (typeof PR_COLUMNS)[number]) => v[PR_INDEX[c]];
+    const orNull = (x: unknown) => (x === null ? null : Number(x));
+    const pr: PullRequestRow = {
+      id: at('id') as string,
+      org_id: at('org_id') as string,
+      app_id: at('app_id') as string,
+      repository: at('repository') as string,
+      number: Number(at('number')),
+      url: at('url') as string,
+      title: at('title') as string,
+      author: at('author') as string | null,
+      head_branch: at('head_branch') as string,
+      head_sha: at('head_sha') as string,
+      base_branch: at('base_branch') as string,
+      base_sha: at('base_sha') as string | null,
+      state: at('state') as PullRequestRow['state'],
+      merged: Number(at('merged')),
+      opened_at: Number(at('opened_at')),
+      closed_at: orNull(at('closed_at')),
+      merged_at: orNull(at('merged_at')),
+      source_updated_at: Number(at('source_updated_at')),
+      updated_at: Number(at('updated_at')),
+      state_source: at('state_source') as PullRequestRow['state_source'],
+    };
     pullRequests.set(pr.id, pr);
   }
   return {

@@ -136,11 +136,11 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
 }
 
 /**
- * The list's answer (a SessionListWire) as the UTF-8 chunks of its JSON text: each session's stored list entry
- * goes in as it was read, after the fields read at request time (wire.ts, listedHeadJson), instead of its columns
+ * The list's answer (a SessionListWire) as the parts of its JSON text (strings, or UTF-8 bytes): each session's
+ * stored list entry goes in as it was read, after the fields read at request time (wire.ts, listedHeadJson), instead of its columns
  * being read, made into an object and serialized again, about half of what a list request cost (issue 46).
  */
-export async function listSessions(ctx: FactoryContext, query: ListQuery): Promise<Uint8Array[]> {
+export async function listSessions(ctx: FactoryContext, query: ListQuery): Promise<(string | Uint8Array)[]> {
   const { actors, facetRows, filter, repoRows, repo, repoSelection, sort, dir } = await planList(ctx, query);
   const limit = query.limit ?? 25;
   const offset = query.offset ?? 0;
@@ -206,19 +206,20 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
       .reduce((n, f) => n + Number(f.sessions), 0);
   }
 
-  const facetValues = (kind: store.FacetKind) =>
-    facetRows
-      .filter((f) => f.kind === kind)
-      .map((f) => f.value)
-      .sort();
-  const actorRows = facetRows.filter((f) => f.kind === 'actor');
+  const byKind = new Map<string, listStore.FacetRow[]>();
+  for (const f of facetRows) {
+    const list = byKind.get(f.kind);
+    if (list) list.push(f);
+    else byKind.set(f.kind, [f]);
+  }
+  const facetValues = (kind: store.FacetKind) => (byKind.get(kind) ?? []).map((f) => f.value).sort();
+  const actorRows = byKind.get('actor') ?? [];
   const actorNames: Record<string, string> = {};
   for (const a of actorRows) actorNames[actors.id(a.value)] = actors.name(a.value, a.label ?? a.value);
   for (const r of rows) actorNames[actors.id(r.actor_id)] ??= actors.name(r.actor_id, r.actor_name);
   const originCounts = { agent: 0, interactive: 0, worker: 0 };
-  for (const f of facetRows) {
-    if (f.kind === 'origin' && (f.value === 'agent' || f.value === 'interactive' || f.value === 'worker'))
-      originCounts[f.value] += Number(f.sessions);
+  for (const f of byKind.get('origin') ?? []) {
+    if (f.value === 'agent' || f.value === 'interactive' || f.value === 'worker') originCounts[f.value] += f.sessions;
   }
   const pinned = repo !== null && reposWithSessions.some((r) => r.repo === repo);
   const [extra, entries] = await Promise.all([enrich(ctx, rows), listEntries(ctx, rows)]);
@@ -241,19 +242,18 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
     workerKinds: facetValues('workerKind'),
     originCounts,
   };
-  const chunks: Uint8Array[] = [Buffer.from('{"sessions":[')];
+  const parts: (string | Uint8Array)[] = ['{"sessions":['];
   let separator = '';
   for (let i = 0; i < rows.length; i += 1) {
     const entry = entries[i];
     if (entry === undefined) continue;
     // `{head…}` and `{entry…}` are JSON objects with at least one key each: `{head…,entry…}`.
     const head = listedHeadJson(rows[i]!, actors, extra);
-    chunks.push(Buffer.from(`${separator}${head.slice(0, -1)},`));
-    chunks.push(typeof entry === 'string' ? Buffer.from(entry.slice(1)) : entry.subarray(1));
+    parts.push(`${separator}${head.slice(0, -1)},`, typeof entry === 'string' ? entry.slice(1) : entry.subarray(1));
     separator = ',';
   }
-  chunks.push(Buffer.from(`],${JSON.stringify(header).slice(1)}`));
-  return chunks;
+  parts.push(`],${JSON.stringify(header).slice(1)}`);
+  return parts;
 }
 
 /**

@@ -9,9 +9,20 @@ import { listEntryOf } from './list-entry.js';
 import type { SessionWire } from './schema.js';
 import type * as store from './store.js';
 
+/** Pseudonyms already computed (secret and actor id → pseudonym): a list request names up to every actor. */
+const pseudonyms = new Map<string, string>();
+const PSEUDONYMS_KEPT = 10_000;
+
 /** Stable pseudonym of an actor for callers without sessions.read_team: `anon-` + 16 hex of an HMAC. */
 export function pseudonymOf(secret: string, actorId: string): string {
-  return `anon-${crypto.createHmac('sha256', secret).update(actorId).digest('hex').slice(0, 16)}`;
+  const key = `${secret}\u0000${actorId}`;
+  let pseudonym = pseudonyms.get(key);
+  if (pseudonym === undefined) {
+    pseudonym = `anon-${crypto.createHmac('sha256', secret).update(actorId).digest('hex').slice(0, 16)}`;
+    if (pseudonyms.size >= PSEUDONYMS_KEPT) pseudonyms.clear();
+    pseudonyms.set(key, pseudonym);
+  }
+  return pseudonym;
 }
 
 export interface ActorView {
