@@ -13,7 +13,7 @@ import { insertRows } from '../../db/bulk-insert.js';
 import { ciVerdict } from './ci-verdict.js';
 import type { PrKey } from './refs.js';
 import { namedPrs } from './refs.js';
-import { checkSummaries, revertedBy, type PullRequestRow } from './store.js';
+import { checksAndReverts, type PullRequestRow } from './store.js';
 
 export interface PrOutcomesTable {
   app_id: string;
@@ -102,9 +102,8 @@ async function refreshChunk(db: Db, appId: string, keys: readonly PrKey[]): Prom
       if (wanted.has(`${r.repository}#${Number(r.number)}`)) earliest(`${r.repository}#${Number(r.number)}`, r.first);
   }
   const linked = prs.filter((p) => first.has(keyOf(p)));
-  const [summaries, reverts, evaluations] = await Promise.all([
-    checkSummaries(db, appId, linked),
-    revertedBy(db, appId, linked),
+  const [{ summaries, reverts }, evaluations] = await Promise.all([
+    checksAndReverts(db, appId, linked),
     first.size
       ? db
           .selectFrom('pr_evaluations')

@@ -184,14 +184,7 @@ export async function describePullRequests(
   appId: string,
   rows: readonly store.PullRequestRow[],
 ): Promise<Map<string, DescribedPullRequest>> {
-  const [summaries, reverts] = await Promise.all([
-    store.checkSummaries(
-      ctx.db,
-      appId,
-      rows.map((r) => ({ repository: r.repository, head_sha: r.head_sha })),
-    ),
-    store.revertedBy(ctx.db, appId, rows),
-  ]);
+  const { summaries, reverts } = await store.checksAndReverts(ctx.db, appId, rows);
   const out = new Map<string, DescribedPullRequest>();
   for (const r of rows) {
     const key = `${r.repository}#${r.number}`;

@@ -184,68 +184,82 @@ export interface CheckSummary {
 
 const FAILED_CONCLUSIONS = ['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure'];
 
-/** Per (repository, head sha, kind): how many checks, how many completed, how many failed. */
-export async function checkSummaries(
-  db: Db,
-  appId: string,
-  heads: readonly { repository: string; head_sha: string }[],
-): Promise<CheckSummary[]> {
-  if (heads.length === 0) return [];
-  // SQL text, not a Kysely query: every session list page with a PR reads this (see readRows).
-  const pg = isPostgres(db);
-  const params: unknown[] = [appId];
-  const kind = "case when check_id like 'run:%' then 'run' else 'suite' end";
-  // Constants of the code, written as literals: on SQLite `?` binds in text order, and these come before app_id.
-  const failed = `(${FAILED_CONCLUSIONS.map((c) => `'${c}'`).join(', ')})`;
-  const shas = inList(pg, params, [...new Set(heads.map((h) => h.head_sha))]);
-  const rows = await readRows<{
-    repository: string;
-    head_sha: string;
-    kind: string;
-    total: number | string;
-    completed: number | string;
-    failed: number | string;
-  }>(
-    db,
-    `select repository, head_sha, ${kind} as kind, count(*) as total, ` +
-      "sum(case when status = 'completed' then 1 else 0 end) as completed, " +
-      `sum(case when status = 'completed' and conclusion in ${failed} then 1 else 0 end) as failed ` +
-      `from pr_checks where app_id = ${pg ? '$1' : '?'} and head_sha in ${shas} group by repository, head_sha, ${kind}`,
-    params,
-  );
-  return rows.map((r) => ({
-    repository: r.repository,
-    head_sha: r.head_sha,
-    kind: r.kind === 'run' ? 'run' : 'suite',
-    total: Number(r.total),
-    completed: Number(r.completed),
-    failed: Number(r.failed),
-  }));
+/** What describes the CI and the reverts of some PRs (checksAndReverts). */
+export interface ChecksAndReverts {
+  /** Per (repository, head sha, kind): how many checks, how many completed, how many failed. */
+  summaries: CheckSummary[];
+  /** Of the merged PRs, those a later merged PR of the same repository reverts: `repo#number` → its number. */
+  reverts: Map<string, number>;
 }
 
-/** Of the given merged PRs, those a later merged PR of the same repository reverts: `repo#number` → its number. */
-export async function revertedBy(db: Db, appId: string, prs: readonly PullRequestRow[]): Promise<Map<string, number>> {
+type RevertRef = Omit<PrRevertRefsTable, 'id' | 'app_id'>;
+
+/**
+ * The check summaries at these PRs' heads and the revert refs of their repositories, in one statement (one
+ * round trip on PostgreSQL; every session list page with a PR reads this), each set one JSON array of arrays.
+ * SQL text, not Kysely queries, for the same reason.
+ */
+export async function checksAndReverts(
+  db: Db,
+  appId: string,
+  prs: readonly Pick<PullRequestRow, 'repository' | 'number' | 'title' | 'head_sha' | 'merged' | 'merged_at'>[],
+): Promise<ChecksAndReverts> {
   const merged = prs.filter((p) => p.merged === 1);
-  if (merged.length === 0) return new Map();
+  if (prs.length === 0) return { summaries: [], reverts: new Map() };
   const pg = isPostgres(db);
-  const params: unknown[] = [appId];
-  const repos = inList(pg, params, [...new Set(merged.map((p) => p.repository))]);
-  const refs = await readRows<Omit<PrRevertRefsTable, 'id' | 'app_id'>>(
-    db,
-    'select repository, reverting_number, target_number, target_title, merged_at from pr_revert_refs ' +
-      `where app_id = ${pg ? '$1' : '?'} and repository in ${repos}`,
-    params,
+  const params: unknown[] = [];
+  const bind = (v: unknown) => {
+    params.push(v);
+    return pg ? `$${params.length}` : '?';
+  };
+  const agg = (row: string) =>
+    pg ? `coalesce(json_agg(json_build_array(${row})), '[]'::json)` : `json_group_array(json_array(${row}))`;
+  const kind = "case when check_id like 'run:%' then 'run' else 'suite' end";
+  // Constants of the code, written as literals: on SQLite `?` binds in text order.
+  const failed = `(${FAILED_CONCLUSIONS.map((c) => `'${c}'`).join(', ')})`;
+  const checks =
+    `select ${agg('repository, head_sha, kind, total, completed, failed')} from (select repository, head_sha, ` +
+    `${kind} as kind, count(*) as total, sum(case when status = 'completed' then 1 else 0 end) as completed, ` +
+    `sum(case when status = 'completed' and conclusion in ${failed} then 1 else 0 end) as failed ` +
+    `from pr_checks where app_id = ${bind(appId)} and head_sha in ` +
+    `${inList(pg, params, [...new Set(prs.map((p) => p.head_sha))])} group by repository, head_sha, ${kind}) as c`;
+  const repositories = [...new Set(merged.map((p) => p.repository))];
+  const reverts = merged.length
+    ? `select ${agg('repository, reverting_number, target_number, target_title, merged_at')} from pr_revert_refs ` +
+      `where app_id = ${bind(appId)} and repository in ${inList(pg, params, repositories)}`
+    : `select '[]'`;
+  const row = (await readRows<{ c: unknown; r: unknown }>(db, `select (${checks}) as c, (${reverts}) as r`, params))[0];
+  // PostgreSQL's driver parses json; SQLite's texts are parsed here.
+  const values = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as unknown[][];
+  const summaries = values(row?.c).map(
+    (v): CheckSummary => ({
+      repository: v[0] as string,
+      head_sha: v[1] as string,
+      kind: v[2] === 'run' ? 'run' : 'suite',
+      total: Number(v[3]),
+      completed: Number(v[4]),
+      failed: Number(v[5]),
+    }),
+  );
+  const refs = values(row?.r).map(
+    (v): RevertRef => ({
+      repository: v[0] as string,
+      reverting_number: Number(v[1]),
+      target_number: v[2] === null ? null : Number(v[2]),
+      target_title: v[3] as string | null,
+      merged_at: Number(v[4]),
+    }),
   );
   const out = new Map<string, number>();
   for (const pr of merged) {
     const ref = refs.find(
       (r) =>
         r.repository === pr.repository &&
-        Number(r.reverting_number) !== pr.number &&
-        Number(r.merged_at) >= (pr.merged_at ?? 0) &&
-        (r.target_number === null ? r.target_title === pr.title : Number(r.target_number) === pr.number),
+        r.reverting_number !== pr.number &&
+        r.merged_at >= (pr.merged_at ?? 0) &&
+        (r.target_number === null ? r.target_title === pr.title : r.target_number === pr.number),
     );
-    if (ref) out.set(`${pr.repository}#${pr.number}`, Number(ref.reverting_number));
+    if (ref) out.set(`${pr.repository}#${pr.number}`, ref.reverting_number);
   }
-  return out;
+  return { summaries, reverts: out };
 }

@@ -137,8 +137,9 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
 
 /**
  * The list's answer (a SessionListWire) as the parts of its JSON text (strings, or UTF-8 bytes): each session's
- * stored list entry goes in as it was read, after the fields read at request time (wire.ts, listedHeadJson), instead of its columns
- * being read, made into an object and serialized again, about half of what a list request cost (issue 46).
+ * stored list entry goes in as it was read, after the fields read at request time (wire.ts, listedHeadJson),
+ * instead of its columns being read, made into an object and serialized again, about half of what a list
+ * request cost (issue 46).
  */
 export async function listSessions(ctx: FactoryContext, query: ListQuery): Promise<(string | Uint8Array)[]> {
   const { actors, facetRows, filter, repoRows, repo, repoSelection, sort, dir } = await planList(ctx, query);
