@@ -98,3 +98,27 @@ export function inList(postgres: boolean, parameters: unknown[], values: readonl
   });
   return `(${marks.join(', ')})`;
 }
+
+/** A function that binds a value after those already in `parameters` (which it extends) and gives its placeholder. */
+export function binder(postgres: boolean, parameters: unknown[]): (value: unknown) => string {
+  return (value) => {
+    parameters.push(value);
+    return postgres ? `$${parameters.length}` : '?';
+  };
+}
+
+/**
+ * SQL of an aggregate of rows as one JSON array of arrays (`row` is the comma list of each array's values, `order`
+ * an optional `order by ...` of the aggregate), `[]` for no rows: a set read as one value instead of row by row and
+ * value by value (each a call across N-API on SQLite, a parsed field on PostgreSQL). Read back with jsonRows.
+ */
+export function jsonRowsAggregate(postgres: boolean, row: string, order = ''): string {
+  return postgres
+    ? `coalesce(json_agg(json_build_array(${row}) ${order}), '[]'::json)`
+    : `json_group_array(json_array(${row}) ${order})`;
+}
+
+/** The arrays of a jsonRowsAggregate value: PostgreSQL's driver has parsed its json already, SQLite's is text. */
+export function jsonRows(value: unknown): unknown[][] {
+  return (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as unknown[][];
+}

@@ -2,7 +2,7 @@
 // of theirs is written here) joined with this area's pull_requests, always scoped by factory.
 import { sql } from 'kysely';
 import { isPostgres, type Db } from '../../db/connection.js';
-import { inList, readRows } from '../../db/prepared.js';
+import { binder, inList, jsonRows, jsonRowsAggregate, readRows } from '../../db/prepared.js';
 import type { PullRequestRow } from './store.js';
 import { sessionKeyRange } from '../sessions/store.js';
 
@@ -244,12 +244,8 @@ export async function pageLinks(
   if (sessionIds.length === 0) return { commitLinks: [], pullRequests: [] };
   const pg = isPostgres(db);
   const params: unknown[] = [];
-  const bind = (v: unknown) => {
-    params.push(v);
-    return pg ? `$${params.length}` : '?';
-  };
-  const agg = (row: string) =>
-    pg ? `coalesce(json_agg(json_build_array(${row})), '[]'::json)` : `json_group_array(json_array(${row}))`;
+  const bind = binder(pg, params);
+  const agg = (row: string) => jsonRowsAggregate(pg, row);
   const links =
     `select ${agg('session_id, repository, number')} from session_commit_prs where app_id = ${bind(appId)} and ` +
     `session_id in ${inList(pg, params, sessionIds)}`;
@@ -268,10 +264,8 @@ export async function pageLinks(
   );
   const prs = `select ${agg(PR_COLUMNS.map((c) => `u.${c}`).join(', '))} from (${selects.join(' union all ')}) as u`;
   const row = (await readRows<{ l: unknown; p: unknown }>(db, `select (${links}) as l, (${prs}) as p`, params))[0];
-  // PostgreSQL's driver parses json; SQLite's texts are parsed here.
-  const values = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as unknown[][];
   const pullRequests = new Map<string, PullRequestRow>();
-  for (const v of values(row?.p)) {
+  for (const v of jsonRows(row?.p)) {
     const at = (c: (typeof PR_COLUMNS)[number]) => v[PR_INDEX[c]];
     const orNull = (x: unknown) => (x === null ? null : Number(x));
     const pr: PullRequestRow = {
@@ -299,7 +293,7 @@ export async function pageLinks(
     pullRequests.set(pr.id, pr);
   }
   return {
-    commitLinks: values(row?.l).map((v) => ({
+    commitLinks: jsonRows(row?.l).map((v) => ({
       session_id: v[0] as string,
       repository: v[1] as string,
       number: Number(v[2]),

@@ -1,7 +1,7 @@
 // SQL of pull-request state (from the code host's webhooks): pull requests, checks, revert references.
 // Every statement is scoped by factory.
 import { isPostgres, type Db } from '../../db/connection.js';
-import { inList, readRows } from '../../db/prepared.js';
+import { binder, inList, jsonRows, jsonRowsAggregate, readRows } from '../../db/prepared.js';
 import { pullRequestChanged } from './spend-aggregates.js';
 
 export type PullRequestState = 'open' | 'closed' | 'merged';
@@ -208,12 +208,8 @@ export async function checksAndReverts(
   if (prs.length === 0) return { summaries: [], reverts: new Map() };
   const pg = isPostgres(db);
   const params: unknown[] = [];
-  const bind = (v: unknown) => {
-    params.push(v);
-    return pg ? `$${params.length}` : '?';
-  };
-  const agg = (row: string) =>
-    pg ? `coalesce(json_agg(json_build_array(${row})), '[]'::json)` : `json_group_array(json_array(${row}))`;
+  const bind = binder(pg, params);
+  const agg = (row: string) => jsonRowsAggregate(pg, row);
   const kind = "case when check_id like 'run:%' then 'run' else 'suite' end";
   // Constants of the code, written as literals: on SQLite `?` binds in text order.
   const failed = `(${FAILED_CONCLUSIONS.map((c) => `'${c}'`).join(', ')})`;
@@ -229,9 +225,7 @@ export async function checksAndReverts(
       `where app_id = ${bind(appId)} and repository in ${inList(pg, params, repositories)}`
     : `select '[]'`;
   const row = (await readRows<{ c: unknown; r: unknown }>(db, `select (${checks}) as c, (${reverts}) as r`, params))[0];
-  // PostgreSQL's driver parses json; SQLite's texts are parsed here.
-  const values = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as unknown[][];
-  const summaries = values(row?.c).map(
+  const summaries = jsonRows(row?.c).map(
     (v): CheckSummary => ({
       repository: v[0] as string,
       head_sha: v[1] as string,
@@ -241,7 +235,7 @@ export async function checksAndReverts(
       failed: Number(v[5]),
     }),
   );
-  const refs = values(row?.r).map(
+  const refs = jsonRows(row?.r).map(
     (v): RevertRef => ({
       repository: v[0] as string,
       reverting_number: Number(v[1]),

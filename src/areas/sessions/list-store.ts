@@ -1,7 +1,7 @@
 // SQL of the session list (GET /v1/sessions and its export): the filter, the order, the page (by offset or
 // by keyset), the count, and how a title search is read on each store. Scoped by app_id.
 import type { Db, Dialect } from '../../db/connection.js';
-import { readRows } from '../../db/prepared.js';
+import { jsonRows, jsonRowsAggregate, readRows } from '../../db/prepared.js';
 import {
   LISTED_COLUMNS,
   type ListedRow,
@@ -466,10 +466,7 @@ export interface ListHeader {
 export async function listHeader(db: Db, dialect: Dialect, appId: string, scope: FacetScope): Promise<ListHeader> {
   const st = new Statement(dialect);
   const pg = dialect === 'postgres';
-  const agg = (row: string, order = '') =>
-    pg
-      ? `coalesce(json_agg(json_build_array(${row}) ${order}), '[]'::json)`
-      : `json_group_array(json_array(${row}) ${order})`;
+  const agg = (row: string, order = '') => jsonRowsAggregate(pg, row, order);
   const withSessions = (table: string) =>
     `from ${table} where app_id = ${st.bind(appId)} and (sessions > 0 or cost_micros > 0)`;
   const repoOrder = 'order by cost_micros desc, sessions desc, repo';
@@ -492,11 +489,9 @@ export async function listHeader(db: Db, dialect: Dialect, appId: string, scope:
       `repo = ${repo} and sessions > 0`;
   }
   const row = (await st.run<{ r: unknown; f: unknown }>(db, `select (${repos}) as r, (${facets}) as f`))[0];
-  // PostgreSQL's driver parses json; SQLite's texts are parsed here.
-  const values = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as unknown[][];
   return {
-    repos: values(row?.r).map((v) => ({ repo: v[0] as string, sessions: Number(v[1]), cost_micros: Number(v[2]) })),
-    facets: values(row?.f).map((v) => ({
+    repos: jsonRows(row?.r).map((v) => ({ repo: v[0] as string, sessions: Number(v[1]), cost_micros: Number(v[2]) })),
+    facets: jsonRows(row?.f).map((v) => ({
       kind: v[0] as string,
       value: v[1] as string,
       label: v[2] as string | null,
