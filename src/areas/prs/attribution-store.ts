@@ -211,6 +211,35 @@ const PR_COLUMNS = [
 
 const PR_INDEX = Object.fromEntries(PR_COLUMNS.map((c, i) => [c, i])) as Record<(typeof PR_COLUMNS)[number], number>;
 
+const numberOrNull = (x: unknown) => (x === null ? null : Number(x));
+
+/** A PR row from the values of a JSON array of PR_COLUMNS. */
+function pullRequestOf(v: readonly unknown[]): PullRequestRow {
+  const at = (c: (typeof PR_COLUMNS)[number]) => v[PR_INDEX[c]];
+  return {
+    id: at('id') as string,
+    org_id: at('org_id') as string,
+    app_id: at('app_id') as string,
+    repository: at('repository') as string,
+    number: Number(at('number')),
+    url: at('url') as string,
+    title: at('title') as string,
+    author: at('author') as string | null,
+    head_branch: at('head_branch') as string,
+    head_sha: at('head_sha') as string,
+    base_branch: at('base_branch') as string,
+    base_sha: at('base_sha') as string | null,
+    state: at('state') as PullRequestRow['state'],
+    merged: Number(at('merged')),
+    opened_at: Number(at('opened_at')),
+    closed_at: numberOrNull(at('closed_at')),
+    merged_at: numberOrNull(at('merged_at')),
+    source_updated_at: Number(at('source_updated_at')),
+    updated_at: Number(at('updated_at')),
+    state_source: at('state_source') as PullRequestRow['state_source'],
+  };
+}
+
 /** A session of a page linked to a PR by one of its commits (session_commit_prs). */
 export interface CommitLink {
   session_id: string;
@@ -266,30 +295,7 @@ export async function pageLinks(
   const row = (await readRows<{ l: unknown; p: unknown }>(db, `select (${links}) as l, (${prs}) as p`, params))[0];
   const pullRequests = new Map<string, PullRequestRow>();
   for (const v of jsonRows(row?.p)) {
-    const at = (c: (typeof PR_COLUMNS)[number]) => v[PR_INDEX[c]];
-    const orNull = (x: unknown) => (x === null ? null : Number(x));
-    const pr: PullRequestRow = {
-      id: at('id') as string,
-      org_id: at('org_id') as string,
-      app_id: at('app_id') as string,
-      repository: at('repository') as string,
-      number: Number(at('number')),
-      url: at('url') as string,
-      title: at('title') as string,
-      author: at('author') as string | null,
-      head_branch: at('head_branch') as string,
-      head_sha: at('head_sha') as string,
-      base_branch: at('base_branch') as string,
-      base_sha: at('base_sha') as string | null,
-      state: at('state') as PullRequestRow['state'],
-      merged: Number(at('merged')),
-      opened_at: Number(at('opened_at')),
-      closed_at: orNull(at('closed_at')),
-      merged_at: orNull(at('merged_at')),
-      source_updated_at: Number(at('source_updated_at')),
-      updated_at: Number(at('updated_at')),
-      state_source: at('state_source') as PullRequestRow['state_source'],
-    };
+    const pr = pullRequestOf(v);
     pullRequests.set(pr.id, pr);
   }
   return {

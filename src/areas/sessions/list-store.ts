@@ -387,8 +387,7 @@ export async function pageAndMatches(
   const rows = await st.run<PageRow & { probe_matches: number | string }>(db, text);
   const matches = Number(rows[0]?.probe_matches ?? 0);
   const page: PageRow[] = [];
-  // The rows keep their probe_matches column: copying 25 wide rows without it (object rest) costs about five
-  // times this loop; nothing reads it past here, and the answer's serializer writes only its schema's fields.
+  // The rows keep their probe_matches column: nothing reads it past here (the list reads named fields only).
   for (const row of rows) if (row.id !== null) page.push(row);
   return { rows: page, matches };
 }
@@ -467,10 +466,10 @@ export async function listHeader(db: Db, dialect: Dialect, appId: string, scope:
   const st = new Statement(dialect);
   const pg = dialect === 'postgres';
   const agg = (row: string, order = '') => jsonRowsAggregate(pg, row, order);
-  const withSessions = (table: string) =>
-    `from ${table} where app_id = ${st.bind(appId)} and (sessions > 0 or cost_micros > 0)`;
+  const reposWithSessions = () =>
+    `from session_repos where app_id = ${st.bind(appId)} and (sessions > 0 or cost_micros > 0)`;
   const repoOrder = 'order by cost_micros desc, sessions desc, repo';
-  const repos = `select ${agg('repo, sessions, cost_micros', repoOrder)} ${withSessions('session_repos')}`;
+  const repos = `select ${agg('repo, sessions, cost_micros', repoOrder)} ${reposWithSessions()}`;
   let facets: string;
   if (scope.kind === 'all') {
     facets =
@@ -483,7 +482,7 @@ export async function listHeader(db: Db, dialect: Dialect, appId: string, scope:
     const repo =
       scope.kind === 'one'
         ? st.bind(scope.repo)
-        : `coalesce((select repo ${withSessions('session_repos')} ${repoOrder} limit 1), '')`;
+        : `coalesce((select repo ${reposWithSessions()} ${repoOrder} limit 1), '')`;
     facets =
       `select ${agg('kind, value, label, sessions')} from session_facets where app_id = ${factory} and ` +
       `repo = ${repo} and sessions > 0`;

@@ -61,7 +61,7 @@ export interface SessionsTable extends UsageColumns {
   updated_at: number;
   /**
    * The row's object in the session list as JSON text (list-entry.ts), written by this store with the row;
-   * NULL for a row stored before migration 0053 until the sweep (list-entries.ts) writes it.
+   * NULL for a row stored before migration 0053 until the sweep (housekeeping.ts) writes it.
    */
   list_entry: string | null;
 }

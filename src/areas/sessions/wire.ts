@@ -63,8 +63,18 @@ export async function enrich(ctx: FactoryContext, rows: readonly EnrichedRow[]):
 }
 
 export function toWire(row: store.ListedRow, actors: ActorView, extra: Enrichment): SessionWire {
+  return { ...listEntryOf(row), ...listedHead(row, actors, extra) };
+}
+
+/** A listed session's fields read at request time; its list entry (list-entry.ts) holds the rest. */
+type ListedHead = Pick<SessionWire, 'actorId' | 'actorName' | 'contextSourceVerification' | 'prOutcomes'>;
+
+function listedHead(
+  row: Pick<store.ListedRow, 'id' | 'actor_id' | 'actor_name' | 'commit_sha'>,
+  actors: ActorView,
+  extra: Enrichment,
+): ListedHead {
   return {
-    ...listEntryOf(row),
     actorId: actors.id(row.actor_id),
     actorName: actors.name(row.actor_id, row.actor_name),
     contextSourceVerification: contextVerificationOf(row.commit_sha, extra),
@@ -73,26 +83,19 @@ export function toWire(row: store.ListedRow, actors: ActorView, extra: Enrichmen
 }
 
 /**
- * The fields of a listed session read at request time, as a JSON object's text; its stored list entry
- * (list-entry.ts) holds the rest, and the two spliced make the object toWire makes (in another key order,
- * which JSON does not fix).
+ * listedHead as a JSON object's text: spliced with the row's stored list entry it makes the object toWire makes
+ * (in another key order, which JSON does not fix).
  */
 export function listedHeadJson(
   row: Pick<store.ListedRow, 'id' | 'actor_id' | 'actor_name' | 'commit_sha'>,
   actors: ActorView,
   extra: Enrichment,
 ): string {
-  const head: Pick<SessionWire, 'actorId' | 'actorName' | 'contextSourceVerification' | 'prOutcomes'> = {
-    actorId: actors.id(row.actor_id),
-    actorName: actors.name(row.actor_id, row.actor_name),
-    contextSourceVerification: contextVerificationOf(row.commit_sha, extra),
-    prOutcomes: extra.prOutcomes.get(row.id) ?? [],
-  };
-  return JSON.stringify(head);
+  return JSON.stringify(listedHead(row, actors, extra));
 }
 
 /** What a session's context verification reads as, from what enrich found. */
-export function contextVerificationOf(
+function contextVerificationOf(
   commitSha: string | null,
   extra: Enrichment,
 ): SessionWire['contextSourceVerification'] {
