@@ -95,9 +95,6 @@ export function listedHeadJson(
 }
 
 /** What a session's context verification reads as, from what enrich found. */
-function contextVerificationOf(
-  commitSha: string | null,
-  extra: Enrichment,
-): SessionWire['contextSourceVerification'] {
+function contextVerificationOf(commitSha: string | null, extra: Enrichment): SessionWire['contextSourceVerification'] {
   return extra.verification.get(commitSha) ?? (commitSha ? 'unverified' : 'absent');
 }
