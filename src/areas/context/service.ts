@@ -270,7 +270,14 @@ export async function contextVerifications(
   commitShas: readonly (string | null)[],
 ): Promise<Map<string | null, ContextVerification>> {
   const shas = [...new Set(commitShas.filter((s): s is string => Boolean(s)).map((s) => s.toLowerCase()))];
-  const synced = await store.syncedShas(ctx.db, ctx.appId, shas);
+  return verificationsOf(commitShas, await store.syncedShas(ctx.db, ctx.appId, shas));
+}
+
+/** contextVerifications from the synced commits already read (lower case): commit sha → verification. */
+export function verificationsOf(
+  commitShas: readonly (string | null)[],
+  synced: ReadonlySet<string>,
+): Map<string | null, ContextVerification> {
   const out = new Map<string | null, ContextVerification>();
   for (const sha of commitShas) {
     out.set(sha, !sha ? 'absent' : synced.has(sha.toLowerCase()) ? 'verified' : 'unverified');

@@ -1,6 +1,6 @@
 // SQL of the context tree history, always scoped by factory.
 import { isPostgres, type Db } from '../../db/connection.js';
-import { inList, readRows } from '../../db/prepared.js';
+import { inList, jsonRows, jsonRowsAggregate, readRows } from '../../db/prepared.js';
 
 export interface ContextCommitsTable {
   id: string;
@@ -76,6 +76,23 @@ export async function syncedShas(db: Db, appId: string, shas: readonly string[])
     `select commit_sha from context_commits where app_id = ${pg ? '$1' : '?'} and commit_sha in ` +
     inList(pg, params, shas);
   return new Set((await readRows<{ commit_sha: string }>(db, text, params)).map((r) => r.commit_sha));
+}
+
+/**
+ * syncedShas as a scalar subquery of a larger statement (the session list's one read), over `page`, a relation of
+ * that statement with a commit_sha column: the synced commits among the page's (any case). `factory` is the
+ * placeholder of the factory id. Read back with syncedShasOf.
+ */
+export function syncedShasOfRelation(pg: boolean, factory: string, page: string): string {
+  return (
+    `(select ${jsonRowsAggregate(pg, 'commit_sha')} from context_commits where app_id = ${factory} and commit_sha in ` +
+    `(select lower(commit_sha) from ${page} where commit_sha is not null))`
+  );
+}
+
+/** The commits of a syncedShasOfRelation value. */
+export function syncedShasOf(value: unknown): Set<string> {
+  return new Set(jsonRows(value).map((v) => v[0] as string));
 }
 
 export function filesOf(db: Db, appId: string, commitId: string): Promise<FileRow[]> {

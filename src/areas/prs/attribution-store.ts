@@ -293,19 +293,56 @@ export async function pageLinks(
   );
   const prs = `select ${agg(PR_COLUMNS.map((c) => `u.${c}`).join(', '))} from (${selects.join(' union all ')}) as u`;
   const row = (await readRows<{ l: unknown; p: unknown }>(db, `select (${links}) as l, (${prs}) as p`, params))[0];
+  return pageLinksOf(row?.l, row?.p);
+}
+
+/** PageLinks from the two aggregates of pageLinks or pageLinksOfRelation (each PR once). */
+export function pageLinksOf(links: unknown, prs: unknown): PageLinks {
   const pullRequests = new Map<string, PullRequestRow>();
-  for (const v of jsonRows(row?.p)) {
+  for (const v of jsonRows(prs)) {
     const pr = pullRequestOf(v);
     pullRequests.set(pr.id, pr);
   }
   return {
-    commitLinks: jsonRows(row?.l).map((v) => ({
+    commitLinks: jsonRows(links).map((v) => ({
       session_id: v[0] as string,
       repository: v[1] as string,
       number: Number(v[2]),
     })),
     pullRequests: [...pullRequests.values()],
   };
+}
+
+/**
+ * pageLinks as two scalar subqueries of a larger statement (the session list's one read), over `page`, a relation
+ * of that statement with the columns id, repo and branch: `l`, the commit links, and `p`, the rows of the PRs its
+ * sessions ran on the head branch of or link to by commit. Not those the sessions name (pr_refs): the caller reads
+ * them after, when there are any. `factory` is the placeholder of the factory id. Read back with pageLinksOf.
+ */
+export function pageLinksOfRelation(pg: boolean, factory: string, page: string): { links: string; prs: string } {
+  const agg = (row: string) => jsonRowsAggregate(pg, row);
+  const ids = `(select id from ${page})`;
+  return {
+    links:
+      `(select ${agg('c.session_id, c.repository, c.number')} from session_commit_prs c where c.app_id = ${factory} ` +
+      `and c.session_id in ${ids})`,
+    prs:
+      `(select ${agg(PR_COLUMNS.map((c) => `u.${c}`).join(', '))} from (select pr.* from pull_requests pr where ` +
+      `pr.app_id = ${factory} and (pr.repository, pr.head_branch) in (select repo, branch from ${page} where branch ` +
+      `<> '' and repo <> '') union all select pr.* from session_commit_prs c join pull_requests pr on pr.app_id = ` +
+      `c.app_id and pr.repository = c.repository and pr.number = c.number where c.app_id = ${factory} and ` +
+      `c.session_id in ${ids}) as u)`,
+  };
+}
+
+/** The factory's PRs in these repositories numbered one of `numbers` (more than asked: every pair of the two). */
+export function pullRequestsNumbered(
+  db: Db,
+  appId: string,
+  repositories: readonly string[],
+  numbers: readonly number[],
+): Promise<PullRequestRow[]> {
+  return pullRequestsIn(db, appId, repositories, 'number', [...new Set(numbers)]);
 }
 
 export function allPullRequests(db: Db, appId: string): Promise<PullRequestRow[]> {

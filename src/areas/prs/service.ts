@@ -124,20 +124,23 @@ export type PrOutcomeSession = Pick<store.SessionLinkRow, 'id' | 'repo' | 'branc
 export async function prOutcomesForRows(
   ctx: FactoryContext,
   sessions: readonly PrOutcomeSession[],
+  linked?: store.PageLinks,
 ): Promise<Map<string, PrOutcome[]>> {
   const out = new Map<string, PrOutcome[]>(sessions.map((r) => [r.id, []]));
   const rows = [...new Map(sessions.map((r) => [r.id, r])).values()];
   if (rows.length === 0) return out;
   const ownNamed = new Map(rows.map((r) => [r.id, namedPrs(r)]));
   const ownKeys = [...ownNamed.values()].flat();
-  const { commitLinks, pullRequests: read } = await store.pageLinks(
-    ctx.db,
-    ctx.appId,
-    rows.map((r) => r.id),
-    [...new Set([...ownKeys.map((k) => k.repository), ...rows.map((r) => r.repo).filter(Boolean)])],
-    ownKeys.map((k) => k.number),
-    rows.map((r) => r.branch),
-  );
+  const { commitLinks, pullRequests: read } = linked
+    ? await withNamed(ctx, linked, ownKeys)
+    : await store.pageLinks(
+        ctx.db,
+        ctx.appId,
+        rows.map((r) => r.id),
+        [...new Set([...ownKeys.map((k) => k.repository), ...rows.map((r) => r.repo).filter(Boolean)])],
+        ownKeys.map((k) => k.number),
+        rows.map((r) => r.branch),
+      );
   const byCommit = new Map<string, PrKey[]>();
   for (const l of commitLinks) {
     const list = byCommit.get(l.session_id) ?? [];
@@ -175,6 +178,30 @@ export async function prOutcomesForRows(
     );
   }
   return out;
+}
+
+/**
+ * The links a page's read brought (store.pageLinksOfRelation: commit links, PRs by branch and by commit) and the
+ * rows of the PRs its sessions name that were not among them, read here only when there are such.
+ */
+async function withNamed(
+  ctx: FactoryContext,
+  linked: store.PageLinks,
+  named: readonly PrKey[],
+): Promise<store.PageLinks> {
+  const have = new Set(linked.pullRequests.map(keyOf));
+  const missing = named.filter((k) => !have.has(keyOf(k)));
+  if (missing.length === 0) return linked;
+  const more = await store.pullRequestsNumbered(
+    ctx.db,
+    ctx.appId,
+    [...new Set(missing.map((k) => k.repository))],
+    missing.map((k) => k.number),
+  );
+  return {
+    commitLinks: linked.commitLinks,
+    pullRequests: [...linked.pullRequests, ...more.filter((p) => !have.has(keyOf(p)))],
+  };
 }
 
 // ---- PR outcomes list and one PR --------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 // by keyset), the count, and how a title search is read on each store. Scoped by app_id.
 import type { Db, Dialect } from '../../db/connection.js';
 import { jsonRows, jsonRowsAggregate, readRows } from '../../db/prepared.js';
+import { syncedShasOf, syncedShasOfRelation } from '../context/store.js';
+import { pageLinksOf, pageLinksOfRelation, type PageLinks } from '../prs/attribution-store.js';
 import {
   LISTED_COLUMNS,
   type ListedRow,
@@ -89,10 +91,13 @@ function titlePlan(db: Db, dialect: Dialect, appId: string, filter: ListFilter):
 class Statement {
   readonly parameters: unknown[] = [];
   constructor(readonly dialect: Dialect) {}
-  /** The placeholder of a new bound value. */
+  /**
+   * The placeholder of a new bound value: numbered on both stores (`?N` on SQLite), so a value bound once can be
+   * named again anywhere in the text, and the text need not be written in the order of its values.
+   */
   bind(value: unknown): string {
     this.parameters.push(value);
-    return this.dialect === 'postgres' ? `$${this.parameters.length}` : '?';
+    return `${this.dialect === 'postgres' ? '$' : '?'}${this.parameters.length}`;
   }
   run<R>(db: Db, text: string): Promise<R[]> {
     return readRows<R>(db, text, this.parameters);
@@ -174,10 +179,14 @@ const SIGNAL_CONDITIONS: Record<Signal, readonly string[]> = {
   clean: ['sessions.tool_error_count = 0', 'sessions.api_error_count = 0', 'sessions.rejected_tool_call_count = 0'],
 };
 
-/** The filter's conditions on `sessions` (app_id first), joined by `and`. */
-function where(st: Statement, appId: string, filter: ListFilter, plan: TitlePlan): string {
+/**
+ * The filter's conditions on `sessions` (app_id first), joined by `and`. `repo`, when given, is the SQL of the
+ * repository instead of filter.repo's value (null: every repository).
+ */
+function where(st: Statement, appId: string, filter: ListFilter, plan: TitlePlan, repo?: string | null): string {
   const parts = [`sessions.app_id = ${st.bind(appId)}`];
-  if (filter.repo !== null) parts.push(`sessions.repo = ${st.bind(filter.repo)}`);
+  const repoSql = repo !== undefined ? repo : filter.repo !== null ? st.bind(filter.repo) : null;
+  if (repoSql !== null) parts.push(`sessions.repo = ${repoSql}`);
   // A constant of the code, written as a literal: the same for every request of the shape.
   if (!filter.includeSubagents) parts.push('sessions.is_subagent = 0');
   if (filter.branch !== undefined) parts.push(`sessions.branch = ${st.bind(filter.branch)}`);
@@ -278,11 +287,12 @@ function bytesStartWith(bytes: Uint8Array, at: number, text: string): boolean {
 
 /** The rows of an aggregated page, or null when they are out of the list's order or an entry is not its row's. */
 function aggregatedPageRows(
-  row: { k: string; e: Uint8Array | null } | undefined,
+  row: { k: unknown; e: Uint8Array | string | null } | undefined,
   dir: 'asc' | 'desc',
 ): PageRow[] | null {
-  const keys = JSON.parse(row?.k ?? '[]') as PageKeys[];
-  const entries = row?.e ?? new Uint8Array(0);
+  const keys = jsonRows(row?.k) as PageKeys[];
+  const e = row?.e ?? null;
+  const entries = typeof e === 'string' ? Buffer.from(e) : (e ?? new Uint8Array(0));
   const out = new Array<PageRow>(keys.length);
   let at = 0;
   for (let i = 0; i < keys.length; i += 1) {
@@ -350,7 +360,6 @@ export async function listPage(
 /** The listed columns of these sessions of the factory (rows without a stored list entry), in no order. */
 export function listedRows(db: Db, dialect: Dialect, appId: string, ids: readonly string[]): Promise<ListedRow[]> {
   const st = new Statement(dialect);
-  // SQLite binds `?` in the order of the text: the factory first.
   const factory = st.bind(appId);
   const list = ids.map((id) => st.bind(id)).join(', ');
   return st.listed(
@@ -456,45 +465,110 @@ export interface ListHeader {
 }
 
 /**
- * The counters every list request reads, in one statement: the repositories, and the facets of the scope's
- * repository (the dominant one, the first of `repos`, chosen in the statement by the same order). Each set is
- * one JSON array of arrays: 66 facet rows of four values cost more to hand over row by row and value by value
- * (see SQLITE_LISTED; on PostgreSQL the driver's work a value) than the database took to find them, and one
- * statement is one round trip on PostgreSQL.
+ * The list header's two aggregates as scalar subqueries: the factory's repositories (`repos`) and the facets of the
+ * scope's repository (`facets`), the dominant one being the first of `repos`, chosen in SQL by the same order
+ * (`dominant`, the SQL of its name, '' when there is none). `factory` is the placeholder of the factory id. Each
+ * set is one JSON array of arrays: 66 facet rows of four values cost more to hand over row by row and value by
+ * value (see SQLITE_LISTED; on PostgreSQL the driver's work a value) than the database took to find them.
  */
-export async function listHeader(db: Db, dialect: Dialect, appId: string, scope: FacetScope): Promise<ListHeader> {
-  const st = new Statement(dialect);
-  const pg = dialect === 'postgres';
+function headerSelects(st: Statement, factory: string, scope: FacetScope) {
+  const pg = st.dialect === 'postgres';
   const agg = (row: string, order = '') => jsonRowsAggregate(pg, row, order);
-  const reposWithSessions = () =>
-    `from session_repos where app_id = ${st.bind(appId)} and (sessions > 0 or cost_micros > 0)`;
+  const reposWithSessions = `from session_repos where app_id = ${factory} and (sessions > 0 or cost_micros > 0)`;
   const repoOrder = 'order by cost_micros desc, sessions desc, repo';
-  const repos = `select ${agg('repo, sessions, cost_micros', repoOrder)} ${reposWithSessions()}`;
-  let facets: string;
-  if (scope.kind === 'all') {
-    facets =
-      `select ${agg('kind, value, label, sessions')} from (select kind, value, max(label) as label, ` +
-      `sum(sessions) as sessions from session_facets where app_id = ${st.bind(appId)} and sessions > 0 ` +
-      'group by kind, value) as f';
-  } else {
-    // Bound in the order of the text (SQLite's `?`): the factory, then the repository.
-    const factory = st.bind(appId);
-    const repo =
-      scope.kind === 'one'
-        ? st.bind(scope.repo)
-        : `coalesce((select repo ${reposWithSessions()} ${repoOrder} limit 1), '')`;
-    facets =
-      `select ${agg('kind, value, label, sessions')} from session_facets where app_id = ${factory} and ` +
-      `repo = ${repo} and sessions > 0`;
-  }
-  const row = (await st.run<{ r: unknown; f: unknown }>(db, `select (${repos}) as r, (${facets}) as f`))[0];
+  const dominant = `coalesce((select repo ${reposWithSessions} ${repoOrder} limit 1), '')`;
+  const repos = `(select ${agg('repo, sessions, cost_micros', repoOrder)} ${reposWithSessions})`;
+  const scopeRepo = scope.kind === 'one' ? st.bind(scope.repo) : scope.kind === 'dominant' ? dominant : null;
+  const facets =
+    scopeRepo === null
+      ? `(select ${agg('kind, value, label, sessions')} from (select kind, value, max(label) as label, ` +
+        `sum(sessions) as sessions from session_facets where app_id = ${factory} and sessions > 0 ` +
+        'group by kind, value) as f)'
+      : `(select ${agg('kind, value, label, sessions')} from session_facets where app_id = ${factory} and ` +
+        `repo = ${scopeRepo} and sessions > 0)`;
+  return { repos, facets, scopeRepo };
+}
+
+/** The ListHeader of headerSelects' two values. */
+function headerOf(repos: unknown, facets: unknown): ListHeader {
   return {
-    repos: jsonRows(row?.r).map((v) => ({ repo: v[0] as string, sessions: Number(v[1]), cost_micros: Number(v[2]) })),
-    facets: jsonRows(row?.f).map((v) => ({
+    repos: jsonRows(repos).map((v) => ({ repo: v[0] as string, sessions: Number(v[1]), cost_micros: Number(v[2]) })),
+    facets: jsonRows(facets).map((v) => ({
       kind: v[0] as string,
       value: v[1] as string,
       label: v[2] as string | null,
       sessions: Number(v[3]),
     })),
+  };
+}
+
+/** The counters every list request reads (headerSelects), in one statement. */
+export async function listHeader(db: Db, dialect: Dialect, appId: string, scope: FacetScope): Promise<ListHeader> {
+  const st = new Statement(dialect);
+  const { repos, facets } = headerSelects(st, st.bind(appId), scope);
+  const row = (await st.run<{ r: unknown; f: unknown }>(db, `select ${repos} as r, ${facets} as f`))[0];
+  return headerOf(row?.r, row?.f);
+}
+
+/** What readList reads: the header, the page and what the other areas know of its rows. */
+export interface ListRead {
+  header: ListHeader;
+  rows: PageRow[];
+  /**
+   * What the other areas know of the page's rows: commit links and the PRs its sessions ran on the head branch of
+   * or link to by commit; its commits that are synced context commits (lower case). Null when the page had to be
+   * read again (then these are read for the rows it gave).
+   */
+  reads: { links: PageLinks; syncedShas: Set<string> } | null;
+}
+
+/**
+ * A list request's reads in one statement: the header (listHeader), the page in the scope's repository (the
+ * dominant one resolved in SQL, as the header's facets are) and, over the page's rows, their commit links, the
+ * PRs on their head branches or linked by commit (prs area) and their synced context commits (context area).
+ * Three statements otherwise, each a round trip on PostgreSQL, where the statements of a list request were the
+ * most of its CPU (the socket writes of their messages); `filter.repo` is not read (the scope says it), nor a
+ * title search (`q`: its plan needs the scope's size first). The page comes aggregated as on SQLite's listPage,
+ * in the list's order on both stores, checked and read again row by row should it not be.
+ */
+export async function readList(
+  db: Db,
+  dialect: Dialect,
+  appId: string,
+  scope: FacetScope,
+  filter: ListFilter,
+  sort: SortColumn,
+  dir: 'asc' | 'desc',
+  limit: number,
+  offset: number,
+): Promise<ListRead> {
+  const pg = dialect === 'postgres';
+  const st = new Statement(dialect);
+  const factory = st.bind(appId);
+  const { repos, facets, scopeRepo } = headerSelects(st, factory, scope);
+  const from = `from sessions where ${where(st, appId, filter, { kind: 'none' }, scopeRepo)}`;
+  const page =
+    `select ${PAGE_KEYS.map((c) => `sessions.${c}`).join(', ')}, sessions.list_entry, sessions.${sort} as sort_value ` +
+    `${from} ${orderBy(sort, dir)} limit ${st.bind(limit)} offset ${st.bind(offset)}`;
+  const keys = [...PAGE_KEYS, 'sort_value'].map((c) => `p.${c}`).join(', ');
+  const order = `order by p.sort_value ${dir}, p.id ${dir}`;
+  const entries = pg
+    ? `(select string_agg(coalesce(p.list_entry, ''), chr(${ENTRY_SEPARATOR}) ${order}) from page p)`
+    : `(select cast(group_concat(coalesce(p.list_entry, ''), char(${ENTRY_SEPARATOR})) as blob) from page p)`;
+  const links = pageLinksOfRelation(pg, factory, 'page');
+  const text =
+    `with page as materialized (${page}) select ${repos} as r, ${facets} as f, ` +
+    `(select ${jsonRowsAggregate(pg, keys, pg ? order : '')} from page p) as k, ${entries} as e, ` +
+    `${links.links} as l, ${links.prs} as p, ${syncedShasOfRelation(pg, factory, 'page')} as c`;
+  type Row = { r: unknown; f: unknown; k: unknown; e: Uint8Array | string | null; l: unknown; p: unknown; c: unknown };
+  const row = (await st.run<Row>(db, text))[0];
+  const header = headerOf(row?.r, row?.f);
+  const rows = aggregatedPageRows(row, dir);
+  if (rows) return { header, rows, reads: { links: pageLinksOf(row?.l, row?.p), syncedShas: syncedShasOf(row?.c) } };
+  const repo = scope.kind === 'all' ? null : scope.kind === 'one' ? scope.repo : (header.repos[0]?.repo ?? '');
+  return {
+    header,
+    rows: await listPage(db, dialect, appId, { ...filter, repo }, sort, dir, limit, offset),
+    reads: null,
   };
 }

@@ -14,7 +14,7 @@ import {
 import * as listStore from './list-store.js';
 import type * as store from './store.js';
 import { listEntryText } from './list-entry.js';
-import { actorView, enrich, listedHeadJson, toWire, type ActorView } from './wire.js';
+import { actorView, enrich, listedHeadJson, toWire, type ActorView, type PageReads } from './wire.js';
 
 const SORT_COLUMNS: Record<SortKey, listStore.SortColumn> = {
   startedAt: 'started_at',
@@ -38,19 +38,25 @@ function queryError(path: string, message: string) {
   return apiError('invalid_query_params', `Invalid querystring: ${path} ${message}`, { details: [{ path, message }] });
 }
 
-interface ListPlan {
+/** A list query checked (its 4xx answers) and made into the store's filter and order, its repository unresolved. */
+interface ListRequest {
   actors: ActorView;
-  facetRows: listStore.FacetRow[];
+  /** `repo` is resolved from the header (resolveScope). */
   filter: listStore.ListFilter;
-  repoRows: listStore.RepoRow[];
-  repo: string | null;
-  repoSelection: SessionListWire['repoSelection'];
+  scope: listStore.FacetScope;
   sort: listStore.SortColumn;
   dir: 'asc' | 'desc';
 }
 
-/** Validate a list query (the list's 4xx answers) and turn it into the store's filter and order. */
-async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan> {
+interface ListPlan extends ListRequest {
+  facetRows: listStore.FacetRow[];
+  repoRows: listStore.RepoRow[];
+  repo: string | null;
+  repoSelection: SessionListWire['repoSelection'];
+}
+
+/** Validate a list query (the list's 4xx answers) and turn it into the store's filter, scope and order. */
+function planRequest(ctx: FactoryContext, query: ListQuery): ListRequest {
   if (query.pr !== undefined) {
     throw apiError(
       'pr_filter_unsupported',
@@ -85,32 +91,8 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
   }
 
   const explicitRepo = query.repoScope !== 'all' && query.repo !== undefined ? normalizeRepo(query.repo) : undefined;
-  const header = await listStore.listHeader(
-    ctx.db,
-    ctx.gateway.dialect,
-    ctx.appId,
-    query.repoScope === 'all'
-      ? { kind: 'all' }
-      : explicitRepo !== undefined
-        ? { kind: 'one', repo: explicitRepo }
-        : { kind: 'dominant' },
-  );
-  const repoRows = header.repos;
-  let repoSelection: SessionListWire['repoSelection'];
-  let repo: string | null;
-  if (query.repoScope === 'all') {
-    repoSelection = 'all';
-    repo = null;
-  } else if (explicitRepo !== undefined) {
-    repo = explicitRepo;
-    repoSelection = repo === '' ? 'none' : 'one';
-  } else {
-    repoSelection = 'dominant';
-    repo = repoRows[0]?.repo ?? '';
-  }
-
   const filter: listStore.ListFilter = {
-    repo,
+    repo: null,
     includeSubagents,
     ...(query.branch !== undefined ? { branch: query.branch } : {}),
     ...(query.agentType !== undefined ? { agentType: query.agentType } : {}),
@@ -125,14 +107,32 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
   };
   return {
     actors,
-    facetRows: header.facets,
     filter,
-    repoRows,
-    repo,
-    repoSelection,
+    scope:
+      query.repoScope === 'all'
+        ? { kind: 'all' }
+        : explicitRepo !== undefined
+          ? { kind: 'one', repo: explicitRepo }
+          : { kind: 'dominant' },
     sort: SORT_COLUMNS[query.sort ?? 'startedAt'],
     dir: query.dir ?? 'desc',
   };
+}
+
+/** The request's repository from its header (the dominant one is the first of the repo counters); sets filter.repo. */
+function resolveScope(request: ListRequest, header: listStore.ListHeader): ListPlan {
+  const { scope } = request;
+  const repo = scope.kind === 'all' ? null : scope.kind === 'one' ? scope.repo : (header.repos[0]?.repo ?? '');
+  const repoSelection: SessionListWire['repoSelection'] =
+    scope.kind === 'all' ? 'all' : scope.kind === 'dominant' ? 'dominant' : repo === '' ? 'none' : 'one';
+  request.filter.repo = repo;
+  return { ...request, facetRows: header.facets, repoRows: header.repos, repo, repoSelection };
+}
+
+/** planRequest with its header read and its repository resolved (the export's plan). */
+async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan> {
+  const request = planRequest(ctx, query);
+  return resolveScope(request, await listStore.listHeader(ctx.db, ctx.gateway.dialect, ctx.appId, request.scope));
 }
 
 /**
@@ -142,13 +142,11 @@ async function planList(ctx: FactoryContext, query: ListQuery): Promise<ListPlan
  * request cost (issue 46).
  */
 export async function listSessions(ctx: FactoryContext, query: ListQuery): Promise<(string | Uint8Array)[]> {
-  const { actors, facetRows, filter, repoRows, repo, repoSelection, sort, dir } = await planList(ctx, query);
+  const request = planRequest(ctx, query);
+  const { actors, filter, sort, dir } = request;
   const limit = query.limit ?? 25;
   const offset = query.offset ?? 0;
 
-  const reposWithSessions = repoRows.filter((r) => r.sessions > 0);
-  const allSessions = reposWithSessions.reduce((n, r) => n + r.sessions, 0);
-  const inRepo = repo === null ? allSessions : (reposWithSessions.find((r) => r.repo === repo)?.sessions ?? 0);
   // The total comes from the counters when they can answer it: scope alone, or scope and one facet filter.
   // Anything else is counted, stopping past the deepest page the list can reach (offset ≤ 10000).
   const facetFilters: [store.FacetKind, string[]][] = [];
@@ -159,8 +157,6 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   if (filter.actorId !== undefined) facetFilters.push(['actor', [filter.actorId]]);
   if (filter.origins?.length) facetFilters.push(['origin', [...new Set(filter.origins)]]);
   if (filter.signal !== undefined) facetFilters.push(['signal', [filter.signal]]);
-  // How big the scope is, for the store's choice of how to read a title search (never for the rows).
-  filter.scopeRows = inRepo;
   const scanned =
     filter.includeSubagents ||
     filter.q !== undefined ||
@@ -170,35 +166,54 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
 
   const dialect = ctx.gateway.dialect;
   const count = () => listStore.countMatching(ctx.db, dialect, ctx.appId, filter, TOTAL_CAP);
-  let rows: listStore.PageRow[] | null = null;
+  let plan: ListPlan;
+  let rows: listStore.PageRow[];
   let counted: number | null = null;
-  // PostgreSQL: a title search usually matches a few hundred sessions at most. One statement reads the ids
-  // of the first PROBE_ROWS matches in the list's order, counts them and reads the page's rows among them;
-  // fewer than PROBE_ROWS are all the matches, so their number is the exact total. The page and the count
-  // then cost one BitmapAnd of the window and the trigram index instead of two at once on two connections
-  // (half the CPU; on two shared cores that is what the latency follows). More matches: that page is right
-  // and the count below runs after it. Not on SQLite, where the page stops at its rows and the count walks
-  // index entries only, the same statement is no faster.
-  if (dialect === 'postgres' && filter.q && offset + limit <= PROBE_ROWS) {
-    const probed = await listStore.pageAndMatches(ctx.db, ctx.appId, filter, sort, dir, limit, offset, PROBE_ROWS);
-    rows = probed.rows;
-    counted = probed.matches < PROBE_ROWS ? probed.matches : await count();
+  let reads: PageReads | undefined;
+  // SQLite counts after the page, and only when the page does not say the total: a page that is not full, and
+  // not past the end, ends the list (offset + its rows, at most 10,100, so still exact). A rare title search or a
+  // narrow filter then costs one statement, not two.
+  const countAfter = async (page: readonly listStore.PageRow[]) =>
+    page.length < limit && (page.length > 0 || offset === 0) ? offset + page.length : await count();
+  if (filter.q === undefined && !(scanned && dialect === 'postgres')) {
+    // The header, the page and what other areas know of its rows, in one statement (listStore.readList).
+    const read = await listStore.readList(ctx.db, dialect, ctx.appId, request.scope, filter, sort, dir, limit, offset);
+    plan = resolveScope(request, read.header);
+    rows = read.rows;
+    if (read.reads) reads = read.reads;
+    if (scanned) counted = await countAfter(rows);
+  } else {
+    plan = resolveScope(request, await listStore.listHeader(ctx.db, dialect, ctx.appId, request.scope));
+    // How big the scope is, for the store's choice of how to read a title search (never for the rows).
+    filter.scopeRows = scopeSessions(plan);
+    // PostgreSQL: a title search usually matches a few hundred sessions at most. One statement reads the ids
+    // of the first PROBE_ROWS matches in the list's order, counts them and reads the page's rows among them;
+    // fewer than PROBE_ROWS are all the matches, so their number is the exact total. The page and the count
+    // then cost one BitmapAnd of the window and the trigram index instead of two at once on two connections
+    // (half the CPU; on two shared cores that is what the latency follows). More matches: that page is right
+    // and the count below runs after it. Not on SQLite, where the page stops at its rows and the count walks
+    // index entries only, the same statement is no faster.
+    if (dialect === 'postgres' && filter.q && offset + limit <= PROBE_ROWS) {
+      const probed = await listStore.pageAndMatches(ctx.db, ctx.appId, filter, sort, dir, limit, offset, PROBE_ROWS);
+      rows = probed.rows;
+      counted = probed.matches < PROBE_ROWS ? probed.matches : await count();
+    } else if (dialect === 'postgres') {
+      // The page and the count at once, on two connections.
+      const [page, countedAlongside] = await Promise.all([
+        listStore.listPage(ctx.db, dialect, ctx.appId, filter, sort, dir, limit, offset),
+        scanned ? count() : null,
+      ]);
+      rows = page;
+      counted = countedAlongside;
+    } else {
+      rows = await listStore.listPage(ctx.db, dialect, ctx.appId, filter, sort, dir, limit, offset);
+      if (scanned) counted = await countAfter(rows);
+    }
   }
-  if (rows === null) {
-    // PostgreSQL runs the page and the count on two connections at once. SQLite has one connection and runs
-    // them one after the other, so there the count waits for the page and is skipped when the page already
-    // says the total: a page that is not full, and not past the end, ends the list (offset + its rows, at most
-    // 10,100, so still exact). A rare title search or a narrow filter then costs one statement, not two.
-    const alongside = scanned && dialect === 'postgres';
-    const [page, countedAlongside] = await Promise.all([
-      listStore.listPage(ctx.db, dialect, ctx.appId, filter, sort, dir, limit, offset),
-      alongside ? count() : null,
-    ]);
-    rows = page;
-    counted = countedAlongside;
-    if (scanned && !alongside)
-      counted = rows.length < limit && (rows.length > 0 || offset === 0) ? offset + rows.length : await count();
-  }
+  const { facetRows, repoRows, repo, repoSelection } = plan;
+  const reposWithSessions = repoRows.filter((r) => r.sessions > 0);
+  const allSessions = reposWithSessions.reduce((n, r) => n + r.sessions, 0);
+  const inRepo = scopeSessions(plan);
   let total = counted ?? inRepo;
   if (counted === null && facetFilters.length === 1) {
     const [kind, values] = facetFilters[0]!;
@@ -223,7 +238,7 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
     if (f.value === 'agent' || f.value === 'interactive' || f.value === 'worker') originCounts[f.value] += f.sessions;
   }
   const pinned = repo !== null && reposWithSessions.some((r) => r.repo === repo);
-  const [extra, entries] = await Promise.all([enrich(ctx, rows), listEntries(ctx, rows)]);
+  const [extra, entries] = await Promise.all([enrich(ctx, rows, reads), listEntries(ctx, rows)]);
   const header: Omit<SessionListWire, 'sessions'> = {
     total,
     repo: repo ?? '',
@@ -255,6 +270,14 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   }
   parts.push(`],${JSON.stringify(header).slice(1)}`);
   return parts;
+}
+
+/** How many sessions the scope holds, from the repo counters. */
+function scopeSessions(plan: ListPlan): number {
+  const withSessions = plan.repoRows.filter((r) => r.sessions > 0);
+  return plan.repo === null
+    ? withSessions.reduce((n, r) => n + r.sessions, 0)
+    : (withSessions.find((r) => r.repo === plan.repo)?.sessions ?? 0);
 }
 
 /**

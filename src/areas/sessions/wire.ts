@@ -3,7 +3,8 @@
 // outcomes, its context's verification).
 import crypto from 'node:crypto';
 import type { FactoryContext } from '../../server/context.js';
-import { contextVerifications } from '../context/service.js';
+import { contextVerifications, verificationsOf } from '../context/service.js';
+import type { PageLinks } from '../prs/attribution-store.js';
 import { prOutcomesForRows, type PrOutcome } from '../prs/service.js';
 import { listEntryOf } from './list-entry.js';
 import type { SessionWire } from './schema.js';
@@ -50,8 +51,24 @@ export interface Enrichment {
 /** What enrich reads of a session's row. */
 export type EnrichedRow = Pick<store.ListedRow, 'id' | 'repo' | 'branch' | 'pr_refs' | 'started_at' | 'commit_sha'>;
 
-export async function enrich(ctx: FactoryContext, rows: readonly EnrichedRow[]): Promise<Enrichment> {
+/** What the session list's one read (list-store.ts, readList) brought of the other areas' rows for its page. */
+export interface PageReads {
+  links: PageLinks;
+  /** The page's commits that are synced context commits (lower case). */
+  syncedShas: ReadonlySet<string>;
+}
+
+export async function enrich(ctx: FactoryContext, rows: readonly EnrichedRow[], read?: PageReads): Promise<Enrichment> {
   if (!rows.length) return { prOutcomes: new Map(), verification: new Map() };
+  if (read) {
+    return {
+      prOutcomes: await prOutcomesForRows(ctx, rows, read.links),
+      verification: verificationsOf(
+        rows.map((r) => r.commit_sha),
+        read.syncedShas,
+      ),
+    };
+  }
   const [prOutcomes, verification] = await Promise.all([
     prOutcomesForRows(ctx, rows),
     contextVerifications(
