@@ -69,7 +69,7 @@ export function latestCommit(db: Db, appId: string): Promise<CommitRow | undefin
 
 export async function syncedShas(db: Db, appId: string, shas: readonly string[]): Promise<Set<string>> {
   if (shas.length === 0) return new Set();
-  // SQL text, not a Kysely query: every session list request asks this of its page's commits.
+  // SQL text, not a Kysely query: a title search and the export ask this of each page's commits.
   const pg = isPostgres(db);
   const params: unknown[] = [appId];
   const text =

@@ -260,7 +260,8 @@ export interface PageLinks {
  * What a page of sessions needs to find its PRs, in one statement (one round trip on PostgreSQL): the PRs its
  * sessions' commits link to, and the rows of the PRs they name, link to by commit or ran on the head branch
  * of. Each set comes as one JSON array of arrays, not row by row and value by value (see the session list's
- * store). Every session list request with rows reads this.
+ * store). The session list reads the same over its page in its own statement (pageLinksOfRelation); a title
+ * search, the export and other pages of sessions read this.
  */
 export async function pageLinks(
   db: Db,
