@@ -141,6 +141,8 @@ export async function prOutcomesForRows(
         ownKeys.map((k) => k.number),
         rows.map((r) => r.branch),
       );
+  // No session of the page names a PR, links to one by commit or ran on a PR's head branch: every list is empty.
+  if (ownKeys.length === 0 && commitLinks.length === 0 && read.length === 0) return out;
   const byCommit = new Map<string, PrKey[]>();
   for (const l of commitLinks) {
     const list = byCommit.get(l.session_id) ?? [];
