@@ -371,6 +371,45 @@ describe('PR attribution and outcomes', () => {
     expect((await g.gw.call('GET', '/v1/prs/acme/api/14', as(other))).status).toBe(404);
     expect((await g.gw.call('GET', '/v1/prs/outcomes', { token: other.factoryKey, appId: t.appId })).status).toBe(401);
   });
+
+  it("a session naming another repository's PR by URL gets its state once known, in the default list", async () => {
+    // The list's one read finds PRs by branch and by commit; a PR named in another repository is read after it.
+    await connectRepository(g, t, 'acme/web');
+    await deliver(
+      g,
+      'pull_request',
+      pullRequestDelivery(
+        pr({
+          repository: 'acme/web',
+          number: 5,
+          title: 'Web fix',
+          head: 'fix/web',
+          state: 'closed',
+          merged: true,
+          updatedAt: '2026-10-04T10:00:00Z',
+        }),
+      ),
+    );
+    const r = await g.gw.call('GET', '/v1/sessions', as(t));
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ repo: 'acme/api', repoSelection: 'dominant' });
+    const byTrace = new Map<string, unknown>(
+      r.body.data.sessions.map((s: { traceId: string; prOutcomes: unknown }) => [s.traceId, s.prOutcomes]),
+    );
+    // The PR's own URL once it is known (the webhook's), no check seen at its head, not reverted.
+    expect(byTrace.get(listed.get(ids.url)!.traceId)).toEqual([
+      {
+        prNumber: 5,
+        prUrl: 'https://github.com/acme/web/pull/5',
+        ciGreen: { label: 'unknown', score: 0.5 },
+        merged: { label: 'merged', score: 1 },
+        reverted: { label: 'kept', score: 1 },
+      },
+    ]);
+    expect(byTrace.get(listed.get(ids.none)!.traceId)).toEqual([]);
+    // The other factory's list is untouched.
+    expect([...(await listedOutcomes(other)).values()].flat()).toEqual([expect.objectContaining({ prNumber: 12 })]);
+  });
 });
 
 describe("a PR's cost status: whether its cost is whole", () => {
