@@ -510,16 +510,20 @@ export async function listHeader(db: Db, dialect: Dialect, appId: string, scope:
   return headerOf(row?.r, row?.f);
 }
 
+/** What the other areas know of a page's rows, read with it (readList). */
+export interface PageReads {
+  /** Commit links and the PRs the page's sessions ran on the head branch of or link to by commit. */
+  links: PageLinks;
+  /** The page's commits that are synced context commits (lower case). */
+  syncedShas: ReadonlySet<string>;
+}
+
 /** What readList reads: the header, the page and what the other areas know of its rows. */
 export interface ListRead {
   header: ListHeader;
   rows: PageRow[];
-  /**
-   * What the other areas know of the page's rows: commit links and the PRs its sessions ran on the head branch of
-   * or link to by commit; its commits that are synced context commits (lower case). Null when the page had to be
-   * read again (then these are read for the rows it gave).
-   */
-  reads: { links: PageLinks; syncedShas: Set<string> } | null;
+  /** Null when the page had to be read again (then these are read for the rows it gave). */
+  reads: PageReads | null;
 }
 
 /**

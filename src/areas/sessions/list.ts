@@ -14,7 +14,7 @@ import {
 import * as listStore from './list-store.js';
 import type * as store from './store.js';
 import { listEntryText } from './list-entry.js';
-import { actorView, enrich, listedHeadJson, toWire, type ActorView, type PageReads } from './wire.js';
+import { actorView, enrich, listedHeadJson, toWire, type ActorView } from './wire.js';
 
 const SORT_COLUMNS: Record<SortKey, listStore.SortColumn> = {
   startedAt: 'started_at',
@@ -169,7 +169,7 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   let plan: ListPlan;
   let rows: listStore.PageRow[];
   let counted: number | null = null;
-  let reads: PageReads | undefined;
+  let reads: listStore.PageReads | undefined;
   // SQLite counts after the page, and only when the page does not say the total: a page that is not full, and
   // not past the end, ends the list (offset + its rows, at most 10,100, so still exact). A rare title search or a
   // narrow filter then costs one statement, not two.

@@ -4,10 +4,10 @@
 import crypto from 'node:crypto';
 import type { FactoryContext } from '../../server/context.js';
 import { contextVerifications, verificationsOf } from '../context/service.js';
-import type { PageLinks } from '../prs/attribution-store.js';
 import { prOutcomesForRows, type PrOutcome } from '../prs/service.js';
 import { listEntryOf } from './list-entry.js';
 import type { SessionWire } from './schema.js';
+import type { PageReads } from './list-store.js';
 import type * as store from './store.js';
 
 /** Pseudonyms already computed (secret and actor id → pseudonym): a list request names up to every actor. */
@@ -51,30 +51,16 @@ export interface Enrichment {
 /** What enrich reads of a session's row. */
 export type EnrichedRow = Pick<store.ListedRow, 'id' | 'repo' | 'branch' | 'pr_refs' | 'started_at' | 'commit_sha'>;
 
-/** What the session list's one read (list-store.ts, readList) brought of the other areas' rows for its page. */
-export interface PageReads {
-  links: PageLinks;
-  /** The page's commits that are synced context commits (lower case). */
-  syncedShas: ReadonlySet<string>;
-}
-
+/**
+ * PR outcomes and context verification of `rows`, from what the list's one read brought of them (`read`,
+ * list-store.ts readList) or read here.
+ */
 export async function enrich(ctx: FactoryContext, rows: readonly EnrichedRow[], read?: PageReads): Promise<Enrichment> {
   if (!rows.length) return { prOutcomes: new Map(), verification: new Map() };
-  if (read) {
-    return {
-      prOutcomes: await prOutcomesForRows(ctx, rows, read.links),
-      verification: verificationsOf(
-        rows.map((r) => r.commit_sha),
-        read.syncedShas,
-      ),
-    };
-  }
+  const shas = rows.map((r) => r.commit_sha);
   const [prOutcomes, verification] = await Promise.all([
-    prOutcomesForRows(ctx, rows),
-    contextVerifications(
-      ctx,
-      rows.map((r) => r.commit_sha),
-    ),
+    prOutcomesForRows(ctx, rows, read?.links),
+    read ? verificationsOf(shas, read.syncedShas) : contextVerifications(ctx, shas),
   ]);
   return { prOutcomes, verification };
 }
