@@ -169,6 +169,8 @@ async function serve(logLevel: string, store: Store, sessions: number): Promise<
     HOST: '127.0.0.1',
     PORT: '0',
     ...(pgSchema ? { DATABASE_URL: benchDatabaseUrl(), ATTEST_DATABASE_SCHEMA: pgSchema } : {}),
+    // ATTEST_LIST_ANSWERS_MB=0 measures the session list read on every request (no answer kept; SQLite).
+    ...(process.env.ATTEST_LIST_ANSWERS_MB ? { ATTEST_LIST_ANSWERS_MB: process.env.ATTEST_LIST_ANSWERS_MB } : {}),
   });
   const pgAdmin = async (q: string) => {
     const { default: pg } = await import('pg');

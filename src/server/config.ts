@@ -37,6 +37,11 @@ export interface Config {
   publicUrl: string;
   /** How long a resolved credential may be reused from memory before the store is asked again. */
   authCacheMs: number;
+  /**
+   * ATTEST_LIST_ANSWERS_MB: memory for session list answers kept and served again while their factory wrote
+   * nothing they read (src/areas/sessions/list-answers.ts). 0 reads the list on every request.
+   */
+  listAnswersMb: number;
   claimMinTtlSeconds: number;
   /** Dashboard sessions end after this many hours without a request (ATTEST_DASHBOARD_IDLE_HOURS). */
   dashboardIdleHours: number;
@@ -144,6 +149,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     runnerUpgradeDocs: env.ATTEST_RUNNER_UPGRADE_DOCS ?? 'https://attest.dev/docs/upgrade',
     publicUrl: (env.ATTEST_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     authCacheMs: intFrom(env, 'ATTEST_AUTH_CACHE_MS', 5000),
+    listAnswersMb: intFrom(env, 'ATTEST_LIST_ANSWERS_MB', 16),
     claimMinTtlSeconds: intFrom(env, 'ATTEST_CLAIM_MIN_TTL_SECONDS', 60),
     dashboardIdleHours: positive(env, 'ATTEST_DASHBOARD_IDLE_HOURS', 12),
     dashboardMaxDays: positive(env, 'ATTEST_DASHBOARD_MAX_DAYS', 7),

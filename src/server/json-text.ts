@@ -5,13 +5,12 @@ const DATA_OPEN = '{"data":';
 const DATA_CLOSE = '}';
 
 /**
- * Sends `{"data": <data>}`, `data` being the parts of a JSON value's text (strings, or UTF-8 bytes), with the
- * content type Fastify gives its own JSON answers. For a route whose service splices stored JSON text into its
- * answer (the session list): the route's response schema still documents the shape, and tests hold the text to
- * it, but it is not parsed and serialized again. Written into one Buffer: Fastify sends it as it is, where a
- * string is measured and then encoded.
+ * `{"data": <data>}` as one Buffer, `data` being the parts of a JSON value's text (strings, or UTF-8 bytes). For a
+ * route whose service splices stored JSON text into its answer (the session list): the route's response schema
+ * still documents the shape, and tests hold the text to it, but it is not parsed and serialized again. One
+ * Buffer: Fastify sends it as it is, where a string is measured and then encoded.
  */
-export function sendDataJson(reply: FastifyReply, data: readonly (string | Uint8Array)[]): FastifyReply {
+export function dataJsonBody(data: readonly (string | Uint8Array)[]): Buffer {
   const parts = [DATA_OPEN, ...data, DATA_CLOSE];
   let length = 0;
   for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
@@ -24,5 +23,10 @@ export function sendDataJson(reply: FastifyReply, data: readonly (string | Uint8
       at += part.length;
     }
   }
+  return body;
+}
+
+/** Sends a JSON answer's bytes with the content type Fastify gives its own JSON answers. */
+export function sendJsonBody(reply: FastifyReply, body: Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body);
 }

@@ -1,7 +1,8 @@
 // The session list (GET /v1/sessions) and its export: a query's 4xx answers, its filter and order, the
 // page, its total (from the facet counters when they can answer it) and the facets the filters offer.
-import type { FactoryContext } from '../../server/context.js';
+import type { FactoryContext, Gateway } from '../../server/context.js';
 import { apiError } from '../../server/errors.js';
+import { dataJsonBody } from '../../server/json-text.js';
 import { normalizeRepo } from '../../codehost/repository-name.js';
 import {
   ORIGINS,
@@ -15,6 +16,7 @@ import * as listStore from './list-store.js';
 import type * as store from './store.js';
 import { listEntryText } from './list-entry.js';
 import { actorView, enrich, listedHeadJson, toWire, type ActorView } from './wire.js';
+import { ListAnswers, listVersion } from './list-answers.js';
 
 const SORT_COLUMNS: Record<SortKey, listStore.SortColumn> = {
   startedAt: 'started_at',
@@ -270,6 +272,40 @@ export async function listSessions(ctx: FactoryContext, query: ListQuery): Promi
   }
   parts.push(`],${JSON.stringify(header).slice(1)}`);
   return parts;
+}
+
+/** Each gateway's kept list answers (none when ATTEST_LIST_ANSWERS_MB is 0). */
+const keptAnswers = new WeakMap<Gateway, ListAnswers | null>();
+
+function answersOf(gateway: Gateway): ListAnswers | null {
+  let answers = keptAnswers.get(gateway);
+  if (answers === undefined) {
+    const bytes = gateway.config.listAnswersMb * 1024 * 1024;
+    answers = bytes > 0 ? new ListAnswers(bytes) : null;
+    keptAnswers.set(gateway, answers);
+  }
+  return answers;
+}
+
+/**
+ * GET /v1/sessions's body (`{"data": …}`): listSessions's answer, or the same bytes kept from an earlier
+ * request while the factory wrote nothing the list reads (list-answers.ts). The answer depends on the factory's
+ * rows, the query and whether the caller sees actors (pseudonyms otherwise): those are its key.
+ */
+export async function listAnswer(ctx: FactoryContext, query: ListQuery): Promise<Buffer> {
+  const answers = answersOf(ctx.gateway);
+  if (answers === null) return dataJsonBody(await listSessions(ctx, query));
+  const team = ctx.principal.permissions.has('sessions.read_team');
+  const fields = Object.entries(query).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const key = `${ctx.appId}\u0000${team ? 'team' : 'self'}\u0000${JSON.stringify(fields)}`;
+  // Read before the list's own reads: a write landing between them leaves the answer newer than its version,
+  // never older, and the next request sees the raised version.
+  const version = await listVersion(ctx.db, ctx.gateway.dialect, ctx.appId);
+  const kept = answers.get(key, version);
+  if (kept !== undefined) return kept;
+  const body = dataJsonBody(await listSessions(ctx, query));
+  answers.set(key, version, body);
+  return body;
 }
 
 /** How many sessions the scope holds, from the repo counters. */

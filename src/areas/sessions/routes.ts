@@ -4,11 +4,11 @@
 import { Type } from 'typebox';
 import { factoryContext, type AreaRoutes } from '../../server/context.js';
 import { Data } from '../../server/schemas.js';
-import { sendDataJson } from '../../server/json-text.js';
+import { sendJsonBody } from '../../server/json-text.js';
 import { type CsvColumn, csvLines, exportResponse, jsonArray, sendDownload } from '../../server/export.js';
 import { getSession } from './detail.js';
 import { verificationOfSession } from '../verdict/session.js';
-import { exportSessions, listSessions } from './list.js';
+import { exportSessions, listAnswer } from './list.js';
 import { ExportQuery, ListQuery, SessionDetail, SessionList, type SessionWire } from './schema.js';
 
 /** The CSV columns of a session export (the JSON export has the list's objects). */
@@ -100,7 +100,7 @@ export const sessionsRoutes: AreaRoutes = (app) => {
       },
     },
     // The answer is JSON text already (list.ts splices stored entries): sent as it is, not serialized again.
-    async (req, reply) => sendDataJson(reply, await listSessions(factoryContext(req.ctx), req.query)),
+    async (req, reply) => sendJsonBody(reply, await listAnswer(factoryContext(req.ctx), req.query)),
   );
 
   app.get(

@@ -1,0 +1,89 @@
+// Issue 46: a factory's session list answer is kept in memory and served again while nothing it reads has
+// changed (src/areas/sessions/list-answers.ts). What says "changed" is `list_versions`: one row per factory, its
+// version raised by a trigger on every insert, update and delete of a table the list reads, in the writing
+// transaction, whichever code path wrote. The row is never deleted, so a version never comes back.
+//
+// SQLite raises it at each row written: its one writer makes the row free. PostgreSQL raises it once a
+// transaction, at its commit (a deferred constraint trigger; `writer` is the transaction that raised it last):
+// the row is locked from then until the commit ends, after every other lock the transaction takes, where the
+// factory's counter rows (session_repos, session_facets) already make its writers wait on each other.
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../connection.js';
+
+const LIST_SOURCE_TABLES = [
+  'sessions',
+  'session_repos',
+  'session_facets',
+  'session_pr_refs',
+  'session_commit_prs',
+  'pull_requests',
+  'pr_checks',
+  'pr_revert_refs',
+  'context_commits',
+] as const;
+
+/**
+ * Every table the session list's answer is read from (list-store.ts, prs and context stores); on SQLite also
+ * its title search's index (migration 0003d; PostgreSQL searches the sessions' titles themselves).
+ */
+export const listSourceTables = (dialect: Dialect): readonly string[] =>
+  dialect === 'sqlite' ? [...LIST_SOURCE_TABLES, 'session_title_search'] : LIST_SOURCE_TABLES;
+
+const bump = (appId: string) =>
+  `insert into list_versions (app_id, version) values (${appId}, 1) ` +
+  'on conflict (app_id) do update set version = version + 1;';
+
+export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  if (dialect === 'postgres') return postgresUp(db);
+  await sql`create table list_versions (app_id text primary key, version integer not null) without rowid`.execute(db);
+  for (const table of listSourceTables('sqlite')) {
+    await sql
+      .raw(`create trigger ${table}_list_version_ai after insert on ${table} begin ${bump('new.app_id')} end`)
+      .execute(db);
+    await sql
+      .raw(`create trigger ${table}_list_version_ad after delete on ${table} begin ${bump('old.app_id')} end`)
+      .execute(db);
+    // An update raises the row's factory, and the one it left if app_id itself changed (no code path does).
+    await sql
+      .raw(
+        `create trigger ${table}_list_version_au after update on ${table} begin ${bump('new.app_id')} ` +
+          `insert into list_versions (app_id, version) select old.app_id, 1 where old.app_id <> new.app_id ` +
+          'on conflict (app_id) do update set version = version + 1; end',
+      )
+      .execute(db);
+  }
+}
+
+async function postgresUp(db: Kysely<unknown>): Promise<void> {
+  await sql`create table list_versions (
+      app_id text primary key, version bigint not null, writer xid8 not null
+    )`.execute(db);
+  // Once a transaction and factory: a later row of the same transaction finds its own `writer` and changes nothing.
+  await sql`create function list_version_raise(factory text) returns void language sql
+    set search_path from current as $$
+      insert into list_versions as v (app_id, version, writer) values (factory, 1, pg_current_xact_id())
+      on conflict (app_id) do update set version = v.version + 1, writer = excluded.writer
+      where v.writer <> excluded.writer
+    $$`.execute(db);
+  await sql`create function list_version_written() returns trigger language plpgsql set search_path from current as $$
+    begin
+      if tg_op = 'INSERT' then
+        perform list_version_raise(new.app_id);
+      else
+        perform list_version_raise(old.app_id);
+        if tg_op = 'UPDATE' then
+          if new.app_id <> old.app_id then perform list_version_raise(new.app_id); end if;
+        end if;
+      end if;
+      return null;
+    end
+    $$`.execute(db);
+  for (const table of listSourceTables('postgres')) {
+    await sql
+      .raw(
+        `create constraint trigger ${table}_list_version after insert or update or delete on ${table} ` +
+          'deferrable initially deferred for each row execute function list_version_written()',
+      )
+      .execute(db);
+  }
+}
