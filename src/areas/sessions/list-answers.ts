@@ -50,7 +50,9 @@ export class ListAnswers {
 
 /** The factory's list version: 0 before its first write to a table the list reads (the row is made then). */
 export async function listVersion(db: Db, dialect: Dialect, appId: string): Promise<number> {
-  const text = `select version from list_versions where app_id = ${dialect === 'postgres' ? '$1' : '?'}`;
-  const rows = await readRows<{ version: number | string }>(db, text, [appId]);
+  // PostgreSQL spreads a factory's version over several rows (migration 0054): its sum.
+  const factory = dialect === 'postgres' ? '$1' : '?';
+  const text = `select sum(version) as version from list_versions where app_id = ${factory}`;
+  const rows = await readRows<{ version: number | string | null }>(db, text, [appId]);
   return Number(rows[0]?.version ?? 0);
 }
