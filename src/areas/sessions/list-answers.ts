@@ -1,6 +1,6 @@
 // The session list's answers kept in memory, each with the factory's list version it was read at
 // (migration 0054: raised in the writing transaction by every write to a table the list reads). A request whose
-// factory still has that version gets the same bytes without reading the list: one indexed row instead of the
+// factory still has that version gets the same bytes without reading the list: one indexed read instead of the
 // list's statements and the making of its 26 KB answer. A version read before the list's own reads can only be
 // older than what they saw, so an answer is never kept under a version newer than its data. Bounded in bytes,
 // least recently used first out.

@@ -1,7 +1,7 @@
 // Issue 46: a factory's session list answer is kept in memory and served again while nothing it reads has
-// changed (src/areas/sessions/list-answers.ts). What says "changed" is `list_versions`: one row per factory, its
-// version raised by a trigger on every insert, update and delete of a table the list reads, in the writing
-// transaction, whichever code path wrote. The row is never deleted, so a version never comes back.
+// changed (src/areas/sessions/list-answers.ts). What says "changed" is `list_versions`: a factory's version,
+// raised by a trigger on every insert, update and delete of a table the list reads, in the writing transaction,
+// whichever code path wrote. Its rows are never deleted, so a version never comes back.
 //
 // SQLite raises it at each row written: its one writer makes the row free. PostgreSQL raises it once a
 // transaction, at its commit (a deferred constraint trigger; `writer` is the transaction that raised it last),
