@@ -4,6 +4,7 @@
 // written from it, so what a reader gets is exactly what decoding the stored document would give, whichever
 // gateway or request wrote it last. No SQL, no HTTP.
 import type { AgentSessionV1 } from './document.js';
+import { BoundedMap } from './bounded-map.js';
 
 interface Entry {
   body: Buffer;
@@ -15,11 +16,12 @@ const asBuffer = (body: Uint8Array | ArrayBuffer): Buffer =>
   body instanceof ArrayBuffer ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 
 export class DocumentCache {
-  private readonly entries = new Map<string, Entry>();
-  private rawBytes = 0;
+  private readonly entries: BoundedMap<Entry>;
 
   /** `maxRawBytes`: the JSON size of the documents held together, at most (least recently stored go first). */
-  constructor(private readonly maxRawBytes: number) {}
+  constructor(maxRawBytes: number) {
+    this.entries = new BoundedMap(maxRawBytes, (entry) => entry.rawBytes);
+  }
 
   /**
    * The document of session row `id` if `body` (its stored bytes, read in the caller's transaction) is what it
@@ -27,27 +29,12 @@ export class DocumentCache {
    * place), and puts back what it stores once that is committed.
    */
   take(id: string, body: Uint8Array | ArrayBuffer): AgentSessionV1 | undefined {
-    const entry = this.entries.get(id);
-    if (!entry) return undefined;
-    this.drop(id, entry);
-    return entry.body.equals(asBuffer(body)) ? entry.doc : undefined;
+    const entry = this.entries.take(id);
+    return entry?.body.equals(asBuffer(body)) ? entry.doc : undefined;
   }
 
   /** Keep `doc`, committed as `body` (`rawBytes` of JSON) for session row `id`. The caller must not change it. */
   put(id: string, body: Buffer, rawBytes: number, doc: AgentSessionV1): void {
-    const old = this.entries.get(id);
-    if (old) this.drop(id, old);
-    if (rawBytes > this.maxRawBytes) return;
     this.entries.set(id, { body, rawBytes, doc });
-    this.rawBytes += rawBytes;
-    for (const [oldest, entry] of this.entries) {
-      if (this.rawBytes <= this.maxRawBytes) break;
-      this.drop(oldest, entry);
-    }
-  }
-
-  private drop(id: string, entry: Entry): void {
-    this.entries.delete(id);
-    this.rawBytes -= entry.rawBytes;
   }
 }

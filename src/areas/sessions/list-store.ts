@@ -576,3 +576,16 @@ export async function readList(
     reads: null,
   };
 }
+
+/**
+ * The factory's list version (migration 0054; list-answers.ts): 0 before its first write to a table the list
+ * reads. PostgreSQL spreads it over several rows: their sum.
+ */
+export async function listVersion(db: Db, dialect: Dialect, appId: string): Promise<number> {
+  const st = new Statement(dialect);
+  const rows = await st.run<{ version: number | string | null }>(
+    db,
+    `select sum(version) as version from list_versions where app_id = ${st.bind(appId)}`,
+  );
+  return Number(rows[0]?.version ?? 0);
+}

@@ -16,7 +16,7 @@ import * as listStore from './list-store.js';
 import type * as store from './store.js';
 import { listEntryText } from './list-entry.js';
 import { actorView, enrich, listedHeadJson, toWire, type ActorView } from './wire.js';
-import { ListAnswers, listVersion } from './list-answers.js';
+import { ListAnswers } from './list-answers.js';
 
 const SORT_COLUMNS: Record<SortKey, listStore.SortColumn> = {
   startedAt: 'started_at',
@@ -295,12 +295,12 @@ function answersOf(gateway: Gateway): ListAnswers | null {
 export async function listAnswer(ctx: FactoryContext, query: ListQuery): Promise<Buffer> {
   const answers = answersOf(ctx.gateway);
   if (answers === null) return dataJsonBody(await listSessions(ctx, query));
-  const team = ctx.principal.permissions.has('sessions.read_team');
+  const { team } = actorView(ctx);
   const fields = Object.entries(query).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const key = `${ctx.appId}\u0000${team ? 'team' : 'self'}\u0000${JSON.stringify(fields)}`;
   // Read before the list's own reads: a write landing between them leaves the answer newer than its version,
   // never older, and the next request sees the raised version.
-  const version = await listVersion(ctx.db, ctx.gateway.dialect, ctx.appId);
+  const version = await listStore.listVersion(ctx.db, ctx.gateway.dialect, ctx.appId);
   const kept = answers.get(key, version);
   if (kept !== undefined) return kept;
   const body = dataJsonBody(await listSessions(ctx, query));
